@@ -1,0 +1,129 @@
+// svc daemon start|stop|status|logs
+import { defineCommands, stringOption, type Options } from '../command.js';
+import type { CliContext } from '../context.js';
+import { CliError } from '../errors.js';
+import { chalk } from '../output.js';
+
+function daemonFlags(ctx: CliContext, options: Options) {
+  return {
+    dataDir: ctx.dataDir,
+    port: stringOption(options, 'port'),
+    host: stringOption(options, 'host'),
+    env: stringOption(options, 'env'),
+    logLevel: stringOption(options, 'logLevel'),
+    allowPrivateNetwork: options.allowPrivateNetwork === true ? true : undefined,
+  };
+}
+
+export default defineCommands([
+  {
+    path: ['daemon', 'start'],
+    description: 'Start the daemon in the background (or --foreground) and print its URL',
+    options: [
+      { flags: '--foreground', description: 'stay attached; logs go to stdout' },
+      {
+        flags: '--env <env>',
+        description: 'sandbox or production (env SVC_ENV; default sandbox)',
+        choices: ['sandbox', 'production'],
+      },
+      {
+        flags: '--log-level <level>',
+        description: 'fatal, error, warn, info, debug, trace, silent (env SVC_LOG_LEVEL)',
+      },
+      {
+        flags: '--allow-private-network',
+        description: 'production: allow outbound calls to loopback/private addresses',
+      },
+    ],
+    examples: [
+      'svc daemon start',
+      'svc daemon start --port 0 --data-dir ./.svc --json',
+      'svc daemon start --foreground',
+    ],
+    async run(ctx, _args, options) {
+      const flags = daemonFlags(ctx, options);
+      if (options.foreground) {
+        const { runForeground } = await import('../../daemon/main.js');
+        process.exitCode = await runForeground(flags);
+        return;
+      }
+      const { startInBackground } = await import('../daemon-process.js');
+      const started = await startInBackground(ctx, flags);
+      ctx.out.result(
+        {
+          url: started.url,
+          pid: started.pid,
+          environment: started.environment,
+          data_dir: ctx.dataDir,
+        },
+        () =>
+          `svc daemon running at ${chalk.cyan(started.url)} (pid ${started.pid}, ${started.environment}, data dir ${ctx.dataDir})`,
+      );
+    },
+  },
+  {
+    path: ['daemon', 'stop'],
+    description: 'Stop the daemon gracefully (in-flight work finishes or is persisted)',
+    async run(ctx) {
+      const { stopDaemon } = await import('../daemon-process.js');
+      const stopped = await stopDaemon(ctx);
+      ctx.out.result(
+        { stopped: stopped.wasRunning, pid: stopped.pid ?? null, data_dir: ctx.dataDir },
+        () =>
+          stopped.wasRunning
+            ? `svc daemon stopped (pid ${stopped.pid})`
+            : `No svc daemon was running for ${ctx.dataDir}`,
+      );
+    },
+  },
+  {
+    path: ['daemon', 'status'],
+    description: 'Show whether the daemon runs, where, and its clock',
+    async run(ctx) {
+      const runtime = ctx.runtime();
+      const { isAlive } = await import('../../daemon/lock.js');
+      if (!runtime || !isAlive(runtime.pid)) {
+        ctx.out.result(
+          { running: false, data_dir: ctx.dataDir },
+          () =>
+            `svc daemon is not running (data dir ${ctx.dataDir}). Start it with: svc daemon start`,
+        );
+        process.exitCode = 1;
+        return;
+      }
+      const status = await (await ctx.control()).daemon.status.query();
+      ctx.out.result({ running: true, ...status }, () =>
+        [
+          `${chalk.green('running')} at ${chalk.cyan(status.url)}`,
+          `pid            ${status.pid}`,
+          `version        ${status.version}`,
+          `environment    ${status.environment}`,
+          `data dir       ${status.data_dir}`,
+          `started        ${status.started_at}`,
+          `clock          ${status.clock.now}${status.clock.offset_ms ? chalk.yellow(` (offset ${status.clock.offset_ms} ms)`) : ''}`,
+          `pending timers ${status.pending_timers}`,
+          `workspace      ${status.default_workspace_id} (default)`,
+        ].join('\n'),
+      );
+    },
+  },
+  {
+    path: ['daemon', 'logs'],
+    description: 'Print the daemon log (-f to follow)',
+    options: [
+      { flags: '-f, --follow', description: 'keep printing new lines' },
+      {
+        flags: '-n, --lines <count>',
+        description: 'how many of the last lines to print',
+        default: '50',
+      },
+    ],
+    async run(ctx, _args, options) {
+      const lines = Number(stringOption(options, 'lines') ?? '50');
+      if (!Number.isInteger(lines) || lines < 0)
+        throw new CliError('--lines takes a whole number.', 2, 'usage_error');
+      const { printLogs } = await import('../logs.js');
+      await printLogs(ctx, { lines, follow: options.follow === true });
+    },
+  },
+]);

@@ -1,0 +1,112 @@
+// svc events list|get|tail, and svc whoami
+import type { EventEnvelope } from '../../shared/schemas/events.js';
+import { defineCommands, stringOption } from '../command.js';
+import { UsageError } from '../errors.js';
+import { chalk, table } from '../output.js';
+
+interface ListBody {
+  data: EventEnvelope[];
+  has_more: boolean;
+  meta: { next_cursor: string | null };
+}
+
+export default defineCommands([
+  {
+    path: ['events', 'list'],
+    description: 'List stored events, newest first',
+    options: [
+      {
+        flags: '--type <types>',
+        description: 'event types or prefixes, comma-separated (agent.*)',
+      },
+      { flags: '--limit <n>', description: 'page size, 1-100', default: '20' },
+      {
+        flags: '--starting-after <id>',
+        description: 'cursor: the last event id of the previous page',
+      },
+    ],
+    async run(ctx, _args, options) {
+      const body = await (
+        await ctx.api()
+      ).request<ListBody>('GET', '/events', {
+        query: {
+          type: stringOption(options, 'type'),
+          limit: stringOption(options, 'limit'),
+          starting_after: stringOption(options, 'startingAfter'),
+        },
+      });
+      ctx.out.result(body, () => {
+        const rows = table(
+          ['ID', 'TYPE', 'CREATED'],
+          body.data.map((event) => [event.id, event.type, event.created_at]),
+        );
+        return body.has_more
+          ? `${rows}\n${chalk.dim(`more: --starting-after ${body.meta.next_cursor}`)}`
+          : rows;
+      });
+    },
+  },
+  {
+    path: ['events', 'get'],
+    description: 'Show one event',
+    args: [{ name: 'id', description: 'event id (evt_...)' }],
+    async run(ctx, [id]) {
+      const event = await (
+        await ctx.api()
+      ).data<EventEnvelope>('GET', `/events/${encodeURIComponent(id!)}`);
+      ctx.out.result(event, () => JSON.stringify(event, null, 2));
+    },
+  },
+  {
+    path: ['events', 'tail'],
+    description: 'Stream events live as they are published (Ctrl-C to stop)',
+    options: [
+      { flags: '--events <types>', description: 'only these types or prefixes, comma-separated' },
+    ],
+    async run(ctx, _args, options) {
+      const types = stringOption(options, 'events')
+        ?.split(',')
+        .map((t) => t.trim())
+        .filter(Boolean);
+      if (types && types.length === 0) throw new UsageError('--events needs at least one type.');
+      const workspace = stringOption(options, 'workspace');
+      const control = await ctx.control();
+      ctx.out.note(chalk.dim('Waiting for events (Ctrl-C to stop)...'));
+      await new Promise<void>((resolve, reject) => {
+        const subscription = control.events.stream.subscribe(
+          { ...(workspace ? { workspace_id: workspace } : {}), ...(types ? { types } : {}) },
+          {
+            onData: (event) =>
+              ctx.out.line(
+                event,
+                () =>
+                  `${chalk.dim(event.created_at)} ${chalk.cyan(event.type.padEnd(34))} ${event.id} ${chalk.dim(event.workspace_id)}`,
+              ),
+            onError: (error) => reject(error),
+          },
+        );
+        const stop = () => {
+          subscription.unsubscribe();
+          resolve();
+        };
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+    },
+  },
+  {
+    path: ['whoami'],
+    description: 'Show the credential the CLI uses (GET /v1/auth/me)',
+    async run(ctx) {
+      const me = await (await ctx.api()).data<Record<string, unknown>>('GET', '/auth/me');
+      ctx.out.result(me, () =>
+        Object.entries(me)
+          .map(
+            ([key, value]) =>
+              `${key.padEnd(16)} ${Array.isArray(value) ? value.join(' ') : String(value)}`,
+          )
+          .join('\n'),
+      );
+    },
+  },
+]);

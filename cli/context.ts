@@ -1,0 +1,115 @@
+// What a command needs to reach the daemon: the data dir (where the daemon records its address
+// and control token), the REST client with a credential, and the control-channel client.
+// Everything heavy is imported on first use so `svc --help` stays fast.
+import { existsSync, readFileSync } from 'node:fs';
+import { dataDirFiles, defaultDataDir, DEFAULT_HOST, type RuntimeInfo } from '../shared/paths.js';
+import type { ApiClient } from '../shared/api-client.js';
+import type { ControlClient } from './control-client.js';
+import { CliError } from './errors.js';
+import { Output } from './output.js';
+import { resolve } from 'node:path';
+
+export interface GlobalOptions {
+  json?: boolean;
+  dataDir?: string;
+  port?: string;
+  host?: string;
+  apiKey?: string;
+  workspace?: string;
+}
+
+export class CliContext {
+  readonly out: Output;
+  readonly dataDir: string;
+  private controlClient: ControlClient | undefined;
+  private apiClient: ApiClient | undefined;
+
+  constructor(readonly options: GlobalOptions) {
+    this.out = new Output(Boolean(options.json));
+    this.dataDir = options.dataDir ? resolve(options.dataDir) : defaultDataDir();
+  }
+
+  get files() {
+    return dataDirFiles(this.dataDir);
+  }
+
+  /** The running daemon's record, or undefined when none is recorded. */
+  runtime(): RuntimeInfo | undefined {
+    if (!existsSync(this.files.runtime)) return undefined;
+    try {
+      return JSON.parse(readFileSync(this.files.runtime, 'utf8')) as RuntimeInfo;
+    } catch {
+      return undefined;
+    }
+  }
+
+  requireRuntime(): RuntimeInfo {
+    const runtime = this.runtime();
+    if (!runtime) {
+      throw new CliError(
+        `No svc daemon is running for data dir ${this.dataDir}. Start one with: svc daemon start${this.options.dataDir ? ` --data-dir ${this.dataDir}` : ''}`,
+        1,
+        'daemon_not_running',
+      );
+    }
+    return runtime;
+  }
+
+  /** http://host:port of the daemon: --host/--port (SVC_HOST/SVC_PORT) override the recorded one. */
+  appUrl(): string {
+    const port = this.options.port ?? process.env.SVC_PORT;
+    const host = this.options.host ?? process.env.SVC_HOST;
+    if (port) return `http://${formatHost(host ?? DEFAULT_HOST)}:${port}`;
+    const runtime = this.requireRuntime();
+    return host ? `http://${formatHost(host)}:${runtime.port}` : runtime.url;
+  }
+
+  controlToken(): string {
+    try {
+      return readFileSync(this.files.controlToken, 'utf8').trim();
+    } catch {
+      throw new CliError(
+        `Cannot read the control token in ${this.dataDir}. Is the daemon running for this data dir? Start it with: svc daemon start`,
+        1,
+        'daemon_not_running',
+      );
+    }
+  }
+
+  async control(): Promise<ControlClient> {
+    if (!this.controlClient) {
+      const { createControlClient } = await import('./control-client.js');
+      this.controlClient = createControlClient(this.appUrl(), this.controlToken());
+    }
+    return this.controlClient;
+  }
+
+  /** The REST client: --api-key/SVC_API_KEY if given, else the operator credential from the control channel. */
+  async api(): Promise<ApiClient> {
+    if (!this.apiClient) {
+      const { ApiClient } = await import('../shared/api-client.js');
+      const explicit = this.options.apiKey ?? process.env.SVC_API_KEY;
+      let apiKey = explicit;
+      let tenantId = this.options.workspace ?? process.env.SVC_WORKSPACE;
+      const baseUrl = `${this.appUrl()}/v1`;
+      if (!apiKey) {
+        const operator = await (await this.control()).auth.operatorCredential.query();
+        apiKey = operator.key;
+        tenantId ??= operator.default_workspace_id;
+      } else if (!tenantId) {
+        // A key belongs to one workspace: ask the daemon which.
+        const me = await new ApiClient({ baseUrl, apiKey }).data<{ workspace_id: string }>(
+          'GET',
+          '/auth/me',
+        );
+        tenantId = me.workspace_id;
+      }
+      this.apiClient = new ApiClient({ baseUrl, apiKey, tenantId });
+    }
+    return this.apiClient;
+  }
+}
+
+function formatHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}

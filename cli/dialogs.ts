@@ -1,0 +1,44 @@
+// All interactive prompts live here. With no TTY, or CI=true, nothing is asked: a missing answer
+// is a usage error that names the flag. @inquirer/prompts loads only when a prompt is shown.
+import { UsageError } from './errors.js';
+
+export function canPrompt(): boolean {
+  return (
+    Boolean(process.stdin.isTTY && process.stdout.isTTY) &&
+    process.env.CI !== 'true' &&
+    process.env.CI !== '1'
+  );
+}
+
+function requireTty(flag: string, what: string): void {
+  if (!canPrompt())
+    throw new UsageError(
+      `Missing ${flag}: ${what}. (No prompt is shown without a terminal or with CI=true.)`,
+    );
+}
+
+export async function askText(flag: string, message: string): Promise<string> {
+  requireTty(flag, message);
+  const { input } = await import('@inquirer/prompts');
+  return input({ message, required: true });
+}
+
+export async function askChoices<T extends string>(
+  flag: string,
+  message: string,
+  choices: readonly T[],
+): Promise<T[]> {
+  requireTty(flag, message);
+  const { checkbox } = await import('@inquirer/prompts');
+  return checkbox({ message, choices: choices.map((value) => ({ value })), required: true });
+}
+
+export async function askChoice<T extends string>(
+  flag: string,
+  message: string,
+  choices: readonly T[],
+): Promise<T> {
+  requireTty(flag, message);
+  const { select } = await import('@inquirer/prompts');
+  return select({ message, choices: choices.map((value) => ({ value })) });
+}

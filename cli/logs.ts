@@ -1,0 +1,90 @@
+// svc daemon logs: the last lines of the daemon's JSON log, rendered for people (or raw with
+// --json), optionally following the file as it grows.
+import { closeSync, existsSync, openSync, readSync, statSync, watch } from 'node:fs';
+import type { CliContext } from './context.js';
+import { CliError } from './errors.js';
+import { chalk } from './output.js';
+
+const LEVEL_COLOURS: Record<string, (text: string) => string> = {
+  fatal: chalk.bgRed.white,
+  error: chalk.red,
+  warn: chalk.yellow,
+  info: chalk.green,
+  debug: chalk.dim,
+  trace: chalk.dim,
+};
+
+export async function printLogs(
+  ctx: CliContext,
+  options: { lines: number; follow: boolean },
+): Promise<void> {
+  const file = ctx.files.log;
+  if (!existsSync(file)) {
+    throw new CliError(
+      `No daemon log at ${file} yet. Start the daemon with: svc daemon start`,
+      1,
+      'no_logs',
+    );
+  }
+  let position = statSync(file).size;
+  const tail = readRange(file, 0, position).split('\n').filter(Boolean).slice(-options.lines);
+  for (const line of tail) printLine(line, ctx.out.json);
+  if (!options.follow) return;
+
+  let partial = '';
+  const readNew = () => {
+    const size = statSync(file).size;
+    if (size < position) position = 0;
+    if (size === position) return;
+    const text = partial + readRange(file, position, size);
+    position = size;
+    const lines = text.split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines.filter(Boolean)) printLine(line, ctx.out.json);
+  };
+  const watcher = watch(file, () => readNew());
+  const poll = setInterval(readNew, 500);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+  watcher.close();
+  clearInterval(poll);
+}
+
+function readRange(file: string, start: number, end: number): string {
+  const fd = openSync(file, 'r');
+  try {
+    const buffer = Buffer.alloc(end - start);
+    readSync(fd, buffer, 0, buffer.length, start);
+    return buffer.toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function printLine(line: string, json: boolean): void {
+  if (json) {
+    process.stdout.write(line + '\n');
+    return;
+  }
+  try {
+    const {
+      time,
+      level,
+      msg,
+      pid: _pid,
+      hostname: _host,
+      ...rest
+    } = JSON.parse(line) as Record<string, unknown>;
+    const colour = LEVEL_COLOURS[String(level)] ?? ((text: string) => text);
+    const fields = Object.entries(rest)
+      .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`)
+      .join(' ');
+    process.stdout.write(
+      `${chalk.dim(String(time))} ${colour(String(level).padEnd(5))} ${String(msg)} ${chalk.dim(fields)}\n`,
+    );
+  } catch {
+    process.stdout.write(line + '\n');
+  }
+}

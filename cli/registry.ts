@@ -1,0 +1,10 @@
+// Every command of the CLI, in help order. Command modules are light: heavy modules load
+// inside the handlers.
+import type { CommandSpec } from './command.js';
+import clock from './commands/clock.js';
+import daemon from './commands/daemon.js';
+import events from './commands/events.js';
+import keys from './commands/keys.js';
+import workspaces from './commands/workspaces.js';
+
+export const COMMANDS: CommandSpec[] = [...daemon, ...workspaces, ...keys, ...clock, ...events];

@@ -1,0 +1,71 @@
+// Prints a failure as "what happened / how to fix" on stderr (or one JSON document with --json)
+// and returns the exit code.
+import { ApiRequestError } from '../shared/api-client.js';
+import { CliError } from './errors.js';
+import { chalk } from './output.js';
+
+interface TrpcLikeError {
+  message: string;
+  data?: { svc_code?: string; code?: string; httpStatus?: number } | null;
+}
+
+export function reportError(error: unknown, json: boolean): number {
+  const { code, message, exitCode, details } = describe(error);
+  if (json) {
+    process.stdout.write(JSON.stringify({ error: { code, message, ...details } }, null, 2) + '\n');
+  } else {
+    process.stderr.write(`${chalk.red('Error:')} ${message}\n`);
+  }
+  return exitCode;
+}
+
+function describe(error: unknown): {
+  code: string;
+  message: string;
+  exitCode: number;
+  details: Record<string, unknown>;
+} {
+  if (error instanceof CliError)
+    return {
+      code: error.code,
+      message: error.message,
+      exitCode: error.exitCode,
+      details: error.details,
+    };
+  if (error instanceof ApiRequestError) {
+    return {
+      code: error.code,
+      message: error.message,
+      exitCode: 1,
+      details: { status: error.status, ...(error.body?.error ?? {}) },
+    };
+  }
+  if (isConnectionError(error)) {
+    return {
+      code: 'daemon_unreachable',
+      message:
+        'Cannot reach the svc daemon. Is it running? Check with: svc daemon status (start it with: svc daemon start)',
+      exitCode: 1,
+      details: {},
+    };
+  }
+  if (isTrpcError(error)) {
+    const code =
+      error.data?.svc_code ??
+      (error.data?.code === 'BAD_REQUEST'
+        ? 'invalid_parameter'
+        : (error.data?.code ?? 'control_error').toLowerCase());
+    return { code, message: error.message, exitCode: 1, details: {} };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { code: 'cli_error', message, exitCode: 1, details: {} };
+}
+
+function isTrpcError(error: unknown): error is TrpcLikeError {
+  return error instanceof Error && error.name === 'TRPCClientError';
+}
+
+function isConnectionError(error: unknown): boolean {
+  const text = String((error as { cause?: unknown })?.cause ?? error);
+  return /ECONNREFUSED|fetch failed|ECONNRESET/.test(text);
+}

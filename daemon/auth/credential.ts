@@ -1,0 +1,15 @@
+// What a request is allowed to do, whatever credential kind proved it.
+import type { Scope } from '../../shared/scopes.js';
+import type { Environment } from '../keys/key-material.js';
+
+export interface Credential {
+  type: 'api_key' | 'operator';
+  /** The key (or token) id; rate limits count per credential. */
+  id: string;
+  userId: string;
+  /** The one workspace the credential belongs to, or null for all of the user's workspaces. */
+  workspaceId: string | null;
+  scopes: ReadonlySet<Scope>;
+  environment: Environment;
+  expiresAt: number | null;
+}

@@ -1,0 +1,35 @@
+// The daemon's one clock. Domain code asks it for the time and never calls Date.now():
+// in the sandbox it is real time plus an offset that `svc clock` moves, and it keeps ticking.
+
+export interface Clock {
+  /** Milliseconds since the epoch on the daemon's clock. */
+  now(): number;
+  /** The same instant as an ISO 8601 string in UTC. */
+  iso(): string;
+}
+
+export class OffsetClock implements Clock {
+  constructor(private offsetMs = 0) {}
+
+  now(): number {
+    return Date.now() + this.offsetMs;
+  }
+
+  iso(): string {
+    return new Date(this.now()).toISOString();
+  }
+
+  get offset(): number {
+    return this.offsetMs;
+  }
+
+  setOffset(offsetMs: number): void {
+    this.offsetMs = offsetMs;
+  }
+}
+
+export function toIso(ms: number): string;
+export function toIso(ms: number | null | undefined): string | null;
+export function toIso(ms: number | null | undefined): string | null {
+  return ms === null || ms === undefined ? null : new Date(ms).toISOString();
+}

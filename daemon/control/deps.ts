@@ -1,0 +1,34 @@
+// What the control router needs from the daemon, as an interface so it is easy to see and fake.
+import type { Clock } from '../clock/clock.js';
+import type { ClockService } from '../clock/clock.service.js';
+import type { EventService } from '../events/event.service.js';
+import type { KeyService } from '../keys/key.service.js';
+import type { WorkspaceService } from '../workspaces/workspace.service.js';
+
+export interface DaemonStatus {
+  pid: number;
+  version: string;
+  environment: 'sandbox' | 'production';
+  url: string;
+  data_dir: string;
+  started_at: string;
+  uptime_ms: number;
+  clock: { now: string; offset_ms: number };
+  pending_timers: number;
+  default_workspace_id: string;
+  operator_user_id: string;
+}
+
+export interface DaemonControl {
+  status(): DaemonStatus;
+  requestShutdown(): void;
+}
+
+export interface ControlDeps {
+  workspaces: WorkspaceService;
+  keys: KeyService;
+  clock: Clock;
+  clockService: ClockService;
+  events: EventService;
+  daemon: DaemonControl;
+}

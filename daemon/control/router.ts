@@ -1,0 +1,220 @@
+// The control channel: what the CLI manages that the REST API does not (workspaces, keys,
+// the clock, the daemon itself) and live streams. Loopback only, control-token auth.
+import { initTRPC, TRPCError } from '@trpc/server';
+import type { CreateFastifyContextOptions } from '@trpc/server/adapters/fastify';
+import { timingSafeEqual } from 'node:crypto';
+import {
+  ClockAdvanceInput,
+  ClockSetInput,
+  EventStreamInput,
+  KeyCreateInput,
+  KeyIdInput,
+  KeyListInput,
+  KeyRotateInput,
+  WorkspaceCreateInput,
+} from '../../shared/schemas/control.js';
+import type { EventEnvelope } from '../../shared/schemas/events.js';
+import { toIso } from '../clock/clock.js';
+import { ApiError } from '../http/api-error.js';
+import type { KeyRecord } from '../keys/key.service.js';
+import type { Workspace } from '../workspaces/workspace.service.js';
+import type { ControlDeps } from './deps.js';
+
+export interface ControlContext {
+  authorized: boolean;
+  loopback: boolean;
+}
+
+export function controlContextFactory(controlToken: string) {
+  const expected = Buffer.from(controlToken);
+  return ({ req }: CreateFastifyContextOptions): ControlContext => {
+    const header = req.headers.authorization ?? '';
+    const given = Buffer.from(header.replace(/^Bearer\s+/i, ''));
+    return {
+      authorized: given.length === expected.length && timingSafeEqual(given, expected),
+      loopback: isLoopback(req.socket.remoteAddress),
+    };
+  };
+}
+
+export function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
+}
+
+const t = initTRPC.context<ControlContext>().create({
+  errorFormatter({ shape, error }) {
+    const cause = error.cause;
+    return {
+      ...shape,
+      data: {
+        ...shape.data,
+        svc_code: cause instanceof ApiError ? cause.code : undefined,
+        stack: undefined,
+      },
+    };
+  },
+});
+
+/** Only a loopback caller with the control token gets in; service errors keep their code. */
+const operator = t.procedure.use(async ({ ctx, next }) => {
+  if (!ctx.loopback)
+    throw new TRPCError({
+      code: 'FORBIDDEN',
+      message: 'The control channel answers loopback clients only.',
+    });
+  if (!ctx.authorized) {
+    throw new TRPCError({
+      code: 'UNAUTHORIZED',
+      message: 'Missing or wrong control token (it is in the data dir, file control-token).',
+    });
+  }
+  const result = await next();
+  if (!result.ok && result.error.cause instanceof ApiError) {
+    const cause = result.error.cause;
+    throw new TRPCError({ code: trpcCode(cause.status), message: cause.message, cause });
+  }
+  return result;
+});
+
+export function createControlRouter(deps: ControlDeps) {
+  const { workspaces, keys, clock, clockService, events, daemon } = deps;
+  return t.router({
+    daemon: t.router({
+      status: operator.query(() => daemon.status()),
+      shutdown: operator.mutation(() => {
+        daemon.requestShutdown();
+        return { stopping: true };
+      }),
+    }),
+    auth: t.router({
+      operatorCredential: operator.query(() => ({
+        key: keys.operatorCredential(),
+        default_workspace_id: workspaces.defaultWorkspaceId,
+        base_url: daemon.status().url + '/v1',
+      })),
+    }),
+    workspaces: t.router({
+      create: operator
+        .input(WorkspaceCreateInput)
+        .mutation(({ input }) =>
+          workspaceView(workspaces.create(input.name, input.tier), workspaces.defaultWorkspaceId),
+        ),
+      list: operator.query(() =>
+        workspaces.list().map((ws) => workspaceView(ws, workspaces.defaultWorkspaceId)),
+      ),
+    }),
+    keys: t.router({
+      create: operator.input(KeyCreateInput).mutation(({ input }) => {
+        const { key, record } = keys.create({
+          name: input.name,
+          scopes: input.scopes,
+          workspaceId: input.workspace_id,
+          expiresInMs: input.expires_in_ms,
+        });
+        return { ...keyView(record), key };
+      }),
+      list: operator
+        .input(KeyListInput)
+        .query(({ input }) =>
+          keys.list(input?.workspace_id).map((record) => keyView(record, clock.now())),
+        ),
+      revoke: operator
+        .input(KeyIdInput)
+        .mutation(({ input }) => keyView(keys.revoke(input.id), clock.now())),
+      rotate: operator.input(KeyRotateInput).mutation(({ input }) => {
+        const { key, record, previous } = keys.rotate(input.id, input.grace_ms);
+        return { ...keyView(record), key, previous: keyView(previous, clock.now()) };
+      }),
+    }),
+    clock: t.router({
+      show: operator.query(() => clockService.show()),
+      advance: operator
+        .input(ClockAdvanceInput)
+        .mutation(({ input }) => clockService.advance(input.ms)),
+      set: operator
+        .input(ClockSetInput)
+        .mutation(({ input }) => clockService.set(Date.parse(input.to))),
+      reset: operator.mutation(() => clockService.reset()),
+    }),
+    events: t.router({
+      stream: operator.input(EventStreamInput).subscription(async function* ({ input, signal }) {
+        yield* streamEvents(events, input ?? {}, signal);
+      }),
+    }),
+  });
+}
+
+export type ControlRouter = ReturnType<typeof createControlRouter>;
+
+/** Yields committed events as they happen, until the client goes away. */
+async function* streamEvents(
+  events: ControlDeps['events'],
+  filter: { workspace_id?: string | undefined; types?: string[] | undefined },
+  signal: AbortSignal | undefined,
+): AsyncGenerator<EventEnvelope> {
+  const queue: EventEnvelope[] = [];
+  let wake: (() => void) | undefined;
+  const unsubscribe = events.subscribe((event) => {
+    if (filter.workspace_id && event.workspace_id !== filter.workspace_id) return;
+    if (filter.types?.length && !filter.types.some((type) => matchesType(type, event.type))) return;
+    queue.push(event);
+    wake?.();
+  });
+  const aborted = new Promise<void>((resolve) =>
+    signal?.addEventListener('abort', () => resolve(), { once: true }),
+  );
+  try {
+    while (!signal?.aborted) {
+      const next = queue.shift();
+      if (next) {
+        yield next;
+        continue;
+      }
+      await Promise.race([new Promise<void>((resolve) => (wake = resolve)), aborted]);
+      wake = undefined;
+    }
+  } finally {
+    unsubscribe();
+  }
+}
+
+function matchesType(pattern: string, type: string): boolean {
+  return pattern.endsWith('*') ? type.startsWith(pattern.slice(0, -1)) : pattern === type;
+}
+
+function workspaceView(ws: Workspace, defaultId: string) {
+  return {
+    id: ws.id,
+    name: ws.name,
+    tier: ws.tier,
+    default: ws.id === defaultId,
+    created_at: toIso(ws.createdAt),
+  };
+}
+
+function keyView(record: KeyRecord, now?: number) {
+  const expired = record.expires_at !== null && now !== undefined && record.expires_at <= now;
+  return {
+    id: record.id,
+    name: record.name,
+    scopes: record.scopes,
+    workspace_id: record.workspace_id,
+    environment: record.environment,
+    hint: `...${record.hint}`,
+    status: record.revoked_at !== null ? 'revoked' : expired ? 'expired' : 'active',
+    created_at: toIso(record.created_at),
+    expires_at: toIso(record.expires_at),
+    revoked_at: toIso(record.revoked_at),
+    rotated_to: record.rotated_to,
+  };
+}
+
+function trpcCode(status: number): TRPCError['code'] {
+  if (status === 404) return 'NOT_FOUND';
+  if (status === 409) return 'CONFLICT';
+  if (status === 401) return 'UNAUTHORIZED';
+  if (status === 403) return 'FORBIDDEN';
+  if (status >= 500) return 'INTERNAL_SERVER_ERROR';
+  return 'BAD_REQUEST';
+}

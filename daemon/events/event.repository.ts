@@ -1,0 +1,100 @@
+// The event log: one row per event, data as JSON text.
+import type { CursorPosition } from '../http/pagination.js';
+import type { Db } from '../store/database.js';
+import { afterCursor } from '../store/keyset.js';
+import type { Statement } from 'better-sqlite3';
+
+export interface EventRow {
+  id: string;
+  workspace_id: string;
+  type: string;
+  created_at: number;
+  data: string;
+}
+
+export interface EventFilter {
+  workspaceId: string;
+  /** Exact types and prefixes (without the *); empty means all. */
+  types: string[];
+  prefixes: string[];
+  /** Oldest created_at still visible (retention). */
+  since: number;
+}
+
+export class EventRepository {
+  private readonly insertStmt;
+  private readonly getStmt;
+  private readonly positionStmt;
+  private readonly purgeStmt;
+  private readonly statements = new Map<string, Statement>();
+
+  constructor(private readonly db: Db) {
+    this.insertStmt = db.prepare(
+      'INSERT INTO events (id, workspace_id, type, created_at, data) VALUES (@id, @workspace_id, @type, @created_at, @data)',
+    );
+    this.getStmt = db.prepare<[string, string, number], EventRow>(
+      'SELECT * FROM events WHERE id = ? AND workspace_id = ? AND created_at >= ?',
+    );
+    this.positionStmt = db.prepare<[string, string], CursorPosition>(
+      'SELECT created_at, id FROM events WHERE id = ? AND workspace_id = ?',
+    );
+    this.purgeStmt = db.prepare('DELETE FROM events WHERE created_at < ?');
+  }
+
+  insert(row: EventRow): void {
+    this.insertStmt.run(row);
+  }
+
+  get(workspaceId: string, id: string, since: number): EventRow | undefined {
+    return this.getStmt.get(id, workspaceId, since);
+  }
+
+  position(workspaceId: string, id: string): CursorPosition | undefined {
+    return this.positionStmt.get(id, workspaceId);
+  }
+
+  page(filter: EventFilter, limit: number, cursor: CursorPosition | undefined): EventRow[] {
+    const where = this.where(filter);
+    const after = afterCursor(cursor);
+    const sql = `SELECT * FROM events WHERE ${where.sql} AND ${after.sql} ORDER BY created_at DESC, id DESC LIMIT ?`;
+    return this.statement(sql).all(...where.params, ...after.params, limit) as EventRow[];
+  }
+
+  count(filter: EventFilter): number {
+    const where = this.where(filter);
+    const row = this.statement(`SELECT COUNT(*) AS n FROM events WHERE ${where.sql}`).get(
+      ...where.params,
+    ) as { n: number };
+    return row.n;
+  }
+
+  purgeBefore(cutoff: number): number {
+    return this.purgeStmt.run(cutoff).changes;
+  }
+
+  private where(filter: EventFilter): { sql: string; params: (string | number)[] } {
+    const clauses = ['workspace_id = ?', 'created_at >= ?'];
+    const params: (string | number)[] = [filter.workspaceId, filter.since];
+    const alternatives: string[] = [];
+    if (filter.types.length > 0) {
+      alternatives.push(`type IN (${filter.types.map(() => '?').join(', ')})`);
+      params.push(...filter.types);
+    }
+    for (const prefix of filter.prefixes) {
+      alternatives.push('substr(type, 1, ?) = ?');
+      params.push(prefix.length, prefix);
+    }
+    if (alternatives.length > 0) clauses.push(`(${alternatives.join(' OR ')})`);
+    return { sql: clauses.join(' AND '), params };
+  }
+
+  /** Statements are prepared once per shape of filter and kept. */
+  private statement(sql: string): Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+}

@@ -1,0 +1,52 @@
+// GET /v1/events and /v1/events/{event_id}: the stored event log of the workspace.
+import { z } from 'zod';
+import { Event, EventListQuery } from '../../shared/schemas/events.js';
+import { ApiError } from '../http/api-error.js';
+import { listRoute, objectRoute, type RouteDef } from '../http/route.js';
+import type { EventService } from './event.service.js';
+
+const EventParams = z.strictObject({ event_id: z.string() });
+
+export function eventRoutes(events: EventService): RouteDef[] {
+  return [
+    listRoute({
+      method: 'GET',
+      path: '/v1/events',
+      operationId: 'listEvents',
+      summary: 'List events',
+      description:
+        'Events of the workspace, newest first, kept 30 days on the daemon clock. Filter with type (exact types or prefixes like agent.*, comma-separated). Needs webhooks:read.',
+      tag: 'Events',
+      auth: { kind: 'credential', scope: 'webhooks:read', tenant: true },
+      query: EventListQuery,
+      response: Event,
+      handler: ({ query, ctx }) => events.list(ctx.workspace.id, query),
+    }),
+    objectRoute({
+      method: 'GET',
+      path: '/v1/events/:event_id',
+      operationId: 'getEvent',
+      summary: 'Retrieve an event',
+      description:
+        'One event by id. Events older than 30 days are gone (404 not_found). Needs webhooks:read.',
+      tag: 'Events',
+      auth: { kind: 'credential', scope: 'webhooks:read', tenant: true },
+      params: EventParams,
+      errors: ['not_found'],
+      response: Event,
+      handler: ({ params, ctx }) => {
+        const event = events.get(ctx.workspace.id, params.event_id);
+        if (!event) {
+          throw new ApiError(
+            'not_found',
+            `No event ${params.event_id} in this workspace (events are kept 30 days).`,
+            {
+              param: 'event_id',
+            },
+          );
+        }
+        return event;
+      },
+    }),
+  ];
+}

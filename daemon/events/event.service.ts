@@ -1,0 +1,138 @@
+// The event log's one way in. Services publish here; the event is stored, and in the same
+// transaction every fan-out hook (webhook deliveries, event triggers) stores its own rows, so an
+// accepted event is never lost between the log and its consumers. Live listeners hear of it
+// after the commit.
+import { newId } from '../../shared/ids.js';
+import { isEventType, type EventEnvelope, type EventType } from '../../shared/schemas/events.js';
+import { toIso, type Clock } from '../clock/clock.js';
+import { invalidParameter } from '../http/api-error.js';
+import { pageRequest, toPage, unknownCursor, type ListQueryInput } from '../http/pagination.js';
+import type { Page } from '../http/route.js';
+import type { Db } from '../store/database.js';
+import type { EventFilter, EventRepository, EventRow } from './event.repository.js';
+
+export const EVENT_RETENTION_MS = 30 * 86_400_000;
+
+export type FanoutHook = (event: EventEnvelope) => void;
+export type EventListener = (event: EventEnvelope) => void;
+
+export class EventService {
+  private readonly fanouts: FanoutHook[] = [];
+  private readonly listeners = new Set<EventListener>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly repo: EventRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Runs inside the publishing transaction: store what must follow from the event. */
+  addFanout(hook: FanoutHook): void {
+    this.fanouts.push(hook);
+  }
+
+  /** Hears every committed event; returns the unsubscribe function. */
+  subscribe(listener: EventListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Stores an event and its fan-out atomically. Call it inside the caller's transaction when the event belongs to a change. */
+  publish(workspaceId: string, type: EventType, data: Record<string, unknown>): EventEnvelope {
+    const createdAt = this.clock.now();
+    const event: EventEnvelope = {
+      id: newId('event'),
+      type,
+      created_at: toIso(createdAt),
+      workspace_id: workspaceId,
+      data,
+    };
+    this.db.transaction(() => {
+      this.repo.insert({
+        id: event.id,
+        workspace_id: workspaceId,
+        type,
+        created_at: createdAt,
+        data: JSON.stringify(data),
+      });
+      for (const fanout of this.fanouts) fanout(event);
+    })();
+    if (this.db.inTransaction) {
+      // The caller's transaction may still roll back; tell listeners only once it is settled.
+      queueMicrotask(() => this.notifyIfStored(event));
+    } else {
+      this.notify(event);
+    }
+    return event;
+  }
+
+  get(workspaceId: string, id: string): EventEnvelope | undefined {
+    const row = this.repo.get(workspaceId, id, this.retentionCutoff());
+    return row && toEnvelope(row);
+  }
+
+  list(
+    workspaceId: string,
+    query: ListQueryInput & { type?: string | undefined },
+  ): Page<EventEnvelope> {
+    const { limit, startingAfter } = pageRequest(query);
+    const filter: EventFilter = {
+      workspaceId,
+      since: this.retentionCutoff(),
+      ...parseTypeFilter(query.type),
+    };
+    let cursor;
+    if (startingAfter) {
+      cursor = this.repo.position(workspaceId, startingAfter);
+      if (!cursor) throw unknownCursor(startingAfter);
+    }
+    const rows = this.repo.page(filter, limit + 1, cursor);
+    return toPage(rows.map(toEnvelope), limit, this.repo.count(filter));
+  }
+
+  /** Deletes events past the 30-day retention on the daemon clock. */
+  purgeExpired(): number {
+    return this.repo.purgeBefore(this.retentionCutoff());
+  }
+
+  private retentionCutoff(): number {
+    return this.clock.now() - EVENT_RETENTION_MS;
+  }
+
+  private notifyIfStored(event: EventEnvelope): void {
+    if (this.repo.position(event.workspace_id, event.id)) this.notify(event);
+  }
+
+  private notify(event: EventEnvelope): void {
+    for (const listener of this.listeners) listener(event);
+  }
+}
+
+function toEnvelope(row: EventRow): EventEnvelope {
+  return {
+    id: row.id,
+    type: row.type as EventType,
+    created_at: toIso(row.created_at),
+    workspace_id: row.workspace_id,
+    data: JSON.parse(row.data) as Record<string, unknown>,
+  };
+}
+
+/** "agent.created,workflow.*" -> exact types and prefixes; unknown types are refused. */
+export function parseTypeFilter(text: string | undefined): { types: string[]; prefixes: string[] } {
+  const types: string[] = [];
+  const prefixes: string[] = [];
+  for (const word of (text ?? '')
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)) {
+    if (word.endsWith('*')) prefixes.push(word.slice(0, -1));
+    else if (isEventType(word)) types.push(word);
+    else
+      throw invalidParameter(
+        'type',
+        `Unknown event type '${word}'. Use one of the documented types, or a prefix such as agent.*`,
+      );
+  }
+  return { types, prefixes };
+}

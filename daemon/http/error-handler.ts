@@ -1,0 +1,141 @@
+// Serialises every failure into the spec's error body, in one place. Unexpected errors are
+// logged with the request id and answered with a 500 that carries no internals.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ERROR_CODES } from '../../shared/errors.js';
+import type { Clock } from '../clock/clock.js';
+import { ApiError } from './api-error.js';
+import type { ServerUrls } from './urls.js';
+
+const PROBLEM_JSON = 'application/problem+json';
+
+export function installErrorHandling(
+  app: FastifyInstance,
+  clock: Clock,
+  urls: ServerUrls,
+  allowedMethods: (url: string) => string[],
+): void {
+  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+    const apiError = toApiError(error);
+    if (!(error instanceof ApiError) && apiError.status >= 500) {
+      request.log.error({ err: error, req_id: request.id }, 'unexpected error');
+    }
+    return sendError(request, reply, apiError, clock, urls);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const methods = allowedMethods(request.url);
+    if (methods.length > 0) {
+      reply.header('Allow', methods.join(', '));
+      return sendError(
+        request,
+        reply,
+        new ApiError(
+          'method_not_allowed',
+          `${request.method} is not allowed on this path. Allowed: ${methods.join(', ')}.`,
+        ),
+        clock,
+        urls,
+      );
+    }
+    return sendError(
+      request,
+      reply,
+      new ApiError(
+        'not_found',
+        `No route ${request.method} ${pathOnly(request.url)}. The API lives under /v1; see /openapi.json.`,
+      ),
+      clock,
+      urls,
+    );
+  });
+}
+
+export function sendError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: ApiError,
+  clock: Clock,
+  urls: ServerUrls,
+): FastifyReply {
+  const info = ERROR_CODES[error.code];
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  reply.code(error.status);
+  if (error.code === 'rate_limit_exceeded' && acceptsProblemJson(request)) {
+    return reply.type(PROBLEM_JSON).send(
+      JSON.stringify({
+        type: 'rate_limit_exceeded',
+        title: 'Too Many Requests',
+        status: 429,
+        detail: error.message,
+      }),
+    );
+  }
+  const body = {
+    error: {
+      code: error.code,
+      message: error.message,
+      type: info.type,
+      ...(error.param === undefined ? {} : { param: error.param }),
+      request_id: request.id,
+      documentation_url: `${urls.app}/docs/errors#${error.code}`,
+      ...error.extras,
+    },
+    meta: { request_id: request.id, timestamp: clock.iso() },
+  };
+  return reply.type('application/json; charset=utf-8').send(JSON.stringify(body));
+}
+
+function acceptsProblemJson(request: FastifyRequest): boolean {
+  return (request.headers.accept ?? '').includes(PROBLEM_JSON);
+}
+
+/** Maps Fastify's own errors (body parsing, limits, bad URLs) onto the spec's codes. */
+export function toApiError(error: FastifyError | ApiError): ApiError {
+  if (error instanceof ApiError) return error;
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError(
+        'payload_too_large',
+        'The request body is too large: the limit is 1 MiB (10 MiB for uploads).',
+      );
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError(
+        'invalid_request_body',
+        `Unsupported Content-Type. Send the body as JSON with "Content-Type: application/json".`,
+        { param: 'Content-Type' },
+      );
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError('invalid_request_body', 'The request body is not valid JSON.');
+    case 'FST_ERR_BAD_URL':
+    case 'FST_ERR_ASYNC_CONSTRAINT':
+      return new ApiError('not_found', 'The URL could not be decoded; check its percent-encoding.');
+    default:
+      break;
+  }
+  if (error instanceof SyntaxError || (error.statusCode === 400 && /JSON/i.test(error.message))) {
+    return new ApiError('invalid_request_body', 'The request body is not valid JSON.');
+  }
+  if (error.statusCode === 413) {
+    return new ApiError(
+      'payload_too_large',
+      'The request body is too large: the limit is 1 MiB (10 MiB for uploads).',
+    );
+  }
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+    return new ApiError(
+      'invalid_request_body',
+      'The request could not be read. Check its headers and body.',
+    );
+  }
+  return new ApiError(
+    'internal_server_error',
+    'Something went wrong inside the daemon. The request id is in the daemon log (svc daemon logs).',
+  );
+}
+
+function pathOnly(url: string): string {
+  const end = url.indexOf('?');
+  return end === -1 ? url : url.slice(0, end);
+}

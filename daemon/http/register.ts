@@ -1,0 +1,107 @@
+// Registers RouteDefs with Fastify: the access gate as an onRequest hook (before the body is
+// read), request validation, and the envelope around what the handler returns.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { Clock } from '../clock/clock.js';
+import type { AccessGuard } from './access.js';
+import { dataEnvelope, listEnvelope } from '../../shared/schemas/common.js';
+import { serializerSchema } from './json-schema.js';
+import { parseRequestPart } from './validation.js';
+import type { RequestContext, RouteDef } from './route.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    ctx: RequestContext | null;
+  }
+}
+
+const NoQuery = z.strictObject({});
+
+export function registerRoutes(
+  app: FastifyInstance,
+  routes: readonly RouteDef[],
+  guard: AccessGuard,
+  clock: Clock,
+): void {
+  app.decorateRequest('ctx', null);
+  for (const def of routes) registerRoute(app, def, guard, clock);
+}
+
+function registerRoute(
+  app: FastifyInstance,
+  def: RouteDef,
+  guard: AccessGuard,
+  clock: Clock,
+): void {
+  const status = def.status ?? 200;
+  const auth = def.auth;
+  const querySchema = def.query ?? NoQuery;
+  const response =
+    def.kind === 'object'
+      ? dataEnvelope(def.response)
+      : def.kind === 'list'
+        ? listEnvelope(def.response)
+        : undefined;
+
+  app.route({
+    method: def.method,
+    url: def.path,
+    ...(def.bodyLimit ? { bodyLimit: def.bodyLimit } : {}),
+    schema: response ? { response: { [status]: serializerSchema(response) } } : {},
+    onRequest:
+      auth.kind === 'credential'
+        ? (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
+            try {
+              request.ctx = guard.check(request, reply, auth, def.rateLimit);
+              done();
+            } catch (error) {
+              done(error as Error);
+            }
+          }
+        : undefined,
+    handler: async (request, reply) => {
+      const params = def.params
+        ? parseRequestPart(def.params, request.params, 'params', def.fieldCodes)
+        : request.params;
+      const query = parseRequestPart(
+        querySchema,
+        withoutApiKey(request.query),
+        'query',
+        def.fieldCodes,
+      );
+      const body = def.body
+        ? parseRequestPart(def.body, request.body, 'body', def.fieldCodes)
+        : undefined;
+      const input = { body, query, params, ctx: request.ctx!, request, reply };
+      reply.code(status);
+      if (def.kind === 'raw') {
+        if (def.contentType) reply.type(def.contentType);
+        return def.handler(input);
+      }
+      const meta = { request_id: request.id, timestamp: clock.iso() };
+      if (def.kind === 'object') {
+        return { data: await def.handler(input), meta };
+      }
+      const page = await def.handler(input);
+      const nextCursor = page.hasMore ? lastId(page.items) : null;
+      return {
+        data: page.items,
+        has_more: page.hasMore,
+        total_count: page.totalCount,
+        meta: { ...meta, has_more: page.hasMore, next_cursor: nextCursor },
+      };
+    },
+  });
+}
+
+function withoutApiKey(query: unknown): unknown {
+  if (!query || typeof query !== 'object' || !('api_key' in query)) return query;
+  const { api_key: _apiKey, ...rest } = query as Record<string, unknown>;
+  return rest;
+}
+
+function lastId(items: readonly unknown[]): string | null {
+  const last = items.at(-1) as { id?: unknown; execution_id?: unknown } | undefined;
+  const id = last?.id ?? last?.execution_id;
+  return typeof id === 'string' ? id : null;
+}

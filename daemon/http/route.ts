@@ -1,0 +1,112 @@
+// A REST route as data: method, path, who may call it, its schemas and its handler. The app
+// registers these with Fastify and the OpenAPI document is generated from the same list.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import type { ErrorCode } from '../../shared/errors.js';
+import type { Scope } from '../../shared/scopes.js';
+import type { Credential } from '../auth/credential.js';
+import type { Operation } from '../ratelimit/plans.js';
+import type { Workspace } from '../workspaces/workspace.service.js';
+import type { FieldCodes } from './validation.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+export type RouteAuth =
+  | { kind: 'public' }
+  | {
+      kind: 'credential';
+      /** The scope the operation needs; null means any valid credential. */
+      scope: Scope | null;
+      /** Tenant-scoped routes need X-Tenant-ID naming a workspace the credential may use. */
+      tenant: boolean;
+    };
+
+export interface RouteRateLimit {
+  operation: Operation;
+  /** Path parameter whose value splits the bucket (e.g. per agent: "agent_id"). */
+  perParam?: string;
+}
+
+export interface RequestContext {
+  credential: Credential;
+  workspace: Workspace;
+}
+
+export interface Page<T> {
+  items: T[];
+  hasMore: boolean;
+  totalCount: number;
+}
+
+export interface HandlerInput<B, Q, P> {
+  body: B;
+  query: Q;
+  params: P;
+  ctx: RequestContext;
+  request: FastifyRequest;
+  reply: FastifyReply;
+}
+
+interface RouteBase<B, Q, P> {
+  method: HttpMethod;
+  /** Fastify path syntax: /v1/events/:event_id */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  auth: RouteAuth;
+  rateLimit?: RouteRateLimit;
+  body?: z.ZodType<B>;
+  query?: z.ZodType<Q>;
+  params?: z.ZodType<P>;
+  /** Per-field error codes for validation failures (e.g. invalid_autonomy_level). */
+  fieldCodes?: FieldCodes;
+  /** Error codes this route raises besides the ones every route of its kind can raise. */
+  errors?: ErrorCode[];
+  bodyLimit?: number;
+  /** Success status: 200, 201 (created) or 202 (accepted for later). */
+  status?: 200 | 201 | 202;
+}
+
+export interface ObjectRoute<B, Q, P, R> extends RouteBase<B, Q, P> {
+  kind: 'object';
+  response: z.ZodType<R>;
+  handler(input: HandlerInput<B, Q, P>): R | Promise<R>;
+}
+
+export interface ListRoute<B, Q, P, R> extends RouteBase<B, Q, P> {
+  kind: 'list';
+  response: z.ZodType<R>;
+  handler(input: HandlerInput<B, Q, P>): Page<R> | Promise<Page<R>>;
+}
+
+/** A route answering without the envelope (the OpenAPI document, health). */
+export interface RawRoute<B, Q, P, R> extends RouteBase<B, Q, P> {
+  kind: 'raw';
+  response: z.ZodType<R>;
+  contentType?: string;
+  handler(input: HandlerInput<B, Q, P>): R | Promise<R>;
+}
+
+export type RouteDef<B = unknown, Q = unknown, P = unknown, R = unknown> =
+  ObjectRoute<B, Q, P, R> | ListRoute<B, Q, P, R> | RawRoute<B, Q, P, R>;
+
+/** Identity functions that keep the handler's input types tied to the schemas. */
+export function objectRoute<B = undefined, Q = undefined, P = undefined, R = unknown>(
+  def: Omit<ObjectRoute<B, Q, P, R>, 'kind'>,
+): RouteDef {
+  return { ...def, kind: 'object' } as RouteDef;
+}
+
+export function listRoute<B = undefined, Q = undefined, P = undefined, R = unknown>(
+  def: Omit<ListRoute<B, Q, P, R>, 'kind'>,
+): RouteDef {
+  return { ...def, kind: 'list' } as RouteDef;
+}
+
+export function rawRoute<B = undefined, Q = undefined, P = undefined, R = unknown>(
+  def: Omit<RawRoute<B, Q, P, R>, 'kind'>,
+): RouteDef {
+  return { ...def, kind: 'raw' } as RouteDef;
+}

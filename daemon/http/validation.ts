@@ -1,0 +1,92 @@
+// Turns zod's verdict on a request into the spec's errors: absent fields become
+// missing_required_field (listing all of them), anything else invalid_parameter (or a
+// resource-specific code the route names for that field), with param as a dotted path.
+import type { z } from 'zod';
+import type { ErrorCode } from '../../shared/errors.js';
+import { ApiError, missingFields } from './api-error.js';
+
+export type RequestPart = 'body' | 'query' | 'params';
+
+/** Per-field error codes, e.g. { autonomy_level: 'invalid_autonomy_level' }. */
+export type FieldCodes = Record<string, ErrorCode>;
+
+export function parseRequestPart<T>(
+  schema: z.ZodType<T>,
+  input: unknown,
+  part: RequestPart,
+  fieldCodes: FieldCodes = {},
+): T {
+  if (
+    part === 'body' &&
+    input !== undefined &&
+    (typeof input !== 'object' || input === null || Array.isArray(input))
+  ) {
+    throw new ApiError('invalid_request_body', 'The request body must be a JSON object.');
+  }
+  const result = schema.safeParse(input ?? {});
+  if (result.success) return result.data;
+  throw issuesToError(result.error.issues, input ?? {}, part, fieldCodes);
+}
+
+function issuesToError(
+  issues: readonly z.core.$ZodIssue[],
+  input: unknown,
+  part: RequestPart,
+  fieldCodes: FieldCodes,
+): ApiError {
+  const missing = issues
+    .filter((issue) => issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined)
+    .map((issue) => dotted(issue.path));
+  if (missing.length > 0) return missingFields([...new Set(missing)]);
+
+  const issue = issues[0]!;
+  const param =
+    issue.code === 'unrecognized_keys'
+      ? joinPath(issue.path, issue.keys[0] ?? '')
+      : dotted(issue.path);
+  const code = fieldCodes[param] ?? 'invalid_parameter';
+  return new ApiError(code, describe(issue, param, part), { param });
+}
+
+function describe(issue: z.core.$ZodIssue, param: string, part: RequestPart): string {
+  const where =
+    part === 'query' ? 'query parameter' : part === 'params' ? 'path parameter' : 'field';
+  const name = `${where} '${param}'`;
+  switch (issue.code) {
+    case 'unrecognized_keys':
+      return `Unknown ${where} '${param}'. Remove it; see /openapi.json for the accepted fields.`;
+    case 'invalid_type':
+      return `The ${name} must be ${article(issue.expected)}.`;
+    case 'invalid_value':
+      return `The ${name} must be one of: ${issue.values.map(String).join(', ')}.`;
+    case 'too_small':
+      return `The ${name} is too small: ${issue.message.replace(/^Too small: /, '')}.`;
+    case 'too_big':
+      return `The ${name} is too big: ${issue.message.replace(/^Too big: /, '')}.`;
+    case 'invalid_format':
+      return `The ${name} is not a valid ${issue.format}.`;
+    default:
+      return `The ${name} is invalid: ${issue.message}.`;
+  }
+}
+
+function article(expected: string): string {
+  return /^[aeiou]/.test(expected) ? `an ${expected}` : `a ${expected}`;
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+function dotted(path: readonly PropertyKey[]): string {
+  return path.map(String).join('.');
+}
+
+function joinPath(path: readonly PropertyKey[], key: string): string {
+  return path.length === 0 ? key : `${dotted(path)}.${key}`;
+}

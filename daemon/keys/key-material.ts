@@ -1,0 +1,25 @@
+// What an API key looks like and how it is stored: sk_test_/sk_live_ + 40 base62, kept as SHA-256.
+import { createHash } from 'node:crypto';
+import { randomBase62 } from '../../shared/ids.js';
+
+export type Environment = 'sandbox' | 'production';
+
+export const KEY_MARKERS: Record<Environment, string> = {
+  sandbox: 'sk_test_',
+  production: 'sk_live_',
+};
+
+export function generateKey(environment: Environment): string {
+  return KEY_MARKERS[environment] + randomBase62(40);
+}
+
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+/** The environment a key's marker names, or undefined when it has neither marker. */
+export function keyEnvironment(key: string): Environment | undefined {
+  if (key.includes(KEY_MARKERS.sandbox)) return 'sandbox';
+  if (key.includes(KEY_MARKERS.production)) return 'production';
+  return undefined;
+}

@@ -1,0 +1,77 @@
+// API key rows. Only the SHA-256 of a key is stored; the key itself is shown once.
+import type { Db } from '../store/database.js';
+
+export interface KeyRow {
+  id: string;
+  kind: 'standard' | 'operator';
+  user_id: string;
+  workspace_id: string | null;
+  name: string;
+  hash: string;
+  hint: string;
+  scopes: string;
+  environment: 'sandbox' | 'production';
+  created_at: number;
+  expires_at: number | null;
+  revoked_at: number | null;
+  rotated_to: string | null;
+}
+
+export class KeyRepository {
+  private readonly insertStmt;
+  private readonly byHashStmt;
+  private readonly byIdStmt;
+  private readonly listStmt;
+  private readonly listByWorkspaceStmt;
+  private readonly revokeStmt;
+  private readonly rotateStmt;
+  private readonly deleteOperatorStmt;
+
+  constructor(db: Db) {
+    this.insertStmt = db.prepare(
+      `INSERT INTO api_keys (id, kind, user_id, workspace_id, name, hash, hint, scopes, environment, created_at, expires_at, revoked_at, rotated_to)
+       VALUES (@id, @kind, @user_id, @workspace_id, @name, @hash, @hint, @scopes, @environment, @created_at, @expires_at, @revoked_at, @rotated_to)`,
+    );
+    this.byHashStmt = db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE hash = ?');
+    this.byIdStmt = db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE id = ?');
+    this.listStmt = db.prepare<[], KeyRow>(
+      "SELECT * FROM api_keys WHERE kind = 'standard' ORDER BY created_at DESC, id DESC",
+    );
+    this.listByWorkspaceStmt = db.prepare<[string], KeyRow>(
+      "SELECT * FROM api_keys WHERE kind = 'standard' AND workspace_id = ? ORDER BY created_at DESC, id DESC",
+    );
+    this.revokeStmt = db.prepare(
+      'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL',
+    );
+    this.rotateStmt = db.prepare('UPDATE api_keys SET expires_at = ?, rotated_to = ? WHERE id = ?');
+    this.deleteOperatorStmt = db.prepare("DELETE FROM api_keys WHERE kind = 'operator'");
+  }
+
+  insert(row: KeyRow): void {
+    this.insertStmt.run(row);
+  }
+
+  byHash(hash: string): KeyRow | undefined {
+    return this.byHashStmt.get(hash);
+  }
+
+  byId(id: string): KeyRow | undefined {
+    return this.byIdStmt.get(id);
+  }
+
+  list(workspaceId?: string): KeyRow[] {
+    return workspaceId ? this.listByWorkspaceStmt.all(workspaceId) : this.listStmt.all();
+  }
+
+  revoke(id: string, at: number): void {
+    this.revokeStmt.run(at, id);
+  }
+
+  markRotated(id: string, expiresAt: number, rotatedTo: string): void {
+    this.rotateStmt.run(expiresAt, rotatedTo, id);
+  }
+
+  deleteOperatorKeys(): void {
+    this.deleteOperatorStmt.run();
+  }
+}

@@ -1,0 +1,206 @@
+// API keys: create (shown once), list, revoke, rotate with a grace period, and the operator
+// key the CLI uses. Any change drops the credential cache so it takes effect at once.
+import { newId } from '../../shared/ids.js';
+import type { Scope } from '../../shared/scopes.js';
+import type { Clock } from '../clock/clock.js';
+import { ApiError } from '../http/api-error.js';
+import type { Db } from '../store/database.js';
+import type { WorkspaceService } from '../workspaces/workspace.service.js';
+import { generateKey, hashKey, type Environment } from './key-material.js';
+import type { KeyRepository, KeyRow } from './key.repository.js';
+
+export const DEFAULT_ROTATION_GRACE_MS = 24 * 3_600_000;
+
+export interface KeyRecord {
+  id: string;
+  name: string;
+  scopes: Scope[];
+  workspace_id: string | null;
+  environment: Environment;
+  hint: string;
+  created_at: number;
+  expires_at: number | null;
+  revoked_at: number | null;
+  rotated_to: string | null;
+}
+
+export interface CreateKeyInput {
+  name: string;
+  scopes: Scope[];
+  workspaceId?: string | undefined;
+  expiresInMs?: number | undefined;
+}
+
+export class KeyService {
+  private operatorKey: string | undefined;
+  private readonly changeListeners: (() => void)[] = [];
+
+  constructor(
+    private readonly db: Db,
+    private readonly repo: KeyRepository,
+    private readonly workspaces: WorkspaceService,
+    private readonly clock: Clock,
+    private readonly environment: Environment,
+  ) {}
+
+  onChange(listener: () => void): void {
+    this.changeListeners.push(listener);
+  }
+
+  create(input: CreateKeyInput): { key: string; record: KeyRecord } {
+    const workspaceId = input.workspaceId ?? this.workspaces.defaultWorkspaceId;
+    if (!this.workspaces.get(workspaceId)) {
+      throw new ApiError(
+        'not_found',
+        `No workspace ${workspaceId}. List them with: svc workspaces list`,
+        {
+          param: 'workspace',
+        },
+      );
+    }
+    if (input.scopes.length === 0) {
+      throw new ApiError('missing_required_field', 'A key needs at least one scope.', {
+        param: 'scopes',
+        extras: { required_fields: ['scopes'] },
+      });
+    }
+    const now = this.clock.now();
+    const key = generateKey(this.environment);
+    const row = this.row(key, {
+      kind: 'standard',
+      name: input.name,
+      scopes: input.scopes,
+      workspaceId,
+      createdAt: now,
+      expiresAt: input.expiresInMs === undefined ? null : now + input.expiresInMs,
+    });
+    this.repo.insert(row);
+    this.changed();
+    return { key, record: toRecord(row) };
+  }
+
+  list(workspaceId?: string): KeyRecord[] {
+    return this.repo.list(workspaceId).map(toRecord);
+  }
+
+  revoke(id: string): KeyRecord {
+    const row = this.mustGet(id);
+    this.repo.revoke(id, this.clock.now());
+    this.changed();
+    return toRecord(this.mustGet(row.id));
+  }
+
+  /** Issues a successor with the same name, scopes and workspace; the old key lives on for the grace period. */
+  rotate(
+    id: string,
+    graceMs = DEFAULT_ROTATION_GRACE_MS,
+  ): { key: string; record: KeyRecord; previous: KeyRecord } {
+    const old = this.mustGet(id);
+    const now = this.clock.now();
+    if (old.revoked_at !== null || (old.expires_at !== null && old.expires_at <= now)) {
+      throw new ApiError(
+        'conflict',
+        `Key ${id} is revoked or expired and cannot be rotated. Create a new one: svc keys create`,
+      );
+    }
+    const key = generateKey(this.environment);
+    const lifetime = old.expires_at === null ? null : old.expires_at - old.created_at;
+    const row = this.row(key, {
+      kind: 'standard',
+      name: old.name,
+      scopes: old.scopes.split(' ') as Scope[],
+      workspaceId: old.workspace_id,
+      createdAt: now,
+      expiresAt: lifetime === null ? null : now + lifetime,
+    });
+    const graceEnd = Math.min(now + graceMs, old.expires_at ?? Number.MAX_SAFE_INTEGER);
+    this.db.transaction(() => {
+      this.repo.insert(row);
+      this.repo.markRotated(old.id, graceEnd, row.id);
+    })();
+    this.changed();
+    return { key, record: toRecord(row), previous: toRecord(this.mustGet(id)) };
+  }
+
+  /**
+   * The local operator credential: admin on every workspace of the operator. A new one is
+   * made at each daemon start and handed out only over the control channel.
+   */
+  operatorCredential(): string {
+    if (this.operatorKey) return this.operatorKey;
+    const key = generateKey(this.environment);
+    this.db.transaction(() => {
+      this.repo.deleteOperatorKeys();
+      this.repo.insert(
+        this.row(key, {
+          kind: 'operator',
+          name: 'Local operator (CLI)',
+          scopes: ['admin'],
+          workspaceId: null,
+          createdAt: this.clock.now(),
+          expiresAt: null,
+        }),
+      );
+    })();
+    this.operatorKey = key;
+    this.changed();
+    return key;
+  }
+
+  private row(
+    key: string,
+    fields: {
+      kind: KeyRow['kind'];
+      name: string;
+      scopes: Scope[];
+      workspaceId: string | null;
+      createdAt: number;
+      expiresAt: number | null;
+    },
+  ): KeyRow {
+    return {
+      id: newId('key'),
+      kind: fields.kind,
+      user_id: this.workspaces.operatorUser.id,
+      workspace_id: fields.workspaceId,
+      name: fields.name,
+      hash: hashKey(key),
+      hint: key.slice(-4),
+      scopes: fields.scopes.join(' '),
+      environment: this.environment,
+      created_at: fields.createdAt,
+      expires_at: fields.expiresAt,
+      revoked_at: null,
+      rotated_to: null,
+    };
+  }
+
+  private mustGet(id: string): KeyRow {
+    const row = this.repo.byId(id);
+    if (!row || row.kind !== 'standard') {
+      throw new ApiError('not_found', `No API key ${id}. List them with: svc keys list`, {
+        param: 'id',
+      });
+    }
+    return row;
+  }
+
+  private changed(): void {
+    for (const listener of this.changeListeners) listener();
+  }
+}
+
+function toRecord(row: KeyRow): KeyRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    scopes: row.scopes.split(' ').filter(Boolean) as Scope[],
+    workspace_id: row.workspace_id,
+    environment: row.environment,
+    hint: row.hint,
+    created_at: row.created_at,
+    expires_at: row.expires_at,
+    revoked_at: row.revoked_at,
+    rotated_to: row.rotated_to,
+  };
+}

@@ -1,0 +1,262 @@
+// The OpenAPI 3.1 document, generated from the same RouteDefs and zod schemas that validate
+// requests and shape responses, and from the error table: nothing here is written by hand twice.
+import type { z } from 'zod';
+import { ERROR_CODES, type ErrorCode } from '../../shared/errors.js';
+import { VERSION } from '../../shared/package-info.js';
+import { dataEnvelope, ErrorBody, listEnvelope, ProblemBody } from '../../shared/schemas/common.js';
+import { SCOPE_DESCRIPTIONS } from '../../shared/scopes.js';
+import type { RouteDef } from '../http/route.js';
+import type { ServerUrls } from '../http/urls.js';
+import { toJsonSchema, type JsonSchema } from '../http/json-schema.js';
+
+type Doc = Record<string, unknown>;
+
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  Auth: 'Who a credential is and what it may do.',
+  Events: 'The stored event log of a workspace (30-day retention).',
+  System: 'Health, this document and the error reference.',
+};
+
+export function buildOpenApiDocument(routes: readonly RouteDef[], urls: ServerUrls): Doc {
+  const paths: Record<string, Record<string, Doc>> = {};
+  const tags = new Set<string>();
+  for (const route of routes) {
+    const path = route.path.replace(/:([A-Za-z_]+)/g, '{$1}');
+    paths[path] ??= {};
+    paths[path][route.method.toLowerCase()] = operation(route);
+    tags.add(route.tag);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'svc: local sandbox of the agent and workflow automation API',
+      version: VERSION,
+      description: INFO_DESCRIPTION,
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [
+      {
+        url: urls.app,
+        description: 'This daemon ({app_url}); API paths start with /v1 ({base_url})',
+      },
+    ],
+    security: [{ bearerAuth: [] }],
+    tags: [...tags].sort().map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name })),
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'An API key (sk_test_... in the sandbox, sk_live_... in production) or an OAuth access token.',
+        },
+        oauth2: {
+          type: 'oauth2',
+          description: 'Authorization code flow (PKCE S256 accepted; required for public apps).',
+          flows: {
+            authorizationCode: {
+              authorizationUrl: `${urls.app}/oauth/authorize`,
+              tokenUrl: `${urls.base}/oauth/token`,
+              refreshUrl: `${urls.base}/oauth/token`,
+              scopes: SCOPE_DESCRIPTIONS,
+            },
+          },
+        },
+        apiKeyQuery: {
+          type: 'apiKey',
+          in: 'query',
+          name: 'api_key',
+          description: 'Accepted but not recommended: the answer carries a Warning header.',
+        },
+      },
+      parameters: {
+        TenantId: {
+          name: 'X-Tenant-ID',
+          in: 'header',
+          required: true,
+          description:
+            'The workspace (ws_...) the request acts in. Missing: 400 missing_required_field; not yours: 403 tenant_forbidden.',
+          schema: { type: 'string' },
+        },
+      },
+      schemas: {
+        Error: toJsonSchema(ErrorBody),
+        Problem: toJsonSchema(ProblemBody),
+      },
+      headers: {
+        'X-Request-Id': {
+          description: 'The request id (req_...), also in meta.request_id.',
+          schema: { type: 'string' },
+        },
+        'X-RateLimit-Limit': {
+          description: 'Size of the tightest rate-limit bucket.',
+          schema: { type: 'integer' },
+        },
+        'X-RateLimit-Remaining': {
+          description: 'Requests left in that bucket.',
+          schema: { type: 'integer' },
+        },
+        'X-RateLimit-Reset': {
+          description: 'Unix time (s) when that bucket resets.',
+          schema: { type: 'integer' },
+        },
+        'Retry-After': {
+          description: 'Seconds to wait before retrying.',
+          schema: { type: 'integer' },
+        },
+      },
+    },
+  };
+}
+
+function operation(route: RouteDef): Doc {
+  const parameters: Doc[] = [];
+  if (route.auth.kind === 'credential' && route.auth.tenant)
+    parameters.push({ $ref: '#/components/parameters/TenantId' });
+  parameters.push(
+    ...objectParameters(route.params, 'path'),
+    ...objectParameters(route.query, 'query'),
+  );
+  const op: Doc = {
+    operationId: route.operationId,
+    summary: route.summary,
+    description: describeOperation(route),
+    tags: [route.tag],
+    ...(parameters.length > 0 ? { parameters } : {}),
+    security:
+      route.auth.kind === 'public'
+        ? []
+        : [
+            { bearerAuth: [] },
+            { oauth2: route.auth.scope ? [route.auth.scope] : [] },
+            { apiKeyQuery: [] },
+          ],
+    responses: responses(route),
+  };
+  if (route.body) {
+    op.requestBody = {
+      required: true,
+      content: { 'application/json': { schema: toJsonSchema(route.body, { io: 'input' }) } },
+    };
+  }
+  return op;
+}
+
+function describeOperation(route: RouteDef): string {
+  const parts = [route.description ?? route.summary];
+  if (route.auth.kind === 'credential') {
+    parts.push(
+      route.auth.scope ? `Scope: \`${route.auth.scope}\` (or admin).` : 'Any valid credential.',
+    );
+  } else {
+    parts.push('No credential needed.');
+  }
+  if (route.rateLimit) parts.push(`Per-operation rate limit: \`${route.rateLimit.operation}\`.`);
+  return parts.join('\n\n');
+}
+
+function objectParameters(schema: z.ZodType | undefined, where: 'path' | 'query'): Doc[] {
+  if (!schema) return [];
+  const json = toJsonSchema(schema, { io: 'input' });
+  const properties = (json.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((json.required ?? []) as string[]);
+  return Object.entries(properties).map(([name, property]) => {
+    const { description, ...rest } = property;
+    return {
+      name,
+      in: where,
+      required: where === 'path' || required.has(name),
+      ...(typeof description === 'string' ? { description } : {}),
+      schema: rest,
+    };
+  });
+}
+
+/** The codes a route can answer with, from what it declares and what its kind implies. */
+export function routeErrorCodes(route: RouteDef): ErrorCode[] {
+  const codes = new Set<ErrorCode>(route.errors ?? []);
+  // Query strings are validated strictly on every route (unknown parameters are refused).
+  codes.add('invalid_parameter');
+  if (route.body) {
+    for (const code of [
+      'invalid_request_body',
+      'missing_required_field',
+      'invalid_parameter',
+      'payload_too_large',
+    ] as const)
+      codes.add(code);
+  }
+  if (route.auth.kind === 'credential') {
+    for (const code of [
+      'missing_authentication',
+      'invalid_token',
+      'tenant_forbidden',
+      'rate_limit_exceeded',
+    ] as const)
+      codes.add(code);
+    if (route.auth.scope) codes.add('insufficient_scope');
+    if (route.auth.tenant) codes.add('missing_required_field');
+  }
+  return [...codes];
+}
+
+function responses(route: RouteDef): Doc {
+  const status = String(route.status ?? 200);
+  const out: Doc = { [status]: successResponse(route) };
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of routeErrorCodes(route)) {
+    const statusOf = ERROR_CODES[code].status;
+    byStatus.set(statusOf, [...(byStatus.get(statusOf) ?? []), code]);
+  }
+  for (const [errorStatus, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const content: Doc = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
+    if (errorStatus === 429)
+      content['application/problem+json'] = { schema: { $ref: '#/components/schemas/Problem' } };
+    out[String(errorStatus)] = {
+      description: codes.map((code) => `\`${code}\`: ${ERROR_CODES[code].description}`).join('\n'),
+      ...(errorStatus === 429
+        ? { headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } }
+        : {}),
+      content,
+    };
+  }
+  out.default = {
+    description:
+      'Any other error (e.g. 500 internal_server_error, 503 service_unavailable), in the same body.',
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  };
+  return out;
+}
+
+function successResponse(route: RouteDef): Doc {
+  const headers: Doc = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
+  if (route.auth.kind === 'credential') {
+    for (const name of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) {
+      headers[name] = { $ref: `#/components/headers/${name}` };
+    }
+  }
+  const schema =
+    route.kind === 'object'
+      ? dataEnvelope(route.response)
+      : route.kind === 'list'
+        ? listEnvelope(route.response)
+        : route.response;
+  const contentType =
+    route.kind === 'raw' && route.contentType
+      ? route.contentType.split(';')[0]!
+      : 'application/json';
+  return {
+    description: route.status === 201 ? 'Created' : route.status === 202 ? 'Accepted' : 'OK',
+    headers,
+    content: { [contentType]: { schema: toJsonSchema(schema) } },
+  };
+}
+
+const INFO_DESCRIPTION = `A local, offline sandbox of the agent and workflow automation service.
+
+Conventions: every success is \`{data, meta: {request_id, timestamp}}\`; lists add \`has_more\`, \`total_count\` and \`meta.has_more\`/\`meta.next_cursor\` (both pagination forms). Lists are newest first; \`limit\` is 1-100 (default 20), \`starting_after\` (alias \`cursor\`) takes the id of the last item of the previous page. Every response has \`X-Request-Id\`; authenticated ones have \`X-RateLimit-*\` of the tightest bucket.
+
+Errors are \`{error: {code, message, type, param?, request_id, documentation_url, ...extras}, meta}\`. Codes added to the spec's table: \`not_found\`, \`method_not_allowed\` (405, with Allow), \`payload_too_large\` (413), \`tenant_forbidden\` (403), \`workflow_not_active\`, \`execution_not_cancellable\`, \`conflict\` (409). Types added for statuses the spec's type table does not cover: \`conflict_error\` (409) and \`timeout_error\` (408).
+
+Rate limits: the tier's request rate per credential (free 20/min burst 5/s, starter 60/min burst 15/s, business 300/min burst 50/s; daily: free 2,000, starter 10,000, business 100,000) and the spec's per-operation limits per workspace; enterprise is business times a daemon setting (default 100). Send \`Accept: application/problem+json\` to get a 429 in the flat problem form.`;

@@ -1,0 +1,103 @@
+// Runs the daemon: locks the data dir, builds the app, listens, records where it listens for
+// the CLI, and shuts down gracefully on SIGTERM/SIGINT (in-flight requests finish, timers stop
+// between jobs, the store closes cleanly).
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import type { Logger } from 'pino';
+import { VERSION } from '../shared/package-info.js';
+import { dataDirFiles, type RuntimeInfo } from '../shared/paths.js';
+import { buildApp, type SvcApp } from './app.js';
+import type { DaemonConfig } from './config.js';
+import { serverUrls } from './http/urls.js';
+import { acquireLock } from './lock.js';
+
+export class PortInUseError extends Error {
+  constructor(host: string, port: number) {
+    super(
+      `Port ${port} on ${host} is already in use. Pick another with --port (or SVC_PORT), or stop what listens there.`,
+    );
+  }
+}
+
+export interface RunningDaemon {
+  svc: SvcApp;
+  runtime: RuntimeInfo;
+  /** Resolves when the daemon has shut down. */
+  stopped: Promise<void>;
+  shutdown(reason: string): Promise<void>;
+}
+
+export async function startDaemon(config: DaemonConfig, logger: Logger): Promise<RunningDaemon> {
+  const files = dataDirFiles(config.dataDir);
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  mkdirSync(files.logDir, { recursive: true, mode: 0o700 });
+  const releaseLock = acquireLock(files.lock, config.dataDir);
+
+  let svc: SvcApp | undefined;
+  try {
+    const controlToken = randomBytes(32).toString('base64url');
+    writeFileSync(files.controlToken, controlToken, { mode: 0o600 });
+    chmodSync(files.controlToken, 0o600);
+
+    const onShutdownRequest: { handler?: () => void } = {};
+    svc = await buildApp({
+      dataDir: config.dataDir,
+      environment: config.environment,
+      controlToken,
+      logger,
+      enterpriseRateMultiplier: config.enterpriseRateMultiplier,
+      urls: serverUrls(config.host, config.port),
+      onShutdownRequest: () => onShutdownRequest.handler?.(),
+    });
+    try {
+      await svc.app.listen({ host: config.host, port: config.port });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
+        throw new PortInUseError(config.host, config.port);
+      throw error;
+    }
+    const address = svc.app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    Object.assign(svc.urls, serverUrls(config.host, port));
+
+    const runtime: RuntimeInfo = {
+      pid: process.pid,
+      url: svc.urls.app,
+      host: config.host,
+      port,
+      environment: config.environment,
+      version: VERSION,
+      started_at: new Date().toISOString(),
+    };
+    writeFileSync(files.runtime, JSON.stringify(runtime, null, 2) + '\n', { mode: 0o600 });
+    svc.start();
+    logger.info(
+      { url: runtime.url, environment: config.environment, data_dir: config.dataDir },
+      'svc daemon listening',
+    );
+
+    const running = svc;
+    let resolveStopped!: () => void;
+    const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));
+    let stopping: Promise<void> | undefined;
+    const shutdown = (reason: string): Promise<void> =>
+      (stopping ??= (async () => {
+        logger.info({ reason }, 'svc daemon stopping');
+        rmSync(files.runtime, { force: true });
+        await running.close();
+        rmSync(files.controlToken, { force: true });
+        releaseLock();
+        logger.info('svc daemon stopped');
+        logger.flush();
+        resolveStopped();
+      })());
+    // A control-channel shutdown answers first, then stops.
+    onShutdownRequest.handler = () => setImmediate(() => void shutdown('control channel'));
+    return { svc, runtime, stopped, shutdown };
+  } catch (error) {
+    await svc?.close().catch(() => undefined);
+    rmSync(files.controlToken, { force: true });
+    releaseLock();
+    throw error;
+  }
+}

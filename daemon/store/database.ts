@@ -1,0 +1,47 @@
+// Opens the SQLite store (WAL, foreign keys) and brings its schema up to date.
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { MIGRATIONS, type Migration } from './migrations.js';
+
+export type Db = Database.Database;
+
+export class SchemaTooNewError extends Error {
+  constructor(
+    readonly found: number,
+    readonly known: number,
+  ) {
+    super(
+      `The database has schema version ${found} but this svc knows only up to ${known}. ` +
+        'It was written by a newer svc: upgrade svc, or use another --data-dir.',
+    );
+  }
+}
+
+export function openDatabase(file: string, migrations: readonly Migration[] = MIGRATIONS): Db {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  // NORMAL in WAL mode survives a process crash; only an OS crash can lose the last commits.
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  migrate(db, migrations);
+  return db;
+}
+
+export function migrate(db: Db, migrations: readonly Migration[]): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  const latest = migrations.at(-1)?.version ?? 0;
+  if (current > latest) {
+    db.close();
+    throw new SchemaTooNewError(current, latest);
+  }
+  for (const migration of migrations) {
+    if (migration.version <= current) continue;
+    db.transaction(() => {
+      db.exec(migration.sql);
+      db.pragma(`user_version = ${migration.version}`);
+    })();
+  }
+}

@@ -1,0 +1,107 @@
+// Workspaces (tenants) and the local operator. The first start creates the operator user and
+// a default enterprise workspace; their ids are kept in settings.
+import { newId } from '../../shared/ids.js';
+import type { Clock } from '../clock/clock.js';
+import type { Tier } from '../ratelimit/plans.js';
+import type { SettingsRepository } from '../store/settings.repository.js';
+import type { Db } from '../store/database.js';
+import type { UserRow, WorkspaceRepository, WorkspaceRow } from './workspace.repository.js';
+
+export interface Workspace {
+  id: string;
+  name: string;
+  tier: Tier;
+  ownerId: string;
+  createdAt: number;
+}
+
+export class WorkspaceService {
+  /** Workspaces are read on every tenant-scoped request and change rarely: keep them. */
+  private readonly cache = new Map<string, Workspace>();
+  private operator!: UserRow;
+  private defaultId!: string;
+
+  constructor(
+    private readonly db: Db,
+    private readonly repo: WorkspaceRepository,
+    private readonly settings: SettingsRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Creates the operator and the default workspace on first start; loads them after. */
+  bootstrap(): void {
+    this.db.transaction(() => {
+      let operatorId = this.settings.get('operator_user_id');
+      if (!operatorId) {
+        operatorId = newId('user');
+        this.repo.insertUser({
+          id: operatorId,
+          name: 'Local operator',
+          created_at: this.clock.now(),
+        });
+        this.settings.set('operator_user_id', operatorId);
+      }
+      let defaultId = this.settings.get('default_workspace_id');
+      if (!defaultId) {
+        defaultId = this.insert('Default workspace', 'enterprise', operatorId).id;
+        this.settings.set('default_workspace_id', defaultId);
+      }
+      this.operator = this.repo.getUser(operatorId)!;
+      this.defaultId = defaultId;
+    })();
+  }
+
+  get operatorUser(): { id: string; name: string } {
+    return { id: this.operator.id, name: this.operator.name };
+  }
+
+  get defaultWorkspaceId(): string {
+    return this.defaultId;
+  }
+
+  create(name: string, tier: Tier): Workspace {
+    return this.insert(name, tier, this.operator.id);
+  }
+
+  get(id: string): Workspace | undefined {
+    const cached = this.cache.get(id);
+    if (cached) return cached;
+    const row = this.repo.get(id);
+    if (!row) return undefined;
+    const workspace = toWorkspace(row);
+    this.cache.set(id, workspace);
+    return workspace;
+  }
+
+  list(): Workspace[] {
+    return this.repo.listByOwner(this.operator.id).map(toWorkspace);
+  }
+
+  setTier(id: string, tier: Tier): Workspace | undefined {
+    this.repo.updateTier(id, tier);
+    this.cache.delete(id);
+    return this.get(id);
+  }
+
+  private insert(name: string, tier: Tier, ownerId: string): Workspace {
+    const row: WorkspaceRow = {
+      id: newId('workspace'),
+      name,
+      tier,
+      owner_id: ownerId,
+      created_at: this.clock.now(),
+    };
+    this.repo.insert(row);
+    return toWorkspace(row);
+  }
+}
+
+function toWorkspace(row: WorkspaceRow): Workspace {
+  return {
+    id: row.id,
+    name: row.name,
+    tier: row.tier,
+    ownerId: row.owner_id,
+    createdAt: row.created_at,
+  };
+}

@@ -1,0 +1,46 @@
+// Prefixed identifiers: a prefix that names the kind, then random base62.
+import { randomBytes } from 'node:crypto';
+
+export const ID_PREFIXES = {
+  workspace: 'ws_',
+  user: 'usr_',
+  key: 'key_',
+  event: 'evt_',
+  request: 'req_',
+  timer: 'tmr_',
+  agent: 'agt_',
+  workflow: 'wfl_',
+  workflowExecution: 'wex_',
+  agentExecution: 'exec_',
+  webhook: 'hook_',
+  delivery: 'del_',
+  template: 'tmpl_',
+  integration: 'int_',
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIXES;
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** Unbiased random base62 string of the given length (rejection sampling). */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    const bytes = randomBytes(length * 2);
+    for (const byte of bytes) {
+      if (byte < 248) out += BASE62[byte % 62];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+export function newId(kind: IdKind): string {
+  return ID_PREFIXES[kind] + randomBase62(20);
+}
+
+/** True when the value has the kind's prefix and a plausible base62 body. */
+export function isId(kind: IdKind, value: string): boolean {
+  const prefix = ID_PREFIXES[kind];
+  return value.startsWith(prefix) && /^[0-9A-Za-z]{8,64}$/.test(value.slice(prefix.length));
+}

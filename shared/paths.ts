@@ -1,0 +1,36 @@
+// Where a daemon keeps its state. The CLI and the daemon agree on these names.
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.SVC_DATA_DIR) return resolve(env.SVC_DATA_DIR);
+  const base = env.XDG_DATA_HOME ? env.XDG_DATA_HOME : join(homedir(), '.local', 'share');
+  return join(base, 'svc');
+}
+
+export function dataDirFiles(dataDir: string) {
+  return {
+    database: join(dataDir, 'svc.db'),
+    /** Written once the daemon listens: its pid and address, for the CLI to find it. */
+    runtime: join(dataDir, 'daemon.json'),
+    lock: join(dataDir, 'daemon.lock'),
+    controlToken: join(dataDir, 'control-token'),
+    logDir: join(dataDir, 'logs'),
+    log: join(dataDir, 'logs', 'daemon.log'),
+    /** Anything the daemon process printed outside its logger (a crash before logging started). */
+    stderr: join(dataDir, 'logs', 'daemon.stderr.log'),
+  };
+}
+
+export interface RuntimeInfo {
+  pid: number;
+  url: string;
+  host: string;
+  port: number;
+  environment: 'sandbox' | 'production';
+  version: string;
+  started_at: string;
+}
+
+export const DEFAULT_PORT = 7717;
+export const DEFAULT_HOST = '127.0.0.1';

@@ -1,0 +1,36 @@
+// Inputs of the control channel (tRPC), shared by the daemon and the CLI.
+import { z } from 'zod';
+import { TIERS } from '../tiers.js';
+import { SCOPES } from '../scopes.js';
+
+export const WorkspaceCreateInput = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  tier: z.enum(TIERS),
+});
+
+export const KeyCreateInput = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  scopes: z.array(z.enum(SCOPES)).min(1),
+  workspace_id: z.string().optional(),
+  /** Milliseconds until expiry; none means the key does not expire. */
+  expires_in_ms: z.number().int().positive().optional(),
+});
+
+export const KeyListInput = z.strictObject({ workspace_id: z.string().optional() }).optional();
+
+export const KeyIdInput = z.strictObject({ id: z.string().min(1) });
+
+export const KeyRotateInput = z.strictObject({
+  id: z.string().min(1),
+  grace_ms: z.number().int().min(0).optional(),
+});
+
+export const ClockAdvanceInput = z.strictObject({ ms: z.number().int().min(0) });
+export const ClockSetInput = z.strictObject({ to: z.string().min(1) });
+
+export const EventStreamInput = z
+  .strictObject({
+    workspace_id: z.string().optional(),
+    types: z.array(z.string()).optional(),
+  })
+  .optional();
