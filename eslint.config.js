@@ -33,6 +33,10 @@ export default tseslint.config(
     },
   },
   {
+    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
     // Only repositories and the store talk SQL (style: route -> service -> repository).
     files: ['daemon/**/*.routes.ts', 'daemon/**/*.service.ts'],
     rules: {

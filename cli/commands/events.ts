@@ -95,6 +95,43 @@ export default defineCommands([
     },
   },
   {
+    path: ['events', 'trigger'],
+    description: 'Publish a realistic sample event of a type (sandbox only)',
+    args: [{ name: 'type', description: 'event type, e.g. agent.created' }],
+    options: [
+      {
+        flags: '--data <json>',
+        description: 'use this JSON object as the event data instead of the sample',
+      },
+    ],
+    examples: ['svc events trigger workflow.execution.completed --json'],
+    async run(ctx, [type], options) {
+      const { isEventType, EVENT_TYPES } = await import('../../shared/schemas/events.js');
+      if (!isEventType(type!))
+        throw new UsageError(`Unknown event type "${type}". One of: ${EVENT_TYPES.join(', ')}`);
+      const dataText = stringOption(options, 'data');
+      let data: Record<string, unknown> | undefined;
+      if (dataText !== undefined) {
+        try {
+          data = JSON.parse(dataText) as Record<string, unknown>;
+        } catch {
+          throw new UsageError('--data must be a JSON object.');
+        }
+        if (!data || typeof data !== 'object' || Array.isArray(data))
+          throw new UsageError('--data must be a JSON object.');
+      }
+      const workspace = stringOption(options, 'workspace');
+      const event = await (
+        await ctx.control()
+      ).events.trigger.mutate({
+        type,
+        ...(workspace ? { workspace_id: workspace } : {}),
+        ...(data ? { data } : {}),
+      });
+      ctx.out.result(event, () => `Published ${chalk.cyan(event.type)} ${event.id}`);
+    },
+  },
+  {
     path: ['whoami'],
     description: 'Show the credential the CLI uses (GET /v1/auth/me)',
     async run(ctx) {

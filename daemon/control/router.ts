@@ -7,6 +7,7 @@ import {
   ClockAdvanceInput,
   ClockSetInput,
   EventStreamInput,
+  EventTriggerInput,
   KeyCreateInput,
   KeyIdInput,
   KeyListInput,
@@ -18,6 +19,7 @@ import { toIso } from '../clock/clock.js';
 import { ApiError } from '../http/api-error.js';
 import type { KeyRecord } from '../keys/key.service.js';
 import type { Workspace } from '../workspaces/workspace.service.js';
+import { sampleEventData } from '../events/samples.js';
 import type { ControlDeps } from './deps.js';
 
 export interface ControlContext {
@@ -138,6 +140,27 @@ export function createControlRouter(deps: ControlDeps) {
       reset: operator.mutation(() => clockService.reset()),
     }),
     events: t.router({
+      /** Sandbox only: publishes a sample (or the given) event, as if it had happened. */
+      trigger: operator.input(EventTriggerInput).mutation(({ input }) => {
+        if (daemon.status().environment !== 'sandbox') {
+          throw new ApiError(
+            'conflict',
+            'Events can only be triggered by hand in the sandbox environment.',
+          );
+        }
+        const workspaceId = input.workspace_id ?? workspaces.defaultWorkspaceId;
+        if (!workspaces.get(workspaceId)) {
+          throw new ApiError(
+            'not_found',
+            `No workspace ${workspaceId}. List them with: svc workspaces list`,
+          );
+        }
+        return events.publish(
+          workspaceId,
+          input.type,
+          input.data ?? sampleEventData(input.type, workspaceId, clock.iso()),
+        );
+      }),
       stream: operator.input(EventStreamInput).subscription(async function* ({ input, signal }) {
         yield* streamEvents(events, input ?? {}, signal);
       }),

@@ -1,6 +1,7 @@
 // Inputs of the control channel (tRPC), shared by the daemon and the CLI.
 import { z } from 'zod';
 import { TIERS } from '../tiers.js';
+import { EVENT_TYPES } from './events.js';
 import { SCOPES } from '../scopes.js';
 
 export const WorkspaceCreateInput = z.strictObject({
@@ -34,3 +35,10 @@ export const EventStreamInput = z
     types: z.array(z.string()).optional(),
   })
   .optional();
+
+export const EventTriggerInput = z.strictObject({
+  type: z.enum(EVENT_TYPES),
+  workspace_id: z.string().optional(),
+  /** Replaces the sample payload when given. */
+  data: z.record(z.string(), z.unknown()).optional(),
+});
