@@ -36,6 +36,14 @@ import { TimerRepository } from './timers/timer.repository.js';
 import { TimerService } from './timers/timer.service.js';
 import { WorkspaceRepository } from './workspaces/workspace.repository.js';
 import { WorkspaceService } from './workspaces/workspace.service.js';
+import { DeliveryRepository } from './webhooks/delivery.repository.js';
+import { DeliveryService } from './webhooks/delivery.service.js';
+import { WebhookRepository } from './webhooks/webhook.repository.js';
+import { webhookRoutes } from './webhooks/webhook.routes.js';
+import { WebhookService } from './webhooks/webhook.service.js';
+import { IntegrationRepository } from './integrations/integration.repository.js';
+import { integrationRoutes } from './integrations/integration.routes.js';
+import { IntegrationService } from './integrations/integration.service.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 export const DEFAULT_ENTERPRISE_MULTIPLIER = 100;
@@ -51,6 +59,8 @@ export interface AppOptions {
   /** Known before listening when the port is fixed; server.ts updates it after listen. */
   urls?: ServerUrls;
   onShutdownRequest?: () => void;
+  /** Production: allow outbound calls to loopback/private addresses. */
+  allowPrivateNetwork?: boolean;
 }
 
 export interface Services {
@@ -62,6 +72,9 @@ export interface Services {
   keys: KeyService;
   credentials: CredentialService;
   events: EventService;
+  webhooks: WebhookService;
+  deliveries: DeliveryService;
+  integrations: IntegrationService;
 }
 
 export interface SvcApp {
@@ -92,7 +105,35 @@ export function buildServices(
   const credentials = new CredentialService(keyRepository, clock, options.environment);
   keys.onChange(() => credentials.invalidate());
   const events = new EventService(db, new EventRepository(db), clock);
-  return { db, clock, clockService, timers, workspaces, keys, credentials, events };
+  const urlPolicy = {
+    environment: options.environment,
+    allowPrivateNetwork: options.allowPrivateNetwork ?? false,
+  };
+  const deliveryRepository = new DeliveryRepository(db);
+  const webhooks = new WebhookService(
+    db,
+    new WebhookRepository(db),
+    deliveryRepository,
+    timers,
+    clock,
+    urlPolicy,
+  );
+  events.addFanout(webhooks.fanout);
+  const deliveries = new DeliveryService(db, deliveryRepository, webhooks, timers, clock);
+  const integrations = new IntegrationService(db, new IntegrationRepository(db), events, clock);
+  return {
+    db,
+    clock,
+    clockService,
+    timers,
+    workspaces,
+    keys,
+    credentials,
+    events,
+    webhooks,
+    deliveries,
+    integrations,
+  };
 }
 
 export async function buildApp(options: AppOptions): Promise<SvcApp> {
@@ -109,7 +150,18 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   });
   const services = buildServices(options, app.log);
-  const { clock, clockService, timers, workspaces, keys, credentials, events } = services;
+  const {
+    clock,
+    clockService,
+    timers,
+    workspaces,
+    keys,
+    credentials,
+    events,
+    webhooks,
+    deliveries,
+    integrations,
+  } = services;
 
   const plans = new RatePlans(options.enterpriseRateMultiplier ?? DEFAULT_ENTERPRISE_MULTIPLIER);
   const guard = new AccessGuard(
@@ -131,7 +183,12 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
   });
 
   installJsonBodyParser(app);
-  const routes: RouteDef[] = [...meRoutes(), ...eventRoutes(events)];
+  const routes: RouteDef[] = [
+    ...meRoutes(),
+    ...eventRoutes(events),
+    ...webhookRoutes(webhooks, deliveries),
+    ...integrationRoutes(integrations),
+  ];
   const allRoutes: RouteDef[] = [...routes, ...publicRoutes(() => allRoutes, urls, VERSION)];
   registerRoutes(app, allRoutes, guard, clock);
 
@@ -144,6 +201,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     clock,
     clockService,
     events,
+    deliveries,
     daemon: {
       status: (): DaemonStatus => ({
         pid: process.pid,

@@ -46,6 +46,7 @@ export async function startDaemon(config: DaemonConfig, logger: Logger): Promise
       controlToken,
       logger,
       enterpriseRateMultiplier: config.enterpriseRateMultiplier,
+      allowPrivateNetwork: config.allowPrivateNetwork,
       urls: serverUrls(config.host, config.port),
       onShutdownRequest: () => onShutdownRequest.handler?.(),
     });

@@ -4,6 +4,7 @@ import type { ClockService } from '../clock/clock.service.js';
 import type { EventService } from '../events/event.service.js';
 import type { KeyService } from '../keys/key.service.js';
 import type { WorkspaceService } from '../workspaces/workspace.service.js';
+import type { DeliveryService } from '../webhooks/delivery.service.js';
 
 export interface DaemonStatus {
   pid: number;
@@ -30,5 +31,6 @@ export interface ControlDeps {
   clock: Clock;
   clockService: ClockService;
   events: EventService;
+  deliveries: DeliveryService;
   daemon: DaemonControl;
 }

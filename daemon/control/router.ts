@@ -6,6 +6,7 @@ import { timingSafeEqual } from 'node:crypto';
 import {
   ClockAdvanceInput,
   ClockSetInput,
+  DeliveryStreamInput,
   EventStreamInput,
   EventTriggerInput,
   KeyCreateInput,
@@ -14,7 +15,6 @@ import {
   KeyRotateInput,
   WorkspaceCreateInput,
 } from '../../shared/schemas/control.js';
-import type { EventEnvelope } from '../../shared/schemas/events.js';
 import { toIso } from '../clock/clock.js';
 import { ApiError } from '../http/api-error.js';
 import type { KeyRecord } from '../keys/key.service.js';
@@ -80,7 +80,7 @@ const operator = t.procedure.use(async ({ ctx, next }) => {
 });
 
 export function createControlRouter(deps: ControlDeps) {
-  const { workspaces, keys, clock, clockService, events, daemon } = deps;
+  const { workspaces, keys, clock, clockService, events, deliveries, daemon } = deps;
   return t.router({
     daemon: t.router({
       status: operator.query(() => daemon.status()),
@@ -162,7 +162,27 @@ export function createControlRouter(deps: ControlDeps) {
         );
       }),
       stream: operator.input(EventStreamInput).subscription(async function* ({ input, signal }) {
-        yield* streamEvents(events, input ?? {}, signal);
+        const filter = input ?? {};
+        yield* live(
+          (listener) => events.subscribe(listener),
+          (event) =>
+            (!filter.workspace_id || event.workspace_id === filter.workspace_id) &&
+            (!filter.types?.length || filter.types.some((type) => matchesType(type, event.type))),
+          signal,
+        );
+      }),
+    }),
+    deliveries: t.router({
+      /** Every delivery attempt as it happens (svc webhooks tail). */
+      stream: operator.input(DeliveryStreamInput).subscription(async function* ({ input, signal }) {
+        const filter = input ?? {};
+        yield* live(
+          (listener) => deliveries.subscribe(listener),
+          (activity) =>
+            (!filter.workspace_id || activity.workspace_id === filter.workspace_id) &&
+            (!filter.webhook_id || activity.webhook_id === filter.webhook_id),
+          signal,
+        );
       }),
     }),
   });
@@ -170,18 +190,17 @@ export function createControlRouter(deps: ControlDeps) {
 
 export type ControlRouter = ReturnType<typeof createControlRouter>;
 
-/** Yields committed events as they happen, until the client goes away. */
-async function* streamEvents(
-  events: ControlDeps['events'],
-  filter: { workspace_id?: string | undefined; types?: string[] | undefined },
+/** Yields what a service announces, as it happens, until the client goes away. */
+async function* live<T>(
+  subscribe: (listener: (item: T) => void) => () => void,
+  accept: (item: T) => boolean,
   signal: AbortSignal | undefined,
-): AsyncGenerator<EventEnvelope> {
-  const queue: EventEnvelope[] = [];
+): AsyncGenerator<T> {
+  const queue: T[] = [];
   let wake: (() => void) | undefined;
-  const unsubscribe = events.subscribe((event) => {
-    if (filter.workspace_id && event.workspace_id !== filter.workspace_id) return;
-    if (filter.types?.length && !filter.types.some((type) => matchesType(type, event.type))) return;
-    queue.push(event);
+  const unsubscribe = subscribe((item) => {
+    if (!accept(item)) return;
+    queue.push(item);
     wake?.();
   });
   const aborted = new Promise<void>((resolve) =>
@@ -190,7 +209,7 @@ async function* streamEvents(
   try {
     while (!signal?.aborted) {
       const next = queue.shift();
-      if (next) {
+      if (next !== undefined) {
         yield next;
         continue;
       }

@@ -2,7 +2,7 @@
 import type { CursorPosition } from '../http/pagination.js';
 import type { Db } from '../store/database.js';
 import { afterCursor } from '../store/keyset.js';
-import type { Statement } from 'better-sqlite3';
+import { StatementCache } from '../store/statement-cache.js';
 
 export interface EventRow {
   id: string;
@@ -26,9 +26,10 @@ export class EventRepository {
   private readonly getStmt;
   private readonly positionStmt;
   private readonly purgeStmt;
-  private readonly statements = new Map<string, Statement>();
+  private readonly statements: StatementCache;
 
-  constructor(private readonly db: Db) {
+  constructor(db: Db) {
+    this.statements = new StatementCache(db);
     this.insertStmt = db.prepare(
       'INSERT INTO events (id, workspace_id, type, created_at, data) VALUES (@id, @workspace_id, @type, @created_at, @data)',
     );
@@ -57,14 +58,14 @@ export class EventRepository {
     const where = this.where(filter);
     const after = afterCursor(cursor);
     const sql = `SELECT * FROM events WHERE ${where.sql} AND ${after.sql} ORDER BY created_at DESC, id DESC LIMIT ?`;
-    return this.statement(sql).all(...where.params, ...after.params, limit) as EventRow[];
+    return this.statements.get(sql).all(...where.params, ...after.params, limit) as EventRow[];
   }
 
   count(filter: EventFilter): number {
     const where = this.where(filter);
-    const row = this.statement(`SELECT COUNT(*) AS n FROM events WHERE ${where.sql}`).get(
-      ...where.params,
-    ) as { n: number };
+    const row = this.statements
+      .get(`SELECT COUNT(*) AS n FROM events WHERE ${where.sql}`)
+      .get(...where.params) as { n: number };
     return row.n;
   }
 
@@ -86,15 +87,5 @@ export class EventRepository {
     }
     if (alternatives.length > 0) clauses.push(`(${alternatives.join(' OR ')})`);
     return { sql: clauses.join(' AND '), params };
-  }
-
-  /** Statements are prepared once per shape of filter and kept. */
-  private statement(sql: string): Statement {
-    let statement = this.statements.get(sql);
-    if (!statement) {
-      statement = this.db.prepare(sql);
-      this.statements.set(sql, statement);
-    }
-    return statement;
   }
 }

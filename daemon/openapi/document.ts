@@ -15,6 +15,9 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Auth: 'Who a credential is and what it may do.',
   Events: 'The stored event log of a workspace (30-day retention).',
   System: 'Health, this document and the error reference.',
+  Webhooks:
+    'Subscriptions to event types; signed deliveries with retries, the delivery log and a test endpoint.',
+  Integrations: 'External services connected to a workspace.',
 };
 
 export function buildOpenApiDocument(routes: readonly RouteDef[], urls: ServerUrls): Doc {

@@ -1,9 +1,10 @@
 // Fires durable timers when the daemon clock reaches them. Timers are rows, so work that is
 // due later survives a restart; a timer is deleted only after its handler succeeded
-// (at-least-once), and a failing handler is retried with a growing delay.
+// (at-least-once), and a failing handler is retried with a growing delay. Handlers run
+// concurrently (a slow webhook receiver does not hold up the others), up to a limit.
 import { newId } from '../../shared/ids.js';
 import type { Clock } from '../clock/clock.js';
-import type { TimerRepository } from './timer.repository.js';
+import type { TimerRepository, TimerRow } from './timer.repository.js';
 
 export type TimerHandler = (
   payload: unknown,
@@ -14,15 +15,19 @@ export interface TimerLogger {
   error(obj: object, msg: string): void;
 }
 
-const BATCH = 100;
+const MAX_CONCURRENCY = 256;
+/** Look for more due timers once fewer than this many handlers are running. */
+const REFILL_BELOW = MAX_CONCURRENCY / 2;
 const MAX_SLEEP_MS = 60_000;
 const MAX_RETRY_DELAY_MS = 3_600_000;
 
 export class TimerService {
   private readonly handlers = new Map<string, TimerHandler>();
+  private readonly inFlight = new Map<string, Promise<void>>();
   private wakeUp: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
-  private rerun = false;
+  private nudge: (() => void) | undefined;
+  private nudged = false;
   private stopped = true;
 
   constructor(
@@ -45,7 +50,10 @@ export class TimerService {
       payload: JSON.stringify(payload ?? null),
       created_at: this.clock.now(),
     });
-    if (!this.stopped) this.arm();
+    if (!this.stopped) {
+      if (dueAt <= this.clock.now()) queueMicrotask(() => void this.runDue());
+      else this.arm();
+    }
     return id;
   }
 
@@ -63,21 +71,23 @@ export class TimerService {
     void this.runDue();
   }
 
-  /** Stops arming; waits for the handlers already running. */
+  /** Stops starting handlers; waits for the ones already running. */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.wakeUp) clearTimeout(this.wakeUp);
     this.wakeUp = undefined;
+    this.poke();
     await this.running;
+    await Promise.all(this.inFlight.values());
   }
 
   /**
-   * Runs every timer that is due now, including those that become due while it runs
-   * (a handler may schedule an immediate follow-up). Resolves when nothing due is left.
+   * Runs every timer that is due now, including those that become due while it runs (a
+   * handler may schedule an immediate follow-up). Resolves when nothing due is left running.
    */
   runDue(): Promise<void> {
     if (this.running) {
-      this.rerun = true;
+      this.poke();
       return this.running;
     }
     this.running = this.drain().finally(() => {
@@ -88,23 +98,37 @@ export class TimerService {
   }
 
   private async drain(): Promise<void> {
-    do {
-      this.rerun = false;
-      for (;;) {
-        const batch = this.repo.due(this.clock.now(), BATCH);
-        if (batch.length === 0) break;
-        await Promise.all(batch.map((row) => this.fire(row)));
-      }
-    } while (this.rerun);
+    for (;;) {
+      this.nudged = false;
+      let started = 0;
+      if (this.inFlight.size < REFILL_BELOW && !this.stopped) started = this.startDue();
+      if (this.inFlight.size === 0 && started === 0 && !this.nudged) return;
+      const nudge = new Promise<void>((resolve) => (this.nudge = resolve));
+      if (this.nudged) continue;
+      await Promise.race([...this.inFlight.values(), nudge]);
+      this.nudge = undefined;
+    }
   }
 
-  private async fire(row: {
-    id: string;
-    kind: string;
-    due_at: number;
-    payload: string;
-    attempts: number;
-  }): Promise<void> {
+  private startDue(): number {
+    const rows = this.repo.due(this.clock.now(), MAX_CONCURRENCY + this.inFlight.size);
+    let started = 0;
+    for (const row of rows) {
+      if (this.inFlight.size >= MAX_CONCURRENCY) break;
+      if (this.inFlight.has(row.id)) continue;
+      const run = this.fire(row).finally(() => this.inFlight.delete(row.id));
+      this.inFlight.set(row.id, run);
+      started += 1;
+    }
+    return started;
+  }
+
+  private poke(): void {
+    this.nudged = true;
+    this.nudge?.();
+  }
+
+  private async fire(row: TimerRow): Promise<void> {
     const handler = this.handlers.get(row.kind);
     try {
       if (!handler) throw new Error(`no handler registered for timer kind ${row.kind}`);

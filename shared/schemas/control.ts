@@ -42,3 +42,10 @@ export const EventTriggerInput = z.strictObject({
   /** Replaces the sample payload when given. */
   data: z.record(z.string(), z.unknown()).optional(),
 });
+
+export const DeliveryStreamInput = z
+  .strictObject({
+    workspace_id: z.string().optional(),
+    webhook_id: z.string().optional(),
+  })
+  .optional();

@@ -1,0 +1,101 @@
+// Integrations: connect (credentials stored, never returned) and disconnect, each emitting its
+// event in the same transaction as the change.
+import { newId } from '../../shared/ids.js';
+import type { IntegrationView } from '../../shared/schemas/integrations.js';
+import { toIso, type Clock } from '../clock/clock.js';
+import type { EventService } from '../events/event.service.js';
+import { ApiError } from '../http/api-error.js';
+import { pageRequest, toPage, unknownCursor, type ListQueryInput } from '../http/pagination.js';
+import type { Page } from '../http/route.js';
+import type { Db } from '../store/database.js';
+import type { IntegrationRepository, IntegrationRow } from './integration.repository.js';
+
+export interface ConnectInput {
+  provider: string;
+  name?: string | undefined;
+  config?: Record<string, unknown> | undefined;
+  credentials?: Record<string, string> | undefined;
+}
+
+export class IntegrationService {
+  constructor(
+    private readonly db: Db,
+    private readonly repo: IntegrationRepository,
+    private readonly events: EventService,
+    private readonly clock: Clock,
+  ) {}
+
+  connect(workspaceId: string, input: ConnectInput): IntegrationView {
+    const now = this.clock.now();
+    const row: IntegrationRow = {
+      id: newId('integration'),
+      workspace_id: workspaceId,
+      provider: input.provider,
+      name: input.name ?? input.provider,
+      config: JSON.stringify(input.config ?? {}),
+      credentials: input.credentials ? JSON.stringify(input.credentials) : null,
+      status: 'connected',
+      created_at: now,
+      updated_at: now,
+    };
+    const view = toIntegrationView(row);
+    this.db.transaction(() => {
+      this.repo.insert(row);
+      this.events.publish(workspaceId, 'integration.connected', view);
+    })();
+    return view;
+  }
+
+  get(workspaceId: string, id: string): IntegrationView {
+    return toIntegrationView(this.row(workspaceId, id));
+  }
+
+  list(
+    workspaceId: string,
+    query: ListQueryInput & { provider?: string | undefined },
+  ): Page<IntegrationView> {
+    const { limit, startingAfter } = pageRequest(query);
+    let cursor;
+    if (startingAfter) {
+      cursor = this.repo.position(workspaceId, startingAfter);
+      if (!cursor) throw unknownCursor(startingAfter);
+    }
+    const rows = this.repo.page(workspaceId, query.provider, limit + 1, cursor);
+    return toPage(rows.map(toIntegrationView), limit, this.repo.count(workspaceId, query.provider));
+  }
+
+  disconnect(workspaceId: string, id: string): { id: string; deleted: true } {
+    const row = this.row(workspaceId, id);
+    this.db.transaction(() => {
+      this.repo.delete(row.id);
+      this.events.publish(workspaceId, 'integration.disconnected', {
+        id: row.id,
+        provider: row.provider,
+      });
+    })();
+    return { id: row.id, deleted: true };
+  }
+
+  private row(workspaceId: string, id: string): IntegrationRow {
+    const row = this.repo.get(workspaceId, id);
+    if (!row)
+      throw new ApiError('not_found', `No integration ${id} in this workspace.`, {
+        param: 'integration_id',
+      });
+    return row;
+  }
+}
+
+function toIntegrationView(row: IntegrationRow): IntegrationView {
+  return {
+    id: row.id,
+    workspace_id: row.workspace_id,
+    provider: row.provider,
+    name: row.name,
+    status: row.status,
+    config: JSON.parse(row.config) as Record<string, unknown>,
+    has_credentials: row.credentials !== null,
+    created_at: toIso(row.created_at),
+    updated_at: toIso(row.updated_at),
+  };
+}

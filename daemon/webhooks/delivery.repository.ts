@@ -1,0 +1,133 @@
+// Delivery rows (one per event per webhook) and the history of their attempts.
+import type { CursorPosition } from '../http/pagination.js';
+import type { Db } from '../store/database.js';
+import { afterCursor } from '../store/keyset.js';
+import { StatementCache } from '../store/statement-cache.js';
+
+export interface DeliveryRow {
+  id: string;
+  webhook_id: string;
+  workspace_id: string;
+  event_id: string;
+  event_type: string;
+  body: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  http_status: number | null;
+  response_time_ms: number | null;
+  error: string | null;
+  created_at: number;
+  delivered_at: number | null;
+  last_attempt_at: number | null;
+  next_attempt_at: number | null;
+}
+
+export interface AttemptRow {
+  delivery_id: string;
+  attempt: number;
+  attempted_at: number;
+  http_status: number | null;
+  response_time_ms: number;
+  error: string | null;
+}
+
+export class DeliveryRepository {
+  private readonly insertStmt;
+  private readonly getStmt;
+  private readonly attemptStmt;
+  private readonly attemptsStmt;
+  private readonly resultStmt;
+  private readonly positionStmt;
+  private readonly pendingStmt;
+
+  private readonly statements: StatementCache;
+
+  constructor(db: Db) {
+    this.statements = new StatementCache(db);
+    this.insertStmt = db.prepare(
+      `INSERT INTO deliveries (id, webhook_id, workspace_id, event_id, event_type, body, status, created_at, next_attempt_at)
+       VALUES (@id, @webhook_id, @workspace_id, @event_id, @event_type, @body, 'pending', @created_at, @next_attempt_at)`,
+    );
+    this.getStmt = db.prepare<[string], DeliveryRow>('SELECT * FROM deliveries WHERE id = ?');
+    this.attemptStmt = db.prepare(
+      `INSERT INTO delivery_attempts (delivery_id, attempt, attempted_at, http_status, response_time_ms, error)
+       VALUES (@delivery_id, @attempt, @attempted_at, @http_status, @response_time_ms, @error)`,
+    );
+    this.attemptsStmt = db.prepare<[string], AttemptRow>(
+      'SELECT * FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt',
+    );
+    this.resultStmt = db.prepare(
+      `UPDATE deliveries SET status = @status, attempts = @attempts, http_status = @http_status, response_time_ms = @response_time_ms,
+         error = @error, delivered_at = @delivered_at, last_attempt_at = @last_attempt_at, next_attempt_at = @next_attempt_at WHERE id = @id`,
+    );
+    this.positionStmt = db.prepare<[string, string], CursorPosition>(
+      'SELECT created_at, id FROM deliveries WHERE id = ? AND webhook_id = ?',
+    );
+    this.pendingStmt = db.prepare<[string], { id: string }>(
+      "SELECT id FROM deliveries WHERE webhook_id = ? AND status = 'pending'",
+    );
+  }
+
+  insert(
+    row: Pick<
+      DeliveryRow,
+      | 'id'
+      | 'webhook_id'
+      | 'workspace_id'
+      | 'event_id'
+      | 'event_type'
+      | 'body'
+      | 'created_at'
+      | 'next_attempt_at'
+    >,
+  ): void {
+    this.insertStmt.run(row);
+  }
+
+  get(id: string): DeliveryRow | undefined {
+    return this.getStmt.get(id);
+  }
+
+  insertAttempt(row: AttemptRow): void {
+    this.attemptStmt.run(row);
+  }
+
+  attempts(deliveryId: string): AttemptRow[] {
+    return this.attemptsStmt.all(deliveryId);
+  }
+
+  saveResult(row: DeliveryRow): void {
+    this.resultStmt.run(row);
+  }
+
+  position(webhookId: string, id: string): CursorPosition | undefined {
+    return this.positionStmt.get(id, webhookId);
+  }
+
+  pendingIds(webhookId: string): string[] {
+    return this.pendingStmt.all(webhookId).map((row) => row.id);
+  }
+
+  page(
+    webhookId: string,
+    status: string | undefined,
+    limit: number,
+    cursor: CursorPosition | undefined,
+  ): DeliveryRow[] {
+    const after = afterCursor(cursor);
+    const statusClause = status ? 'AND status = ?' : '';
+    return this.statements
+      .get(
+        `SELECT * FROM deliveries WHERE webhook_id = ? ${statusClause} AND ${after.sql} ORDER BY created_at DESC, id DESC LIMIT ?`,
+      )
+      .all(webhookId, ...(status ? [status] : []), ...after.params, limit) as DeliveryRow[];
+  }
+
+  count(webhookId: string, status: string | undefined): number {
+    const statusClause = status ? 'AND status = ?' : '';
+    const row = this.statements
+      .get(`SELECT COUNT(*) AS n FROM deliveries WHERE webhook_id = ? ${statusClause}`)
+      .get(webhookId, ...(status ? [status] : [])) as { n: number } | undefined;
+    return row?.n ?? 0;
+  }
+}

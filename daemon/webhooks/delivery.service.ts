@@ -1,0 +1,246 @@
+// Sends deliveries: signs the stored body, POSTs it, records the attempt, and either finishes
+// the delivery or stores the next attempt as a timer on the spec's schedule. Exhausting the
+// attempts fails the delivery and the webhook. Live listeners (svc webhooks tail) hear each
+// attempt.
+import { delayAfterAttempt, deliveryBackoff } from '../../shared/backoff.js';
+import { newId } from '../../shared/ids.js';
+import { VERSION } from '../../shared/package-info.js';
+import { isEventType, type EventEnvelope, type EventType } from '../../shared/schemas/events.js';
+import type { DeliveryView } from '../../shared/schemas/webhooks.js';
+import { signatureHeader } from '../../shared/signature.js';
+import { toIso, type Clock } from '../clock/clock.js';
+import { sampleEventData } from '../events/samples.js';
+import { ApiError } from '../http/api-error.js';
+import { pageRequest, toPage, unknownCursor, type ListQueryInput } from '../http/pagination.js';
+import type { Page } from '../http/route.js';
+import { postJson, type SendResult } from '../outbound/sender.js';
+import type { Db } from '../store/database.js';
+import type { TimerService } from '../timers/timer.service.js';
+import type { DeliveryRepository, DeliveryRow } from './delivery.repository.js';
+import type { WebhookRow } from './webhook.repository.js';
+import { DELIVERY_TIMER, type WebhookService } from './webhook.service.js';
+
+export interface DeliveryActivity {
+  delivery: DeliveryView;
+  webhook_id: string;
+  url: string;
+  workspace_id: string;
+}
+
+export type DeliveryListener = (activity: DeliveryActivity) => void;
+
+export class DeliveryService {
+  private readonly listeners = new Set<DeliveryListener>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly repo: DeliveryRepository,
+    private readonly webhooks: WebhookService,
+    private readonly timers: TimerService,
+    private readonly clock: Clock,
+  ) {
+    timers.register(DELIVERY_TIMER, (payload) => this.onTimer(payload as { delivery_id: string }));
+  }
+
+  subscribe(listener: DeliveryListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  list(
+    workspaceId: string,
+    webhookId: string,
+    query: ListQueryInput & { status?: string | undefined },
+  ): Page<DeliveryView> {
+    this.webhooks.row(workspaceId, webhookId);
+    const { limit, startingAfter } = pageRequest(query);
+    let cursor;
+    if (startingAfter) {
+      cursor = this.repo.position(webhookId, startingAfter);
+      if (!cursor) throw unknownCursor(startingAfter);
+    }
+    const rows = this.repo.page(webhookId, query.status, limit + 1, cursor);
+    return toPage(rows.map(toDeliveryView), limit, this.repo.count(webhookId, query.status));
+  }
+
+  detail(workspaceId: string, webhookId: string, deliveryId: string) {
+    const row = this.delivery(workspaceId, webhookId, deliveryId);
+    return {
+      ...toDeliveryView(row),
+      attempts_history: this.repo.attempts(row.id).map((attempt) => ({
+        attempt: attempt.attempt,
+        attempted_at: toIso(attempt.attempted_at),
+        http_status: attempt.http_status,
+        response_time_ms: attempt.response_time_ms,
+        error: attempt.error,
+      })),
+      event: JSON.parse(row.body) as Record<string, unknown>,
+    };
+  }
+
+  /** POST .../retry: one attempt now, whatever the schedule says. */
+  async retryNow(workspaceId: string, webhookId: string, deliveryId: string) {
+    const row = this.delivery(workspaceId, webhookId, deliveryId);
+    const hook = this.webhooks.row(workspaceId, webhookId);
+    this.timers.cancel(DELIVERY_TIMER, { delivery_id: row.id });
+    await this.attempt(row, hook, { automatic: false });
+    return this.detail(workspaceId, webhookId, deliveryId);
+  }
+
+  /** POST /webhooks/{id}/test: a sample event of the type, sent now, not stored. */
+  async test(workspaceId: string, webhookId: string, eventType: string) {
+    if (!isEventType(eventType)) {
+      throw new ApiError(
+        'invalid_event_type',
+        `'${eventType}' is not an event type (e.g. agent.created).`,
+        { param: 'event_type' },
+      );
+    }
+    const hook = this.webhooks.row(workspaceId, webhookId);
+    const event: EventEnvelope = {
+      id: newId('event'),
+      type: eventType as EventType,
+      created_at: this.clock.iso(),
+      workspace_id: workspaceId,
+      data: sampleEventData(eventType as EventType, workspaceId, this.clock.iso()),
+    };
+    const result = await this.send(hook, JSON.stringify(event), {
+      eventId: event.id,
+      eventType,
+      deliveryId: newId('delivery'),
+    });
+    return {
+      status: result.ok ? ('delivered' as const) : ('failed' as const),
+      http_status: result.status,
+      response_time_ms: result.timeMs,
+      delivered_at: result.ok ? this.clock.iso() : null,
+      event_id: event.id,
+      error: result.error,
+    };
+  }
+
+  private async onTimer(payload: { delivery_id: string }): Promise<void> {
+    const row = this.repo.get(payload.delivery_id);
+    if (!row || row.status !== 'pending') return;
+    let hook: WebhookRow;
+    try {
+      hook = this.webhooks.row(null, row.webhook_id);
+    } catch {
+      return;
+    }
+    // A paused or failed webhook holds its deliveries; PATCH status active sends them again.
+    if (hook.status !== 'active') return;
+    await this.attempt(row, hook, { automatic: true });
+  }
+
+  private async attempt(
+    row: DeliveryRow,
+    hook: WebhookRow,
+    options: { automatic: boolean },
+  ): Promise<void> {
+    const result = await this.send(hook, row.body, {
+      eventId: row.event_id,
+      eventType: row.event_type,
+      deliveryId: row.id,
+    });
+    const now = this.clock.now();
+    const attempts = row.attempts + 1;
+    const updated: DeliveryRow = {
+      ...row,
+      attempts,
+      http_status: result.status,
+      response_time_ms: result.timeMs,
+      error: result.error,
+      last_attempt_at: now,
+      next_attempt_at: null,
+    };
+    let exhausted = false;
+    if (result.ok) {
+      updated.status = 'delivered';
+      updated.delivered_at = now;
+    } else if (attempts >= hook.max_attempts) {
+      updated.status = 'failed';
+      exhausted = options.automatic;
+    } else if (options.automatic || row.status === 'pending') {
+      updated.status = 'pending';
+      updated.next_attempt_at =
+        now + delayAfterAttempt(deliveryBackoff(hook.backoff_multiplier), attempts);
+    }
+    this.db.transaction(() => {
+      this.repo.insertAttempt({
+        delivery_id: row.id,
+        attempt: attempts,
+        attempted_at: now,
+        http_status: result.status,
+        response_time_ms: result.timeMs,
+        error: result.error,
+      });
+      this.repo.saveResult(updated);
+      const finishedNow = row.status === 'pending' && updated.status !== 'pending';
+      this.webhooks.recordOutcome(hook.id, {
+        delivered: finishedNow && updated.status === 'delivered' ? 1 : 0,
+        failed: finishedNow && updated.status === 'failed' ? 1 : 0,
+        failureAt: result.ok ? null : now,
+      });
+      if (updated.next_attempt_at !== null) {
+        this.timers.schedule(DELIVERY_TIMER, updated.next_attempt_at, { delivery_id: row.id });
+      }
+      if (exhausted) this.webhooks.markFailed(hook);
+    })();
+    const activity: DeliveryActivity = {
+      delivery: toDeliveryView(updated),
+      webhook_id: hook.id,
+      url: hook.url,
+      workspace_id: hook.workspace_id,
+    };
+    for (const listener of this.listeners) listener(activity);
+  }
+
+  private send(
+    hook: WebhookRow,
+    body: string,
+    ids: { eventId: string; eventType: string; deliveryId: string },
+  ): Promise<SendResult> {
+    return postJson(
+      hook.url,
+      body,
+      {
+        'user-agent': `svc-webhooks/${VERSION}`,
+        'x-svc-signature': signatureHeader(hook.secret, body),
+        'x-svc-event-id': ids.eventId,
+        'x-svc-event-type': ids.eventType,
+        'x-svc-delivery-id': ids.deliveryId,
+      },
+      hook.timeout_seconds * 1000,
+    );
+  }
+
+  private delivery(workspaceId: string, webhookId: string, deliveryId: string): DeliveryRow {
+    this.webhooks.row(workspaceId, webhookId);
+    const row = this.repo.get(deliveryId);
+    if (!row || row.webhook_id !== webhookId) {
+      throw new ApiError('not_found', `No delivery ${deliveryId} for webhook ${webhookId}.`, {
+        param: 'delivery_id',
+      });
+    }
+    return row;
+  }
+}
+
+export function toDeliveryView(row: DeliveryRow): DeliveryView {
+  return {
+    id: row.id,
+    webhook_id: row.webhook_id,
+    event_id: row.event_id,
+    event_type: row.event_type as DeliveryView['event_type'],
+    status: row.status,
+    http_status: row.http_status,
+    attempts: row.attempts,
+    response_time_ms: row.response_time_ms,
+    error: row.error,
+    created_at: toIso(row.created_at),
+    delivered_at: toIso(row.delivered_at),
+    last_attempt_at: toIso(row.last_attempt_at),
+    next_attempt_at: toIso(row.next_attempt_at),
+  };
+}

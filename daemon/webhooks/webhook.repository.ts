@@ -1,0 +1,144 @@
+// Webhook subscription rows.
+import type { CursorPosition } from '../http/pagination.js';
+import type { Db } from '../store/database.js';
+import { afterCursor } from '../store/keyset.js';
+import { StatementCache } from '../store/statement-cache.js';
+
+export interface WebhookRow {
+  id: string;
+  workspace_id: string;
+  url: string;
+  description: string | null;
+  events: string;
+  status: 'active' | 'paused' | 'failed';
+  secret: string;
+  max_attempts: number;
+  backoff_multiplier: number;
+  timeout_seconds: number;
+  created_at: number;
+  updated_at: number;
+  last_triggered_at: number | null;
+  last_failure_at: number | null;
+  total_deliveries: number;
+  delivered_count: number;
+  failed_count: number;
+}
+
+export class WebhookRepository {
+  private readonly insertStmt;
+  private readonly getStmt;
+  private readonly activeStmt;
+  private readonly updateStmt;
+  private readonly deleteStmt;
+  private readonly positionStmt;
+  private readonly triggeredStmt;
+  private readonly outcomeStmt;
+  private readonly statusStmt;
+
+  private readonly statements: StatementCache;
+
+  constructor(db: Db) {
+    this.statements = new StatementCache(db);
+    this.insertStmt = db.prepare(
+      `INSERT INTO webhooks (id, workspace_id, url, description, events, status, secret, max_attempts, backoff_multiplier, timeout_seconds, created_at, updated_at)
+       VALUES (@id, @workspace_id, @url, @description, @events, @status, @secret, @max_attempts, @backoff_multiplier, @timeout_seconds, @created_at, @updated_at)`,
+    );
+    this.getStmt = db.prepare<[string], WebhookRow>('SELECT * FROM webhooks WHERE id = ?');
+    this.activeStmt = db.prepare<[string], WebhookRow>(
+      "SELECT * FROM webhooks WHERE workspace_id = ? AND status = 'active'",
+    );
+    this.updateStmt = db.prepare(
+      `UPDATE webhooks SET url = @url, description = @description, events = @events, status = @status, max_attempts = @max_attempts,
+         backoff_multiplier = @backoff_multiplier, timeout_seconds = @timeout_seconds, updated_at = @updated_at WHERE id = @id`,
+    );
+    this.deleteStmt = db.prepare('DELETE FROM webhooks WHERE id = ?');
+    this.positionStmt = db.prepare<[string, string], CursorPosition>(
+      'SELECT created_at, id FROM webhooks WHERE id = ? AND workspace_id = ?',
+    );
+    this.triggeredStmt = db.prepare(
+      'UPDATE webhooks SET last_triggered_at = ?, total_deliveries = total_deliveries + 1 WHERE id = ?',
+    );
+    this.outcomeStmt = db.prepare(
+      `UPDATE webhooks SET delivered_count = delivered_count + @delivered, failed_count = failed_count + @failed,
+         last_failure_at = COALESCE(@failure_at, last_failure_at) WHERE id = @id`,
+    );
+    this.statusStmt = db.prepare('UPDATE webhooks SET status = ?, updated_at = ? WHERE id = ?');
+  }
+
+  insert(
+    row: Omit<
+      WebhookRow,
+      | 'last_triggered_at'
+      | 'last_failure_at'
+      | 'total_deliveries'
+      | 'delivered_count'
+      | 'failed_count'
+    >,
+  ): void {
+    this.insertStmt.run(row);
+  }
+
+  get(id: string): WebhookRow | undefined {
+    return this.getStmt.get(id);
+  }
+
+  activeInWorkspace(workspaceId: string): WebhookRow[] {
+    return this.activeStmt.all(workspaceId);
+  }
+
+  update(row: WebhookRow): void {
+    this.updateStmt.run(row);
+  }
+
+  delete(id: string): void {
+    this.deleteStmt.run(id);
+  }
+
+  position(workspaceId: string, id: string): CursorPosition | undefined {
+    return this.positionStmt.get(id, workspaceId);
+  }
+
+  page(
+    workspaceId: string,
+    status: string | undefined,
+    limit: number,
+    cursor: CursorPosition | undefined,
+  ): WebhookRow[] {
+    const after = afterCursor(cursor);
+    const statusClause = status ? 'AND status = ?' : '';
+    const params = [workspaceId, ...(status ? [status] : []), ...after.params, limit];
+    return this.statements
+      .get(
+        `SELECT * FROM webhooks WHERE workspace_id = ? ${statusClause} AND ${after.sql} ORDER BY created_at DESC, id DESC LIMIT ?`,
+      )
+      .all(...params) as WebhookRow[];
+  }
+
+  count(workspaceId: string, status: string | undefined): number {
+    const statusClause = status ? 'AND status = ?' : '';
+    const row = this.statements
+      .get(`SELECT COUNT(*) AS n FROM webhooks WHERE workspace_id = ? ${statusClause}`)
+      .get(workspaceId, ...(status ? [status] : [])) as { n: number } | undefined;
+    return row?.n ?? 0;
+  }
+
+  markTriggered(id: string, at: number): void {
+    this.triggeredStmt.run(at, id);
+  }
+
+  recordOutcome(
+    id: string,
+    outcome: { delivered: number; failed: number; failureAt: number | null },
+  ): void {
+    this.outcomeStmt.run({
+      id,
+      delivered: outcome.delivered,
+      failed: outcome.failed,
+      failure_at: outcome.failureAt,
+    });
+  }
+
+  setStatus(id: string, status: WebhookRow['status'], at: number): void {
+    this.statusStmt.run(status, at, id);
+  }
+}

@@ -1,0 +1,161 @@
+// /v1/webhooks: subscriptions, their delivery log, manual retry and the test endpoint.
+import { DeletedObject } from '../../shared/schemas/common.js';
+import {
+  Delivery,
+  DeliveryDetail,
+  DeliveryListQuery,
+  DeliveryParams,
+  Webhook,
+  WebhookCreateBody,
+  WebhookListQuery,
+  WebhookParams,
+  WebhookTestBody,
+  WebhookTestResult,
+  WebhookUpdateBody,
+} from '../../shared/schemas/webhooks.js';
+import { listRoute, objectRoute, type RouteDef } from '../http/route.js';
+import type { DeliveryService } from './delivery.service.js';
+import type { WebhookService } from './webhook.service.js';
+
+const read = { kind: 'credential', scope: 'webhooks:read', tenant: true } as const;
+const write = { kind: 'credential', scope: 'webhooks:write', tenant: true } as const;
+const tag = 'Webhooks';
+
+export function webhookRoutes(webhooks: WebhookService, deliveries: DeliveryService): RouteDef[] {
+  return [
+    listRoute({
+      method: 'GET',
+      path: '/v1/webhooks',
+      operationId: 'listWebhooks',
+      summary: 'List webhooks',
+      tag,
+      auth: read,
+      rateLimit: { operation: 'resources' },
+      query: WebhookListQuery,
+      response: Webhook,
+      handler: ({ query, ctx }) => webhooks.list(ctx.workspace.id, query),
+    }),
+    objectRoute({
+      method: 'POST',
+      path: '/v1/webhooks',
+      operationId: 'createWebhook',
+      summary: 'Create a webhook',
+      description:
+        'Subscribes a URL to event types. The answer is the only one that carries the signing secret (whsec_...). Deliveries are signed with X-Svc-Signature and retried on the spec schedule.',
+      tag,
+      auth: write,
+      rateLimit: { operation: 'webhooks.create' },
+      status: 201,
+      body: WebhookCreateBody,
+      errors: ['invalid_url', 'invalid_event_type'],
+      response: Webhook,
+      handler: ({ body, ctx }) => webhooks.create(ctx.workspace.id, body),
+    }),
+    objectRoute({
+      method: 'GET',
+      path: '/v1/webhooks/:webhook_id',
+      operationId: 'getWebhook',
+      summary: 'Retrieve a webhook',
+      tag,
+      auth: read,
+      rateLimit: { operation: 'resources' },
+      params: WebhookParams,
+      errors: ['webhook_not_found'],
+      response: Webhook,
+      handler: ({ params, ctx }) => webhooks.get(ctx.workspace.id, params.webhook_id),
+    }),
+    objectRoute({
+      method: 'PATCH',
+      path: '/v1/webhooks/:webhook_id',
+      operationId: 'updateWebhook',
+      summary: 'Update a webhook',
+      description:
+        'Change url, events, description, settings or status. status active resumes a paused or failed webhook and sends its held deliveries.',
+      tag,
+      auth: write,
+      rateLimit: { operation: 'resources' },
+      params: WebhookParams,
+      body: WebhookUpdateBody,
+      errors: ['webhook_not_found', 'invalid_url', 'invalid_event_type'],
+      response: Webhook,
+      handler: ({ params, body, ctx }) =>
+        webhooks.update(ctx.workspace.id, params.webhook_id, body),
+    }),
+    objectRoute({
+      method: 'DELETE',
+      path: '/v1/webhooks/:webhook_id',
+      operationId: 'deleteWebhook',
+      summary: 'Delete a webhook',
+      description: 'Irreversible; its pending deliveries are dropped.',
+      tag,
+      auth: write,
+      rateLimit: { operation: 'resources' },
+      params: WebhookParams,
+      errors: ['webhook_not_found'],
+      response: DeletedObject,
+      handler: ({ params, ctx }) => webhooks.delete(ctx.workspace.id, params.webhook_id),
+    }),
+    objectRoute({
+      method: 'POST',
+      path: '/v1/webhooks/:webhook_id/test',
+      operationId: 'testWebhook',
+      summary: 'Send a sample event now',
+      description:
+        'Sends a realistic sample event of event_type, signed like a real delivery, and answers with the outcome (always 200). Not stored as a delivery.',
+      tag,
+      auth: write,
+      rateLimit: { operation: 'webhooks.test' },
+      params: WebhookParams,
+      body: WebhookTestBody,
+      errors: ['webhook_not_found', 'invalid_event_type'],
+      response: WebhookTestResult,
+      handler: ({ params, body, ctx }) =>
+        deliveries.test(ctx.workspace.id, params.webhook_id, body.event_type),
+    }),
+    listRoute({
+      method: 'GET',
+      path: '/v1/webhooks/:webhook_id/deliveries',
+      operationId: 'listWebhookDeliveries',
+      summary: 'List deliveries of a webhook',
+      tag,
+      auth: read,
+      rateLimit: { operation: 'resources' },
+      params: WebhookParams,
+      query: DeliveryListQuery,
+      errors: ['webhook_not_found'],
+      response: Delivery,
+      handler: ({ params, query, ctx }) =>
+        deliveries.list(ctx.workspace.id, params.webhook_id, query),
+    }),
+    objectRoute({
+      method: 'GET',
+      path: '/v1/webhooks/:webhook_id/deliveries/:delivery_id',
+      operationId: 'getWebhookDelivery',
+      summary: 'Retrieve a delivery with its attempts',
+      tag,
+      auth: read,
+      rateLimit: { operation: 'resources' },
+      params: DeliveryParams,
+      errors: ['webhook_not_found', 'not_found'],
+      response: DeliveryDetail,
+      handler: ({ params, ctx }) =>
+        deliveries.detail(ctx.workspace.id, params.webhook_id, params.delivery_id),
+    }),
+    objectRoute({
+      method: 'POST',
+      path: '/v1/webhooks/:webhook_id/deliveries/:delivery_id/retry',
+      operationId: 'retryWebhookDelivery',
+      summary: 'Redeliver now',
+      description:
+        'Makes one attempt now (same event id and body, new signature) and answers with the delivery and its attempts.',
+      tag,
+      auth: write,
+      rateLimit: { operation: 'resources' },
+      params: DeliveryParams,
+      errors: ['webhook_not_found', 'not_found'],
+      response: DeliveryDetail,
+      handler: ({ params, ctx }) =>
+        deliveries.retryNow(ctx.workspace.id, params.webhook_id, params.delivery_id),
+    }),
+  ];
+}

@@ -1,0 +1,239 @@
+// Webhook subscriptions: validation of URL and event types, the secret shown once, and the
+// fan-out that turns each published event into stored deliveries (inside the event's own
+// transaction, so an accepted event always reaches its webhooks).
+import { newId, randomBase62 } from '../../shared/ids.js';
+import { isEventType, type EventEnvelope } from '../../shared/schemas/events.js';
+import { WEBHOOK_DEFAULTS, type WebhookView } from '../../shared/schemas/webhooks.js';
+import { toIso, type Clock } from '../clock/clock.js';
+import { ApiError } from '../http/api-error.js';
+import { pageRequest, toPage, unknownCursor, type ListQueryInput } from '../http/pagination.js';
+import type { Page } from '../http/route.js';
+import { checkOutboundUrl, type UrlPolicy } from '../outbound/url-policy.js';
+import type { Db } from '../store/database.js';
+import type { TimerService } from '../timers/timer.service.js';
+import type { DeliveryRepository } from './delivery.repository.js';
+import type { WebhookRepository, WebhookRow } from './webhook.repository.js';
+
+export const DELIVERY_TIMER = 'webhook.delivery';
+
+interface Settings {
+  retry_policy?:
+    { max_attempts?: number | undefined; backoff_multiplier?: number | undefined } | undefined;
+  timeout_seconds?: number | undefined;
+}
+
+export interface WebhookCreateInput {
+  url: string;
+  events: string[];
+  description?: string | undefined;
+  settings?: Settings | undefined;
+}
+
+export interface WebhookUpdateInput {
+  url?: string | undefined;
+  events?: string[] | undefined;
+  description?: string | undefined;
+  status?: 'active' | 'paused' | undefined;
+  settings?: Settings | undefined;
+}
+
+interface ActiveHook {
+  row: WebhookRow;
+  events: ReadonlySet<string>;
+}
+
+export class WebhookService {
+  /** Active webhooks per workspace, read on every published event; dropped on any change. */
+  private readonly activeCache = new Map<string, ActiveHook[]>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly repo: WebhookRepository,
+    private readonly deliveries: DeliveryRepository,
+    private readonly timers: TimerService,
+    private readonly clock: Clock,
+    private readonly urlPolicy: UrlPolicy,
+  ) {}
+
+  create(workspaceId: string, input: WebhookCreateInput): WebhookView {
+    const now = this.clock.now();
+    const row: WebhookRow = {
+      id: newId('webhook'),
+      workspace_id: workspaceId,
+      url: checkOutboundUrl(input.url, this.urlPolicy),
+      description: input.description ?? null,
+      events: JSON.stringify(checkEventTypes(input.events)),
+      status: 'active',
+      secret: `whsec_${randomBase62(32)}`,
+      max_attempts: input.settings?.retry_policy?.max_attempts ?? WEBHOOK_DEFAULTS.maxAttempts,
+      backoff_multiplier:
+        input.settings?.retry_policy?.backoff_multiplier ?? WEBHOOK_DEFAULTS.backoffMultiplier,
+      timeout_seconds: input.settings?.timeout_seconds ?? WEBHOOK_DEFAULTS.timeoutSeconds,
+      created_at: now,
+      updated_at: now,
+      last_triggered_at: null,
+      last_failure_at: null,
+      total_deliveries: 0,
+      delivered_count: 0,
+      failed_count: 0,
+    };
+    this.repo.insert(row);
+    this.activeCache.delete(workspaceId);
+    return { ...toWebhookView(row), secret: row.secret };
+  }
+
+  get(workspaceId: string, id: string): WebhookView {
+    return toWebhookView(this.row(workspaceId, id));
+  }
+
+  /** The stored row (with its secret), for the delivery worker. */
+  row(workspaceId: string | null, id: string): WebhookRow {
+    const row = this.repo.get(id);
+    if (!row || (workspaceId !== null && row.workspace_id !== workspaceId)) {
+      throw new ApiError(
+        'webhook_not_found',
+        `No webhook ${id} in this workspace. List them with GET /v1/webhooks.`,
+        { param: 'webhook_id' },
+      );
+    }
+    return row;
+  }
+
+  list(
+    workspaceId: string,
+    query: ListQueryInput & { status?: string | undefined },
+  ): Page<WebhookView> {
+    const { limit, startingAfter } = pageRequest(query);
+    let cursor;
+    if (startingAfter) {
+      cursor = this.repo.position(workspaceId, startingAfter);
+      if (!cursor) throw unknownCursor(startingAfter);
+    }
+    const rows = this.repo.page(workspaceId, query.status, limit + 1, cursor);
+    return toPage(rows.map(toWebhookView), limit, this.repo.count(workspaceId, query.status));
+  }
+
+  update(workspaceId: string, id: string, input: WebhookUpdateInput): WebhookView {
+    const row = { ...this.row(workspaceId, id) };
+    if (input.url !== undefined) row.url = checkOutboundUrl(input.url, this.urlPolicy);
+    if (input.events !== undefined) row.events = JSON.stringify(checkEventTypes(input.events));
+    if (input.description !== undefined) row.description = input.description;
+    if (input.settings?.timeout_seconds !== undefined)
+      row.timeout_seconds = input.settings.timeout_seconds;
+    if (input.settings?.retry_policy?.max_attempts !== undefined)
+      row.max_attempts = input.settings.retry_policy.max_attempts;
+    if (input.settings?.retry_policy?.backoff_multiplier !== undefined) {
+      row.backoff_multiplier = input.settings.retry_policy.backoff_multiplier;
+    }
+    const resuming = input.status === 'active' && row.status !== 'active';
+    if (input.status !== undefined) row.status = input.status;
+    row.updated_at = this.clock.now();
+    this.db.transaction(() => {
+      this.repo.update(row);
+      // Deliveries held while the webhook was paused or failed go out again now.
+      if (resuming) {
+        for (const deliveryId of this.deliveries.pendingIds(row.id)) {
+          this.timers.schedule(DELIVERY_TIMER, row.updated_at, { delivery_id: deliveryId });
+        }
+      }
+    })();
+    this.activeCache.delete(workspaceId);
+    return toWebhookView(row);
+  }
+
+  delete(workspaceId: string, id: string): { id: string; deleted: true } {
+    this.row(workspaceId, id);
+    this.repo.delete(id);
+    this.activeCache.delete(workspaceId);
+    return { id, deleted: true };
+  }
+
+  /** Marks a webhook failed after a delivery exhausted its attempts. */
+  markFailed(row: WebhookRow): void {
+    this.repo.setStatus(row.id, 'failed', this.clock.now());
+    this.activeCache.delete(row.workspace_id);
+  }
+
+  recordOutcome(
+    id: string,
+    outcome: { delivered: number; failed: number; failureAt: number | null },
+  ): void {
+    this.repo.recordOutcome(id, outcome);
+  }
+
+  /** Event fan-out hook: runs inside the publishing transaction. */
+  readonly fanout = (event: EventEnvelope): void => {
+    const hooks = this.active(event.workspace_id);
+    if (hooks.length === 0) return;
+    const now = this.clock.now();
+    let body: string | undefined;
+    for (const hook of hooks) {
+      if (!hook.events.has(event.type)) continue;
+      body ??= JSON.stringify(event);
+      const deliveryId = newId('delivery');
+      this.deliveries.insert({
+        id: deliveryId,
+        webhook_id: hook.row.id,
+        workspace_id: event.workspace_id,
+        event_id: event.id,
+        event_type: event.type,
+        body,
+        created_at: now,
+        next_attempt_at: now,
+      });
+      this.repo.markTriggered(hook.row.id, now);
+      this.timers.schedule(DELIVERY_TIMER, now, { delivery_id: deliveryId });
+    }
+  };
+
+  private active(workspaceId: string): ActiveHook[] {
+    let hooks = this.activeCache.get(workspaceId);
+    if (!hooks) {
+      hooks = this.repo
+        .activeInWorkspace(workspaceId)
+        .map((row) => ({ row, events: new Set(JSON.parse(row.events) as string[]) }));
+      this.activeCache.set(workspaceId, hooks);
+    }
+    return hooks;
+  }
+}
+
+function checkEventTypes(events: string[]): string[] {
+  events.forEach((type, index) => {
+    if (!isEventType(type)) {
+      throw new ApiError(
+        'invalid_event_type',
+        `'${type}' is not an event type. See the Event types list in /openapi.json (e.g. agent.created).`,
+        {
+          param: `events.${index}`,
+        },
+      );
+    }
+  });
+  return [...new Set(events)];
+}
+
+export function toWebhookView(row: WebhookRow): WebhookView {
+  const finished = row.delivered_count + row.failed_count;
+  return {
+    id: row.id,
+    workspace_id: row.workspace_id,
+    url: row.url,
+    description: row.description,
+    events: JSON.parse(row.events) as WebhookView['events'],
+    status: row.status,
+    settings: {
+      retry_policy: { max_attempts: row.max_attempts, backoff_multiplier: row.backoff_multiplier },
+      timeout_seconds: row.timeout_seconds,
+    },
+    created_at: toIso(row.created_at),
+    updated_at: toIso(row.updated_at),
+    last_triggered_at: toIso(row.last_triggered_at),
+    stats: {
+      total_deliveries: row.total_deliveries,
+      success_rate:
+        finished === 0 ? 0 : Math.round((row.delivered_count / finished) * 10_000) / 10_000,
+      last_failure_at: toIso(row.last_failure_at),
+    },
+  };
+}

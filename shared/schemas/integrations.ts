@@ -1,0 +1,35 @@
+// Integrations: external services connected to a workspace. Credentials are write-only.
+import { z } from 'zod';
+import { ListQuery, Timestamp } from './common.js';
+
+export const IntegrationConnectBody = z.strictObject({
+  provider: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]{0,49}$/, 'must be a lowercase slug such as slack or salesforce')
+    .meta({ description: 'Provider slug, e.g. slack, salesforce, zendesk' }),
+  name: z.string().trim().min(1).max(200).optional(),
+  config: z.record(z.string(), z.unknown()).optional(),
+  credentials: z
+    .record(z.string(), z.string().max(4096))
+    .optional()
+    .meta({ description: 'Write-only: stored, never returned' }),
+});
+
+export const Integration = z
+  .object({
+    id: z.string(),
+    workspace_id: z.string(),
+    provider: z.string(),
+    name: z.string(),
+    status: z.enum(['connected']),
+    config: z.record(z.string(), z.unknown()),
+    has_credentials: z.boolean(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .meta({ title: 'Integration' });
+
+export type IntegrationView = z.infer<typeof Integration>;
+
+export const IntegrationListQuery = ListQuery.extend({ provider: z.string().max(50).optional() });
+export const IntegrationParams = z.strictObject({ integration_id: z.string() });

@@ -1,0 +1,143 @@
+// Webhook subscriptions and their deliveries.
+import { z } from 'zod';
+import { ListQuery, Timestamp } from './common.js';
+import { EVENT_TYPES } from './events.js';
+
+export const WEBHOOK_STATUSES = ['active', 'paused', 'failed'] as const;
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+
+export const WEBHOOK_DEFAULTS = {
+  maxAttempts: 5,
+  backoffMultiplier: 2,
+  timeoutSeconds: 10,
+} as const;
+
+const RetryPolicy = z.strictObject({
+  max_attempts: z.number().int().min(1).max(20).meta({
+    description:
+      'Attempts in all, default 5 (the spec schedule); more grow by backoff_multiplier up to 24 h',
+  }),
+  backoff_multiplier: z
+    .number()
+    .min(1)
+    .max(10)
+    .meta({ description: 'Growth of the delay past the fifth attempt, default 2' }),
+});
+
+const WebhookSettings = z.strictObject({
+  retry_policy: RetryPolicy.partial().optional(),
+  timeout_seconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(60)
+    .optional()
+    .meta({ description: 'Seconds the receiver has to answer 2xx, default 10' }),
+});
+
+export const WebhookCreateBody = z.strictObject({
+  url: z
+    .string()
+    .max(2048)
+    .meta({ description: 'HTTPS URL (http:// is accepted in the sandbox environment)' }),
+  events: z
+    .array(z.string().max(100))
+    .min(1)
+    .max(EVENT_TYPES.length)
+    .meta({ description: 'Event types to receive' }),
+  description: z.string().max(500).optional(),
+  settings: WebhookSettings.optional(),
+});
+
+export const WebhookUpdateBody = z.strictObject({
+  url: z.string().max(2048).optional(),
+  events: z.array(z.string().max(100)).min(1).max(EVENT_TYPES.length).optional(),
+  description: z.string().max(500).optional(),
+  status: z
+    .enum(['active', 'paused'])
+    .optional()
+    .meta({ description: 'active resumes a paused or failed webhook' }),
+  settings: WebhookSettings.optional(),
+});
+
+export const Webhook = z
+  .object({
+    id: z.string(),
+    workspace_id: z.string(),
+    url: z.string(),
+    description: z.string().nullable(),
+    events: z.array(z.enum(EVENT_TYPES)),
+    status: z.enum(WEBHOOK_STATUSES),
+    secret: z
+      .string()
+      .optional()
+      .meta({ description: 'Signing secret (whsec_...); only in the create response' }),
+    settings: z.object({
+      retry_policy: z.object({ max_attempts: z.number().int(), backoff_multiplier: z.number() }),
+      timeout_seconds: z.number().int(),
+    }),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    last_triggered_at: Timestamp.nullable(),
+    stats: z.object({
+      total_deliveries: z.number().int(),
+      success_rate: z.number(),
+      last_failure_at: Timestamp.nullable(),
+    }),
+  })
+  .meta({ title: 'Webhook' });
+
+export type WebhookView = z.infer<typeof Webhook>;
+
+export const WebhookListQuery = ListQuery.extend({ status: z.enum(WEBHOOK_STATUSES).optional() });
+
+export const Delivery = z
+  .object({
+    id: z.string(),
+    webhook_id: z.string(),
+    event_id: z.string(),
+    event_type: z.enum(EVENT_TYPES),
+    status: z.enum(DELIVERY_STATUSES),
+    http_status: z.number().int().nullable(),
+    attempts: z.number().int(),
+    response_time_ms: z.number().int().nullable(),
+    error: z.string().nullable(),
+    created_at: Timestamp,
+    delivered_at: Timestamp.nullable(),
+    last_attempt_at: Timestamp.nullable(),
+    next_attempt_at: Timestamp.nullable(),
+  })
+  .meta({ title: 'Delivery' });
+
+export type DeliveryView = z.infer<typeof Delivery>;
+
+export const DeliveryAttempt = z.object({
+  attempt: z.number().int(),
+  attempted_at: Timestamp,
+  http_status: z.number().int().nullable(),
+  response_time_ms: z.number().int(),
+  error: z.string().nullable(),
+});
+
+export const DeliveryDetail = Delivery.extend({
+  attempts_history: z.array(DeliveryAttempt),
+  event: z.record(z.string(), z.unknown()).meta({ description: 'The event envelope as sent' }),
+}).meta({ title: 'DeliveryDetail' });
+
+export const DeliveryListQuery = ListQuery.extend({ status: z.enum(DELIVERY_STATUSES).optional() });
+
+export const WebhookTestBody = z.strictObject({ event_type: z.string().max(100) });
+
+export const WebhookTestResult = z
+  .object({
+    status: z.enum(['delivered', 'failed']),
+    http_status: z.number().int().nullable(),
+    response_time_ms: z.number().int(),
+    delivered_at: Timestamp.nullable(),
+    event_id: z.string(),
+    error: z.string().nullable(),
+  })
+  .meta({ title: 'WebhookTestResult' });
+
+export const WebhookParams = z.strictObject({ webhook_id: z.string() });
+export const DeliveryParams = z.strictObject({ webhook_id: z.string(), delivery_id: z.string() });
