@@ -74,7 +74,8 @@ const GROUP_DESCRIPTIONS: Record<string, string> = {
   workspaces: 'Workspaces (tenants) and their tiers',
   keys: 'API keys: create (shown once), list, revoke, rotate',
   clock: 'The sandbox clock: show, advance, set, reset',
-  events: 'The event log: list, get, tail',
+  events: 'The event log: list, get, tail, trigger',
+  webhooks: 'Webhook subscriptions, deliveries, test, retry and live tail',
 };
 
 async function main(argv: string[]): Promise<void> {

@@ -5,6 +5,16 @@ import clock from './commands/clock.js';
 import daemon from './commands/daemon.js';
 import events from './commands/events.js';
 import keys from './commands/keys.js';
+import listen from './commands/listen.js';
+import webhooks from './commands/webhooks.js';
 import workspaces from './commands/workspaces.js';
 
-export const COMMANDS: CommandSpec[] = [...daemon, ...workspaces, ...keys, ...clock, ...events];
+export const COMMANDS: CommandSpec[] = [
+  ...daemon,
+  ...workspaces,
+  ...keys,
+  ...clock,
+  ...events,
+  ...webhooks,
+  ...listen,
+];

@@ -34,8 +34,14 @@ function issuesToError(
   part: RequestPart,
   fieldCodes: FieldCodes,
 ): ApiError {
+  // Whatever zod calls it (invalid_type, invalid_value for enums...), an absent value is missing.
   const missing = issues
-    .filter((issue) => issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined)
+    .filter(
+      (issue) =>
+        issue.code !== 'unrecognized_keys' &&
+        issue.path.length > 0 &&
+        valueAt(input, issue.path) === undefined,
+    )
     .map((issue) => dotted(issue.path));
   if (missing.length > 0) return missingFields([...new Set(missing)]);
 

@@ -26,9 +26,13 @@ export class TimerService {
   private readonly inFlight = new Map<string, Promise<void>>();
   private wakeUp: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
+  private draining = false;
   private nudge: (() => void) | undefined;
   private nudged = false;
-  private stopped = true;
+  /** Real-time wake-ups are set only between start() and stop(). */
+  private armed = false;
+  /** After stop(), no handler is started. */
+  private closing = false;
 
   constructor(
     private readonly repo: TimerRepository,
@@ -50,7 +54,7 @@ export class TimerService {
       payload: JSON.stringify(payload ?? null),
       created_at: this.clock.now(),
     });
-    if (!this.stopped) {
+    if (this.armed) {
       if (dueAt <= this.clock.now()) queueMicrotask(() => void this.runDue());
       else this.arm();
     }
@@ -67,13 +71,15 @@ export class TimerService {
   }
 
   start(): void {
-    this.stopped = false;
+    this.armed = true;
+    this.closing = false;
     void this.runDue();
   }
 
   /** Stops starting handlers; waits for the ones already running. */
   async stop(): Promise<void> {
-    this.stopped = true;
+    this.armed = false;
+    this.closing = true;
     if (this.wakeUp) clearTimeout(this.wakeUp);
     this.wakeUp = undefined;
     this.poke();
@@ -86,22 +92,32 @@ export class TimerService {
    * handler may schedule an immediate follow-up). Resolves when nothing due is left running.
    */
   runDue(): Promise<void> {
-    if (this.running) {
+    if (this.draining) {
       this.poke();
-      return this.running;
+      return this.running!;
     }
-    this.running = this.drain().finally(() => {
-      this.running = undefined;
-      if (!this.stopped) this.arm();
-    });
+    this.draining = true;
+    this.running = this.drain();
     return this.running;
   }
 
   private async drain(): Promise<void> {
+    try {
+      // A runDue() that arrives while the last loop is returning pokes; go round once more.
+      do await this.drainLoop();
+      while (this.nudged && !this.closing);
+    } finally {
+      // Cleared synchronously as the pass ends, so a runDue() right after starts a new pass.
+      this.draining = false;
+      if (this.armed) this.arm();
+    }
+  }
+
+  private async drainLoop(): Promise<void> {
     for (;;) {
       this.nudged = false;
       let started = 0;
-      if (this.inFlight.size < REFILL_BELOW && !this.stopped) started = this.startDue();
+      if (this.inFlight.size < REFILL_BELOW && !this.closing) started = this.startDue();
       if (this.inFlight.size === 0 && started === 0 && !this.nudged) return;
       const nudge = new Promise<void>((resolve) => (this.nudge = resolve));
       if (this.nudged) continue;

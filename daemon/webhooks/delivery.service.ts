@@ -13,7 +13,7 @@ import { sampleEventData } from '../events/samples.js';
 import { ApiError } from '../http/api-error.js';
 import { pageRequest, toPage, unknownCursor, type ListQueryInput } from '../http/pagination.js';
 import type { Page } from '../http/route.js';
-import { postJson, type SendResult } from '../outbound/sender.js';
+import { postJson, type SendResult } from '../../shared/post-json.js';
 import type { Db } from '../store/database.js';
 import type { TimerService } from '../timers/timer.service.js';
 import type { DeliveryRepository, DeliveryRow } from './delivery.repository.js';

@@ -1,5 +1,5 @@
-// Outbound HTTP POSTs (webhook deliveries, webhook steps) through ky: no retries here (the
-// callers' stored schedules retry), no redirects followed, a hard timeout, the body drained.
+// Outbound HTTP POSTs (webhook deliveries, `svc listen` forwarding, webhook steps) through ky: no
+// retries here (the callers keep stored schedules), no redirects followed, a hard timeout, the body drained.
 import ky, { TimeoutError } from 'ky';
 import { performance } from 'node:perf_hooks';
 

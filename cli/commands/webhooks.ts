@@ -1,0 +1,352 @@
+// svc webhooks create|list|get|update|delete|test|deliveries|delivery|retry|tail
+import { defineCommands, stringOption, type Options } from '../command.js';
+import type { CliContext } from '../context.js';
+import { UsageError } from '../errors.js';
+import { chalk, table } from '../output.js';
+
+interface Webhook {
+  id: string;
+  url: string;
+  events: string[];
+  status: string;
+  secret?: string;
+  settings: {
+    retry_policy: { max_attempts: number; backoff_multiplier: number };
+    timeout_seconds: number;
+  };
+  stats: { total_deliveries: number; success_rate: number; last_failure_at: string | null };
+  last_triggered_at: string | null;
+}
+
+interface Delivery {
+  id: string;
+  event_id: string;
+  event_type: string;
+  status: string;
+  http_status: number | null;
+  attempts: number;
+  response_time_ms: number | null;
+  error: string | null;
+  created_at: string;
+  next_attempt_at: string | null;
+}
+
+interface ListBody<T> {
+  data: T[];
+  has_more: boolean;
+  meta: { next_cursor: string | null };
+}
+
+function integerOption(options: Options, name: string, flag: string): number | undefined {
+  const text = stringOption(options, name);
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!Number.isFinite(value)) throw new UsageError(`${flag} takes a number (got "${text}").`);
+  return value;
+}
+
+function settingsFrom(options: Options) {
+  const maxAttempts = integerOption(options, 'maxAttempts', '--max-attempts');
+  const backoff = integerOption(options, 'backoffMultiplier', '--backoff-multiplier');
+  const timeout = integerOption(options, 'timeout', '--timeout');
+  const retryPolicy = {
+    ...(maxAttempts === undefined ? {} : { max_attempts: maxAttempts }),
+    ...(backoff === undefined ? {} : { backoff_multiplier: backoff }),
+  };
+  const settings = {
+    ...(Object.keys(retryPolicy).length ? { retry_policy: retryPolicy } : {}),
+    ...(timeout === undefined ? {} : { timeout_seconds: timeout }),
+  };
+  return Object.keys(settings).length ? settings : undefined;
+}
+
+function eventsFrom(options: Options): string[] | undefined {
+  return stringOption(options, 'events')
+    ?.split(/[\s,]+/)
+    .filter(Boolean);
+}
+
+const settingOptions = [
+  { flags: '--max-attempts <n>', description: 'delivery attempts in all (default 5)' },
+  {
+    flags: '--backoff-multiplier <x>',
+    description: 'growth of delays past the 5th attempt (default 2)',
+  },
+  { flags: '--timeout <seconds>', description: 'seconds the receiver has to answer (default 10)' },
+];
+
+function statusColour(status: string): string {
+  if (status === 'delivered' || status === 'active') return chalk.green(status);
+  if (status === 'pending' || status === 'paused') return chalk.yellow(status);
+  return chalk.red(status);
+}
+
+function describeWebhook(hook: Webhook): string {
+  return [
+    `${chalk.cyan(hook.id)} ${statusColour(hook.status)} ${hook.url}`,
+    `events:   ${hook.events.join(', ')}`,
+    `retries:  ${hook.settings.retry_policy.max_attempts} attempts, x${hook.settings.retry_policy.backoff_multiplier}; timeout ${hook.settings.timeout_seconds} s`,
+    `stats:    ${hook.stats.total_deliveries} deliveries, success ${(hook.stats.success_rate * 100).toFixed(1)}%, last failure ${hook.stats.last_failure_at ?? 'never'}`,
+  ].join('\n');
+}
+
+async function api(ctx: CliContext) {
+  return ctx.api();
+}
+
+export default defineCommands([
+  {
+    path: ['webhooks', 'create'],
+    description: 'Subscribe a URL to event types; prints the signing secret once',
+    options: [
+      {
+        flags: '--url <url>',
+        description: 'receiver URL (https://; http:// allowed in the sandbox)',
+      },
+      {
+        flags: '--events <types>',
+        description: 'comma-separated event types, e.g. agent.created,workflow.execution.failed',
+      },
+      { flags: '--description <text>', description: 'what it is for' },
+      ...settingOptions,
+    ],
+    examples: [
+      'svc webhooks create --url http://localhost:4000/hooks --events agent.created,agent.updated --json',
+    ],
+    async run(ctx, _args, options) {
+      const url = stringOption(options, 'url');
+      const events = eventsFrom(options);
+      if (!url) throw new UsageError('Missing --url: the receiver URL.');
+      if (!events?.length) throw new UsageError('Missing --events: comma-separated event types.');
+      const hook = await (
+        await api(ctx)
+      ).data<Webhook>('POST', '/webhooks', {
+        body: {
+          url,
+          events,
+          description: stringOption(options, 'description'),
+          settings: settingsFrom(options),
+        },
+      });
+      ctx.out.result(hook, () =>
+        [
+          describeWebhook(hook),
+          '',
+          `signing secret: ${chalk.bold(hook.secret ?? '')}`,
+          chalk.yellow('The secret is shown only this once.'),
+        ].join('\n'),
+      );
+    },
+  },
+  {
+    path: ['webhooks', 'list'],
+    description: 'List webhooks',
+    options: [
+      { flags: '--status <status>', description: 'active, paused or failed' },
+      { flags: '--limit <n>', description: 'page size, 1-100' },
+      { flags: '--starting-after <id>', description: 'cursor' },
+    ],
+    async run(ctx, _args, options) {
+      const body = await (
+        await api(ctx)
+      ).request<ListBody<Webhook>>('GET', '/webhooks', {
+        query: {
+          status: stringOption(options, 'status'),
+          limit: stringOption(options, 'limit'),
+          starting_after: stringOption(options, 'startingAfter'),
+        },
+      });
+      ctx.out.result(body, () =>
+        table(
+          ['ID', 'STATUS', 'URL', 'EVENTS', 'DELIVERIES'],
+          body.data.map((hook) => [
+            hook.id,
+            statusColour(hook.status),
+            hook.url,
+            hook.events.join(','),
+            String(hook.stats.total_deliveries),
+          ]),
+        ),
+      );
+    },
+  },
+  {
+    path: ['webhooks', 'get'],
+    description: 'Show a webhook',
+    args: [{ name: 'id', description: 'webhook id (hook_...)' }],
+    async run(ctx, [id]) {
+      const hook = await (
+        await api(ctx)
+      ).data<Webhook>('GET', `/webhooks/${encodeURIComponent(id!)}`);
+      ctx.out.result(hook, () => describeWebhook(hook));
+    },
+  },
+  {
+    path: ['webhooks', 'update'],
+    description: 'Change a webhook (status active resumes a paused or failed one)',
+    args: [{ name: 'id', description: 'webhook id (hook_...)' }],
+    options: [
+      { flags: '--url <url>', description: 'new receiver URL' },
+      { flags: '--events <types>', description: 'new comma-separated event types' },
+      {
+        flags: '--status <status>',
+        description: 'active or paused',
+        choices: ['active', 'paused'],
+      },
+      { flags: '--description <text>', description: 'what it is for' },
+      ...settingOptions,
+    ],
+    async run(ctx, [id], options) {
+      const body = {
+        url: stringOption(options, 'url'),
+        events: eventsFrom(options),
+        status: stringOption(options, 'status'),
+        description: stringOption(options, 'description'),
+        settings: settingsFrom(options),
+      };
+      const hook = await (
+        await api(ctx)
+      ).data<Webhook>('PATCH', `/webhooks/${encodeURIComponent(id!)}`, { body });
+      ctx.out.result(hook, () => describeWebhook(hook));
+    },
+  },
+  {
+    path: ['webhooks', 'delete'],
+    description: 'Delete a webhook',
+    args: [{ name: 'id', description: 'webhook id (hook_...)' }],
+    async run(ctx, [id]) {
+      const result = await (
+        await api(ctx)
+      ).data<{ id: string }>('DELETE', `/webhooks/${encodeURIComponent(id!)}`);
+      ctx.out.result(result, () => `Deleted webhook ${result.id}`);
+    },
+  },
+  {
+    path: ['webhooks', 'test'],
+    description: 'Send a sample event to the webhook now',
+    args: [{ name: 'id', description: 'webhook id (hook_...)' }],
+    options: [
+      {
+        flags: '--event-type <type>',
+        description: 'event type of the sample',
+        default: 'agent.created',
+      },
+    ],
+    async run(ctx, [id], options) {
+      const result = await (
+        await api(ctx)
+      ).data<{
+        status: string;
+        http_status: number | null;
+        response_time_ms: number;
+        error: string | null;
+      }>('POST', `/webhooks/${encodeURIComponent(id!)}/test`, {
+        body: { event_type: stringOption(options, 'eventType') },
+      });
+      ctx.out.result(
+        result,
+        () =>
+          `${statusColour(result.status)} HTTP ${result.http_status ?? '-'} in ${result.response_time_ms} ms${result.error ? ` (${result.error})` : ''}`,
+      );
+      if (result.status !== 'delivered') process.exitCode = 1;
+    },
+  },
+  {
+    path: ['webhooks', 'deliveries'],
+    description: 'List the deliveries of a webhook, newest first',
+    args: [{ name: 'id', description: 'webhook id (hook_...)' }],
+    options: [
+      { flags: '--status <status>', description: 'pending, delivered or failed' },
+      { flags: '--limit <n>', description: 'page size, 1-100' },
+      { flags: '--starting-after <id>', description: 'cursor' },
+    ],
+    async run(ctx, [id], options) {
+      const body = await (
+        await api(ctx)
+      ).request<ListBody<Delivery>>('GET', `/webhooks/${encodeURIComponent(id!)}/deliveries`, {
+        query: {
+          status: stringOption(options, 'status'),
+          limit: stringOption(options, 'limit'),
+          starting_after: stringOption(options, 'startingAfter'),
+        },
+      });
+      ctx.out.result(body, () =>
+        table(
+          ['ID', 'EVENT', 'STATUS', 'HTTP', 'ATTEMPTS', 'NEXT ATTEMPT'],
+          body.data.map((d) => [
+            d.id,
+            d.event_type,
+            statusColour(d.status),
+            String(d.http_status ?? '-'),
+            String(d.attempts),
+            d.next_attempt_at ?? '-',
+          ]),
+        ),
+      );
+    },
+  },
+  {
+    path: ['webhooks', 'retry'],
+    description: 'Redeliver a delivery now',
+    args: [
+      { name: 'webhook', description: 'webhook id (hook_...)' },
+      { name: 'delivery', description: 'delivery id (del_...)' },
+    ],
+    async run(ctx, [webhook, delivery]) {
+      const result = await (
+        await api(ctx)
+      ).data<Delivery>(
+        'POST',
+        `/webhooks/${encodeURIComponent(webhook!)}/deliveries/${encodeURIComponent(delivery!)}/retry`,
+      );
+      ctx.out.result(
+        result,
+        () =>
+          `${statusColour(result.status)} HTTP ${result.http_status ?? '-'} after ${result.attempts} attempt(s)${result.error ? ` (${result.error})` : ''}`,
+      );
+    },
+  },
+  {
+    path: ['webhooks', 'tail'],
+    description: 'Stream delivery attempts live (Ctrl-C to stop)',
+    options: [{ flags: '--webhook <id>', description: 'only this webhook' }],
+    async run(ctx, _args, options) {
+      const control = await ctx.control();
+      const webhookId = stringOption(options, 'webhook');
+      const workspace = stringOption(options, 'workspace');
+      ctx.out.note(chalk.dim('Watching deliveries (Ctrl-C to stop)...'));
+      await new Promise<void>((resolve, reject) => {
+        const subscription = control.deliveries.stream.subscribe(
+          {
+            ...(webhookId ? { webhook_id: webhookId } : {}),
+            ...(workspace ? { workspace_id: workspace } : {}),
+          },
+          {
+            onData: (activity) => {
+              const d = activity.delivery;
+              ctx.out.line(activity, () =>
+                [
+                  chalk.dim(d.last_attempt_at ?? d.created_at),
+                  chalk.cyan(d.event_type.padEnd(34)),
+                  activity.webhook_id,
+                  statusColour(d.status).padEnd(9),
+                  `HTTP ${d.http_status ?? '-'}`,
+                  `${d.response_time_ms ?? '-'} ms`,
+                  `attempt ${d.attempts}`,
+                  d.error ? chalk.red(d.error) : '',
+                ].join('  '),
+              );
+            },
+            onError: (error) => reject(error),
+          },
+        );
+        const stop = () => {
+          subscription.unsubscribe();
+          resolve();
+        };
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+    },
+  },
+]);

@@ -1,0 +1,300 @@
+// The control channel (tRPC at /trpc): only the control token opens it, the token opens
+// nothing else, and the events.stream subscription delivers events live (through
+// `svc events tail`, the way operators use it).
+import test from 'ava';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, SVC_BIN, startDaemon, type TestDaemon } from '../helpers/daemon.js';
+
+let d: TestDaemon;
+let token: string;
+
+test.before(async () => {
+  d = await startDaemon();
+  token = readFileSync(join(d.dataDir, 'control-token'), 'utf8').trim();
+});
+
+test.after.always(async () => {
+  await d?.stop();
+});
+
+interface TrpcError {
+  error: { message: string; code: number; data: { code: string; httpStatus: number } };
+}
+
+function trpcPost(path: string, input: unknown, authorization?: string) {
+  return d.request(`/trpc/${path}`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      ...(authorization ? { authorization } : {}),
+    },
+    body: JSON.stringify(input),
+  });
+}
+
+function assertUnauthorized(
+  t: { is(a: unknown, b: unknown, m?: string): void },
+  answer: { status: number; body: TrpcError; text: string },
+) {
+  t.is(answer.status, 401, answer.text);
+  t.is(answer.body.error.data.code, 'UNAUTHORIZED');
+  t.is(answer.body.error.data.httpStatus, 401);
+}
+
+test('GET /trpc without the control token or with a wrong one is 401', async (t) => {
+  assertUnauthorized(t, await d.request('/trpc/daemon.status'));
+  const sameLength = token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A');
+  for (const wrong of [`Bearer ${sameLength}`, 'Bearer nope', `Basic ${token}`, 'Bearer ']) {
+    const answer = await d.request('/trpc/daemon.status', { headers: { authorization: wrong } });
+    assertUnauthorized(t, answer);
+  }
+  const answer = await d.request('/trpc/auth.operatorCredential');
+  assertUnauthorized(t, answer);
+  t.false(answer.text.includes('sk_test_'), 'no credential leaks in the refusal');
+});
+
+test('POST /trpc without the control token or with a wrong one is 401 and changes nothing', async (t) => {
+  assertUnauthorized(t, await trpcPost('workspaces.create', { name: 'intruder', tier: 'free' }));
+  assertUnauthorized(
+    t,
+    await trpcPost('workspaces.create', { name: 'intruder', tier: 'free' }, 'Bearer wrong'),
+  );
+  assertUnauthorized(t, await trpcPost('clock.advance', { ms: 3_600_000 }, 'Bearer wrong'));
+  assertUnauthorized(t, await trpcPost('daemon.shutdown', {}));
+
+  const list = await d.cli(['workspaces', 'list', '--json']);
+  t.is(list.code, 0);
+  t.false(list.json<{ name: string }[]>().some((ws) => ws.name === 'intruder'));
+  const clock = await d.cli(['clock', 'show', '--json']);
+  t.is(clock.json().offset_ms, 0);
+  t.is((await fetch(`${d.url}/healthz`)).status, 200, 'the daemon still runs');
+});
+
+test('the right control token opens the channel', async (t) => {
+  const status = await d.request('/trpc/daemon.status', {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  t.is(status.status, 200, status.text);
+  t.like(status.body.result.data, { pid: d.pid, url: d.url, environment: 'sandbox' });
+
+  const created = await trpcPost(
+    'workspaces.create',
+    { name: 'via trpc', tier: 'business' },
+    `Bearer ${token}`,
+  );
+  t.is(created.status, 200, created.text);
+  t.regex(created.body.result.data.id, /^ws_/);
+  t.like(created.body.result.data, { name: 'via trpc', tier: 'business', default: false });
+
+  const invalid = await trpcPost(
+    'workspaces.create',
+    { name: 'bad', tier: 'platinum' },
+    `Bearer ${token}`,
+  );
+  t.is(invalid.status, 400, invalid.text);
+  t.is(invalid.body.error.data.code, 'BAD_REQUEST');
+});
+
+test('the control token is not an API key', async (t) => {
+  const asBearer = await d.request('/v1/auth/me', { key: token });
+  t.is(asBearer.status, 401);
+  t.is(asBearer.body.error.code, 'invalid_token');
+  const asQuery = await d.request(`/v1/auth/me?api_key=${encodeURIComponent(token)}`);
+  t.is(asQuery.status, 401);
+  t.is(asQuery.body.error.code, 'invalid_token');
+  const events = await d.request('/v1/events', {
+    key: token,
+    tenant: (await d.operator()).workspaceId,
+  });
+  t.is(events.status, 401);
+});
+
+test('an API key is not the control token', async (t) => {
+  const { key } = await d.operator();
+  assertUnauthorized(
+    t,
+    await d.request('/trpc/daemon.status', { headers: { authorization: `Bearer ${key}` } }),
+  );
+  const admin = await d.createKey('admin', { name: 'admin-key' });
+  assertUnauthorized(
+    t,
+    await d.request('/trpc/keys.list', { headers: { authorization: `Bearer ${admin.key}` } }),
+  );
+});
+
+test('events.stream without the control token delivers no events', async (t) => {
+  const controller = new AbortController();
+  t.teardown(() => controller.abort());
+  const response = await fetch(`${d.url}/trpc/events.stream`, { signal: controller.signal });
+  let text = '';
+  const reading = (async () => {
+    if (response.status !== 200) {
+      text = await response.text();
+      return;
+    }
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    const deadline = Date.now() + 3_000;
+    try {
+      while (Date.now() < deadline) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += decoder.decode(value);
+        if (/UNAUTHORIZED/.test(text)) break;
+      }
+    } catch {
+      // aborted
+    }
+  })();
+  const triggered = await d.cli(['events', 'trigger', 'agent.deleted', '--json']);
+  t.is(triggered.code, 0);
+  await Promise.race([reading, new Promise((resolve) => setTimeout(resolve, 3_000))]);
+  controller.abort();
+  if (response.status === 200) {
+    // tRPC answers subscriptions as SSE: the refusal comes as an error event.
+    t.regex(text, /UNAUTHORIZED/);
+  } else {
+    t.is(response.status, 401);
+  }
+  t.false(text.includes(triggered.json<{ id: string }>().id), 'the event leaked');
+});
+
+/** `svc events tail` as a child process; lines are collected as they come. */
+class Tail {
+  readonly lines: Record<string, any>[] = [];
+  readonly child: ChildProcess;
+  stderr = '';
+  private waiters: (() => void)[] = [];
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+
+  constructor(args: string[]) {
+    this.child = spawn(process.execPath, [SVC_BIN, 'events', 'tail', '--json', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, NO_COLOR: '1', CI: 'true', ...d.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let partial = '';
+    this.child.stdout!.on('data', (chunk: Buffer) => {
+      const parts = (partial + chunk.toString('utf8')).split('\n');
+      partial = parts.pop() ?? '';
+      for (const part of parts.filter(Boolean)) this.lines.push(JSON.parse(part));
+      for (const wake of this.waiters.splice(0)) wake();
+    });
+    this.child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString('utf8')));
+    this.exited = new Promise((resolve) =>
+      this.child.on('exit', (code, signal) => resolve({ code, signal })),
+    );
+  }
+
+  /** Resolves true once `check` holds on the lines so far, false after `timeoutMs`. */
+  async waitFor(check: (lines: Record<string, any>[]) => boolean, timeoutMs: number) {
+    const deadline = Date.now() + timeoutMs;
+    while (!check(this.lines)) {
+      const left = deadline - Date.now();
+      if (left <= 0) return false;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    return true;
+  }
+
+  /**
+   * The subscription starts some time after the process does: publish `type` until one
+   * arrives, so that what the test triggers next is known to be streamed. Returns the ids used.
+   */
+  async warmUp(type: string): Promise<Set<string>> {
+    const ids = new Set<string>();
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const event = await trigger(type);
+      ids.add(event.id);
+      if (await this.waitFor((lines) => lines.some((line) => ids.has(line.id)), 1_000)) {
+        // The stream keeps order and was open before the one that arrived was published, so
+        // the last one published arrives too: after it, no warm-up event is still on its way.
+        await this.waitFor((lines) => lines.some((line) => line.id === event.id), 3_000);
+        return ids;
+      }
+    }
+    throw new Error(`events tail never streamed anything; stderr: ${this.stderr}`);
+  }
+
+  async stop() {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGINT');
+    return Promise.race([
+      this.exited,
+      new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 5_000)),
+    ]);
+  }
+}
+
+async function trigger(type: string): Promise<{ id: string; type: string }> {
+  const result = await d.cli(['events', 'trigger', type, '--json']);
+  if (result.code !== 0) throw new Error(`events trigger ${type} failed: ${result.stderr}`);
+  return result.json();
+}
+
+test.serial('svc events tail --json streams events as they are published', async (t) => {
+  const tail = new Tail([]);
+  t.teardown(() => {
+    if (tail.child.exitCode === null) tail.child.kill('SIGKILL');
+  });
+  const warm = await tail.warmUp('agent.updated');
+
+  const first = await trigger('agent.created');
+  const second = await trigger('workflow.execution.completed');
+  t.true(
+    await tail.waitFor((lines) => lines.some((line) => line.id === second.id), 5_000),
+    `tail did not print ${second.id}; stderr: ${tail.stderr}`,
+  );
+  const streamed = tail.lines.filter((line) => !warm.has(line.id));
+  t.deepEqual(
+    streamed.map((line) => [line.id, line.type]),
+    [
+      [first.id, 'agent.created'],
+      [second.id, 'workflow.execution.completed'],
+    ],
+  );
+  for (const line of streamed) {
+    t.regex(line.id, /^evt_/);
+    t.is(line.workspace_id, (await d.operator()).workspaceId);
+    t.regex(line.created_at, /^\d{4}-\d{2}-\d{2}T/);
+    t.is(typeof line.data, 'object');
+  }
+
+  const exit = await tail.stop();
+  t.not(exit, 'timeout', 'events tail stops on SIGINT');
+  if (exit !== 'timeout') t.is(exit.code, 0, `exit ${exit.code} ${exit.signal}; ${tail.stderr}`);
+});
+
+test.serial('svc events tail --events workflow.* streams only those types', async (t) => {
+  const tail = new Tail(['--events', 'workflow.*']);
+  t.teardown(() => {
+    if (tail.child.exitCode === null) tail.child.kill('SIGKILL');
+  });
+  const warm = await tail.warmUp('workflow.created');
+
+  const skipped = await trigger('agent.created');
+  const kept = await trigger('workflow.execution.completed');
+  const skippedToo = await trigger('integration.connected');
+  const last = await trigger('workflow.updated');
+  t.true(
+    await tail.waitFor((lines) => lines.some((line) => line.id === last.id), 5_000),
+    `tail did not print ${last.id}; stderr: ${tail.stderr}`,
+  );
+  const streamed = tail.lines.filter((line) => !warm.has(line.id));
+  t.deepEqual(
+    streamed.map((line) => line.id),
+    [kept.id, last.id],
+  );
+  t.true(tail.lines.every((line) => String(line.type).startsWith('workflow.')));
+  t.false(tail.lines.some((line) => line.id === skipped.id || line.id === skippedToo.id));
+
+  const exit = await tail.stop();
+  t.not(exit, 'timeout', 'events tail stops on SIGINT');
+});

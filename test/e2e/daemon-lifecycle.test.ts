@@ -1,0 +1,306 @@
+// The daemon's life: start (human and JSON), status, the one-daemon-per-data-dir lock, a taken
+// port, graceful stop, logs without credentials, data dir file modes, recovery from a crash
+// (SIGKILL leaves a stale lock) and the production environment.
+import test from 'ava';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli, startDaemon, type CliResult, type TestDaemon } from '../helpers/daemon.js';
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function waitUntil(check: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (check()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return check();
+}
+
+/** A fresh data dir, and a CLI bound to it; the daemon (if any) is stopped and the dir removed at the end. */
+function freshDataDir(t: { teardown(fn: () => Promise<void>): void }) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-e2e-life-'));
+  const env = { SVC_DATA_DIR: dataDir };
+  t.teardown(async () => {
+    await runCli(['daemon', 'stop'], { env });
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  return {
+    dataDir,
+    env,
+    cli: (args: string[]) => runCli(args, { env }),
+  };
+}
+
+const output = (result: CliResult) => result.stdout + result.stderr;
+
+let shared: TestDaemon;
+
+test.before(async () => {
+  shared = await startDaemon();
+});
+
+test.after.always(async () => {
+  await shared?.stop();
+});
+
+test('start prints the URL; status reports it; a second start on the same data dir fails; stop is graceful', async (t) => {
+  const { dataDir, cli } = freshDataDir(t);
+
+  const started = await cli(['daemon', 'start', '--port', '0']);
+  t.is(started.code, 0, output(started));
+  const url = /http:\/\/127\.0\.0\.1:\d+/.exec(started.stdout)?.[0] ?? '';
+  t.truthy(url, `no URL in: ${started.stdout}`);
+
+  const health = await fetch(`${url}/healthz`);
+  t.is(health.status, 200);
+
+  const runtime = JSON.parse(readFileSync(join(dataDir, 'daemon.json'), 'utf8')) as {
+    pid: number;
+    url: string;
+  };
+  t.is(runtime.url, url);
+  const pid = runtime.pid;
+  t.true(isAlive(pid));
+
+  const status = await cli(['daemon', 'status']);
+  t.is(status.code, 0, output(status));
+  t.true(status.stdout.includes(url), status.stdout);
+  t.regex(status.stdout, /running/);
+
+  const statusJson = await cli(['daemon', 'status', '--json']);
+  t.is(statusJson.code, 0, output(statusJson));
+  const statusBody = statusJson.json();
+  t.is(statusBody.running, true);
+  t.is(statusBody.url, url);
+  t.is(statusBody.pid, pid);
+  t.is(statusBody.environment, 'sandbox');
+
+  // One daemon per data dir: the second start names the one that runs.
+  const again = await cli(['daemon', 'start', '--port', '0']);
+  t.is(again.code, 1, output(again));
+  t.regex(output(again), /already running/i);
+  t.true(output(again).includes(String(pid)), output(again));
+  t.true(isAlive(pid), 'the running daemon survives a second start');
+
+  const stopped = await cli(['daemon', 'stop']);
+  t.is(stopped.code, 0, output(stopped));
+  t.true(await waitUntil(() => !isAlive(pid), 10_000), 'the daemon process exited');
+  t.false(existsSync(join(dataDir, 'daemon.json')), 'daemon.json removed');
+  t.false(existsSync(join(dataDir, 'control-token')), 'control-token removed');
+  t.false(existsSync(join(dataDir, 'daemon.lock')), 'lock released');
+  await t.throwsAsync(fetch(`${url}/healthz`));
+
+  const statusAfter = await cli(['daemon', 'status']);
+  t.is(statusAfter.code, 1, output(statusAfter));
+  t.regex(statusAfter.stdout + statusAfter.stderr, /not running/i);
+  const statusAfterJson = await cli(['daemon', 'status', '--json']);
+  t.is(statusAfterJson.code, 1);
+  t.is(statusAfterJson.json().running, false);
+
+  const stopAgain = await cli(['daemon', 'stop']);
+  t.is(stopAgain.code, 0, output(stopAgain));
+  const stopAgainJson = await cli(['daemon', 'stop', '--json']);
+  t.is(stopAgainJson.code, 0);
+  t.is(stopAgainJson.json().stopped, false);
+});
+
+test('start --json prints one document {url, pid, environment, data_dir}', async (t) => {
+  const { dataDir, cli } = freshDataDir(t);
+  const started = await cli(['daemon', 'start', '--port', '0', '--json']);
+  t.is(started.code, 0, output(started));
+  const body = started.json();
+  t.regex(body.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+  t.true(Number.isInteger(body.pid) && body.pid > 0);
+  t.is(body.environment, 'sandbox');
+  t.is(body.data_dir, dataDir);
+  t.true(isAlive(body.pid));
+  const health = await fetch(`${body.url}/healthz`);
+  t.is(health.status, 200);
+});
+
+test('a port that is taken fails the start with exit 1 and an "in use" message', async (t) => {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const port = (server.address() as AddressInfo).port;
+
+  const { dataDir, cli } = freshDataDir(t);
+  const started = await cli(['daemon', 'start', '--port', String(port)]);
+  t.is(started.code, 1, output(started));
+  t.regex(output(started), /in use/i);
+  t.true(output(started).includes(String(port)), output(started));
+  t.false(existsSync(join(dataDir, 'daemon.json')), 'no daemon recorded');
+  t.false(existsSync(join(dataDir, 'daemon.lock')), 'the lock is released');
+
+  const status = await cli(['daemon', 'status', '--json']);
+  t.is(status.code, 1);
+  t.is(status.json().running, false);
+});
+
+test('the port of a running daemon is refused to a daemon of another data dir', async (t) => {
+  const port = new URL(shared.url).port;
+  const { cli } = freshDataDir(t);
+  const started = await cli(['daemon', 'start', '--port', port, '--json']);
+  t.is(started.code, 1, output(started));
+  t.regex(started.json().error.message, /in use/i);
+  const health = await fetch(`${shared.url}/healthz`);
+  t.is(health.status, 200, 'the first daemon still answers');
+});
+
+test('the log has request lines but never an API key value', async (t) => {
+  const queryKey = await shared.createKey('webhooks:read', { name: 'log-query' });
+  const headerKey = await shared.createKey('webhooks:read', { name: 'log-header' });
+  const unknownKey = 'sk_test_' + 'Zq9'.repeat(12);
+
+  const byQuery = await shared.request(`/v1/auth/me?api_key=${queryKey.key}`);
+  t.is(byQuery.status, 200);
+  const byHeader = await shared.request('/v1/auth/me', { key: headerKey.key });
+  t.is(byHeader.status, 200);
+  const unknown = await shared.request(`/v1/auth/me?api_key=${unknownKey}`);
+  t.is(unknown.status, 401);
+  const unknownHeader = await shared.request('/v1/auth/me', { key: unknownKey });
+  t.is(unknownHeader.status, 401);
+
+  const logFile = join(shared.dataDir, 'logs', 'daemon.log');
+  const requestIds = [byQuery, byHeader, unknown, unknownHeader].map((answer) =>
+    answer.headers.get('x-request-id')!,
+  );
+  const readLog = () => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : '');
+  const logged = await waitUntil(() => requestIds.every((id) => readLog().includes(id)), 10_000);
+  t.true(logged, 'every request is logged (by its request id)');
+
+  const log = readLog();
+  t.regex(log, /\/v1\/auth\/me/);
+  for (const secret of [queryKey.key, headerKey.key, unknownKey]) {
+    t.false(log.includes(secret), `the log contains ${secret.slice(0, 12)}...`);
+    // Not even the random part alone.
+    t.false(log.includes(secret.slice('sk_test_'.length)));
+  }
+
+  const logs = await shared.cli(['daemon', 'logs', '-n', '200']);
+  t.is(logs.code, 0, output(logs));
+  t.regex(logs.stdout, /GET/);
+  t.regex(logs.stdout, /\/v1\/auth\/me/);
+  for (const secret of [queryKey.key, headerKey.key, unknownKey])
+    t.false(logs.stdout.includes(secret));
+
+  const logsJson = await shared.cli(['daemon', 'logs', '-n', '200', '--json']);
+  t.is(logsJson.code, 0, output(logsJson));
+  const lines = logsJson.stdout.split('\n').filter(Boolean);
+  t.true(lines.length > 0);
+  const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+  t.true(parsed.some((entry) => String(entry.url ?? '').startsWith('/v1/auth/me')));
+});
+
+test('the control token file has mode 0600 and matches the control channel', async (t) => {
+  const file = join(shared.dataDir, 'control-token');
+  t.is(statSync(file).mode & 0o777, 0o600);
+  const token = readFileSync(file, 'utf8').trim();
+  t.true(token.length >= 32, 'the control token is long enough to be unguessable');
+  const answer = await shared.request('/trpc/daemon.status', {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  t.is(answer.status, 200);
+});
+
+test('a daemon killed with SIGKILL leaves a stale lock that does not block the next start; data survives', async (t) => {
+  const { dataDir, cli } = freshDataDir(t);
+  const first = await cli(['daemon', 'start', '--port', '0', '--json']);
+  t.is(first.code, 0, output(first));
+  const { pid } = first.json<{ pid: number }>();
+
+  const created = await cli([
+    'workspaces',
+    'create',
+    '--name',
+    'survivor',
+    '--tier',
+    'starter',
+    '--json',
+  ]);
+  t.is(created.code, 0, output(created));
+  const workspace = created.json<{ id: string }>();
+
+  process.kill(pid, 'SIGKILL');
+  t.true(await waitUntil(() => !isAlive(pid), 15_000), 'the killed daemon is gone');
+  t.true(existsSync(join(dataDir, 'daemon.lock')), 'the crash left its lock behind');
+
+  const second = await cli(['daemon', 'start', '--port', '0', '--json']);
+  t.is(second.code, 0, output(second));
+  const restarted = second.json<{ pid: number; url: string }>();
+  t.not(restarted.pid, pid);
+  t.is((await fetch(`${restarted.url}/healthz`)).status, 200);
+
+  const list = await cli(['workspaces', 'list', '--json']);
+  t.is(list.code, 0, output(list));
+  const found = list
+    .json<{ id: string; name: string; tier: string }[]>()
+    .find((ws) => ws.id === workspace.id);
+  t.like(found, { name: 'survivor', tier: 'starter' });
+
+  const status = await cli(['daemon', 'status', '--json']);
+  t.is(status.json().pid, restarted.pid);
+});
+
+test('a production daemon issues sk_live_ keys, refuses sk_test_ keys and has no clock controls', async (t) => {
+  const { cli } = freshDataDir(t);
+  const started = await cli(['daemon', 'start', '--port', '0', '--env', 'production', '--json']);
+  t.is(started.code, 0, output(started));
+  const { url, environment } = started.json<{ url: string; environment: string }>();
+  t.is(environment, 'production');
+
+  const created = await cli([
+    'keys',
+    'create',
+    '--name',
+    'live',
+    '--scopes',
+    'webhooks:read',
+    '--json',
+  ]);
+  t.is(created.code, 0, output(created));
+  const live = created.json<{ key: string }>();
+  t.regex(live.key, /^sk_live_[A-Za-z0-9]{32,}$/);
+
+  const me = await fetch(`${url}/v1/auth/me`, { headers: { authorization: `Bearer ${live.key}` } });
+  t.is(me.status, 200);
+  const meBody = (await me.json()) as { data: { environment: string; scopes: string[] } };
+  t.deepEqual(meBody.data.scopes, ['webhooks:read']);
+  t.is(meBody.data.environment, 'production');
+
+  // A real sandbox key (from the sandbox daemon) is a key of the other environment.
+  const sandboxKey = await shared.createKey('webhooks:read', { name: 'sandbox-key' });
+  t.regex(sandboxKey.key, /^sk_test_/);
+  const refused = await fetch(`${url}/v1/auth/me`, {
+    headers: { authorization: `Bearer ${sandboxKey.key}` },
+  });
+  t.is(refused.status, 401);
+  const refusedBody = (await refused.json()) as { error: { code: string; message: string } };
+  t.is(refusedBody.error.code, 'invalid_token');
+  t.regex(refusedBody.error.message, /sandbox|production/i);
+
+  const advance = await cli(['clock', 'advance', '1h']);
+  t.is(advance.code, 1, output(advance));
+  t.regex(advance.stderr, /sandbox/i);
+  const clock = await cli(['clock', 'show', '--json']);
+  t.is(clock.code, 0, output(clock));
+  t.is(clock.json().offset_ms, 0);
+});
+
+test('the sandbox daemon refuses an sk_live_ key with a message naming the environment', async (t) => {
+  const liveLooking = 'sk_live_' + 'Ab3'.repeat(12);
+  const answer = await shared.request('/v1/auth/me', { key: liveLooking });
+  t.is(answer.status, 401);
+  t.is(answer.body.error.code, 'invalid_token');
+  t.regex(answer.body.error.message, /sandbox|production/i);
+});

@@ -1,0 +1,267 @@
+// Durable timers on a real SQLite file and the daemon's offset clock.
+import test from 'ava';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { OffsetClock } from '../../daemon/clock/clock.js';
+import { openDatabase, type Db } from '../../daemon/store/database.js';
+import { TimerRepository, type TimerRow } from '../../daemon/timers/timer.repository.js';
+import { TimerService } from '../../daemon/timers/timer.service.js';
+import { tempDir } from '../helpers/app.js';
+
+const HOUR = 3_600_000;
+
+interface Logged {
+  obj: object;
+  msg: string;
+}
+
+function setUp(t: import('ava').ExecutionContext) {
+  const dir = tempDir();
+  const file = join(dir, 'svc.db');
+  const opened: Db[] = [];
+  const open = () => {
+    const db = openDatabase(file);
+    opened.push(db);
+    return db;
+  };
+  const logged: Logged[] = [];
+  const log = { error: (obj: object, msg: string) => logged.push({ obj, msg }) };
+  const clock = new OffsetClock();
+  const services: TimerService[] = [];
+  /** A started service, as the daemon runs it (start() once the server listens). */
+  const make = async (db: Db) => {
+    const timers = new TimerService(new TimerRepository(db), clock, log);
+    services.push(timers);
+    timers.start();
+    // Let the first pass (nothing due yet) settle.
+    await timers.runDue();
+    return timers;
+  };
+  t.teardown(async () => {
+    for (const timers of services) await timers.stop();
+    for (const db of opened) if (db.open) db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { open, make, clock, logged };
+}
+
+function rows(db: Db): TimerRow[] {
+  return db.prepare('SELECT * FROM timers ORDER BY due_at').all() as TimerRow[];
+}
+
+test('a timer due in 1 h fires only once the clock has reached it', async (t) => {
+  const { open, make, clock } = setUp(t);
+  const db = open();
+  const timers = await make(db);
+  const fired: unknown[] = [];
+  timers.register('ping', (payload, timer) => {
+    fired.push(payload);
+    t.regex(timer.id, /^tmr_/);
+  });
+  const dueAt = clock.now() + HOUR;
+  timers.schedule('ping', dueAt, { n: 1 });
+  t.is(timers.pending(), 1);
+
+  await timers.runDue();
+  t.deepEqual(fired, []);
+
+  clock.setOffset(HOUR - 60_000);
+  await timers.runDue();
+  t.deepEqual(fired, [], 'not yet: a minute early');
+  t.is(timers.pending(), 1);
+
+  clock.setOffset(HOUR + 1);
+  await timers.runDue();
+  t.deepEqual(fired, [{ n: 1 }]);
+  t.is(timers.pending(), 0);
+
+  await timers.runDue();
+  t.is(fired.length, 1, 'fired once');
+});
+
+test('timers fire in due order and only the due ones', async (t) => {
+  const { open, make, clock } = setUp(t);
+  const timers = await make(open());
+  const fired: string[] = [];
+  timers.register('k', (payload) => {
+    fired.push(payload as string);
+  });
+  const now = clock.now();
+  timers.schedule('k', now + 3 * HOUR, 'c');
+  timers.schedule('k', now + HOUR, 'a');
+  timers.schedule('k', now + 2 * HOUR, 'b');
+  timers.schedule('k', now + 10 * HOUR, 'late');
+  clock.setOffset(3 * HOUR + 1);
+  await timers.runDue();
+  t.deepEqual(fired.sort(), ['a', 'b', 'c']);
+  t.is(timers.pending(), 1);
+});
+
+test('a failing handler is kept, its attempts and error recorded, and retried later', async (t) => {
+  const { open, make, clock, logged } = setUp(t);
+  const db = open();
+  const timers = await make(db);
+  let calls = 0;
+  timers.register('flaky', () => {
+    calls += 1;
+    if (calls <= 2) throw new Error(`failure ${calls}`);
+  });
+  timers.schedule('flaky', clock.now(), { job: 1 });
+
+  await timers.runDue();
+  t.is(calls, 1);
+  let [row] = rows(db);
+  t.truthy(row, 'the timer is still stored');
+  t.is(row!.attempts, 1);
+  t.is(row!.last_error, 'failure 1');
+  t.true(row!.due_at > clock.now(), 'retried later, not at once');
+  t.is(logged.length, 1);
+
+  // Running again right away does not retry before the new due time.
+  await timers.runDue();
+  t.is(calls, 1);
+
+  clock.setOffset(row!.due_at - Date.now() + 1);
+  await timers.runDue();
+  t.is(calls, 2);
+  [row] = rows(db);
+  t.is(row!.attempts, 2);
+  t.is(row!.last_error, 'failure 2');
+
+  clock.setOffset(clock.offset + HOUR);
+  await timers.runDue();
+  t.is(calls, 3);
+  t.deepEqual(rows(db), [], 'deleted once the handler succeeded');
+});
+
+test('a timer of an unregistered kind is not lost', async (t) => {
+  const { open, make, clock } = setUp(t);
+  const db = open();
+  const timers = await make(db);
+  timers.schedule('nobody', clock.now(), {});
+  await timers.runDue();
+  const [row] = rows(db);
+  t.is(row!.attempts, 1);
+  t.regex(row!.last_error!, /no handler/);
+});
+
+test('timers survive closing and reopening the database', async (t) => {
+  const { open, make, clock } = setUp(t);
+  const first = open();
+  const before = await make(first);
+  before.schedule('wake', clock.now() + HOUR, { who: 'durable' });
+  await before.stop();
+  first.close();
+
+  clock.setOffset(2 * HOUR);
+  const second = open();
+  // As the daemon does on start: a new service, handlers registered, then started.
+  const after = new TimerService(new TimerRepository(second), clock, { error: () => undefined });
+  t.teardown(() => after.stop());
+  t.is(after.pending(), 1);
+  const fired: unknown[] = [];
+  after.register('wake', (payload) => {
+    fired.push(payload);
+  });
+  after.start();
+  await after.runDue();
+  t.deepEqual(fired, [{ who: 'durable' }]);
+  t.is(after.pending(), 0);
+});
+
+test('a follow-up scheduled for now by a handler runs in the same runDue', async (t) => {
+  const { open, make, clock } = setUp(t);
+  const timers = await make(open());
+  const fired: string[] = [];
+  timers.register('step', (payload) => {
+    const { n } = payload as { n: number };
+    fired.push(`step ${n}`);
+    if (n < 3) timers.schedule('step', clock.now(), { n: n + 1 });
+  });
+  timers.register('async-step', async (payload) => {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    fired.push(`async ${String(payload)}`);
+    if (payload === 1) timers.schedule('async-step', clock.now(), 2);
+  });
+  timers.schedule('step', clock.now(), { n: 1 });
+  timers.schedule('async-step', clock.now(), 1);
+  await timers.runDue();
+  t.deepEqual(
+    fired.filter((f) => f.startsWith('step')),
+    ['step 1', 'step 2', 'step 3'],
+  );
+  t.deepEqual(
+    fired.filter((f) => f.startsWith('async')),
+    ['async 1', 'async 2'],
+  );
+  t.is(timers.pending(), 0);
+});
+
+test('runDue while one is running joins it; a timer scheduled meanwhile still runs', async (t) => {
+  const { open, make, clock } = setUp(t);
+  const timers = await make(open());
+  const fired: string[] = [];
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  timers.register('slow', async () => {
+    await gate;
+    fired.push('slow');
+  });
+  timers.register('quick', () => {
+    fired.push('quick');
+  });
+  timers.schedule('slow', clock.now(), null);
+  const first = timers.runDue();
+  timers.schedule('quick', clock.now(), null);
+  const second = timers.runDue();
+  release();
+  await Promise.all([first, second]);
+  t.deepEqual(fired.sort(), ['quick', 'slow']);
+  t.is(timers.pending(), 0);
+});
+
+test('cancel removes pending timers of a kind with the same payload', async (t) => {
+  const { open, make, clock } = setUp(t);
+  const timers = await make(open());
+  const fired: unknown[] = [];
+  timers.register('x', (payload) => {
+    fired.push(payload);
+  });
+  timers.schedule('x', clock.now() + HOUR, { id: 'a' });
+  timers.schedule('x', clock.now() + HOUR, { id: 'b' });
+  timers.schedule('y', clock.now() + HOUR, { id: 'a' });
+  t.is(timers.cancel('x', { id: 'a' }), 1);
+  clock.setOffset(2 * HOUR);
+  timers.register('y', () => undefined);
+  await timers.runDue();
+  t.deepEqual(fired, [{ id: 'b' }]);
+});
+
+test('runDue right after start, while the first pass settles, still fires what is due', async (t) => {
+  const { open, clock } = setUp(t);
+  const db = open();
+  const timers = new TimerService(new TimerRepository(db), clock, { error: () => undefined });
+  t.teardown(() => timers.stop());
+  const fired: unknown[] = [];
+  timers.register('now', (payload) => {
+    fired.push(payload);
+  });
+  timers.start();
+  timers.schedule('now', clock.now() + HOUR, 'after the move');
+  clock.setOffset(HOUR + 1);
+  // The daemon does exactly this when `svc clock advance` lands just after a pass.
+  await timers.runDue();
+  t.deepEqual(fired, ['after the move']);
+});
+
+test('a started service fires a due timer by itself', async (t) => {
+  const { open, make, clock } = setUp(t);
+  const timers = await make(open());
+  const fired = new Promise<unknown>((resolve) => timers.register('auto', resolve));
+  timers.schedule('auto', clock.now() + 20, 'by itself');
+  const result = await Promise.race([
+    fired,
+    new Promise((resolve) => setTimeout(() => resolve('timed out'), 3000)),
+  ]);
+  t.is(result, 'by itself');
+});
