@@ -7,7 +7,7 @@ import { isEventType, type EventEnvelope, type EventType } from '../../shared/sc
 import { toIso, type Clock } from '../clock/clock.js';
 import { invalidParameter } from '../http/api-error.js';
 import { pageRequest, toPage, unknownCursor, type ListQueryInput } from '../http/pagination.js';
-import type { Page } from '../http/route.js';
+import { JsonText, type Page } from '../http/route.js';
 import type { Db } from '../store/database.js';
 import type { EventFilter, EventRepository, EventRow } from './event.repository.js';
 
@@ -71,10 +71,8 @@ export class EventService {
     return row && toEnvelope(row);
   }
 
-  list(
-    workspaceId: string,
-    query: ListQueryInput & { type?: string | undefined },
-  ): Page<EventEnvelope> {
+  /** A page of events as JSON text: the stored data is sent as it was stored, never re-parsed. */
+  list(workspaceId: string, query: ListQueryInput & { type?: string | undefined }): Page<JsonText> {
     const { limit, startingAfter } = pageRequest(query);
     const filter: EventFilter = {
       workspaceId,
@@ -87,7 +85,7 @@ export class EventService {
       if (!cursor) throw unknownCursor(startingAfter);
     }
     const rows = this.repo.page(filter, limit + 1, cursor);
-    return toPage(rows.map(toEnvelope), limit, this.repo.count(filter));
+    return toPage(rows.map(toEnvelopeJson), limit, this.repo.count(filter));
   }
 
   /** Deletes events past the 30-day retention on the daemon clock. */
@@ -116,6 +114,13 @@ function toEnvelope(row: EventRow): EventEnvelope {
     workspace_id: row.workspace_id,
     data: JSON.parse(row.data) as Record<string, unknown>,
   };
+}
+
+function toEnvelopeJson(row: EventRow): JsonText {
+  return new JsonText(
+    `{"id":${JSON.stringify(row.id)},"type":${JSON.stringify(row.type)},"created_at":"${toIso(row.created_at)}",` +
+      `"workspace_id":${JSON.stringify(row.workspace_id)},"data":${row.data}}`,
+  );
 }
 
 /** "agent.created,workflow.*" -> exact types and prefixes; unknown types are refused. */

@@ -7,7 +7,7 @@ import type { AccessGuard } from './access.js';
 import { dataEnvelope, listEnvelope } from '../../shared/schemas/common.js';
 import { serializerSchema } from './json-schema.js';
 import { parseRequestPart } from './validation.js';
-import type { RequestContext, RouteDef } from './route.js';
+import { JsonText, type Page, type RequestContext, type RouteDef } from './route.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -83,6 +83,8 @@ function registerRoute(
         return { data: await def.handler(input), meta };
       }
       const page = await def.handler(input);
+      if (page.items[0] instanceof JsonText)
+        return reply.type('application/json; charset=utf-8').send(listJson(page, meta));
       const nextCursor = page.hasMore ? lastId(page.items) : null;
       return {
         data: page.items,
@@ -92,6 +94,18 @@ function registerRoute(
       };
     },
   });
+}
+
+/** The list envelope around items that are already JSON text. */
+function listJson(page: Page<unknown>, meta: { request_id: string; timestamp: string }): string {
+  const items = page.items as JsonText[];
+  const nextCursor = page.hasMore
+    ? ((JSON.parse(items.at(-1)!.json) as { id?: string }).id ?? null)
+    : null;
+  return (
+    `{"data":[${items.map((item) => item.json).join(',')}],"has_more":${page.hasMore},"total_count":${page.totalCount},` +
+    `"meta":${JSON.stringify({ ...meta, has_more: page.hasMore, next_cursor: nextCursor })}}`
+  );
 }
 
 function withoutApiKey(query: unknown): unknown {

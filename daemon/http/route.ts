@@ -32,6 +32,14 @@ export interface RequestContext {
   workspace: Workspace;
 }
 
+/**
+ * An item already serialised to JSON (e.g. an event whose stored text is sent as is), so a list
+ * of them is spliced into the body instead of being parsed and serialised again.
+ */
+export class JsonText {
+  constructor(readonly json: string) {}
+}
+
 export interface Page<T> {
   items: T[];
   hasMore: boolean;
@@ -78,7 +86,7 @@ export interface ObjectRoute<B, Q, P, R> extends RouteBase<B, Q, P> {
 export interface ListRoute<B, Q, P, R> extends RouteBase<B, Q, P> {
   kind: 'list';
   response: z.ZodType<R>;
-  handler(input: HandlerInput<B, Q, P>): Page<R> | Promise<Page<R>>;
+  handler(input: HandlerInput<B, Q, P>): Page<R | JsonText> | Promise<Page<R | JsonText>>;
 }
 
 /** A route answering without the envelope (the OpenAPI document, health). */
