@@ -1,4 +1,4 @@
-// The event log: one row per event, data as JSON text.
+// The event log: one row per event, the envelope stored as the JSON text that is sent.
 import type { CursorPosition } from '../http/pagination.js';
 import type { Db } from '../store/database.js';
 import { afterCursor } from '../store/keyset.js';
@@ -9,7 +9,8 @@ export interface EventRow {
   workspace_id: string;
   type: string;
   created_at: number;
-  data: string;
+  /** The whole envelope {id, type, created_at, workspace_id, data} as JSON. */
+  envelope: string;
 }
 
 export interface EventFilter {
@@ -31,7 +32,7 @@ export class EventRepository {
   constructor(db: Db) {
     this.statements = new StatementCache(db);
     this.insertStmt = db.prepare(
-      'INSERT INTO events (id, workspace_id, type, created_at, data) VALUES (@id, @workspace_id, @type, @created_at, @data)',
+      'INSERT INTO events (id, workspace_id, type, created_at, envelope) VALUES (@id, @workspace_id, @type, @created_at, @envelope)',
     );
     this.getStmt = db.prepare<[string, string, number], EventRow>(
       'SELECT * FROM events WHERE id = ? AND workspace_id = ? AND created_at >= ?',
@@ -54,11 +55,18 @@ export class EventRepository {
     return this.positionStmt.get(id, workspaceId);
   }
 
-  page(filter: EventFilter, limit: number, cursor: CursorPosition | undefined): EventRow[] {
+  page(
+    filter: EventFilter,
+    limit: number,
+    cursor: CursorPosition | undefined,
+  ): Pick<EventRow, 'envelope'>[] {
     const where = this.where(filter);
     const after = afterCursor(cursor);
-    const sql = `SELECT * FROM events WHERE ${where.sql} AND ${after.sql} ORDER BY created_at DESC, id DESC LIMIT ?`;
-    return this.statements.get(sql).all(...where.params, ...after.params, limit) as EventRow[];
+    const sql = `SELECT envelope FROM events WHERE ${where.sql} AND ${after.sql} ORDER BY created_at DESC, id DESC LIMIT ?`;
+    return this.statements.get(sql).all(...where.params, ...after.params, limit) as Pick<
+      EventRow,
+      'envelope'
+    >[];
   }
 
   count(filter: EventFilter): number {

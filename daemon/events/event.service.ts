@@ -13,7 +13,8 @@ import type { EventFilter, EventRepository, EventRow } from './event.repository.
 
 export const EVENT_RETENTION_MS = 30 * 86_400_000;
 
-export type FanoutHook = (event: EventEnvelope) => void;
+/** Gets the event and its envelope as stored JSON text (what deliveries send). */
+export type FanoutHook = (event: EventEnvelope, json: string) => void;
 export type EventListener = (event: EventEnvelope) => void;
 
 export class EventService {
@@ -47,15 +48,16 @@ export class EventService {
       workspace_id: workspaceId,
       data,
     };
+    const json = JSON.stringify(event);
     this.db.transaction(() => {
       this.repo.insert({
         id: event.id,
         workspace_id: workspaceId,
         type,
         created_at: createdAt,
-        data: JSON.stringify(data),
+        envelope: json,
       });
-      for (const fanout of this.fanouts) fanout(event);
+      for (const fanout of this.fanouts) fanout(event, json);
     })();
     if (this.db.inTransaction) {
       // The caller's transaction may still roll back; tell listeners only once it is settled.
@@ -107,20 +109,11 @@ export class EventService {
 }
 
 function toEnvelope(row: EventRow): EventEnvelope {
-  return {
-    id: row.id,
-    type: row.type as EventType,
-    created_at: toIso(row.created_at),
-    workspace_id: row.workspace_id,
-    data: JSON.parse(row.data) as Record<string, unknown>,
-  };
+  return JSON.parse(row.envelope) as EventEnvelope;
 }
 
-function toEnvelopeJson(row: EventRow): JsonText {
-  return new JsonText(
-    `{"id":${JSON.stringify(row.id)},"type":${JSON.stringify(row.type)},"created_at":"${toIso(row.created_at)}",` +
-      `"workspace_id":${JSON.stringify(row.workspace_id)},"data":${row.data}}`,
-  );
+function toEnvelopeJson(row: Pick<EventRow, 'envelope'>): JsonText {
+  return new JsonText(row.envelope);
 }
 
 /** "agent.created,workflow.*" -> exact types and prefixes; unknown types are refused. */

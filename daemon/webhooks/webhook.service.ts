@@ -162,14 +162,12 @@ export class WebhookService {
   }
 
   /** Event fan-out hook: runs inside the publishing transaction. */
-  readonly fanout = (event: EventEnvelope): void => {
+  readonly fanout = (event: EventEnvelope, json: string): void => {
     const hooks = this.active(event.workspace_id);
     if (hooks.length === 0) return;
     const now = this.clock.now();
-    let body: string | undefined;
     for (const hook of hooks) {
       if (!hook.events.has(event.type)) continue;
-      body ??= JSON.stringify(event);
       const deliveryId = newId('delivery');
       this.deliveries.insert({
         id: deliveryId,
@@ -177,7 +175,7 @@ export class WebhookService {
         workspace_id: event.workspace_id,
         event_id: event.id,
         event_type: event.type,
-        body,
+        body: json,
         created_at: now,
         next_attempt_at: now,
       });

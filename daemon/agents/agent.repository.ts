@@ -1,0 +1,154 @@
+// Agent rows. Deleted agents keep their row (deleted_at) so their executions stay explainable.
+import type { CursorPosition } from '../http/pagination.js';
+import type { Db } from '../store/database.js';
+import { afterCursor } from '../store/keyset.js';
+import { StatementCache } from '../store/statement-cache.js';
+
+export interface AgentRow {
+  id: string;
+  workspace_id: string;
+  name: string;
+  description: string | null;
+  type: string;
+  ontology: string;
+  autonomy_level: string;
+  status: 'active' | 'paused' | 'training' | 'archived';
+  capabilities: string;
+  guardrails: string;
+  personality: string;
+  brain: string | null;
+  created_at: number;
+  updated_at: number;
+  last_active_at: number | null;
+  deleted_at: number | null;
+  stat_interactions: number;
+  stat_finished: number;
+  stat_succeeded: number;
+  stat_timed: number;
+  stat_time_ms: number;
+}
+
+/** What one interaction adds to an agent's running stats. */
+export interface StatsDelta {
+  interactions: number;
+  finished: number;
+  succeeded: number;
+  timeMs: number | null;
+}
+
+export interface AgentFilter {
+  status?: string | undefined;
+  type?: string | undefined;
+}
+
+export class AgentRepository {
+  private readonly statements: StatementCache;
+  private readonly insertStmt;
+  private readonly getStmt;
+  private readonly updateStmt;
+  private readonly deleteStmt;
+  private readonly positionStmt;
+  private readonly statsStmt;
+  private readonly statusStmt;
+
+  constructor(db: Db) {
+    this.statements = new StatementCache(db);
+    this.insertStmt = db.prepare(
+      `INSERT INTO agents (id, workspace_id, name, description, type, ontology, autonomy_level, status, capabilities, guardrails, personality, brain, created_at, updated_at)
+       VALUES (@id, @workspace_id, @name, @description, @type, @ontology, @autonomy_level, @status, @capabilities, @guardrails, @personality, @brain, @created_at, @updated_at)`,
+    );
+    this.getStmt = db.prepare<[string], AgentRow>(
+      'SELECT * FROM agents WHERE id = ? AND deleted_at IS NULL',
+    );
+    this.updateStmt = db.prepare(
+      `UPDATE agents SET name = @name, description = @description, type = @type, ontology = @ontology, autonomy_level = @autonomy_level,
+         status = @status, capabilities = @capabilities, guardrails = @guardrails, personality = @personality, brain = @brain,
+         updated_at = @updated_at WHERE id = @id`,
+    );
+    this.deleteStmt = db.prepare('UPDATE agents SET deleted_at = ? WHERE id = ?');
+    this.positionStmt = db.prepare<[string, string], CursorPosition>(
+      'SELECT created_at, id FROM agents WHERE id = ? AND workspace_id = ? AND deleted_at IS NULL',
+    );
+    // Running counters, updated in the same transaction as the interaction, so a GET stays one read.
+    this.statsStmt = db.prepare(
+      `UPDATE agents SET stat_interactions = stat_interactions + @interactions, stat_finished = stat_finished + @finished,
+         stat_succeeded = stat_succeeded + @succeeded, stat_timed = stat_timed + @timed, stat_time_ms = stat_time_ms + @time_ms,
+         last_active_at = @at WHERE id = @id`,
+    );
+    this.statusStmt = db.prepare('UPDATE agents SET status = ?, updated_at = ? WHERE id = ?');
+  }
+
+  insert(row: Omit<AgentRow, 'last_active_at' | 'deleted_at' | `stat_${string}`>): void {
+    this.insertStmt.run(row);
+  }
+
+  get(id: string): AgentRow | undefined {
+    return this.getStmt.get(id);
+  }
+
+  update(row: AgentRow): void {
+    this.updateStmt.run(row);
+  }
+
+  markDeleted(id: string, at: number): void {
+    this.deleteStmt.run(at, id);
+  }
+
+  addStats(id: string, delta: StatsDelta, at: number): void {
+    this.statsStmt.run({
+      id,
+      at,
+      interactions: delta.interactions,
+      finished: delta.finished,
+      succeeded: delta.succeeded,
+      timed: delta.timeMs === null ? 0 : 1,
+      time_ms: delta.timeMs ?? 0,
+    });
+  }
+
+  setStatus(id: string, status: AgentRow['status'], at: number): void {
+    this.statusStmt.run(status, at, id);
+  }
+
+  position(workspaceId: string, id: string): CursorPosition | undefined {
+    return this.positionStmt.get(id, workspaceId);
+  }
+
+  page(
+    workspaceId: string,
+    filter: AgentFilter,
+    limit: number,
+    cursor: CursorPosition | undefined,
+  ): AgentRow[] {
+    const where = this.where(workspaceId, filter);
+    const after = afterCursor(cursor);
+    return this.statements
+      .get(
+        `SELECT * FROM agents WHERE ${where.sql} AND ${after.sql} ORDER BY created_at DESC, id DESC LIMIT ?`,
+      )
+      .all(...where.params, ...after.params, limit) as AgentRow[];
+  }
+
+  count(workspaceId: string, filter: AgentFilter): number {
+    const where = this.where(workspaceId, filter);
+    return (
+      this.statements
+        .get(`SELECT COUNT(*) AS n FROM agents WHERE ${where.sql}`)
+        .get(...where.params) as { n: number }
+    ).n;
+  }
+
+  private where(workspaceId: string, filter: AgentFilter): { sql: string; params: string[] } {
+    const clauses = ['workspace_id = ?', 'deleted_at IS NULL'];
+    const params = [workspaceId];
+    if (filter.status) {
+      clauses.push('status = ?');
+      params.push(filter.status);
+    }
+    if (filter.type) {
+      clauses.push('type = ?');
+      params.push(filter.type);
+    }
+    return { sql: clauses.join(' AND '), params };
+  }
+}

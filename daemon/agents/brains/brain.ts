@@ -1,0 +1,46 @@
+// An execution brain turns an agent's input into {action, output, confidence}. Brains are
+// swappable (simulated, openai); the service around them owns states, guardrails and events.
+
+export interface AgentProfile {
+  id: string;
+  name: string;
+  type: string;
+  capabilities: Record<string, boolean>;
+  personality: {
+    tone: string | null;
+    response_length: string | null;
+    empathy_level: string | null;
+  };
+  brain: {
+    provider: 'simulated' | 'openai';
+    model?: string | undefined;
+    base_url?: string | undefined;
+  } | null;
+}
+
+/** A passage of the agent's knowledge that matches the input, with how much of the input it covers (0-1). */
+export interface Passage {
+  text: string;
+  documentId: string;
+  coverage: number;
+}
+
+export interface BrainInput {
+  agent: AgentProfile;
+  input: string;
+  context: Record<string, unknown>;
+  passages: Passage[];
+  /** Milliseconds the brain may take. */
+  timeoutMs: number;
+}
+
+export interface BrainResult {
+  action: string;
+  output: string;
+  confidence: number;
+}
+
+export interface Brain {
+  readonly name: 'simulated' | 'openai';
+  think(input: BrainInput): Promise<BrainResult>;
+}

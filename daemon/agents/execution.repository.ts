@@ -1,0 +1,124 @@
+// Agent execution rows, and the figures analytics and guardrails read from them.
+import type { Db } from '../store/database.js';
+
+export interface ExecutionRow {
+  id: string;
+  agent_id: string;
+  workspace_id: string;
+  status: 'processing' | 'awaiting_approval' | 'completed' | 'failed' | 'cancelled';
+  autonomy_level: string;
+  input: string;
+  context: string;
+  action: string | null;
+  output: string | null;
+  confidence: number | null;
+  error_code: string | null;
+  error_message: string | null;
+  execution_time_ms: number | null;
+  needed_approval: number;
+  decision: 'approve' | 'reject' | null;
+  decision_notes: string | null;
+  created_at: number;
+  completed_at: number | null;
+  decided_at: number | null;
+}
+
+export interface PeriodFigures {
+  executions: number;
+  finished: number;
+  completed: number;
+  escalated: number;
+  total_time_ms: number;
+  timed: number;
+  confidence_sum: number;
+  confident: number;
+  l2_decided: number;
+  l2_approved: number;
+  l3_finished: number;
+  l3_completed: number;
+}
+
+export class ExecutionRepository {
+  private readonly insertStmt;
+  private readonly getStmt;
+  private readonly saveStmt;
+  private readonly recentStmt;
+  private readonly figuresStmt;
+  private readonly actionsStmt;
+
+  constructor(db: Db) {
+    this.insertStmt = db.prepare(
+      `INSERT INTO agent_executions (id, agent_id, workspace_id, status, autonomy_level, input, context, created_at)
+       VALUES (@id, @agent_id, @workspace_id, @status, @autonomy_level, @input, @context, @created_at)`,
+    );
+    this.getStmt = db.prepare<[string], ExecutionRow>(
+      'SELECT * FROM agent_executions WHERE id = ?',
+    );
+    this.saveStmt = db.prepare(
+      `UPDATE agent_executions SET status = @status, action = @action, output = @output, confidence = @confidence,
+         error_code = @error_code, error_message = @error_message, execution_time_ms = @execution_time_ms,
+         needed_approval = @needed_approval, decision = @decision, decision_notes = @decision_notes,
+         completed_at = @completed_at, decided_at = @decided_at WHERE id = @id`,
+    );
+    this.recentStmt = db.prepare<[string, number], { n: number }>(
+      "SELECT COUNT(*) AS n FROM agent_executions WHERE agent_id = ? AND created_at >= ? AND status != 'failed'",
+    );
+    this.figuresStmt = db.prepare<[string, number], PeriodFigures>(
+      `SELECT COUNT(*) AS executions,
+         SUM(status IN ('completed', 'failed', 'cancelled')) AS finished,
+         SUM(status = 'completed') AS completed,
+         SUM(needed_approval) AS escalated,
+         COALESCE(SUM(execution_time_ms), 0) AS total_time_ms,
+         SUM(execution_time_ms IS NOT NULL) AS timed,
+         COALESCE(SUM(CASE WHEN status = 'completed' THEN confidence END), 0) AS confidence_sum,
+         SUM(status = 'completed' AND confidence IS NOT NULL) AS confident,
+         SUM(autonomy_level = 'L2' AND decision IS NOT NULL) AS l2_decided,
+         SUM(autonomy_level = 'L2' AND decision = 'approve') AS l2_approved,
+         SUM(autonomy_level = 'L3' AND status IN ('completed', 'failed', 'cancelled')) AS l3_finished,
+         SUM(autonomy_level = 'L3' AND status = 'completed') AS l3_completed
+       FROM agent_executions WHERE agent_id = ? AND created_at >= ?`,
+    );
+    this.actionsStmt = db.prepare<[string, number], { action: string; n: number }>(
+      'SELECT action, COUNT(*) AS n FROM agent_executions WHERE agent_id = ? AND created_at >= ? AND action IS NOT NULL GROUP BY action ORDER BY action',
+    );
+  }
+
+  insert(
+    row: Pick<
+      ExecutionRow,
+      | 'id'
+      | 'agent_id'
+      | 'workspace_id'
+      | 'status'
+      | 'autonomy_level'
+      | 'input'
+      | 'context'
+      | 'created_at'
+    >,
+  ): void {
+    this.insertStmt.run(row);
+  }
+
+  get(id: string): ExecutionRow | undefined {
+    return this.getStmt.get(id);
+  }
+
+  save(row: ExecutionRow): void {
+    this.saveStmt.run(row);
+  }
+
+  /** Executions started since a time that were not refused (for actions_per_hour). */
+  countSince(agentId: string, since: number): number {
+    return this.recentStmt.get(agentId, since)?.n ?? 0;
+  }
+
+  figures(agentId: string, since: number): PeriodFigures {
+    return this.figuresStmt.get(agentId, since)!;
+  }
+
+  actionsByType(agentId: string, since: number): Record<string, number> {
+    return Object.fromEntries(
+      this.actionsStmt.all(agentId, since).map((row) => [row.action, row.n]),
+    );
+  }
+}

@@ -1,0 +1,114 @@
+// Knowledge documents and their text chunks, indexed with SQLite FTS5 for retrieval.
+import type { CursorPosition } from '../http/pagination.js';
+import type { Db } from '../store/database.js';
+import { afterCursor } from '../store/keyset.js';
+
+export interface DocumentRow {
+  id: string;
+  agent_id: string;
+  workspace_id: string;
+  filename: string;
+  format: 'pdf' | 'md' | 'txt' | 'docx';
+  type: 'faq' | 'policy' | 'product_info' | 'template';
+  description: string | null;
+  size_bytes: number;
+  chunk_count: number;
+  characters: number;
+  created_at: number;
+}
+
+export interface ChunkMatch {
+  text: string;
+  document_id: string;
+  /** bm25 rank: lower is better (negative numbers). */
+  rank: number;
+}
+
+export class KnowledgeRepository {
+  private readonly insertDocStmt;
+  private readonly insertChunkStmt;
+  private readonly getStmt;
+  private readonly deleteDocStmt;
+  private readonly deleteChunksStmt;
+  private readonly searchStmt;
+  private readonly hasAnyStmt;
+  private readonly positionStmt;
+  private readonly pageStmt;
+  private readonly pageAfterStmt;
+  private readonly countStmt;
+
+  constructor(private readonly db: Db) {
+    this.insertDocStmt = db.prepare(
+      `INSERT INTO knowledge_documents (id, agent_id, workspace_id, filename, format, type, description, size_bytes, chunk_count, characters, created_at)
+       VALUES (@id, @agent_id, @workspace_id, @filename, @format, @type, @description, @size_bytes, @chunk_count, @characters, @created_at)`,
+    );
+    this.insertChunkStmt = db.prepare(
+      'INSERT INTO knowledge_chunks (text, document_id, agent_id, seq) VALUES (?, ?, ?, ?)',
+    );
+    this.getStmt = db.prepare<[string, string], DocumentRow>(
+      'SELECT * FROM knowledge_documents WHERE id = ? AND agent_id = ?',
+    );
+    this.deleteDocStmt = db.prepare('DELETE FROM knowledge_documents WHERE id = ?');
+    this.deleteChunksStmt = db.prepare('DELETE FROM knowledge_chunks WHERE document_id = ?');
+    this.searchStmt = db.prepare<[string, string, number], ChunkMatch>(
+      'SELECT text, document_id, bm25(knowledge_chunks) AS rank FROM knowledge_chunks WHERE knowledge_chunks MATCH ? AND agent_id = ? ORDER BY rank LIMIT ?',
+    );
+    this.hasAnyStmt = db.prepare<[string], { n: number }>(
+      'SELECT COUNT(*) AS n FROM knowledge_documents WHERE agent_id = ?',
+    );
+    this.positionStmt = db.prepare<[string, string], CursorPosition>(
+      'SELECT created_at, id FROM knowledge_documents WHERE id = ? AND agent_id = ?',
+    );
+    const after = afterCursor({ created_at: 0, id: '' }).sql;
+    this.pageStmt = db.prepare<[string, number], DocumentRow>(
+      'SELECT * FROM knowledge_documents WHERE agent_id = ? ORDER BY created_at DESC, id DESC LIMIT ?',
+    );
+    this.pageAfterStmt = db.prepare<unknown[], DocumentRow>(
+      `SELECT * FROM knowledge_documents WHERE agent_id = ? AND ${after} ORDER BY created_at DESC, id DESC LIMIT ?`,
+    );
+    this.countStmt = db.prepare<[string], { n: number }>(
+      'SELECT COUNT(*) AS n FROM knowledge_documents WHERE agent_id = ?',
+    );
+  }
+
+  /** Stores a document and its chunks atomically. */
+  insert(row: DocumentRow, chunks: string[]): void {
+    this.db.transaction(() => {
+      this.insertDocStmt.run(row);
+      chunks.forEach((chunk, seq) => this.insertChunkStmt.run(chunk, row.id, row.agent_id, seq));
+    })();
+  }
+
+  get(agentId: string, id: string): DocumentRow | undefined {
+    return this.getStmt.get(id, agentId);
+  }
+
+  delete(id: string): void {
+    this.db.transaction(() => {
+      this.deleteChunksStmt.run(id);
+      this.deleteDocStmt.run(id);
+    })();
+  }
+
+  search(agentId: string, ftsQuery: string, limit: number): ChunkMatch[] {
+    return this.searchStmt.all(ftsQuery, agentId, limit);
+  }
+
+  hasDocuments(agentId: string): boolean {
+    return (this.hasAnyStmt.get(agentId)?.n ?? 0) > 0;
+  }
+
+  position(agentId: string, id: string): CursorPosition | undefined {
+    return this.positionStmt.get(id, agentId);
+  }
+
+  page(agentId: string, limit: number, cursor: CursorPosition | undefined): DocumentRow[] {
+    if (!cursor) return this.pageStmt.all(agentId, limit);
+    const after = afterCursor(cursor);
+    return this.pageAfterStmt.all(agentId, ...after.params, limit);
+  }
+
+  count(agentId: string): number {
+    return this.countStmt.get(agentId)?.n ?? 0;
+  }
+}

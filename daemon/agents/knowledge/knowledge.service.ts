@@ -1,0 +1,145 @@
+// Knowledge documents of an agent: checked by content, text extracted, chunked and indexed
+// (FTS5); retrieval finds the passages that best cover an input. A rejected file stores nothing.
+import { newId } from '../../../shared/ids.js';
+import type { KnowledgeDocumentView } from '../../../shared/schemas/agents.js';
+import { toIso, type Clock } from '../../clock/clock.js';
+import { ApiError } from '../../http/api-error.js';
+import { pageRequest, toPage, unknownCursor, type ListQueryInput } from '../../http/pagination.js';
+import type { Page } from '../../http/route.js';
+import type { Passage } from '../brains/brain.js';
+import type { DocumentRow, KnowledgeRepository } from '../knowledge.repository.js';
+import { chunkText, searchTerms } from './chunk.js';
+import { detectFormat, extractText } from './extract.js';
+
+export const MAX_KNOWLEDGE_BYTES = 10 * 1024 * 1024;
+
+export interface UploadInput {
+  filename: string;
+  content: Buffer;
+  type: DocumentRow['type'];
+  description?: string | undefined;
+}
+
+export class KnowledgeService {
+  constructor(
+    private readonly repo: KnowledgeRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  async upload(
+    agent: { id: string; workspace_id: string },
+    input: UploadInput,
+  ): Promise<KnowledgeDocumentView> {
+    if (input.content.length > MAX_KNOWLEDGE_BYTES) {
+      throw new ApiError(
+        'payload_too_large',
+        'The file is over 10 MiB. Split it into smaller documents.',
+        { param: 'file' },
+      );
+    }
+    const format = detectFormat(input.filename, input.content);
+    const text = await extractText(format, input.content, input.filename);
+    const chunks = chunkText(text);
+    if (chunks.length === 0) {
+      throw new ApiError(
+        'invalid_parameter',
+        `'${input.filename}' contains no text to learn from.`,
+        { param: 'file' },
+      );
+    }
+    const row: DocumentRow = {
+      id: newId('document'),
+      agent_id: agent.id,
+      workspace_id: agent.workspace_id,
+      filename: safeFilename(input.filename),
+      format,
+      type: input.type,
+      description: input.description ?? null,
+      size_bytes: input.content.length,
+      chunk_count: chunks.length,
+      characters: chunks.reduce((sum, chunk) => sum + chunk.length, 0),
+      created_at: this.clock.now(),
+    };
+    this.repo.insert(row, chunks);
+    return toDocumentView(row);
+  }
+
+  list(agentId: string, query: ListQueryInput): Page<KnowledgeDocumentView> {
+    const { limit, startingAfter } = pageRequest(query);
+    let cursor;
+    if (startingAfter) {
+      cursor = this.repo.position(agentId, startingAfter);
+      if (!cursor) throw unknownCursor(startingAfter);
+    }
+    return toPage(
+      this.repo.page(agentId, limit + 1, cursor).map(toDocumentView),
+      limit,
+      this.repo.count(agentId),
+    );
+  }
+
+  get(agentId: string, id: string): KnowledgeDocumentView {
+    return toDocumentView(this.row(agentId, id));
+  }
+
+  delete(agentId: string, id: string): { id: string; deleted: true } {
+    this.row(agentId, id);
+    this.repo.delete(id);
+    return { id, deleted: true };
+  }
+
+  /** The passages that cover the most of the input's terms, best first. */
+  retrieve(agentId: string, input: string, limit = 3): Passage[] {
+    const terms = searchTerms(input);
+    if (terms.length === 0 || !this.repo.hasDocuments(agentId)) return [];
+    const query = terms.map((term) => `"${term}"*`).join(' OR ');
+    return this.repo
+      .search(agentId, query, 20)
+      .map((match) => ({
+        text: match.text,
+        documentId: match.document_id,
+        coverage: coverage(terms, match.text),
+        rank: match.rank,
+      }))
+      .sort((a, b) => b.coverage - a.coverage || a.rank - b.rank)
+      .slice(0, limit)
+      .map(({ text, documentId, coverage: covered }) => ({ text, documentId, coverage: covered }));
+  }
+
+  private row(agentId: string, id: string): DocumentRow {
+    const row = this.repo.get(agentId, id);
+    if (!row)
+      throw new ApiError('not_found', `No knowledge document ${id} for agent ${agentId}.`, {
+        param: 'document_id',
+      });
+    return row;
+  }
+}
+
+function coverage(terms: string[], text: string): number {
+  const words = new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+  const covered = terms.filter((term) => [...words].some((word) => word.startsWith(term))).length;
+  return Math.round((covered / terms.length) * 100) / 100;
+}
+
+/** Keeps only the base name, without control characters or path separators. */
+function safeFilename(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? 'file';
+  // eslint-disable-next-line no-control-regex
+  return base.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 255) || 'file';
+}
+
+function toDocumentView(row: DocumentRow): KnowledgeDocumentView {
+  return {
+    id: row.id,
+    agent_id: row.agent_id,
+    filename: row.filename,
+    format: row.format,
+    type: row.type,
+    description: row.description,
+    size_bytes: row.size_bytes,
+    chunk_count: row.chunk_count,
+    characters: row.characters,
+    created_at: toIso(row.created_at),
+  };
+}
