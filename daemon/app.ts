@@ -1,6 +1,12 @@
 // Builds the whole daemon (store, services, REST routes, control channel) without listening,
 // so tests can build one on a temp dir and use app.inject(); server.ts does the listening.
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import { fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
 import findMyWay from 'find-my-way';
 import type { Logger } from 'pino';
@@ -17,7 +23,12 @@ import { EventRepository } from './events/event.repository.js';
 import { eventRoutes } from './events/event.routes.js';
 import { EventService } from './events/event.service.js';
 import { AccessGuard } from './http/access.js';
-import { installErrorHandling } from './http/error-handler.js';
+import {
+  answerClientError,
+  installErrorHandling,
+  sendError,
+  toApiError,
+} from './http/error-handler.js';
 import { installJsonBodyParser } from './http/json-body.js';
 import { registerRoutes } from './http/register.js';
 import { RequestLogController } from './http/request-log.js';
@@ -139,7 +150,17 @@ export function buildServices(
 export async function buildApp(options: AppOptions): Promise<SvcApp> {
   const startedAt = Date.now();
   const urls = options.urls ?? serverUrls('127.0.0.1', 7717);
+  // Errors Fastify raises before routing (a URL that cannot be decoded, an over-long path
+  // parameter) reach frameworkErrors, not the error handler: answer them in the spec's form too.
+  let frameworkError: (
+    error: FastifyError,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ) => void = () => undefined;
   const app: FastifyInstance = Fastify({
+    frameworkErrors: (error, request, reply) =>
+      frameworkError(error, request as FastifyRequest, reply as FastifyReply),
+    clientErrorHandler: answerClientError,
     ...(options.logger
       ? { loggerInstance: options.logger as FastifyBaseLogger }
       : { logger: false }),
@@ -194,6 +215,10 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
 
   const methodsByPath = methodFinder(allRoutes);
   installErrorHandling(app, clock, urls, methodsByPath);
+  frameworkError = (error, request, reply) => {
+    reply.header('X-Request-Id', request.id);
+    sendError(request, reply, toApiError(error), clock, urls);
+  };
 
   const router = createControlRouter({
     workspaces,

@@ -6,7 +6,7 @@ import { newId } from '../../shared/ids.js';
 import { isEventType, type EventEnvelope, type EventType } from '../../shared/schemas/events.js';
 import { toIso, type Clock } from '../clock/clock.js';
 import { invalidParameter } from '../http/api-error.js';
-import { pageRequest, toPage, unknownCursor, type ListQueryInput } from '../http/pagination.js';
+import { pageRequest, toPage, type ListQueryInput } from '../http/pagination.js';
 import { JsonText, type Page } from '../http/route.js';
 import type { Db } from '../store/database.js';
 import type { EventFilter, EventRepository, EventRow } from './event.repository.js';
@@ -75,17 +75,12 @@ export class EventService {
 
   /** A page of events as JSON text: the stored data is sent as it was stored, never re-parsed. */
   list(workspaceId: string, query: ListQueryInput & { type?: string | undefined }): Page<JsonText> {
-    const { limit, startingAfter } = pageRequest(query);
+    const { limit, cursor } = pageRequest(query, (id) => this.repo.position(workspaceId, id));
     const filter: EventFilter = {
       workspaceId,
       since: this.retentionCutoff(),
       ...parseTypeFilter(query.type),
     };
-    let cursor;
-    if (startingAfter) {
-      cursor = this.repo.position(workspaceId, startingAfter);
-      if (!cursor) throw unknownCursor(startingAfter);
-    }
     const rows = this.repo.page(filter, limit + 1, cursor);
     return toPage(rows.map(toEnvelopeJson), limit, this.repo.count(filter));
   }

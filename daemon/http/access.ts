@@ -70,8 +70,13 @@ export class AccessGuard {
     tenantScoped: boolean,
   ): Workspace {
     const header = request.headers['x-tenant-id'];
-    if (Array.isArray(header)) {
-      throw new ApiError('invalid_parameter', 'Send X-Tenant-ID once.', { param: 'X-Tenant-ID' });
+    // Node joins a repeated header with ", ".
+    if (Array.isArray(header) || header?.includes(',')) {
+      throw new ApiError(
+        'invalid_parameter',
+        'Send the X-Tenant-ID header once, with one workspace id.',
+        { param: 'X-Tenant-ID' },
+      );
     }
     if (header === undefined || header === '') {
       if (tenantScoped) {

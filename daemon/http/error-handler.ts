@@ -1,6 +1,8 @@
 // Serialises every failure into the spec's error body, in one place. Unexpected errors are
 // logged with the request id and answered with a 500 that carries no internals.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Socket } from 'node:net';
+import { ID_PREFIXES, randomBase62 } from '../../shared/ids.js';
 import { ERROR_CODES } from '../../shared/errors.js';
 import type { Clock } from '../clock/clock.js';
 import { ApiError } from './api-error.js';
@@ -111,6 +113,11 @@ export function toApiError(error: FastifyError | ApiError): ApiError {
     case 'FST_ERR_BAD_URL':
     case 'FST_ERR_ASYNC_CONSTRAINT':
       return new ApiError('not_found', 'The URL could not be decoded; check its percent-encoding.');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new ApiError(
+        'not_found',
+        'No such object: a path parameter is longer than any id (200 characters at most).',
+      );
     default:
       break;
   }
@@ -138,4 +145,32 @@ export function toApiError(error: FastifyError | ApiError): ApiError {
 function pathOnly(url: string): string {
   const end = url.indexOf('?');
   return end === -1 ? url : url.slice(0, end);
+}
+
+/**
+ * A request Node's HTTP parser rejects (not valid HTTP) never reaches Fastify: answer it with
+ * the spec's error body anyway, then close the connection.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable) return;
+  const requestId = ID_PREFIXES.request + randomBase62(16);
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const status = tooLarge ? 431 : 400;
+  const body = JSON.stringify({
+    error: {
+      code: 'invalid_request_body',
+      message: tooLarge
+        ? 'The request headers are too large.'
+        : 'The request is not valid HTTP (check the request line and headers).',
+      type: 'validation_error',
+      request_id: requestId,
+      documentation_url: '/docs/errors#invalid_request_body',
+    },
+    meta: { request_id: requestId, timestamp: new Date().toISOString() },
+  });
+  socket.end(
+    `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

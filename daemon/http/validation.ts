@@ -51,10 +51,15 @@ function issuesToError(
       ? joinPath(issue.path, issue.keys[0] ?? '')
       : dotted(issue.path);
   const code = fieldCodes[param] ?? 'invalid_parameter';
-  return new ApiError(code, describe(issue, param, part), { param });
+  return new ApiError(code, describe(issue, param, part, valueAt(input, issue.path)), { param });
 }
 
-function describe(issue: z.core.$ZodIssue, param: string, part: RequestPart): string {
+function describe(
+  issue: z.core.$ZodIssue,
+  param: string,
+  part: RequestPart,
+  value: unknown,
+): string {
   const where =
     part === 'query' ? 'query parameter' : part === 'params' ? 'path parameter' : 'field';
   const name = `${where} '${param}'`;
@@ -62,7 +67,9 @@ function describe(issue: z.core.$ZodIssue, param: string, part: RequestPart): st
     case 'unrecognized_keys':
       return `Unknown ${where} '${param}'. Remove it; see /openapi.json for the accepted fields.`;
     case 'invalid_type':
-      return `The ${name} must be ${article(issue.expected)}.`;
+      return Array.isArray(value) && part === 'query'
+        ? `The ${name} was given more than once; give it once.`
+        : `The ${name} must be ${article(issue.expected)}.`;
     case 'invalid_value':
       return `The ${name} must be one of: ${issue.values.map(String).join(', ')}.`;
     case 'too_small':

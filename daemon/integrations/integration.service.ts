@@ -5,7 +5,7 @@ import type { IntegrationView } from '../../shared/schemas/integrations.js';
 import { toIso, type Clock } from '../clock/clock.js';
 import type { EventService } from '../events/event.service.js';
 import { ApiError } from '../http/api-error.js';
-import { pageRequest, toPage, unknownCursor, type ListQueryInput } from '../http/pagination.js';
+import { pageRequest, toPage, type ListQueryInput } from '../http/pagination.js';
 import type { Page } from '../http/route.js';
 import type { Db } from '../store/database.js';
 import type { IntegrationRepository, IntegrationRow } from './integration.repository.js';
@@ -54,12 +54,7 @@ export class IntegrationService {
     workspaceId: string,
     query: ListQueryInput & { provider?: string | undefined },
   ): Page<IntegrationView> {
-    const { limit, startingAfter } = pageRequest(query);
-    let cursor;
-    if (startingAfter) {
-      cursor = this.repo.position(workspaceId, startingAfter);
-      if (!cursor) throw unknownCursor(startingAfter);
-    }
+    const { limit, cursor } = pageRequest(query, (id) => this.repo.position(workspaceId, id));
     const rows = this.repo.page(workspaceId, query.provider, limit + 1, cursor);
     return toPage(rows.map(toIntegrationView), limit, this.repo.count(workspaceId, query.provider));
   }

@@ -11,7 +11,7 @@ import { signatureHeader } from '../../shared/signature.js';
 import { toIso, type Clock } from '../clock/clock.js';
 import { sampleEventData } from '../events/samples.js';
 import { ApiError } from '../http/api-error.js';
-import { pageRequest, toPage, unknownCursor, type ListQueryInput } from '../http/pagination.js';
+import { pageRequest, toPage, type ListQueryInput } from '../http/pagination.js';
 import type { Page } from '../http/route.js';
 import { postJson, type SendResult } from '../../shared/post-json.js';
 import type { Db } from '../store/database.js';
@@ -53,12 +53,7 @@ export class DeliveryService {
     query: ListQueryInput & { status?: string | undefined },
   ): Page<DeliveryView> {
     this.webhooks.row(workspaceId, webhookId);
-    const { limit, startingAfter } = pageRequest(query);
-    let cursor;
-    if (startingAfter) {
-      cursor = this.repo.position(webhookId, startingAfter);
-      if (!cursor) throw unknownCursor(startingAfter);
-    }
+    const { limit, cursor } = pageRequest(query, (id) => this.repo.position(webhookId, id));
     const rows = this.repo.page(webhookId, query.status, limit + 1, cursor);
     return toPage(rows.map(toDeliveryView), limit, this.repo.count(webhookId, query.status));
   }

@@ -6,7 +6,7 @@ import { isEventType, type EventEnvelope } from '../../shared/schemas/events.js'
 import { WEBHOOK_DEFAULTS, type WebhookView } from '../../shared/schemas/webhooks.js';
 import { toIso, type Clock } from '../clock/clock.js';
 import { ApiError } from '../http/api-error.js';
-import { pageRequest, toPage, unknownCursor, type ListQueryInput } from '../http/pagination.js';
+import { pageRequest, toPage, type ListQueryInput } from '../http/pagination.js';
 import type { Page } from '../http/route.js';
 import { checkOutboundUrl, type UrlPolicy } from '../outbound/url-policy.js';
 import type { Db } from '../store/database.js';
@@ -103,12 +103,7 @@ export class WebhookService {
     workspaceId: string,
     query: ListQueryInput & { status?: string | undefined },
   ): Page<WebhookView> {
-    const { limit, startingAfter } = pageRequest(query);
-    let cursor;
-    if (startingAfter) {
-      cursor = this.repo.position(workspaceId, startingAfter);
-      if (!cursor) throw unknownCursor(startingAfter);
-    }
+    const { limit, cursor } = pageRequest(query, (id) => this.repo.position(workspaceId, id));
     const rows = this.repo.page(workspaceId, query.status, limit + 1, cursor);
     return toPage(rows.map(toWebhookView), limit, this.repo.count(workspaceId, query.status));
   }

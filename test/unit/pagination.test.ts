@@ -82,21 +82,33 @@ function newestFirst(list: EventEnvelope[]): string[] {
     .map((event) => event.id);
 }
 
-test('pageRequest: default limit, starting_after and its alias cursor', (t) => {
-  t.deepEqual(pageRequest({}), { limit: DEFAULT_PAGE_SIZE, startingAfter: undefined });
+test('pageRequest: default limit, starting_after and its alias cursor, unknown cursors', (t) => {
+  const positions: Record<string, { created_at: number; id: string }> = {
+    evt_1: { created_at: 1, id: 'evt_1' },
+    evt_2: { created_at: 2, id: 'evt_2' },
+  };
+  const position = (id: string) => positions[id];
+  t.deepEqual(pageRequest({}, position), { limit: DEFAULT_PAGE_SIZE, cursor: undefined });
   t.is(DEFAULT_PAGE_SIZE, 20);
-  t.deepEqual(pageRequest({ limit: 5, starting_after: 'evt_1' }), {
+  t.deepEqual(pageRequest({ limit: 5, starting_after: 'evt_1' }, position), {
     limit: 5,
-    startingAfter: 'evt_1',
+    cursor: positions.evt_1,
   });
-  t.deepEqual(pageRequest({ cursor: 'evt_2' }), { limit: 20, startingAfter: 'evt_2' });
-  t.deepEqual(pageRequest({ cursor: 'evt_3', starting_after: 'evt_3' }), {
+  t.deepEqual(pageRequest({ cursor: 'evt_2' }, position), { limit: 20, cursor: positions.evt_2 });
+  t.deepEqual(pageRequest({ cursor: 'evt_2', starting_after: 'evt_2' }, position), {
     limit: 20,
-    startingAfter: 'evt_3',
+    cursor: positions.evt_2,
   });
-  const error = t.throws(() => pageRequest({ cursor: 'evt_a', starting_after: 'evt_b' }));
-  t.true(error instanceof ApiError);
-  t.is((error as ApiError).code, 'invalid_parameter');
+  const both = t.throws(() => pageRequest({ cursor: 'evt_1', starting_after: 'evt_2' }, position));
+  t.true(both instanceof ApiError);
+  t.is((both as ApiError).code, 'invalid_parameter');
+  const unknownAfter = t.throws(() =>
+    pageRequest({ starting_after: 'evt_x' }, position),
+  ) as ApiError;
+  t.is(unknownAfter.code, 'invalid_parameter');
+  t.is(unknownAfter.param, 'starting_after');
+  const unknownCursor = t.throws(() => pageRequest({ cursor: 'evt_x' }, position)) as ApiError;
+  t.is(unknownCursor.param, 'cursor');
 });
 
 test('toPage: limit + 1 rows means there is more', (t) => {

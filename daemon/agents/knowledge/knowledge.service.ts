@@ -4,7 +4,7 @@ import { newId } from '../../../shared/ids.js';
 import type { KnowledgeDocumentView } from '../../../shared/schemas/agents.js';
 import { toIso, type Clock } from '../../clock/clock.js';
 import { ApiError } from '../../http/api-error.js';
-import { pageRequest, toPage, unknownCursor, type ListQueryInput } from '../../http/pagination.js';
+import { pageRequest, toPage, type ListQueryInput } from '../../http/pagination.js';
 import type { Page } from '../../http/route.js';
 import type { Passage } from '../brains/brain.js';
 import type { DocumentRow, KnowledgeRepository } from '../knowledge.repository.js';
@@ -65,12 +65,7 @@ export class KnowledgeService {
   }
 
   list(agentId: string, query: ListQueryInput): Page<KnowledgeDocumentView> {
-    const { limit, startingAfter } = pageRequest(query);
-    let cursor;
-    if (startingAfter) {
-      cursor = this.repo.position(agentId, startingAfter);
-      if (!cursor) throw unknownCursor(startingAfter);
-    }
+    const { limit, cursor } = pageRequest(query, (id) => this.repo.position(agentId, id));
     return toPage(
       this.repo.page(agentId, limit + 1, cursor).map(toDocumentView),
       limit,
