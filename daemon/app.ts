@@ -55,6 +55,23 @@ import { WebhookService } from './webhooks/webhook.service.js';
 import { IntegrationRepository } from './integrations/integration.repository.js';
 import { integrationRoutes } from './integrations/integration.routes.js';
 import { IntegrationService } from './integrations/integration.service.js';
+import multipart from '@fastify/multipart';
+import { AgentRepository } from './agents/agent.repository.js';
+import { agentRoutes } from './agents/agent.routes.js';
+import { AgentService } from './agents/agent.service.js';
+import { agentSettingsFromEnv, type AgentSettings } from './agents/agent-settings.js';
+import { AnalyticsService } from './agents/analytics.service.js';
+import { OpenAiBrain } from './agents/brains/openai.js';
+import { SimulatedBrain } from './agents/brains/simulated.js';
+import { ConversationService } from './agents/conversation.service.js';
+import { ExecutionRepository } from './agents/execution.repository.js';
+import { ExecutionService } from './agents/execution.service.js';
+import { KnowledgeRepository } from './agents/knowledge.repository.js';
+import { KnowledgeService, MAX_KNOWLEDGE_BYTES } from './agents/knowledge/knowledge.service.js';
+import { MessageRepository } from './agents/message.repository.js';
+import { StubRepository } from './agents/stub.repository.js';
+import { StubService } from './agents/stub.service.js';
+import { Thinker } from './agents/thinker.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 export const DEFAULT_ENTERPRISE_MULTIPLIER = 100;
@@ -72,6 +89,8 @@ export interface AppOptions {
   onShutdownRequest?: () => void;
   /** Production: allow outbound calls to loopback/private addresses. */
   allowPrivateNetwork?: boolean;
+  /** Training period, execution timeout and brain; defaults from SVC_AGENT_* variables. */
+  agentSettings?: AgentSettings;
 }
 
 export interface Services {
@@ -86,6 +105,12 @@ export interface Services {
   webhooks: WebhookService;
   deliveries: DeliveryService;
   integrations: IntegrationService;
+  agents: AgentService;
+  executions: ExecutionService;
+  conversations: ConversationService;
+  knowledge: KnowledgeService;
+  analytics: AnalyticsService;
+  stubs: StubService;
 }
 
 export interface SvcApp {
@@ -103,6 +128,7 @@ export function buildServices(
   options: AppOptions,
   log: { error(obj: object, msg: string): void },
 ): Services {
+  const urls = options.urls ?? serverUrls('127.0.0.1', 7717);
   const db = openDatabase(options.databaseFile ?? join(options.dataDir, 'svc.db'));
   const settings = new SettingsRepository(db);
   const clock = new OffsetClock();
@@ -132,6 +158,36 @@ export function buildServices(
   events.addFanout(webhooks.fanout);
   const deliveries = new DeliveryService(db, deliveryRepository, webhooks, timers, clock);
   const integrations = new IntegrationService(db, new IntegrationRepository(db), events, clock);
+
+  const agentSettings = options.agentSettings ?? agentSettingsFromEnv();
+  const agentRepository = new AgentRepository(db);
+  const executionRepository = new ExecutionRepository(db);
+  const messageRepository = new MessageRepository(db);
+  const agents = new AgentService(db, agentRepository, events, timers, clock, agentSettings, urls);
+  const knowledge = new KnowledgeService(new KnowledgeRepository(db), clock);
+  const stubs = new StubService(new StubRepository(db), clock);
+  const brains = { simulated: new SimulatedBrain(), openai: new OpenAiBrain(agentSettings.openai) };
+  const thinker = new Thinker(agents, stubs, knowledge, brains, agentSettings);
+  const executions = new ExecutionService(
+    db,
+    executionRepository,
+    agentRepository,
+    agents,
+    thinker,
+    events,
+    timers,
+    clock,
+    agentSettings,
+  );
+  const conversations = new ConversationService(
+    db,
+    messageRepository,
+    agentRepository,
+    agents,
+    thinker,
+    clock,
+  );
+  const analytics = new AnalyticsService(agents, executionRepository, messageRepository, clock);
   return {
     db,
     clock,
@@ -144,6 +200,12 @@ export function buildServices(
     webhooks,
     deliveries,
     integrations,
+    agents,
+    executions,
+    conversations,
+    knowledge,
+    analytics,
+    stubs,
   };
 }
 
@@ -170,7 +232,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   });
-  const services = buildServices(options, app.log);
+  const services = buildServices({ ...options, urls }, app.log);
   const {
     clock,
     clockService,
@@ -182,6 +244,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     webhooks,
     deliveries,
     integrations,
+    stubs,
   } = services;
 
   const plans = new RatePlans(options.enterpriseRateMultiplier ?? DEFAULT_ENTERPRISE_MULTIPLIER);
@@ -192,7 +255,13 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     plans,
     clock,
   );
-  const housekeeping = new Housekeeping(events, app.log);
+  const housekeeping = new Housekeeping(
+    [
+      { name: 'events', run: () => events.purgeExpired() },
+      { name: 'agent executions', run: () => services.executions.purgeExpired() },
+    ],
+    app.log,
+  );
   clockService.onChange(async () => {
     await timers.runDue();
     housekeeping.run();
@@ -204,11 +273,15 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
   });
 
   installJsonBodyParser(app);
+  await app.register(multipart, {
+    limits: { fileSize: MAX_KNOWLEDGE_BYTES, files: 1, fields: 10, fieldSize: 10_000, parts: 12 },
+  });
   const routes: RouteDef[] = [
     ...meRoutes(),
     ...eventRoutes(events),
     ...webhookRoutes(webhooks, deliveries),
     ...integrationRoutes(integrations),
+    ...agentRoutes(services),
   ];
   const allRoutes: RouteDef[] = [...routes, ...publicRoutes(() => allRoutes, urls, VERSION)];
   registerRoutes(app, allRoutes, guard, clock);
@@ -227,6 +300,8 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     clockService,
     events,
     deliveries,
+    stubs,
+    agents: services.agents,
     daemon: {
       status: (): DaemonStatus => ({
         pid: process.pid,

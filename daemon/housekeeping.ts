@@ -1,13 +1,18 @@
-// Periodic clean-up on a real-time cron (node-cron), judged on the daemon clock: retention of
-// events (30 days). It also runs right after the sandbox clock moves.
+// Periodic clean-up on a real-time cron (node-cron), judged on the daemon clock: the 30-day
+// retention of events and agent executions. It also runs right after the sandbox clock moves.
 import cron, { type ScheduledTask } from 'node-cron';
-import type { EventService } from './events/event.service.js';
+
+export interface HousekeepingTask {
+  name: string;
+  /** Removes what is past retention; returns how many rows went. */
+  run(): number;
+}
 
 export class Housekeeping {
   private task: ScheduledTask | undefined;
 
   constructor(
-    private readonly events: EventService,
+    private readonly tasks: readonly HousekeepingTask[],
     private readonly log: {
       info(obj: object, msg: string): void;
       error(obj: object, msg: string): void;
@@ -28,11 +33,14 @@ export class Housekeeping {
   }
 
   run(): void {
-    try {
-      const purged = this.events.purgeExpired();
-      if (purged > 0) this.log.info({ purged }, 'expired events removed (30-day retention)');
-    } catch (error) {
-      this.log.error({ err: error }, 'housekeeping failed');
+    for (const task of this.tasks) {
+      try {
+        const purged = task.run();
+        if (purged > 0)
+          this.log.info({ purged, task: task.name }, 'expired rows removed (retention)');
+      } catch (error) {
+        this.log.error({ err: error, task: task.name }, 'housekeeping failed');
+      }
     }
   }
 }

@@ -16,6 +16,10 @@ export const ID_PREFIXES = {
   delivery: 'del_',
   template: 'tmpl_',
   integration: 'int_',
+  message: 'msg_',
+  conversation: 'conv_',
+  document: 'doc_',
+  stub: 'stub_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -45,6 +45,7 @@ export class ExecutionRepository {
   private readonly recentStmt;
   private readonly figuresStmt;
   private readonly actionsStmt;
+  private readonly purgeStmt;
 
   constructor(db: Db) {
     this.insertStmt = db.prepare(
@@ -65,22 +66,27 @@ export class ExecutionRepository {
     );
     this.figuresStmt = db.prepare<[string, number], PeriodFigures>(
       `SELECT COUNT(*) AS executions,
-         SUM(status IN ('completed', 'failed', 'cancelled')) AS finished,
-         SUM(status = 'completed') AS completed,
-         SUM(needed_approval) AS escalated,
+         COALESCE(SUM(status IN ('completed', 'failed', 'cancelled')), 0) AS finished,
+         COALESCE(SUM(status = 'completed'), 0) AS completed,
+         COALESCE(SUM(needed_approval), 0) AS escalated,
          COALESCE(SUM(execution_time_ms), 0) AS total_time_ms,
-         SUM(execution_time_ms IS NOT NULL) AS timed,
+         COALESCE(SUM(execution_time_ms IS NOT NULL), 0) AS timed,
          COALESCE(SUM(CASE WHEN status = 'completed' THEN confidence END), 0) AS confidence_sum,
-         SUM(status = 'completed' AND confidence IS NOT NULL) AS confident,
-         SUM(autonomy_level = 'L2' AND decision IS NOT NULL) AS l2_decided,
-         SUM(autonomy_level = 'L2' AND decision = 'approve') AS l2_approved,
-         SUM(autonomy_level = 'L3' AND status IN ('completed', 'failed', 'cancelled')) AS l3_finished,
-         SUM(autonomy_level = 'L3' AND status = 'completed') AS l3_completed
+         COALESCE(SUM(status = 'completed' AND confidence IS NOT NULL), 0) AS confident,
+         COALESCE(SUM(autonomy_level = 'L2' AND decision IS NOT NULL), 0) AS l2_decided,
+         COALESCE(SUM(autonomy_level = 'L2' AND decision = 'approve'), 0) AS l2_approved,
+         COALESCE(SUM(autonomy_level = 'L3' AND status IN ('completed', 'failed', 'cancelled')), 0) AS l3_finished,
+         COALESCE(SUM(autonomy_level = 'L3' AND status = 'completed'), 0) AS l3_completed
        FROM agent_executions WHERE agent_id = ? AND created_at >= ?`,
     );
+    this.purgeStmt = db.prepare('DELETE FROM agent_executions WHERE created_at < ?');
     this.actionsStmt = db.prepare<[string, number], { action: string; n: number }>(
       'SELECT action, COUNT(*) AS n FROM agent_executions WHERE agent_id = ? AND created_at >= ? AND action IS NOT NULL GROUP BY action ORDER BY action',
     );
+  }
+
+  purgeBefore(cutoff: number): number {
+    return this.purgeStmt.run(cutoff).changes;
   }
 
   insert(

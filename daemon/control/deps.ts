@@ -5,6 +5,8 @@ import type { EventService } from '../events/event.service.js';
 import type { KeyService } from '../keys/key.service.js';
 import type { WorkspaceService } from '../workspaces/workspace.service.js';
 import type { DeliveryService } from '../webhooks/delivery.service.js';
+import type { AgentService } from '../agents/agent.service.js';
+import type { StubService } from '../agents/stub.service.js';
 
 export interface DaemonStatus {
   pid: number;
@@ -32,5 +34,7 @@ export interface ControlDeps {
   clockService: ClockService;
   events: EventService;
   deliveries: DeliveryService;
+  agents: AgentService;
+  stubs: StubService;
   daemon: DaemonControl;
 }

@@ -1,6 +1,7 @@
 // The control channel: what the CLI manages that the REST API does not (workspaces, keys,
 // the clock, the daemon itself) and live streams. Loopback only, control-token auth.
 import { initTRPC, TRPCError } from '@trpc/server';
+import { z } from 'zod';
 import type { CreateFastifyContextOptions } from '@trpc/server/adapters/fastify';
 import { timingSafeEqual } from 'node:crypto';
 import {
@@ -20,6 +21,7 @@ import { ApiError } from '../http/api-error.js';
 import type { KeyRecord } from '../keys/key.service.js';
 import type { Workspace } from '../workspaces/workspace.service.js';
 import { sampleEventData } from '../events/samples.js';
+import { StubAddInput } from '../../shared/schemas/agents.js';
 import type { ControlDeps } from './deps.js';
 
 export interface ControlContext {
@@ -80,7 +82,16 @@ const operator = t.procedure.use(async ({ ctx, next }) => {
 });
 
 export function createControlRouter(deps: ControlDeps) {
-  const { workspaces, keys, clock, clockService, events, deliveries, daemon } = deps;
+  const { workspaces, keys, clock, clockService, events, deliveries, agents, stubs, daemon } = deps;
+  const requireSandbox = (what: string) => {
+    if (daemon.status().environment !== 'sandbox') {
+      throw new ApiError('conflict', `${what} exist only in the sandbox environment.`);
+    }
+  };
+  const requireAgent = (agentId: string) => {
+    if (!agents.find(agentId))
+      throw new ApiError('agent_not_found', `No agent ${agentId}. List them with: svc agents list`);
+  };
   return t.router({
     daemon: t.router({
       status: operator.query(() => daemon.status()),
@@ -172,6 +183,25 @@ export function createControlRouter(deps: ControlDeps) {
         );
       }),
     }),
+    agents: t.router({
+      /** Sandbox stubs: deterministic agent answers for tests (svc agents stub ...). */
+      stubs: t.router({
+        add: operator.input(StubAddInput).mutation(({ input }) => {
+          requireSandbox('Agent stubs');
+          const { agent_id: agentId, ...stub } = input;
+          requireAgent(agentId);
+          return stubs.add(agentId, stub);
+        }),
+        list: operator.input(AgentIdInput).query(({ input }) => {
+          requireAgent(input.agent_id);
+          return stubs.list(input.agent_id);
+        }),
+        clear: operator.input(AgentIdInput).mutation(({ input }) => {
+          requireAgent(input.agent_id);
+          return { cleared: stubs.clear(input.agent_id) };
+        }),
+      }),
+    }),
     deliveries: t.router({
       /** Every delivery attempt as it happens (svc webhooks tail). */
       stream: operator.input(DeliveryStreamInput).subscription(async function* ({ input, signal }) {
@@ -187,6 +217,8 @@ export function createControlRouter(deps: ControlDeps) {
     }),
   });
 }
+
+const AgentIdInput = z.strictObject({ agent_id: z.string() });
 
 export type ControlRouter = ReturnType<typeof createControlRouter>;
 

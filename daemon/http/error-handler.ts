@@ -113,6 +113,21 @@ export function toApiError(error: FastifyError | ApiError): ApiError {
     case 'FST_ERR_BAD_URL':
     case 'FST_ERR_ASYNC_CONSTRAINT':
       return new ApiError('not_found', 'The URL could not be decoded; check its percent-encoding.');
+    case 'FST_REQ_FILE_TOO_LARGE':
+      return new ApiError(
+        'payload_too_large',
+        'The file is over 10 MiB. Split it into smaller documents.',
+        { param: 'file' },
+      );
+    case 'FST_FILES_LIMIT':
+    case 'FST_PARTS_LIMIT':
+    case 'FST_FIELDS_LIMIT':
+    case 'FST_PROTO_VIOLATION':
+    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
+      return new ApiError(
+        'invalid_request_body',
+        'The multipart body is malformed or has too many parts: send one "file" part and a few text fields.',
+      );
     case 'FST_ERR_MAX_PARAM_LENGTH':
       return new ApiError(
         'not_found',

@@ -47,7 +47,13 @@ function registerRoute(
     method: def.method,
     url: def.path,
     ...(def.bodyLimit ? { bodyLimit: def.bodyLimit } : {}),
-    schema: response ? { response: { [status]: serializerSchema(response) } } : {},
+    schema: response
+      ? {
+          response: Object.fromEntries(
+            [status, ...(def.alsoStatus ?? [])].map((code) => [code, serializerSchema(response)]),
+          ),
+        }
+      : {},
     onRequest:
       auth.kind === 'credential'
         ? (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
@@ -78,11 +84,12 @@ function registerRoute(
         if (def.contentType) reply.type(def.contentType);
         return def.handler(input);
       }
-      const meta = { request_id: request.id, timestamp: clock.iso() };
       if (def.kind === 'object') {
-        return { data: await def.handler(input), meta };
+        const data = await def.handler(input);
+        return { data, meta: { request_id: request.id, timestamp: clock.iso() } };
       }
       const page = await def.handler(input);
+      const meta = { request_id: request.id, timestamp: clock.iso() };
       if (page.items[0] instanceof JsonText)
         return reply.type('application/json; charset=utf-8').send(listJson(page, meta));
       const nextCursor = page.hasMore ? lastId(page.items) : null;

@@ -75,6 +75,10 @@ interface RouteBase<B, Q, P> {
   bodyLimit?: number;
   /** Success status: 200, 201 (created) or 202 (accepted for later). */
   status?: 200 | 201 | 202;
+  /** Other success statuses the handler may set with reply.code() (same body schema). */
+  alsoStatus?: (200 | 201 | 202)[];
+  /** A multipart/form-data upload: one `file` part and these text fields (the handler reads them). */
+  upload?: z.ZodType;
 }
 
 export interface ObjectRoute<B, Q, P, R> extends RouteBase<B, Q, P> {

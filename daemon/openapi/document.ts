@@ -137,6 +137,28 @@ function operation(route: RouteDef): Doc {
           ],
     responses: responses(route),
   };
+  if (route.upload) {
+    const fields = toJsonSchema(route.upload, { io: 'input' });
+    op.requestBody = {
+      required: true,
+      content: {
+        'multipart/form-data': {
+          schema: {
+            ...fields,
+            properties: {
+              file: {
+                type: 'string',
+                format: 'binary',
+                description: 'The document (PDF, DOCX, MD or TXT), 10 MiB at most',
+              },
+              ...(fields.properties as object),
+            },
+            required: ['file', ...((fields.required as string[] | undefined) ?? [])],
+          },
+        },
+      },
+    };
+  }
   if (route.body) {
     op.requestBody = {
       required: true,
@@ -181,7 +203,7 @@ export function routeErrorCodes(route: RouteDef): ErrorCode[] {
   const codes = new Set<ErrorCode>(route.errors ?? []);
   // Query strings are validated strictly on every route (unknown parameters are refused).
   codes.add('invalid_parameter');
-  if (route.body) {
+  if (route.body || route.upload) {
     for (const code of [
       'invalid_request_body',
       'missing_required_field',
@@ -205,8 +227,9 @@ export function routeErrorCodes(route: RouteDef): ErrorCode[] {
 }
 
 function responses(route: RouteDef): Doc {
-  const status = String(route.status ?? 200);
-  const out: Doc = { [status]: successResponse(route) };
+  const out: Doc = {};
+  for (const status of [route.status ?? 200, ...(route.alsoStatus ?? [])])
+    out[String(status)] = successResponse(route, status);
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of routeErrorCodes(route)) {
     const statusOf = ERROR_CODES[code].status;
@@ -232,7 +255,7 @@ function responses(route: RouteDef): Doc {
   return out;
 }
 
-function successResponse(route: RouteDef): Doc {
+function successResponse(route: RouteDef, status: number): Doc {
   const headers: Doc = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
   if (route.auth.kind === 'credential') {
     for (const name of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) {
@@ -250,7 +273,7 @@ function successResponse(route: RouteDef): Doc {
       ? route.contentType.split(';')[0]!
       : 'application/json';
   return {
-    description: route.status === 201 ? 'Created' : route.status === 202 ? 'Accepted' : 'OK',
+    description: status === 201 ? 'Created' : status === 202 ? 'Accepted' : 'OK',
     headers,
     content: { [contentType]: { schema: toJsonSchema(schema) } },
   };

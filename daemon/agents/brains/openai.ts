@@ -63,7 +63,13 @@ export class OpenAiBrain implements Brain {
         })
         .json<ChatResponse>();
     } catch (error) {
-      throw new ApiError('external_api_error', describeFailure(error, baseUrl), { status: 502 });
+      if (error instanceof TimeoutError) {
+        throw new ApiError(
+          'execution_timeout',
+          `The model endpoint ${baseUrl} did not answer within ${Math.round(timeoutMs / 1000)} s.`,
+        );
+      }
+      throw new ApiError('external_api_error', describeFailure(error, baseUrl));
     }
     const content = body.choices?.[0]?.message?.content?.trim();
     if (!content)
@@ -96,7 +102,6 @@ function parseAnswer(content: string, fallbackAction: string): BrainResult {
 }
 
 function describeFailure(error: unknown, baseUrl: string): string {
-  if (error instanceof TimeoutError) return `The model endpoint ${baseUrl} did not answer in time.`;
   if (error instanceof HTTPError)
     return `The model endpoint ${baseUrl} answered HTTP ${error.response.status}.`;
   return `The model endpoint ${baseUrl} could not be reached. Check SVC_OPENAI_BASE_URL (or the agent's brain.base_url).`;

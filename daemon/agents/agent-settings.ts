@@ -1,0 +1,29 @@
+// Daemon settings for agents: training period, execution timeout and the execution brain.
+import type { OpenAiSettings } from './brains/openai.js';
+
+export interface AgentSettings {
+  /** How long a new agent stays in training before it becomes active. */
+  trainingPeriodMs: number;
+  /** How long an execution may take before it fails with execution_timeout. */
+  executionTimeoutMs: number;
+  /** The daemon's default brain; an agent's `brain` field overrides it. */
+  brain: 'simulated' | 'openai';
+  openai: OpenAiSettings;
+}
+
+export function agentSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): AgentSettings {
+  const seconds = (name: string, fallback: number) => {
+    const value = Number(env[name] ?? fallback);
+    return Number.isFinite(value) && value >= 0 ? value * 1000 : fallback * 1000;
+  };
+  return {
+    trainingPeriodMs: seconds('SVC_AGENT_TRAINING_SECONDS', 2),
+    executionTimeoutMs: seconds('SVC_AGENT_TIMEOUT_SECONDS', 30),
+    brain: env.SVC_AGENT_BRAIN === 'openai' ? 'openai' : 'simulated',
+    openai: {
+      baseUrl: env.SVC_OPENAI_BASE_URL ?? 'http://127.0.0.1:11434/v1',
+      model: env.SVC_OPENAI_MODEL ?? 'llama3.2',
+      apiKey: env.SVC_OPENAI_API_KEY,
+    },
+  };
+}

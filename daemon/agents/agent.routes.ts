@@ -1,0 +1,333 @@
+// /v1/agents: the agent resource, its executions and approvals, messages, knowledge and analytics.
+import { DeletedObject } from '../../shared/schemas/common.js';
+import {
+  Agent,
+  AGENT_FIELD_CODES,
+  AgentCreateBody,
+  AgentExecution,
+  AgentListQuery,
+  AgentParams,
+  AgentUpdateBody,
+  Analytics,
+  AnalyticsQuery,
+  ApproveBody,
+  DeployBody,
+  DocumentParams,
+  ExecuteBody,
+  ExecutionParams,
+  KnowledgeDocument,
+  KnowledgeUploadFields,
+  Message,
+  MessageBody,
+  MessageListQuery,
+} from '../../shared/schemas/agents.js';
+import { ListQuery } from '../../shared/schemas/common.js';
+import { listRoute, objectRoute, type RouteDef } from '../http/route.js';
+import { readUpload } from '../http/upload.js';
+import type { AgentService } from './agent.service.js';
+import type { AnalyticsService } from './analytics.service.js';
+import type { ConversationService } from './conversation.service.js';
+import type { ExecutionService } from './execution.service.js';
+import { MAX_KNOWLEDGE_BYTES, type KnowledgeService } from './knowledge/knowledge.service.js';
+
+const read = { kind: 'credential', scope: 'agents:read', tenant: true } as const;
+const write = { kind: 'credential', scope: 'agents:write', tenant: true } as const;
+const execute = { kind: 'credential', scope: 'agents:execute', tenant: true } as const;
+const resources = { operation: 'resources' } as const;
+const tag = 'Agents';
+
+export interface AgentRouteDeps {
+  agents: AgentService;
+  executions: ExecutionService;
+  conversations: ConversationService;
+  knowledge: KnowledgeService;
+  analytics: AnalyticsService;
+}
+
+export function agentRoutes({
+  agents,
+  executions,
+  conversations,
+  knowledge,
+  analytics,
+}: AgentRouteDeps): RouteDef[] {
+  return [
+    listRoute({
+      method: 'GET',
+      path: '/v1/agents',
+      operationId: 'listAgents',
+      summary: 'List agents',
+      tag,
+      auth: read,
+      rateLimit: resources,
+      query: AgentListQuery,
+      response: Agent,
+      handler: ({ query, ctx }) => agents.list(ctx.workspace.id, query),
+    }),
+    objectRoute({
+      method: 'POST',
+      path: '/v1/agents',
+      operationId: 'createAgent',
+      summary: 'Create an agent',
+      description:
+        'name and ontology are required. The agent starts in training and becomes active after the training period (daemon setting, default 2 s), or at once with PATCH {"status":"active"} or POST /v1/agents/deploy. L4 needs the Business tier.',
+      tag,
+      auth: write,
+      rateLimit: { operation: 'agents.create' },
+      status: 201,
+      body: AgentCreateBody,
+      fieldCodes: AGENT_FIELD_CODES,
+      errors: ['invalid_autonomy_level', 'tier_restriction'],
+      response: Agent,
+      handler: ({ body, ctx }) => agents.create(ctx.workspace, body),
+    }),
+    objectRoute({
+      method: 'POST',
+      path: '/v1/agents/deploy',
+      operationId: 'deployAgent',
+      summary: 'Deploy an agent (make it active now)',
+      tag,
+      auth: write,
+      rateLimit: { operation: 'agents.deploy' },
+      body: DeployBody,
+      errors: ['agent_not_found'],
+      response: Agent,
+      handler: ({ body, ctx }) => agents.deploy(ctx.workspace.id, body.agent_id),
+    }),
+    objectRoute({
+      method: 'GET',
+      path: '/v1/agents/:agent_id',
+      operationId: 'getAgent',
+      summary: 'Retrieve an agent',
+      tag,
+      auth: read,
+      rateLimit: resources,
+      params: AgentParams,
+      errors: ['agent_not_found'],
+      response: Agent,
+      handler: ({ params, ctx }) => agents.get(ctx.workspace.id, params.agent_id),
+    }),
+    objectRoute({
+      method: 'PATCH',
+      path: '/v1/agents/:agent_id',
+      operationId: 'updateAgent',
+      summary: 'Update an agent',
+      description:
+        'Any field; status may be set to active, paused or archived. Objects (guardrails, personality, capabilities) are merged.',
+      tag,
+      auth: write,
+      rateLimit: resources,
+      params: AgentParams,
+      body: AgentUpdateBody,
+      fieldCodes: AGENT_FIELD_CODES,
+      errors: ['agent_not_found', 'invalid_autonomy_level', 'tier_restriction'],
+      response: Agent,
+      handler: ({ params, body, ctx }) => agents.update(ctx.workspace, params.agent_id, body),
+    }),
+    objectRoute({
+      method: 'DELETE',
+      path: '/v1/agents/:agent_id',
+      operationId: 'deleteAgent',
+      summary: 'Delete an agent (irreversible)',
+      tag,
+      auth: write,
+      rateLimit: resources,
+      params: AgentParams,
+      errors: ['agent_not_found'],
+      response: DeletedObject,
+      handler: ({ params, ctx }) => agents.delete(ctx.workspace.id, params.agent_id),
+    }),
+    objectRoute({
+      method: 'POST',
+      path: '/v1/agents/:agent_id/execute',
+      operationId: 'executeAgent',
+      summary: 'Send a task to an agent',
+      description:
+        'wait_for_completion false (default): 202 with the execution processing. true: 200 with the completed execution, 202 when it awaits approval (L2, or L3/L4 with the action in require_approval_for), or the error of a failed one (403 guardrail_violation, 408 execution_timeout, 502 external_api_error).',
+      tag,
+      auth: execute,
+      rateLimit: { operation: 'agents.execute', perParam: 'agent_id' },
+      params: AgentParams,
+      body: ExecuteBody,
+      status: 202,
+      alsoStatus: [200],
+      errors: [
+        'agent_not_found',
+        'agent_not_active',
+        'guardrail_violation',
+        'execution_timeout',
+        'external_api_error',
+      ],
+      response: AgentExecution,
+      handler: async ({ params, body, ctx, reply }) => {
+        const { status, execution } = await executions.execute(
+          ctx.workspace.id,
+          params.agent_id,
+          body,
+        );
+        reply.code(status);
+        return execution;
+      },
+    }),
+    objectRoute({
+      method: 'GET',
+      path: '/v1/agents/:agent_id/executions/:execution_id',
+      operationId: 'getAgentExecution',
+      summary: 'Retrieve an execution',
+      tag,
+      auth: read,
+      rateLimit: resources,
+      params: ExecutionParams,
+      errors: ['agent_not_found', 'execution_not_found'],
+      response: AgentExecution,
+      handler: ({ params, ctx }) =>
+        executions.get(ctx.workspace.id, params.agent_id, params.execution_id),
+    }),
+    objectRoute({
+      method: 'POST',
+      path: '/v1/agents/:agent_id/executions/:execution_id/approve',
+      operationId: 'approveAgentExecution',
+      summary: 'Approve or reject an execution awaiting approval',
+      description:
+        'approve -> completed (agent.execution.completed); reject -> cancelled (agent.execution.failed with status cancelled). Deciding an execution that is not awaiting approval is 409 conflict.',
+      tag,
+      auth: execute,
+      rateLimit: resources,
+      params: ExecutionParams,
+      body: ApproveBody,
+      errors: ['agent_not_found', 'execution_not_found', 'conflict'],
+      response: AgentExecution,
+      handler: ({ params, body, ctx }) =>
+        executions.decideApproval(
+          ctx.workspace.id,
+          params.agent_id,
+          params.execution_id,
+          body.decision,
+          body.notes,
+        ),
+    }),
+    objectRoute({
+      method: 'GET',
+      path: '/v1/agents/:agent_id/analytics',
+      operationId: 'getAgentAnalytics',
+      summary: 'Agent analytics for a period',
+      tag,
+      auth: read,
+      rateLimit: resources,
+      params: AgentParams,
+      query: AnalyticsQuery,
+      errors: ['agent_not_found'],
+      response: Analytics,
+      handler: ({ params, query, ctx }) =>
+        analytics.compute(ctx.workspace.id, params.agent_id, query),
+    }),
+    objectRoute({
+      method: 'POST',
+      path: '/v1/agents/:agent_id/messages',
+      operationId: 'sendAgentMessage',
+      summary: 'Send a message; answers with the agent reply',
+      description:
+        'Starts a conversation (conv_...) unless conversation_id is given. The agent must be active.',
+      tag,
+      auth: execute,
+      rateLimit: resources,
+      params: AgentParams,
+      body: MessageBody,
+      status: 201,
+      errors: [
+        'agent_not_found',
+        'agent_not_active',
+        'not_found',
+        'external_api_error',
+        'execution_timeout',
+      ],
+      response: Message,
+      handler: ({ params, body, ctx }) =>
+        conversations.send(ctx.workspace.id, params.agent_id, body),
+    }),
+    listRoute({
+      method: 'GET',
+      path: '/v1/agents/:agent_id/messages',
+      operationId: 'listAgentMessages',
+      summary: 'Conversation history, newest first',
+      tag,
+      auth: read,
+      rateLimit: resources,
+      params: AgentParams,
+      query: MessageListQuery,
+      errors: ['agent_not_found'],
+      response: Message,
+      handler: ({ params, query, ctx }) =>
+        conversations.list(ctx.workspace.id, params.agent_id, query),
+    }),
+    objectRoute({
+      method: 'POST',
+      path: '/v1/agents/:agent_id/knowledge',
+      operationId: 'uploadAgentKnowledge',
+      summary: 'Upload a knowledge document',
+      description:
+        'multipart/form-data: file (PDF, DOCX, MD or TXT, checked by content, 10 MiB at most), type (faq, policy, product_info, template), description. The text is extracted, split into passages and indexed; the simulated brain quotes the best-matching passage.',
+      tag,
+      auth: write,
+      rateLimit: resources,
+      params: AgentParams,
+      upload: KnowledgeUploadFields,
+      bodyLimit: MAX_KNOWLEDGE_BYTES + 1024 * 1024,
+      status: 201,
+      errors: ['agent_not_found'],
+      response: KnowledgeDocument,
+      handler: async ({ params, ctx, request }) => {
+        const agent = agents.row(ctx.workspace.id, params.agent_id);
+        const upload = await readUpload(request, KnowledgeUploadFields);
+        return knowledge.upload(agent, {
+          filename: upload.filename,
+          content: upload.content,
+          ...upload.fields,
+        });
+      },
+    }),
+    listRoute({
+      method: 'GET',
+      path: '/v1/agents/:agent_id/knowledge',
+      operationId: 'listAgentKnowledge',
+      summary: 'List knowledge documents',
+      tag,
+      auth: read,
+      rateLimit: resources,
+      params: AgentParams,
+      query: ListQuery,
+      errors: ['agent_not_found'],
+      response: KnowledgeDocument,
+      handler: ({ params, query, ctx }) =>
+        knowledge.list(agents.row(ctx.workspace.id, params.agent_id).id, query),
+    }),
+    objectRoute({
+      method: 'GET',
+      path: '/v1/agents/:agent_id/knowledge/:document_id',
+      operationId: 'getAgentKnowledge',
+      summary: 'Retrieve a knowledge document',
+      tag,
+      auth: read,
+      rateLimit: resources,
+      params: DocumentParams,
+      errors: ['agent_not_found', 'not_found'],
+      response: KnowledgeDocument,
+      handler: ({ params, ctx }) =>
+        knowledge.get(agents.row(ctx.workspace.id, params.agent_id).id, params.document_id),
+    }),
+    objectRoute({
+      method: 'DELETE',
+      path: '/v1/agents/:agent_id/knowledge/:document_id',
+      operationId: 'deleteAgentKnowledge',
+      summary: 'Delete a knowledge document',
+      tag,
+      auth: write,
+      rateLimit: resources,
+      params: DocumentParams,
+      errors: ['agent_not_found', 'not_found'],
+      response: DeletedObject,
+      handler: ({ params, ctx }) =>
+        knowledge.delete(agents.row(ctx.workspace.id, params.agent_id).id, params.document_id),
+    }),
+  ];
+}

@@ -1,0 +1,303 @@
+// Agents: create (training, then active after the training period), read, update, delete,
+// deploy. Each change emits its agent.* event in the same transaction. L4 needs Business tier.
+import { newId } from '../../shared/ids.js';
+import type { AgentView } from '../../shared/schemas/agents.js';
+import type { Tier } from '../../shared/tiers.js';
+import { toIso, type Clock } from '../clock/clock.js';
+import type { EventService } from '../events/event.service.js';
+import { ApiError } from '../http/api-error.js';
+import { pageRequest, toPage, type ListQueryInput } from '../http/pagination.js';
+import type { Page } from '../http/route.js';
+import type { Db } from '../store/database.js';
+import type { TimerService } from '../timers/timer.service.js';
+import type { ServerUrls } from '../http/urls.js';
+import type { Workspace } from '../workspaces/workspace.service.js';
+import type { AgentFilter, AgentRepository, AgentRow } from './agent.repository.js';
+import type { AgentSettings } from './agent-settings.js';
+import type { AgentProfile } from './brains/brain.js';
+
+const TRAINING_TIMER = 'agent.training';
+const TIERS_WITH_L4: readonly Tier[] = ['business', 'enterprise'];
+
+interface Guardrails {
+  require_approval_for?: string[] | undefined;
+  blocked_actions?: string[] | undefined;
+  rate_limits?: { actions_per_hour?: number | undefined } | undefined;
+}
+
+interface Personality {
+  tone?: string | undefined;
+  response_length?: string | undefined;
+  empathy_level?: string | undefined;
+}
+
+type BrainChoice = {
+  provider: 'simulated' | 'openai';
+  model?: string | undefined;
+  base_url?: string | undefined;
+};
+
+export interface AgentCreateInput {
+  name: string;
+  description?: string | undefined;
+  type?: string | undefined;
+  ontology: string;
+  autonomy_level?: string | undefined;
+  capabilities?: Record<string, boolean> | undefined;
+  guardrails?: Guardrails | undefined;
+  personality?: Personality | undefined;
+  brain?: BrainChoice | undefined;
+}
+
+export type AgentUpdateInput = Partial<Omit<AgentCreateInput, 'brain'>> & {
+  status?: 'active' | 'paused' | 'archived' | undefined;
+  brain?: BrainChoice | null | undefined;
+};
+
+export class AgentService {
+  constructor(
+    private readonly db: Db,
+    private readonly repo: AgentRepository,
+    private readonly events: EventService,
+    private readonly timers: TimerService,
+    private readonly clock: Clock,
+    private readonly settings: AgentSettings,
+    private readonly urls: ServerUrls,
+  ) {
+    timers.register(TRAINING_TIMER, (payload) =>
+      this.finishTraining((payload as { agent_id: string }).agent_id),
+    );
+  }
+
+  create(workspace: Workspace, input: AgentCreateInput): AgentView {
+    const autonomy = input.autonomy_level ?? 'L2';
+    requireTierFor(autonomy, workspace, this.urls);
+    const now = this.clock.now();
+    const row = {
+      id: newId('agent'),
+      workspace_id: workspace.id,
+      name: input.name,
+      description: input.description ?? null,
+      type: input.type ?? 'custom',
+      ontology: input.ontology,
+      autonomy_level: autonomy,
+      status: 'training' as const,
+      capabilities: JSON.stringify(input.capabilities ?? {}),
+      guardrails: JSON.stringify(normalizeGuardrails(input.guardrails)),
+      personality: JSON.stringify(normalizePersonality(input.personality)),
+      brain: input.brain ? JSON.stringify(input.brain) : null,
+      created_at: now,
+      updated_at: now,
+    };
+    const view = toAgentView({ ...row, last_active_at: null, deleted_at: null, ...ZERO_STATS });
+    this.db.transaction(() => {
+      this.repo.insert(row);
+      this.events.publish(workspace.id, 'agent.created', view);
+      this.timers.schedule(TRAINING_TIMER, now + this.settings.trainingPeriodMs, {
+        agent_id: row.id,
+      });
+    })();
+    return view;
+  }
+
+  get(workspaceId: string, id: string): AgentView {
+    return toAgentView(this.row(workspaceId, id));
+  }
+
+  row(workspaceId: string, id: string): AgentRow {
+    const row = this.repo.get(id);
+    if (!row || row.workspace_id !== workspaceId) {
+      throw new ApiError(
+        'agent_not_found',
+        `No agent ${id} in this workspace. List them with GET /v1/agents.`,
+        { param: 'agent_id' },
+      );
+    }
+    return row;
+  }
+
+  /** An agent of any workspace (the operator's control channel), or undefined. */
+  find(id: string): AgentRow | undefined {
+    return this.repo.get(id);
+  }
+
+  /** The agent, which must be active to execute or converse. */
+  activeRow(workspaceId: string, id: string): AgentRow {
+    const row = this.row(workspaceId, id);
+    if (row.status !== 'active') {
+      const hint =
+        row.status === 'training'
+          ? 'It becomes active when training ends, or at once with PATCH {"status": "active"} or POST /v1/agents/deploy.'
+          : 'Activate it with PATCH {"status": "active"}.';
+      throw new ApiError('agent_not_active', `Agent ${id} is ${row.status}, not active. ${hint}`, {
+        extras: { agent_status: row.status, agent_id: id },
+      });
+    }
+    return row;
+  }
+
+  list(workspaceId: string, query: ListQueryInput & AgentFilter): Page<AgentView> {
+    const { limit, cursor } = pageRequest(query, (id) => this.repo.position(workspaceId, id));
+    const filter = { status: query.status, type: query.type };
+    return toPage(
+      this.repo.page(workspaceId, filter, limit + 1, cursor).map(toAgentView),
+      limit,
+      this.repo.count(workspaceId, filter),
+    );
+  }
+
+  update(workspace: Workspace, id: string, input: AgentUpdateInput): AgentView {
+    const current = this.row(workspace.id, id);
+    if (input.autonomy_level !== undefined)
+      requireTierFor(input.autonomy_level, workspace, this.urls);
+    const guardrails = {
+      ...JSON.parse(current.guardrails),
+      ...stripUndefined(input.guardrails ?? {}),
+    } as Guardrails;
+    const personality = {
+      ...JSON.parse(current.personality),
+      ...stripUndefined(input.personality ?? {}),
+    } as Personality;
+    const row: AgentRow = {
+      ...current,
+      name: input.name ?? current.name,
+      description: input.description ?? current.description,
+      type: input.type ?? current.type,
+      ontology: input.ontology ?? current.ontology,
+      autonomy_level: input.autonomy_level ?? current.autonomy_level,
+      status: input.status ?? current.status,
+      capabilities: input.capabilities
+        ? JSON.stringify({ ...JSON.parse(current.capabilities), ...input.capabilities })
+        : current.capabilities,
+      guardrails: JSON.stringify(normalizeGuardrails(guardrails)),
+      personality: JSON.stringify(normalizePersonality(personality)),
+      brain:
+        input.brain === undefined
+          ? current.brain
+          : input.brain === null
+            ? null
+            : JSON.stringify(input.brain),
+      updated_at: this.clock.now(),
+    };
+    return this.save(row);
+  }
+
+  /** POST /v1/agents/deploy: active now, whatever training is left. */
+  deploy(workspaceId: string, id: string): AgentView {
+    const current = this.row(workspaceId, id);
+    if (current.status === 'active') return toAgentView(current);
+    return this.save({ ...current, status: 'active', updated_at: this.clock.now() });
+  }
+
+  delete(workspaceId: string, id: string): { id: string; deleted: true } {
+    this.row(workspaceId, id);
+    this.db.transaction(() => {
+      this.repo.markDeleted(id, this.clock.now());
+      this.events.publish(workspaceId, 'agent.deleted', { id, deleted: true });
+    })();
+    return { id, deleted: true };
+  }
+
+  profile(row: AgentRow): AgentProfile {
+    const view = toAgentView(row);
+    return {
+      id: row.id,
+      name: row.name,
+      type: row.type,
+      capabilities: view.capabilities,
+      personality: view.personality,
+      brain: view.brain,
+    };
+  }
+
+  private save(row: AgentRow): AgentView {
+    const view = toAgentView(row);
+    this.db.transaction(() => {
+      this.repo.update(row);
+      this.events.publish(row.workspace_id, 'agent.updated', view);
+    })();
+    return view;
+  }
+
+  private finishTraining(agentId: string): void {
+    const row = this.repo.get(agentId);
+    if (!row || row.status !== 'training') return;
+    this.save({ ...row, status: 'active', updated_at: this.clock.now() });
+  }
+}
+
+const ZERO_STATS = {
+  stat_interactions: 0,
+  stat_finished: 0,
+  stat_succeeded: 0,
+  stat_timed: 0,
+  stat_time_ms: 0,
+};
+
+function requireTierFor(autonomy: string, workspace: Workspace, urls: ServerUrls): void {
+  if (autonomy === 'L4' && !TIERS_WITH_L4.includes(workspace.tier)) {
+    throw new ApiError(
+      'tier_restriction',
+      `L4 (Proactive) autonomy needs the Business tier or higher; this workspace is ${workspace.tier}.`,
+      {
+        param: 'autonomy_level',
+        extras: {
+          current_tier: workspace.tier,
+          required_tier: 'business',
+          upgrade_url: `${urls.app}/docs/errors#tier_restriction`,
+        },
+      },
+    );
+  }
+}
+
+function normalizeGuardrails(guardrails: Guardrails | undefined) {
+  return {
+    require_approval_for: [...new Set(guardrails?.require_approval_for ?? [])],
+    blocked_actions: [...new Set(guardrails?.blocked_actions ?? [])],
+    rate_limits: { actions_per_hour: guardrails?.rate_limits?.actions_per_hour ?? null },
+  };
+}
+
+function normalizePersonality(personality: Personality | undefined) {
+  return {
+    tone: personality?.tone ?? null,
+    response_length: personality?.response_length ?? null,
+    empathy_level: personality?.empathy_level ?? null,
+  };
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(
+    Object.entries(value).filter(([, entry]) => entry !== undefined),
+  ) as Partial<T>;
+}
+
+export function toAgentView(row: AgentRow): AgentView {
+  return {
+    id: row.id,
+    workspace_id: row.workspace_id,
+    name: row.name,
+    description: row.description,
+    type: row.type as AgentView['type'],
+    ontology: row.ontology,
+    autonomy_level: row.autonomy_level as AgentView['autonomy_level'],
+    status: row.status,
+    capabilities: JSON.parse(row.capabilities) as Record<string, boolean>,
+    guardrails: JSON.parse(row.guardrails) as AgentView['guardrails'],
+    personality: JSON.parse(row.personality) as AgentView['personality'],
+    brain: row.brain ? (JSON.parse(row.brain) as AgentView['brain']) : null,
+    created_at: toIso(row.created_at),
+    updated_at: toIso(row.updated_at),
+    last_active_at: toIso(row.last_active_at),
+    stats: {
+      total_interactions: row.stat_interactions,
+      success_rate:
+        row.stat_finished === 0
+          ? 0
+          : Math.round((row.stat_succeeded / row.stat_finished) * 10_000) / 10_000,
+      avg_response_time_ms:
+        row.stat_timed === 0 ? 0 : Math.round(row.stat_time_ms / row.stat_timed),
+    },
+  };
+}

@@ -1,0 +1,412 @@
+// Agent executions: the brain (or a sandbox stub) proposes {action, output, confidence}; the
+// guardrails and the autonomy level decide what happens to it (done, suggested only, waiting
+// for approval, or refused); each step is stored with its agent.execution.* event.
+//
+// With wait_for_completion and nothing to wait for, the whole execution is one transaction.
+// Otherwise it is stored as processing and finished by a durable timer (after a stub's delay,
+// on the daemon clock), with a second timer that fails it with execution_timeout.
+import { performance } from 'node:perf_hooks';
+import { newId } from '../../shared/ids.js';
+import type { AgentExecutionView } from '../../shared/schemas/agents.js';
+import { ERROR_CODES, type ErrorCode } from '../../shared/errors.js';
+import { toIso, type Clock } from '../clock/clock.js';
+import type { EventService } from '../events/event.service.js';
+import { ApiError } from '../http/api-error.js';
+import type { Db } from '../store/database.js';
+import type { TimerService } from '../timers/timer.service.js';
+import type { AgentRepository, AgentRow, StatsDelta } from './agent.repository.js';
+import type { AgentService } from './agent.service.js';
+import type { AgentSettings } from './agent-settings.js';
+import type { BrainResult } from './brains/brain.js';
+import type { ExecutionRepository, ExecutionRow } from './execution.repository.js';
+import type { Thinker, Thought } from './thinker.js';
+
+const RUN_TIMER = 'agent.execution';
+const TIMEOUT_TIMER = 'agent.execution.timeout';
+const HOUR = 3_600_000;
+export const EXECUTION_RETENTION_MS = 30 * 86_400_000;
+
+export interface ExecuteInput {
+  input: string;
+  context?: Record<string, unknown> | undefined;
+  wait_for_completion?: boolean | undefined;
+}
+
+/** What a finished thought turns into. */
+type Outcome =
+  | { type: 'completed'; result: BrainResult }
+  | { type: 'awaiting_approval'; result: BrainResult }
+  | { type: 'failed'; result: BrainResult | null; code: ErrorCode; message: string };
+
+export class ExecutionService {
+  private readonly waiters = new Map<string, Set<() => void>>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly repo: ExecutionRepository,
+    private readonly agentRepo: AgentRepository,
+    private readonly agents: AgentService,
+    private readonly thinker: Thinker,
+    private readonly events: EventService,
+    private readonly timers: TimerService,
+    private readonly clock: Clock,
+    private readonly settings: AgentSettings,
+  ) {
+    timers.register(RUN_TIMER, (payload) =>
+      this.runStored((payload as { execution_id: string }).execution_id),
+    );
+    timers.register(TIMEOUT_TIMER, (payload) =>
+      this.timeOut((payload as { execution_id: string }).execution_id),
+    );
+  }
+
+  /** Starts an execution; answers with the HTTP status and the execution as it stands. */
+  async execute(
+    workspaceId: string,
+    agentId: string,
+    input: ExecuteInput,
+  ): Promise<{ status: 200 | 202; execution: AgentExecutionView }> {
+    const agent = this.agents.activeRow(workspaceId, agentId);
+    this.checkHourlyLimit(agent);
+    const now = this.clock.now();
+    const row: ExecutionRow = {
+      id: newId('agentExecution'),
+      agent_id: agent.id,
+      workspace_id: workspaceId,
+      status: 'processing',
+      autonomy_level: agent.autonomy_level,
+      input: input.input,
+      context: JSON.stringify(input.context ?? {}),
+      action: null,
+      output: null,
+      confidence: null,
+      error_code: null,
+      error_message: null,
+      execution_time_ms: null,
+      needed_approval: 0,
+      decision: null,
+      decision_notes: null,
+      created_at: now,
+      completed_at: null,
+      decided_at: null,
+    };
+    const delayMs = this.thinker.stubDelay(agent.id, input.input);
+    if (input.wait_for_completion && delayMs === 0) {
+      const started = performance.now();
+      const outcome = this.decide(
+        agent,
+        await this.thinker.think(agent, input.input, input.context ?? {}),
+      );
+      const finished = this.finish(row, outcome, Math.round(performance.now() - started));
+      this.db.transaction(() => {
+        this.repo.insert(row);
+        this.events.publish(workspaceId, 'agent.execution.started', this.eventData(agent, row));
+        this.complete(agent, finished, true);
+      })();
+      return this.answer(agent, finished);
+    }
+
+    this.db.transaction(() => {
+      this.repo.insert(row);
+      this.events.publish(workspaceId, 'agent.execution.started', this.eventData(agent, row));
+      this.agentRepo.addStats(
+        agent.id,
+        { interactions: 1, finished: 0, succeeded: 0, timeMs: null },
+        now,
+      );
+      this.timers.schedule(RUN_TIMER, now + delayMs, { execution_id: row.id });
+      this.timers.schedule(TIMEOUT_TIMER, now + this.settings.executionTimeoutMs, {
+        execution_id: row.id,
+      });
+    })();
+    if (!input.wait_for_completion) return { status: 202, execution: toExecutionView(row) };
+    await this.waitFor(row.id);
+    return this.answer(agent, this.repo.get(row.id)!);
+  }
+
+  /** Deletes executions past the 30-day retention on the daemon clock. */
+  purgeExpired(): number {
+    return this.repo.purgeBefore(this.clock.now() - EXECUTION_RETENTION_MS);
+  }
+
+  get(workspaceId: string, agentId: string, executionId: string): AgentExecutionView {
+    return toExecutionView(this.row(workspaceId, agentId, executionId));
+  }
+
+  /** POST .../approve: approve -> completed, reject -> cancelled. */
+  decideApproval(
+    workspaceId: string,
+    agentId: string,
+    executionId: string,
+    decision: 'approve' | 'reject',
+    notes?: string,
+  ): AgentExecutionView {
+    const row = this.row(workspaceId, agentId, executionId);
+    if (row.status !== 'awaiting_approval') {
+      throw new ApiError(
+        'conflict',
+        `Execution ${executionId} is ${row.status}; only executions awaiting approval can be decided.`,
+        {
+          extras: { execution_status: row.status },
+        },
+      );
+    }
+    const agent = this.agentRepo.get(row.agent_id) ?? this.agents.row(workspaceId, agentId);
+    const now = this.clock.now();
+    const decided: ExecutionRow = {
+      ...row,
+      status: decision === 'approve' ? 'completed' : 'cancelled',
+      decision,
+      decision_notes: notes ?? null,
+      decided_at: now,
+      completed_at: now,
+      error_code: decision === 'reject' ? 'rejected' : null,
+      error_message:
+        decision === 'reject' ? `Rejected by the reviewer${notes ? `: ${notes}` : '.'}` : null,
+    };
+    this.db.transaction(() => {
+      this.repo.save(decided);
+      this.agentRepo.addStats(
+        agent.id,
+        { interactions: 0, finished: 1, succeeded: decision === 'approve' ? 1 : 0, timeMs: null },
+        now,
+      );
+      this.events.publish(
+        workspaceId,
+        decision === 'approve' ? 'agent.execution.completed' : 'agent.execution.failed',
+        this.eventData(agent, decided),
+      );
+    })();
+    return toExecutionView(decided);
+  }
+
+  private checkHourlyLimit(agent: AgentRow): void {
+    const limit = (
+      JSON.parse(agent.guardrails) as { rate_limits: { actions_per_hour: number | null } }
+    ).rate_limits.actions_per_hour;
+    if (limit !== null && this.repo.countSince(agent.id, this.clock.now() - HOUR) >= limit) {
+      throw new ApiError(
+        'guardrail_violation',
+        `Agent ${agent.id} reached its guardrail of ${limit} actions per hour. Try later or raise guardrails.rate_limits.actions_per_hour.`,
+        {
+          extras: { guardrail: 'rate_limits.actions_per_hour', limit },
+        },
+      );
+    }
+  }
+
+  /** Guardrails and autonomy turn a proposal into an outcome. */
+  private decide(agent: AgentRow, thought: Thought): Outcome {
+    if ('error' in thought)
+      return {
+        type: 'failed',
+        result: null,
+        code: thought.error.code,
+        message: thought.error.message,
+      };
+    const guardrails = JSON.parse(agent.guardrails) as {
+      require_approval_for: string[];
+      blocked_actions: string[];
+    };
+    if (guardrails.blocked_actions.includes(thought.action)) {
+      return {
+        type: 'failed',
+        result: thought,
+        code: 'guardrail_violation',
+        message: `The action '${thought.action}' is blocked by the agent's guardrails (blocked_actions).`,
+      };
+    }
+    switch (agent.autonomy_level) {
+      case 'L1':
+        return {
+          type: 'completed',
+          result: { ...thought, output: `Suggestion (not executed): ${thought.output}` },
+        };
+      case 'L2':
+        return { type: 'awaiting_approval', result: thought };
+      default:
+        return guardrails.require_approval_for.includes(thought.action)
+          ? { type: 'awaiting_approval', result: thought }
+          : { type: 'completed', result: thought };
+    }
+  }
+
+  private finish(row: ExecutionRow, outcome: Outcome, timeMs: number): ExecutionRow {
+    const now = this.clock.now();
+    const result = outcome.result;
+    return {
+      ...row,
+      status: outcome.type,
+      action: result?.action ?? null,
+      output: result?.output ?? null,
+      confidence: result?.confidence ?? null,
+      error_code: outcome.type === 'failed' ? outcome.code : null,
+      error_message: outcome.type === 'failed' ? outcome.message : null,
+      execution_time_ms: timeMs,
+      needed_approval: outcome.type === 'awaiting_approval' ? 1 : 0,
+      completed_at: outcome.type === 'awaiting_approval' ? null : now,
+    };
+  }
+
+  /** Saves a finished (or now waiting) execution with its stats and event; wakes waiters. */
+  private complete(agent: AgentRow, row: ExecutionRow, newInteraction: boolean): void {
+    this.repo.save(row);
+    const delta: StatsDelta = {
+      interactions: newInteraction ? 1 : 0,
+      finished: row.status === 'completed' || row.status === 'failed' ? 1 : 0,
+      succeeded: row.status === 'completed' ? 1 : 0,
+      timeMs: row.execution_time_ms,
+    };
+    this.agentRepo.addStats(agent.id, delta, this.clock.now());
+    const type =
+      row.status === 'completed'
+        ? 'agent.execution.completed'
+        : row.status === 'awaiting_approval'
+          ? 'agent.execution.awaiting_approval'
+          : 'agent.execution.failed';
+    this.events.publish(row.workspace_id, type, this.eventData(agent, row));
+    queueMicrotask(() => this.wake(row.id));
+  }
+
+  private async runStored(executionId: string): Promise<void> {
+    const row = this.repo.get(executionId);
+    if (!row || row.status !== 'processing') return;
+    const agent = this.agentRepo.get(row.agent_id);
+    if (!agent) return;
+    const thought = await this.thinker.think(
+      agent,
+      row.input,
+      JSON.parse(row.context) as Record<string, unknown>,
+    );
+    const finished = this.finish(
+      row,
+      this.decide(agent, thought),
+      this.clock.now() - row.created_at,
+    );
+    this.db.transaction(() => {
+      // The timeout may have won while the brain was thinking.
+      if (this.repo.get(executionId)?.status !== 'processing') return;
+      this.complete(agent, finished, false);
+    })();
+  }
+
+  private timeOut(executionId: string): void {
+    const row = this.repo.get(executionId);
+    if (!row || row.status !== 'processing') return;
+    const agent = this.agentRepo.get(row.agent_id);
+    if (!agent) return;
+    const seconds = Math.round(this.settings.executionTimeoutMs / 1000);
+    const failed = this.finish(
+      row,
+      {
+        type: 'failed',
+        result: null,
+        code: 'execution_timeout',
+        message: `The execution did not finish within ${seconds} s.`,
+      },
+      this.clock.now() - row.created_at,
+    );
+    this.db.transaction(() => this.complete(agent, failed, false))();
+  }
+
+  private answer(
+    agent: AgentRow,
+    row: ExecutionRow,
+  ): { status: 200 | 202; execution: AgentExecutionView } {
+    const execution = toExecutionView(row);
+    if (row.status === 'failed') {
+      const code = (row.error_code ?? 'internal_server_error') as ErrorCode;
+      throw new ApiError(
+        code in ERROR_CODES ? code : 'internal_server_error',
+        row.error_message ?? 'The execution failed.',
+        {
+          extras: { execution_id: row.id, agent_id: agent.id },
+        },
+      );
+    }
+    return { status: row.status === 'completed' ? 200 : 202, execution };
+  }
+
+  /** Resolves when the execution leaves processing (or after the timeout plus a margin). */
+  private waitFor(executionId: string): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.waiters.get(executionId)?.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, this.settings.executionTimeoutMs + 5000);
+      const set = this.waiters.get(executionId) ?? new Set();
+      set.add(done);
+      this.waiters.set(executionId, set);
+      if (this.repo.get(executionId)?.status !== 'processing') done();
+    });
+  }
+
+  private wake(executionId: string): void {
+    const set = this.waiters.get(executionId);
+    if (!set) return;
+    this.waiters.delete(executionId);
+    for (const done of set) done();
+  }
+
+  private row(workspaceId: string, agentId: string, executionId: string): ExecutionRow {
+    const agent = this.agents.row(workspaceId, agentId);
+    const row = this.repo.get(executionId);
+    if (
+      !row ||
+      row.agent_id !== agent.id ||
+      row.created_at < this.clock.now() - EXECUTION_RETENTION_MS
+    ) {
+      throw new ApiError(
+        'execution_not_found',
+        `No execution ${executionId} for agent ${agentId} (executions are kept 30 days).`,
+        {
+          param: 'execution_id',
+        },
+      );
+    }
+    return row;
+  }
+
+  private eventData(agent: AgentRow, row: ExecutionRow): Record<string, unknown> {
+    const view = toExecutionView(row);
+    return {
+      execution_id: view.execution_id,
+      agent_id: view.agent_id,
+      agent_name: agent.name,
+      status: view.status,
+      result: view.result,
+      execution_time_ms: view.execution_time_ms,
+      created_at: view.created_at,
+      completed_at: view.completed_at,
+      ...(view.error ? { error: view.error } : {}),
+    };
+  }
+}
+
+export function toExecutionView(row: ExecutionRow): AgentExecutionView {
+  return {
+    execution_id: row.id,
+    agent_id: row.agent_id,
+    status: row.status,
+    input: row.input,
+    result:
+      row.action === null
+        ? null
+        : { action: row.action, output: row.output ?? '', confidence: row.confidence ?? 0 },
+    error:
+      row.error_code === null ? null : { code: row.error_code, message: row.error_message ?? '' },
+    execution_time_ms: row.execution_time_ms,
+    approval:
+      row.decision === null
+        ? null
+        : {
+            decision: row.decision,
+            notes: row.decision_notes,
+            decided_at: toIso(row.decided_at ?? row.created_at),
+          },
+    created_at: toIso(row.created_at),
+    completed_at: toIso(row.completed_at),
+  };
+}

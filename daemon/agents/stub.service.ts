@@ -1,0 +1,126 @@
+// Sandbox stubs (svc agents stub add|list|clear): deterministic answers for tests. A stub
+// matches an input by case-insensitive substring, or by /regex/flags; the first match wins.
+import { ERROR_CODES, type ErrorCode } from '../../shared/errors.js';
+import { newId } from '../../shared/ids.js';
+import { toIso, type Clock } from '../clock/clock.js';
+import { ApiError } from '../http/api-error.js';
+import type { BrainResult } from './brains/brain.js';
+import type { StubRepository, StubRow } from './stub.repository.js';
+
+export interface StubInput {
+  match: string;
+  result?:
+    | { action?: string | undefined; output?: string | undefined; confidence?: number | undefined }
+    | undefined;
+  fail?: string | undefined;
+  delay_ms?: number | undefined;
+}
+
+export interface Stub {
+  id: string;
+  agent_id: string;
+  match: string;
+  result: BrainResult | null;
+  fail: ErrorCode | null;
+  delay_ms: number | null;
+  created_at: string;
+}
+
+export class StubService {
+  /** Compiled matchers per agent, dropped when the agent's stubs change. */
+  private readonly cache = new Map<string, { row: StubRow; test: (input: string) => boolean }[]>();
+
+  constructor(
+    private readonly repo: StubRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  add(agentId: string, input: StubInput): Stub {
+    if (!input.result && !input.fail && !input.delay_ms) {
+      throw new ApiError('invalid_parameter', 'A stub needs a result, a failure code or a delay.', {
+        param: 'result',
+      });
+    }
+    if (input.result && input.fail) {
+      throw new ApiError(
+        'invalid_parameter',
+        'A stub either returns a result or fails, not both.',
+        { param: 'fail' },
+      );
+    }
+    if (input.fail && !(input.fail in ERROR_CODES)) {
+      throw new ApiError(
+        'invalid_parameter',
+        `'${input.fail}' is not an error code (e.g. external_api_error, execution_timeout).`,
+        { param: 'fail' },
+      );
+    }
+    compile(input.match);
+    const row: StubRow = {
+      id: newId('stub'),
+      agent_id: agentId,
+      match: input.match,
+      result: input.result
+        ? JSON.stringify({
+            action: input.result.action ?? 'respond',
+            output: input.result.output ?? '',
+            confidence: input.result.confidence ?? 1,
+          })
+        : null,
+      fail_code: input.fail ?? null,
+      delay_ms: input.delay_ms ?? null,
+      created_at: this.clock.now(),
+    };
+    this.repo.insert(row);
+    this.cache.delete(agentId);
+    return toStub(row);
+  }
+
+  list(agentId: string): Stub[] {
+    return this.repo.list(agentId).map(toStub);
+  }
+
+  clear(agentId: string): number {
+    this.cache.delete(agentId);
+    return this.repo.clear(agentId);
+  }
+
+  match(agentId: string, input: string): Stub | undefined {
+    let matchers = this.cache.get(agentId);
+    if (!matchers) {
+      matchers = this.repo.list(agentId).map((row) => ({ row, test: compile(row.match) }));
+      this.cache.set(agentId, matchers);
+    }
+    const found = matchers.find((matcher) => matcher.test(input));
+    return found && toStub(found.row);
+  }
+}
+
+function compile(match: string): (input: string) => boolean {
+  const regex = /^\/(.+)\/([gimsuy]*)$/s.exec(match);
+  if (regex) {
+    let pattern: RegExp;
+    try {
+      pattern = new RegExp(regex[1]!, regex[2]!.replace('g', ''));
+    } catch {
+      throw new ApiError('invalid_parameter', `'${match}' is not a valid regular expression.`, {
+        param: 'match',
+      });
+    }
+    return (input) => pattern.test(input);
+  }
+  const needle = match.toLowerCase();
+  return (input) => input.toLowerCase().includes(needle);
+}
+
+function toStub(row: StubRow): Stub {
+  return {
+    id: row.id,
+    agent_id: row.agent_id,
+    match: row.match,
+    result: row.result ? (JSON.parse(row.result) as BrainResult) : null,
+    fail: row.fail_code as ErrorCode | null,
+    delay_ms: row.delay_ms,
+    created_at: toIso(row.created_at),
+  };
+}

@@ -1,0 +1,271 @@
+// Agents, their executions, messages, knowledge documents and analytics.
+import { z } from 'zod';
+import { ListQuery, Timestamp } from './common.js';
+
+export const AGENT_TYPES = [
+  'customer-service',
+  'operations',
+  'research',
+  'sales',
+  'custom',
+] as const;
+export const AUTONOMY_LEVELS = ['L1', 'L2', 'L3', 'L4'] as const;
+export const AGENT_STATUSES = ['active', 'paused', 'training', 'archived'] as const;
+export const EXECUTION_STATUSES = [
+  'processing',
+  'awaiting_approval',
+  'completed',
+  'failed',
+  'cancelled',
+] as const;
+export const KNOWLEDGE_TYPES = ['faq', 'policy', 'product_info', 'template'] as const;
+export const ANALYTICS_PERIODS = ['1d', '7d', '30d', '90d'] as const;
+export const ANALYTICS_METRICS = [
+  'total_interactions',
+  'success_rate',
+  'avg_response_time_ms',
+  'escalation_rate',
+  'customer_satisfaction',
+  'actions_by_type',
+  'autonomy_performance',
+] as const;
+
+export type AutonomyLevel = (typeof AUTONOMY_LEVELS)[number];
+
+const ActionName = z.string().min(1).max(100);
+
+const Guardrails = z.strictObject({
+  require_approval_for: z.array(ActionName).max(100).optional(),
+  blocked_actions: z.array(ActionName).max(100).optional(),
+  rate_limits: z
+    .strictObject({ actions_per_hour: z.number().int().min(1).max(1_000_000).optional() })
+    .optional(),
+});
+
+const Personality = z.strictObject({
+  tone: z.string().max(100).optional(),
+  response_length: z.string().max(100).optional(),
+  empathy_level: z.string().max(100).optional(),
+});
+
+const Brain = z
+  .strictObject({
+    provider: z.enum(['simulated', 'openai']),
+    model: z.string().max(200).optional(),
+    base_url: z.string().max(500).optional(),
+  })
+  .meta({ description: "Overrides the daemon's execution brain for this agent (svc extension)" });
+
+const Ontology = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9_-]*-v\d+$/, 'must look like <industry>-v<number>, e.g. retail-v1')
+  .meta({ description: 'Industry ontology, <industry>-v<number> (e.g. retail-v1)' });
+
+export const AgentCreateBody = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  description: z.string().max(2000).optional(),
+  type: z.enum(AGENT_TYPES).optional().meta({ description: 'Default custom' }),
+  ontology: Ontology,
+  autonomy_level: z
+    .enum(AUTONOMY_LEVELS)
+    .optional()
+    .meta({ description: 'Default L2 (the recommended level)' }),
+  capabilities: z.record(z.string().max(100), z.boolean()).optional(),
+  guardrails: Guardrails.optional(),
+  personality: Personality.optional(),
+  brain: Brain.optional(),
+});
+
+export const AgentUpdateBody = z.strictObject({
+  name: z.string().trim().min(1).max(200).optional(),
+  description: z.string().max(2000).optional(),
+  type: z.enum(AGENT_TYPES).optional(),
+  ontology: Ontology.optional(),
+  autonomy_level: z.enum(AUTONOMY_LEVELS).optional(),
+  status: z.enum(['active', 'paused', 'archived']).optional(),
+  capabilities: z.record(z.string().max(100), z.boolean()).optional(),
+  guardrails: Guardrails.optional(),
+  personality: Personality.optional(),
+  brain: Brain.nullable().optional(),
+});
+
+export const AGENT_FIELD_CODES = { autonomy_level: 'invalid_autonomy_level' } as const;
+
+export const Agent = z
+  .object({
+    id: z.string(),
+    workspace_id: z.string(),
+    name: z.string(),
+    description: z.string().nullable(),
+    type: z.enum(AGENT_TYPES),
+    ontology: z.string(),
+    autonomy_level: z.enum(AUTONOMY_LEVELS),
+    status: z.enum(AGENT_STATUSES),
+    capabilities: z.record(z.string(), z.boolean()),
+    guardrails: z.object({
+      require_approval_for: z.array(z.string()),
+      blocked_actions: z.array(z.string()),
+      rate_limits: z.object({ actions_per_hour: z.number().int().nullable() }),
+    }),
+    personality: z.object({
+      tone: z.string().nullable(),
+      response_length: z.string().nullable(),
+      empathy_level: z.string().nullable(),
+    }),
+    brain: z
+      .object({
+        provider: z.enum(['simulated', 'openai']),
+        model: z.string().optional(),
+        base_url: z.string().optional(),
+      })
+      .nullable(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    last_active_at: Timestamp.nullable(),
+    stats: z.object({
+      total_interactions: z.number().int(),
+      success_rate: z.number(),
+      avg_response_time_ms: z.number(),
+    }),
+  })
+  .meta({ title: 'Agent' });
+
+export type AgentView = z.infer<typeof Agent>;
+
+export const AgentListQuery = ListQuery.extend({
+  status: z.enum(AGENT_STATUSES).optional(),
+  type: z.enum(AGENT_TYPES).optional(),
+});
+
+export const AgentParams = z.strictObject({ agent_id: z.string() });
+export const ExecutionParams = z.strictObject({ agent_id: z.string(), execution_id: z.string() });
+export const DocumentParams = z.strictObject({ agent_id: z.string(), document_id: z.string() });
+
+export const ExecuteBody = z.strictObject({
+  input: z.string().min(1).max(100_000),
+  context: z.record(z.string(), z.unknown()).optional(),
+  wait_for_completion: z.boolean().optional(),
+});
+
+export const ExecutionResult = z.object({
+  action: z.string(),
+  output: z.string(),
+  confidence: z.number(),
+});
+
+export const AgentExecution = z
+  .object({
+    execution_id: z.string(),
+    agent_id: z.string(),
+    status: z.enum(EXECUTION_STATUSES),
+    input: z.string(),
+    result: ExecutionResult.nullable(),
+    error: z.object({ code: z.string(), message: z.string() }).nullable(),
+    execution_time_ms: z.number().int().nullable(),
+    approval: z
+      .object({
+        decision: z.enum(['approve', 'reject']),
+        notes: z.string().nullable(),
+        decided_at: Timestamp,
+      })
+      .nullable(),
+    created_at: Timestamp,
+    completed_at: Timestamp.nullable(),
+  })
+  .meta({ title: 'AgentExecution' });
+
+export type AgentExecutionView = z.infer<typeof AgentExecution>;
+
+export const ApproveBody = z.strictObject({
+  decision: z.enum(['approve', 'reject']),
+  notes: z.string().max(2000).optional(),
+});
+
+export const DeployBody = z.strictObject({ agent_id: z.string() });
+
+export const MessageBody = z.strictObject({
+  content: z.string().min(1).max(100_000),
+  conversation_id: z.string().max(100).optional(),
+});
+
+export const Message = z
+  .object({
+    id: z.string(),
+    agent_id: z.string(),
+    conversation_id: z.string(),
+    role: z.enum(['user', 'agent']),
+    content: z.string(),
+    action: z.string().nullable(),
+    confidence: z.number().nullable(),
+    created_at: Timestamp,
+  })
+  .meta({ title: 'Message' });
+
+export type MessageView = z.infer<typeof Message>;
+
+export const MessageListQuery = ListQuery.extend({
+  conversation_id: z.string().max(100).optional(),
+});
+
+export const KnowledgeDocument = z
+  .object({
+    id: z.string(),
+    agent_id: z.string(),
+    filename: z.string(),
+    format: z.enum(['pdf', 'md', 'txt', 'docx']),
+    type: z.enum(KNOWLEDGE_TYPES),
+    description: z.string().nullable(),
+    size_bytes: z.number().int(),
+    chunk_count: z.number().int(),
+    characters: z.number().int(),
+    created_at: Timestamp,
+  })
+  .meta({ title: 'KnowledgeDocument' });
+
+export type KnowledgeDocumentView = z.infer<typeof KnowledgeDocument>;
+
+export const AnalyticsQuery = z.strictObject({
+  period: z.enum(ANALYTICS_PERIODS).optional(),
+  metrics: z
+    .string()
+    .max(500)
+    .optional()
+    .meta({ description: 'Comma-separated metric names; all when absent' }),
+});
+
+export const Analytics = z
+  .object({
+    agent_id: z.string(),
+    period: z.enum(ANALYTICS_PERIODS),
+    metrics: z.object({
+      total_interactions: z.number().int().optional(),
+      success_rate: z.number().optional(),
+      avg_response_time_ms: z.number().optional(),
+      escalation_rate: z.number().optional(),
+      customer_satisfaction: z.number().nullable().optional(),
+      actions_by_type: z.record(z.string(), z.number().int()).optional(),
+      autonomy_performance: z
+        .object({ l2_approval_rate: z.number(), l3_success_rate: z.number() })
+        .optional(),
+    }),
+  })
+  .meta({ title: 'AgentAnalytics' });
+
+export const KnowledgeUploadFields = z.strictObject({
+  type: z.enum(KNOWLEDGE_TYPES),
+  description: z.string().max(2000).optional(),
+});
+
+export const StubAddInput = z.strictObject({
+  agent_id: z.string(),
+  match: z.string().min(1).max(500),
+  result: z
+    .strictObject({
+      action: z.string().max(100).optional(),
+      output: z.string().max(100_000).optional(),
+      confidence: z.number().min(0).max(1).optional(),
+    })
+    .optional(),
+  fail: z.string().max(100).optional(),
+  delay_ms: z.number().int().min(1).max(86_400_000).optional(),
+});
