@@ -15,9 +15,9 @@ export class Output {
     else process.stdout.write(human() + '\n');
   }
 
-  /** Progress and notes: stderr, so stdout stays clean for --json. */
+  /** Progress and notes: always on stderr, so stdout stays one JSON document with --json. */
   note(text: string): void {
-    if (!this.json) process.stderr.write(text + '\n');
+    process.stderr.write(text + '\n');
   }
 
   /** One line for streams (tail, logs -f): a JSON line with --json. */

@@ -9,11 +9,13 @@ interface CliState {
 }
 
 export async function listenSecret(dataDir: string): Promise<string> {
-  const { JSONFilePreset } = await import('lowdb/node');
+  // Not JSONFilePreset: it keeps data in memory only when NODE_ENV=test (a user's test runner).
+  const [{ Low }, { JSONFile }] = await Promise.all([import('lowdb'), import('lowdb/node')]);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = join(dataDir, 'cli-state.json');
   const isNew = !existsSync(file);
-  const db = await JSONFilePreset<CliState>(file, {});
+  const db = new Low<CliState>(new JSONFile<CliState>(file), {});
+  await db.read();
   if (!db.data.listen_secret) {
     db.data.listen_secret = `whsec_${randomBase62(32)}`;
     await db.write();

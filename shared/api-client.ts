@@ -33,6 +33,13 @@ export class ApiRequestError extends Error {
 
 export type Query = Record<string, string | number | boolean | undefined>;
 
+/** A JSON body, a query, or a multipart form (uploads). */
+export interface RequestInit {
+  body?: unknown;
+  query?: Query;
+  form?: FormData;
+}
+
 export class ApiClient {
   private readonly http: KyInstance;
 
@@ -54,11 +61,7 @@ export class ApiClient {
   }
 
   /** The whole response body ({data, meta} or a list page). */
-  async request<T = unknown>(
-    method: string,
-    path: string,
-    init: { body?: unknown; query?: Query } = {},
-  ): Promise<T> {
+  async request<T = unknown>(method: string, path: string, init: RequestInit = {}): Promise<T> {
     const searchParams = Object.fromEntries(
       Object.entries(init.query ?? {}).filter(
         (entry): entry is [string, string | number | boolean] => entry[1] !== undefined,
@@ -69,6 +72,7 @@ export class ApiClient {
         method,
         searchParams,
         ...(init.body === undefined ? {} : { json: init.body }),
+        ...(init.form ? { body: init.form } : {}),
       });
       const text = await response.text();
       return (text ? JSON.parse(text) : undefined) as T;
@@ -87,11 +91,7 @@ export class ApiClient {
     }
   }
 
-  async data<T = unknown>(
-    method: string,
-    path: string,
-    init: { body?: unknown; query?: Query } = {},
-  ): Promise<T> {
+  async data<T = unknown>(method: string, path: string, init: RequestInit = {}): Promise<T> {
     const body = await this.request<{ data: T }>(method, path, init);
     return body.data;
   }

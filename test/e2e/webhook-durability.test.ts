@@ -1,0 +1,203 @@
+// Delivery is at-least-once and survives restarts (decisions §9): a delivery is stored, in the
+// event's own transaction, before its first attempt. So every event the daemon acknowledged
+// reaches the receiver even when the daemon is SIGKILLed in the middle of a burst, and a
+// pending retry survives a graceful stop and start.
+import test from 'ava';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runCli, startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+
+interface Running {
+  url: string;
+  pid: number;
+  token: string;
+}
+
+const daemons: TestDaemon[] = [];
+
+test.after.always(async () => {
+  await Promise.all(daemons.map((d) => d.stop()));
+});
+
+async function launch(): Promise<TestDaemon> {
+  const d = await startDaemon();
+  daemons.push(d);
+  return d;
+}
+
+/** Where the daemon of this data dir runs now (daemon.json) and its control token. */
+function running(d: TestDaemon): Running {
+  const runtime = JSON.parse(readFileSync(join(d.dataDir, 'daemon.json'), 'utf8')) as {
+    url: string;
+    pid: number;
+  };
+  const token = readFileSync(join(d.dataDir, 'control-token'), 'utf8').trim();
+  return { url: runtime.url, pid: runtime.pid, token };
+}
+
+async function trpc<T>(at: Running, path: string, input?: unknown): Promise<T> {
+  const response = await fetch(`${at.url}/trpc/${path}`, {
+    method: input === undefined ? 'GET' : 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${at.token}` },
+    ...(input === undefined ? {} : { body: JSON.stringify(input) }),
+  });
+  const body = (await response.json()) as { result?: { data: T } };
+  if (response.status !== 200 || !body.result) {
+    throw new Error(`${path}: ${response.status} ${JSON.stringify(body)}`);
+  }
+  return body.result.data;
+}
+
+/** A REST call with the operator credential of the daemon running now. */
+async function rest(at: Running, method: string, path: string, body?: unknown) {
+  const operator = await trpc<{ key: string; default_workspace_id: string }>(
+    at,
+    'auth.operatorCredential',
+  );
+  const response = await fetch(`${at.url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${operator.key}`,
+      'x-tenant-id': operator.default_workspace_id,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+async function createHook(
+  at: Running,
+  receiver: Receiver,
+  events: string[],
+): Promise<{ id: string }> {
+  const answer = await rest(at, 'POST', '/v1/webhooks', { url: receiver.url, events });
+  if (answer.status !== 201) throw new Error(`create webhook: ${JSON.stringify(answer.body)}`);
+  return answer.body.data;
+}
+
+async function restart(d: TestDaemon): Promise<Running> {
+  const started = await runCli(['daemon', 'start', '--port', '0', '--json'], { env: d.env });
+  if (started.code !== 0) {
+    throw new Error(`restart failed (exit ${started.code}): ${started.stderr}${started.stdout}`);
+  }
+  return running(d);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const receivedIds = (receiver: Receiver) =>
+  new Set(receiver.requests.map((request) => request.header('x-svc-event-id')));
+
+test('every acknowledged event is delivered although the daemon is SIGKILLed mid-burst', async (t) => {
+  const d = await launch();
+  const receiver = await startReceiver(t);
+  const before = running(d);
+  await createHook(before, receiver, ['agent.created']);
+
+  // A burst of 300 parallel events; SIGKILL as soon as 100 are acknowledged.
+  const TOTAL = 300;
+  const KILL_AFTER = 100;
+  const acknowledged: string[] = [];
+  let refused = 0;
+  let killed = false;
+  const kill = () => {
+    if (killed) return;
+    killed = true;
+    process.kill(running(d).pid, 'SIGKILL');
+  };
+  await Promise.all(
+    Array.from({ length: TOTAL }, async () => {
+      try {
+        const event = await trpc<{ id: string }>(before, 'events.trigger', {
+          type: 'agent.created',
+        });
+        acknowledged.push(event.id);
+        if (acknowledged.length >= KILL_AFTER) kill();
+      } catch {
+        refused += 1;
+      }
+    }),
+  );
+  kill();
+  t.log(`sent ${TOTAL}, acknowledged ${acknowledged.length}, refused ${refused}`);
+  t.true(acknowledged.length >= KILL_AFTER);
+  t.true(acknowledged.length < TOTAL, 'the daemon died in the middle of the burst');
+  t.is(new Set(acknowledged).size, acknowledged.length, 'event ids are unique');
+
+  const deadline = Date.now() + 5_000;
+  while (isAlive(before.pid) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  t.false(isAlive(before.pid), 'the daemon is gone');
+
+  const after = await restart(d);
+  t.not(after.pid, before.pid);
+
+  const complete = await receiver.waitFor((requests) => {
+    const seen = new Set(requests.map((request) => request.header('x-svc-event-id')));
+    return acknowledged.every((id) => seen.has(id));
+  }, 20_000);
+  const seen = receivedIds(receiver);
+  const missing = acknowledged.filter((id) => !seen.has(id));
+  t.true(complete, `${missing.length} acknowledged event(s) never arrived, e.g. ${missing[0]}`);
+  t.true(
+    receiver.requests.every((request) => request.method === 'POST'),
+    'only deliveries arrived',
+  );
+  t.log(`${receiver.requests.length} requests for ${seen.size} distinct events`);
+
+  // The restarted daemon knows every acknowledged event.
+  for (const id of acknowledged.slice(0, 5).concat(acknowledged.slice(-5))) {
+    const stored = await rest(after, 'GET', `/v1/events/${id}`);
+    t.is(stored.status, 200, `event ${id} is stored`);
+  }
+});
+
+test('a pending retry survives a graceful stop and start', async (t) => {
+  const d = await launch();
+  const receiver = await startReceiver(t);
+  receiver.respondWith(500);
+  const before = running(d);
+  const hook = await createHook(before, receiver, ['workflow.execution.failed']);
+  const event = await trpc<{ id: string }>(before, 'events.trigger', {
+    type: 'workflow.execution.failed',
+  });
+  await receiver.waitForCount(1, 5_000);
+
+  const stopped = await d.cli(['daemon', 'stop']);
+  t.is(stopped.code, 0, stopped.stderr);
+  t.false(isAlive(before.pid), 'stop waits for the daemon to exit');
+  receiver.respondWith(200);
+
+  const after = await restart(d);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  t.is(receiver.requests.length, 1, 'the retry is not due yet after the restart');
+  const pending = await rest(after, 'GET', `/v1/webhooks/${hook.id}/deliveries`);
+  t.is(pending.status, 200);
+  t.like(pending.body.data[0], { event_id: event.id, status: 'pending', attempts: 1 });
+
+  const advanced = await d.cli(['clock', 'advance', '1m', '--json']);
+  t.is(advanced.code, 0, advanced.stderr);
+  t.true(await receiver.waitFor((requests) => requests.length >= 2, 5_000), 'second attempt');
+  const [first, second] = receiver.requests;
+  t.is(second!.header('x-svc-event-id'), event.id);
+  t.is(second!.header('x-svc-delivery-id'), first!.header('x-svc-delivery-id'));
+  t.is(second!.body, first!.body);
+
+  let delivery: any;
+  for (let i = 0; i < 30; i++) {
+    delivery = (await rest(after, 'GET', `/v1/webhooks/${hook.id}/deliveries`)).body.data[0];
+    if (delivery.status !== 'pending') break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  t.like(delivery, { status: 'delivered', attempts: 2, http_status: 200 });
+});
