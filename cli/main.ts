@@ -75,6 +75,9 @@ const GROUP_DESCRIPTIONS: Record<string, string> = {
   keys: 'API keys: create (shown once), list, revoke, rotate',
   clock: 'The sandbox clock: show, advance, set, reset',
   events: 'The event log: list, get, tail, trigger',
+  agents: 'Agents: create, execute, approve, converse, knowledge, sandbox stubs',
+  knowledge: 'Knowledge documents of an agent',
+  stub: 'Sandbox stubs: deterministic agent answers',
   webhooks: 'Webhook subscriptions, deliveries, test, retry and live tail',
 };
 

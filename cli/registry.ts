@@ -1,6 +1,7 @@
 // Every command of the CLI, in help order. Command modules are light: heavy modules load
 // inside the handlers.
 import type { CommandSpec } from './command.js';
+import agents from './commands/agents.js';
 import clock from './commands/clock.js';
 import daemon from './commands/daemon.js';
 import events from './commands/events.js';
@@ -15,6 +16,7 @@ export const COMMANDS: CommandSpec[] = [
   ...keys,
   ...clock,
   ...events,
+  ...agents,
   ...webhooks,
   ...listen,
 ];
