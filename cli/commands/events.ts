@@ -2,6 +2,7 @@
 import type { EventEnvelope } from '../../shared/schemas/events.js';
 import { defineCommands, stringOption } from '../command.js';
 import { UsageError } from '../errors.js';
+import { streamUntilInterrupted } from '../stream.js';
 import { chalk, table } from '../output.js';
 
 interface ListBody {
@@ -72,26 +73,19 @@ export default defineCommands([
       const workspace = stringOption(options, 'workspace');
       const control = await ctx.control();
       ctx.out.note(chalk.dim('Waiting for events (Ctrl-C to stop)...'));
-      await new Promise<void>((resolve, reject) => {
-        const subscription = control.events.stream.subscribe(
-          { ...(workspace ? { workspace_id: workspace } : {}), ...(types ? { types } : {}) },
-          {
-            onData: (event) =>
-              ctx.out.line(
-                event,
-                () =>
-                  `${chalk.dim(event.created_at)} ${chalk.cyan(event.type.padEnd(34))} ${event.id} ${chalk.dim(event.workspace_id)}`,
-              ),
-            onError: (error) => reject(error),
-          },
-        );
-        const stop = () => {
-          subscription.unsubscribe();
-          resolve();
-        };
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
+      await streamUntilInterrupted<EventEnvelope>(
+        (handlers) =>
+          control.events.stream.subscribe(
+            { ...(workspace ? { workspace_id: workspace } : {}), ...(types ? { types } : {}) },
+            handlers,
+          ),
+        (event) =>
+          ctx.out.line(
+            event,
+            () =>
+              `${chalk.dim(event.created_at)} ${chalk.cyan(event.type.padEnd(34))} ${event.id} ${chalk.dim(event.workspace_id)}`,
+          ),
+      );
     },
   },
   {

@@ -3,6 +3,8 @@
 // is stable per data dir and printed at start.
 import { defineCommands, stringOption } from '../command.js';
 import { UsageError } from '../errors.js';
+import type { EventEnvelope } from '../../shared/schemas/events.js';
+import { streamUntilInterrupted } from '../stream.js';
 import { chalk } from '../output.js';
 
 export default defineCommands([
@@ -51,59 +53,52 @@ export default defineCommands([
         `Ready! Forwarding events to ${chalk.cyan(url.toString())}. Your webhook signing secret is ${chalk.bold(secret)} (Ctrl-C to stop)`,
       );
 
-      await new Promise<void>((resolve, reject) => {
-        const subscription = control.events.stream.subscribe(
-          {
-            ...(api.tenantId ? { workspace_id: api.tenantId } : {}),
-            ...(types?.length ? { types } : {}),
-          },
-          {
-            onData: (event) => {
-              const body = JSON.stringify(event);
-              const deliveryId = newId('delivery');
-              void postJson(
-                url.toString(),
-                body,
-                {
-                  'x-svc-signature': signatureHeader(secret, body),
-                  'x-svc-event-id': event.id,
-                  'x-svc-event-type': event.type,
-                  'x-svc-delivery-id': deliveryId,
-                },
-                10_000,
-              ).then((result) => {
-                const record = {
-                  event_id: event.id,
-                  event_type: event.type,
-                  http_status: result.status,
-                  response_time_ms: result.timeMs,
-                  error: result.error,
-                };
-                ctx.out.line(record, () =>
-                  [
-                    chalk.dim(event.created_at),
-                    '-->',
-                    chalk.cyan(event.type.padEnd(34)),
-                    event.id,
-                    result.ok
-                      ? chalk.green(`[${result.status}]`)
-                      : chalk.red(`[${result.status ?? 'ERR'}]`),
-                    `${result.timeMs} ms`,
-                    result.error ? chalk.red(result.error) : '',
-                  ].join(' '),
-                );
-              });
+      await streamUntilInterrupted<EventEnvelope>(
+        (handlers) =>
+          control.events.stream.subscribe(
+            {
+              ...(api.tenantId ? { workspace_id: api.tenantId } : {}),
+              ...(types?.length ? { types } : {}),
             },
-            onError: (error) => reject(error),
-          },
-        );
-        const stop = () => {
-          subscription.unsubscribe();
-          resolve();
-        };
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
+            handlers,
+          ),
+        (event) => {
+          const body = JSON.stringify(event);
+          const deliveryId = newId('delivery');
+          void postJson(
+            url.toString(),
+            body,
+            {
+              'x-svc-signature': signatureHeader(secret, body),
+              'x-svc-event-id': event.id,
+              'x-svc-event-type': event.type,
+              'x-svc-delivery-id': deliveryId,
+            },
+            10_000,
+          ).then((result) => {
+            const record = {
+              event_id: event.id,
+              event_type: event.type,
+              http_status: result.status,
+              response_time_ms: result.timeMs,
+              error: result.error,
+            };
+            ctx.out.line(record, () =>
+              [
+                chalk.dim(event.created_at),
+                '-->',
+                chalk.cyan(event.type.padEnd(34)),
+                event.id,
+                result.ok
+                  ? chalk.green(`[${result.status}]`)
+                  : chalk.red(`[${result.status ?? 'ERR'}]`),
+                `${result.timeMs} ms`,
+                result.error ? chalk.red(result.error) : '',
+              ].join(' '),
+            );
+          });
+        },
+      );
     },
   },
 ]);

@@ -2,6 +2,8 @@
 import { defineCommands, stringOption, type Options } from '../command.js';
 import type { CliContext } from '../context.js';
 import { UsageError } from '../errors.js';
+import type { DeliveryActivity } from '../../daemon/webhooks/delivery.service.js';
+import { streamUntilInterrupted } from '../stream.js';
 import { chalk, table } from '../output.js';
 
 interface Webhook {
@@ -315,38 +317,31 @@ export default defineCommands([
       const webhookId = stringOption(options, 'webhook');
       const workspace = stringOption(options, 'workspace');
       ctx.out.note(chalk.dim('Watching deliveries (Ctrl-C to stop)...'));
-      await new Promise<void>((resolve, reject) => {
-        const subscription = control.deliveries.stream.subscribe(
-          {
-            ...(webhookId ? { webhook_id: webhookId } : {}),
-            ...(workspace ? { workspace_id: workspace } : {}),
-          },
-          {
-            onData: (activity) => {
-              const d = activity.delivery;
-              ctx.out.line(activity, () =>
-                [
-                  chalk.dim(d.last_attempt_at ?? d.created_at),
-                  chalk.cyan(d.event_type.padEnd(34)),
-                  activity.webhook_id,
-                  statusColour(d.status).padEnd(9),
-                  `HTTP ${d.http_status ?? '-'}`,
-                  `${d.response_time_ms ?? '-'} ms`,
-                  `attempt ${d.attempts}`,
-                  d.error ? chalk.red(d.error) : '',
-                ].join('  '),
-              );
+      await streamUntilInterrupted<DeliveryActivity>(
+        (handlers) =>
+          control.deliveries.stream.subscribe(
+            {
+              ...(webhookId ? { webhook_id: webhookId } : {}),
+              ...(workspace ? { workspace_id: workspace } : {}),
             },
-            onError: (error) => reject(error),
-          },
-        );
-        const stop = () => {
-          subscription.unsubscribe();
-          resolve();
-        };
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
+            handlers,
+          ),
+        (activity) => {
+          const d = activity.delivery;
+          ctx.out.line(activity, () =>
+            [
+              chalk.dim(d.last_attempt_at ?? d.created_at),
+              chalk.cyan(d.event_type.padEnd(34)),
+              activity.webhook_id,
+              statusColour(d.status).padEnd(9),
+              `HTTP ${d.http_status ?? '-'}`,
+              `${d.response_time_ms ?? '-'} ms`,
+              `attempt ${d.attempts}`,
+              d.error ? chalk.red(d.error) : '',
+            ].join('  '),
+          );
+        },
+      );
     },
   },
 ]);

@@ -1,8 +1,7 @@
 // Agent rows. Deleted agents keep their row (deleted_at) so their executions stay explainable.
 import type { CursorPosition } from '../http/pagination.js';
 import type { Db } from '../store/database.js';
-import { afterCursor } from '../store/keyset.js';
-import { StatementCache } from '../store/statement-cache.js';
+import { KeysetList, where, type Where } from '../store/keyset-list.js';
 
 export interface AgentRow {
   id: string;
@@ -42,7 +41,7 @@ export interface AgentFilter {
 }
 
 export class AgentRepository {
-  private readonly statements: StatementCache;
+  private readonly list: KeysetList<AgentRow>;
   private readonly insertStmt;
   private readonly getStmt;
   private readonly updateStmt;
@@ -52,7 +51,7 @@ export class AgentRepository {
   private readonly statusStmt;
 
   constructor(db: Db) {
-    this.statements = new StatementCache(db);
+    this.list = new KeysetList<AgentRow>(db, 'agents');
     this.insertStmt = db.prepare(
       `INSERT INTO agents (id, workspace_id, name, description, type, ontology, autonomy_level, status, capabilities, guardrails, personality, brain, created_at, updated_at)
        VALUES (@id, @workspace_id, @name, @description, @type, @ontology, @autonomy_level, @status, @capabilities, @guardrails, @personality, @brain, @created_at, @updated_at)`,
@@ -120,35 +119,19 @@ export class AgentRepository {
     limit: number,
     cursor: CursorPosition | undefined,
   ): AgentRow[] {
-    const where = this.where(workspaceId, filter);
-    const after = afterCursor(cursor);
-    return this.statements
-      .get(
-        `SELECT * FROM agents WHERE ${where.sql} AND ${after.sql} ORDER BY created_at DESC, id DESC LIMIT ?`,
-      )
-      .all(...where.params, ...after.params, limit) as AgentRow[];
+    return this.list.page(this.filter(workspaceId, filter), limit, cursor);
   }
 
   count(workspaceId: string, filter: AgentFilter): number {
-    const where = this.where(workspaceId, filter);
-    return (
-      this.statements
-        .get(`SELECT COUNT(*) AS n FROM agents WHERE ${where.sql}`)
-        .get(...where.params) as { n: number }
-    ).n;
+    return this.list.count(this.filter(workspaceId, filter));
   }
 
-  private where(workspaceId: string, filter: AgentFilter): { sql: string; params: string[] } {
-    const clauses = ['workspace_id = ?', 'deleted_at IS NULL'];
-    const params = [workspaceId];
-    if (filter.status) {
-      clauses.push('status = ?');
-      params.push(filter.status);
-    }
-    if (filter.type) {
-      clauses.push('type = ?');
-      params.push(filter.type);
-    }
-    return { sql: clauses.join(' AND '), params };
+  private filter(workspaceId: string, filter: AgentFilter): Where {
+    return where(
+      ['workspace_id = ?', workspaceId],
+      ['deleted_at IS NULL'],
+      filter.status && ['status = ?', filter.status],
+      filter.type && ['type = ?', filter.type],
+    );
   }
 }

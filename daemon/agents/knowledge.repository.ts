@@ -1,7 +1,7 @@
 // Knowledge documents and their text chunks, indexed with SQLite FTS5 for retrieval.
 import type { CursorPosition } from '../http/pagination.js';
 import type { Db } from '../store/database.js';
-import { afterCursor } from '../store/keyset.js';
+import { KeysetList, where } from '../store/keyset-list.js';
 
 export interface DocumentRow {
   id: string;
@@ -33,9 +33,7 @@ export class KnowledgeRepository {
   private readonly searchStmt;
   private readonly hasAnyStmt;
   private readonly positionStmt;
-  private readonly pageStmt;
-  private readonly pageAfterStmt;
-  private readonly countStmt;
+  private readonly list: KeysetList<DocumentRow>;
 
   constructor(private readonly db: Db) {
     this.insertDocStmt = db.prepare(
@@ -59,16 +57,7 @@ export class KnowledgeRepository {
     this.positionStmt = db.prepare<[string, string], CursorPosition>(
       'SELECT created_at, id FROM knowledge_documents WHERE id = ? AND agent_id = ?',
     );
-    const after = afterCursor({ created_at: 0, id: '' }).sql;
-    this.pageStmt = db.prepare<[string, number], DocumentRow>(
-      'SELECT * FROM knowledge_documents WHERE agent_id = ? ORDER BY created_at DESC, id DESC LIMIT ?',
-    );
-    this.pageAfterStmt = db.prepare<unknown[], DocumentRow>(
-      `SELECT * FROM knowledge_documents WHERE agent_id = ? AND ${after} ORDER BY created_at DESC, id DESC LIMIT ?`,
-    );
-    this.countStmt = db.prepare<[string], { n: number }>(
-      'SELECT COUNT(*) AS n FROM knowledge_documents WHERE agent_id = ?',
-    );
+    this.list = new KeysetList<DocumentRow>(db, 'knowledge_documents');
   }
 
   /** Stores a document and its chunks atomically. */
@@ -103,12 +92,10 @@ export class KnowledgeRepository {
   }
 
   page(agentId: string, limit: number, cursor: CursorPosition | undefined): DocumentRow[] {
-    if (!cursor) return this.pageStmt.all(agentId, limit);
-    const after = afterCursor(cursor);
-    return this.pageAfterStmt.all(agentId, ...after.params, limit);
+    return this.list.page(where(['agent_id = ?', agentId]), limit, cursor);
   }
 
   count(agentId: string): number {
-    return this.countStmt.get(agentId)?.n ?? 0;
+    return this.list.count(where(['agent_id = ?', agentId]));
   }
 }

@@ -1,8 +1,7 @@
 // Conversation messages between a user and an agent.
 import type { CursorPosition } from '../http/pagination.js';
 import type { Db } from '../store/database.js';
-import { afterCursor } from '../store/keyset.js';
-import { StatementCache } from '../store/statement-cache.js';
+import { KeysetList, where, type Where } from '../store/keyset-list.js';
 
 export interface MessageRow {
   id: string;
@@ -18,14 +17,14 @@ export interface MessageRow {
 }
 
 export class MessageRepository {
-  private readonly statements: StatementCache;
+  private readonly list: KeysetList<MessageRow>;
   private readonly insertStmt;
   private readonly positionStmt;
   private readonly conversationStmt;
   private readonly periodStmt;
 
   constructor(db: Db) {
-    this.statements = new StatementCache(db);
+    this.list = new KeysetList<MessageRow>(db, 'agent_messages');
     this.insertStmt = db.prepare(
       `INSERT INTO agent_messages (id, agent_id, workspace_id, conversation_id, role, content, action, confidence, response_time_ms, created_at)
        VALUES (@id, @agent_id, @workspace_id, @conversation_id, @role, @content, @action, @confidence, @response_time_ms, @created_at)`,
@@ -64,29 +63,18 @@ export class MessageRepository {
     limit: number,
     cursor: CursorPosition | undefined,
   ): MessageRow[] {
-    const after = afterCursor(cursor);
-    const conversation = conversationId ? 'AND conversation_id = ?' : '';
-    return this.statements
-      .get(
-        `SELECT * FROM agent_messages WHERE agent_id = ? ${conversation} AND ${after.sql} ORDER BY created_at DESC, id DESC LIMIT ?`,
-      )
-      .all(
-        agentId,
-        ...(conversationId ? [conversationId] : []),
-        ...after.params,
-        limit,
-      ) as MessageRow[];
+    return this.list.page(this.filter(agentId, conversationId), limit, cursor);
   }
 
   count(agentId: string, conversationId: string | undefined): number {
-    const conversation = conversationId ? 'AND conversation_id = ?' : '';
-    return (
-      this.statements
-        .get(`SELECT COUNT(*) AS n FROM agent_messages WHERE agent_id = ? ${conversation}`)
-        .get(agentId, ...(conversationId ? [conversationId] : [])) as {
-        n: number;
-      }
-    ).n;
+    return this.list.count(this.filter(agentId, conversationId));
+  }
+
+  private filter(agentId: string, conversationId: string | undefined): Where {
+    return where(
+      ['agent_id = ?', agentId],
+      conversationId && ['conversation_id = ?', conversationId],
+    );
   }
 
   replyFigures(agentId: string, since: number) {

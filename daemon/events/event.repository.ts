@@ -1,8 +1,7 @@
 // The event log: one row per event, the envelope stored as the JSON text that is sent.
 import type { CursorPosition } from '../http/pagination.js';
 import type { Db } from '../store/database.js';
-import { afterCursor } from '../store/keyset.js';
-import { StatementCache } from '../store/statement-cache.js';
+import { KeysetList, where, type Where } from '../store/keyset-list.js';
 
 export interface EventRow {
   id: string;
@@ -27,10 +26,11 @@ export class EventRepository {
   private readonly getStmt;
   private readonly positionStmt;
   private readonly purgeStmt;
-  private readonly statements: StatementCache;
+  /** Lists read only the stored envelope: it is sent as is. */
+  private readonly list: KeysetList<Pick<EventRow, 'envelope'>>;
 
   constructor(db: Db) {
-    this.statements = new StatementCache(db);
+    this.list = new KeysetList<Pick<EventRow, 'envelope'>>(db, 'events', 'envelope');
     this.insertStmt = db.prepare(
       'INSERT INTO events (id, workspace_id, type, created_at, envelope) VALUES (@id, @workspace_id, @type, @created_at, @envelope)',
     );
@@ -60,31 +60,21 @@ export class EventRepository {
     limit: number,
     cursor: CursorPosition | undefined,
   ): Pick<EventRow, 'envelope'>[] {
-    const where = this.where(filter);
-    const after = afterCursor(cursor);
-    const sql = `SELECT envelope FROM events WHERE ${where.sql} AND ${after.sql} ORDER BY created_at DESC, id DESC LIMIT ?`;
-    return this.statements.get(sql).all(...where.params, ...after.params, limit) as Pick<
-      EventRow,
-      'envelope'
-    >[];
+    return this.list.page(this.filter(filter), limit, cursor);
   }
 
   count(filter: EventFilter): number {
-    const where = this.where(filter);
-    const row = this.statements
-      .get(`SELECT COUNT(*) AS n FROM events WHERE ${where.sql}`)
-      .get(...where.params) as { n: number };
-    return row.n;
+    return this.list.count(this.filter(filter));
   }
 
   purgeBefore(cutoff: number): number {
     return this.purgeStmt.run(cutoff).changes;
   }
 
-  private where(filter: EventFilter): { sql: string; params: (string | number)[] } {
-    const clauses = ['workspace_id = ?', 'created_at >= ?'];
-    const params: (string | number)[] = [filter.workspaceId, filter.since];
+  private filter(filter: EventFilter): Where {
+    const base = where(['workspace_id = ?', filter.workspaceId], ['created_at >= ?', filter.since]);
     const alternatives: string[] = [];
+    const params: (string | number)[] = [];
     if (filter.types.length > 0) {
       alternatives.push(`type IN (${filter.types.map(() => '?').join(', ')})`);
       params.push(...filter.types);
@@ -93,7 +83,10 @@ export class EventRepository {
       alternatives.push('substr(type, 1, ?) = ?');
       params.push(prefix.length, prefix);
     }
-    if (alternatives.length > 0) clauses.push(`(${alternatives.join(' OR ')})`);
-    return { sql: clauses.join(' AND '), params };
+    if (alternatives.length === 0) return base;
+    return {
+      sql: `${base.sql} AND (${alternatives.join(' OR ')})`,
+      params: [...base.params, ...params],
+    };
   }
 }

@@ -1,8 +1,7 @@
 // Integration rows.
 import type { CursorPosition } from '../http/pagination.js';
 import type { Db } from '../store/database.js';
-import { afterCursor } from '../store/keyset.js';
-import { StatementCache } from '../store/statement-cache.js';
+import { KeysetList, where, type Where } from '../store/keyset-list.js';
 
 export interface IntegrationRow {
   id: string;
@@ -17,14 +16,14 @@ export interface IntegrationRow {
 }
 
 export class IntegrationRepository {
-  private readonly statements: StatementCache;
+  private readonly list: KeysetList<IntegrationRow>;
   private readonly insertStmt;
   private readonly getStmt;
   private readonly deleteStmt;
   private readonly positionStmt;
 
   constructor(db: Db) {
-    this.statements = new StatementCache(db);
+    this.list = new KeysetList<IntegrationRow>(db, 'integrations');
     this.insertStmt = db.prepare(
       `INSERT INTO integrations (id, workspace_id, provider, name, config, credentials, status, created_at, updated_at)
        VALUES (@id, @workspace_id, @provider, @name, @config, @credentials, @status, @created_at, @updated_at)`,
@@ -60,26 +59,15 @@ export class IntegrationRepository {
     limit: number,
     cursor: CursorPosition | undefined,
   ): IntegrationRow[] {
-    const after = afterCursor(cursor);
-    const providerClause = provider ? 'AND provider = ?' : '';
-    return this.statements
-      .get(
-        `SELECT * FROM integrations WHERE workspace_id = ? ${providerClause} AND ${after.sql} ORDER BY created_at DESC, id DESC LIMIT ?`,
-      )
-      .all(
-        workspaceId,
-        ...(provider ? [provider] : []),
-        ...after.params,
-        limit,
-      ) as IntegrationRow[];
+    return this.list.page(this.filter(workspaceId, provider), limit, cursor);
   }
 
   count(workspaceId: string, provider: string | undefined): number {
-    const providerClause = provider ? 'AND provider = ?' : '';
-    const row = this.statements
-      .get(`SELECT COUNT(*) AS n FROM integrations WHERE workspace_id = ? ${providerClause}`)
-      .get(workspaceId, ...(provider ? [provider] : [])) as { n: number } | undefined;
-    return row?.n ?? 0;
+    return this.list.count(this.filter(workspaceId, provider));
+  }
+
+  private filter(workspaceId: string, provider: string | undefined): Where {
+    return where(['workspace_id = ?', workspaceId], provider && ['provider = ?', provider]);
   }
 
   /** Whether the workspace has connected this provider (for steps and actions that need it). */

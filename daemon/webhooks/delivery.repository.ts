@@ -1,8 +1,7 @@
 // Delivery rows (one per event per webhook) and the history of their attempts.
 import type { CursorPosition } from '../http/pagination.js';
 import type { Db } from '../store/database.js';
-import { afterCursor } from '../store/keyset.js';
-import { StatementCache } from '../store/statement-cache.js';
+import { KeysetList, where, type Where } from '../store/keyset-list.js';
 
 export interface DeliveryRow {
   id: string;
@@ -40,10 +39,10 @@ export class DeliveryRepository {
   private readonly positionStmt;
   private readonly pendingStmt;
 
-  private readonly statements: StatementCache;
+  private readonly list: KeysetList<DeliveryRow>;
 
   constructor(db: Db) {
-    this.statements = new StatementCache(db);
+    this.list = new KeysetList<DeliveryRow>(db, 'deliveries');
     this.insertStmt = db.prepare(
       `INSERT INTO deliveries (id, webhook_id, workspace_id, event_id, event_type, body, status, created_at, next_attempt_at)
        VALUES (@id, @webhook_id, @workspace_id, @event_id, @event_type, @body, 'pending', @created_at, @next_attempt_at)`,
@@ -114,20 +113,14 @@ export class DeliveryRepository {
     limit: number,
     cursor: CursorPosition | undefined,
   ): DeliveryRow[] {
-    const after = afterCursor(cursor);
-    const statusClause = status ? 'AND status = ?' : '';
-    return this.statements
-      .get(
-        `SELECT * FROM deliveries WHERE webhook_id = ? ${statusClause} AND ${after.sql} ORDER BY created_at DESC, id DESC LIMIT ?`,
-      )
-      .all(webhookId, ...(status ? [status] : []), ...after.params, limit) as DeliveryRow[];
+    return this.list.page(this.filter(webhookId, status), limit, cursor);
   }
 
   count(webhookId: string, status: string | undefined): number {
-    const statusClause = status ? 'AND status = ?' : '';
-    const row = this.statements
-      .get(`SELECT COUNT(*) AS n FROM deliveries WHERE webhook_id = ? ${statusClause}`)
-      .get(webhookId, ...(status ? [status] : [])) as { n: number } | undefined;
-    return row?.n ?? 0;
+    return this.list.count(this.filter(webhookId, status));
+  }
+
+  private filter(webhookId: string, status: string | undefined): Where {
+    return where(['webhook_id = ?', webhookId], status && ['status = ?', status]);
   }
 }

@@ -1,8 +1,7 @@
 // Webhook subscription rows.
 import type { CursorPosition } from '../http/pagination.js';
 import type { Db } from '../store/database.js';
-import { afterCursor } from '../store/keyset.js';
-import { StatementCache } from '../store/statement-cache.js';
+import { KeysetList, where, type Where } from '../store/keyset-list.js';
 
 export interface WebhookRow {
   id: string;
@@ -35,10 +34,10 @@ export class WebhookRepository {
   private readonly outcomeStmt;
   private readonly statusStmt;
 
-  private readonly statements: StatementCache;
+  private readonly list: KeysetList<WebhookRow>;
 
   constructor(db: Db) {
-    this.statements = new StatementCache(db);
+    this.list = new KeysetList<WebhookRow>(db, 'webhooks');
     this.insertStmt = db.prepare(
       `INSERT INTO webhooks (id, workspace_id, url, description, events, status, secret, max_attempts, backoff_multiplier, timeout_seconds, created_at, updated_at)
        VALUES (@id, @workspace_id, @url, @description, @events, @status, @secret, @max_attempts, @backoff_multiplier, @timeout_seconds, @created_at, @updated_at)`,
@@ -104,22 +103,15 @@ export class WebhookRepository {
     limit: number,
     cursor: CursorPosition | undefined,
   ): WebhookRow[] {
-    const after = afterCursor(cursor);
-    const statusClause = status ? 'AND status = ?' : '';
-    const params = [workspaceId, ...(status ? [status] : []), ...after.params, limit];
-    return this.statements
-      .get(
-        `SELECT * FROM webhooks WHERE workspace_id = ? ${statusClause} AND ${after.sql} ORDER BY created_at DESC, id DESC LIMIT ?`,
-      )
-      .all(...params) as WebhookRow[];
+    return this.list.page(this.filter(workspaceId, status), limit, cursor);
   }
 
   count(workspaceId: string, status: string | undefined): number {
-    const statusClause = status ? 'AND status = ?' : '';
-    const row = this.statements
-      .get(`SELECT COUNT(*) AS n FROM webhooks WHERE workspace_id = ? ${statusClause}`)
-      .get(workspaceId, ...(status ? [status] : [])) as { n: number } | undefined;
-    return row?.n ?? 0;
+    return this.list.count(this.filter(workspaceId, status));
+  }
+
+  private filter(workspaceId: string, status: string | undefined): Where {
+    return where(['workspace_id = ?', workspaceId], status && ['status = ?', status]);
   }
 
   markTriggered(id: string, at: number): void {
