@@ -338,6 +338,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
       if (closed) return;
       closed = true;
       housekeeping.stop();
+      services.executions.releaseWaiters();
       await app.close();
       await timers.stop();
       services.db.close();

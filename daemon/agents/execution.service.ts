@@ -343,6 +343,11 @@ export class ExecutionService {
     });
   }
 
+  /** On shutdown: answer every waiting request with the execution as it stands (202 processing). */
+  releaseWaiters(): void {
+    for (const executionId of [...this.waiters.keys()]) this.wake(executionId);
+  }
+
   private wake(executionId: string): void {
     const set = this.waiters.get(executionId);
     if (!set) return;
