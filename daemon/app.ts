@@ -163,7 +163,16 @@ export function buildServices(
   const agentRepository = new AgentRepository(db);
   const executionRepository = new ExecutionRepository(db);
   const messageRepository = new MessageRepository(db);
-  const agents = new AgentService(db, agentRepository, events, timers, clock, agentSettings, urls);
+  const agents = new AgentService(
+    db,
+    agentRepository,
+    events,
+    timers,
+    clock,
+    agentSettings,
+    urls,
+    urlPolicy,
+  );
   const knowledge = new KnowledgeService(new KnowledgeRepository(db), clock);
   const stubs = new StubService(new StubRepository(db), clock);
   const brains = { simulated: new SimulatedBrain(), openai: new OpenAiBrain(agentSettings.openai) };

@@ -11,6 +11,7 @@ import type { Page } from '../http/route.js';
 import type { Db } from '../store/database.js';
 import type { TimerService } from '../timers/timer.service.js';
 import type { ServerUrls } from '../http/urls.js';
+import { checkOutboundUrl, type UrlPolicy } from '../outbound/url-policy.js';
 import type { Workspace } from '../workspaces/workspace.service.js';
 import type { AgentFilter, AgentRepository, AgentRow } from './agent.repository.js';
 import type { AgentSettings } from './agent-settings.js';
@@ -63,6 +64,7 @@ export class AgentService {
     private readonly clock: Clock,
     private readonly settings: AgentSettings,
     private readonly urls: ServerUrls,
+    private readonly urlPolicy: UrlPolicy,
   ) {
     timers.register(TRAINING_TIMER, (payload) =>
       this.finishTraining((payload as { agent_id: string }).agent_id),
@@ -85,7 +87,7 @@ export class AgentService {
       capabilities: JSON.stringify(input.capabilities ?? {}),
       guardrails: JSON.stringify(normalizeGuardrails(input.guardrails)),
       personality: JSON.stringify(normalizePersonality(input.personality)),
-      brain: input.brain ? JSON.stringify(input.brain) : null,
+      brain: input.brain ? JSON.stringify(this.checkBrain(input.brain)) : null,
       created_at: now,
       updated_at: now,
     };
@@ -176,7 +178,7 @@ export class AgentService {
           ? current.brain
           : input.brain === null
             ? null
-            : JSON.stringify(input.brain),
+            : JSON.stringify(this.checkBrain(input.brain)),
       updated_at: this.clock.now(),
     };
     return this.save(row);
@@ -208,6 +210,13 @@ export class AgentService {
       personality: view.personality,
       brain: view.brain,
     };
+  }
+
+  /** An agent's own model endpoint must be a URL the daemon may call. */
+  private checkBrain(brain: BrainChoice): BrainChoice {
+    return brain.base_url === undefined
+      ? brain
+      : { ...brain, base_url: checkOutboundUrl(brain.base_url, this.urlPolicy, 'brain.base_url') };
   }
 
   private save(row: AgentRow): AgentView {

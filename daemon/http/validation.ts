@@ -77,7 +77,12 @@ function describe(
     case 'too_big':
       return `The ${name} is too big: ${issue.message.replace(/^Too big: /, '')}.`;
     case 'invalid_format':
-      return `The ${name} is not a valid ${issue.format}.`;
+      // A pattern's own message says what is expected ("must look like ..."); zod's does not.
+      return issue.format === 'regex'
+        ? issue.message.startsWith('must')
+          ? `The ${name} ${issue.message}.`
+          : `The ${name} does not have the expected form.`
+        : `The ${name} is not a valid ${issue.format}.`;
     default:
       return `The ${name} is invalid: ${issue.message}.`;
   }
