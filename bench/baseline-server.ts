@@ -11,6 +11,9 @@
 //   GET  /me      like GET /v1/auth/me
 //   GET  /events  like GET /v1/events?limit=20 (a 20-item page of agent.created events)
 //   POST /echo    reads and parses a JSON body, answers 201 with it as data (for POST scenarios)
+//   GET  /agent   like GET /v1/agents/{id} (an active L3 agent)
+//   POST /execute like POST /v1/agents/{id}/execute with wait_for_completion: reads and parses the
+//                 JSON body, answers 200 with a completed execution of its input
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 
@@ -75,6 +78,50 @@ const me = {
   credential_type: 'api_key',
 };
 
+const agentCreatedAt = new Date(Date.UTC(2026, 0, 1)).toISOString();
+const agent = {
+  id: id('agt'),
+  workspace_id: workspaceId,
+  name: 'Bench',
+  description: null,
+  type: 'customer-service',
+  ontology: 'retail-v1',
+  autonomy_level: 'L3',
+  status: 'active',
+  capabilities: {},
+  guardrails: {
+    require_approval_for: [],
+    blocked_actions: [],
+    rate_limits: { actions_per_hour: null },
+  },
+  personality: { tone: null, response_length: null, empathy_level: null },
+  brain: null,
+  created_at: agentCreatedAt,
+  updated_at: agentCreatedAt,
+  last_active_at: null,
+  stats: { total_interactions: 0, success_rate: 0, avg_response_time_ms: 0 },
+};
+
+function execution(input: string) {
+  const at = new Date().toISOString();
+  return {
+    execution_id: id('exec'),
+    agent_id: agent.id,
+    status: 'completed',
+    input,
+    result: {
+      action: 'check_order_status',
+      output: `Understood. Regarding "${input}": I will look up the status of this order.`,
+      confidence: 0.75,
+    },
+    error: null,
+    execution_time_ms: 1,
+    approval: null,
+    created_at: at,
+    completed_at: at,
+  };
+}
+
 const EVENT_COUNT = 200;
 const events = Array.from({ length: EVENT_COUNT }, (_, index) =>
   sampleEvent(new Date(Date.UTC(2026, 0, 1, 0, 0, index)).toISOString()),
@@ -122,6 +169,19 @@ async function handle(request: IncomingMessage, response: ServerResponse) {
       total_count: events.length,
       meta: meta({ has_more: true, next_cursor: last ? last.id : null }),
     });
+    return;
+  }
+  if (request.method === 'GET' && path === '/agent') {
+    send(response, 200, { data: agent, meta: meta() });
+    return;
+  }
+  if (request.method === 'POST' && path === '/execute') {
+    try {
+      const body = (await readJson(request)) as { input?: unknown };
+      send(response, 200, { data: execution(String(body.input ?? '')), meta: meta() });
+    } catch {
+      send(response, 400, { error: { code: 'invalid_request_body' }, meta: meta() });
+    }
     return;
   }
   if (request.method === 'POST' && path === '/echo') {
