@@ -41,7 +41,7 @@ import { KeyService } from './keys/key.service.js';
 import { publicRoutes } from './public.routes.js';
 import { FixedWindowLimiter } from './ratelimit/limiter.js';
 import { RatePlans } from './ratelimit/plans.js';
-import { openDatabase, type Db } from './store/database.js';
+import { checkpoint, openDatabase, type Db } from './store/database.js';
 import { SettingsRepository } from './store/settings.repository.js';
 import { TimerRepository } from './timers/timer.repository.js';
 import { TimerService } from './timers/timer.service.js';
@@ -268,6 +268,13 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     [
       { name: 'events', run: () => events.purgeExpired() },
       { name: 'agent executions', run: () => services.executions.purgeExpired() },
+      {
+        name: 'wal checkpoint',
+        run: () => {
+          checkpoint(services.db);
+          return 0;
+        },
+      },
     ],
     app.log,
   );
@@ -312,6 +319,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     stubs,
     agents: services.agents,
     daemon: {
+      environment: options.environment,
       status: (): DaemonStatus => ({
         pid: process.pid,
         version: VERSION,

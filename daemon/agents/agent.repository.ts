@@ -42,13 +42,14 @@ export interface AgentFilter {
 
 export class AgentRepository {
   private readonly list: KeysetList<AgentRow>;
+  /** Agents are read on every request about them: rows are kept until they are written. */
+  private readonly rows = new Map<string, AgentRow>();
   private readonly insertStmt;
   private readonly getStmt;
   private readonly updateStmt;
   private readonly deleteStmt;
   private readonly positionStmt;
   private readonly statsStmt;
-  private readonly statusStmt;
 
   constructor(db: Db) {
     this.list = new KeysetList<AgentRow>(db, 'agents');
@@ -74,26 +75,34 @@ export class AgentRepository {
          stat_succeeded = stat_succeeded + @succeeded, stat_timed = stat_timed + @timed, stat_time_ms = stat_time_ms + @time_ms,
          last_active_at = @at WHERE id = @id`,
     );
-    this.statusStmt = db.prepare('UPDATE agents SET status = ?, updated_at = ? WHERE id = ?');
   }
 
   insert(row: Omit<AgentRow, 'last_active_at' | 'deleted_at' | `stat_${string}`>): void {
     this.insertStmt.run(row);
   }
 
+  /** The row, the same object until the agent is written (callers must not mutate it). */
   get(id: string): AgentRow | undefined {
-    return this.getStmt.get(id);
+    let row = this.rows.get(id);
+    if (!row) {
+      row = this.getStmt.get(id);
+      if (row) this.rows.set(id, row);
+    }
+    return row;
   }
 
   update(row: AgentRow): void {
+    this.rows.delete(row.id);
     this.updateStmt.run(row);
   }
 
   markDeleted(id: string, at: number): void {
+    this.rows.delete(id);
     this.deleteStmt.run(at, id);
   }
 
   addStats(id: string, delta: StatsDelta, at: number): void {
+    this.rows.delete(id);
     this.statsStmt.run({
       id,
       at,
@@ -103,10 +112,6 @@ export class AgentRepository {
       timed: delta.timeMs === null ? 0 : 1,
       time_ms: delta.timeMs ?? 0,
     });
-  }
-
-  setStatus(id: string, status: AgentRow['status'], at: number): void {
-    this.statusStmt.run(status, at, id);
   }
 
   position(workspaceId: string, id: string): CursorPosition | undefined {

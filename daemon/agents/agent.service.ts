@@ -56,6 +56,8 @@ export type AgentUpdateInput = Partial<Omit<AgentCreateInput, 'brain'>> & {
 };
 
 export class AgentService {
+  private readonly views = new WeakMap<AgentRow, AgentView>();
+
   constructor(
     private readonly db: Db,
     private readonly repo: AgentRepository,
@@ -103,7 +105,17 @@ export class AgentService {
   }
 
   get(workspaceId: string, id: string): AgentView {
-    return toAgentView(this.row(workspaceId, id));
+    return this.view(this.row(workspaceId, id));
+  }
+
+  /** Views are kept per row object: the repository hands out a new one after each write. */
+  private view(row: AgentRow): AgentView {
+    let view = this.views.get(row);
+    if (!view) {
+      view = toAgentView(row);
+      this.views.set(row, view);
+    }
+    return view;
   }
 
   row(workspaceId: string, id: string): AgentRow {
@@ -201,7 +213,7 @@ export class AgentService {
   }
 
   profile(row: AgentRow): AgentProfile {
-    const view = toAgentView(row);
+    const view = this.view(row);
     return {
       id: row.id,
       name: row.name,

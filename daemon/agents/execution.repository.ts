@@ -49,8 +49,10 @@ export class ExecutionRepository {
 
   constructor(db: Db) {
     this.insertStmt = db.prepare(
-      `INSERT INTO agent_executions (id, agent_id, workspace_id, status, autonomy_level, input, context, created_at)
-       VALUES (@id, @agent_id, @workspace_id, @status, @autonomy_level, @input, @context, @created_at)`,
+      `INSERT INTO agent_executions (id, agent_id, workspace_id, status, autonomy_level, input, context, action, output, confidence,
+         error_code, error_message, execution_time_ms, needed_approval, decision, decision_notes, created_at, completed_at, decided_at)
+       VALUES (@id, @agent_id, @workspace_id, @status, @autonomy_level, @input, @context, @action, @output, @confidence,
+         @error_code, @error_message, @execution_time_ms, @needed_approval, @decision, @decision_notes, @created_at, @completed_at, @decided_at)`,
     );
     this.getStmt = db.prepare<[string], ExecutionRow>(
       'SELECT * FROM agent_executions WHERE id = ?',
@@ -89,19 +91,7 @@ export class ExecutionRepository {
     return this.purgeStmt.run(cutoff).changes;
   }
 
-  insert(
-    row: Pick<
-      ExecutionRow,
-      | 'id'
-      | 'agent_id'
-      | 'workspace_id'
-      | 'status'
-      | 'autonomy_level'
-      | 'input'
-      | 'context'
-      | 'created_at'
-    >,
-  ): void {
+  insert(row: ExecutionRow): void {
     this.insertStmt.run(row);
   }
 

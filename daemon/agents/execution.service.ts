@@ -99,7 +99,6 @@ export class ExecutionService {
       );
       const finished = this.finish(row, outcome, Math.round(performance.now() - started));
       this.db.transaction(() => {
-        this.repo.insert(row);
         this.events.publish(workspaceId, 'agent.execution.started', this.eventData(agent, row));
         this.complete(agent, finished, true);
       })();
@@ -248,11 +247,16 @@ export class ExecutionService {
     };
   }
 
-  /** Saves a finished (or now waiting) execution with its stats and event; wakes waiters. */
-  private complete(agent: AgentRow, row: ExecutionRow, newInteraction: boolean): void {
-    this.repo.save(row);
+  /**
+   * Stores a finished (or now waiting) execution with its stats and event, and wakes waiters.
+   * `firstWrite`: the execution was never stored (the one-transaction path): insert it and
+   * count the interaction; otherwise update the processing row.
+   */
+  private complete(agent: AgentRow, row: ExecutionRow, firstWrite: boolean): void {
+    if (firstWrite) this.repo.insert(row);
+    else this.repo.save(row);
     const delta: StatsDelta = {
-      interactions: newInteraction ? 1 : 0,
+      interactions: firstWrite ? 1 : 0,
       finished: row.status === 'completed' || row.status === 'failed' ? 1 : 0,
       succeeded: row.status === 'completed' ? 1 : 0,
       timeMs: row.execution_time_ms,

@@ -23,6 +23,7 @@ export interface DaemonStatus {
 }
 
 export interface DaemonControl {
+  environment: 'sandbox' | 'production';
   status(): DaemonStatus;
   requestShutdown(): void;
 }

@@ -84,7 +84,7 @@ const operator = t.procedure.use(async ({ ctx, next }) => {
 export function createControlRouter(deps: ControlDeps) {
   const { workspaces, keys, clock, clockService, events, deliveries, agents, stubs, daemon } = deps;
   const requireSandbox = (what: string) => {
-    if (daemon.status().environment !== 'sandbox') {
+    if (daemon.environment !== 'sandbox') {
       throw new ApiError('conflict', `${what} exist only in the sandbox environment.`);
     }
   };
@@ -153,7 +153,7 @@ export function createControlRouter(deps: ControlDeps) {
     events: t.router({
       /** Sandbox only: publishes a sample (or the given) event, as if it had happened. */
       trigger: operator.input(EventTriggerInput).mutation(({ input }) => {
-        if (daemon.status().environment !== 'sandbox') {
+        if (daemon.environment !== 'sandbox') {
           throw new ApiError(
             'conflict',
             'Events can only be triggered by hand in the sandbox environment.',

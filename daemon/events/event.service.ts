@@ -49,7 +49,7 @@ export class EventService {
       data,
     };
     const json = JSON.stringify(event);
-    this.db.transaction(() => {
+    const store = () => {
       this.repo.insert({
         id: event.id,
         workspace_id: workspaceId,
@@ -58,11 +58,14 @@ export class EventService {
         envelope: json,
       });
       for (const fanout of this.fanouts) fanout(event, json);
-    })();
+    };
     if (this.db.inTransaction) {
-      // The caller's transaction may still roll back; tell listeners only once it is settled.
+      // Part of the caller's change: its transaction makes it atomic (and may still roll back,
+      // so listeners hear of the event only once it is settled).
+      store();
       queueMicrotask(() => this.notifyIfStored(event));
     } else {
+      this.db.transaction(store)();
       this.notify(event);
     }
     return event;

@@ -20,6 +20,8 @@ export class TimerRepository {
   private readonly countStmt;
   private readonly cancelStmt;
 
+  private readonly deleteAll: (ids: readonly string[]) => void;
+
   constructor(db: Db) {
     this.insertStmt = db.prepare(
       'INSERT INTO timers (id, kind, due_at, payload, created_at) VALUES (@id, @kind, @due_at, @payload, @created_at)',
@@ -31,6 +33,9 @@ export class TimerRepository {
       'SELECT due_at FROM timers ORDER BY due_at LIMIT 1',
     );
     this.deleteStmt = db.prepare('DELETE FROM timers WHERE id = ?');
+    this.deleteAll = db.transaction((ids: readonly string[]) => {
+      for (const id of ids) this.deleteStmt.run(id);
+    });
     this.failStmt = db.prepare(
       'UPDATE timers SET attempts = attempts + 1, last_error = ?, due_at = ? WHERE id = ?',
     );
@@ -52,6 +57,10 @@ export class TimerRepository {
 
   delete(id: string): void {
     this.deleteStmt.run(id);
+  }
+
+  deleteMany(ids: readonly string[]): void {
+    this.deleteAll(ids);
   }
 
   recordFailure(id: string, error: string, retryAt: number): void {

@@ -24,6 +24,8 @@ const MAX_RETRY_DELAY_MS = 3_600_000;
 export class TimerService {
   private readonly handlers = new Map<string, TimerHandler>();
   private readonly inFlight = new Map<string, Promise<void>>();
+  /** Timers whose handlers succeeded, not yet deleted. */
+  private readonly done: string[] = [];
   private wakeUp: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private draining = false;
@@ -85,6 +87,7 @@ export class TimerService {
     this.poke();
     await this.running;
     await Promise.all(this.inFlight.values());
+    this.flushDone();
   }
 
   /**
@@ -107,6 +110,7 @@ export class TimerService {
       do await this.drainLoop();
       while (this.nudged && !this.closing);
     } finally {
+      this.flushDone();
       // Cleared synchronously as the pass ends, so a runDue() right after starts a new pass.
       this.draining = false;
       if (this.armed) this.arm();
@@ -116,14 +120,21 @@ export class TimerService {
   private async drainLoop(): Promise<void> {
     for (;;) {
       this.nudged = false;
+      this.flushDone();
       let started = 0;
       if (this.inFlight.size < REFILL_BELOW && !this.closing) started = this.startDue();
       if (this.inFlight.size === 0 && started === 0 && !this.nudged) return;
-      const nudge = new Promise<void>((resolve) => (this.nudge = resolve));
       if (this.nudged) continue;
-      await Promise.race([...this.inFlight.values(), nudge]);
+      // Woken by a handler finishing or by poke(): one promise, whatever the number in flight.
+      await new Promise<void>((resolve) => (this.nudge = resolve));
       this.nudge = undefined;
     }
+  }
+
+  /** Deletes the timers whose handlers succeeded, in one transaction per pass. */
+  private flushDone(): void {
+    if (this.done.length === 0) return;
+    this.repo.deleteMany(this.done.splice(0));
   }
 
   private startDue(): number {
@@ -132,7 +143,10 @@ export class TimerService {
     for (const row of rows) {
       if (this.inFlight.size >= MAX_CONCURRENCY) break;
       if (this.inFlight.has(row.id)) continue;
-      const run = this.fire(row).finally(() => this.inFlight.delete(row.id));
+      const run = this.fire(row).finally(() => {
+        this.inFlight.delete(row.id);
+        this.poke();
+      });
       this.inFlight.set(row.id, run);
       started += 1;
     }
@@ -149,7 +163,8 @@ export class TimerService {
     try {
       if (!handler) throw new Error(`no handler registered for timer kind ${row.kind}`);
       await handler(JSON.parse(row.payload), { id: row.id, dueAt: row.due_at });
-      this.repo.delete(row.id);
+      // Deleted with the others of this pass; a crash before that runs it again (at-least-once).
+      this.done.push(row.id);
     } catch (error) {
       const delay = Math.min(1000 * 2 ** row.attempts, MAX_RETRY_DELAY_MS);
       const message = error instanceof Error ? error.message : String(error);

@@ -122,5 +122,19 @@ test('migrate() on an open connection refuses a newer schema too', (t) => {
   const db = new Database(':memory:');
   db.pragma('user_version = 99');
   t.throws(() => migrate(db, MIGRATIONS), { instanceOf: SchemaTooNewError });
-  t.false(db.open, 'the connection is closed');
+  t.true(db.open, 'the caller opened the connection, so the caller closes it');
+  t.is(db.pragma('user_version', { simple: true }), 99, 'nothing was rewritten');
+  db.close();
+});
+
+test('openDatabase closes its connection when a migration fails (the lock is released)', (t) => {
+  const file = dbFile(t);
+  openDatabase(file).close();
+  const raw = new Database(file);
+  raw.pragma('user_version = 99');
+  raw.close();
+  t.throws(() => openDatabase(file), { instanceOf: SchemaTooNewError });
+  const again = new Database(file);
+  t.teardown(() => again.close());
+  t.is(again.pragma('user_version', { simple: true }), 99);
 });
