@@ -24,6 +24,10 @@ const MAX_RETRY_DELAY_MS = 3_600_000;
 export class TimerService {
   private readonly handlers = new Map<string, TimerHandler>();
   private readonly inFlight = new Map<string, Promise<void>>();
+  /** Something may have become due since the last look (a timer was stored, time moved). */
+  private dirty = true;
+  /** Timers stored as due now while the service runs, not yet started. */
+  private readonly ready = new Map<string, TimerRow>();
   /** Timers whose handlers succeeded, not yet deleted. */
   private readonly done: string[] = [];
   private wakeUp: NodeJS.Timeout | undefined;
@@ -48,19 +52,26 @@ export class TimerService {
 
   /** Stores a timer. Synchronous, so callers can do it inside their own transaction. */
   schedule(kind: string, dueAt: number, payload: unknown): string {
-    const id = newId('timer');
-    this.repo.insert({
-      id,
+    const row: TimerRow = {
+      id: newId('timer'),
       kind,
       due_at: dueAt,
       payload: JSON.stringify(payload ?? null),
+      attempts: 0,
+      last_error: null,
       created_at: this.clock.now(),
-    });
-    if (this.armed) {
-      if (dueAt <= this.clock.now()) queueMicrotask(() => void this.runDue());
-      else this.arm();
+    };
+    this.repo.insert(row);
+    if (this.armed && dueAt <= row.created_at) {
+      // Due now: hand it to the loop directly instead of having it look in the table. (If the
+      // caller's transaction rolls back, the handler finds nothing to do; handlers check.)
+      this.ready.set(row.id, row);
+      queueMicrotask(() => void this.kick());
+    } else {
+      this.dirty = true;
+      if (this.armed) this.arm();
     }
-    return id;
+    return row.id;
   }
 
   /** Removes pending timers of a kind whose payload equals the given one. */
@@ -82,6 +93,8 @@ export class TimerService {
   async stop(): Promise<void> {
     this.armed = false;
     this.closing = true;
+    // Timers handed over but not started stay in the table for the next start.
+    this.ready.clear();
     if (this.wakeUp) clearTimeout(this.wakeUp);
     this.wakeUp = undefined;
     this.poke();
@@ -95,6 +108,12 @@ export class TimerService {
    * handler may schedule an immediate follow-up). Resolves when nothing due is left running.
    */
   runDue(): Promise<void> {
+    this.dirty = true;
+    return this.kick();
+  }
+
+  /** Starts a drain pass, or wakes the one under way. */
+  private kick(): Promise<void> {
     if (this.draining) {
       this.poke();
       return this.running!;
@@ -122,7 +141,12 @@ export class TimerService {
       this.nudged = false;
       this.flushDone();
       let started = 0;
-      if (this.inFlight.size < REFILL_BELOW && !this.closing) started = this.startDue();
+      // A handler finishing frees a slot but makes nothing new due: look again only when
+      // something was stored or time moved, or the last look was cut short by the limit.
+      if (this.inFlight.size < REFILL_BELOW && !this.closing) {
+        started = this.startReady();
+        if (this.dirty) started += this.startDue();
+      }
       if (this.inFlight.size === 0 && started === 0 && !this.nudged) return;
       if (this.nudged) continue;
       // Woken by a handler finishing or by poke(): one promise, whatever the number in flight.
@@ -137,20 +161,39 @@ export class TimerService {
     this.repo.deleteMany(this.done.splice(0));
   }
 
+  /** Starts timers scheduled as due now, without a query. */
+  private startReady(): number {
+    let started = 0;
+    for (const row of this.ready.values()) {
+      if (this.inFlight.size >= MAX_CONCURRENCY) break;
+      this.ready.delete(row.id);
+      if (this.launch(row)) started += 1;
+    }
+    return started;
+  }
+
   private startDue(): number {
-    const rows = this.repo.due(this.clock.now(), MAX_CONCURRENCY + this.inFlight.size);
+    this.dirty = false;
+    const limit = MAX_CONCURRENCY + this.inFlight.size;
+    const rows = this.repo.due(this.clock.now(), limit);
+    if (rows.length === limit) this.dirty = true;
     let started = 0;
     for (const row of rows) {
       if (this.inFlight.size >= MAX_CONCURRENCY) break;
-      if (this.inFlight.has(row.id)) continue;
-      const run = this.fire(row).finally(() => {
-        this.inFlight.delete(row.id);
-        this.poke();
-      });
-      this.inFlight.set(row.id, run);
-      started += 1;
+      this.ready.delete(row.id);
+      if (this.launch(row)) started += 1;
     }
     return started;
+  }
+
+  private launch(row: TimerRow): boolean {
+    if (this.inFlight.has(row.id)) return false;
+    const run = this.fire(row).finally(() => {
+      this.inFlight.delete(row.id);
+      this.poke();
+    });
+    this.inFlight.set(row.id, run);
+    return true;
   }
 
   private poke(): void {
