@@ -41,6 +41,7 @@ import { KeyService } from './keys/key.service.js';
 import { publicRoutes } from './public.routes.js';
 import { FixedWindowLimiter } from './ratelimit/limiter.js';
 import { RatePlans } from './ratelimit/plans.js';
+import { CommitQueue } from './store/commit-queue.js';
 import { checkpoint, openDatabase, type Db } from './store/database.js';
 import { SettingsRepository } from './store/settings.repository.js';
 import { TimerRepository } from './timers/timer.repository.js';
@@ -131,6 +132,7 @@ export function buildServices(
   const urls = options.urls ?? serverUrls('127.0.0.1', 7717);
   const db = openDatabase(options.databaseFile ?? join(options.dataDir, 'svc.db'));
   const settings = new SettingsRepository(db);
+  const commits = new CommitQueue(db);
   const clock = new OffsetClock();
   const clockService = new ClockService(clock, settings, options.environment);
   clockService.load();
@@ -179,6 +181,7 @@ export function buildServices(
   const thinker = new Thinker(agents, stubs, knowledge, brains, agentSettings);
   const executions = new ExecutionService(
     db,
+    commits,
     executionRepository,
     agentRepository,
     agents,

@@ -49,8 +49,22 @@ export function randomBase62(length: number): string {
   return out;
 }
 
+/**
+ * prefix + 8 base62 characters of the creation time (ms) + 12 random ones. Ids made later sort
+ * later, so new rows land at the end of the store's indexes (fewer pages written per commit).
+ */
 export function newId(kind: IdKind): string {
-  return ID_PREFIXES[kind] + randomBase62(20);
+  return ID_PREFIXES[kind] + timePart(Date.now()) + randomBase62(12);
+}
+
+function timePart(ms: number): string {
+  let out = '';
+  let rest = ms;
+  for (let i = 0; i < 8; i++) {
+    out = BASE62[rest % 62]! + out;
+    rest = Math.floor(rest / 62);
+  }
+  return out;
 }
 
 /** True when the value has the kind's prefix and a plausible base62 body. */

@@ -12,6 +12,7 @@ import { ERROR_CODES, type ErrorCode } from '../../shared/errors.js';
 import { toIso, type Clock } from '../clock/clock.js';
 import type { EventService } from '../events/event.service.js';
 import { ApiError } from '../http/api-error.js';
+import type { CommitQueue } from '../store/commit-queue.js';
 import type { Db } from '../store/database.js';
 import type { TimerService } from '../timers/timer.service.js';
 import type { AgentRepository, AgentRow, StatsDelta } from './agent.repository.js';
@@ -43,6 +44,7 @@ export class ExecutionService {
 
   constructor(
     private readonly db: Db,
+    private readonly commits: CommitQueue,
     private readonly repo: ExecutionRepository,
     private readonly agentRepo: AgentRepository,
     private readonly agents: AgentService,
@@ -98,10 +100,10 @@ export class ExecutionService {
         await this.thinker.think(agent, input.input, input.context ?? {}),
       );
       const finished = this.finish(row, outcome, Math.round(performance.now() - started));
-      this.db.transaction(() => {
+      await this.commits.run(() => {
         this.events.publish(workspaceId, 'agent.execution.started', this.eventData(agent, row));
         this.complete(agent, finished, true);
-      })();
+      });
       return this.answer(agent, finished);
     }
 

@@ -63,7 +63,7 @@ export class EventService {
       // Part of the caller's change: its transaction makes it atomic (and may still roll back,
       // so listeners hear of the event only once it is settled).
       store();
-      queueMicrotask(() => this.notifyIfStored(event));
+      if (this.listeners.size > 0) queueMicrotask(() => this.notifyIfStored(event));
     } else {
       this.db.transaction(store)();
       this.notify(event);

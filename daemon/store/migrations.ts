@@ -53,8 +53,6 @@ export const MIGRATIONS: readonly Migration[] = [
         envelope     TEXT NOT NULL
       );
       CREATE INDEX events_by_workspace ON events(workspace_id, created_at DESC, id DESC);
-      CREATE INDEX events_by_workspace_type ON events(workspace_id, type, created_at DESC, id DESC);
-      CREATE INDEX events_by_created ON events(created_at);
       CREATE TABLE timers (
         id         TEXT PRIMARY KEY,
         kind       TEXT NOT NULL,
