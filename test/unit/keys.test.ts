@@ -2,7 +2,7 @@
 // hashing, revocation, rotation with a grace period, environments, the operator credential.
 import test from 'ava';
 import { rmSync } from 'node:fs';
-import { buildServices, type Services } from '../../daemon/app.js';
+import { buildServices, type Services } from '../../daemon/services.js';
 import { ApiError } from '../../daemon/http/api-error.js';
 import { DEFAULT_ROTATION_GRACE_MS } from '../../daemon/keys/key.service.js';
 import type { Environment } from '../../daemon/keys/key-material.js';
@@ -17,7 +17,7 @@ function services(
   environment: Environment = 'sandbox',
 ): Services {
   const dataDir = tempDir();
-  const svc = buildServices({ dataDir, environment, controlToken: 'test' }, log);
+  const svc = buildServices({ dataDir, environment }, log);
   t.teardown(async () => {
     await svc.timers.stop();
     svc.db.close();

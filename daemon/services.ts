@@ -1,0 +1,169 @@
+// The composition root of the daemon's domain: opens the store and wires every repository and
+// service together. No HTTP here (app.ts builds the server around these services).
+import type { Environment } from './keys/key-material.js';
+import { AgentRepository } from './agents/agent.repository.js';
+import { AgentService } from './agents/agent.service.js';
+import { AnalyticsService } from './agents/analytics.service.js';
+import { ClockService } from './clock/clock.service.js';
+import { CommitQueue } from './store/commit-queue.js';
+import { ConversationService } from './agents/conversation.service.js';
+import { CredentialService } from './auth/credential.service.js';
+import { DeliveryRepository } from './webhooks/delivery.repository.js';
+import { DeliveryService } from './webhooks/delivery.service.js';
+import { EventRepository } from './events/event.repository.js';
+import { EventService } from './events/event.service.js';
+import { ExecutionRepository } from './agents/execution.repository.js';
+import { ExecutionService } from './agents/execution.service.js';
+import { IntegrationRepository } from './integrations/integration.repository.js';
+import { IntegrationService } from './integrations/integration.service.js';
+import { KeyRepository } from './keys/key.repository.js';
+import { KeyService } from './keys/key.service.js';
+import { KnowledgeRepository } from './agents/knowledge.repository.js';
+import { KnowledgeService } from './agents/knowledge/knowledge.service.js';
+import { MessageRepository } from './agents/message.repository.js';
+import { OffsetClock } from './clock/clock.js';
+import { OpenAiBrain } from './agents/brains/openai.js';
+import { SettingsRepository } from './store/settings.repository.js';
+import { SimulatedBrain } from './agents/brains/simulated.js';
+import { StubRepository } from './agents/stub.repository.js';
+import { StubService } from './agents/stub.service.js';
+import { Thinker } from './agents/thinker.js';
+import { TimerRepository } from './timers/timer.repository.js';
+import { TimerService } from './timers/timer.service.js';
+import { WebhookRepository } from './webhooks/webhook.repository.js';
+import { WebhookService } from './webhooks/webhook.service.js';
+import { WorkspaceRepository } from './workspaces/workspace.repository.js';
+import { WorkspaceService } from './workspaces/workspace.service.js';
+import { agentSettingsFromEnv, type AgentSettings } from './agents/agent-settings.js';
+import { join } from 'node:path';
+import { openDatabase, type Db } from './store/database.js';
+import { serverUrls, type ServerUrls } from './http/urls.js';
+
+export interface ServiceOptions {
+  dataDir: string;
+  environment: Environment;
+  /** Defaults to <dataDir>/svc.db. */
+  databaseFile?: string;
+  /** The daemon's addresses (links in errors); updated in place once the server listens. */
+  urls?: ServerUrls;
+  /** Production: allow outbound calls to loopback/private addresses. */
+  allowPrivateNetwork?: boolean;
+  /** Training period, execution timeout and brain; defaults from SVC_AGENT_* variables. */
+  agentSettings?: AgentSettings;
+}
+
+export interface Services {
+  db: Db;
+  clock: OffsetClock;
+  clockService: ClockService;
+  timers: TimerService;
+  workspaces: WorkspaceService;
+  keys: KeyService;
+  credentials: CredentialService;
+  events: EventService;
+  webhooks: WebhookService;
+  deliveries: DeliveryService;
+  integrations: IntegrationService;
+  agents: AgentService;
+  executions: ExecutionService;
+  conversations: ConversationService;
+  knowledge: KnowledgeService;
+  analytics: AnalyticsService;
+  stubs: StubService;
+}
+
+export function buildServices(
+  options: ServiceOptions,
+  log: { error(obj: object, msg: string): void },
+): Services {
+  const urls = options.urls ?? serverUrls('127.0.0.1', 7717);
+  const db = openDatabase(options.databaseFile ?? join(options.dataDir, 'svc.db'));
+  const settings = new SettingsRepository(db);
+  const commits = new CommitQueue(db);
+  const clock = new OffsetClock();
+  const clockService = new ClockService(clock, settings, options.environment);
+  clockService.load();
+  const timers = new TimerService(new TimerRepository(db), clock, log);
+  const workspaces = new WorkspaceService(db, new WorkspaceRepository(db), settings, clock);
+  workspaces.bootstrap();
+  const keyRepository = new KeyRepository(db);
+  const keys = new KeyService(db, keyRepository, workspaces, clock, options.environment);
+  const credentials = new CredentialService(keyRepository, clock, options.environment);
+  keys.onChange(() => credentials.invalidate());
+  const events = new EventService(db, new EventRepository(db), clock);
+  const urlPolicy = {
+    environment: options.environment,
+    allowPrivateNetwork: options.allowPrivateNetwork ?? false,
+  };
+  const deliveryRepository = new DeliveryRepository(db);
+  const webhooks = new WebhookService(
+    db,
+    new WebhookRepository(db),
+    deliveryRepository,
+    timers,
+    clock,
+    urlPolicy,
+  );
+  events.addFanout(webhooks.fanout);
+  const deliveries = new DeliveryService(db, deliveryRepository, webhooks, timers, clock);
+  const integrations = new IntegrationService(db, new IntegrationRepository(db), events, clock);
+
+  const agentSettings = options.agentSettings ?? agentSettingsFromEnv();
+  const agentRepository = new AgentRepository(db);
+  const executionRepository = new ExecutionRepository(db);
+  const messageRepository = new MessageRepository(db);
+  const agents = new AgentService(
+    db,
+    agentRepository,
+    events,
+    timers,
+    clock,
+    agentSettings,
+    urls,
+    urlPolicy,
+  );
+  const knowledge = new KnowledgeService(new KnowledgeRepository(db), clock);
+  const stubs = new StubService(new StubRepository(db), clock);
+  const brains = { simulated: new SimulatedBrain(), openai: new OpenAiBrain(agentSettings.openai) };
+  const thinker = new Thinker(agents, stubs, knowledge, brains, agentSettings);
+  const executions = new ExecutionService(
+    db,
+    commits,
+    executionRepository,
+    agentRepository,
+    agents,
+    thinker,
+    events,
+    timers,
+    clock,
+    agentSettings,
+  );
+  const conversations = new ConversationService(
+    db,
+    messageRepository,
+    agentRepository,
+    agents,
+    thinker,
+    clock,
+  );
+  const analytics = new AnalyticsService(agents, executionRepository, messageRepository, clock);
+  return {
+    db,
+    clock,
+    clockService,
+    timers,
+    workspaces,
+    keys,
+    credentials,
+    events,
+    webhooks,
+    deliveries,
+    integrations,
+    agents,
+    executions,
+    conversations,
+    knowledge,
+    analytics,
+    stubs,
+  };
+}
