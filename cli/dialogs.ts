@@ -2,6 +2,9 @@
 // is a usage error that names the flag. @inquirer/prompts loads only when a prompt is shown.
 import { UsageError } from './errors.js';
 
+/** Prompts draw on stderr, so that stdout carries only the result (one JSON document with --json). */
+const PROMPT_CONTEXT = { output: process.stderr };
+
 export function canPrompt(): boolean {
   return (
     Boolean(process.stdin.isTTY && process.stdout.isTTY) &&
@@ -20,7 +23,7 @@ function requireTty(flag: string, what: string): void {
 export async function askText(flag: string, message: string): Promise<string> {
   requireTty(flag, message);
   const { input } = await import('@inquirer/prompts');
-  return input({ message, required: true });
+  return input({ message, required: true }, PROMPT_CONTEXT);
 }
 
 export async function askChoices<T extends string>(
@@ -30,7 +33,10 @@ export async function askChoices<T extends string>(
 ): Promise<T[]> {
   requireTty(flag, message);
   const { checkbox } = await import('@inquirer/prompts');
-  return checkbox({ message, choices: choices.map((value) => ({ value })), required: true });
+  return checkbox(
+    { message, choices: choices.map((value) => ({ value })), required: true },
+    PROMPT_CONTEXT,
+  );
 }
 
 export async function askChoice<T extends string>(
@@ -40,5 +46,5 @@ export async function askChoice<T extends string>(
 ): Promise<T> {
   requireTty(flag, message);
   const { select } = await import('@inquirer/prompts');
-  return select({ message, choices: choices.map((value) => ({ value })) });
+  return select({ message, choices: choices.map((value) => ({ value })) }, PROMPT_CONTEXT);
 }
