@@ -105,11 +105,11 @@ export class AgentService {
   }
 
   get(workspaceId: string, id: string): AgentView {
-    return this.view(this.row(workspaceId, id));
+    return this.viewOf(this.row(workspaceId, id));
   }
 
   /** Views are kept per row object: the repository hands out a new one after each write. */
-  private view(row: AgentRow): AgentView {
+  viewOf(row: AgentRow): AgentView {
     let view = this.views.get(row);
     if (!view) {
       view = toAgentView(row);
@@ -213,7 +213,7 @@ export class AgentService {
   }
 
   profile(row: AgentRow): AgentProfile {
-    const view = this.view(row);
+    const view = this.viewOf(row);
     return {
       id: row.id,
       name: row.name,

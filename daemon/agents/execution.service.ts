@@ -182,9 +182,7 @@ export class ExecutionService {
   }
 
   private checkHourlyLimit(agent: AgentRow): void {
-    const limit = (
-      JSON.parse(agent.guardrails) as { rate_limits: { actions_per_hour: number | null } }
-    ).rate_limits.actions_per_hour;
+    const limit = this.agents.viewOf(agent).guardrails.rate_limits.actions_per_hour;
     if (limit !== null && this.repo.countSince(agent.id, this.clock.now() - HOUR) >= limit) {
       throw new ApiError(
         'guardrail_violation',
@@ -205,10 +203,7 @@ export class ExecutionService {
         code: thought.error.code,
         message: thought.error.message,
       };
-    const guardrails = JSON.parse(agent.guardrails) as {
-      require_approval_for: string[];
-      blocked_actions: string[];
-    };
+    const { guardrails } = this.agents.viewOf(agent);
     if (guardrails.blocked_actions.includes(thought.action)) {
       return {
         type: 'failed',

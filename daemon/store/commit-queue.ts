@@ -1,7 +1,8 @@
-// Group commit: changes queued in the same tick are written in one transaction, each in its
-// own savepoint (one failing rolls back only itself). Under concurrent load a commit's page
-// writes are shared by many requests; each caller still answers only once its change is
-// committed, so nothing acknowledged can be lost.
+// Group commit: changes queued in the same tick are written in one transaction. Under
+// concurrent load a commit's page writes are shared by many requests; each caller still answers
+// only once its change is committed, so nothing acknowledged can be lost. If one change throws,
+// the group is rolled back and each change is retried in its own transaction, so a failure
+// stays with its own caller.
 import type { Db } from './database.js';
 
 interface Pending {
@@ -26,26 +27,21 @@ export class CommitQueue {
   private flush(): void {
     const batch = this.pending;
     this.pending = [];
-    const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+    let values: unknown[];
     try {
-      this.db.transaction(() => {
-        for (const item of batch) {
-          try {
-            outcomes.push({ ok: true, value: this.db.transaction(item.work)() });
-          } catch (error) {
-            outcomes.push({ ok: false, error });
-          }
-        }
-      })();
-    } catch (error) {
-      // The commit itself failed: nothing of the batch is stored.
-      for (const item of batch) item.reject(error);
+      values = this.db.transaction(() => batch.map((item) => item.work()))();
+    } catch {
+      for (const item of batch) this.runAlone(item);
       return;
     }
-    batch.forEach((item, index) => {
-      const outcome = outcomes[index]!;
-      if (outcome.ok) item.resolve(outcome.value);
-      else item.reject(outcome.error);
-    });
+    batch.forEach((item, index) => item.resolve(values[index]));
+  }
+
+  private runAlone(item: Pending): void {
+    try {
+      item.resolve(this.db.transaction(item.work)());
+    } catch (error) {
+      item.reject(error);
+    }
   }
 }

@@ -21,6 +21,9 @@ export interface UploadInput {
 }
 
 export class KnowledgeService {
+  /** Whether an agent has any document, asked on every execution: kept until it changes. */
+  private readonly hasDocuments = new Map<string, boolean>();
+
   constructor(
     private readonly repo: KnowledgeRepository,
     private readonly clock: Clock,
@@ -61,6 +64,7 @@ export class KnowledgeService {
       created_at: this.clock.now(),
     };
     this.repo.insert(row, chunks);
+    this.hasDocuments.delete(agent.id);
     return toDocumentView(row);
   }
 
@@ -80,13 +84,14 @@ export class KnowledgeService {
   delete(agentId: string, id: string): { id: string; deleted: true } {
     this.row(agentId, id);
     this.repo.delete(id);
+    this.hasDocuments.delete(agentId);
     return { id, deleted: true };
   }
 
   /** The passages that cover the most of the input's terms, best first. */
   retrieve(agentId: string, input: string, limit = 3): Passage[] {
     const terms = searchTerms(input);
-    if (terms.length === 0 || !this.repo.hasDocuments(agentId)) return [];
+    if (terms.length === 0 || !this.agentHasDocuments(agentId)) return [];
     const query = terms.map((term) => `"${term}"*`).join(' OR ');
     return this.repo
       .search(agentId, query, 20)
@@ -99,6 +104,15 @@ export class KnowledgeService {
       .sort((a, b) => b.coverage - a.coverage || a.rank - b.rank)
       .slice(0, limit)
       .map(({ text, documentId, coverage: covered }) => ({ text, documentId, coverage: covered }));
+  }
+
+  private agentHasDocuments(agentId: string): boolean {
+    let has = this.hasDocuments.get(agentId);
+    if (has === undefined) {
+      has = this.repo.hasDocuments(agentId);
+      this.hasDocuments.set(agentId, has);
+    }
+    return has;
   }
 
   private row(agentId: string, id: string): DocumentRow {
