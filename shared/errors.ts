@@ -212,7 +212,3 @@ export const ERROR_CODES = {
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
-
-export function errorInfo(code: ErrorCode): ErrorCodeInfo {
-  return ERROR_CODES[code];
-}

@@ -66,9 +66,3 @@ function timePart(ms: number): string {
   }
   return out;
 }
-
-/** True when the value has the kind's prefix and a plausible base62 body. */
-export function isId(kind: IdKind, value: string): boolean {
-  const prefix = ID_PREFIXES[kind];
-  return value.startsWith(prefix) && /^[0-9A-Za-z]{8,64}$/.test(value.slice(prefix.length));
-}
