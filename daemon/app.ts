@@ -81,6 +81,8 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
       : { logger: false }),
     bodyLimit: MAX_BODY_BYTES,
     logController: new RequestLogController(),
+    // No child logger per request: the request line and error logs carry req_id themselves.
+    childLoggerFactory: (logger) => logger,
     genReqId: requestIdGenerator(),
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },

@@ -16,6 +16,7 @@ export class RequestLogController extends LogController {
     reply: FastifyReply,
   ): void {
     const line = {
+      req_id: request.id,
       method: request.method,
       url: redactUrl(request.url),
       status: reply.statusCode,

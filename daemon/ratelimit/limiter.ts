@@ -39,7 +39,9 @@ interface Counter {
 const PRUNE_THRESHOLD = 50_000;
 
 export class FixedWindowLimiter {
-  private readonly counters = new Map<string, Counter>();
+  /** Per bucket rule, per key: no string building on the hot path. */
+  private readonly counters = new Map<BucketSpec, Map<string, Counter>>();
+  private size = 0;
 
   constructor(private readonly clock: Clock) {}
 
@@ -48,7 +50,7 @@ export class FixedWindowLimiter {
     const states: { counter: Counter; state: BucketState }[] = [];
     let exceeded: BucketState | undefined;
     for (const { spec, key } of buckets) {
-      const counter = this.counter(`${spec.name}\u0000${key}`, spec.windowMs, now);
+      const counter = this.counter(spec, key, now);
       const state: BucketState = {
         spec,
         limit: spec.limit,
@@ -71,13 +73,20 @@ export class FixedWindowLimiter {
     return { allowed: true, tightest };
   }
 
-  private counter(id: string, windowMs: number, now: number): Counter {
+  private counter(spec: BucketSpec, key: string, now: number): Counter {
+    const windowMs = spec.windowMs;
     const windowStart = Math.floor(now / windowMs) * windowMs;
-    let counter = this.counters.get(id);
+    let byKey = this.counters.get(spec);
+    if (!byKey) {
+      byKey = new Map();
+      this.counters.set(spec, byKey);
+    }
+    let counter = byKey.get(key);
     if (!counter) {
-      if (this.counters.size >= PRUNE_THRESHOLD) this.prune(now);
+      if (this.size >= PRUNE_THRESHOLD) this.prune(now);
       counter = { windowStart, count: 0, windowMs };
-      this.counters.set(id, counter);
+      byKey.set(key, counter);
+      this.size += 1;
     } else if (counter.windowStart !== windowStart) {
       counter.windowStart = windowStart;
       counter.count = 0;
@@ -86,8 +95,13 @@ export class FixedWindowLimiter {
   }
 
   private prune(now: number): void {
-    for (const [id, counter] of this.counters) {
-      if (counter.windowStart + counter.windowMs <= now) this.counters.delete(id);
+    for (const byKey of this.counters.values()) {
+      for (const [key, counter] of byKey) {
+        if (counter.windowStart + counter.windowMs <= now) {
+          byKey.delete(key);
+          this.size -= 1;
+        }
+      }
     }
   }
 }
