@@ -21,5 +21,30 @@ export function toJsonSchema(
 
 /** What Fastify's serializer (fast-json-stringify) compiles. */
 export function serializerSchema(schema: z.ZodType): JsonSchema {
-  return toJsonSchema(schema, { target: 'draft-7' });
+  return simplifyNullables(toJsonSchema(schema, { target: 'draft-7' })) as JsonSchema;
+}
+
+/**
+ * zod writes `.nullable()` as anyOf [X, {type: null}]; the serializer would validate each value
+ * against the branches to pick one. The equivalent `type: [X, "null"]` is written directly.
+ */
+function simplifyNullables(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(simplifyNullables);
+  if (!node || typeof node !== 'object') return node;
+  const entries = Object.entries(node as Record<string, unknown>).map(
+    ([key, value]) => [key, simplifyNullables(value)] as const,
+  );
+  const schema = Object.fromEntries(entries) as JsonSchema;
+  const anyOf = schema.anyOf as JsonSchema[] | undefined;
+  if (anyOf?.length === 2) {
+    const nullIndex = anyOf.findIndex(
+      (branch) => branch.type === 'null' && Object.keys(branch).length === 1,
+    );
+    const other = anyOf[1 - nullIndex];
+    if (nullIndex !== -1 && other && typeof other.type === 'string' && !('anyOf' in other)) {
+      const { anyOf: _anyOf, ...rest } = schema;
+      return { ...rest, ...other, type: [other.type, 'null'] };
+    }
+  }
+  return schema;
 }
