@@ -5,8 +5,6 @@
 // The training period is long (600 s) so that agents stay in training unless a test moves the
 // clock; the test that moves it is serial (ava runs serial tests before the concurrent ones).
 import test, { type ExecutionContext } from 'ava';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
 
 type Answer = Awaited<ReturnType<TestDaemon['request']>>;
@@ -42,12 +40,10 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 let d: TestDaemon;
 let operatorKey: string;
 let defaultWs: string;
-let controlToken: string;
 
 test.before(async () => {
   d = await startDaemon({ env: { SVC_AGENT_TRAINING_SECONDS: '600' } });
   ({ key: operatorKey, workspaceId: defaultWs } = await d.operator());
-  controlToken = readFileSync(join(d.dataDir, 'control-token'), 'utf8').trim();
 });
 
 test.after.always(async () => {
@@ -55,15 +51,8 @@ test.after.always(async () => {
 });
 
 /** A fresh workspace over the control channel (what `svc workspaces create` does). */
-async function workspace(tier = 'enterprise', name = 'Agents API'): Promise<string> {
-  const response = await fetch(`${d.url}/trpc/workspaces.create`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${controlToken}` },
-    body: JSON.stringify({ name, tier }),
-  });
-  const body = (await response.json()) as { result?: { data: { id: string } } };
-  if (!body.result) throw new Error(`workspaces.create: ${JSON.stringify(body)}`);
-  return body.result.data.id;
+function workspace(tier = 'enterprise', name = 'Agents API'): Promise<string> {
+  return d.createWorkspace(name, tier);
 }
 
 function call(
@@ -72,13 +61,9 @@ function call(
   body?: unknown,
   options: { key?: string; tenant?: string } = {},
 ): Promise<Answer> {
-  return d.request(path, {
-    method,
+  return d.callJson(method, path, body, {
     key: options.key ?? operatorKey,
     tenant: options.tenant ?? defaultWs,
-    ...(body === undefined
-      ? {}
-      : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
   });
 }
 

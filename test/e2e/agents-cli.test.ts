@@ -3,7 +3,7 @@
 // (with {error: {code, ...}} on stdout), 2 on usage errors. Each test works in its own
 // workspace (--workspace) so that concurrent tests never see each other's agents.
 import test, { type ExecutionContext } from 'ava';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDaemon, type CliResult, type TestDaemon } from '../helpers/daemon.js';
@@ -33,16 +33,8 @@ test.after.always(async () => {
 });
 
 /** A fresh workspace over the control channel (what `svc workspaces create` does, minus a spawn). */
-async function workspace(name: string): Promise<string> {
-  const token = readFileSync(join(d.dataDir, 'control-token'), 'utf8').trim();
-  const response = await fetch(`${d.url}/trpc/workspaces.create`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ name, tier: 'enterprise' }),
-  });
-  const body = (await response.json()) as { result?: { data: { id: string } } };
-  if (!body.result) throw new Error(`workspaces.create: ${JSON.stringify(body)}`);
-  return body.result.data.id;
+function workspace(name: string): Promise<string> {
+  return d.createWorkspace(name);
 }
 
 /** `svc <args> --workspace ws --json` */

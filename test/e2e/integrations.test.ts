@@ -35,18 +35,8 @@ test.after.always(async () => {
   await daemon?.stop();
 });
 
-async function newWorkspace(name: string): Promise<string> {
-  const created = await daemon.cli([
-    'workspaces',
-    'create',
-    '--name',
-    name,
-    '--tier',
-    'enterprise',
-    '--json',
-  ]);
-  if (created.code !== 0) throw new Error(`workspaces create failed: ${created.stderr}`);
-  return created.json<{ id: string }>().id;
+function newWorkspace(name: string): Promise<string> {
+  return daemon.createWorkspace(name);
 }
 
 function call(
@@ -55,13 +45,9 @@ function call(
   body?: unknown,
   options: { key?: string; tenant?: string } = {},
 ): Promise<Answer> {
-  return daemon.request(path, {
-    method,
+  return daemon.callJson(method, path, body, {
     key: options.key ?? operatorKey,
     tenant: options.tenant ?? defaultWs,
-    ...(body === undefined
-      ? {}
-      : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
   });
 }
 

@@ -33,18 +33,8 @@ test.after.always(async () => {
 });
 
 /** A fresh workspace, so that concurrent tests never receive each other's events. */
-async function workspace(name: string): Promise<string> {
-  const created = await d.cli([
-    'workspaces',
-    'create',
-    '--name',
-    name,
-    '--tier',
-    'enterprise',
-    '--json',
-  ]);
-  if (created.code !== 0) throw new Error(`workspaces create failed: ${created.stderr}`);
-  return created.json<{ id: string }>().id;
+function workspace(name: string): Promise<string> {
+  return d.createWorkspace(name);
 }
 
 /** `svc <args> --workspace ws --json` */

@@ -72,6 +72,15 @@ export interface TestDaemon {
     scopes: string,
     options?: { workspace?: string; expiresIn?: string; name?: string },
   ): Promise<{ id: string; key: string; workspace_id: string }>;
+  /** Creates a workspace over the control channel (fast: no CLI process); returns its id. */
+  createWorkspace(name: string, tier?: string): Promise<string>;
+  /** A JSON request: body serialised with its content type, key and tenant as given. */
+  callJson(
+    method: string,
+    path: string,
+    body?: unknown,
+    auth?: { key?: string; tenant?: string },
+  ): Promise<{ status: number; headers: Headers; body: any; text: string }>;
   /** fetch against the daemon with an optional bearer key and tenant. */
   request(
     path: string,
@@ -131,6 +140,26 @@ export async function startDaemon(
       const result = await daemon.cli(args);
       if (result.code !== 0) throw new Error(`keys create failed: ${result.stderr}`);
       return result.json();
+    },
+    async createWorkspace(name, tier = 'enterprise') {
+      const token = readFileSync(join(dataDir, 'control-token'), 'utf8').trim();
+      const response = await fetch(`${url}/trpc/workspaces.create`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ name, tier }),
+      });
+      const answer = (await response.json()) as { result?: { data: { id: string } } };
+      if (!answer.result) throw new Error(`workspaces.create: ${JSON.stringify(answer)}`);
+      return answer.result.data.id;
+    },
+    callJson(method, path, body, auth = {}) {
+      return daemon.request(path, {
+        method,
+        ...auth,
+        ...(body === undefined
+          ? {}
+          : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+      });
     },
     async request(path, init = {}) {
       const { key, tenant, headers, ...rest } = init;
