@@ -1,5 +1,6 @@
 // The composition root of the daemon's domain: opens the store and wires every repository and
-// service together. No HTTP here (app.ts builds the server around these services).
+// service together, and wires the domain to itself: moving the clock fires due timers and
+// housekeeping. No HTTP here (app.ts builds the server around these services).
 import type { Environment } from './keys/key-material.js';
 import { AgentRepository } from './agents/agent.repository.js';
 import { AgentService } from './agents/agent.service.js';
@@ -36,8 +37,9 @@ import { WorkspaceRepository } from './workspaces/workspace.repository.js';
 import { WorkspaceService } from './workspaces/workspace.service.js';
 import { agentSettingsFromEnv, type AgentSettings } from './agents/agent-settings.js';
 import { join } from 'node:path';
-import { openDatabase, type Db } from './store/database.js';
-import { serverUrls, type ServerUrls } from './http/urls.js';
+import { checkpoint, openDatabase, type Db } from './store/database.js';
+import { Housekeeping } from './housekeeping.js';
+import { serverUrls, type ServerUrls } from './domain/urls.js';
 
 export interface ServiceOptions {
   dataDir: string;
@@ -57,6 +59,8 @@ export interface Services {
   clock: OffsetClock;
   clockService: ClockService;
   timers: TimerService;
+  /** Retention and WAL checkpoints; app.start() starts it. */
+  housekeeping: Housekeeping;
   workspaces: WorkspaceService;
   keys: KeyService;
   credentials: CredentialService;
@@ -74,7 +78,7 @@ export interface Services {
 
 export function buildServices(
   options: ServiceOptions,
-  log: { error(obj: object, msg: string): void },
+  log: { info(obj: object, msg: string): void; error(obj: object, msg: string): void },
 ): Services {
   const urls = options.urls ?? serverUrls('127.0.0.1', 7717);
   const db = openDatabase(options.databaseFile ?? join(options.dataDir, 'svc.db'));
@@ -147,11 +151,31 @@ export function buildServices(
     clock,
   );
   const analytics = new AnalyticsService(agents, executionRepository, messageRepository, clock);
+
+  const housekeeping = new Housekeeping(
+    [
+      { name: 'events', run: () => events.purgeExpired() },
+      { name: 'agent executions', run: () => executions.purgeExpired() },
+      {
+        name: 'wal checkpoint',
+        run: () => {
+          checkpoint(db);
+          return 0;
+        },
+      },
+    ],
+    log,
+  );
+  clockService.onChange(async () => {
+    await timers.runDue();
+    housekeeping.run();
+  });
   return {
     db,
     clock,
     clockService,
     timers,
+    housekeeping,
     workspaces,
     keys,
     credentials,
