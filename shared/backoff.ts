@@ -1,5 +1,7 @@
-// One backoff rule for everything that retries (webhook deliveries, workflow steps): a fixed
-// schedule for the first attempts, then the last delay times a multiplier, capped.
+// The backoff rule of user-visible retries (webhook deliveries today, workflow steps next): a
+// fixed schedule for the first attempts, then the last delay times a multiplier, capped. A
+// retry policy is data (BackoffPolicy) read by one function. Durable timers whose handler
+// fails have their own internal retry (daemon/timers), which is not a user-facing policy.
 
 export interface BackoffPolicy {
   /** Delays before attempt 2, 3, ... (ms); attempt 1 is immediate. */
@@ -17,11 +19,6 @@ export function deliveryBackoff(multiplier = 2): BackoffPolicy {
     multiplier,
     maxDelayMs: 24 * 60 * MINUTE,
   };
-}
-
-/** Workflow step retries: 1 s, then x multiplier each attempt. */
-export function stepBackoff(multiplier = 2): BackoffPolicy {
-  return { schedule: [1000], multiplier, maxDelayMs: 60 * MINUTE };
 }
 
 /** Delay (ms) before the next attempt, given how many attempts were made so far (>= 1). */
