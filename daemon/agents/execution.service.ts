@@ -7,7 +7,7 @@
 // on the daemon clock), with a second timer that fails it with execution_timeout.
 import { performance } from 'node:perf_hooks';
 import { newId } from '../../shared/ids.js';
-import type { AgentExecutionView } from '../../shared/schemas/agents.js';
+import type { AgentExecutionView, ExecuteInput } from '../../shared/schemas/agents.js';
 import { ERROR_CODES, type ErrorCode } from '../../shared/errors.js';
 import { toIso, type Clock } from '../clock/clock.js';
 import type { EventService } from '../events/event.service.js';
@@ -26,12 +26,6 @@ const RUN_TIMER = 'agent.execution';
 const TIMEOUT_TIMER = 'agent.execution.timeout';
 const HOUR = 3_600_000;
 export const EXECUTION_RETENTION_MS = 30 * 86_400_000;
-
-export interface ExecuteInput {
-  input: string;
-  context?: Record<string, unknown> | undefined;
-  wait_for_completion?: boolean | undefined;
-}
 
 /** What a finished thought turns into. */
 type Outcome =

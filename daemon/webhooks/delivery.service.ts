@@ -6,7 +6,7 @@ import { delayAfterAttempt, deliveryBackoff } from '../../shared/backoff.js';
 import { newId } from '../../shared/ids.js';
 import { VERSION } from '../../shared/package-info.js';
 import { isEventType, type EventEnvelope, type EventType } from '../../shared/schemas/events.js';
-import type { DeliveryView } from '../../shared/schemas/webhooks.js';
+import type { DeliveryActivity, DeliveryView } from '../../shared/schemas/webhooks.js';
 import { signatureHeader } from '../../shared/signature.js';
 import { toIso, type Clock } from '../clock/clock.js';
 import { sampleEventData } from '../events/samples.js';
@@ -18,13 +18,6 @@ import type { TimerService } from '../timers/timer.service.js';
 import type { DeliveryRepository, DeliveryRow } from './delivery.repository.js';
 import type { WebhookRow } from './webhook.repository.js';
 import { DELIVERY_TIMER, type WebhookService } from './webhook.service.js';
-
-export interface DeliveryActivity {
-  delivery: DeliveryView;
-  webhook_id: string;
-  url: string;
-  workspace_id: string;
-}
 
 export type DeliveryListener = (activity: DeliveryActivity) => void;
 
