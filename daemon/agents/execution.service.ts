@@ -5,6 +5,7 @@
 // With wait_for_completion and nothing to wait for, the whole execution is one transaction.
 // Otherwise it is stored as processing and finished by a durable timer (after a stub's delay,
 // on the daemon clock), with a second timer that fails it with execution_timeout.
+import { EventEmitter, once, setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { newId } from '../../shared/ids.js';
 import type { AgentExecutionView, ExecuteInput } from '../../shared/schemas/agents.js';
@@ -34,7 +35,10 @@ type Outcome =
   | { type: 'failed'; result: BrainResult | null; code: ErrorCode; message: string };
 
 export class ExecutionService {
-  private readonly waiters = new Map<string, Set<() => void>>();
+  /** Emits an execution's id when it leaves processing (requests that wait hear it). */
+  private readonly settled = new EventEmitter<Record<string, []>>();
+  /** Aborted at shutdown: every waiting request answers with the execution as it stands. */
+  private readonly closing = new AbortController();
 
   constructor(
     private readonly db: Transactions,
@@ -48,6 +52,8 @@ export class ExecutionService {
     private readonly clock: Clock,
     private readonly settings: AgentSettings,
   ) {
+    this.settled.setMaxListeners(0);
+    setMaxListeners(0, this.closing.signal);
     timers.register(RUN_TIMER, (payload) =>
       this.runStored((payload as { execution_id: string }).execution_id),
     );
@@ -322,32 +328,26 @@ export class ExecutionService {
     return { status: row.status === 'completed' ? 200 : 202, execution };
   }
 
-  /** Resolves when the execution leaves processing (or after the timeout plus a margin). */
-  private waitFor(executionId: string): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.waiters.get(executionId)?.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, this.settings.executionTimeoutMs + 5000);
-      const set = this.waiters.get(executionId) ?? new Set();
-      set.add(done);
-      this.waiters.set(executionId, set);
-      if (this.repo.get(executionId)?.status !== 'processing') done();
-    });
+  /**
+   * Resolves when the execution leaves processing, or at shutdown. The bound is the daemon
+   * clock's: the execution's timeout timer fails it (execution_timeout), which settles it.
+   */
+  private async waitFor(executionId: string): Promise<void> {
+    if (this.repo.get(executionId)?.status !== 'processing') return;
+    try {
+      await once(this.settled, executionId, { signal: this.closing.signal });
+    } catch (error) {
+      if (!this.closing.signal.aborted) throw error;
+    }
   }
 
   /** On shutdown: answer every waiting request with the execution as it stands (202 processing). */
   releaseWaiters(): void {
-    for (const executionId of [...this.waiters.keys()]) this.wake(executionId);
+    this.closing.abort();
   }
 
   private wake(executionId: string): void {
-    const set = this.waiters.get(executionId);
-    if (!set) return;
-    this.waiters.delete(executionId);
-    for (const done of set) done();
+    this.settled.emit(executionId);
   }
 
   private row(workspaceId: string, agentId: string, executionId: string): ExecutionRow {

@@ -2,6 +2,7 @@
 // the delivery or stores the next attempt as a timer on the spec's schedule. Exhausting the
 // attempts fails the delivery and the webhook. Live listeners (svc webhooks tail) hear each
 // attempt.
+import { EventEmitter } from 'node:events';
 import { delayAfterAttempt, deliveryBackoff } from '../../shared/backoff.js';
 import { newId } from '../../shared/ids.js';
 import { VERSION } from '../../shared/package-info.js';
@@ -19,11 +20,8 @@ import type { DeliveryRepository, DeliveryRow } from './delivery.repository.js';
 import type { WebhookRow } from './webhook.repository.js';
 import { DELIVERY_TIMER, type WebhookService } from './webhook.service.js';
 
-export type DeliveryListener = (activity: DeliveryActivity) => void;
-
-export class DeliveryService {
-  private readonly listeners = new Set<DeliveryListener>();
-
+/** Emits `attempted` with each delivery attempt once it is stored (svc webhooks tail). */
+export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity] }> {
   constructor(
     private readonly db: Transactions,
     private readonly repo: DeliveryRepository,
@@ -31,12 +29,10 @@ export class DeliveryService {
     private readonly timers: TimerService,
     private readonly clock: Clock,
   ) {
+    super();
+    // One listener per live client (svc webhooks tail): no leak warning past ten of them.
+    this.setMaxListeners(0);
     timers.register(DELIVERY_TIMER, (payload) => this.onTimer(payload as { delivery_id: string }));
-  }
-
-  subscribe(listener: DeliveryListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
   }
 
   list(
@@ -172,13 +168,13 @@ export class DeliveryService {
       }
       if (exhausted) this.webhooks.markFailed(hook);
     })();
-    const activity: DeliveryActivity = {
+    if (this.listenerCount('attempted') === 0) return;
+    this.emit('attempted', {
       delivery: toDeliveryView(updated),
       webhook_id: hook.id,
       url: hook.url,
       workspace_id: hook.workspace_id,
-    };
-    for (const listener of this.listeners) listener(activity);
+    });
   }
 
   private send(
