@@ -1,5 +1,6 @@
 // The composition root of the daemon's domain: opens the store and wires every repository and
-// service together. No HTTP here (app.ts builds the server around these services).
+// service together, and wires the domain to itself: moving the clock fires due timers and
+// housekeeping. No HTTP here (app.ts builds the server around these services).
 import type { Environment } from './keys/key-material.js';
 import { AgentRepository } from './agents/agent.repository.js';
 import { AgentService } from './agents/agent.service.js';
@@ -47,8 +48,9 @@ import { SecretService } from './secrets/secret.service.js';
 import { RunService } from './workflows/run.service.js';
 import { WorkflowRepository } from './workflows/workflow.repository.js';
 import { WorkflowService } from './workflows/workflow.service.js';
-import { openDatabase, type Db } from './store/database.js';
-import { serverUrls, type ServerUrls } from './http/urls.js';
+import { checkpoint, openDatabase, type Db } from './store/database.js';
+import { Housekeeping } from './housekeeping.js';
+import { serverUrls, type ServerUrls } from './domain/urls.js';
 
 export interface ServiceOptions {
   dataDir: string;
@@ -68,6 +70,8 @@ export interface Services {
   clock: OffsetClock;
   clockService: ClockService;
   timers: TimerService;
+  /** Retention and WAL checkpoints; app.start() starts it. */
+  housekeeping: Housekeeping;
   workspaces: WorkspaceService;
   keys: KeyService;
   credentials: CredentialService;
@@ -90,7 +94,7 @@ export interface Services {
 
 export function buildServices(
   options: ServiceOptions,
-  log: { error(obj: object, msg: string): void },
+  log: { info(obj: object, msg: string): void; error(obj: object, msg: string): void },
 ): Services {
   const urls = options.urls ?? serverUrls('127.0.0.1', 7717);
   const db = openDatabase(options.databaseFile ?? join(options.dataDir, 'svc.db'));
@@ -178,7 +182,6 @@ export function buildServices(
     (workspaceId, agentId) => agentRepository.get(agentId)?.workspace_id === workspaceId,
   );
   const alarms = new Alarms(clock);
-  clockService.onChange(() => alarms.check());
   const runRepository = new RunRepository(db);
   const engine = new WorkflowEngine({
     db,
@@ -196,11 +199,33 @@ export function buildServices(
   executions.onSettled(engine.onAgentSettled);
   workflows.onDelete((row) => engine.cancelRunsOf(row.id));
   const runs = new RunService(commits, runRepository, workflows, engine, clock);
+  const housekeeping = new Housekeeping(
+    [
+      { name: 'events', run: () => events.purgeExpired() },
+      { name: 'agent executions', run: () => executions.purgeExpired() },
+      { name: 'workflow executions', run: () => runs.purgeExpired() },
+      {
+        name: 'wal checkpoint',
+        run: () => {
+          checkpoint(db);
+          return 0;
+        },
+      },
+    ],
+    log,
+  );
+  clockService.onChange(async () => {
+    await timers.runDue();
+    // After the timers: a run whose timeout fell due answers its waiting request first.
+    alarms.check();
+    housekeeping.run();
+  });
   return {
     db,
     clock,
     clockService,
     timers,
+    housekeeping,
     workspaces,
     keys,
     credentials,

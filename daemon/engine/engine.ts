@@ -14,7 +14,7 @@ import { delayAfterAttempt, stepBackoff } from '../../shared/backoff.js';
 import type { Clock } from '../clock/clock.js';
 import type { EventService } from '../events/event.service.js';
 import type { CommitQueue } from '../store/commit-queue.js';
-import type { Db } from '../store/database.js';
+import type { Transactions } from '../domain/transactions.js';
 import type { TimerService } from '../timers/timer.service.js';
 import type { Definition, WorkflowService } from '../workflows/workflow.service.js';
 import type { Alarms } from './alarms.js';
@@ -35,7 +35,7 @@ export interface StartOptions {
 }
 
 export interface EngineDeps {
-  db: Db;
+  db: Transactions;
   commits: CommitQueue;
   repo: RunRepository;
   workflows: WorkflowService;

@@ -6,7 +6,7 @@ import { VERSION } from '../../shared/package-info.js';
 import { dataEnvelope, ErrorBody, listEnvelope, ProblemBody } from '../../shared/schemas/common.js';
 import { SCOPE_DESCRIPTIONS } from '../../shared/scopes.js';
 import type { RouteDef } from '../http/route.js';
-import type { ServerUrls } from '../http/urls.js';
+import type { ServerUrls } from '../domain/urls.js';
 import { toJsonSchema, type JsonSchema } from '../http/json-schema.js';
 
 type Doc = Record<string, unknown>;

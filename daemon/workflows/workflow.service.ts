@@ -11,11 +11,10 @@ import {
 } from '../../shared/schemas/workflows.js';
 import { toIso, type Clock } from '../clock/clock.js';
 import type { EventService } from '../events/event.service.js';
-import { ApiError } from '../http/api-error.js';
-import { pageRequest, toPage, type ListQueryInput } from '../http/pagination.js';
-import type { Page } from '../http/route.js';
+import { ApiError } from '../domain/errors.js';
+import { mapPage, type ListQueryInput, type Page } from '../domain/pages.js';
+import type { Transactions } from '../domain/transactions.js';
 import { checkOutboundUrl, type UrlPolicy } from '../outbound/url-policy.js';
-import type { Db } from '../store/database.js';
 import { validateSteps } from './graph.js';
 import type { VersionRow, WorkflowRepository, WorkflowRow } from './workflow.repository.js';
 
@@ -42,7 +41,7 @@ export class WorkflowService {
   private readonly definitions = new Map<string, Definition>();
 
   constructor(
-    private readonly db: Db,
+    private readonly db: Transactions,
     private readonly repo: WorkflowRepository,
     private readonly events: EventService,
     private readonly clock: Clock,
@@ -97,12 +96,8 @@ export class WorkflowService {
     workspaceId: string,
     query: ListQueryInput & { status?: string | undefined },
   ): Page<WorkflowView> {
-    const { limit, cursor } = pageRequest(query, (id) => this.repo.position(workspaceId, id));
-    const rows = this.repo.page(workspaceId, query.status, limit + 1, cursor);
-    return toPage(
-      rows.map((row) => toWorkflowView(row, this.repo.version(row.id, row.version)!)),
-      limit,
-      this.repo.count(workspaceId, query.status),
+    return mapPage(this.repo.page({ ...query, workspaceId }), (row) =>
+      toWorkflowView(row, this.repo.version(row.id, row.version)!),
     );
   }
 
