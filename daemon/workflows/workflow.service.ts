@@ -36,8 +36,16 @@ export interface Definition {
 
 type SettingsInput = WorkflowCreateInput['settings'];
 
+/** A workflow write as write hooks see it: null before a create, null after a delete. */
+export interface WorkflowChange {
+  workspaceId: string;
+  before: WorkflowView | null;
+  after: WorkflowView | null;
+}
+
 export class WorkflowService {
   private readonly deleteHooks: ((row: WorkflowRow) => void)[] = [];
+  private readonly writeHooks: ((change: WorkflowChange) => void)[] = [];
   private readonly definitions = new Map<string, Definition>();
 
   constructor(
@@ -48,6 +56,14 @@ export class WorkflowService {
     private readonly urlPolicy: UrlPolicy,
     private readonly agentExists: (workspaceId: string, agentId: string) => boolean,
   ) {}
+
+  /**
+   * Runs inside every create, update and delete transaction, after graph validation (triggers
+   * check their config and keep their tables in step here); an ApiError it throws refuses the write.
+   */
+  onWrite(hook: (change: WorkflowChange) => void): void {
+    this.writeHooks.push(hook);
+  }
 
   /** Runs inside the deleting transaction (the engine cancels the workflow's runs there). */
   onDelete(hook: (row: WorkflowRow) => void): void {
@@ -82,6 +98,7 @@ export class WorkflowService {
     const view = toWorkflowView(row, version);
     this.db.transaction(() => {
       this.repo.insert(row, version);
+      for (const hook of this.writeHooks) hook({ workspaceId, before: null, after: view });
       this.events.publish(workspaceId, 'workflow.created', view);
     })();
     return view;
@@ -132,8 +149,10 @@ export class WorkflowService {
       version = versionRow(row, steps, settings, now);
     }
     const view = toWorkflowView(row, version ?? currentVersion);
+    const before = toWorkflowView(current, currentVersion);
     this.db.transaction(() => {
       this.repo.update(row, version);
+      for (const hook of this.writeHooks) hook({ workspaceId, before, after: view });
       this.events.publish(workspaceId, 'workflow.updated', view);
     })();
     return view;
@@ -141,8 +160,10 @@ export class WorkflowService {
 
   delete(workspaceId: string, id: string): { id: string; deleted: true } {
     const row = this.row(workspaceId, id);
+    const before = toWorkflowView(row, this.repo.version(row.id, row.version)!);
     this.db.transaction(() => {
       for (const hook of this.deleteHooks) hook(row);
+      for (const hook of this.writeHooks) hook({ workspaceId, before, after: null });
       this.repo.delete(id);
       this.events.publish(workspaceId, 'workflow.deleted', { id, deleted: true });
     })();
