@@ -307,6 +307,7 @@ test('a wait parks the run until the clock moves; cancel stops a parked run', as
   const { ws, api } = await setup('wf-cli-wait');
   const workflowId = await createWorkflow(api, {
     name: 'Wait an hour',
+    settings: { timeout_seconds: 7200 },
     steps: [
       {
         id: 'pause',
