@@ -425,6 +425,12 @@ test('an agent step awaiting approval holds run --wait until approved', async (t
   const result = await waiting;
   assertExit(t, result, 0);
   t.like(result.json(), { execution_id: executionId, status: 'completed' });
+  t.true(
+    result.stderr.includes(
+      `decide with: svc agents approve|reject ${reviewer.id} ${pause.data.execution_id}`,
+    ),
+    result.stderr,
+  );
 });
 
 test('in a terminal, run --wait draws a live view on stderr; stdout keeps the result', async (t) => {
