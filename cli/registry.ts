@@ -7,7 +7,9 @@ import daemon from './commands/daemon.js';
 import events from './commands/events.js';
 import keys from './commands/keys.js';
 import listen from './commands/listen.js';
+import secrets from './commands/secrets.js';
 import webhooks from './commands/webhooks.js';
+import workflows from './commands/workflows.js';
 import workspaces from './commands/workspaces.js';
 
 export const COMMANDS: CommandSpec[] = [
@@ -17,6 +19,8 @@ export const COMMANDS: CommandSpec[] = [
   ...clock,
   ...events,
   ...agents,
+  ...workflows,
+  ...secrets,
   ...webhooks,
   ...listen,
 ];

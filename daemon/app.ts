@@ -38,6 +38,7 @@ import { webhookRoutes } from './webhooks/webhook.routes.js';
 import { integrationRoutes } from './integrations/integration.routes.js';
 import multipart from '@fastify/multipart';
 import { agentRoutes } from './agents/agent.routes.js';
+import { workflowRoutes } from './workflows/workflow.routes.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -124,6 +125,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     ...webhookRoutes(webhooks, deliveries),
     ...integrationRoutes(integrations),
     ...agentRoutes(services),
+    ...workflowRoutes(services.workflows, services.runs),
   ];
   const allRoutes: RouteDef[] = [...routes, ...publicRoutes(() => allRoutes, urls, VERSION)];
   registerRoutes(app, allRoutes, guard, clock);
@@ -144,6 +146,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     deliveries,
     stubs,
     agents: services.agents,
+    secrets: services.secrets,
     daemon: {
       environment: options.environment,
       status: (): DaemonStatus => ({
@@ -156,6 +159,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
         uptime_ms: Date.now() - startedAt,
         clock: { now: clock.iso(), offset_ms: clock.offset },
         pending_timers: timers.pending(),
+        dead_timers: timers.dead(),
         default_workspace_id: workspaces.defaultWorkspaceId,
         operator_user_id: workspaces.operatorUser.id,
       }),
@@ -176,14 +180,17 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     start() {
       timers.start();
       housekeeping.start();
+      services.engine.resume();
     },
     async close() {
       if (closed) return;
       closed = true;
       housekeeping.stop();
       services.executions.releaseWaiters();
+      await services.engine.stop();
       await app.close();
       await timers.stop();
+      services.alarms.clear();
       services.db.close();
     },
   };

@@ -37,6 +37,17 @@ import { WorkspaceRepository } from './workspaces/workspace.repository.js';
 import { WorkspaceService } from './workspaces/workspace.service.js';
 import { agentSettingsFromEnv, type AgentSettings } from './agents/agent-settings.js';
 import { join } from 'node:path';
+import { dataDirFiles } from '../shared/paths.js';
+import { SecretBox } from './crypto/secret-box.js';
+import { Alarms } from './engine/alarms.js';
+import { WorkflowEngine } from './engine/engine.js';
+import { RunRepository } from './engine/run.repository.js';
+import { StepRunner } from './engine/steps.js';
+import { SecretRepository } from './secrets/secret.repository.js';
+import { SecretService } from './secrets/secret.service.js';
+import { RunService } from './workflows/run.service.js';
+import { WorkflowRepository } from './workflows/workflow.repository.js';
+import { WorkflowService } from './workflows/workflow.service.js';
 import { checkpoint, openDatabase, type Db } from './store/database.js';
 import { Housekeeping } from './housekeeping.js';
 import { serverUrls, type ServerUrls } from './domain/urls.js';
@@ -74,6 +85,11 @@ export interface Services {
   knowledge: KnowledgeService;
   analytics: AnalyticsService;
   stubs: StubService;
+  secrets: SecretService;
+  workflows: WorkflowService;
+  engine: WorkflowEngine;
+  runs: RunService;
+  alarms: Alarms;
 }
 
 export function buildServices(
@@ -152,10 +168,42 @@ export function buildServices(
   );
   const analytics = new AnalyticsService(agents, executionRepository, messageRepository, clock);
 
+  const secrets = new SecretService(
+    new SecretRepository(db),
+    SecretBox.fromKeyFile(dataDirFiles(options.dataDir).secretKey),
+    clock,
+  );
+  const workflows = new WorkflowService(
+    db,
+    new WorkflowRepository(db),
+    events,
+    clock,
+    urlPolicy,
+    (workspaceId, agentId) => agentRepository.get(agentId)?.workspace_id === workspaceId,
+  );
+  const alarms = new Alarms(clock);
+  const runRepository = new RunRepository(db);
+  const engine = new WorkflowEngine({
+    db,
+    commits,
+    repo: runRepository,
+    workflows,
+    events,
+    timers,
+    clock,
+    alarms,
+    steps: new StepRunner(executions, clock, urlPolicy),
+    reveal: (workspaceId, name) => secrets.reveal(workspaceId, name),
+    log,
+  });
+  executions.onSettled(engine.onAgentSettled);
+  workflows.onDelete((row) => engine.cancelRunsOf(row.id));
+  const runs = new RunService(commits, runRepository, workflows, engine, clock);
   const housekeeping = new Housekeeping(
     [
       { name: 'events', run: () => events.purgeExpired() },
       { name: 'agent executions', run: () => executions.purgeExpired() },
+      { name: 'workflow executions', run: () => runs.purgeExpired() },
       {
         name: 'wal checkpoint',
         run: () => {
@@ -168,6 +216,8 @@ export function buildServices(
   );
   clockService.on('moved', async () => {
     await timers.runDue();
+    // After the timers: a run whose timeout fell due answers its waiting request first.
+    alarms.check();
     housekeeping.run();
   });
   return {
@@ -189,5 +239,10 @@ export function buildServices(
     knowledge,
     analytics,
     stubs,
+    secrets,
+    workflows,
+    engine,
+    runs,
+    alarms,
   };
 }

@@ -21,6 +21,11 @@ export function deliveryBackoff(multiplier = 2): BackoffPolicy {
   };
 }
 
+/** Workflow step retries: 1 s, then x multiplier each attempt, up to an hour. */
+export function stepBackoff(multiplier = 2): BackoffPolicy {
+  return { schedule: [1000], multiplier, maxDelayMs: 60 * MINUTE };
+}
+
 /** Delay (ms) before the next attempt, given how many attempts were made so far (>= 1). */
 export function delayAfterAttempt(policy: BackoffPolicy, attemptsMade: number): number {
   const index = attemptsMade - 1;

@@ -29,6 +29,8 @@ const TIERS_WITH_L4: readonly Tier[] = ['business', 'enterprise'];
 export class AgentService {
   private readonly views = new WeakMap<AgentRow, AgentView>();
 
+  private readonly deleteHooks: ((agent: AgentRow) => void)[] = [];
+
   constructor(
     private readonly db: Transactions,
     private readonly repo: AgentRepository,
@@ -166,10 +168,16 @@ export class AgentService {
     return this.save({ ...current, status: 'active', updated_at: this.clock.now() });
   }
 
+  /** Runs inside the deleting transaction, so work of the agent ends with it (never left running). */
+  onDelete(hook: (agent: AgentRow) => void): void {
+    this.deleteHooks.push(hook);
+  }
+
   delete(workspaceId: string, id: string): { id: string; deleted: true } {
-    this.row(workspaceId, id);
+    const row = this.row(workspaceId, id);
     this.db.transaction(() => {
       this.repo.markDeleted(id, this.clock.now());
+      for (const hook of this.deleteHooks) hook(row);
       this.events.publish(workspaceId, 'agent.deleted', { id, deleted: true });
     })();
     return { id, deleted: true };
