@@ -79,6 +79,8 @@ const GROUP_DESCRIPTIONS: Record<string, string> = {
   knowledge: 'Knowledge documents of an agent',
   stub: 'Sandbox stubs: deterministic agent answers',
   webhooks: 'Webhook subscriptions, deliveries, test, retry and live tail',
+  workflows: 'Workflows: create from JSON/YAML files, run (live progress), runs, cancel',
+  secrets: 'Workspace secrets for {{secrets.NAME}} in workflow steps (values never shown)',
 };
 
 async function main(argv: string[]): Promise<void> {

@@ -8,6 +8,7 @@ import events from './commands/events.js';
 import keys from './commands/keys.js';
 import listen from './commands/listen.js';
 import webhooks from './commands/webhooks.js';
+import workflows from './commands/workflows.js';
 import workspaces from './commands/workspaces.js';
 
 export const COMMANDS: CommandSpec[] = [
@@ -17,6 +18,7 @@ export const COMMANDS: CommandSpec[] = [
   ...clock,
   ...events,
   ...agents,
+  ...workflows,
   ...webhooks,
   ...listen,
 ];

@@ -176,6 +176,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
         uptime_ms: Date.now() - startedAt,
         clock: { now: clock.iso(), offset_ms: clock.offset },
         pending_timers: timers.pending(),
+        dead_timers: timers.dead(),
         default_workspace_id: workspaces.defaultWorkspaceId,
         operator_user_id: workspaces.operatorUser.id,
       }),

@@ -102,6 +102,13 @@ export default defineCommands([
           `started        ${status.started_at}`,
           `clock          ${status.clock.now}${status.clock.offset_ms ? chalk.yellow(` (offset ${status.clock.offset_ms} ms)`) : ''}`,
           `pending timers ${status.pending_timers}`,
+          ...(status.dead_timers > 0
+            ? [
+                chalk.red(
+                  `dead timers    ${status.dead_timers} (failed every attempt; see svc daemon logs)`,
+                ),
+              ]
+            : []),
           `workspace      ${status.default_workspace_id} (default)`,
         ].join('\n'),
       );

@@ -58,6 +58,8 @@ export type AgentUpdateInput = Partial<Omit<AgentCreateInput, 'brain'>> & {
 export class AgentService {
   private readonly views = new WeakMap<AgentRow, AgentView>();
 
+  private readonly deleteHooks: ((agent: AgentRow) => void)[] = [];
+
   constructor(
     private readonly db: Db,
     private readonly repo: AgentRepository,
@@ -203,10 +205,16 @@ export class AgentService {
     return this.save({ ...current, status: 'active', updated_at: this.clock.now() });
   }
 
+  /** Runs inside the deleting transaction, so work of the agent ends with it (never left running). */
+  onDelete(hook: (agent: AgentRow) => void): void {
+    this.deleteHooks.push(hook);
+  }
+
   delete(workspaceId: string, id: string): { id: string; deleted: true } {
-    this.row(workspaceId, id);
+    const row = this.row(workspaceId, id);
     this.db.transaction(() => {
       this.repo.markDeleted(id, this.clock.now());
+      for (const hook of this.deleteHooks) hook(row);
       this.events.publish(workspaceId, 'agent.deleted', { id, deleted: true });
     })();
     return { id, deleted: true };

@@ -46,6 +46,7 @@ export class ExecutionRepository {
   private readonly figuresStmt;
   private readonly actionsStmt;
   private readonly purgeStmt;
+  private readonly runningStmt;
 
   constructor(db: Db) {
     this.insertStmt = db.prepare(
@@ -82,6 +83,9 @@ export class ExecutionRepository {
        FROM agent_executions WHERE agent_id = ? AND created_at >= ?`,
     );
     this.purgeStmt = db.prepare('DELETE FROM agent_executions WHERE created_at < ?');
+    this.runningStmt = db.prepare<[string], ExecutionRow>(
+      "SELECT * FROM agent_executions WHERE agent_id = ? AND status IN ('processing', 'awaiting_approval')",
+    );
     this.actionsStmt = db.prepare<[string, number], { action: string; n: number }>(
       'SELECT action, COUNT(*) AS n FROM agent_executions WHERE agent_id = ? AND created_at >= ? AND action IS NOT NULL GROUP BY action ORDER BY action',
     );
@@ -89,6 +93,11 @@ export class ExecutionRepository {
 
   purgeBefore(cutoff: number): number {
     return this.purgeStmt.run(cutoff).changes;
+  }
+
+  /** Executions of an agent that have not ended (processing or awaiting approval). */
+  unfinishedOf(agentId: string): ExecutionRow[] {
+    return this.runningStmt.all(agentId);
   }
 
   insert(row: ExecutionRow): void {

@@ -39,8 +39,12 @@ type Outcome =
   | { type: 'awaiting_approval'; result: BrainResult }
   | { type: 'failed'; result: BrainResult | null; code: ErrorCode; message: string };
 
+/** Hears an execution reach a decided state, inside the transaction that stores it. */
+export type SettledListener = (row: ExecutionRow) => void;
+
 export class ExecutionService {
   private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly settledListeners: SettledListener[] = [];
 
   constructor(
     private readonly db: Db,
@@ -60,6 +64,12 @@ export class ExecutionService {
     timers.register(TIMEOUT_TIMER, (payload) =>
       this.timeOut((payload as { execution_id: string }).execution_id),
     );
+    agents.onDelete((agent) => this.endWorkOf(agent));
+  }
+
+  /** The workflow engine hears here when an agent step's execution is decided or ended. */
+  onSettled(listener: SettledListener): void {
+    this.settledListeners.push(listener);
   }
 
   /** Starts an execution; answers with the HTTP status and the execution as it stands. */
@@ -115,10 +125,13 @@ export class ExecutionService {
         { interactions: 1, finished: 0, succeeded: 0, timeMs: null },
         now,
       );
-      this.timers.schedule(RUN_TIMER, now + delayMs, { execution_id: row.id });
-      this.timers.schedule(TIMEOUT_TIMER, now + this.settings.executionTimeoutMs, {
-        execution_id: row.id,
-      });
+      this.timers.schedule(RUN_TIMER, now + delayMs, { execution_id: row.id }, row.id);
+      this.timers.schedule(
+        TIMEOUT_TIMER,
+        now + this.settings.executionTimeoutMs,
+        { execution_id: row.id },
+        row.id,
+      );
     })();
     if (!input.wait_for_completion) return { status: 202, execution: toExecutionView(row) };
     await this.waitFor(row.id);
@@ -177,6 +190,7 @@ export class ExecutionService {
         decision === 'approve' ? 'agent.execution.completed' : 'agent.execution.failed',
         this.eventData(agent, decided),
       );
+      this.settled(decided);
     })();
     return toExecutionView(decided);
   }
@@ -251,7 +265,11 @@ export class ExecutionService {
    */
   private complete(agent: AgentRow, row: ExecutionRow, firstWrite: boolean): void {
     if (firstWrite) this.repo.insert(row);
-    else this.repo.save(row);
+    else {
+      this.repo.save(row);
+      // Decided: the run and timeout timers have nothing left to do (the firing one included).
+      this.timers.cancelOwned(row.id);
+    }
     const delta: StatsDelta = {
       interactions: firstWrite ? 1 : 0,
       finished: row.status === 'completed' || row.status === 'failed' ? 1 : 0,
@@ -266,6 +284,42 @@ export class ExecutionService {
           ? 'agent.execution.awaiting_approval'
           : 'agent.execution.failed';
     this.events.publish(row.workspace_id, type, this.eventData(agent, row));
+    this.settled(row);
+    queueMicrotask(() => this.wake(row.id));
+  }
+
+  private settled(row: ExecutionRow): void {
+    for (const listener of this.settledListeners) listener(row);
+  }
+
+  /**
+   * The agent was deleted (inside that transaction): its unfinished executions fail with
+   * agent_not_found and their event, and their timers go.
+   */
+  private endWorkOf(agent: AgentRow): void {
+    for (const row of this.repo.unfinishedOf(agent.id)) this.endOrphan(row, agent);
+  }
+
+  private endOrphan(row: ExecutionRow, agent: Pick<AgentRow, 'id' | 'name'>): void {
+    const failed = this.finish(
+      row,
+      {
+        type: 'failed',
+        result: null,
+        code: 'agent_not_found',
+        message: `Agent ${agent.id} was deleted before the execution finished.`,
+      },
+      this.clock.now() - row.created_at,
+    );
+    this.repo.save(failed);
+    this.timers.cancelOwned(row.id);
+    this.agentRepo.addStats(
+      agent.id,
+      { interactions: 0, finished: 1, succeeded: 0, timeMs: null },
+      this.clock.now(),
+    );
+    this.events.publish(row.workspace_id, 'agent.execution.failed', this.eventData(agent, failed));
+    this.settled(failed);
     queueMicrotask(() => this.wake(row.id));
   }
 
@@ -273,7 +327,7 @@ export class ExecutionService {
     const row = this.repo.get(executionId);
     if (!row || row.status !== 'processing') return;
     const agent = this.agentRepo.get(row.agent_id);
-    if (!agent) return;
+    if (!agent) return this.endGone(row);
     const thought = await this.thinker.think(
       agent,
       row.input,
@@ -295,7 +349,7 @@ export class ExecutionService {
     const row = this.repo.get(executionId);
     if (!row || row.status !== 'processing') return;
     const agent = this.agentRepo.get(row.agent_id);
-    if (!agent) return;
+    if (!agent) return this.endGone(row);
     const seconds = Math.round(this.settings.executionTimeoutMs / 1000);
     const failed = this.finish(
       row,
@@ -308,6 +362,14 @@ export class ExecutionService {
       this.clock.now() - row.created_at,
     );
     this.db.transaction(() => this.complete(agent, failed, false))();
+  }
+
+  /** A handler whose agent is gone ends the execution rather than returning silently. */
+  private endGone(row: ExecutionRow): void {
+    this.db.transaction(() => {
+      if (this.repo.get(row.id)?.status !== 'processing') return;
+      this.endOrphan(row, { id: row.agent_id, name: '(deleted agent)' });
+    })();
   }
 
   private answer(
@@ -375,7 +437,10 @@ export class ExecutionService {
     return row;
   }
 
-  private eventData(agent: AgentRow, row: ExecutionRow): Record<string, unknown> {
+  private eventData(
+    agent: Pick<AgentRow, 'id' | 'name'>,
+    row: ExecutionRow,
+  ): Record<string, unknown> {
     const view = toExecutionView(row);
     return {
       execution_id: view.execution_id,

@@ -18,6 +18,8 @@ export interface DaemonStatus {
   uptime_ms: number;
   clock: { now: string; offset_ms: number };
   pending_timers: number;
+  /** Timers that failed their last allowed attempt; the daemon log says why. */
+  dead_timers: number;
   default_workspace_id: string;
   operator_user_id: string;
 }

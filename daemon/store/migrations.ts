@@ -224,6 +224,24 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 4,
+    name: 'timer owners and dead timers',
+    sql: `
+      ALTER TABLE timers ADD COLUMN owner TEXT;
+      CREATE INDEX timers_by_owner ON timers(owner) WHERE owner IS NOT NULL;
+      CREATE TABLE dead_timers (
+        id         TEXT PRIMARY KEY,
+        kind       TEXT NOT NULL,
+        owner      TEXT,
+        payload    TEXT NOT NULL,
+        attempts   INTEGER NOT NULL,
+        last_error TEXT,
+        created_at INTEGER NOT NULL,
+        died_at    INTEGER NOT NULL
+      );
+    `,
+  },
+  {
+    version: 5,
     name: 'workflow triggers',
     sql: `
       -- One row per workflow whose trigger is webhook, schedule or event, kept in step with the

@@ -6,6 +6,8 @@ export interface TimerRow {
   kind: string;
   due_at: number;
   payload: string;
+  /** The object the timer works for (an execution, a delivery): cancelled together by it. */
+  owner: string | null;
   attempts: number;
   last_error: string | null;
   created_at: number;
@@ -19,12 +21,15 @@ export class TimerRepository {
   private readonly failStmt;
   private readonly countStmt;
   private readonly cancelStmt;
+  private readonly existsStmt;
+  private readonly buryStmt;
+  private readonly deadCountStmt;
 
   private readonly deleteAll: (ids: readonly string[]) => void;
 
   constructor(db: Db) {
     this.insertStmt = db.prepare(
-      'INSERT INTO timers (id, kind, due_at, payload, created_at) VALUES (@id, @kind, @due_at, @payload, @created_at)',
+      'INSERT INTO timers (id, kind, due_at, payload, owner, created_at) VALUES (@id, @kind, @due_at, @payload, @owner, @created_at)',
     );
     this.dueStmt = db.prepare<[number, number], TimerRow>(
       'SELECT * FROM timers WHERE due_at <= ? ORDER BY due_at, id LIMIT ?',
@@ -40,7 +45,17 @@ export class TimerRepository {
       'UPDATE timers SET attempts = attempts + 1, last_error = ?, due_at = ? WHERE id = ?',
     );
     this.countStmt = db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM timers');
-    this.cancelStmt = db.prepare('DELETE FROM timers WHERE kind = ? AND payload = ?');
+    this.cancelStmt = db.prepare('DELETE FROM timers WHERE owner = ?');
+    this.existsStmt = db.prepare<[string], { id: string }>('SELECT id FROM timers WHERE id = ?');
+    const copyDead = db.prepare(
+      `INSERT INTO dead_timers (id, kind, owner, payload, attempts, last_error, created_at, died_at)
+       SELECT id, kind, owner, payload, attempts + 1, ?, created_at, ? FROM timers WHERE id = ?`,
+    );
+    this.buryStmt = db.transaction((id: string, error: string, at: number) => {
+      copyDead.run(error, at, id);
+      this.deleteStmt.run(id);
+    });
+    this.deadCountStmt = db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM dead_timers');
   }
 
   insert(row: Omit<TimerRow, 'attempts' | 'last_error'>): void {
@@ -71,7 +86,21 @@ export class TimerRepository {
     return this.countStmt.get()?.n ?? 0;
   }
 
-  cancel(kind: string, payload: string): number {
-    return this.cancelStmt.run(kind, payload).changes;
+  /** Deletes every pending timer of an owner (indexed). */
+  cancelOwned(owner: string): number {
+    return this.cancelStmt.run(owner).changes;
+  }
+
+  exists(id: string): boolean {
+    return this.existsStmt.get(id) !== undefined;
+  }
+
+  /** Moves a timer that used up its attempts to dead_timers, where it stays for inspection. */
+  bury(id: string, error: string, at: number): void {
+    this.buryStmt(id, error, at);
+  }
+
+  deadCount(): number {
+    return this.deadCountStmt.get()?.n ?? 0;
   }
 }

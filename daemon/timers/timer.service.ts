@@ -1,7 +1,9 @@
 // Fires durable timers when the daemon clock reaches them. Timers are rows, so work that is
 // due later survives a restart; a timer is deleted only after its handler succeeded
-// (at-least-once), and a failing handler is retried with a growing delay. Handlers run
-// concurrently (a slow webhook receiver does not hold up the others), up to a limit.
+// (at-least-once), and a failing handler is retried with a growing delay, at most
+// MAX_TIMER_ATTEMPTS times; then it is moved to dead_timers (reported by `svc daemon status`).
+// Handlers run concurrently (a slow webhook receiver does not hold up the others), up to a limit.
+// A timer stored as due now is handed to the loop only once its transaction has committed.
 import { newId } from '../../shared/ids.js';
 import type { Clock } from '../clock/clock.js';
 import type { TimerRepository, TimerRow } from './timer.repository.js';
@@ -20,6 +22,8 @@ const MAX_CONCURRENCY = 256;
 const REFILL_BELOW = MAX_CONCURRENCY / 2;
 const MAX_SLEEP_MS = 60_000;
 const MAX_RETRY_DELAY_MS = 3_600_000;
+/** Attempts before a failing timer is declared dead (about 17 minutes of retries in all). */
+export const MAX_TIMER_ATTEMPTS = 10;
 
 export class TimerService {
   private readonly handlers = new Map<string, TimerHandler>();
@@ -28,6 +32,8 @@ export class TimerService {
   private dirty = true;
   /** Timers stored as due now while the service runs, not yet started. */
   private readonly ready = new Map<string, TimerRow>();
+  /** Due-now timers stored in a transaction that may not have committed yet. */
+  private readonly staged = new Set<string>();
   /** Timers whose handlers succeeded, not yet deleted. */
   private readonly done: string[] = [];
   private wakeUp: NodeJS.Timeout | undefined;
@@ -50,23 +56,34 @@ export class TimerService {
     this.handlers.set(kind, handler);
   }
 
-  /** Stores a timer. Synchronous, so callers can do it inside their own transaction. */
-  schedule(kind: string, dueAt: number, payload: unknown): string {
+  /**
+   * Stores a timer. Synchronous, so callers can do it inside their own transaction. `owner`
+   * names the object it works for, so cancelOwned(owner) drops all of that object's timers.
+   */
+  schedule(kind: string, dueAt: number, payload: unknown, owner: string | null = null): string {
     const row: TimerRow = {
       id: newId('timer'),
       kind,
       due_at: dueAt,
       payload: JSON.stringify(payload ?? null),
+      owner,
       attempts: 0,
       last_error: null,
       created_at: this.clock.now(),
     };
     this.repo.insert(row);
     if (this.armed && dueAt <= row.created_at) {
-      // Due now: hand it to the loop directly instead of having it look in the table. (If the
-      // caller's transaction rolls back, the handler finds nothing to do; handlers check.)
-      this.ready.set(row.id, row);
-      queueMicrotask(() => void this.kick());
+      // Due now: hand it to the loop directly instead of having it look in the table, but only
+      // once the caller's transaction has settled (transactions are synchronous, so a microtask
+      // runs after the commit or rollback). A rolled-back timer, e.g. from a group commit that
+      // was retried change by change, is gone from the table and never fires.
+      this.staged.add(row.id);
+      queueMicrotask(() => {
+        // Not staged any more: a pass already found it in the table.
+        if (!this.staged.delete(row.id) || this.closing || !this.repo.exists(row.id)) return;
+        this.ready.set(row.id, row);
+        void this.kick();
+      });
     } else {
       this.dirty = true;
       if (this.armed) this.arm();
@@ -74,13 +91,18 @@ export class TimerService {
     return row.id;
   }
 
-  /** Removes pending timers of a kind whose payload equals the given one. */
-  cancel(kind: string, payload: unknown): number {
-    return this.repo.cancel(kind, JSON.stringify(payload ?? null));
+  /** Removes every pending timer of an owner (an indexed delete; call it in the owner's transaction). */
+  cancelOwned(owner: string): number {
+    return this.repo.cancelOwned(owner);
   }
 
   pending(): number {
     return this.repo.count();
+  }
+
+  /** Timers that failed MAX_TIMER_ATTEMPTS times and will not run again. */
+  dead(): number {
+    return this.repo.deadCount();
   }
 
   start(): void {
@@ -95,6 +117,7 @@ export class TimerService {
     this.closing = true;
     // Timers handed over but not started stay in the table for the next start.
     this.ready.clear();
+    this.staged.clear();
     if (this.wakeUp) clearTimeout(this.wakeUp);
     this.wakeUp = undefined;
     this.poke();
@@ -181,6 +204,7 @@ export class TimerService {
     for (const row of rows) {
       if (this.inFlight.size >= MAX_CONCURRENCY) break;
       this.ready.delete(row.id);
+      this.staged.delete(row.id);
       if (this.launch(row)) started += 1;
     }
     return started;
@@ -209,12 +233,21 @@ export class TimerService {
       // Deleted with the others of this pass; a crash before that runs it again (at-least-once).
       this.done.push(row.id);
     } catch (error) {
-      const delay = Math.min(1000 * 2 ** row.attempts, MAX_RETRY_DELAY_MS);
       const message = error instanceof Error ? error.message : String(error);
+      const attempts = row.attempts + 1;
+      if (attempts >= MAX_TIMER_ATTEMPTS) {
+        this.repo.bury(row.id, message, this.clock.now());
+        this.log.error(
+          { timer: row.id, kind: row.kind, owner: row.owner, attempts, err: message },
+          `timer handler failed ${attempts} times; the timer is dead (kept in dead_timers, counted by svc daemon status) and will not run again`,
+        );
+        return;
+      }
+      const delay = Math.min(1000 * 2 ** row.attempts, MAX_RETRY_DELAY_MS);
       this.repo.recordFailure(row.id, message, this.clock.now() + delay);
       this.log.error(
-        { timer: row.id, kind: row.kind, err: message },
-        'timer handler failed; will retry',
+        { timer: row.id, kind: row.kind, attempts, err: message },
+        `timer handler failed; retry ${attempts + 1} of ${MAX_TIMER_ATTEMPTS} in ${delay} ms`,
       );
     }
   }

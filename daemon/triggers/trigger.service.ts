@@ -274,24 +274,27 @@ export class TriggerService {
   }
 
   private scheduleTimer(workflowId: string, fireAt: number): void {
-    this.timers.schedule(SCHEDULE_TIMER, fireAt, {
-      workflow_id: workflowId,
-      fire_at: fireAt,
-    } satisfies ScheduleTimer);
+    this.timers.schedule(
+      SCHEDULE_TIMER,
+      fireAt,
+      { workflow_id: workflowId, fire_at: fireAt } satisfies ScheduleTimer,
+      scheduleOwner(workflowId),
+    );
   }
 
   private dropScheduleTimer(row: TriggerRow | undefined): void {
-    if (row?.type !== 'schedule' || row.next_fire_at === null) return;
-    this.timers.cancel(SCHEDULE_TIMER, {
-      workflow_id: row.workflow_id,
-      fire_at: row.next_fire_at,
-    } satisfies ScheduleTimer);
+    if (row?.type === 'schedule') this.timers.cancelOwned(scheduleOwner(row.workflow_id));
   }
 
   private drop(workflowId: string): void {
     this.dropScheduleTimer(this.repo.get(workflowId));
     this.repo.delete(workflowId);
   }
+}
+
+/** Owner of a workflow's schedule timer (apart from the engine's own timers of its runs). */
+function scheduleOwner(workflowId: string): string {
+  return `schedule:${workflowId}`;
 }
 
 function asInput(payload: unknown): Record<string, unknown> {

@@ -77,7 +77,7 @@ export class DeliveryService {
   async retryNow(workspaceId: string, webhookId: string, deliveryId: string) {
     const row = this.delivery(workspaceId, webhookId, deliveryId);
     const hook = this.webhooks.row(workspaceId, webhookId);
-    this.timers.cancel(DELIVERY_TIMER, { delivery_id: row.id });
+    this.timers.cancelOwned(row.id);
     await this.attempt(row, hook, { automatic: false });
     return this.detail(workspaceId, webhookId, deliveryId);
   }
@@ -178,7 +178,12 @@ export class DeliveryService {
         failureAt: result.ok ? null : now,
       });
       if (updated.next_attempt_at !== null) {
-        this.timers.schedule(DELIVERY_TIMER, updated.next_attempt_at, { delivery_id: row.id });
+        this.timers.schedule(
+          DELIVERY_TIMER,
+          updated.next_attempt_at,
+          { delivery_id: row.id },
+          row.id,
+        );
       }
       if (exhausted) this.webhooks.markFailed(hook);
     })();

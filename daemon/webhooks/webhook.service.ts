@@ -128,7 +128,12 @@ export class WebhookService {
       // Deliveries held while the webhook was paused or failed go out again now.
       if (resuming) {
         for (const deliveryId of this.deliveries.pendingIds(row.id)) {
-          this.timers.schedule(DELIVERY_TIMER, row.updated_at, { delivery_id: deliveryId });
+          this.timers.schedule(
+            DELIVERY_TIMER,
+            row.updated_at,
+            { delivery_id: deliveryId },
+            deliveryId,
+          );
         }
       }
     })();
@@ -175,7 +180,7 @@ export class WebhookService {
         next_attempt_at: now,
       });
       this.repo.markTriggered(hook.row.id, now);
-      this.timers.schedule(DELIVERY_TIMER, now, { delivery_id: deliveryId });
+      this.timers.schedule(DELIVERY_TIMER, now, { delivery_id: deliveryId }, deliveryId);
     }
   };
 

@@ -313,6 +313,67 @@ test.serial(
   },
 );
 
+test.serial(
+  'a finished execution leaves no timer behind (its timeout timer is cancelled by owner)',
+  async (t) => {
+    const w = await short.workspace();
+    const agent = await w.agent();
+    assertCli(t, await short.stub(agent.id, '--match', 'later', '--delay', '1s'));
+    // Let the training timer of the new agent fire, so only the execution's timers remain.
+    await short.advance('3s');
+    const pending = async () => {
+      const status = await short.daemon.cli(['daemon', 'status', '--json']);
+      assertCli(t, status);
+      return status.json().pending_timers as number;
+    };
+    const before = await pending();
+    const started = await w.execute(agent.id, 'Do it later', false);
+    t.is(started.status, 202, started.text);
+    t.is(await pending(), before + 2, 'a run timer and a timeout timer');
+    await short.advance('1s');
+    const done = await w.until(
+      agent.id,
+      started.body.data.execution_id,
+      (e) => e.status !== 'processing',
+    );
+    t.is(done.status, 'completed');
+    t.is(await pending(), before, 'the timeout timer went with the execution');
+  },
+);
+
+test.serial(
+  'deleting an agent ends its processing and awaiting executions as failed, each with its event',
+  async (t) => {
+    const w = await main.workspace();
+    const agent = await w.agent({ autonomy_level: 'L2' });
+    assertCli(t, await main.stub(agent.id, '--match', 'slow', '--delay', '1h'));
+    const awaiting = await w.execute(agent.id, 'Where is my order?', true);
+    t.is(awaiting.status, 202, awaiting.text);
+    t.is(awaiting.body.data.status, 'awaiting_approval');
+    const processing = await w.execute(agent.id, 'A slow one', false);
+    t.is(processing.status, 202, processing.text);
+    const ids = [awaiting.body.data.execution_id, processing.body.data.execution_id] as string[];
+
+    t.is((await w.call('DELETE', `/v1/agents/${agent.id}`)).status, 200);
+    for (const id of ids) {
+      const failed = (await w.eventsOf(id)).filter((e) => e.type === 'agent.execution.failed');
+      t.is(failed.length, 1, id);
+      t.like(failed[0]!.data, {
+        execution_id: id,
+        agent_id: agent.id,
+        status: 'failed',
+        error: { code: 'agent_not_found' },
+      });
+    }
+    // Its delay passing later does not bring the execution back.
+    await main.advance('61m');
+    for (const id of ids) {
+      t.is((await w.eventsOf(id)).filter((e) => e.type === 'agent.execution.failed').length, 1);
+      t.is((await w.eventsOf(id)).filter((e) => e.type === 'agent.execution.completed').length, 0);
+    }
+  },
+);
+
 // --- wait / no wait, stats -------------------------------------------------------------------
 
 test('wait=true answers 200 with the completed execution; stats and last_active_at update', async (t) => {

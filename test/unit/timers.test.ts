@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { OffsetClock } from '../../daemon/clock/clock.js';
 import { openDatabase, type Db } from '../../daemon/store/database.js';
 import { TimerRepository, type TimerRow } from '../../daemon/timers/timer.repository.js';
-import { TimerService } from '../../daemon/timers/timer.service.js';
+import { MAX_TIMER_ATTEMPTS, TimerService } from '../../daemon/timers/timer.service.js';
+import { CommitQueue } from '../../daemon/store/commit-queue.js';
 import { tempDir } from '../helpers/app.js';
 
 const HOUR = 3_600_000;
@@ -220,21 +221,80 @@ test('runDue while one is running joins it; a timer scheduled meanwhile still ru
   t.is(timers.pending(), 0);
 });
 
-test('cancel removes pending timers of a kind with the same payload', async (t) => {
+test('cancelOwned removes every pending timer of an owner, through an index', async (t) => {
   const { open, make, clock } = setUp(t);
-  const timers = await make(open());
+  const db = open();
+  const timers = await make(db);
   const fired: unknown[] = [];
   timers.register('x', (payload) => {
     fired.push(payload);
   });
-  timers.schedule('x', clock.now() + HOUR, { id: 'a' });
-  timers.schedule('x', clock.now() + HOUR, { id: 'b' });
-  timers.schedule('y', clock.now() + HOUR, { id: 'a' });
-  t.is(timers.cancel('x', { id: 'a' }), 1);
+  timers.register('y', (payload) => {
+    fired.push(payload);
+  });
+  timers.schedule('x', clock.now() + HOUR, 'a1', 'owner_a');
+  timers.schedule('y', clock.now() + HOUR, 'a2', 'owner_a');
+  timers.schedule('x', clock.now() + HOUR, 'b', 'owner_b');
+  timers.schedule('x', clock.now() + HOUR, 'none');
+  t.is(timers.cancelOwned('owner_a'), 2);
   clock.setOffset(2 * HOUR);
-  timers.register('y', () => undefined);
   await timers.runDue();
-  t.deepEqual(fired, [{ id: 'b' }]);
+  t.deepEqual(fired.sort(), ['b', 'none']);
+  const plan = db
+    .prepare('EXPLAIN QUERY PLAN DELETE FROM timers WHERE owner = ?')
+    .all('owner_a') as { detail: string }[];
+  t.true(
+    plan.some((step) => step.detail.includes('timers_by_owner')),
+    JSON.stringify(plan),
+  );
+});
+
+test('a due-now timer of a group commit that was rolled back and re-run fires once', async (t) => {
+  const { open, make, clock } = setUp(t);
+  const db = open();
+  const timers = await make(db);
+  const fired: unknown[] = [];
+  timers.register('now', (payload) => {
+    fired.push(payload);
+  });
+  const commits = new CommitQueue(db);
+  // Same tick, so one group: the failing change rolls the group back, then each change is run
+  // again alone. The first run's timer was rolled back and must not reach the loop.
+  const good = commits.run(() => timers.schedule('now', clock.now(), 'once'));
+  const bad = commits.run(() => {
+    throw new Error('refused');
+  });
+  await good;
+  await t.throwsAsync(bad, { message: 'refused' });
+  await timers.runDue();
+  await timers.runDue();
+  t.deepEqual(fired, ['once']);
+  t.is(timers.pending(), 0);
+});
+
+test('a timer that fails every attempt becomes dead, is counted and logged, and stops', async (t) => {
+  const { open, make, clock, logged } = setUp(t);
+  const db = open();
+  const timers = await make(db);
+  let calls = 0;
+  timers.register('broken', () => {
+    calls += 1;
+    throw new Error('always broken');
+  });
+  timers.schedule('broken', clock.now(), { n: 1 }, 'owner_x');
+  await timers.runDue();
+  for (let i = 0; i < MAX_TIMER_ATTEMPTS + 3; i++) {
+    clock.setOffset(clock.offset + 2 * HOUR);
+    await timers.runDue();
+  }
+  t.is(calls, MAX_TIMER_ATTEMPTS);
+  t.is(timers.pending(), 0);
+  t.is(timers.dead(), 1);
+  const last = logged.at(-1)!;
+  t.regex(last.msg, /dead/);
+  t.like(last.obj, { kind: 'broken', owner: 'owner_x', attempts: MAX_TIMER_ATTEMPTS });
+  const dead = db.prepare('SELECT * FROM dead_timers').get() as { last_error: string };
+  t.is(dead.last_error, 'always broken');
 });
 
 test('runDue right after start, while the first pass settles, still fires what is due', async (t) => {

@@ -1,0 +1,467 @@
+// svc workflows list|get|create|update|delete|activate|pause|run|executions|execution|cancel
+import { defineCommands, stringOption, type Options } from '../command.js';
+import type { CliContext } from '../context.js';
+import { CliError, UsageError } from '../errors.js';
+import { chalk, table } from '../output.js';
+import {
+  brief,
+  endedBadly,
+  failure,
+  failureLine,
+  formatDuration,
+  type Execution,
+  type Workflow,
+  type WorkflowStep,
+} from '../workflow-views.js';
+import type { WorkflowDocument } from '../workflow-file.js';
+
+interface ListBody<T> {
+  data: T[];
+  has_more: boolean;
+  meta: { next_cursor: string | null };
+}
+
+const path = (...parts: string[]) => parts.map(encodeURIComponent).join('/');
+
+function statusColour(status: string): string {
+  if (status === 'active' || status === 'completed') return chalk.green(status);
+  if (status === 'running') return chalk.cyan(status);
+  if (status === 'draft' || status === 'paused' || status === 'awaiting_approval')
+    return chalk.yellow(status);
+  if (status === 'archived') return chalk.dim(status);
+  return chalk.red(status);
+}
+
+function percent(rate: number): string {
+  return `${(rate * 100).toFixed(1)}%`;
+}
+
+function stepEdges(step: WorkflowStep): string {
+  const config = step.config ?? {};
+  const edges: string[] = [];
+  if (step.type === 'condition') {
+    edges.push(
+      `true -> ${String(config.if_true ?? '-')}`,
+      `false -> ${String(config.if_false ?? '-')}`,
+    );
+  }
+  if (step.type === 'parallel' && Array.isArray(config.steps)) {
+    edges.push(
+      `[${(config.steps as unknown[]).join(', ')}]${config.wait_for_all === false ? ' (first)' : ''}`,
+    );
+  }
+  if (step.next_step_id) edges.push(`-> ${step.next_step_id}`);
+  if (step.on_error) edges.push(`on error -> ${step.on_error}`);
+  return edges.join('  ');
+}
+
+function describeWorkflow(workflow: Workflow): string {
+  const settings = workflow.settings ?? {};
+  const retry = settings.retry_policy;
+  const lines = [
+    `${chalk.cyan(workflow.id)} "${workflow.name}" ${statusColour(workflow.status)}`,
+    ...(workflow.description ? [workflow.description] : []),
+    `trigger:  ${workflow.trigger.type}${workflow.trigger.config && Object.keys(workflow.trigger.config).length ? ` ${JSON.stringify(workflow.trigger.config)}` : ''}`,
+    `settings: timeout ${settings.timeout_seconds ?? '-'} s, ` +
+      `retries ${retry?.max_attempts ?? 1} attempt(s) x${retry?.backoff_multiplier ?? '-'}, ` +
+      `on failure ${settings.error_handling ?? 'stop'}`,
+    `stats:    ${workflow.stats.total_executions} run(s), success ${percent(workflow.stats.success_rate)}, ` +
+      `avg ${workflow.stats.avg_duration_seconds} s, last run ${workflow.last_executed_at ?? 'never'}`,
+    '',
+    table(
+      ['STEP', 'NAME', 'TYPE', 'AGENT', 'FLOW'],
+      workflow.steps.map((step) => [
+        step.id,
+        step.name,
+        step.type,
+        step.agent_id ?? '',
+        stepEdges(step),
+      ]),
+    ),
+  ];
+  return lines.join('\n');
+}
+
+function describeExecution(execution: Execution, steps: WorkflowStep[] = []): string {
+  const lines = [
+    `${chalk.cyan(execution.execution_id)} ${statusColour(execution.status)} ` +
+      chalk.dim(`(workflow ${execution.workflow_id})`),
+    `steps:    ${execution.steps_completed ?? '-'}/${execution.steps_total ?? '-'} completed` +
+      (execution.current_step && !['completed'].includes(execution.status)
+        ? `, current ${execution.current_step}`
+        : ''),
+    `started:  ${execution.created_at}`,
+  ];
+  if (execution.completed_at) lines.push(`ended:    ${execution.completed_at}`);
+  if (execution.cancelled_at) lines.push(`cancelled: ${execution.cancelled_at}`);
+  if (execution.duration_seconds !== undefined && execution.duration_seconds !== null)
+    lines.push(`duration: ${formatDuration(execution.duration_seconds * 1000)}`);
+  if (execution.step_results?.length) {
+    lines.push(
+      '',
+      table(
+        ['STEP', 'TYPE', 'STATUS', 'DURATION', 'RESULT'],
+        execution.step_results.map((step) => [
+          step.step_id,
+          steps.find((candidate) => candidate.id === step.step_id)?.type ?? '',
+          statusColour(step.status),
+          formatDuration(step.duration_ms),
+          step.error ? `${step.error.code}: ${step.error.message}` : brief(step.result, 60),
+        ]),
+      ),
+    );
+  }
+  if (endedBadly(execution)) lines.push('', chalk.red(failureLine(execution, steps)));
+  if (execution.status === 'completed' && execution.result !== undefined)
+    lines.push('', 'result:', JSON.stringify(execution.result, null, 2));
+  return lines.join('\n');
+}
+
+/** Steps of the workflow, for names and types in execution views; none when it cannot be read. */
+async function stepsOf(ctx: CliContext, workflowId: string): Promise<WorkflowStep[]> {
+  try {
+    return (await (await ctx.api()).data<Workflow>('GET', `/workflows/${path(workflowId)}`)).steps;
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Sends a workflow document; a validation error is reported with the step and field it names
+ * (the API's `param`, e.g. steps[2].config.if_false -> step "check" (steps[2]), field ...).
+ */
+async function sendDocument(
+  ctx: CliContext,
+  method: 'POST' | 'PATCH',
+  url: string,
+  file: string,
+  document: WorkflowDocument,
+): Promise<Workflow> {
+  const { ApiRequestError } = await import('../../shared/api-client.js');
+  const { locateParam } = await import('../workflow-file.js');
+  try {
+    return await (await ctx.api()).data<Workflow>(method, url, { body: document });
+  } catch (error) {
+    if (error instanceof ApiRequestError && error.status === 400 && error.body?.error) {
+      const { param } = error.body.error;
+      const where = param ? (locateParam(document, param) ?? param) : undefined;
+      throw new CliError(
+        `${file}: ${error.message}${where ? ` (at ${where})` : ''}`,
+        1,
+        error.code,
+        { status: error.status, ...error.body.error },
+      );
+    }
+    throw error;
+  }
+}
+
+async function documentFrom(
+  options: Options,
+): Promise<{ file: string; document: WorkflowDocument }> {
+  const file = stringOption(options, 'file');
+  if (!file) throw new UsageError('Missing -f FILE: a workflow file (JSON or YAML; - for stdin).');
+  const { readWorkflowFile } = await import('../workflow-file.js');
+  const document = await readWorkflowFile(file);
+  const status = stringOption(options, 'status');
+  if (status) document.status = status;
+  return { file, document };
+}
+
+async function setStatus(ctx: CliContext, id: string, status: 'active' | 'paused') {
+  const workflow = await (
+    await ctx.api()
+  ).data<Workflow>('PATCH', `/workflows/${path(id)}`, { body: { status } });
+  ctx.out.result(
+    workflow,
+    () => `Workflow ${chalk.cyan(workflow.id)} is ${statusColour(workflow.status)}`,
+  );
+}
+
+/** The run with --wait: a live view on stderr, the result on stdout, exit 1 if it ended badly. */
+async function runAndWait(
+  ctx: CliContext,
+  workflowId: string,
+  input: Record<string, unknown>,
+): Promise<void> {
+  const api = await ctx.api();
+  const [{ followRun }, { RunView }] = await Promise.all([
+    import('../follow-run.js'),
+    import('../run-view.js'),
+  ]);
+  const workflow = await api.data<Workflow>('GET', `/workflows/${path(workflowId)}`);
+  const stderrTty = Boolean(process.stderr.isTTY);
+  const view = new RunView(process.stderr, workflow.steps, {
+    live: stderrTty && !ctx.out.json,
+    colour: stderrTty && process.env.NO_COLOR === undefined,
+  });
+  let outcome;
+  try {
+    outcome = await followRun({
+      ctx,
+      api,
+      workflowId,
+      async start() {
+        const started = await api.data<{ execution_id: string }>(
+          'POST',
+          `/workflows/${path(workflowId)}/execute`,
+          { body: { input, wait_for_completion: false } },
+        );
+        return started.execution_id;
+      },
+      onUpdate: (execution) => view.update(execution),
+    });
+  } finally {
+    view.close();
+  }
+  if (outcome.type === 'detached') {
+    ctx.out.note(
+      `Stopped watching; run ${outcome.executionId} goes on. ` +
+        `Follow it with: svc workflows execution ${workflowId} ${outcome.executionId}`,
+    );
+    if (ctx.out.json)
+      ctx.out.result(outcome.execution ?? { execution_id: outcome.executionId }, () => '');
+    process.exitCode = 130;
+    return;
+  }
+  const execution = outcome.execution;
+  if (endedBadly(execution)) {
+    const { error } = failure(execution);
+    ctx.out.result(execution, () => chalk.red(failureLine(execution, workflow.steps)));
+    if (!ctx.out.json && error?.details && Object.keys(error.details).length)
+      ctx.out.note(chalk.dim(JSON.stringify(error.details)));
+    process.exitCode = 1;
+    return;
+  }
+  ctx.out.result(execution, () =>
+    [
+      `${chalk.green('✔')} Run ${chalk.cyan(execution.execution_id)} completed in ${formatDuration((execution.duration_seconds ?? 0) * 1000)}`,
+      JSON.stringify(execution.result ?? null, null, 2),
+    ].join('\n'),
+  );
+}
+
+export default defineCommands([
+  {
+    path: ['workflows', 'list'],
+    description: 'List workflows',
+    options: [
+      { flags: '--status <status>', description: 'draft, active, paused or archived' },
+      { flags: '--limit <n>', description: 'page size, 1-100' },
+      { flags: '--starting-after <id>', description: 'cursor: the last id of the previous page' },
+    ],
+    async run(ctx, _args, options) {
+      const body = await (
+        await ctx.api()
+      ).request<ListBody<Workflow>>('GET', '/workflows', {
+        query: {
+          status: stringOption(options, 'status'),
+          limit: stringOption(options, 'limit'),
+          starting_after: stringOption(options, 'startingAfter'),
+        },
+      });
+      ctx.out.result(body, () => {
+        const rows = table(
+          ['ID', 'NAME', 'STATUS', 'STEPS', 'RUNS', 'SUCCESS', 'LAST RUN'],
+          body.data.map((w) => [
+            w.id,
+            w.name,
+            statusColour(w.status),
+            String(w.steps.length),
+            String(w.stats.total_executions),
+            percent(w.stats.success_rate),
+            w.last_executed_at ?? '-',
+          ]),
+        );
+        return body.has_more
+          ? `${rows}\n${chalk.dim(`more: --starting-after ${body.meta.next_cursor}`)}`
+          : rows;
+      });
+    },
+  },
+  {
+    path: ['workflows', 'get'],
+    description: 'Show a workflow and its steps',
+    args: [{ name: 'id', description: 'workflow id (wfl_...)' }],
+    async run(ctx, [id]) {
+      const workflow = await (await ctx.api()).data<Workflow>('GET', `/workflows/${path(id!)}`);
+      ctx.out.result(workflow, () => describeWorkflow(workflow));
+    },
+  },
+  {
+    path: ['workflows', 'create'],
+    description: 'Create a workflow from a JSON or YAML file (created draft unless it says status)',
+    options: [
+      {
+        flags: '-f, --file <file>',
+        description: 'workflow file, .json, .yaml or .yml (- for stdin)',
+      },
+      { flags: '--status <status>', description: 'draft (default), active, paused or archived' },
+    ],
+    examples: ['svc workflows create -f refund.yaml --status active --json'],
+    async run(ctx, _args, options) {
+      const { file, document } = await documentFrom(options);
+      const workflow = await sendDocument(ctx, 'POST', '/workflows', file, document);
+      ctx.out.result(workflow, () => `Created ${describeWorkflow(workflow)}`);
+    },
+  },
+  {
+    path: ['workflows', 'update'],
+    description: 'Change a workflow: the fields given in the file replace the stored ones',
+    args: [{ name: 'id', description: 'workflow id (wfl_...)' }],
+    options: [
+      {
+        flags: '-f, --file <file>',
+        description: 'workflow file, .json, .yaml or .yml (- for stdin)',
+      },
+      { flags: '--status <status>', description: 'draft, active, paused or archived' },
+    ],
+    examples: ['svc workflows update wfl_... -f refund.yaml'],
+    async run(ctx, [id], options) {
+      const { file, document } = await documentFrom(options);
+      const workflow = await sendDocument(ctx, 'PATCH', `/workflows/${path(id!)}`, file, document);
+      ctx.out.result(workflow, () => `Updated ${describeWorkflow(workflow)}`);
+    },
+  },
+  {
+    path: ['workflows', 'delete'],
+    description: 'Delete a workflow (its running runs are cancelled first)',
+    args: [{ name: 'id', description: 'workflow id (wfl_...)' }],
+    async run(ctx, [id]) {
+      const result = await (
+        await ctx.api()
+      ).data<{ id: string }>('DELETE', `/workflows/${path(id!)}`);
+      ctx.out.result(result, () => `Deleted workflow ${result.id}`);
+    },
+  },
+  {
+    path: ['workflows', 'activate'],
+    description: 'Make a workflow active (its triggers fire; manual runs work in draft too)',
+    args: [{ name: 'id', description: 'workflow id (wfl_...)' }],
+    run: (ctx, [id]) => setStatus(ctx, id!, 'active'),
+  },
+  {
+    path: ['workflows', 'pause'],
+    description: 'Pause a workflow (new runs are refused with workflow_not_active)',
+    args: [{ name: 'id', description: 'workflow id (wfl_...)' }],
+    run: (ctx, [id]) => setStatus(ctx, id!, 'paused'),
+  },
+  {
+    path: ['workflows', 'run'],
+    description:
+      'Start a run; with --wait, show each step live and print the result (exit 1 if the run fails)',
+    args: [{ name: 'id', description: 'workflow id (wfl_...)' }],
+    options: [
+      {
+        flags: '--input <json>',
+        description: 'the trigger payload: a JSON object, or @file.json (default {})',
+      },
+      { flags: '--wait', description: 'follow the run to its end and print the result' },
+    ],
+    examples: [
+      `svc workflows run wfl_... --input '{"order_id": "A-1", "amount": 120}' --wait`,
+      'svc workflows run wfl_... --input @order.json --wait --json',
+    ],
+    async run(ctx, [id], options) {
+      const { readRunInput } = await import('../workflow-file.js');
+      const input = await readRunInput(stringOption(options, 'input'));
+      if (options.wait === true) {
+        await runAndWait(ctx, id!, input);
+        return;
+      }
+      const started = await (
+        await ctx.api()
+      ).data<{ execution_id: string; status: string; created_at: string }>(
+        'POST',
+        `/workflows/${path(id!)}/execute`,
+        { body: { input, wait_for_completion: false } },
+      );
+      ctx.out.result(started, () =>
+        [
+          `Started run ${chalk.cyan(started.execution_id)} (${statusColour(started.status)})`,
+          chalk.dim(`Follow it with: svc workflows execution ${id} ${started.execution_id}`),
+        ].join('\n'),
+      );
+    },
+  },
+  {
+    path: ['workflows', 'executions'],
+    description: 'List the runs of a workflow, newest first',
+    args: [{ name: 'id', description: 'workflow id (wfl_...)' }],
+    options: [
+      {
+        flags: '--status <status>',
+        description: 'running, awaiting_approval, completed, failed, cancelled or timeout',
+      },
+      { flags: '--limit <n>', description: 'page size, 1-100' },
+      { flags: '--starting-after <id>', description: 'cursor: the last id of the previous page' },
+    ],
+    async run(ctx, [id], options) {
+      const body = await (
+        await ctx.api()
+      ).request<ListBody<Execution>>('GET', `/workflows/${path(id!)}/executions`, {
+        query: {
+          status: stringOption(options, 'status'),
+          limit: stringOption(options, 'limit'),
+          starting_after: stringOption(options, 'startingAfter'),
+        },
+      });
+      ctx.out.result(body, () => {
+        const rows = table(
+          ['EXECUTION', 'STATUS', 'STEPS', 'CURRENT', 'STARTED', 'DURATION'],
+          body.data.map((e) => [
+            e.execution_id,
+            statusColour(e.status),
+            `${e.steps_completed ?? '-'}/${e.steps_total ?? '-'}`,
+            e.current_step ?? '-',
+            e.created_at,
+            e.duration_seconds === null || e.duration_seconds === undefined
+              ? '-'
+              : formatDuration(e.duration_seconds * 1000),
+          ]),
+        );
+        return body.has_more
+          ? `${rows}\n${chalk.dim(`more: --starting-after ${body.meta.next_cursor}`)}`
+          : rows;
+      });
+    },
+  },
+  {
+    path: ['workflows', 'execution'],
+    description: 'Show a run: status, current step, each step result, the result',
+    args: [
+      { name: 'id', description: 'workflow id (wfl_...)' },
+      { name: 'execution', description: 'execution id (wex_...)' },
+    ],
+    async run(ctx, [id, executionId]) {
+      const [execution, steps] = await Promise.all([
+        (await ctx.api()).data<Execution>(
+          'GET',
+          `/workflows/${path(id!, 'executions', executionId!)}`,
+        ),
+        ctx.out.json ? Promise.resolve([]) : stepsOf(ctx, id!),
+      ]);
+      ctx.out.result(execution, () => describeExecution(execution, steps));
+    },
+  },
+  {
+    path: ['workflows', 'cancel'],
+    description: 'Cancel a run wherever it is (in a wait, a parallel branch, awaiting approval)',
+    args: [
+      { name: 'id', description: 'workflow id (wfl_...)' },
+      { name: 'execution', description: 'execution id (wex_...)' },
+    ],
+    async run(ctx, [id, executionId]) {
+      const result = await (
+        await ctx.api()
+      ).data<{ execution_id: string; status: string; cancelled_at: string }>(
+        'POST',
+        `/workflows/${path(id!, 'executions', executionId!, 'cancel')}`,
+      );
+      ctx.out.result(
+        result,
+        () => `Cancelled run ${chalk.cyan(result.execution_id)} at ${result.cancelled_at}`,
+      );
+    },
+  },
+]);

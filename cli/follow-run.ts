@@ -1,0 +1,127 @@
+// Follows a workflow run until it ends, for `svc workflows run --wait`: the control channel's
+// event stream says when something happened to the run (no polling delay), and each time the
+// CLI reads the execution view, which is the truth (current step, step results). A slow poll
+// covers what no event announces (a cancel, the pause for approval) and a stream that could not
+// be opened (e.g. --api-key against a daemon whose control token this user cannot read).
+import type { EventEnvelope } from '../shared/schemas/events.js';
+import type { ApiClient } from '../shared/api-client.js';
+import type { CliContext } from './context.js';
+import { isTerminal, type Execution } from './workflow-views.js';
+
+const SAFETY_POLL_MS = 1_000;
+const SUBSCRIBE_WAIT_MS = 3_000;
+
+export type FollowOutcome =
+  | { type: 'ended'; execution: Execution }
+  | { type: 'detached'; execution: Execution | undefined; executionId: string };
+
+export interface FollowOptions {
+  ctx: CliContext;
+  api: ApiClient;
+  workflowId: string;
+  /** Starts the run (after the stream is open, so no event is missed); answers its id. */
+  start(): Promise<string>;
+  onUpdate(execution: Execution): void;
+}
+
+export async function followRun(options: FollowOptions): Promise<FollowOutcome> {
+  const { api, workflowId } = options;
+  let executionId: string | undefined;
+  let wake: (() => void) | undefined;
+  let dirty = true;
+  const poke = () => {
+    dirty = true;
+    wake?.();
+  };
+
+  const subscription = await openStream(options.ctx, api.tenantId, (event) => {
+    const data = event.data as { execution_id?: unknown };
+    // Before the id is known every run event may be ours; an approval pause names no run.
+    if (
+      event.type === 'agent.execution.awaiting_approval' ||
+      executionId === undefined ||
+      data.execution_id === executionId
+    )
+      poke();
+  });
+
+  let interrupted = false;
+  const onSignal = () => {
+    interrupted = true;
+    wake?.();
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  let latest: Execution | undefined;
+  try {
+    executionId = await options.start();
+    const path = `/workflows/${encodeURIComponent(workflowId)}/executions/${encodeURIComponent(executionId)}`;
+    for (;;) {
+      if (interrupted) return { type: 'detached', execution: latest, executionId };
+      if (dirty) {
+        dirty = false;
+        latest = await api.data<Execution>('GET', path);
+        options.onUpdate(latest);
+        if (isTerminal(latest)) return { type: 'ended', execution: latest };
+        continue;
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          dirty = true;
+          resolve();
+        }, SAFETY_POLL_MS);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = undefined;
+    }
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    subscription?.unsubscribe();
+  }
+}
+
+/** Opens the run-event stream and waits until it is live; undefined when it cannot be opened. */
+async function openStream(
+  ctx: CliContext,
+  workspaceId: string | undefined,
+  onEvent: (event: EventEnvelope) => void,
+): Promise<{ unsubscribe(): void } | undefined> {
+  let control;
+  try {
+    control = await ctx.control();
+  } catch {
+    return undefined;
+  }
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (value: { unsubscribe(): void } | undefined) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(value);
+    };
+    const subscription = control.events.stream.subscribe(
+      {
+        ...(workspaceId ? { workspace_id: workspaceId } : {}),
+        types: ['workflow.execution.*', 'agent.execution.awaiting_approval'],
+      },
+      {
+        onStarted: () => settle(subscription),
+        onData: onEvent,
+        onError: () => {
+          subscription.unsubscribe();
+          settle(undefined);
+        },
+      },
+    );
+    // A stream that does not open in time is given up: the poll still follows the run.
+    const timer = setTimeout(() => {
+      subscription.unsubscribe();
+      settle(undefined);
+    }, SUBSCRIBE_WAIT_MS);
+  });
+}

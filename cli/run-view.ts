@@ -1,0 +1,277 @@
+// The progress view of `svc workflows run --wait`, drawn on stderr so that stdout keeps only the
+// result. In a terminal it is a live block, one row per step, redrawn in place (like `docker
+// compose up`): a spinner while a step runs, then its outcome and duration. Without a terminal
+// (or with --json) it appends one plain line per change, which logs and CI read well.
+import { Chalk, type ChalkInstance } from 'chalk';
+import {
+  brief,
+  formatDuration,
+  isTerminal,
+  type Execution,
+  type StepResult,
+  type WorkflowStep,
+} from './workflow-views.js';
+
+export interface ViewTarget {
+  write(text: string): unknown;
+}
+
+export interface RunViewOptions {
+  /** Redraw in place with a spinner (a TTY); otherwise append plain lines. */
+  live: boolean;
+  /** Colour (never without a TTY, nor with NO_COLOR). */
+  colour: boolean;
+  /** Milliseconds now, for the running rows' elapsed time (the CLI's own clock). */
+  now?: () => number;
+}
+
+type RowState = 'running' | 'waiting' | 'awaiting_approval' | 'completed' | 'failed' | 'other';
+
+interface Row {
+  id: string;
+  name: string;
+  type: string;
+  state: RowState;
+  status: string;
+  attempts: number;
+  durationMs: number | null;
+  detail: string;
+  seenAt: number;
+}
+
+const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
+function rowState(status: string): RowState {
+  switch (status) {
+    case 'running':
+    case 'pending':
+    case 'retrying':
+      return 'running';
+    case 'waiting':
+      return 'waiting';
+    case 'awaiting_approval':
+      return 'awaiting_approval';
+    case 'completed':
+    case 'succeeded':
+      return 'completed';
+    case 'failed':
+    case 'timeout':
+    case 'cancelled':
+      return 'failed';
+    default:
+      return 'other';
+  }
+}
+
+export class RunView {
+  private readonly rows = new Map<string, Row>();
+  private readonly chalk: ChalkInstance;
+  private readonly now: () => number;
+  private drawnLines = 0;
+  private frame = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private execution: Execution | undefined;
+  private lastStatus: string | undefined;
+
+  constructor(
+    private readonly target: ViewTarget,
+    private readonly steps: WorkflowStep[],
+    private readonly options: RunViewOptions,
+  ) {
+    this.chalk = new Chalk({ level: options.colour ? 1 : 0 });
+    this.now = options.now ?? Date.now;
+    if (options.live) {
+      // The spinner and the running rows' elapsed time move between updates.
+      this.timer = setInterval(() => {
+        this.frame += 1;
+        this.draw();
+      }, 100);
+      this.timer.unref();
+    }
+  }
+
+  /** Takes the latest execution view; draws (live) or prints what changed (plain). */
+  update(execution: Execution): void {
+    this.execution = execution;
+    const changes: string[] = [];
+    if (this.lastStatus === undefined) changes.push(this.startLine(execution));
+    for (const result of latestPerStep(execution.step_results ?? [])) {
+      this.apply(result.latest, result.attempts, changes);
+    }
+    const current = execution.current_step;
+    if (current && !this.rows.has(current) && !isTerminal(execution)) {
+      this.apply({ step_id: current, status: 'running' }, 1, changes);
+    }
+    if (execution.status === 'awaiting_approval' && current) {
+      const row = this.rows.get(current);
+      if (row && row.state !== 'awaiting_approval' && row.state !== 'completed') {
+        row.state = 'awaiting_approval';
+        row.status = 'awaiting_approval';
+        changes.push(this.rowLine(row, 'is awaiting approval'));
+      }
+    }
+    if (execution.status !== this.lastStatus && this.lastStatus !== undefined) {
+      if (execution.status === 'awaiting_approval') {
+        changes.push(
+          `run ${execution.execution_id} awaiting approval${current ? ` at step ${current}` : ''}`,
+        );
+      } else if (isTerminal(execution) || execution.status === 'running') {
+        changes.push(`run ${execution.execution_id} ${execution.status}`);
+      }
+    }
+    this.lastStatus = execution.status;
+    if (this.options.live) this.draw();
+    else for (const line of changes) this.target.write(line + '\n');
+  }
+
+  /** Stops the spinner and leaves the final block (live) in place. */
+  close(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    if (this.options.live) this.draw();
+  }
+
+  private startLine(execution: Execution): string {
+    return `run ${execution.execution_id} of ${execution.workflow_id} ${execution.status}`;
+  }
+
+  private apply(result: StepResult, attempts: number, changes: string[]): void {
+    const step = this.steps.find((candidate) => candidate.id === result.step_id);
+    let row = this.rows.get(result.step_id);
+    if (!row) {
+      row = {
+        id: result.step_id,
+        name: step?.name ?? result.step_id,
+        type: step?.type ?? '?',
+        state: 'running',
+        status: 'running',
+        attempts: 0,
+        durationMs: null,
+        detail: '',
+        seenAt: this.now(),
+      };
+      this.rows.set(row.id, row);
+      changes.push(this.rowLine(row, 'started'));
+    }
+    const state = rowState(result.status);
+    const changed = state !== row.state || attempts !== row.attempts;
+    row.attempts = attempts;
+    row.status = result.status;
+    row.state = state;
+    row.durationMs = result.duration_ms ?? null;
+    row.detail = this.detailOf(result, state);
+    if (!changed) return;
+    if (state === 'completed') {
+      changes.push(this.rowLine(row, `completed in ${formatDuration(row.durationMs)}`));
+    } else if (state === 'failed') {
+      changes.push(this.rowLine(row, `${result.status}${row.detail ? `: ${row.detail}` : ''}`));
+    } else if (state === 'waiting') {
+      changes.push(this.rowLine(row, `waiting${row.detail ? ` (${row.detail})` : ''}`));
+    } else if (state === 'running' && attempts > 1) {
+      changes.push(this.rowLine(row, `retrying (attempt ${attempts})`));
+    } else if (state === 'other') {
+      changes.push(this.rowLine(row, result.status));
+    }
+  }
+
+  private detailOf(result: StepResult, state: RowState): string {
+    if (state === 'failed') {
+      const error = result.error ?? errorOf(result.result);
+      return error ? `${error.code}: ${error.message}` : brief(result.result, 70);
+    }
+    if (state === 'completed') return brief(result.result, 50);
+    if (state === 'waiting') {
+      const resume = (result.result as { resume_at?: unknown } | null | undefined)?.resume_at;
+      return typeof resume === 'string' ? `until ${resume}` : '';
+    }
+    return '';
+  }
+
+  private rowLine(row: Row, what: string): string {
+    return `step ${row.id} (${row.type}) ${what}`;
+  }
+
+  private draw(): void {
+    const execution = this.execution;
+    if (!execution) return;
+    const c = this.chalk;
+    const lines: string[] = [];
+    const done = execution.steps_completed ?? 0;
+    const total = execution.steps_total ?? this.steps.length;
+    lines.push(
+      `${c.bold('Run')} ${c.cyan(execution.execution_id)} ${this.statusText(execution.status)} ${c.dim(`${done}/${total} steps`)}`,
+    );
+    const idWidth = Math.max(4, ...[...this.rows.values()].map((row) => row.id.length));
+    const typeWidth = Math.max(4, ...[...this.rows.values()].map((row) => row.type.length));
+    for (const row of this.rows.values()) {
+      const icon = this.icon(row);
+      const elapsed =
+        row.state === 'completed' || row.state === 'failed'
+          ? formatDuration(row.durationMs)
+          : formatDuration(this.now() - row.seenAt);
+      const attempts = row.attempts > 1 ? c.yellow(` attempt ${row.attempts}`) : '';
+      lines.push(
+        ` ${icon} ${row.id.padEnd(idWidth)}  ${c.dim(row.type.padEnd(typeWidth))}  ${this.stateText(row)}${attempts}  ${c.dim(elapsed)}${row.detail ? `  ${c.dim(row.detail)}` : ''}`,
+      );
+    }
+    let out = this.drawnLines ? `\u001b[${this.drawnLines}A` : '';
+    for (const line of lines) out += `\u001b[2K${line}\n`;
+    this.target.write(out);
+    this.drawnLines = lines.length;
+  }
+
+  private icon(row: Row): string {
+    const c = this.chalk;
+    switch (row.state) {
+      case 'completed':
+        return c.green('✔');
+      case 'failed':
+        return c.red('✘');
+      case 'waiting':
+        return c.blue('⏸');
+      case 'awaiting_approval':
+        return c.yellow('?');
+      case 'running':
+        return c.cyan(SPINNER[this.frame % SPINNER.length]!);
+      case 'other':
+        return c.dim('•');
+    }
+  }
+
+  private stateText(row: Row): string {
+    const c = this.chalk;
+    const text = row.status.padEnd(17);
+    if (row.state === 'completed') return c.green(text);
+    if (row.state === 'failed') return c.red(text);
+    if (row.state === 'awaiting_approval') return c.yellow(text);
+    return text;
+  }
+
+  private statusText(status: string): string {
+    const c = this.chalk;
+    if (status === 'completed') return c.green(status);
+    if (status === 'running') return c.cyan(status);
+    if (status === 'awaiting_approval') return c.yellow(status);
+    return c.red(status);
+  }
+}
+
+function errorOf(result: unknown): { code: string; message: string } | undefined {
+  const error = (result as { error?: unknown } | null | undefined)?.error;
+  if (error && typeof error === 'object' && typeof (error as { code?: unknown }).code === 'string')
+    return error as { code: string; message: string };
+  return undefined;
+}
+
+/** step_results may hold one entry per attempt: the latest of each step, in first-seen order. */
+function latestPerStep(results: StepResult[]): { latest: StepResult; attempts: number }[] {
+  const byStep = new Map<string, { latest: StepResult; attempts: number }>();
+  for (const result of results) {
+    const seen = byStep.get(result.step_id);
+    if (seen) {
+      seen.latest = result;
+      seen.attempts += 1;
+    } else byStep.set(result.step_id, { latest: result, attempts: 1 });
+  }
+  return [...byStep.values()];
+}
