@@ -8,6 +8,7 @@ import events from './commands/events.js';
 import keys from './commands/keys.js';
 import listen from './commands/listen.js';
 import webhooks from './commands/webhooks.js';
+import workflowTemplates from './commands/workflow-templates.js';
 import workflows from './commands/workflows.js';
 import workspaces from './commands/workspaces.js';
 
@@ -19,6 +20,7 @@ export const COMMANDS: CommandSpec[] = [
   ...events,
   ...agents,
   ...workflows,
+  ...workflowTemplates,
   ...webhooks,
   ...listen,
 ];
