@@ -1,0 +1,187 @@
+// Expressions and `{{ }}` interpolation for workflow steps, on angular-expressions: a parser and
+// tree-walking evaluator (no eval, no new Function) with member paths, comparisons and && / ||.
+// A missing path evaluates to undefined, which the engine treats as null. Compiled expressions are
+// cached by their text, so a hot workflow parses each expression once.
+import expressions from 'angular-expressions';
+
+export type Scope = Record<string, unknown>;
+type Compiled = (scope: Scope) => unknown;
+
+export class ExpressionError extends Error {
+  constructor(
+    readonly expression: string,
+    reason: string,
+  ) {
+    super(`Invalid expression '${expression}': ${reason}`);
+  }
+}
+
+/** Thrown while evaluating when `secrets.NAME` names no secret of the workspace. */
+export class MissingSecretError extends Error {
+  constructor(readonly secretName: string) {
+    super(
+      `The secret '${secretName}' is not set in this workspace. Set it with: svc secrets set ${secretName} VALUE`,
+    );
+  }
+}
+
+const cache = new Map<string, Compiled>();
+const CACHE_LIMIT = 5000;
+
+/** Compiles an expression (throws ExpressionError on a syntax error). */
+export function compile(source: string): Compiled {
+  let compiled = cache.get(source);
+  if (compiled) return compiled;
+  const text = source.trim();
+  if (text === '') throw new ExpressionError(source, 'it is empty');
+  try {
+    compiled = expressions.compile(text) as Compiled;
+  } catch (error) {
+    const message = error instanceof Error ? error.message.split('\n')[0]! : String(error);
+    throw new ExpressionError(source, message.replace(/^\[\$parse:\w+\]\s*/, ''));
+  }
+  if (cache.size >= CACHE_LIMIT) cache.clear();
+  cache.set(source, compiled);
+  return compiled;
+}
+
+/** Evaluates an expression; undefined (a missing path) becomes null. */
+export function evaluate(source: string, scope: Scope): unknown {
+  const value = compile(source)(scope);
+  return value === undefined ? null : value;
+}
+
+const WRAPPED = /^\s*\{\{([\s\S]*)\}\}\s*$/;
+
+/** A condition is an expression without braces; `{{ expr }}` is accepted too. */
+export function conditionSource(condition: string): string {
+  const wrapped = WRAPPED.exec(condition);
+  return wrapped && !wrapped[1]!.includes('{{') ? wrapped[1]! : condition;
+}
+
+export function evaluateCondition(condition: string, scope: Scope): boolean {
+  return Boolean(evaluate(conditionSource(condition), scope));
+}
+
+type Part = { text: string } | { expr: string };
+
+/** Splits "Hello {{ a.b }}!" into text and expression parts. */
+export function templateParts(text: string): Part[] {
+  const parts: Part[] = [];
+  let rest = text;
+  for (;;) {
+    const open = rest.indexOf('{{');
+    if (open === -1) break;
+    const close = rest.indexOf('}}', open + 2);
+    if (close === -1) break;
+    if (open > 0) parts.push({ text: rest.slice(0, open) });
+    parts.push({ expr: rest.slice(open + 2, close) });
+    rest = rest.slice(close + 2);
+  }
+  if (rest !== '') parts.push({ text: rest });
+  return parts;
+}
+
+/** Every expression of a template string, for checking at write time. */
+export function templateExpressions(text: string): string[] {
+  return templateParts(text).flatMap((part) => ('expr' in part ? [part.expr] : []));
+}
+
+/**
+ * Interpolates a string: exactly one `{{expr}}` keeps the value's type; expressions embedded in
+ * text become text (objects as JSON, null as an empty string).
+ */
+export function interpolateString(text: string, scope: Scope): unknown {
+  if (!text.includes('{{')) return text;
+  const parts = templateParts(text);
+  if (parts.length === 1 && 'expr' in parts[0]!) return evaluate(parts[0].expr, scope);
+  return parts
+    .map((part) => ('expr' in part ? asText(evaluate(part.expr, scope)) : part.text))
+    .join('');
+}
+
+/** Interpolates every string inside a JSON-like value (object keys stay as they are). */
+export function interpolate(value: unknown, scope: Scope): unknown {
+  if (typeof value === 'string') return interpolateString(value, scope);
+  if (Array.isArray(value)) return value.map((item) => interpolate(item, scope));
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) out[key] = interpolate(item, scope);
+    return out;
+  }
+  return value;
+}
+
+/** Calls `visit` with the path and text of every string inside a JSON-like value. */
+export function eachString(
+  value: unknown,
+  path: string,
+  visit: (path: string, text: string) => void,
+): void {
+  if (typeof value === 'string') visit(path, value);
+  else if (Array.isArray(value))
+    value.forEach((item, i) => eachString(item, `${path}[${i}]`, visit));
+  else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) eachString(item, `${path}.${key}`, visit);
+  }
+}
+
+function asText(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value);
+}
+
+/**
+ * The `secrets` object of a run's scope: reads a secret when an expression touches it, records
+ * which were used (so their values can be masked), and fails naming a missing one.
+ */
+export function secretsScope(
+  reveal: (name: string) => string | undefined,
+  used: Map<string, string>,
+): Record<string, string> {
+  const read = (key: string | symbol): string | undefined => {
+    if (typeof key !== 'string') return undefined;
+    const known = used.get(key);
+    if (known !== undefined) return known;
+    const value = reveal(key);
+    if (value === undefined) throw new MissingSecretError(key);
+    used.set(key, value);
+    return value;
+  };
+  // angular-expressions reads only own properties: describe each secret as one.
+  return new Proxy({} as Record<string, string>, {
+    get: (_target, key) => read(key),
+    has: () => true,
+    getOwnPropertyDescriptor: (_target, key) => {
+      const value = read(key);
+      return value === undefined
+        ? undefined
+        : { value, writable: false, enumerable: true, configurable: true };
+    },
+  });
+}
+
+/** Replaces every secret value inside a JSON-like value with [secret:NAME]. */
+export function maskSecrets<T>(value: T, used: ReadonlyMap<string, string>): T {
+  if (used.size === 0) return value;
+  const mask = (text: string): string => {
+    let out = text;
+    for (const [name, secret] of used) {
+      if (secret !== '') out = out.split(secret).join(`[secret:${name}]`);
+    }
+    return out;
+  };
+  const walk = (item: unknown): unknown => {
+    if (typeof item === 'string') return mask(item);
+    if (Array.isArray(item)) return item.map(walk);
+    if (item !== null && typeof item === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [key, inner] of Object.entries(item)) out[key] = walk(inner);
+      return out;
+    }
+    return item;
+  };
+  return walk(value) as T;
+}

@@ -1,0 +1,120 @@
+// Helpers for the workflow end-to-end tests: REST calls with the operator credential in a given
+// workspace, an active agent, workflow files on disk, and waiting for runs to reach a state (the
+// daemon works in the background; time on the daemon clock only moves with `svc clock advance`).
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestDaemon } from './daemon.js';
+
+export interface Api {
+  (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+}
+
+/** REST with the operator key in workspace `ws` (answers status and parsed body). */
+export async function apiFor(d: TestDaemon, ws: string): Promise<Api> {
+  const { key } = await d.operator();
+  return async (method, path, body) => {
+    const answer = await d.callJson(method, `/v1${path}`, body, { key, tenant: ws });
+    return { status: answer.status, body: answer.body };
+  };
+}
+
+/** Creates and deploys an agent (L3 unless told), so workflow steps can use it at once. */
+export async function activeAgent(
+  api: Api,
+  fields: Record<string, unknown> = {},
+): Promise<{ id: string }> {
+  const created = await api('POST', '/agents', {
+    name: 'Workflow helper',
+    ontology: 'retail-v1',
+    type: 'customer-service',
+    autonomy_level: 'L3',
+    ...fields,
+  });
+  if (created.status !== 201) throw new Error(`create agent: ${JSON.stringify(created.body)}`);
+  const deployed = await api('POST', '/agents/deploy', { agent_id: created.body.data.id });
+  if (deployed.status !== 200) throw new Error(`deploy agent: ${JSON.stringify(deployed.body)}`);
+  return { id: created.body.data.id };
+}
+
+let filesDir: string | undefined;
+
+/** Writes a workflow file (text as given) in a temp dir; answers its path. */
+export function workflowFile(name: string, text: string): string {
+  filesDir ??= mkdtempSync(join(tmpdir(), 'svc-wf-files-'));
+  const file = join(filesDir, `${Date.now()}-${Math.random().toString(36).slice(2)}-${name}`);
+  writeFileSync(file, text);
+  return file;
+}
+
+/** Creates a workflow through the API; answers its id. */
+export async function createWorkflow(api: Api, body: Record<string, unknown>): Promise<string> {
+  const created = await api('POST', '/workflows', body);
+  if (created.status !== 201) throw new Error(`create workflow: ${JSON.stringify(created.body)}`);
+  return created.body.data.id;
+}
+
+export async function getExecution(api: Api, workflowId: string, executionId: string) {
+  const answer = await api('GET', `/workflows/${workflowId}/executions/${executionId}`);
+  if (answer.status !== 200)
+    throw new Error(
+      `GET execution ${executionId}: ${answer.status} ${JSON.stringify(answer.body)}`,
+    );
+  return answer.body.data;
+}
+
+/** Polls (real time, the daemon works meanwhile) until `done(execution)` or the time runs out. */
+export async function waitForExecution(
+  api: Api,
+  workflowId: string,
+  executionId: string,
+  done: (execution: any) => boolean,
+  timeoutMs = 15_000,
+): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  let execution = await getExecution(api, workflowId, executionId);
+  while (!done(execution)) {
+    if (Date.now() > deadline) {
+      throw new Error(`execution ${executionId} did not get there: ${JSON.stringify(execution)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    execution = await getExecution(api, workflowId, executionId);
+  }
+  return execution;
+}
+
+/** Every stored event of these types (all pages), oldest first. */
+export async function allEvents(api: Api, types: string): Promise<any[]> {
+  const events: any[] = [];
+  let cursor: string | undefined;
+  for (;;) {
+    const page = await api(
+      'GET',
+      `/events?type=${encodeURIComponent(types)}&limit=100${cursor ? `&starting_after=${cursor}` : ''}`,
+    );
+    if (page.status !== 200) throw new Error(`GET /events: ${JSON.stringify(page.body)}`);
+    events.push(...page.body.data);
+    if (!page.body.has_more) break;
+    cursor = page.body.meta.next_cursor;
+  }
+  return events.reverse();
+}
+
+/** Every execution of a workflow (all pages). */
+export async function allExecutions(api: Api, workflowId: string): Promise<any[]> {
+  const executions: any[] = [];
+  let cursor: string | undefined;
+  for (;;) {
+    const page = await api(
+      'GET',
+      `/workflows/${workflowId}/executions?limit=100${cursor ? `&starting_after=${cursor}` : ''}`,
+    );
+    if (page.status !== 200) throw new Error(`GET executions: ${JSON.stringify(page.body)}`);
+    executions.push(...page.body.data);
+    if (!page.body.has_more) break;
+    cursor = page.body.meta.next_cursor;
+  }
+  return executions;
+}
+
+export const TERMINAL = ['completed', 'failed', 'cancelled', 'timeout'];

@@ -1,0 +1,94 @@
+// Expressions (angular-expressions) and {{ }} interpolation of workflow steps.
+import test from 'ava';
+import {
+  evaluate,
+  evaluateCondition,
+  ExpressionError,
+  interpolate,
+  interpolateString,
+  maskSecrets,
+  MissingSecretError,
+  secretsScope,
+} from '../../daemon/engine/expressions.js';
+
+const scope = {
+  trigger: { payload: { amount: 150, customer: { name: 'Ada' }, tags: ['a', 'b'] } },
+  classify: { result: { action: 'route', confidence: 0.85 } },
+  steps: { classify: { result: { action: 'route', confidence: 0.85 } } },
+  workflow: { execution_id: 'wex_1', result: null },
+};
+
+test('conditions: comparisons, &&, member paths, with or without braces', (t) => {
+  t.true(
+    evaluateCondition('trigger.payload.amount > 100 && classify.result.confidence >= 0.8', scope),
+  );
+  t.false(
+    evaluateCondition(
+      'trigger.payload.amount > 200 || steps.classify.result.confidence < 0.5',
+      scope,
+    ),
+  );
+  t.true(evaluateCondition('{{ trigger.payload.customer.name == "Ada" }}', scope));
+  t.true(evaluateCondition('classify.result.action === "route"', scope));
+});
+
+test('a missing path is null, never a crash', (t) => {
+  t.is(evaluate('trigger.payload.nothing.deeper.still', scope), null);
+  t.is(evaluate('unknown_step.result.x', scope), null);
+  t.false(evaluateCondition('unknown_step.result.confidence >= 0.8', scope));
+});
+
+test('no access to the JavaScript runtime through expressions', (t) => {
+  t.is(evaluate('constructor.constructor("return process")()', scope), null);
+  t.is(evaluate('trigger.constructor', scope), null);
+});
+
+test('a syntax error is an ExpressionError with a readable reason', (t) => {
+  const error = t.throws(() => evaluate('a >* b', scope), { instanceOf: ExpressionError });
+  t.regex(error!.message, /Invalid expression 'a >\* b'/);
+  t.notRegex(error!.message, /http/);
+});
+
+test('interpolation: exactly one {{expr}} keeps the type; embedded ones become text', (t) => {
+  t.is(interpolateString('{{trigger.payload.amount}}', scope), 150);
+  t.deepEqual(interpolateString('{{ trigger.payload }}', scope), scope.trigger.payload);
+  t.is(
+    interpolateString(
+      'Amount: {{trigger.payload.amount}} for {{trigger.payload.customer.name}}',
+      scope,
+    ),
+    'Amount: 150 for Ada',
+  );
+  t.is(interpolateString('tags={{trigger.payload.tags}}', scope), 'tags=["a","b"]');
+  t.is(interpolateString('missing=[{{trigger.payload.none}}]', scope), 'missing=[]');
+  t.is(interpolateString('{{trigger.payload.none}}', scope), null);
+  t.is(interpolateString('no braces', scope), 'no braces');
+  t.deepEqual(
+    interpolate(
+      {
+        id: '{{workflow.execution_id}}',
+        nested: [{ c: '{{steps.classify.result.confidence}}' }],
+        n: 3,
+      },
+      scope,
+    ),
+    { id: 'wex_1', nested: [{ c: 0.85 }], n: 3 },
+  );
+});
+
+test('secrets are read when used, masked as [secret:NAME], and a missing one is named', (t) => {
+  const used = new Map<string, string>();
+  const secrets = secretsScope((name) => (name === 'TOKEN' ? 's3cr3t-value' : undefined), used);
+  const withSecrets = { ...scope, secrets };
+  const headers = interpolate({ authorization: 'Bearer {{secrets.TOKEN}}' }, withSecrets);
+  t.deepEqual(headers, { authorization: 'Bearer s3cr3t-value' });
+  t.deepEqual([...used.keys()], ['TOKEN']);
+  t.deepEqual(maskSecrets({ echo: ['got Bearer s3cr3t-value'] }, used), {
+    echo: ['got Bearer [secret:TOKEN]'],
+  });
+  const error = t.throws(() => interpolate('{{secrets.NOPE}}', withSecrets), {
+    instanceOf: MissingSecretError,
+  });
+  t.is(error!.secretName, 'NOPE');
+  t.regex(error!.message, /NOPE/);
+});
