@@ -1,8 +1,9 @@
 // Trigger configurations of a workflow by type, and the webhook-trigger intake's answer. The
 // workflow schema keeps `trigger.config` an open object; these check it per type on every write.
 import { z } from 'zod';
+import { TRIGGER_TYPES } from './workflows.js';
 
-export const TRIGGER_TYPES = ['manual', 'webhook', 'schedule', 'event'] as const;
+export { TRIGGER_TYPES };
 export type TriggerType = (typeof TRIGGER_TYPES)[number];
 
 /** A hook path: one URL segment of unreserved characters, e.g. "orders-created". */
