@@ -20,7 +20,7 @@ test('at least eight templates across several industries, each with derived step
     t.is(template.steps_count, template.steps.length);
     t.true(template.avg_duration_seconds > 0, template.id);
   }
-  const triggers = new Set(templates.map((template) => template.trigger.type));
+  const triggers = new Set<string>(templates.map((template) => template.trigger.type));
   for (const type of ['webhook', 'schedule', 'event', 'manual']) t.true(triggers.has(type), type);
 });
 
