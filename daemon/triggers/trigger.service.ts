@@ -9,7 +9,6 @@ import type { EventEnvelope } from '../../shared/schemas/events.js';
 import type { TriggerType } from '../../shared/schemas/triggers.js';
 import { toIso, type Clock } from '../clock/clock.js';
 import { ApiError } from '../http/api-error.js';
-import type { Db } from '../store/database.js';
 import type { TimerService } from '../timers/timer.service.js';
 import { latestOccurrence, nextOccurrence } from './cron.js';
 import type { TriggerRepository, TriggerRow } from './trigger.repository.js';
@@ -19,6 +18,11 @@ export const SCHEDULE_TIMER = 'workflow.schedule';
 /** Event-triggered runs that may follow one another (A's run event starts B, B's starts A...). */
 export const MAX_EVENT_CHAIN = 5;
 const EVENT_RUN_RETENTION_MS = 30 * 86_400_000;
+
+/** Runs a function in one store transaction (the store's, or the caller's when already in one). */
+export interface Transactions {
+  transaction<T>(fn: () => T): () => T;
+}
 
 export interface RunRequest {
   input: Record<string, unknown>;
@@ -62,7 +66,7 @@ export class TriggerService {
   private ambientDepth = 0;
 
   constructor(
-    private readonly db: Db,
+    private readonly db: Transactions,
     private readonly repo: TriggerRepository,
     private readonly runs: RunStarter,
     private readonly timers: TimerService,
