@@ -39,6 +39,9 @@ interface Row {
   seenAt: number;
 }
 
+/** A step result, or just the current step's id when no result names it yet. */
+type SeenStep = Pick<StepResult, 'step_id' | 'status'> & Partial<StepResult>;
+
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 function rowState(status: string): RowState {
@@ -95,7 +98,7 @@ export class RunView {
     this.execution = execution;
     const changes: string[] = [];
     if (this.lastStatus === undefined) changes.push(this.startLine(execution));
-    for (const result of latestPerStep(execution.step_results ?? [])) {
+    for (const result of latestPerStep(execution.step_results)) {
       this.apply(result.latest, result.attempts, changes);
     }
     const current = execution.current_step;
@@ -135,14 +138,14 @@ export class RunView {
     return `run ${execution.execution_id} of ${execution.workflow_id} ${execution.status}`;
   }
 
-  private apply(result: StepResult, attempts: number, changes: string[]): void {
+  private apply(result: SeenStep, attempts: number, changes: string[]): void {
     const step = this.steps.find((candidate) => candidate.id === result.step_id);
     let row = this.rows.get(result.step_id);
     if (!row) {
       row = {
         id: result.step_id,
-        name: step?.name ?? result.step_id,
-        type: step?.type ?? '?',
+        name: result.step_name ?? step?.name ?? result.step_id,
+        type: result.type ?? step?.type ?? '?',
         state: 'running',
         status: 'running',
         attempts: 0,
@@ -174,7 +177,7 @@ export class RunView {
     }
   }
 
-  private detailOf(result: StepResult, state: RowState): string {
+  private detailOf(result: SeenStep, state: RowState): string {
     if (state === 'failed') {
       const error = result.error ?? errorOf(result.result);
       return error ? `${error.code}: ${error.message}` : brief(result.result, 70);
@@ -196,8 +199,8 @@ export class RunView {
     if (!execution) return;
     const c = this.chalk;
     const lines: string[] = [];
-    const done = execution.steps_completed ?? 0;
-    const total = execution.steps_total ?? this.steps.length;
+    const done = execution.steps_completed;
+    const total = execution.steps_total;
     lines.push(
       `${c.bold('Run')} ${c.cyan(execution.execution_id)} ${this.statusText(execution.status)} ${c.dim(`${done}/${total} steps`)}`,
     );

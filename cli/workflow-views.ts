@@ -1,64 +1,19 @@
-// Shapes the CLI reads from the workflows API, and their human renderings (shared by the
-// workflows commands and the live run view). Only the fields the CLI shows are named.
+// What the CLI makes of the workflows API's answers (types from the shared schemas): the failed
+// step and its error, durations, one-line values; shared by the commands and the live run view.
 
-export interface WorkflowStep {
-  id: string;
-  name: string;
-  type: string;
-  agent_id?: string | null;
-  next_step_id?: string | null;
-  on_error?: string | null;
-  config?: Record<string, unknown>;
-}
+import type {
+  StepResultView,
+  WorkflowExecutionView,
+  WorkflowStepView,
+  WorkflowView,
+} from '../shared/schemas/workflows.js';
 
-export interface Workflow {
-  id: string;
-  name: string;
-  description?: string | null;
-  status: string;
-  trigger: { type: string; config?: Record<string, unknown> };
-  steps: WorkflowStep[];
-  settings: {
-    timeout_seconds?: number;
-    retry_policy?: { max_attempts?: number; backoff_multiplier?: number };
-    error_handling?: string;
-  };
-  last_executed_at: string | null;
-  stats: { total_executions: number; success_rate: number; avg_duration_seconds: number };
-  created_at: string;
-}
-
-export interface ErrorInfo {
-  code: string;
-  message: string;
-  details?: Record<string, unknown> | null;
-}
-
-export interface StepResult {
-  step_id: string;
-  status: string;
-  result?: unknown;
-  duration_ms?: number | null;
-  started_at?: string | null;
-  error?: ErrorInfo | null;
-}
-
-export interface Execution {
-  execution_id: string;
-  workflow_id: string;
-  status: string;
-  current_step?: string | null;
-  steps_completed?: number;
-  steps_total?: number;
-  step_results?: StepResult[];
-  result?: unknown;
-  error?: ErrorInfo | null;
-  failed_step?: string | null;
-  duration_seconds?: number | null;
-  created_at: string;
-  completed_at?: string | null;
-  cancelled_at?: string | null;
-}
+export type Workflow = WorkflowView;
+export type WorkflowStep = Pick<WorkflowStepView, 'id' | 'name' | 'type'> &
+  Partial<WorkflowStepView>;
+export type Execution = WorkflowExecutionView;
+export type StepResult = StepResultView;
+export type ErrorInfo = NonNullable<Execution['error']>;
 
 export const TERMINAL_STATUSES = new Set(['completed', 'failed', 'cancelled', 'timeout']);
 
@@ -80,7 +35,7 @@ export function failure(execution: Execution): {
   stepId: string | undefined;
   error: ErrorInfo | undefined;
 } {
-  const failedResult = [...(execution.step_results ?? [])]
+  const failedResult = [...execution.step_results]
     .reverse()
     .find((step) => step.status === 'failed');
   const stepId =
@@ -104,10 +59,12 @@ function errorInResult(result: unknown): ErrorInfo | undefined {
 }
 
 /** "failed at step check (Check amount): step_failed: ..." */
-export function failureLine(execution: Execution, steps: WorkflowStep[]): string {
+export function failureLine(execution: Execution, steps: WorkflowStep[] = []): string {
   const { stepId, error } = failure(execution);
-  const step = steps.find((candidate) => candidate.id === stepId);
-  const where = stepId ? ` at step ${stepId}${step ? ` (${step.name})` : ''}` : '';
+  const name =
+    steps.find((candidate) => candidate.id === stepId)?.name ??
+    execution.step_results.find((result) => result.step_id === stepId)?.step_name;
+  const where = stepId ? ` at step ${stepId}${name ? ` (${name})` : ''}` : '';
   const why = error ? `: ${error.code}: ${error.message}` : '';
   if (execution.status === 'timeout') {
     return `Run ${execution.execution_id} timed out${where}${why || ' (settings.timeout_seconds passed)'}`;

@@ -82,11 +82,11 @@ function describeWorkflow(workflow: Workflow): string {
   return lines.join('\n');
 }
 
-function describeExecution(execution: Execution, steps: WorkflowStep[] = []): string {
+function describeExecution(execution: Execution): string {
   const lines = [
     `${chalk.cyan(execution.execution_id)} ${statusColour(execution.status)} ` +
       chalk.dim(`(workflow ${execution.workflow_id})`),
-    `steps:    ${execution.steps_completed ?? '-'}/${execution.steps_total ?? '-'} completed` +
+    `steps:    ${execution.steps_completed}/${execution.steps_total} completed` +
       (execution.current_step && !['completed'].includes(execution.status)
         ? `, current ${execution.current_step}`
         : ''),
@@ -102,8 +102,8 @@ function describeExecution(execution: Execution, steps: WorkflowStep[] = []): st
       table(
         ['STEP', 'TYPE', 'STATUS', 'DURATION', 'RESULT'],
         execution.step_results.map((step) => [
-          step.step_id,
-          steps.find((candidate) => candidate.id === step.step_id)?.type ?? '',
+          step.attempt > 1 ? `${step.step_id} #${step.attempt}` : step.step_id,
+          step.type,
           statusColour(step.status),
           formatDuration(step.duration_ms),
           step.error ? `${step.error.code}: ${step.error.message}` : brief(step.result, 60),
@@ -111,19 +111,10 @@ function describeExecution(execution: Execution, steps: WorkflowStep[] = []): st
       ),
     );
   }
-  if (endedBadly(execution)) lines.push('', chalk.red(failureLine(execution, steps)));
+  if (endedBadly(execution)) lines.push('', chalk.red(failureLine(execution)));
   if (execution.status === 'completed' && execution.result !== undefined)
     lines.push('', 'result:', JSON.stringify(execution.result, null, 2));
   return lines.join('\n');
-}
-
-/** Steps of the workflow, for names and types in execution views; none when it cannot be read. */
-async function stepsOf(ctx: CliContext, workflowId: string): Promise<WorkflowStep[]> {
-  try {
-    return (await (await ctx.api()).data<Workflow>('GET', `/workflows/${path(workflowId)}`)).steps;
-  } catch {
-    return [];
-  }
 }
 
 /**
@@ -143,10 +134,11 @@ async function sendDocument(
     return await (await ctx.api()).data<Workflow>(method, url, { body: document });
   } catch (error) {
     if (error instanceof ApiRequestError && error.status === 400 && error.body?.error) {
-      const { param } = error.body.error;
+      const { param, cycle } = error.body.error;
       const where = param ? (locateParam(document, param) ?? param) : undefined;
+      const loop = Array.isArray(cycle) ? ` (loop: ${cycle.join(' -> ')})` : '';
       throw new CliError(
-        `${file}: ${error.message}${where ? ` (at ${where})` : ''}`,
+        `${file}: ${error.message}${where ? ` (at ${where})` : ''}${loop}`,
         1,
         error.code,
         { status: error.status, ...error.body.error },
@@ -412,7 +404,7 @@ export default defineCommands([
           body.data.map((e) => [
             e.execution_id,
             statusColour(e.status),
-            `${e.steps_completed ?? '-'}/${e.steps_total ?? '-'}`,
+            `${e.steps_completed}/${e.steps_total}`,
             e.current_step ?? '-',
             e.created_at,
             e.duration_seconds === null || e.duration_seconds === undefined
@@ -434,14 +426,10 @@ export default defineCommands([
       { name: 'execution', description: 'execution id (wex_...)' },
     ],
     async run(ctx, [id, executionId]) {
-      const [execution, steps] = await Promise.all([
-        (await ctx.api()).data<Execution>(
-          'GET',
-          `/workflows/${path(id!, 'executions', executionId!)}`,
-        ),
-        ctx.out.json ? Promise.resolve([]) : stepsOf(ctx, id!),
-      ]);
-      ctx.out.result(execution, () => describeExecution(execution, steps));
+      const execution = await (
+        await ctx.api()
+      ).data<Execution>('GET', `/workflows/${path(id!, 'executions', executionId!)}`);
+      ctx.out.result(execution, () => describeExecution(execution));
     },
   },
   {

@@ -3,7 +3,12 @@
 import test from 'ava';
 import { locateParam, parseWorkflowText, readRunInput } from '../../cli/workflow-file.js';
 import { RunView } from '../../cli/run-view.js';
-import { failureLine, type Execution } from '../../cli/workflow-views.js';
+import {
+  failureLine,
+  type Execution,
+  type StepResult,
+  type WorkflowStep,
+} from '../../cli/workflow-views.js';
 import { CliError } from '../../cli/errors.js';
 
 const yaml = `
@@ -74,7 +79,7 @@ test('--input takes a JSON object or nothing', async (t) => {
   t.regex(missing!.message, /cannot read the file/);
 });
 
-const steps = [
+const steps: WorkflowStep[] = [
   { id: 'classify', name: 'Classify', type: 'agent_action' },
   { id: 'pause', name: 'Pause', type: 'wait' },
   { id: 'notify', name: 'Notify', type: 'webhook' },
@@ -84,9 +89,38 @@ function execution(partial: Partial<Execution>): Execution {
   return {
     execution_id: 'wex_1',
     workflow_id: 'wfl_1',
+    workflow_name: 'Test',
     status: 'running',
-    created_at: '2030-01-01T00:00:00.000Z',
+    trigger: { type: 'manual' },
+    input: {},
+    current_step: null,
+    steps_completed: 0,
     steps_total: 3,
+    step_results: [],
+    result: null,
+    error: null,
+    failed_step: null,
+    duration_seconds: null,
+    created_at: '2030-01-01T00:00:00.000Z',
+    completed_at: null,
+    cancelled_at: null,
+    ...partial,
+  };
+}
+
+function step(id: string, partial: Partial<StepResult>): StepResult {
+  const known = steps.find((candidate) => candidate.id === id)!;
+  return {
+    step_id: id,
+    step_name: known.name,
+    type: known.type,
+    status: 'running',
+    attempt: 1,
+    result: null,
+    error: null,
+    duration_ms: null,
+    started_at: '2030-01-01T00:00:00.000Z',
+    completed_at: null,
     ...partial,
   };
 }
@@ -104,8 +138,8 @@ test('without a terminal the run view prints one plain line per change, never tw
       current_step: 'pause',
       steps_completed: 1,
       step_results: [
-        { step_id: 'classify', status: 'completed', duration_ms: 12, result: { action: 'x' } },
-        { step_id: 'pause', status: 'running', duration_ms: null },
+        step('classify', { status: 'completed', duration_ms: 12, result: { action: 'x' } }),
+        step('pause', { status: 'waiting' }),
       ],
     }),
   );
@@ -115,14 +149,13 @@ test('without a terminal the run view prints one plain line per change, never tw
       current_step: 'notify',
       steps_completed: 2,
       step_results: [
-        { step_id: 'classify', status: 'completed', duration_ms: 12 },
-        { step_id: 'pause', status: 'completed', duration_ms: 0 },
-        {
-          step_id: 'notify',
+        step('classify', { status: 'completed', duration_ms: 12 }),
+        step('pause', { status: 'completed', duration_ms: 0 }),
+        step('notify', {
           status: 'failed',
           duration_ms: 5,
           error: { code: 'external_api_error', message: 'HTTP 500' },
-        },
+        }),
       ],
     }),
   );
@@ -132,6 +165,7 @@ test('without a terminal the run view prints one plain line per change, never tw
     'step classify (agent_action) started',
     'step classify (agent_action) completed in 12 ms',
     'step pause (wait) started',
+    'step pause (wait) waiting',
     'step pause (wait) completed in 0 ms',
     'step notify (webhook) started',
     'step notify (webhook) failed: external_api_error: HTTP 500',
