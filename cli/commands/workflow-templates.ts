@@ -226,7 +226,6 @@ export default defineCommands([
       const name =
         stringOption(options, 'name') ??
         (await dialogs.askTextWithDefault('--name', 'Workflow name', template.name));
-      const agents = await pickAgents(ctx, template, given, options.createAgents === true);
       if (existsSync(file) && options.force !== true) {
         const overwrite = await dialogs.askConfirm(
           '--force',
@@ -235,6 +234,8 @@ export default defineCommands([
         );
         if (!overwrite) throw new CliError(`Left ${file} as it was.`, 1, 'cancelled');
       }
+      // Last, so that nothing (a new agent) is made before the other answers are settled.
+      const agents = await pickAgents(ctx, template, given, options.createAgents === true);
       const { workflowFromTemplate } = await import('../../shared/templates.js');
       const workflow = workflowFromTemplate(template, { name, agents });
       await writeFile(file, await serialise(file, workflow));
