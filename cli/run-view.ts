@@ -21,6 +21,8 @@ export interface RunViewOptions {
   live: boolean;
   /** Colour (never without a TTY, nor with NO_COLOR). */
   colour: boolean;
+  /** Width of the terminal (live rows are cut to it); default 80. */
+  columns?: number;
   /** Milliseconds now, for the running rows' elapsed time (the CLI's own clock). */
   now?: () => number;
 }
@@ -213,9 +215,11 @@ export class RunView {
           ? formatDuration(row.durationMs)
           : formatDuration(this.now() - row.seenAt);
       const attempts = row.attempts > 1 ? c.yellow(` attempt ${row.attempts}`) : '';
-      lines.push(
-        ` ${icon} ${row.id.padEnd(idWidth)}  ${c.dim(row.type.padEnd(typeWidth))}  ${this.stateText(row)}${attempts}  ${c.dim(elapsed)}${row.detail ? `  ${c.dim(row.detail)}` : ''}`,
-      );
+      const line = ` ${icon} ${row.id.padEnd(idWidth)}  ${c.dim(row.type.padEnd(typeWidth))}  ${this.stateText(row)}${attempts}  ${c.dim(elapsed)}`;
+      // A wrapped row would break the redraw (it moves up by rows, not screen lines).
+      const room = (this.options.columns ?? 80) - visibleLength(line) - 3;
+      const detail = row.detail && room > 8 ? cut(row.detail, room) : '';
+      lines.push(detail ? `${line}  ${c.dim(detail)}` : line);
     }
     let out = this.drawnLines ? `\u001b[${this.drawnLines}A` : '';
     for (const line of lines) out += `\u001b[2K${line}\n`;
@@ -257,6 +261,15 @@ export class RunView {
     if (status === 'awaiting_approval') return c.yellow(status);
     return c.red(status);
   }
+}
+
+function visibleLength(text: string): number {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/\u001b\[[0-9;]*m/g, '').length;
+}
+
+function cut(text: string, width: number): string {
+  return text.length > width ? `${text.slice(0, width - 1)}…` : text;
 }
 
 function errorOf(result: unknown): { code: string; message: string } | undefined {

@@ -40,6 +40,7 @@ import { webhookRoutes } from './webhooks/webhook.routes.js';
 import { integrationRoutes } from './integrations/integration.routes.js';
 import multipart from '@fastify/multipart';
 import { agentRoutes } from './agents/agent.routes.js';
+import { workflowRoutes } from './workflows/workflow.routes.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 export const DEFAULT_ENTERPRISE_MULTIPLIER = 100;
@@ -114,6 +115,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     [
       { name: 'events', run: () => events.purgeExpired() },
       { name: 'agent executions', run: () => services.executions.purgeExpired() },
+      { name: 'workflow executions', run: () => services.runs.purgeExpired() },
       {
         name: 'wal checkpoint',
         run: () => {
@@ -144,6 +146,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     ...webhookRoutes(webhooks, deliveries),
     ...integrationRoutes(integrations),
     ...agentRoutes(services),
+    ...workflowRoutes(services.workflows, services.runs),
   ];
   const allRoutes: RouteDef[] = [...routes, ...publicRoutes(() => allRoutes, urls, VERSION)];
   registerRoutes(app, allRoutes, guard, clock);
@@ -164,6 +167,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     deliveries,
     stubs,
     agents: services.agents,
+    secrets: services.secrets,
     daemon: {
       environment: options.environment,
       status: (): DaemonStatus => ({
@@ -197,14 +201,17 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     start() {
       timers.start();
       housekeeping.start();
+      services.engine.resume();
     },
     async close() {
       if (closed) return;
       closed = true;
       housekeeping.stop();
       services.executions.releaseWaiters();
+      await services.engine.stop();
       await app.close();
       await timers.stop();
+      services.alarms.clear();
       services.db.close();
     },
   };

@@ -36,6 +36,17 @@ import { WorkspaceRepository } from './workspaces/workspace.repository.js';
 import { WorkspaceService } from './workspaces/workspace.service.js';
 import { agentSettingsFromEnv, type AgentSettings } from './agents/agent-settings.js';
 import { join } from 'node:path';
+import { dataDirFiles } from '../shared/paths.js';
+import { SecretBox } from './crypto/secret-box.js';
+import { Alarms } from './engine/alarms.js';
+import { WorkflowEngine } from './engine/engine.js';
+import { RunRepository } from './engine/run.repository.js';
+import { StepRunner } from './engine/steps.js';
+import { SecretRepository } from './secrets/secret.repository.js';
+import { SecretService } from './secrets/secret.service.js';
+import { RunService } from './workflows/run.service.js';
+import { WorkflowRepository } from './workflows/workflow.repository.js';
+import { WorkflowService } from './workflows/workflow.service.js';
 import { openDatabase, type Db } from './store/database.js';
 import { serverUrls, type ServerUrls } from './http/urls.js';
 
@@ -70,6 +81,11 @@ export interface Services {
   knowledge: KnowledgeService;
   analytics: AnalyticsService;
   stubs: StubService;
+  secrets: SecretService;
+  workflows: WorkflowService;
+  engine: WorkflowEngine;
+  runs: RunService;
+  alarms: Alarms;
 }
 
 export function buildServices(
@@ -147,6 +163,39 @@ export function buildServices(
     clock,
   );
   const analytics = new AnalyticsService(agents, executionRepository, messageRepository, clock);
+
+  const secrets = new SecretService(
+    new SecretRepository(db),
+    SecretBox.fromKeyFile(dataDirFiles(options.dataDir).secretKey),
+    clock,
+  );
+  const workflows = new WorkflowService(
+    db,
+    new WorkflowRepository(db),
+    events,
+    clock,
+    urlPolicy,
+    (workspaceId, agentId) => agentRepository.get(agentId)?.workspace_id === workspaceId,
+  );
+  const alarms = new Alarms(clock);
+  clockService.onChange(() => alarms.check());
+  const runRepository = new RunRepository(db);
+  const engine = new WorkflowEngine({
+    db,
+    commits,
+    repo: runRepository,
+    workflows,
+    events,
+    timers,
+    clock,
+    alarms,
+    steps: new StepRunner(executions, clock, urlPolicy),
+    reveal: (workspaceId, name) => secrets.reveal(workspaceId, name),
+    log,
+  });
+  executions.onSettled(engine.onAgentSettled);
+  workflows.onDelete((row) => engine.cancelRunsOf(row.id));
+  const runs = new RunService(commits, runRepository, workflows, engine, clock);
   return {
     db,
     clock,
@@ -165,5 +214,10 @@ export function buildServices(
     knowledge,
     analytics,
     stubs,
+    secrets,
+    workflows,
+    engine,
+    runs,
+    alarms,
   };
 }

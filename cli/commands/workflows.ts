@@ -186,6 +186,7 @@ async function runAndWait(
   const view = new RunView(process.stderr, workflow.steps, {
     live: stderrTty && !ctx.out.json,
     colour: stderrTty && process.env.NO_COLOR === undefined,
+    columns: process.stderr.columns,
   });
   let outcome;
   try {

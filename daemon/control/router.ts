@@ -22,6 +22,12 @@ import type { KeyRecord } from '../keys/key.service.js';
 import type { Workspace } from '../workspaces/workspace.service.js';
 import { sampleEventData } from '../events/samples.js';
 import { StubAddInput } from '../../shared/schemas/agents.js';
+import {
+  SecretDeleteInput,
+  SecretListInput,
+  SecretSetInput,
+} from '../../shared/schemas/workflows.js';
+import { SecretNotFoundError } from '../secrets/secret.service.js';
 import type { ControlDeps } from './deps.js';
 
 export interface ControlContext {
@@ -87,6 +93,14 @@ export function createControlRouter(deps: ControlDeps) {
     if (daemon.environment !== 'sandbox') {
       throw new ApiError('conflict', `${what} exist only in the sandbox environment.`);
     }
+  };
+  /** Secrets belong to a workspace: the given one, or the default. */
+  const secretWorkspace = (workspaceId: string | undefined) => {
+    const id = workspaceId ?? workspaces.defaultWorkspaceId;
+    if (!workspaces.get(id)) {
+      throw new ApiError('not_found', `No workspace ${id}. List them with: svc workspaces list`);
+    }
+    return id;
   };
   const requireAgent = (agentId: string) => {
     if (!agents.find(agentId))
@@ -181,6 +195,25 @@ export function createControlRouter(deps: ControlDeps) {
             (!filter.types?.length || filter.types.some((type) => matchesType(type, event.type))),
           signal,
         );
+      }),
+    }),
+    secrets: t.router({
+      set: operator
+        .input(SecretSetInput)
+        .mutation(({ input }) =>
+          deps.secrets.set(secretWorkspace(input.workspace_id), input.name, input.value),
+        ),
+      /** Names only: values never leave the daemon. */
+      list: operator
+        .input(SecretListInput)
+        .query(({ input }) => deps.secrets.list(secretWorkspace(input?.workspace_id))),
+      delete: operator.input(SecretDeleteInput).mutation(({ input }) => {
+        try {
+          return deps.secrets.delete(secretWorkspace(input.workspace_id), input.name);
+        } catch (error) {
+          if (error instanceof SecretNotFoundError) throw new ApiError('not_found', error.message);
+          throw error;
+        }
       }),
     }),
     agents: t.router({

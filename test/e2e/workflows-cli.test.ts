@@ -186,7 +186,10 @@ test('create -f reports a graph error with the step and field; a loop is circula
   const circular = await svc(ws, 'workflows', 'create', '-f', loop, '--json');
   assertExit(t, circular, 1);
   t.is(circular.json().error.code, 'circular_dependency');
-  t.regex(circular.json().error.message, /\ba\b.*\bb\b|\bb\b.*\ba\b/);
+  t.deepEqual([...new Set(circular.json().error.cycle as string[])].sort(), ['a', 'b']);
+  const circularHuman = await svc(ws, 'workflows', 'create', '-f', loop);
+  assertExit(t, circularHuman, 1);
+  t.regex(circularHuman.stderr, /loop: (a -> b -> a|b -> a -> b)/);
 
   const notYaml = workflowFile('bad.yaml', 'name: [unclosed\n');
   const usage = await svc(ws, 'workflows', 'create', '-f', notYaml);

@@ -1,0 +1,762 @@
+// The durable workflow engine. A run is its execution row (status + the frontier of pending
+// step activations and parallel joins) and one row per finished step attempt. Every transition
+// (a step ended -> its row, what runs next, its events) is one transaction, group-committed;
+// only then does the engine start the next steps in memory. Timers only wake parked work up
+// (waits, retries, the run's timeout); after a restart, resume() starts again whatever the
+// stored frontier says is ready. See ARCHITECTURE.md.
+import { newId } from '../../shared/ids.js';
+import type {
+  ExecutionFailedData,
+  StepCompletedData,
+  WorkflowExecutionView,
+} from '../../shared/schemas/workflows.js';
+import { delayAfterAttempt, stepBackoff } from '../../shared/backoff.js';
+import type { Clock } from '../clock/clock.js';
+import type { EventService } from '../events/event.service.js';
+import type { CommitQueue } from '../store/commit-queue.js';
+import type { Db } from '../store/database.js';
+import type { TimerService } from '../timers/timer.service.js';
+import type { Definition, WorkflowService } from '../workflows/workflow.service.js';
+import type { Alarms } from './alarms.js';
+import type { RunRepository, RunRow, RunStatus } from './run.repository.js';
+import { evaluateCondition } from './expressions.js';
+import type { StepOutcome, StepRunner } from './steps.js';
+import { executionView, parseState, type Activation, type RunState } from './views.js';
+
+const WAKE_TIMER = 'workflow.wake';
+const TIMEOUT_TIMER = 'workflow.timeout';
+
+export type TriggerType = 'manual' | 'webhook' | 'schedule' | 'event';
+
+export interface StartOptions {
+  /** The run's input; trigger.payload unless the trigger carries its own payload. */
+  input: Record<string, unknown>;
+  trigger?: { type: TriggerType; payload?: unknown; headers?: Record<string, string> };
+}
+
+export interface EngineDeps {
+  db: Db;
+  commits: CommitQueue;
+  repo: RunRepository;
+  workflows: WorkflowService;
+  events: EventService;
+  timers: TimerService;
+  clock: Clock;
+  alarms: Alarms;
+  steps: StepRunner;
+  reveal(workspaceId: string, name: string): string | undefined;
+  log: { error(obj: object, msg: string): void };
+}
+
+/** What a run keeps in memory while it is active here: earlier results for the scope. */
+interface Memory {
+  results: Map<string, unknown>;
+}
+
+/** One transition being applied, inside a transaction. */
+interface Transition {
+  row: RunRow;
+  state: RunState;
+  definition: Definition;
+  now: number;
+}
+
+const UNFINISHED: ReadonlySet<RunStatus> = new Set(['running', 'awaiting_approval']);
+const MEMORY_LIMIT = 20_000;
+
+export class WorkflowEngine {
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly memory = new Map<string, Memory>();
+  private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly deadlines = new Map<string, () => void>();
+  private closing = false;
+
+  constructor(private readonly deps: EngineDeps) {
+    deps.timers.register(WAKE_TIMER, (payload) => {
+      const { execution_id, key } = payload as { execution_id: string; key: string };
+      return this.wake(execution_id, key);
+    });
+    deps.timers.register(TIMEOUT_TIMER, (payload) =>
+      this.timeOut((payload as { execution_id: string }).execution_id),
+    );
+  }
+
+  /**
+   * Starts a run: the one entry point for every trigger. Synchronous and transactional, so a
+   * caller may call it inside its own transaction (an event trigger in the event's); the first
+   * step starts once that transaction has committed.
+   */
+  start(workspaceId: string, workflowId: string, options: StartOptions): WorkflowExecutionView {
+    const workflow = this.deps.workflows.row(workspaceId, workflowId);
+    const definition = this.deps.workflows.definition(workflow.id, workflow.version)!;
+    const now = this.deps.clock.now();
+    const payload = options.trigger?.payload ?? options.input;
+    const state: RunState = {
+      n: 1,
+      seq: 0,
+      acts: [
+        {
+          key: `${definition.steps[0]!.id}#0`,
+          step_id: definition.steps[0]!.id,
+          attempt: 1,
+          branch: null,
+          state: 'ready',
+          started_at: now,
+        },
+      ],
+      joins: [],
+      last_seq: null,
+      armed: false,
+      ...(options.trigger?.headers ? { headers: options.trigger.headers } : {}),
+    };
+    const row: RunRow = {
+      id: newId('workflowExecution'),
+      workflow_id: workflow.id,
+      workspace_id: workspaceId,
+      version: workflow.version,
+      status: 'running',
+      trigger_type: options.trigger?.type ?? 'manual',
+      input: JSON.stringify(payload),
+      frontier: JSON.stringify(state),
+      steps_completed: 0,
+      result: null,
+      error_code: null,
+      error_message: null,
+      failed_step: null,
+      failed_agent_id: null,
+      deadline_at: now + definition.settings.timeout_seconds * 1000,
+      created_at: now,
+      completed_at: null,
+      cancelled_at: null,
+    };
+    const view = executionView(row, state, definition, []);
+    const store = () => {
+      this.deps.repo.insert(row);
+      this.deps.workflows.recordStart(workflow.id, now);
+      this.deps.events.publish(workspaceId, 'workflow.execution.started', view);
+    };
+    if (this.deps.db.inTransaction) store();
+    else this.deps.db.transaction(store)();
+    queueMicrotask(() => this.pump(row.id));
+    return view;
+  }
+
+  /** After a restart: every unfinished run continues from its stored frontier. */
+  resume(): number {
+    const ids = this.deps.repo.unfinishedIds();
+    for (const id of ids) this.pump(id);
+    return ids.length;
+  }
+
+  /** Cancels a run wherever it is; false when it had already ended. */
+  cancel(executionId: string): RunRow | undefined {
+    const row = this.deps.repo.get(executionId);
+    if (!row || !UNFINISHED.has(row.status)) return undefined;
+    const now = this.deps.clock.now();
+    const cancelled: RunRow = {
+      ...row,
+      status: 'cancelled',
+      frontier: JSON.stringify({ ...parseState(row.frontier), acts: [], joins: [] }),
+      cancelled_at: now,
+      completed_at: null,
+    };
+    const apply = () => {
+      this.deps.repo.save(cancelled);
+      this.deps.timers.cancelOwned(row.id);
+      this.deps.workflows.recordEnd(row.workflow_id, false, now - row.created_at);
+    };
+    if (this.deps.db.inTransaction) apply();
+    else this.deps.db.transaction(apply)();
+    this.settled(row.id);
+    return cancelled;
+  }
+
+  /** Inside the deleting transaction of a workflow: its unfinished runs are cancelled. */
+  cancelRunsOf(workflowId: string): void {
+    for (const row of this.deps.repo.unfinishedOf(workflowId)) this.cancel(row.id);
+  }
+
+  /**
+   * Resolves when the run ends or waits for an approval, or once `maxMs` have passed on the
+   * daemon clock (an alarm, not a real-time sleep), or at shutdown.
+   */
+  waitFor(executionId: string, maxMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      let cancelAlarm = (): void => undefined;
+      const done = () => {
+        cancelAlarm();
+        this.waiters.get(executionId)?.delete(done);
+        resolve();
+      };
+      const set = this.waiters.get(executionId) ?? new Set();
+      set.add(done);
+      this.waiters.set(executionId, set);
+      cancelAlarm = this.deps.alarms.at(this.deps.clock.now() + maxMs, done);
+      const row = this.deps.repo.get(executionId);
+      if (!row || row.status !== 'running') done();
+    });
+  }
+
+  /** The run as the API shows it. */
+  view(row: RunRow): WorkflowExecutionView {
+    const definition = this.definitionOf(row);
+    return executionView(row, parseState(row.frontier), definition, this.deps.repo.steps(row.id));
+  }
+
+  /** The agents' decision on an approval a run waits for (inside the deciding transaction). */
+  readonly onAgentSettled = (agentExecution: {
+    id: string;
+    status: string;
+    action: string | null;
+    output: string | null;
+    confidence: number | null;
+    error_code: string | null;
+    error_message: string | null;
+    agent_id: string;
+  }): void => {
+    const approval = this.deps.repo.approval(agentExecution.id);
+    if (!approval) return;
+    this.deps.repo.dropApproval(agentExecution.id);
+    const outcome: StepOutcome =
+      agentExecution.status === 'completed'
+        ? {
+            type: 'completed',
+            result: {
+              agent_execution_id: agentExecution.id,
+              action: agentExecution.action,
+              output: agentExecution.output,
+              confidence: agentExecution.confidence,
+            },
+            next: [],
+          }
+        : {
+            type: 'failed',
+            code:
+              agentExecution.status === 'cancelled'
+                ? 'approval_rejected'
+                : (agentExecution.error_code ?? 'step_failed'),
+            message:
+              agentExecution.status === 'cancelled'
+                ? (agentExecution.error_message ?? 'The reviewer rejected the action.')
+                : (agentExecution.error_message ?? 'The agent execution failed.'),
+            agentId: agentExecution.agent_id,
+            result: null,
+          };
+    this.transition(approval.execution_id, approval.activation, 'awaiting_approval', outcome);
+    queueMicrotask(() => this.pump(approval.execution_id));
+  };
+
+  /** Deletes runs past the 30-day retention. */
+  purgeBefore(cutoff: number): number {
+    return this.deps.repo.purgeBefore(cutoff);
+  }
+
+  /** Shutdown: no new step starts; steps in flight finish (or are left to run again later). */
+  async stop(): Promise<void> {
+    this.closing = true;
+    for (const id of [...this.waiters.keys()]) this.settled(id);
+    await Promise.allSettled([...this.inFlight.values()]);
+  }
+
+  // --- running steps --------------------------------------------------------------------------
+
+  /** Starts every ready activation of a run that is not already running here. Idempotent. */
+  private pump(executionId: string): void {
+    if (this.closing) return;
+    const row = this.deps.repo.get(executionId);
+    if (!row || !UNFINISHED.has(row.status)) return;
+    const state = parseState(row.frontier);
+    for (const act of state.acts) {
+      if (act.state !== 'ready') continue;
+      const key = `${executionId}/${act.key}`;
+      if (this.inFlight.has(key)) continue;
+      const run = this.launch(row, act).finally(() => this.inFlight.delete(key));
+      this.inFlight.set(key, run);
+    }
+    this.watchDeadline(row);
+  }
+
+  private async launch(row: RunRow, act: Activation): Promise<void> {
+    try {
+      const definition = this.definitionOf(row);
+      const step = definition.byId.get(act.step_id)!;
+      const outcome = await this.deps.steps.run({
+        workspaceId: row.workspace_id,
+        executionId: row.id,
+        step,
+        scope: this.scope(row),
+        reveal: (name) => this.deps.reveal(row.workspace_id, name),
+      });
+      if (outcome.type === 'interrupted' || this.closing) return;
+      await this.deps.commits.run(() => this.transition(row.id, act.key, 'ready', outcome));
+    } catch (error) {
+      // A transition that could not be stored: the step stays ready and runs again on resume.
+      this.memory.delete(row.id);
+      this.deps.log.error(
+        { execution_id: row.id, step_id: act.step_id, err: String(error) },
+        'workflow step could not be recorded',
+      );
+      return;
+    }
+    this.pump(row.id);
+  }
+
+  /** Timer: a wait ended, or a retry is due. */
+  private async wake(executionId: string, key: string): Promise<void> {
+    await this.deps.commits.run(() => {
+      const t = this.begin(executionId);
+      if (!t) return;
+      const act = t.state.acts.find((candidate) => candidate.key === key);
+      if (!act) return;
+      if (act.state === 'waiting') {
+        const step = t.definition.byId.get(act.step_id)!;
+        const result = {
+          waited_seconds: Number(step.config.duration_seconds ?? 0),
+          reason: step.config.reason ?? null,
+        };
+        this.apply(t, act, { type: 'completed', result, next: [] });
+        this.commit(t);
+      } else if (act.state === 'retrying') {
+        act.state = 'ready';
+        act.started_at = t.now;
+        delete act.wake_at;
+        this.commit(t);
+      }
+    });
+    this.pump(executionId);
+  }
+
+  private async timeOut(executionId: string): Promise<void> {
+    await this.deps.commits.run(() => {
+      const t = this.begin(executionId);
+      if (!t || t.now < t.row.deadline_at) return;
+      this.end(t, 'timeout');
+      this.commit(t);
+    });
+  }
+
+  /** An in-memory alarm at the deadline while steps run here; parked runs have a timer. */
+  private watchDeadline(row: RunRow): void {
+    if (this.deadlines.has(row.id)) return;
+    const cancel = this.deps.alarms.at(row.deadline_at, () => {
+      this.deadlines.delete(row.id);
+      void this.timeOut(row.id).catch(() => undefined);
+    });
+    this.deadlines.set(row.id, cancel);
+  }
+
+  // --- transitions (inside a transaction; no effect outside the database but caches) -----------
+
+  /** Applies one step outcome to the run if the activation is still in the expected state. */
+  private transition(
+    executionId: string,
+    key: string,
+    expected: Activation['state'],
+    outcome: StepOutcome,
+  ): void {
+    const t = this.begin(executionId);
+    if (!t) return;
+    const act = t.state.acts.find((candidate) => candidate.key === key);
+    // Gone or moved on (cancelled, timed out, a parallel sibling won): the outcome is dropped.
+    if (!act || act.state !== expected) return;
+    if (t.now >= t.row.deadline_at) this.end(t, 'timeout');
+    else this.apply(t, act, outcome);
+    this.commit(t);
+  }
+
+  private begin(executionId: string): Transition | undefined {
+    const row = this.deps.repo.get(executionId);
+    if (!row || !UNFINISHED.has(row.status)) return undefined;
+    return {
+      row: { ...row },
+      state: parseState(row.frontier),
+      definition: this.definitionOf(row),
+      now: this.deps.clock.now(),
+    };
+  }
+
+  private apply(t: Transition, act: Activation, outcome: StepOutcome): void {
+    const step = t.definition.byId.get(act.step_id)!;
+    switch (outcome.type) {
+      case 'completed': {
+        this.record(t, act, 'completed', outcome.result, null);
+        const next =
+          outcome.next.length > 0 || step.type === 'condition'
+            ? outcome.next
+            : step.next_step_id
+              ? [step.next_step_id]
+              : [];
+        this.follow(t, act, next);
+        break;
+      }
+      case 'failed': {
+        const { max_attempts: maxAttempts, backoff_multiplier: multiplier } =
+          t.definition.settings.retry_policy;
+        const error = { code: outcome.code, message: outcome.message };
+        if (act.attempt < maxAttempts) {
+          this.record(t, act, 'failed', outcome.result, error, false);
+          act.attempt += 1;
+          act.state = 'retrying';
+          act.wake_at = t.now + delayAfterAttempt(stepBackoff(multiplier), act.attempt - 1);
+          this.park(t, act);
+          break;
+        }
+        this.record(t, act, 'failed', outcome.result, error);
+        if (step.on_error) this.follow(t, act, [step.on_error]);
+        else if (t.definition.settings.error_handling === 'continue') {
+          this.follow(t, act, step.next_step_id ? [step.next_step_id] : []);
+        } else {
+          this.end(t, 'failed', { step: step.id, agentId: outcome.agentId, ...error });
+        }
+        break;
+      }
+      case 'waiting':
+        act.state = 'waiting';
+        act.wake_at = outcome.wakeAt;
+        this.park(t, act);
+        break;
+      case 'awaiting_approval':
+        act.state = 'awaiting_approval';
+        act.agent_execution_id = outcome.agentExecutionId;
+        this.deps.repo.addApproval(outcome.agentExecutionId, t.row.id, act.key);
+        this.armTimeout(t);
+        break;
+      case 'fork': {
+        t.state.acts = t.state.acts.filter((candidate) => candidate !== act);
+        t.state.joins.push({
+          key: act.key,
+          step_id: act.step_id,
+          branch: act.branch,
+          pending: outcome.children.length,
+          wait_for_all: outcome.waitForAll,
+          started_at: act.started_at,
+        });
+        for (const child of outcome.children) this.activate(t, child, act.key);
+        break;
+      }
+      case 'interrupted':
+        break;
+    }
+    this.runInline(t);
+    if (UNFINISHED.has(t.row.status) && t.state.acts.length === 0 && t.state.joins.length === 0) {
+      this.end(t, 'completed');
+    }
+  }
+
+  /** Conditions are pure and instant: they run inside the transition that reached them. */
+  private runInline(t: Transition): void {
+    for (let guard = 0; guard < 1000 && UNFINISHED.has(t.row.status); guard++) {
+      const act = t.state.acts.find(
+        (candidate) =>
+          candidate.state === 'ready' &&
+          t.definition.byId.get(candidate.step_id)?.type === 'condition',
+      );
+      if (!act) return;
+      const step = t.definition.byId.get(act.step_id)!;
+      let outcome: StepOutcome;
+      try {
+        // Conditions may not read secrets (they are not interpolated into anything stored).
+        const value = evaluateConditionSafely(String(step.config.condition), this.scope(t.row));
+        const target = step.config[value ? 'if_true' : 'if_false'];
+        const next = typeof target === 'string' ? target : step.next_step_id;
+        outcome = {
+          type: 'completed',
+          result: { value, branch: value ? 'if_true' : 'if_false', next_step_id: next ?? null },
+          next: next ? [next] : [],
+        };
+      } catch (error) {
+        outcome = {
+          type: 'failed',
+          code: 'invalid_expression',
+          message: error instanceof Error ? error.message : String(error),
+          agentId: null,
+          result: null,
+        };
+      }
+      this.apply(t, act, outcome);
+    }
+  }
+
+  /** Removes the activation and starts its successors (or ends its branch). */
+  private follow(t: Transition, act: Activation, next: string[]): void {
+    t.state.acts = t.state.acts.filter((candidate) => candidate !== act);
+    if (next.length === 0) {
+      this.branchEnded(t, act.branch);
+      return;
+    }
+    for (const id of next) this.activate(t, id, act.branch);
+  }
+
+  private activate(t: Transition, stepId: string, branch: string | null): void {
+    t.state.acts.push({
+      key: `${stepId}#${t.state.n++}`,
+      step_id: stepId,
+      attempt: 1,
+      branch,
+      state: 'ready',
+      started_at: t.now,
+    });
+  }
+
+  /** A chain inside a parallel step ended: join when all (or, without wait_for_all, one) did. */
+  private branchEnded(t: Transition, branch: string | null): void {
+    if (branch === null) return;
+    const join = t.state.joins.find((candidate) => candidate.key === branch);
+    if (!join) return;
+    join.pending -= 1;
+    if (join.wait_for_all && join.pending > 0) return;
+    this.dropBranch(t, join.key);
+    t.state.joins = t.state.joins.filter((candidate) => candidate !== join);
+    const step = t.definition.byId.get(join.step_id)!;
+    const children = (step.config.steps as string[]) ?? [];
+    const pseudo: Activation = {
+      key: join.key,
+      step_id: join.step_id,
+      attempt: 1,
+      branch: join.branch,
+      state: 'ready',
+      started_at: join.started_at,
+    };
+    this.record(
+      t,
+      pseudo,
+      'completed',
+      {
+        branches: children.length,
+        wait_for_all: join.wait_for_all,
+        results: Object.fromEntries(children.map((id) => [id, this.resultOf(t.row.id, id)])),
+      },
+      null,
+    );
+    if (step.next_step_id) this.activate(t, step.next_step_id, join.branch);
+    else this.branchEnded(t, join.branch);
+  }
+
+  /** Without wait_for_all the first chain wins: what still runs in the others is dropped. */
+  private dropBranch(t: Transition, branch: string): void {
+    t.state.acts = t.state.acts.filter((candidate) => candidate.branch !== branch);
+    for (const inner of t.state.joins.filter((candidate) => candidate.branch === branch)) {
+      t.state.joins = t.state.joins.filter((candidate) => candidate !== inner);
+      this.dropBranch(t, inner.key);
+    }
+  }
+
+  /** Stores a finished attempt; `final` ones count and emit step_completed. */
+  private record(
+    t: Transition,
+    act: Activation,
+    status: 'completed' | 'failed',
+    result: unknown,
+    error: { code: string; message: string } | null,
+    final = true,
+  ): void {
+    const seq = t.state.seq++;
+    const step = t.definition.byId.get(act.step_id)!;
+    this.deps.repo.insertStep({
+      execution_id: t.row.id,
+      seq,
+      step_id: act.step_id,
+      attempt: act.attempt,
+      status,
+      result: result === undefined ? null : JSON.stringify(result),
+      error_code: error?.code ?? null,
+      error_message: error?.message ?? null,
+      started_at: act.started_at,
+      completed_at: t.now,
+    });
+    if (!final) return;
+    t.row.steps_completed += 1;
+    if (status === 'completed') {
+      t.state.last_seq = seq;
+      this.remember(t.row.id, act.step_id, result);
+    }
+    const data: StepCompletedData = {
+      execution_id: t.row.id,
+      workflow_id: t.row.workflow_id,
+      step_id: act.step_id,
+      step_name: step.name,
+      step_type: step.type,
+      status,
+      attempt: act.attempt,
+      result: result ?? null,
+      error,
+      duration_ms: t.now - act.started_at,
+    };
+    this.deps.events.publish(t.row.workspace_id, 'workflow.execution.step_completed', { ...data });
+  }
+
+  /** A waiting or retrying activation gets a durable timer; the run, its timeout timer. */
+  private park(t: Transition, act: Activation): void {
+    this.deps.timers.schedule(
+      WAKE_TIMER,
+      act.wake_at!,
+      { execution_id: t.row.id, key: act.key },
+      t.row.id,
+    );
+    this.armTimeout(t);
+  }
+
+  private armTimeout(t: Transition): void {
+    if (t.state.armed) return;
+    t.state.armed = true;
+    this.deps.timers.schedule(
+      TIMEOUT_TIMER,
+      t.row.deadline_at,
+      { execution_id: t.row.id },
+      t.row.id,
+    );
+  }
+
+  private end(
+    t: Transition,
+    status: 'completed' | 'failed' | 'timeout',
+    failure?: { step: string; agentId: string | null; code: string; message: string },
+  ): void {
+    const { row, state } = t;
+    const current = state.acts[0]?.step_id ?? null;
+    row.status = status;
+    row.completed_at = t.now;
+    state.acts = [];
+    state.joins = [];
+    if (status === 'completed') {
+      const last =
+        state.last_seq === null ? undefined : this.deps.repo.step(row.id, state.last_seq);
+      row.result = last?.result ?? null;
+    } else if (status === 'timeout') {
+      row.error_code = 'workflow_timeout';
+      row.error_message = `The run exceeded settings.timeout_seconds (${t.definition.settings.timeout_seconds} s).`;
+      row.failed_step = current;
+    } else if (failure) {
+      row.error_code = failure.code;
+      row.error_message = failure.message;
+      row.failed_step = failure.step;
+      row.failed_agent_id = failure.agentId;
+    }
+    this.deps.timers.cancelOwned(row.id);
+    this.deps.workflows.recordEnd(row.workflow_id, status === 'completed', t.now - row.created_at);
+  }
+
+  /** Writes the run and its final event; wakes waiters once committed. */
+  private commit(t: Transition): void {
+    const { row, state } = t;
+    if (UNFINISHED.has(row.status)) {
+      row.status = state.acts.some((act) => act.state === 'awaiting_approval')
+        ? 'awaiting_approval'
+        : 'running';
+    }
+    row.frontier = JSON.stringify(state);
+    this.deps.repo.save(row);
+    if (row.status === 'completed') {
+      this.deps.events.publish(row.workspace_id, 'workflow.execution.completed', {
+        ...this.view(row),
+      });
+    } else if (row.status === 'failed' || row.status === 'timeout') {
+      this.deps.events.publish(row.workspace_id, 'workflow.execution.failed', {
+        ...this.failedData(t),
+      });
+    }
+    if (row.status !== 'running') queueMicrotask(() => this.settled(row.id));
+  }
+
+  private failedData(t: Transition): ExecutionFailedData {
+    const { row } = t;
+    return {
+      execution_id: row.id,
+      workflow_id: row.workflow_id,
+      workflow_name: t.definition.name,
+      status: row.status as 'failed' | 'timeout',
+      failed_step: row.failed_step,
+      error: {
+        code: row.error_code ?? 'step_failed',
+        message: row.error_message ?? 'The run failed.',
+        details: { step_id: row.failed_step, agent_id: row.failed_agent_id },
+      },
+      steps_completed: row.steps_completed,
+      steps_total: t.definition.steps.length,
+      created_at: new Date(row.created_at).toISOString(),
+      failed_at: new Date(row.completed_at ?? t.now).toISOString(),
+    };
+  }
+
+  /** The run ended or waits for a person: answer waiting requests; forget its memory. */
+  private settled(executionId: string): void {
+    const row = this.deps.repo.get(executionId);
+    if (row && !UNFINISHED.has(row.status)) {
+      this.memory.delete(executionId);
+      this.deadlines.get(executionId)?.();
+      this.deadlines.delete(executionId);
+    }
+    const set = this.waiters.get(executionId);
+    if (!set) return;
+    this.waiters.delete(executionId);
+    for (const done of set) done();
+  }
+
+  // --- scope ------------------------------------------------------------------------------------
+
+  private definitionOf(row: RunRow): Definition {
+    const definition = this.deps.workflows.definition(row.workflow_id, row.version);
+    if (!definition) throw new Error(`workflow ${row.workflow_id} version ${row.version} is gone`);
+    return definition;
+  }
+
+  private memoryOf(executionId: string): Memory {
+    let memory = this.memory.get(executionId);
+    if (!memory) {
+      // Rebuilt from the stored step rows (after a restart, or once evicted).
+      memory = { results: new Map() };
+      for (const step of this.deps.repo.steps(executionId)) {
+        if (step.status === 'completed') {
+          memory.results.set(step.step_id, step.result === null ? null : JSON.parse(step.result));
+        }
+      }
+      if (this.memory.size >= MEMORY_LIMIT) this.memory.clear();
+      this.memory.set(executionId, memory);
+    }
+    return memory;
+  }
+
+  private remember(executionId: string, stepId: string, result: unknown): void {
+    this.memoryOf(executionId).results.set(stepId, result ?? null);
+  }
+
+  private resultOf(executionId: string, stepId: string): unknown {
+    return this.memoryOf(executionId).results.get(stepId) ?? null;
+  }
+
+  /** trigger, workflow, steps.<id>.result and <id>.result (secrets are added by the runner). */
+  private scope(row: RunRow): Record<string, unknown> {
+    const results = this.memoryOf(row.id).results;
+    const steps: Record<string, { result: unknown }> = {};
+    let last: unknown = null;
+    for (const [id, result] of results) {
+      steps[id] = { result };
+      last = result;
+    }
+    const state = parseState(row.frontier);
+    return {
+      ...steps,
+      trigger: {
+        type: row.trigger_type,
+        payload: JSON.parse(row.input) as unknown,
+        headers: state.headers ?? {},
+      },
+      steps,
+      workflow: { execution_id: row.id, workflow_id: row.workflow_id, result: last },
+    };
+  }
+}
+
+function evaluateConditionSafely(condition: string, scope: Record<string, unknown>): boolean {
+  return evaluateCondition(condition, {
+    ...scope,
+    secrets: new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('Conditions cannot read secrets.');
+        },
+      },
+    ),
+  });
+}

@@ -1,0 +1,196 @@
+// Workflow run rows: the execution (status, frontier of pending work, outcome), one row per
+// finished step attempt, and the approvals a run waits on. Only this module writes them.
+import type { CursorPosition } from '../http/pagination.js';
+import type { Db } from '../store/database.js';
+import { KeysetList, where, type Where } from '../store/keyset-list.js';
+
+export type RunStatus =
+  'running' | 'awaiting_approval' | 'completed' | 'failed' | 'cancelled' | 'timeout';
+
+export interface RunRow {
+  id: string;
+  workflow_id: string;
+  workspace_id: string;
+  version: number;
+  status: RunStatus;
+  trigger_type: string;
+  input: string;
+  /** JSON of RunState: what is pending and how branches join. */
+  frontier: string;
+  steps_completed: number;
+  result: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  failed_step: string | null;
+  failed_agent_id: string | null;
+  deadline_at: number;
+  created_at: number;
+  completed_at: number | null;
+  cancelled_at: number | null;
+}
+
+export interface StepRunRow {
+  execution_id: string;
+  seq: number;
+  step_id: string;
+  attempt: number;
+  status: 'completed' | 'failed';
+  result: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  started_at: number;
+  completed_at: number;
+}
+
+export interface ApprovalRow {
+  agent_execution_id: string;
+  execution_id: string;
+  activation: string;
+}
+
+export class RunRepository {
+  private readonly list: KeysetList<RunRow>;
+  private readonly insertStmt;
+  private readonly getStmt;
+  private readonly saveStmt;
+  private readonly stepStmt;
+  private readonly stepsStmt;
+  private readonly stepAtStmt;
+  private readonly unfinishedStmt;
+  private readonly unfinishedOfStmt;
+  private readonly positionStmt;
+  private readonly purgeStepsStmt;
+  private readonly purgeApprovalsStmt;
+  private readonly purgeStmt;
+  private readonly approvalInsertStmt;
+  private readonly approvalGetStmt;
+  private readonly approvalDeleteStmt;
+
+  constructor(db: Db) {
+    this.list = new KeysetList<RunRow>(db, 'workflow_executions');
+    this.insertStmt = db.prepare(
+      `INSERT INTO workflow_executions (id, workflow_id, workspace_id, version, status, trigger_type, input, frontier,
+         steps_completed, result, error_code, error_message, failed_step, failed_agent_id, deadline_at, created_at, completed_at, cancelled_at)
+       VALUES (@id, @workflow_id, @workspace_id, @version, @status, @trigger_type, @input, @frontier,
+         @steps_completed, @result, @error_code, @error_message, @failed_step, @failed_agent_id, @deadline_at, @created_at, @completed_at, @cancelled_at)`,
+    );
+    this.getStmt = db.prepare<[string], RunRow>('SELECT * FROM workflow_executions WHERE id = ?');
+    this.saveStmt = db.prepare(
+      `UPDATE workflow_executions SET status = @status, frontier = @frontier, steps_completed = @steps_completed,
+         result = @result, error_code = @error_code, error_message = @error_message, failed_step = @failed_step,
+         failed_agent_id = @failed_agent_id, completed_at = @completed_at, cancelled_at = @cancelled_at WHERE id = @id`,
+    );
+    this.stepStmt = db.prepare(
+      `INSERT INTO workflow_step_runs (execution_id, seq, step_id, attempt, status, result, error_code, error_message, started_at, completed_at)
+       VALUES (@execution_id, @seq, @step_id, @attempt, @status, @result, @error_code, @error_message, @started_at, @completed_at)`,
+    );
+    this.stepsStmt = db.prepare<[string], StepRunRow>(
+      'SELECT * FROM workflow_step_runs WHERE execution_id = ? ORDER BY seq',
+    );
+    this.stepAtStmt = db.prepare<[string, number], StepRunRow>(
+      'SELECT * FROM workflow_step_runs WHERE execution_id = ? AND seq = ?',
+    );
+    this.unfinishedStmt = db.prepare<[], { id: string }>(
+      "SELECT id FROM workflow_executions WHERE status IN ('running', 'awaiting_approval')",
+    );
+    this.unfinishedOfStmt = db.prepare<[string], RunRow>(
+      "SELECT * FROM workflow_executions WHERE workflow_id = ? AND status IN ('running', 'awaiting_approval')",
+    );
+    this.positionStmt = db.prepare<[string, string], CursorPosition>(
+      'SELECT created_at, id FROM workflow_executions WHERE id = ? AND workflow_id = ?',
+    );
+    this.purgeStepsStmt = db.prepare(
+      'DELETE FROM workflow_step_runs WHERE execution_id IN (SELECT id FROM workflow_executions WHERE created_at < ?)',
+    );
+    this.purgeApprovalsStmt = db.prepare(
+      'DELETE FROM workflow_approvals WHERE execution_id IN (SELECT id FROM workflow_executions WHERE created_at < ?)',
+    );
+    this.purgeStmt = db.prepare('DELETE FROM workflow_executions WHERE created_at < ?');
+    this.approvalInsertStmt = db.prepare(
+      'INSERT OR REPLACE INTO workflow_approvals (agent_execution_id, execution_id, activation) VALUES (?, ?, ?)',
+    );
+    this.approvalGetStmt = db.prepare<[string], ApprovalRow>(
+      'SELECT * FROM workflow_approvals WHERE agent_execution_id = ?',
+    );
+    this.approvalDeleteStmt = db.prepare(
+      'DELETE FROM workflow_approvals WHERE agent_execution_id = ?',
+    );
+  }
+
+  insert(row: RunRow): void {
+    this.insertStmt.run(row);
+  }
+
+  get(id: string): RunRow | undefined {
+    return this.getStmt.get(id);
+  }
+
+  save(row: RunRow): void {
+    this.saveStmt.run(row);
+  }
+
+  insertStep(row: StepRunRow): void {
+    this.stepStmt.run(row);
+  }
+
+  steps(executionId: string): StepRunRow[] {
+    return this.stepsStmt.all(executionId);
+  }
+
+  step(executionId: string, seq: number): StepRunRow | undefined {
+    return this.stepAtStmt.get(executionId, seq);
+  }
+
+  /** Runs that have not ended, to resume after a restart. */
+  unfinishedIds(): string[] {
+    return this.unfinishedStmt.all().map((row) => row.id);
+  }
+
+  unfinishedOf(workflowId: string): RunRow[] {
+    return this.unfinishedOfStmt.all(workflowId);
+  }
+
+  position(workflowId: string, id: string): CursorPosition | undefined {
+    return this.positionStmt.get(id, workflowId);
+  }
+
+  page(
+    workflowId: string,
+    status: string | undefined,
+    since: number,
+    limit: number,
+    cursor: CursorPosition | undefined,
+  ): RunRow[] {
+    return this.list.page(this.filter(workflowId, status, since), limit, cursor);
+  }
+
+  count(workflowId: string, status: string | undefined, since: number): number {
+    return this.list.count(this.filter(workflowId, status, since));
+  }
+
+  private filter(workflowId: string, status: string | undefined, since: number): Where {
+    return where(
+      ['workflow_id = ?', workflowId],
+      ['created_at >= ?', since],
+      status && ['status = ?', status],
+    );
+  }
+
+  purgeBefore(cutoff: number): number {
+    this.purgeStepsStmt.run(cutoff);
+    this.purgeApprovalsStmt.run(cutoff);
+    return this.purgeStmt.run(cutoff).changes;
+  }
+
+  addApproval(agentExecutionId: string, executionId: string, activation: string): void {
+    this.approvalInsertStmt.run(agentExecutionId, executionId, activation);
+  }
+
+  approval(agentExecutionId: string): ApprovalRow | undefined {
+    return this.approvalGetStmt.get(agentExecutionId);
+  }
+
+  dropApproval(agentExecutionId: string): void {
+    this.approvalDeleteStmt.run(agentExecutionId);
+  }
+}

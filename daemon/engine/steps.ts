@@ -1,0 +1,274 @@
+// What each step type does when it runs, as a StepOutcome the engine stores. Runners read the
+// run's scope (earlier results, the trigger, secrets) and never write: the engine records the
+// outcome together with what follows, in one transaction.
+import type { AgentExecutionView } from '../../shared/schemas/agents.js';
+import type { WorkflowStepView } from '../../shared/schemas/workflows.js';
+import type { Clock } from '../clock/clock.js';
+import { ApiError } from '../http/api-error.js';
+import { checkOutboundUrl, type UrlPolicy } from '../outbound/url-policy.js';
+import {
+  evaluateCondition,
+  ExpressionError,
+  interpolate,
+  maskSecrets,
+  MissingSecretError,
+  secretsScope,
+  type Scope,
+} from './expressions.js';
+import { callWebhook } from './webhook-call.js';
+
+/** The result of running one step once. */
+export type StepOutcome =
+  | { type: 'completed'; result: unknown; next: string[] }
+  | { type: 'failed'; code: string; message: string; agentId: string | null; result: unknown }
+  | { type: 'waiting'; wakeAt: number; result: unknown }
+  | { type: 'awaiting_approval'; agentExecutionId: string; agentId: string }
+  | { type: 'fork'; children: string[]; waitForAll: boolean }
+  /** The process is stopping: leave the step as it was, it runs again after the restart. */
+  | { type: 'interrupted' };
+
+/** How agent steps reach the agents' own execution path (guardrails, autonomy, stubs, brains). */
+export interface AgentPort {
+  execute(
+    workspaceId: string,
+    agentId: string,
+    input: { input: string; context: Record<string, unknown>; wait_for_completion: boolean },
+  ): Promise<{ status: 200 | 202; execution: AgentExecutionView }>;
+}
+
+export interface StepContext {
+  workspaceId: string;
+  executionId: string;
+  step: WorkflowStepView;
+  /** trigger, workflow, steps and each step id: everything but secrets. */
+  scope: Scope;
+  reveal(name: string): string | undefined;
+}
+
+export const DEFAULT_WEBHOOK_TIMEOUT_MS = 30_000;
+
+export class StepRunner {
+  constructor(
+    private readonly agents: AgentPort,
+    private readonly clock: Clock,
+    private readonly urlPolicy: UrlPolicy,
+  ) {}
+
+  async run(context: StepContext): Promise<StepOutcome> {
+    const used = new Map<string, string>();
+    const scope: Scope = { ...context.scope, secrets: secretsScope(context.reveal, used) };
+    try {
+      const outcome = await this.runType(context, scope, used);
+      return maskOutcome(outcome, used);
+    } catch (error) {
+      return maskOutcome(failure(error, context.step), used);
+    }
+  }
+
+  private async runType(
+    context: StepContext,
+    scope: Scope,
+    used: ReadonlyMap<string, string>,
+  ): Promise<StepOutcome> {
+    const { step } = context;
+    const config = step.config;
+    switch (step.type) {
+      case 'condition': {
+        const value = evaluateCondition(String(config.condition), scope);
+        const target = config[value ? 'if_true' : 'if_false'];
+        const next = typeof target === 'string' ? target : step.next_step_id;
+        return {
+          type: 'completed',
+          result: { value, branch: value ? 'if_true' : 'if_false', next_step_id: next ?? null },
+          next: next ? [next] : [],
+        };
+      }
+      case 'wait': {
+        const seconds = Number(config.duration_seconds ?? 0);
+        const result = { waited_seconds: seconds, reason: config.reason ?? null };
+        if (seconds <= 0) return { type: 'completed', result, next: nextOf(step) };
+        return { type: 'waiting', wakeAt: this.clock.now() + seconds * 1000, result };
+      }
+      case 'parallel':
+        return {
+          type: 'fork',
+          children: (config.steps as string[]) ?? [],
+          waitForAll: config.wait_for_all !== false,
+        };
+      case 'agent_action':
+        return this.agentAction(context, scope, used);
+      case 'webhook':
+        return this.webhook(context, scope);
+    }
+  }
+
+  /**
+   * Agents see [secret:NAME] where a secret was interpolated: their executions are stored and
+   * shown, and secret values never are.
+   */
+  private async agentAction(
+    context: StepContext,
+    scope: Scope,
+    used: ReadonlyMap<string, string>,
+  ): Promise<StepOutcome> {
+    const { step } = context;
+    const agentId = step.agent_id!;
+    const action = String(step.config.action);
+    const mapped = interpolate(step.config.input_mapping ?? {}, scope) as Record<string, unknown>;
+    const text =
+      step.config.input !== undefined
+        ? String(interpolate(step.config.input, scope))
+        : `${action}: ${JSON.stringify(mapped)}`;
+    const extras: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(step.config)) {
+      if (!['action', 'input_mapping', 'input'].includes(key)) extras[key] = value;
+    }
+    try {
+      const { status, execution } = await this.agents.execute(context.workspaceId, agentId, {
+        input: maskSecrets(text, used),
+        context: maskSecrets(
+          {
+            ...mapped,
+            workflow_execution_id: context.executionId,
+            step_id: step.id,
+            action,
+            ...interpolateExtras(extras, scope),
+          },
+          used,
+        ),
+        wait_for_completion: true,
+      });
+      if (status === 200 && execution.status === 'completed') {
+        return {
+          type: 'completed',
+          result: { agent_execution_id: execution.execution_id, ...execution.result },
+          next: nextOf(step),
+        };
+      }
+      if (execution.status === 'awaiting_approval') {
+        return {
+          type: 'awaiting_approval',
+          agentExecutionId: execution.execution_id,
+          agentId,
+        };
+      }
+      // Still processing: the daemon is shutting down and released the wait.
+      return { type: 'interrupted' };
+    } catch (error) {
+      if (error instanceof ApiError) {
+        return {
+          type: 'failed',
+          code: error.code,
+          message: error.message,
+          agentId,
+          result: null,
+        };
+      }
+      throw error;
+    }
+  }
+
+  private async webhook(context: StepContext, scope: Scope): Promise<StepOutcome> {
+    const { step } = context;
+    const config = step.config;
+    const url = checkOutboundUrl(String(interpolate(config.url, scope)), this.urlPolicy);
+    const method = String(config.method ?? 'POST').toUpperCase();
+    const headers = Object.fromEntries(
+      Object.entries(
+        (interpolate(config.headers ?? {}, scope) as Record<string, unknown>) ?? {},
+      ).map(([key, value]) => [key, value === null ? '' : String(value)]),
+    );
+    const body =
+      config.body === undefined || method === 'GET' ? undefined : interpolate(config.body, scope);
+    const timeoutMs =
+      typeof config.timeout_seconds === 'number'
+        ? config.timeout_seconds * 1000
+        : DEFAULT_WEBHOOK_TIMEOUT_MS;
+    const answer = await callWebhook({ url, method, headers, body, timeoutMs });
+    switch (answer.type) {
+      case 'unreachable':
+        return {
+          type: 'failed',
+          code: 'external_api_error',
+          message: `${method} ${url}: ${answer.message}`,
+          agentId: null,
+          result: null,
+        };
+      case 'answered': {
+        const result = { status_code: answer.status, body: answer.body };
+        if (answer.status >= 200 && answer.status < 300) {
+          return { type: 'completed', result, next: nextOf(step) };
+        }
+        return {
+          type: 'failed',
+          code: 'external_api_error',
+          message: `${method} ${url} answered HTTP ${answer.status}.`,
+          agentId: null,
+          result,
+        };
+      }
+    }
+  }
+}
+
+function nextOf(step: WorkflowStepView): string[] {
+  return step.next_step_id ? [step.next_step_id] : [];
+}
+
+function interpolateExtras(extras: Record<string, unknown>, scope: Scope): Record<string, unknown> {
+  return Object.keys(extras).length === 0
+    ? {}
+    : (interpolate(extras, scope) as Record<string, unknown>);
+}
+
+function failure(error: unknown, step: WorkflowStepView): StepOutcome {
+  const agentId = step.type === 'agent_action' ? step.agent_id : null;
+  if (error instanceof MissingSecretError) {
+    return {
+      type: 'failed',
+      code: 'secret_not_found',
+      message: error.message,
+      agentId,
+      result: null,
+    };
+  }
+  if (error instanceof ExpressionError) {
+    return {
+      type: 'failed',
+      code: 'invalid_expression',
+      message: error.message,
+      agentId,
+      result: null,
+    };
+  }
+  if (error instanceof ApiError) {
+    return { type: 'failed', code: error.code, message: error.message, agentId, result: null };
+  }
+  return {
+    type: 'failed',
+    code: 'internal_server_error',
+    message: error instanceof Error ? error.message : String(error),
+    agentId,
+    result: null,
+  };
+}
+
+/** Secret values never leave a step: results and messages carry [secret:NAME] instead. */
+function maskOutcome(outcome: StepOutcome, used: ReadonlyMap<string, string>): StepOutcome {
+  if (used.size === 0) return outcome;
+  switch (outcome.type) {
+    case 'completed':
+    case 'waiting':
+      return { ...outcome, result: maskSecrets(outcome.result, used) };
+    case 'failed':
+      return {
+        ...outcome,
+        message: maskSecrets(outcome.message, used),
+        result: maskSecrets(outcome.result, used),
+      };
+    case 'awaiting_approval':
+    case 'fork':
+    case 'interrupted':
+      return outcome;
+  }
+}

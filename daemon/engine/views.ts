@@ -1,0 +1,125 @@
+// A run's stored state (the frontier) and how a run is shown: the execution view of the API and
+// of the workflow.execution.* events.
+import type { StepResultView, WorkflowExecutionView } from '../../shared/schemas/workflows.js';
+import { toIso } from '../clock/clock.js';
+import type { Definition } from '../workflows/workflow.service.js';
+import type { RunRow, StepRunRow } from './run.repository.js';
+
+/** One pending step of a run. */
+export interface Activation {
+  /** Unique within the run: step id + a counter. */
+  key: string;
+  step_id: string;
+  attempt: number;
+  /** The parallel join this chain belongs to (its key), or null at the top level. */
+  branch: string | null;
+  /** ready: runs as soon as this process gets to it (again after a restart). */
+  state: 'ready' | 'waiting' | 'awaiting_approval' | 'retrying';
+  started_at: number;
+  wake_at?: number;
+  agent_execution_id?: string;
+}
+
+/** A parallel step whose chains are running. */
+export interface Join {
+  key: string;
+  step_id: string;
+  branch: string | null;
+  /** Chains not yet ended. */
+  pending: number;
+  wait_for_all: boolean;
+  started_at: number;
+}
+
+export interface RunState {
+  /** Counter for activation keys. */
+  n: number;
+  /** Next step-row sequence number. */
+  seq: number;
+  acts: Activation[];
+  joins: Join[];
+  /** Sequence of the last completed step (its result is the run's result). */
+  last_seq: number | null;
+  /** Whether the run's timeout timer is stored. */
+  armed: boolean;
+  headers?: Record<string, string>;
+}
+
+export function parseState(frontier: string): RunState {
+  return JSON.parse(frontier) as RunState;
+}
+
+const ACTIVE_STATUS = {
+  ready: 'running',
+  waiting: 'waiting',
+  awaiting_approval: 'awaiting_approval',
+  retrying: 'retrying',
+} as const;
+
+export function executionView(
+  row: RunRow,
+  state: RunState,
+  definition: Definition,
+  steps: readonly StepRunRow[],
+): WorkflowExecutionView {
+  const stepResults: StepResultView[] = steps.map((step) => {
+    const def = definition.byId.get(step.step_id);
+    return {
+      step_id: step.step_id,
+      step_name: def?.name ?? step.step_id,
+      type: def?.type ?? 'agent_action',
+      status: step.status,
+      attempt: step.attempt,
+      result: step.result === null ? null : (JSON.parse(step.result) as unknown),
+      error:
+        step.error_code === null
+          ? null
+          : { code: step.error_code, message: step.error_message ?? '' },
+      duration_ms: step.completed_at - step.started_at,
+      started_at: toIso(step.started_at),
+      completed_at: toIso(step.completed_at),
+    };
+  });
+  for (const act of state.acts) {
+    const def = definition.byId.get(act.step_id);
+    stepResults.push({
+      step_id: act.step_id,
+      step_name: def?.name ?? act.step_id,
+      type: def?.type ?? 'agent_action',
+      status: ACTIVE_STATUS[act.state],
+      attempt: act.attempt,
+      result: null,
+      error: null,
+      duration_ms: null,
+      started_at: toIso(act.started_at),
+      completed_at: null,
+    });
+  }
+  const ended = row.completed_at ?? row.cancelled_at;
+  return {
+    execution_id: row.id,
+    workflow_id: row.workflow_id,
+    workflow_name: definition.name,
+    status: row.status,
+    trigger: { type: row.trigger_type as WorkflowExecutionView['trigger']['type'] },
+    input: JSON.parse(row.input) as Record<string, unknown>,
+    current_step: state.acts[0]?.step_id ?? null,
+    steps_completed: row.steps_completed,
+    steps_total: definition.steps.length,
+    step_results: stepResults,
+    result: row.result === null ? null : (JSON.parse(row.result) as unknown),
+    error:
+      row.error_code === null
+        ? null
+        : {
+            code: row.error_code,
+            message: row.error_message ?? '',
+            details: { step_id: row.failed_step, agent_id: row.failed_agent_id },
+          },
+    failed_step: row.failed_step,
+    duration_seconds: ended === null ? null : (ended - row.created_at) / 1000,
+    created_at: toIso(row.created_at),
+    completed_at: toIso(row.completed_at),
+    cancelled_at: toIso(row.cancelled_at),
+  };
+}

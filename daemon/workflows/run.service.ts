@@ -1,0 +1,165 @@
+// The executions API of a workflow: start a run by hand (answering at once or once it ends, up
+// to 60 s on the daemon clock), list and show runs (kept 30 days), cancel one.
+import type {
+  ExecuteAnswerView,
+  ExecuteInput,
+  WorkflowExecutionView,
+} from '../../shared/schemas/workflows.js';
+import { toIso, type Clock } from '../clock/clock.js';
+import type { WorkflowEngine } from '../engine/engine.js';
+import type { RunRepository, RunRow } from '../engine/run.repository.js';
+import { ApiError } from '../http/api-error.js';
+import { pageRequest, toPage, type ListQueryInput } from '../http/pagination.js';
+import type { Page } from '../http/route.js';
+import type { CommitQueue } from '../store/commit-queue.js';
+import type { WorkflowService } from './workflow.service.js';
+
+export const RUN_RETENTION_MS = 30 * 86_400_000;
+/** wait_for_completion answers 202 with the running execution past this. */
+export const MAX_WAIT_MS = 60_000;
+
+export class RunService {
+  constructor(
+    private readonly commits: CommitQueue,
+    private readonly repo: RunRepository,
+    private readonly workflows: WorkflowService,
+    private readonly engine: WorkflowEngine,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(
+    workspaceId: string,
+    workflowId: string,
+    body: ExecuteInput,
+  ): Promise<{ status: 200 | 202; execution: ExecuteAnswerView }> {
+    const workflow = this.workflows.row(workspaceId, workflowId);
+    if (workflow.status === 'paused' || workflow.status === 'archived') {
+      throw new ApiError(
+        'workflow_not_active',
+        `Workflow ${workflow.id} is ${workflow.status}. Activate it first: PATCH /v1/workflows/${workflow.id} {"status": "active"}.`,
+        { extras: { workflow_status: workflow.status } },
+      );
+    }
+    // Group-committed with other starts; the first step starts once it is committed.
+    const started = await this.commits.run(() =>
+      this.engine.start(workspaceId, workflow.id, {
+        input: body.input,
+        trigger: { type: 'manual', payload: body.input },
+      }),
+    );
+    if (!body.wait_for_completion) {
+      return {
+        status: 202,
+        execution: {
+          execution_id: started.execution_id,
+          workflow_id: started.workflow_id,
+          status: 'running',
+          created_at: started.created_at,
+        },
+      };
+    }
+    await this.engine.waitFor(started.execution_id, MAX_WAIT_MS);
+    const row = this.repo.get(started.execution_id)!;
+    const view = this.engine.view(row);
+    switch (row.status) {
+      case 'completed':
+      case 'cancelled':
+        return { status: 200, execution: view };
+      case 'running':
+      case 'awaiting_approval':
+        return { status: 202, execution: view };
+      case 'timeout':
+        throw new ApiError(
+          'workflow_timeout',
+          `The run ${row.id} exceeded settings.timeout_seconds and was stopped.`,
+          { extras: { execution_id: row.id, failed_step: row.failed_step } },
+        );
+      case 'failed': {
+        const step = view.failed_step ?? null;
+        const name =
+          step === null
+            ? null
+            : (this.workflows.definition(row.workflow_id, row.version)?.byId.get(step)?.name ??
+              step);
+        throw new ApiError(
+          'step_failed',
+          `Step ${step ?? '(unknown)'} failed: ${row.error_message ?? 'no detail'}`,
+          {
+            extras: {
+              step_id: step,
+              step_name: name,
+              underlying_error: {
+                code: row.error_code ?? 'step_failed',
+                message: row.error_message ?? '',
+              },
+              execution_id: row.id,
+            },
+          },
+        );
+      }
+    }
+  }
+
+  list(
+    workspaceId: string,
+    workflowId: string,
+    query: ListQueryInput & { status?: string | undefined },
+  ): Page<WorkflowExecutionView> {
+    const workflow = this.workflows.row(workspaceId, workflowId);
+    const since = this.cutoff();
+    const { limit, cursor } = pageRequest(query, (id) => this.repo.position(workflow.id, id));
+    const rows = this.repo.page(workflow.id, query.status, since, limit + 1, cursor);
+    return toPage(
+      rows.map((row) => this.engine.view(row)),
+      limit,
+      this.repo.count(workflow.id, query.status, since),
+    );
+  }
+
+  get(workspaceId: string, workflowId: string, executionId: string): WorkflowExecutionView {
+    return this.engine.view(this.row(workspaceId, workflowId, executionId));
+  }
+
+  cancel(
+    workspaceId: string,
+    workflowId: string,
+    executionId: string,
+  ): { execution_id: string; status: 'cancelled'; cancelled_at: string } {
+    const row = this.row(workspaceId, workflowId, executionId);
+    const cancelled = this.engine.cancel(row.id);
+    if (!cancelled) {
+      throw new ApiError(
+        'execution_not_cancellable',
+        `Execution ${row.id} already ended (${row.status}); only running runs can be cancelled.`,
+        { extras: { execution_status: row.status } },
+      );
+    }
+    return {
+      execution_id: row.id,
+      status: 'cancelled',
+      cancelled_at: toIso(cancelled.cancelled_at!),
+    };
+  }
+
+  /** Deletes runs past the 30-day retention on the daemon clock. */
+  purgeExpired(): number {
+    return this.engine.purgeBefore(this.cutoff());
+  }
+
+  private cutoff(): number {
+    return this.clock.now() - RUN_RETENTION_MS;
+  }
+
+  private row(workspaceId: string, workflowId: string, executionId: string): RunRow {
+    const workflow = this.workflows.row(workspaceId, workflowId);
+    const row = this.repo.get(executionId);
+    if (!row || row.workflow_id !== workflow.id || row.created_at < this.cutoff()) {
+      throw new ApiError(
+        'execution_not_found',
+        `No execution ${executionId} for workflow ${workflow.id} (executions are kept 30 days).`,
+        { param: 'execution_id' },
+      );
+    }
+    return row;
+  }
+}

@@ -1,0 +1,150 @@
+// Workflow rows and their versions (steps + settings per version, so a run keeps the definition
+// it started with). Rows and versions are cached: every run reads them.
+import type { CursorPosition } from '../http/pagination.js';
+import type { Db } from '../store/database.js';
+import { KeysetList, where, type Where } from '../store/keyset-list.js';
+
+export interface WorkflowRow {
+  id: string;
+  workspace_id: string;
+  name: string;
+  description: string | null;
+  status: 'draft' | 'active' | 'paused' | 'archived';
+  trigger: string;
+  version: number;
+  created_at: number;
+  updated_at: number;
+  last_executed_at: number | null;
+  stat_total: number;
+  stat_ended: number;
+  stat_succeeded: number;
+  stat_duration_ms: number;
+}
+
+export interface VersionRow {
+  workflow_id: string;
+  version: number;
+  name: string;
+  steps: string;
+  settings: string;
+  created_at: number;
+}
+
+export class WorkflowRepository {
+  private readonly list: KeysetList<WorkflowRow>;
+  private readonly rows = new Map<string, WorkflowRow>();
+  private readonly versions = new Map<string, VersionRow>();
+  private readonly insertStmt;
+  private readonly versionStmt;
+  private readonly getStmt;
+  private readonly getVersionStmt;
+  private readonly updateStmt;
+  private readonly deleteStmt;
+  private readonly positionStmt;
+  private readonly startedStmt;
+  private readonly endedStmt;
+
+  constructor(db: Db) {
+    this.list = new KeysetList<WorkflowRow>(db, 'workflows');
+    this.insertStmt = db.prepare(
+      `INSERT INTO workflows (id, workspace_id, name, description, status, trigger, version, created_at, updated_at)
+       VALUES (@id, @workspace_id, @name, @description, @status, @trigger, @version, @created_at, @updated_at)`,
+    );
+    this.versionStmt = db.prepare(
+      `INSERT INTO workflow_versions (workflow_id, version, name, steps, settings, created_at)
+       VALUES (@workflow_id, @version, @name, @steps, @settings, @created_at)`,
+    );
+    this.getStmt = db.prepare<[string], WorkflowRow>('SELECT * FROM workflows WHERE id = ?');
+    this.getVersionStmt = db.prepare<[string, number], VersionRow>(
+      'SELECT * FROM workflow_versions WHERE workflow_id = ? AND version = ?',
+    );
+    this.updateStmt = db.prepare(
+      `UPDATE workflows SET name = @name, description = @description, status = @status, trigger = @trigger,
+         version = @version, updated_at = @updated_at WHERE id = @id`,
+    );
+    this.deleteStmt = db.prepare('DELETE FROM workflows WHERE id = ?');
+    this.positionStmt = db.prepare<[string, string], CursorPosition>(
+      'SELECT created_at, id FROM workflows WHERE id = ? AND workspace_id = ?',
+    );
+    this.startedStmt = db.prepare(
+      'UPDATE workflows SET stat_total = stat_total + 1, last_executed_at = ? WHERE id = ?',
+    );
+    this.endedStmt = db.prepare(
+      `UPDATE workflows SET stat_ended = stat_ended + 1, stat_succeeded = stat_succeeded + ?,
+         stat_duration_ms = stat_duration_ms + ? WHERE id = ?`,
+    );
+  }
+
+  insert(row: Omit<WorkflowRow, 'last_executed_at' | `stat_${string}`>, version: VersionRow): void {
+    this.insertStmt.run(row);
+    this.versionStmt.run(version);
+  }
+
+  /** The row, the same object until it is written (callers must not mutate it). */
+  get(id: string): WorkflowRow | undefined {
+    let row = this.rows.get(id);
+    if (!row) {
+      row = this.getStmt.get(id);
+      if (row) this.rows.set(id, row);
+    }
+    return row;
+  }
+
+  version(workflowId: string, version: number): VersionRow | undefined {
+    const key = `${workflowId}:${version}`;
+    let row = this.versions.get(key);
+    if (!row) {
+      row = this.getVersionStmt.get(workflowId, version);
+      if (row) this.versions.set(key, row);
+    }
+    return row;
+  }
+
+  /** Saves the row; a new version row when the steps or settings changed. */
+  update(row: WorkflowRow, version: VersionRow | undefined): void {
+    this.rows.delete(row.id);
+    this.updateStmt.run(row);
+    if (version) this.versionStmt.run(version);
+  }
+
+  delete(id: string): void {
+    this.rows.delete(id);
+    this.deleteStmt.run(id);
+  }
+
+  recordStart(id: string, at: number): void {
+    this.rows.delete(id);
+    this.startedStmt.run(at, id);
+  }
+
+  recordEnd(id: string, succeeded: boolean, durationMs: number): void {
+    this.rows.delete(id);
+    this.endedStmt.run(succeeded ? 1 : 0, durationMs, id);
+  }
+
+  /** Forgets cached rows (a transaction that wrote them rolled back). */
+  forget(id: string): void {
+    this.rows.delete(id);
+  }
+
+  position(workspaceId: string, id: string): CursorPosition | undefined {
+    return this.positionStmt.get(id, workspaceId);
+  }
+
+  page(
+    workspaceId: string,
+    status: string | undefined,
+    limit: number,
+    cursor: CursorPosition | undefined,
+  ): WorkflowRow[] {
+    return this.list.page(this.filter(workspaceId, status), limit, cursor);
+  }
+
+  count(workspaceId: string, status: string | undefined): number {
+    return this.list.count(this.filter(workspaceId, status));
+  }
+
+  private filter(workspaceId: string, status: string | undefined): Where {
+    return where(['workspace_id = ?', workspaceId], status && ['status = ?', status]);
+  }
+}

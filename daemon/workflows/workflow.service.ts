@@ -1,0 +1,272 @@
+// Workflows: create (draft unless a status is given), read, list, update and delete, each change
+// with its workflow.* event in the same transaction. The step graph is validated on every write;
+// steps and settings are stored as a new version so that runs keep the definition they started with.
+import { newId } from '../../shared/ids.js';
+import {
+  WORKFLOW_DEFAULTS,
+  type WorkflowCreateInput,
+  type WorkflowStepView,
+  type WorkflowUpdateInput,
+  type WorkflowView,
+} from '../../shared/schemas/workflows.js';
+import { toIso, type Clock } from '../clock/clock.js';
+import type { EventService } from '../events/event.service.js';
+import { ApiError } from '../http/api-error.js';
+import { pageRequest, toPage, type ListQueryInput } from '../http/pagination.js';
+import type { Page } from '../http/route.js';
+import { checkOutboundUrl, type UrlPolicy } from '../outbound/url-policy.js';
+import type { Db } from '../store/database.js';
+import { validateSteps } from './graph.js';
+import type { VersionRow, WorkflowRepository, WorkflowRow } from './workflow.repository.js';
+
+export interface WorkflowSettings {
+  timeout_seconds: number;
+  retry_policy: { max_attempts: number; backoff_multiplier: number };
+  error_handling: 'stop' | 'continue';
+}
+
+/** What a run needs of its workflow: the steps and settings of one version, parsed once. */
+export interface Definition {
+  workflowId: string;
+  version: number;
+  name: string;
+  steps: WorkflowStepView[];
+  byId: ReadonlyMap<string, WorkflowStepView>;
+  settings: WorkflowSettings;
+}
+
+type SettingsInput = WorkflowCreateInput['settings'];
+
+export class WorkflowService {
+  private readonly deleteHooks: ((row: WorkflowRow) => void)[] = [];
+  private readonly definitions = new Map<string, Definition>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly repo: WorkflowRepository,
+    private readonly events: EventService,
+    private readonly clock: Clock,
+    private readonly urlPolicy: UrlPolicy,
+    private readonly agentExists: (workspaceId: string, agentId: string) => boolean,
+  ) {}
+
+  /** Runs inside the deleting transaction (the engine cancels the workflow's runs there). */
+  onDelete(hook: (row: WorkflowRow) => void): void {
+    this.deleteHooks.push(hook);
+  }
+
+  create(workspaceId: string, input: WorkflowCreateInput): WorkflowView {
+    const now = this.clock.now();
+    const id = newId('workflow');
+    const steps = this.validate(workspaceId, input.steps);
+    const settings = mergeSettings(undefined, input.settings);
+    const row: WorkflowRow = {
+      id,
+      workspace_id: workspaceId,
+      name: input.name,
+      description: input.description ?? null,
+      status: input.status ?? 'draft',
+      trigger: JSON.stringify({
+        type: input.trigger?.type ?? 'manual',
+        config: input.trigger?.config ?? {},
+      }),
+      version: 1,
+      created_at: now,
+      updated_at: now,
+      last_executed_at: null,
+      stat_total: 0,
+      stat_ended: 0,
+      stat_succeeded: 0,
+      stat_duration_ms: 0,
+    };
+    const version = versionRow(row, steps, settings, now);
+    const view = toWorkflowView(row, version);
+    this.db.transaction(() => {
+      this.repo.insert(row, version);
+      this.events.publish(workspaceId, 'workflow.created', view);
+    })();
+    return view;
+  }
+
+  get(workspaceId: string, id: string): WorkflowView {
+    const row = this.row(workspaceId, id);
+    return toWorkflowView(row, this.repo.version(row.id, row.version)!);
+  }
+
+  list(
+    workspaceId: string,
+    query: ListQueryInput & { status?: string | undefined },
+  ): Page<WorkflowView> {
+    const { limit, cursor } = pageRequest(query, (id) => this.repo.position(workspaceId, id));
+    const rows = this.repo.page(workspaceId, query.status, limit + 1, cursor);
+    return toPage(
+      rows.map((row) => toWorkflowView(row, this.repo.version(row.id, row.version)!)),
+      limit,
+      this.repo.count(workspaceId, query.status),
+    );
+  }
+
+  update(workspaceId: string, id: string, input: WorkflowUpdateInput): WorkflowView {
+    const current = this.row(workspaceId, id);
+    const currentVersion = this.repo.version(current.id, current.version)!;
+    const now = this.clock.now();
+    const row: WorkflowRow = { ...current, updated_at: now };
+    if (input.name !== undefined) row.name = input.name;
+    if (input.description !== undefined) row.description = input.description;
+    if (input.status !== undefined) row.status = input.status;
+    if (input.trigger !== undefined) {
+      row.trigger = JSON.stringify({
+        type: input.trigger.type,
+        config: input.trigger.config ?? {},
+      });
+    }
+    // The whole graph is checked again on every PATCH (an agent it names may be gone by now).
+    const steps = this.validate(
+      workspaceId,
+      input.steps ?? (JSON.parse(currentVersion.steps) as WorkflowStepView[]),
+    );
+    const definitionChanged =
+      input.steps !== undefined || input.settings !== undefined || input.name !== undefined;
+    let version: VersionRow | undefined;
+    if (definitionChanged) {
+      row.version = current.version + 1;
+      const settings = mergeSettings(
+        JSON.parse(currentVersion.settings) as WorkflowSettings,
+        input.settings,
+      );
+      version = versionRow(row, steps, settings, now);
+    }
+    const view = toWorkflowView(row, version ?? currentVersion);
+    this.db.transaction(() => {
+      this.repo.update(row, version);
+      this.events.publish(workspaceId, 'workflow.updated', view);
+    })();
+    return view;
+  }
+
+  delete(workspaceId: string, id: string): { id: string; deleted: true } {
+    const row = this.row(workspaceId, id);
+    this.db.transaction(() => {
+      for (const hook of this.deleteHooks) hook(row);
+      this.repo.delete(id);
+      this.events.publish(workspaceId, 'workflow.deleted', { id, deleted: true });
+    })();
+    return { id, deleted: true };
+  }
+
+  /** The stored row of a workflow of this workspace, or 404 workflow_not_found. */
+  row(workspaceId: string, id: string): WorkflowRow {
+    const row = this.repo.get(id);
+    if (!row || row.workspace_id !== workspaceId) {
+      throw new ApiError(
+        'workflow_not_found',
+        `No workflow ${id} in this workspace. List them with GET /v1/workflows.`,
+        { param: 'workflow_id' },
+      );
+    }
+    return row;
+  }
+
+  /** The parsed definition of one version (cached; versions never change). */
+  definition(workflowId: string, version: number): Definition | undefined {
+    const key = `${workflowId}:${version}`;
+    let definition = this.definitions.get(key);
+    if (!definition) {
+      const stored = this.repo.version(workflowId, version);
+      if (!stored) return undefined;
+      const steps = JSON.parse(stored.steps) as WorkflowStepView[];
+      definition = {
+        workflowId,
+        version,
+        name: stored.name,
+        steps,
+        byId: new Map(steps.map((step) => [step.id, step])),
+        settings: JSON.parse(stored.settings) as WorkflowSettings,
+      };
+      if (this.definitions.size > 10_000) this.definitions.clear();
+      this.definitions.set(key, definition);
+    }
+    return definition;
+  }
+
+  recordStart(id: string, at: number): void {
+    this.repo.recordStart(id, at);
+  }
+
+  recordEnd(id: string, succeeded: boolean, durationMs: number): void {
+    this.repo.recordEnd(id, succeeded, durationMs);
+  }
+
+  private validate(
+    workspaceId: string,
+    steps: Parameters<typeof validateSteps>[0],
+  ): WorkflowStepView[] {
+    return validateSteps(steps, {
+      agentExists: (agentId) => this.agentExists(workspaceId, agentId),
+      checkUrl: (url, param) => void checkOutboundUrl(url, this.urlPolicy, param),
+    });
+  }
+}
+
+function mergeSettings(
+  current: WorkflowSettings | undefined,
+  input: SettingsInput,
+): WorkflowSettings {
+  return {
+    timeout_seconds:
+      input?.timeout_seconds ?? current?.timeout_seconds ?? WORKFLOW_DEFAULTS.timeoutSeconds,
+    retry_policy: {
+      max_attempts:
+        input?.retry_policy?.max_attempts ??
+        current?.retry_policy.max_attempts ??
+        WORKFLOW_DEFAULTS.maxAttempts,
+      backoff_multiplier:
+        input?.retry_policy?.backoff_multiplier ??
+        current?.retry_policy.backoff_multiplier ??
+        WORKFLOW_DEFAULTS.backoffMultiplier,
+    },
+    error_handling:
+      input?.error_handling ?? current?.error_handling ?? WORKFLOW_DEFAULTS.errorHandling,
+  };
+}
+
+function versionRow(
+  row: WorkflowRow,
+  steps: WorkflowStepView[],
+  settings: WorkflowSettings,
+  now: number,
+): VersionRow {
+  return {
+    workflow_id: row.id,
+    version: row.version,
+    name: row.name,
+    steps: JSON.stringify(steps),
+    settings: JSON.stringify(settings),
+    created_at: now,
+  };
+}
+
+export function toWorkflowView(row: WorkflowRow, version: VersionRow): WorkflowView {
+  return {
+    id: row.id,
+    workspace_id: row.workspace_id,
+    name: row.name,
+    description: row.description,
+    status: row.status,
+    trigger: JSON.parse(row.trigger) as WorkflowView['trigger'],
+    steps: JSON.parse(version.steps) as WorkflowStepView[],
+    settings: JSON.parse(version.settings) as WorkflowSettings,
+    created_at: toIso(row.created_at),
+    updated_at: toIso(row.updated_at),
+    last_executed_at: toIso(row.last_executed_at),
+    stats: {
+      total_executions: row.stat_total,
+      success_rate:
+        row.stat_ended === 0
+          ? 0
+          : Math.round((row.stat_succeeded / row.stat_ended) * 10_000) / 10_000,
+      avg_duration_seconds:
+        row.stat_ended === 0 ? 0 : Math.round(row.stat_duration_ms / row.stat_ended) / 1000,
+    },
+  };
+}
