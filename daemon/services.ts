@@ -47,6 +47,12 @@ import { SecretService } from './secrets/secret.service.js';
 import { RunService } from './workflows/run.service.js';
 import { WorkflowRepository } from './workflows/workflow.repository.js';
 import { WorkflowService } from './workflows/workflow.service.js';
+import { TriggerRepository } from './triggers/trigger.repository.js';
+import { TriggerService } from './triggers/trigger.service.js';
+import { TemplateService } from './templates/template.service.js';
+import { loadTemplates } from './templates/template.loader.js';
+import { parseRequestPart } from './http/validation.js';
+import { WorkflowCreateBody, type WorkflowView } from '../shared/schemas/workflows.js';
 import { openDatabase, type Db } from './store/database.js';
 import { serverUrls, type ServerUrls } from './http/urls.js';
 
@@ -84,6 +90,8 @@ export interface Services {
   secrets: SecretService;
   workflows: WorkflowService;
   engine: WorkflowEngine;
+  triggers: TriggerService;
+  templates: TemplateService<WorkflowView>;
   runs: RunService;
   alarms: Alarms;
 }
@@ -196,6 +204,12 @@ export function buildServices(
   executions.onSettled(engine.onAgentSettled);
   workflows.onDelete((row) => engine.cancelRunsOf(row.id));
   const runs = new RunService(commits, runRepository, workflows, engine, clock);
+  const triggers = new TriggerService(db, new TriggerRepository(db), engine, timers, clock);
+  events.addFanout(triggers.fanout);
+  const templates = new TemplateService(loadTemplates(), agents, {
+    create: (workspace, body) =>
+      workflows.create(workspace.id, parseRequestPart(WorkflowCreateBody, body, 'body')),
+  });
   return {
     db,
     clock,
@@ -219,5 +233,7 @@ export function buildServices(
     engine,
     runs,
     alarms,
+    triggers,
+    templates,
   };
 }

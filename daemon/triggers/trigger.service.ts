@@ -225,8 +225,32 @@ export class TriggerService {
     };
   }
 
-  /** Event fan-out hook: runs in the publishing transaction. */
+  /**
+   * Event fan-out hook, in the publishing transaction. The workflow service publishes
+   * workflow.created/updated/deleted inside the transaction of each write, so this is where the
+   * trigger tables follow the workflows (and a bad trigger rolls the write back); then every
+   * event may start event-triggered workflows.
+   */
   readonly fanout = (event: EventEnvelope): void => {
+    this.followWorkflow(event);
+    this.startEventTriggered(event);
+  };
+
+  private followWorkflow(event: EventEnvelope): void {
+    if (event.type === 'workflow.created' || event.type === 'workflow.updated') {
+      const workflow = event.data as unknown as WorkflowState;
+      this.onWrite({ workspaceId: event.workspace_id, before: null, after: workflow });
+    } else if (event.type === 'workflow.deleted') {
+      const { id } = event.data as { id: string };
+      this.onWrite({
+        workspaceId: event.workspace_id,
+        before: { id, status: 'archived' },
+        after: null,
+      });
+    }
+  }
+
+  private startEventTriggered(event: EventEnvelope): void {
     const triggers = this.repo.activeEventTriggers(event.workspace_id);
     if (triggers.length === 0) return;
     const source = sourceExecution(event);
@@ -249,7 +273,7 @@ export class TriggerService {
         this.ambientDepth = outer;
       }
     }
-  };
+  }
 
   purgeExpired(): number {
     return this.repo.purgeEventRunsBefore(this.clock.now() - EVENT_RUN_RETENTION_MS);
