@@ -152,19 +152,32 @@ test('every template creates a workflow that runs to completion with stubbed age
       template: template.id,
     });
   }
-  // Waits (incident response, onboarding) end on the daemon clock.
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  t.is((await d.cli(['clock', 'advance', '2d'])).code, 0);
-  for (const run of runs) {
-    const execution = await waitForExecution(
-      api,
-      run.workflowId,
-      run.executionId,
-      (e) => !['running', 'awaiting_approval'].includes(e.status),
-      30_000,
+  // Waits end on the daemon clock: the incident's 15 minutes first (its run must end before its
+  // own one-hour timeout is due), then onboarding's day.
+  const settle = async (exclude: string[]) => {
+    for (const run of runs.filter((r) => !exclude.includes(r.template))) {
+      const execution = await waitForExecution(
+        api,
+        run.workflowId,
+        run.executionId,
+        (e) => !['running', 'awaiting_approval'].includes(e.status),
+        30_000,
+      );
+      t.is(execution.status, 'completed', `${run.template}: ${JSON.stringify(execution)}`);
+    }
+  };
+  const ready = async (template: string, stepId: string) => {
+    const run = runs.find((r) => r.template === template)!;
+    await waitForExecution(api, run.workflowId, run.executionId, (e) =>
+      e.step_results.some((step: any) => step.step_id === stepId && step.status === 'waiting'),
     );
-    t.is(execution.status, 'completed', `${run.template}: ${JSON.stringify(execution)}`);
-  }
+  };
+  await ready('tmpl_incident_response', 'wait_ack');
+  await ready('tmpl_employee_onboarding', 'first_day');
+  t.is((await d.cli(['clock', 'advance', '20m'])).code, 0);
+  await settle(['tmpl_employee_onboarding']);
+  t.is((await d.cli(['clock', 'advance', '1d'])).code, 0);
+  await settle([]);
   t.true(receiver.requests.some((request) => request.path.includes('tmpl_incident_response')));
 });
 
