@@ -204,7 +204,14 @@ export function buildServices(
   executions.onSettled(engine.onAgentSettled);
   workflows.onDelete((row) => engine.cancelRunsOf(row.id));
   const runs = new RunService(commits, runRepository, workflows, engine, clock);
-  const triggers = new TriggerService(db, new TriggerRepository(db), engine, timers, clock);
+  const triggers = new TriggerService(
+    db,
+    new TriggerRepository(db),
+    engine,
+    timers,
+    clock,
+    commits,
+  );
   events.addFanout(triggers.fanout);
   const templates = new TemplateService(loadTemplates(), agents, {
     create: (workspace, body) =>

@@ -24,6 +24,11 @@ export interface Transactions {
   transaction<T>(fn: () => T): () => T;
 }
 
+/** Group commit: the work runs in the next shared transaction; resolves after its commit. */
+export interface GroupCommit {
+  run<T>(work: () => T): Promise<T>;
+}
+
 export interface RunRequest {
   input: Record<string, unknown>;
   trigger: { type: TriggerType; payload: unknown; headers?: Record<string, string> };
@@ -71,6 +76,7 @@ export class TriggerService {
     private readonly runs: RunStarter,
     private readonly timers: TimerService,
     private readonly clock: Clock,
+    private readonly commits: GroupCommit,
   ) {
     timers.register(SCHEDULE_TIMER, (payload) => this.fireSchedule(payload as ScheduleTimer));
   }
@@ -184,7 +190,7 @@ export class TriggerService {
     body: unknown;
     rawBody: string;
     headers: IncomingHttpHeaders;
-  }): { workflowId: string; start: () => { execution_id: string } } {
+  }): { workflowId: string; start: () => Promise<{ execution_id: string }> } {
     const row = this.repo.byHookPath(hook.workspaceId, hook.path);
     if (!row) {
       throw new ApiError(
@@ -215,13 +221,16 @@ export class TriggerService {
     const payload = hook.body === undefined ? {} : hook.body;
     return {
       workflowId: row.workflow_id,
-      start: () =>
-        this.db.transaction(() =>
+      // Group-committed with other starts (as manual runs are); answered once it is stored.
+      start: async () => {
+        const { execution_id } = await this.commits.run(() =>
           this.runs.start(hook.workspaceId, row.workflow_id, {
             input: asInput(payload),
             trigger: { type: 'webhook', payload, headers: visibleHeaders(hook.headers) },
           }),
-        )(),
+        );
+        return { execution_id };
+      },
     };
   }
 

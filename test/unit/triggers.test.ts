@@ -52,6 +52,7 @@ function setUp(t: import('ava').ExecutionContext) {
       },
       timers,
       clock,
+      { run: async (work) => db.transaction(work)() },
     );
     opened.push({ db, timers });
     return { db, timers, triggers };
@@ -288,7 +289,7 @@ test('event-triggered runs that trigger each other stop after a bounded chain', 
   t.is(started.length, MAX_EVENT_CHAIN);
 });
 
-test('the webhook intake refuses a bad signature, a paused workflow and an unknown path', (t) => {
+test('the webhook intake refuses a bad signature, a paused workflow and an unknown path', async (t) => {
   const { boot, started } = setUp(t);
   const { db, triggers } = boot();
   const write = (status: string) =>
@@ -317,7 +318,11 @@ test('the webhook intake refuses a bad signature, a paused workflow and an unkno
   t.is(errorOf(() => hook(signed)).code, 'workflow_not_active');
   t.is(started.length, 0);
   write('active');
-  const { execution_id } = hook({ ...signed, authorization: 'Bearer x', 'x-trace': 't1' }).start();
+  const { execution_id } = await hook({
+    ...signed,
+    authorization: 'Bearer x',
+    'x-trace': 't1',
+  }).start();
   t.is(execution_id, 'wex_1');
   t.deepEqual(started[0]!.run.trigger.headers, { 'x-trace': 't1' });
 });
