@@ -36,14 +36,53 @@ export default tseslint.config(
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
-  {
-    // Only repositories and the store talk SQL (style: route -> service -> repository).
-    files: ['daemon/**/*.routes.ts', 'daemon/**/*.service.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { paths: [{ name: 'better-sqlite3', message: 'SQL belongs in a repository.' }] },
-      ],
-    },
-  },
+  ...layers(),
 );
+
+/**
+ * The daemon's layers point one way: HTTP (routes, http/, app, control channel) -> services ->
+ * repositories -> store, with the shared words (errors, pages, workspace, transactions) in
+ * daemon/domain/ below all of them. Only repositories and the store talk SQL, and only they and
+ * the composition root (services.ts) see the database handle.
+ */
+function layers() {
+  const http = {
+    regex: '(^|/)(http|control|openapi)/|\\.routes\\.js$|(^|/)(app|server)\\.js$',
+    message:
+      'Only the HTTP layer (http/, *.routes.ts, app.ts, control/) imports the HTTP layer; shared words live in daemon/domain/.',
+  };
+  const db = {
+    regex: '^better-sqlite3$|(^|/)store/(database|statement-cache|list-query)\\.js$',
+    message:
+      'SQL and the database handle belong in a repository; a service gets Transactions (domain/transactions.ts).',
+  };
+  const upward = {
+    regex: '\\.service\\.js$|(^|/)services\\.js$',
+    message: 'The store and repositories sit below the services: they never import one.',
+  };
+  const outsideDomain = {
+    regex: '^\\.\\./(?!\\.\\./shared/)',
+    message: 'daemon/domain/ is the bottom layer: it imports only itself and shared/.',
+  };
+  const rule = (...patterns) => ({
+    'no-restricted-imports': ['error', { patterns: patterns.map((p) => ({ ...p })) }],
+  });
+  const httpSide = [
+    'daemon/http/**',
+    'daemon/**/*.routes.ts',
+    'daemon/control/**',
+    'daemon/openapi/**',
+    'daemon/app.ts',
+    'daemon/server.ts',
+    'daemon/main.ts',
+    'daemon/entry.ts',
+  ];
+  const storeSide = ['daemon/store/**', 'daemon/**/*.repository.ts'];
+  return [
+    { files: ['daemon/**/*.ts'], ignores: [...httpSide, ...storeSide], rules: rule(http, db) },
+    { files: ['daemon/services.ts'], rules: rule(http) },
+    { files: ['daemon/domain/**'], rules: rule(http, db, outsideDomain) },
+    { files: storeSide, rules: rule(http, upward) },
+    { files: httpSide, rules: rule(db) },
+  ];
+}

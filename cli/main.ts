@@ -4,7 +4,6 @@ import { Command, CommanderError, Option } from 'commander';
 import { VERSION } from '../shared/package-info.js';
 import type { CommandSpec } from './command.js';
 import { CliContext, type GlobalOptions } from './context.js';
-import { CliError } from './errors.js';
 import { COMMANDS } from './registry.js';
 import { reportError } from './report-error.js';
 
@@ -106,5 +105,5 @@ async function main(argv: string[]): Promise<void> {
 }
 
 await main(process.argv).catch((error: unknown) => {
-  process.exitCode = reportError(error instanceof CliError ? error : error, false);
+  process.exitCode = reportError(error, false);
 });

@@ -7,6 +7,7 @@ import daemon from './commands/daemon.js';
 import events from './commands/events.js';
 import keys from './commands/keys.js';
 import listen from './commands/listen.js';
+import secrets from './commands/secrets.js';
 import webhooks from './commands/webhooks.js';
 import workflowTemplates from './commands/workflow-templates.js';
 import workflows from './commands/workflows.js';
@@ -20,6 +21,7 @@ export const COMMANDS: CommandSpec[] = [
   ...events,
   ...agents,
   ...workflows,
+  ...secrets,
   ...workflowTemplates,
   ...webhooks,
   ...listen,

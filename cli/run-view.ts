@@ -115,12 +115,14 @@ export class RunView {
         changes.push(this.rowLine(row, 'is awaiting approval'));
       }
     }
-    if (execution.status !== this.lastStatus && this.lastStatus !== undefined) {
+    if (execution.status !== this.lastStatus) {
       if (execution.status === 'awaiting_approval') {
         changes.push(
-          `run ${execution.execution_id} awaiting approval${current ? ` at step ${current}` : ''}`,
+          `run ${execution.execution_id} awaiting approval${current ? ` at step ${current}` : ''}${this.approvalHint(execution)}`,
         );
-      } else if (isTerminal(execution) || execution.status === 'running') {
+      } else if (isTerminal(execution)) {
+        changes.push(`run ${execution.execution_id} ${execution.status}`);
+      } else if (this.lastStatus !== undefined) {
         changes.push(`run ${execution.execution_id} ${execution.status}`);
       }
     }
@@ -137,7 +139,19 @@ export class RunView {
   }
 
   private startLine(execution: Execution): string {
-    return `run ${execution.execution_id} of ${execution.workflow_id} ${execution.status}`;
+    return `run ${execution.execution_id} of ${execution.workflow_id} started`;
+  }
+
+  /** The command that decides the pending approval, from the awaiting step's result. */
+  private approvalHint(execution: Execution): string {
+    const awaiting = [...execution.step_results]
+      .reverse()
+      .find((result) => result.status === 'awaiting_approval');
+    const pending = awaiting?.result as
+      { agent_id?: unknown; agent_execution_id?: unknown } | null | undefined;
+    if (typeof pending?.agent_id !== 'string' || typeof pending.agent_execution_id !== 'string')
+      return '';
+    return ` (decide with: svc agents approve|reject ${pending.agent_id} ${pending.agent_execution_id})`;
   }
 
   private apply(result: SeenStep, attempts: number, changes: string[]): void {
@@ -185,6 +199,12 @@ export class RunView {
       return error ? `${error.code}: ${error.message}` : brief(result.result, 70);
     }
     if (state === 'completed') return brief(result.result, 50);
+    if (state === 'awaiting_approval') {
+      const pending = result.result as { agent_id?: unknown; agent_execution_id?: unknown } | null;
+      return typeof pending?.agent_id === 'string' && typeof pending.agent_execution_id === 'string'
+        ? `svc agents approve ${pending.agent_id} ${pending.agent_execution_id}`
+        : '';
+    }
     if (state === 'waiting') {
       const resume = (result.result as { resume_at?: unknown } | null | undefined)?.resume_at;
       return typeof resume === 'string' ? `until ${resume}` : '';

@@ -28,13 +28,11 @@ import { installJsonBodyParser } from './http/json-body.js';
 import { registerRoutes } from './http/register.js';
 import { RequestLogController } from './http/request-log.js';
 import type { RouteDef } from './http/route.js';
-import { serverUrls, type ServerUrls } from './http/urls.js';
-import { Housekeeping } from './housekeeping.js';
+import { serverUrls, type ServerUrls } from './domain/urls.js';
 import { publicRoutes } from './public.routes.js';
 import { FixedWindowLimiter } from './ratelimit/limiter.js';
-import { RatePlans } from './ratelimit/plans.js';
+import { DEFAULT_ENTERPRISE_MULTIPLIER, RatePlans } from './ratelimit/plans.js';
 import { buildServices, type ServiceOptions, type Services } from './services.js';
-import { checkpoint } from './store/database.js';
 import { MAX_KNOWLEDGE_BYTES } from './agents/knowledge/knowledge.service.js';
 import { webhookRoutes } from './webhooks/webhook.routes.js';
 import { integrationRoutes } from './integrations/integration.routes.js';
@@ -46,7 +44,6 @@ import { hookRoutes } from './triggers/hook.routes.js';
 import { Workflow } from '../shared/schemas/workflows.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
-export const DEFAULT_ENTERPRISE_MULTIPLIER = 100;
 
 export interface AppOptions extends ServiceOptions {
   controlToken: string;
@@ -96,6 +93,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     clock,
     clockService,
     timers,
+    housekeeping,
     workspaces,
     keys,
     credentials,
@@ -114,26 +112,6 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     plans,
     clock,
   );
-  const housekeeping = new Housekeeping(
-    [
-      { name: 'events', run: () => events.purgeExpired() },
-      { name: 'agent executions', run: () => services.executions.purgeExpired() },
-      { name: 'workflow executions', run: () => services.runs.purgeExpired() },
-      { name: 'event trigger chains', run: () => services.triggers.purgeExpired() },
-      {
-        name: 'wal checkpoint',
-        run: () => {
-          checkpoint(services.db);
-          return 0;
-        },
-      },
-    ],
-    app.log,
-  );
-  clockService.onChange(async () => {
-    await timers.runDue();
-    housekeeping.run();
-  });
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);

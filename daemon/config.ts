@@ -1,9 +1,9 @@
 // Daemon settings from flags and environment variables (flags win), with the documented defaults.
 import { resolve } from 'node:path';
 import { DEFAULT_HOST, DEFAULT_PORT, defaultDataDir } from '../shared/paths.js';
-import { DEFAULT_ENTERPRISE_MULTIPLIER } from './app.js';
 import type { Environment } from './keys/key-material.js';
 import type { LogLevel } from './logger.js';
+import { DEFAULT_ENTERPRISE_MULTIPLIER } from './ratelimit/plans.js';
 
 export interface DaemonConfig {
   host: string;

@@ -1,6 +1,8 @@
 // Structured logs (pino). Credentials never reach them: the Authorization header is not logged,
 // api_key values are cut out of URLs, and known secret fields are redacted wherever they appear.
-import pino, { type Logger } from 'pino';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import pino, { type DestinationStream, type Logger } from 'pino';
 
 /**
  * Fields redacted when a log call passes them. Exact top-level paths only: wildcard redaction
@@ -25,17 +27,34 @@ const FLUSH_INTERVAL_MS = 200;
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 /**
- * Logs to a file (background daemon) or stdout (foreground). Lines are buffered and written in
- * batches (at least every 200 ms), so logging costs little per request.
+ * Logs to the data dir's log file, always (so `svc daemon logs` works however the daemon was
+ * started), and with `stdout` also to standard output (foreground). Lines are buffered and
+ * written in batches (at least every 200 ms), so logging costs little per request.
  */
-export function createLogger(level: LogLevel, file?: string): Logger {
-  const destination = pino.destination({
-    dest: file ?? 1,
-    mkdir: Boolean(file),
-    sync: false,
-    minLength: 8192,
-  });
-  setInterval(() => destination.flush(), FLUSH_INTERVAL_MS).unref();
+export function createLogger(
+  level: LogLevel,
+  file: string,
+  options: { stdout?: boolean } = {},
+): Logger {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  const toFile = bufferedDestination(file);
+  let destination: DestinationStream = toFile;
+  if (options.stdout) {
+    const toStdout = bufferedDestination(1);
+    // logger.flush() (at shutdown) reaches both streams only through this.
+    destination = Object.assign(
+      pino.multistream([
+        { stream: toFile, level: 'trace' },
+        { stream: toStdout, level: 'trace' },
+      ]),
+      {
+        flush(done?: (error?: Error) => void) {
+          toFile.flush();
+          toStdout.flush(done);
+        },
+      },
+    );
+  }
   return pino(
     {
       level,
@@ -46,6 +65,12 @@ export function createLogger(level: LogLevel, file?: string): Logger {
     },
     destination,
   );
+}
+
+function bufferedDestination(dest: string | number) {
+  const destination = pino.destination({ dest, sync: false, minLength: 8192 });
+  setInterval(() => destination.flush(), FLUSH_INTERVAL_MS).unref();
+  return destination;
 }
 
 /** Removes credential values from a URL's query string before it is logged. */

@@ -1,6 +1,7 @@
 // The daemon process's entry point. `svc daemon start` spawns it in the background (settings
 // come in SVC_* variables, readiness goes back over IPC); --foreground runs runForeground().
 import type { Logger } from 'pino';
+import { dataDirFiles } from '../shared/paths.js';
 import { resolveConfig, type DaemonConfig, type DaemonFlags } from './config.js';
 import { createLogger } from './logger.js';
 import { startDaemon } from './server.js';
@@ -34,10 +35,13 @@ export async function runDaemon(
   return 0;
 }
 
-/** Runs in this process with logs on stdout, until a signal or a control-channel stop. */
+/**
+ * Runs in this process, until a signal or a control-channel stop, with logs on stdout and in the
+ * data dir's log file (where `svc daemon logs` reads them).
+ */
 export async function runForeground(flags: DaemonFlags): Promise<number> {
   const config = resolveConfig(flags);
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, dataDirFiles(config.dataDir).log, { stdout: true });
   return runDaemon(config, logger, (message) => {
     if (message.type === 'error') process.stderr.write(`svc: ${message.message}\n`);
   });

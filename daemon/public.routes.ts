@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { ERROR_CODES } from '../shared/errors.js';
 import { rawRoute, type RouteDef } from './http/route.js';
-import type { ServerUrls } from './http/urls.js';
+import type { ServerUrls } from './domain/urls.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 
 const Health = z.object({ status: z.literal('ok'), version: z.string() }).meta({ title: 'Health' });

@@ -8,7 +8,7 @@ import { VERSION } from '../shared/package-info.js';
 import { dataDirFiles, type RuntimeInfo } from '../shared/paths.js';
 import { buildApp, type SvcApp } from './app.js';
 import type { DaemonConfig } from './config.js';
-import { serverUrls } from './http/urls.js';
+import { serverUrls } from './domain/urls.js';
 import { acquireLock } from './lock.js';
 
 export class PortInUseError extends Error {

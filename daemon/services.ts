@@ -1,5 +1,6 @@
 // The composition root of the daemon's domain: opens the store and wires every repository and
-// service together. No HTTP here (app.ts builds the server around these services).
+// service together, and wires the domain to itself: moving the clock fires due timers and
+// housekeeping. No HTTP here (app.ts builds the server around these services).
 import type { Environment } from './keys/key-material.js';
 import { AgentRepository } from './agents/agent.repository.js';
 import { AgentService } from './agents/agent.service.js';
@@ -51,10 +52,10 @@ import { TriggerRepository } from './triggers/trigger.repository.js';
 import { TriggerService } from './triggers/trigger.service.js';
 import { TemplateService } from './templates/template.service.js';
 import { loadTemplates } from './templates/template.loader.js';
-import { parseRequestPart } from './http/validation.js';
-import { WorkflowCreateBody, type WorkflowView } from '../shared/schemas/workflows.js';
-import { openDatabase, type Db } from './store/database.js';
-import { serverUrls, type ServerUrls } from './http/urls.js';
+import { type WorkflowView } from '../shared/schemas/workflows.js';
+import { checkpoint, openDatabase, type Db } from './store/database.js';
+import { Housekeeping } from './housekeeping.js';
+import { serverUrls, type ServerUrls } from './domain/urls.js';
 
 export interface ServiceOptions {
   dataDir: string;
@@ -74,6 +75,8 @@ export interface Services {
   clock: OffsetClock;
   clockService: ClockService;
   timers: TimerService;
+  /** Retention and WAL checkpoints; app.start() starts it. */
+  housekeeping: Housekeeping;
   workspaces: WorkspaceService;
   keys: KeyService;
   credentials: CredentialService;
@@ -98,7 +101,7 @@ export interface Services {
 
 export function buildServices(
   options: ServiceOptions,
-  log: { error(obj: object, msg: string): void },
+  log: { info(obj: object, msg: string): void; error(obj: object, msg: string): void },
 ): Services {
   const urls = options.urls ?? serverUrls('127.0.0.1', 7717);
   const db = openDatabase(options.databaseFile ?? join(options.dataDir, 'svc.db'));
@@ -186,7 +189,6 @@ export function buildServices(
     (workspaceId, agentId) => agentRepository.get(agentId)?.workspace_id === workspaceId,
   );
   const alarms = new Alarms(clock);
-  clockService.onChange(() => alarms.check());
   const runRepository = new RunRepository(db);
   const engine = new WorkflowEngine({
     db,
@@ -212,16 +214,39 @@ export function buildServices(
     clock,
     commits,
   );
+  workflows.onWrite((change) => triggers.onWrite(change));
   events.addFanout(triggers.fanout);
   const templates = new TemplateService(loadTemplates(), agents, {
-    create: (workspace, body) =>
-      workflows.create(workspace.id, parseRequestPart(WorkflowCreateBody, body, 'body')),
+    create: (workspace, body) => workflows.create(workspace.id, body),
+  });
+  const housekeeping = new Housekeeping(
+    [
+      { name: 'events', run: () => events.purgeExpired() },
+      { name: 'agent executions', run: () => executions.purgeExpired() },
+      { name: 'workflow executions', run: () => runs.purgeExpired() },
+      { name: 'event trigger chains', run: () => triggers.purgeExpired() },
+      {
+        name: 'wal checkpoint',
+        run: () => {
+          checkpoint(db);
+          return 0;
+        },
+      },
+    ],
+    log,
+  );
+  clockService.onChange(async () => {
+    await timers.runDue();
+    // After the timers: a run whose timeout fell due answers its waiting request first.
+    alarms.check();
+    housekeeping.run();
   });
   return {
     db,
     clock,
     clockService,
     timers,
+    housekeeping,
     workspaces,
     keys,
     credentials,

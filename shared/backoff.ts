@@ -1,5 +1,7 @@
-// One backoff rule for everything that retries (webhook deliveries, workflow steps): a fixed
-// schedule for the first attempts, then the last delay times a multiplier, capped.
+// The backoff rule of user-visible retries (webhook deliveries today, workflow steps next): a
+// fixed schedule for the first attempts, then the last delay times a multiplier, capped. A
+// retry policy is data (BackoffPolicy) read by one function. Durable timers whose handler
+// fails have their own internal retry (daemon/timers), which is not a user-facing policy.
 
 export interface BackoffPolicy {
   /** Delays before attempt 2, 3, ... (ms); attempt 1 is immediate. */
@@ -19,7 +21,7 @@ export function deliveryBackoff(multiplier = 2): BackoffPolicy {
   };
 }
 
-/** Workflow step retries: 1 s, then x multiplier each attempt. */
+/** Workflow step retries: 1 s, then x multiplier each attempt, up to an hour. */
 export function stepBackoff(multiplier = 2): BackoffPolicy {
   return { schedule: [1000], multiplier, maxDelayMs: 60 * MINUTE };
 }

@@ -36,12 +36,6 @@ export const ERROR_CODES = {
     type: 'authentication_error',
     description: 'No authentication was provided (authentication table form).',
   },
-  invalid_signature: {
-    status: 401,
-    type: 'authentication_error',
-    description:
-      'A webhook trigger with a secret got no valid X-Svc-Signature (missing, malformed, wrong or older than 300 s) (added code).',
-  },
   invalid_client: {
     status: 401,
     type: 'authentication_error',

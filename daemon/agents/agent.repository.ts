@@ -1,7 +1,7 @@
 // Agent rows. Deleted agents keep their row (deleted_at) so their executions stay explainable.
-import type { CursorPosition } from '../http/pagination.js';
+import type { ListQueryInput, Page } from '../domain/pages.js';
 import type { Db } from '../store/database.js';
-import { KeysetList, where, type Where } from '../store/keyset-list.js';
+import { ListQuery } from '../store/list-query.js';
 
 export interface AgentRow {
   id: string;
@@ -35,24 +35,28 @@ export interface StatsDelta {
   timeMs: number | null;
 }
 
-export interface AgentFilter {
+export interface AgentListQuery {
+  workspaceId: string;
   status?: string | undefined;
   type?: string | undefined;
 }
 
 export class AgentRepository {
-  private readonly list: KeysetList<AgentRow>;
+  private readonly list: ListQuery<AgentRow, AgentListQuery>;
   /** Agents are read on every request about them: rows are kept until they are written. */
   private readonly rows = new Map<string, AgentRow>();
   private readonly insertStmt;
   private readonly getStmt;
   private readonly updateStmt;
   private readonly deleteStmt;
-  private readonly positionStmt;
   private readonly statsStmt;
 
   constructor(db: Db) {
-    this.list = new KeysetList<AgentRow>(db, 'agents');
+    this.list = new ListQuery(db, {
+      table: 'agents',
+      scope: { workspace_id: 'workspaceId', deleted_at: null },
+      filters: { status: 'status', type: 'type' },
+    });
     this.insertStmt = db.prepare(
       `INSERT INTO agents (id, workspace_id, name, description, type, ontology, autonomy_level, status, capabilities, guardrails, personality, brain, created_at, updated_at)
        VALUES (@id, @workspace_id, @name, @description, @type, @ontology, @autonomy_level, @status, @capabilities, @guardrails, @personality, @brain, @created_at, @updated_at)`,
@@ -66,9 +70,6 @@ export class AgentRepository {
          updated_at = @updated_at WHERE id = @id`,
     );
     this.deleteStmt = db.prepare('UPDATE agents SET deleted_at = ? WHERE id = ?');
-    this.positionStmt = db.prepare<[string, string], CursorPosition>(
-      'SELECT created_at, id FROM agents WHERE id = ? AND workspace_id = ? AND deleted_at IS NULL',
-    );
     // Running counters, updated in the same transaction as the interaction, so a GET stays one read.
     this.statsStmt = db.prepare(
       `UPDATE agents SET stat_interactions = stat_interactions + @interactions, stat_finished = stat_finished + @finished,
@@ -114,29 +115,7 @@ export class AgentRepository {
     });
   }
 
-  position(workspaceId: string, id: string): CursorPosition | undefined {
-    return this.positionStmt.get(id, workspaceId);
-  }
-
-  page(
-    workspaceId: string,
-    filter: AgentFilter,
-    limit: number,
-    cursor: CursorPosition | undefined,
-  ): AgentRow[] {
-    return this.list.page(this.filter(workspaceId, filter), limit, cursor);
-  }
-
-  count(workspaceId: string, filter: AgentFilter): number {
-    return this.list.count(this.filter(workspaceId, filter));
-  }
-
-  private filter(workspaceId: string, filter: AgentFilter): Where {
-    return where(
-      ['workspace_id = ?', workspaceId],
-      ['deleted_at IS NULL'],
-      filter.status && ['status = ?', filter.status],
-      filter.type && ['type = ?', filter.type],
-    );
+  page(query: AgentListQuery & ListQueryInput): Page<AgentRow> {
+    return this.list.page(query);
   }
 }

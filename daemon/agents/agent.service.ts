@@ -5,15 +5,14 @@ import type { AgentView } from '../../shared/schemas/agents.js';
 import type { Tier } from '../../shared/tiers.js';
 import { toIso, type Clock } from '../clock/clock.js';
 import type { EventService } from '../events/event.service.js';
-import { ApiError } from '../http/api-error.js';
-import { pageRequest, toPage, type ListQueryInput } from '../http/pagination.js';
-import type { Page } from '../http/route.js';
-import type { Db } from '../store/database.js';
+import { ApiError } from '../domain/errors.js';
+import { mapPage, type ListQueryInput, type Page } from '../domain/pages.js';
+import type { Transactions } from '../domain/transactions.js';
 import type { TimerService } from '../timers/timer.service.js';
-import type { ServerUrls } from '../http/urls.js';
+import type { ServerUrls } from '../domain/urls.js';
 import { checkOutboundUrl, type UrlPolicy } from '../outbound/url-policy.js';
-import type { Workspace } from '../workspaces/workspace.service.js';
-import type { AgentFilter, AgentRepository, AgentRow } from './agent.repository.js';
+import type { Workspace } from '../domain/workspace.js';
+import type { AgentListQuery, AgentRepository, AgentRow } from './agent.repository.js';
 import type { AgentSettings } from './agent-settings.js';
 import type { AgentProfile } from './brains/brain.js';
 
@@ -61,7 +60,7 @@ export class AgentService {
   private readonly deleteHooks: ((agent: AgentRow) => void)[] = [];
 
   constructor(
-    private readonly db: Db,
+    private readonly db: Transactions,
     private readonly repo: AgentRepository,
     private readonly events: EventService,
     private readonly timers: TimerService,
@@ -152,14 +151,11 @@ export class AgentService {
     return row;
   }
 
-  list(workspaceId: string, query: ListQueryInput & AgentFilter): Page<AgentView> {
-    const { limit, cursor } = pageRequest(query, (id) => this.repo.position(workspaceId, id));
-    const filter = { status: query.status, type: query.type };
-    return toPage(
-      this.repo.page(workspaceId, filter, limit + 1, cursor).map(toAgentView),
-      limit,
-      this.repo.count(workspaceId, filter),
-    );
+  list(
+    workspaceId: string,
+    query: ListQueryInput & Omit<AgentListQuery, 'workspaceId'>,
+  ): Page<AgentView> {
+    return mapPage(this.repo.page({ ...query, workspaceId }), toAgentView);
   }
 
   update(workspace: Workspace, id: string, input: AgentUpdateInput): AgentView {

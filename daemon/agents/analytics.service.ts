@@ -3,7 +3,7 @@
 // the mean confidence of completed work on a 1-5 scale (null when there is none).
 import { ANALYTICS_METRICS } from '../../shared/schemas/agents.js';
 import type { Clock } from '../clock/clock.js';
-import { invalidParameter } from '../http/api-error.js';
+import { invalidParameter } from '../domain/errors.js';
 import type { AgentService } from './agent.service.js';
 import type { ExecutionRepository } from './execution.repository.js';
 import type { MessageRepository } from './message.repository.js';

@@ -4,10 +4,9 @@ import { performance } from 'node:perf_hooks';
 import { newId } from '../../shared/ids.js';
 import type { MessageView } from '../../shared/schemas/agents.js';
 import { toIso, type Clock } from '../clock/clock.js';
-import { ApiError } from '../http/api-error.js';
-import { pageRequest, toPage, type ListQueryInput } from '../http/pagination.js';
-import type { Page } from '../http/route.js';
-import type { Db } from '../store/database.js';
+import { ApiError } from '../domain/errors.js';
+import { mapPage, type ListQueryInput, type Page } from '../domain/pages.js';
+import type { Transactions } from '../domain/transactions.js';
 import type { AgentRepository } from './agent.repository.js';
 import type { AgentService } from './agent.service.js';
 import type { MessageRepository, MessageRow } from './message.repository.js';
@@ -15,7 +14,7 @@ import type { Thinker } from './thinker.js';
 
 export class ConversationService {
   constructor(
-    private readonly db: Db,
+    private readonly db: Transactions,
     private readonly repo: MessageRepository,
     private readonly agentRepo: AgentRepository,
     private readonly agents: AgentService,
@@ -86,9 +85,7 @@ export class ConversationService {
     query: ListQueryInput & { conversation_id?: string | undefined },
   ): Page<MessageView> {
     const agent = this.agents.row(workspaceId, agentId);
-    const { limit, cursor } = pageRequest(query, (id) => this.repo.position(agent.id, id));
-    const rows = this.repo.page(agent.id, query.conversation_id, limit + 1, cursor);
-    return toPage(rows.map(toMessageView), limit, this.repo.count(agent.id, query.conversation_id));
+    return mapPage(this.repo.page({ ...query, agentId: agent.id }), toMessageView);
   }
 }
 

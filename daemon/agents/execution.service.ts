@@ -11,9 +11,9 @@ import type { AgentExecutionView } from '../../shared/schemas/agents.js';
 import { ERROR_CODES, type ErrorCode } from '../../shared/errors.js';
 import { toIso, type Clock } from '../clock/clock.js';
 import type { EventService } from '../events/event.service.js';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../domain/errors.js';
 import type { CommitQueue } from '../store/commit-queue.js';
-import type { Db } from '../store/database.js';
+import type { Transactions } from '../domain/transactions.js';
 import type { TimerService } from '../timers/timer.service.js';
 import type { AgentRepository, AgentRow, StatsDelta } from './agent.repository.js';
 import type { AgentService } from './agent.service.js';
@@ -47,7 +47,7 @@ export class ExecutionService {
   private readonly settledListeners: SettledListener[] = [];
 
   constructor(
-    private readonly db: Db,
+    private readonly db: Transactions,
     private readonly commits: CommitQueue,
     private readonly repo: ExecutionRepository,
     private readonly agentRepo: AgentRepository,

@@ -1,7 +1,7 @@
 // Knowledge documents and their text chunks, indexed with SQLite FTS5 for retrieval.
-import type { CursorPosition } from '../http/pagination.js';
+import type { ListQueryInput, Page } from '../domain/pages.js';
 import type { Db } from '../store/database.js';
-import { KeysetList, where } from '../store/keyset-list.js';
+import { ListQuery } from '../store/list-query.js';
 
 export interface DocumentRow {
   id: string;
@@ -32,8 +32,7 @@ export class KnowledgeRepository {
   private readonly deleteChunksStmt;
   private readonly searchStmt;
   private readonly hasAnyStmt;
-  private readonly positionStmt;
-  private readonly list: KeysetList<DocumentRow>;
+  private readonly list: ListQuery<DocumentRow, { agentId: string }>;
 
   constructor(private readonly db: Db) {
     this.insertDocStmt = db.prepare(
@@ -54,10 +53,10 @@ export class KnowledgeRepository {
     this.hasAnyStmt = db.prepare<[string], { n: number }>(
       'SELECT COUNT(*) AS n FROM knowledge_documents WHERE agent_id = ?',
     );
-    this.positionStmt = db.prepare<[string, string], CursorPosition>(
-      'SELECT created_at, id FROM knowledge_documents WHERE id = ? AND agent_id = ?',
-    );
-    this.list = new KeysetList<DocumentRow>(db, 'knowledge_documents');
+    this.list = new ListQuery(db, {
+      table: 'knowledge_documents',
+      scope: { agent_id: 'agentId' },
+    });
   }
 
   /** Stores a document and its chunks atomically. */
@@ -87,15 +86,7 @@ export class KnowledgeRepository {
     return (this.hasAnyStmt.get(agentId)?.n ?? 0) > 0;
   }
 
-  position(agentId: string, id: string): CursorPosition | undefined {
-    return this.positionStmt.get(id, agentId);
-  }
-
-  page(agentId: string, limit: number, cursor: CursorPosition | undefined): DocumentRow[] {
-    return this.list.page(where(['agent_id = ?', agentId]), limit, cursor);
-  }
-
-  count(agentId: string): number {
-    return this.list.count(where(['agent_id = ?', agentId]));
+  page(query: { agentId: string } & ListQueryInput): Page<DocumentRow> {
+    return this.list.page(query);
   }
 }

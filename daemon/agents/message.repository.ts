@@ -1,7 +1,7 @@
 // Conversation messages between a user and an agent.
-import type { CursorPosition } from '../http/pagination.js';
+import type { ListQueryInput, Page } from '../domain/pages.js';
 import type { Db } from '../store/database.js';
-import { KeysetList, where, type Where } from '../store/keyset-list.js';
+import { ListQuery } from '../store/list-query.js';
 
 export interface MessageRow {
   id: string;
@@ -16,21 +16,26 @@ export interface MessageRow {
   created_at: number;
 }
 
+export interface MessageListQuery {
+  agentId: string;
+  conversation_id?: string | undefined;
+}
+
 export class MessageRepository {
-  private readonly list: KeysetList<MessageRow>;
+  private readonly list: ListQuery<MessageRow, MessageListQuery>;
   private readonly insertStmt;
-  private readonly positionStmt;
   private readonly conversationStmt;
   private readonly periodStmt;
 
   constructor(db: Db) {
-    this.list = new KeysetList<MessageRow>(db, 'agent_messages');
+    this.list = new ListQuery(db, {
+      table: 'agent_messages',
+      scope: { agent_id: 'agentId' },
+      filters: { conversation_id: 'conversation_id' },
+    });
     this.insertStmt = db.prepare(
       `INSERT INTO agent_messages (id, agent_id, workspace_id, conversation_id, role, content, action, confidence, response_time_ms, created_at)
        VALUES (@id, @agent_id, @workspace_id, @conversation_id, @role, @content, @action, @confidence, @response_time_ms, @created_at)`,
-    );
-    this.positionStmt = db.prepare<[string, string], CursorPosition>(
-      'SELECT created_at, id FROM agent_messages WHERE id = ? AND agent_id = ?',
     );
     this.conversationStmt = db.prepare<[string, string], { n: number }>(
       'SELECT COUNT(*) AS n FROM agent_messages WHERE conversation_id = ? AND agent_id = ?',
@@ -53,28 +58,8 @@ export class MessageRepository {
     return (this.conversationStmt.get(conversationId, agentId)?.n ?? 0) > 0;
   }
 
-  position(agentId: string, id: string): CursorPosition | undefined {
-    return this.positionStmt.get(id, agentId);
-  }
-
-  page(
-    agentId: string,
-    conversationId: string | undefined,
-    limit: number,
-    cursor: CursorPosition | undefined,
-  ): MessageRow[] {
-    return this.list.page(this.filter(agentId, conversationId), limit, cursor);
-  }
-
-  count(agentId: string, conversationId: string | undefined): number {
-    return this.list.count(this.filter(agentId, conversationId));
-  }
-
-  private filter(agentId: string, conversationId: string | undefined): Where {
-    return where(
-      ['agent_id = ?', agentId],
-      conversationId && ['conversation_id = ?', conversationId],
-    );
+  page(query: MessageListQuery & ListQueryInput): Page<MessageRow> {
+    return this.list.page(query);
   }
 
   replyFigures(agentId: string, since: number) {

@@ -3,7 +3,7 @@
 import { ERROR_CODES, type ErrorCode } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { toIso, type Clock } from '../clock/clock.js';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../domain/errors.js';
 import type { BrainResult } from './brains/brain.js';
 import type { StubRepository, StubRow } from './stub.repository.js';
 

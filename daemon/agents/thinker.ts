@@ -1,6 +1,6 @@
 // Where an agent's answer comes from: a matching sandbox stub first, else the agent's brain
 // (its own choice, or the daemon's) fed with the passages of its knowledge that match.
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../domain/errors.js';
 import type { AgentRow } from './agent.repository.js';
 import type { AgentService } from './agent.service.js';
 import type { AgentSettings } from './agent-settings.js';

@@ -3,7 +3,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Scope } from '../../shared/scopes.js';
 import type { Clock } from '../clock/clock.js';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../domain/errors.js';
 import { hashKey, keyEnvironment, KEY_MARKERS, type Environment } from '../keys/key-material.js';
 import type { KeyRepository, KeyRow } from '../keys/key.repository.js';
 import type { Credential } from './credential.js';

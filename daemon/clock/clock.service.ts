@@ -1,6 +1,6 @@
 // Moves the sandbox clock (svc clock advance|set|reset) and persists its offset, then fires
 // everything that became due before answering, so a script can rely on it having happened.
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../domain/errors.js';
 import type { Environment } from '../keys/key-material.js';
 import type { SettingsRepository } from '../store/settings.repository.js';
 import type { OffsetClock } from './clock.js';

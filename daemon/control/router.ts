@@ -17,9 +17,9 @@ import {
   WorkspaceCreateInput,
 } from '../../shared/schemas/control.js';
 import { toIso } from '../clock/clock.js';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../domain/errors.js';
 import type { KeyRecord } from '../keys/key.service.js';
-import type { Workspace } from '../workspaces/workspace.service.js';
+import type { Workspace } from '../domain/workspace.js';
 import { sampleEventData } from '../events/samples.js';
 import { StubAddInput } from '../../shared/schemas/agents.js';
 import {

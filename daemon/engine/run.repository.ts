@@ -1,8 +1,15 @@
 // Workflow run rows: the execution (status, frontier of pending work, outcome), one row per
 // finished step attempt, and the approvals a run waits on. Only this module writes them.
-import type { CursorPosition } from '../http/pagination.js';
+import type { ListQueryInput, Page } from '../domain/pages.js';
 import type { Db } from '../store/database.js';
-import { KeysetList, where, type Where } from '../store/keyset-list.js';
+import { ListQuery } from '../store/list-query.js';
+
+export interface RunListFilter {
+  workflowId: string;
+  status?: string | undefined;
+  /** Runs created before this are past retention. */
+  since: number;
+}
 
 export type RunStatus =
   'running' | 'awaiting_approval' | 'completed' | 'failed' | 'cancelled' | 'timeout';
@@ -49,7 +56,7 @@ export interface ApprovalRow {
 }
 
 export class RunRepository {
-  private readonly list: KeysetList<RunRow>;
+  private readonly list: ListQuery<RunRow, RunListFilter>;
   private readonly insertStmt;
   private readonly getStmt;
   private readonly saveStmt;
@@ -58,7 +65,6 @@ export class RunRepository {
   private readonly stepAtStmt;
   private readonly unfinishedStmt;
   private readonly unfinishedOfStmt;
-  private readonly positionStmt;
   private readonly purgeStepsStmt;
   private readonly purgeApprovalsStmt;
   private readonly purgeStmt;
@@ -67,7 +73,12 @@ export class RunRepository {
   private readonly approvalDeleteStmt;
 
   constructor(db: Db) {
-    this.list = new KeysetList<RunRow>(db, 'workflow_executions');
+    this.list = new ListQuery<RunRow, RunListFilter>(db, {
+      table: 'workflow_executions',
+      scope: { workflow_id: 'workflowId' },
+      filters: { status: 'status' },
+      conditions: (query) => [['created_at >= ?', query.since]],
+    });
     this.insertStmt = db.prepare(
       `INSERT INTO workflow_executions (id, workflow_id, workspace_id, version, status, trigger_type, input, frontier,
          steps_completed, result, error_code, error_message, failed_step, failed_agent_id, deadline_at, created_at, completed_at, cancelled_at)
@@ -95,9 +106,6 @@ export class RunRepository {
     );
     this.unfinishedOfStmt = db.prepare<[string], RunRow>(
       "SELECT * FROM workflow_executions WHERE workflow_id = ? AND status IN ('running', 'awaiting_approval')",
-    );
-    this.positionStmt = db.prepare<[string, string], CursorPosition>(
-      'SELECT created_at, id FROM workflow_executions WHERE id = ? AND workflow_id = ?',
     );
     this.purgeStepsStmt = db.prepare(
       'DELETE FROM workflow_step_runs WHERE execution_id IN (SELECT id FROM workflow_executions WHERE created_at < ?)',
@@ -150,30 +158,8 @@ export class RunRepository {
     return this.unfinishedOfStmt.all(workflowId);
   }
 
-  position(workflowId: string, id: string): CursorPosition | undefined {
-    return this.positionStmt.get(id, workflowId);
-  }
-
-  page(
-    workflowId: string,
-    status: string | undefined,
-    since: number,
-    limit: number,
-    cursor: CursorPosition | undefined,
-  ): RunRow[] {
-    return this.list.page(this.filter(workflowId, status, since), limit, cursor);
-  }
-
-  count(workflowId: string, status: string | undefined, since: number): number {
-    return this.list.count(this.filter(workflowId, status, since));
-  }
-
-  private filter(workflowId: string, status: string | undefined, since: number): Where {
-    return where(
-      ['workflow_id = ?', workflowId],
-      ['created_at >= ?', since],
-      status && ['status = ?', status],
-    );
+  page(query: RunListFilter & ListQueryInput): Page<RunRow> {
+    return this.list.page(query);
   }
 
   purgeBefore(cutoff: number): number {

@@ -4,7 +4,7 @@
 import type { AgentExecutionView } from '../../shared/schemas/agents.js';
 import type { WorkflowStepView } from '../../shared/schemas/workflows.js';
 import type { Clock } from '../clock/clock.js';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../domain/errors.js';
 import { checkOutboundUrl, type UrlPolicy } from '../outbound/url-policy.js';
 import {
   evaluateCondition,

@@ -88,7 +88,11 @@ export function executionView(
       type: def?.type ?? 'agent_action',
       status: ACTIVE_STATUS[act.state],
       attempt: act.attempt,
-      result: null,
+      // Who decides an approval: POST /v1/agents/{agent_id}/executions/{agent_execution_id}/approve.
+      result:
+        act.state === 'awaiting_approval' && act.agent_execution_id
+          ? { agent_id: def?.agent_id ?? null, agent_execution_id: act.agent_execution_id }
+          : null,
       error: null,
       duration_ms: null,
       started_at: toIso(act.started_at),

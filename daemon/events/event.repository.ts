@@ -1,7 +1,7 @@
 // The event log: one row per event, the envelope stored as the JSON text that is sent.
-import type { CursorPosition } from '../http/pagination.js';
+import type { ListQueryInput, Page } from '../domain/pages.js';
 import type { Db } from '../store/database.js';
-import { KeysetList, where, type Where } from '../store/keyset-list.js';
+import { ListQuery, type Condition } from '../store/list-query.js';
 
 export interface EventRow {
   id: string;
@@ -24,21 +24,26 @@ export interface EventFilter {
 export class EventRepository {
   private readonly insertStmt;
   private readonly getStmt;
-  private readonly positionStmt;
+  private readonly existsStmt;
   private readonly purgeStmt;
   /** Lists read only the stored envelope: it is sent as is. */
-  private readonly list: KeysetList<Pick<EventRow, 'envelope'>>;
+  private readonly list: ListQuery<Pick<EventRow, 'envelope'>, EventFilter>;
 
   constructor(db: Db) {
-    this.list = new KeysetList<Pick<EventRow, 'envelope'>>(db, 'events', 'envelope');
+    this.list = new ListQuery(db, {
+      table: 'events',
+      columns: 'envelope',
+      scope: { workspace_id: 'workspaceId' },
+      conditions: (filter) => [['created_at >= ?', filter.since], typeCondition(filter)],
+    });
     this.insertStmt = db.prepare(
       'INSERT INTO events (id, workspace_id, type, created_at, envelope) VALUES (@id, @workspace_id, @type, @created_at, @envelope)',
     );
     this.getStmt = db.prepare<[string, string, number], EventRow>(
       'SELECT * FROM events WHERE id = ? AND workspace_id = ? AND created_at >= ?',
     );
-    this.positionStmt = db.prepare<[string, string], CursorPosition>(
-      'SELECT created_at, id FROM events WHERE id = ? AND workspace_id = ?',
+    this.existsStmt = db.prepare<[string, string], { id: string }>(
+      'SELECT id FROM events WHERE id = ? AND workspace_id = ?',
     );
     this.purgeStmt = db.prepare('DELETE FROM events WHERE created_at < ?');
   }
@@ -51,42 +56,31 @@ export class EventRepository {
     return this.getStmt.get(id, workspaceId, since);
   }
 
-  position(workspaceId: string, id: string): CursorPosition | undefined {
-    return this.positionStmt.get(id, workspaceId);
+  exists(workspaceId: string, id: string): boolean {
+    return this.existsStmt.get(id, workspaceId) !== undefined;
   }
 
-  page(
-    filter: EventFilter,
-    limit: number,
-    cursor: CursorPosition | undefined,
-  ): Pick<EventRow, 'envelope'>[] {
-    return this.list.page(this.filter(filter), limit, cursor);
-  }
-
-  count(filter: EventFilter): number {
-    return this.list.count(this.filter(filter));
+  page(filter: EventFilter & ListQueryInput): Page<Pick<EventRow, 'envelope'>> {
+    return this.list.page(filter);
   }
 
   purgeBefore(cutoff: number): number {
     return this.purgeStmt.run(cutoff).changes;
   }
+}
 
-  private filter(filter: EventFilter): Where {
-    const base = where(['workspace_id = ?', filter.workspaceId], ['created_at >= ?', filter.since]);
-    const alternatives: string[] = [];
-    const params: (string | number)[] = [];
-    if (filter.types.length > 0) {
-      alternatives.push(`type IN (${filter.types.map(() => '?').join(', ')})`);
-      params.push(...filter.types);
-    }
-    for (const prefix of filter.prefixes) {
-      alternatives.push('substr(type, 1, ?) = ?');
-      params.push(prefix.length, prefix);
-    }
-    if (alternatives.length === 0) return base;
-    return {
-      sql: `${base.sql} AND (${alternatives.join(' OR ')})`,
-      params: [...base.params, ...params],
-    };
+/** Any of the exact types or prefixes; no condition when neither was asked for. */
+function typeCondition(filter: EventFilter): Condition | undefined {
+  const alternatives: string[] = [];
+  const params: (string | number)[] = [];
+  if (filter.types.length > 0) {
+    alternatives.push(`type IN (${filter.types.map(() => '?').join(', ')})`);
+    params.push(...filter.types);
   }
+  for (const prefix of filter.prefixes) {
+    alternatives.push('substr(type, 1, ?) = ?');
+    params.push(prefix.length, prefix);
+  }
+  if (alternatives.length === 0) return undefined;
+  return [`(${alternatives.join(' OR ')})`, ...params];
 }

@@ -1,7 +1,7 @@
 // GET /v1/events and /v1/events/{event_id}: the stored event log of the workspace.
 import { z } from 'zod';
 import { Event, EventListQuery } from '../../shared/schemas/events.js';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../domain/errors.js';
 import { listRoute, objectRoute, type RouteDef } from '../http/route.js';
 import type { EventService } from './event.service.js';
 

@@ -1,14 +1,13 @@
 // The event log's one way in. Services publish here; the event is stored, and in the same
-// transaction every fan-out hook (webhook deliveries, event triggers) stores its own rows, so an
+// transaction every fan-out hook (today: webhook deliveries) stores its own rows, so an
 // accepted event is never lost between the log and its consumers. Live listeners hear of it
 // after the commit.
 import { newId } from '../../shared/ids.js';
 import { isEventType, type EventEnvelope, type EventType } from '../../shared/schemas/events.js';
 import { toIso, type Clock } from '../clock/clock.js';
-import { invalidParameter } from '../http/api-error.js';
-import { pageRequest, toPage, type ListQueryInput } from '../http/pagination.js';
-import { JsonText, type Page } from '../http/route.js';
-import type { Db } from '../store/database.js';
+import { invalidParameter } from '../domain/errors.js';
+import { JsonText, mapPage, type ListQueryInput, type Page } from '../domain/pages.js';
+import type { Transactions } from '../domain/transactions.js';
 import type { EventFilter, EventRepository, EventRow } from './event.repository.js';
 
 export const EVENT_RETENTION_MS = 30 * 86_400_000;
@@ -22,7 +21,7 @@ export class EventService {
   private readonly listeners = new Set<EventListener>();
 
   constructor(
-    private readonly db: Db,
+    private readonly db: Transactions,
     private readonly repo: EventRepository,
     private readonly clock: Clock,
   ) {}
@@ -78,14 +77,12 @@ export class EventService {
 
   /** A page of events as JSON text: the stored data is sent as it was stored, never re-parsed. */
   list(workspaceId: string, query: ListQueryInput & { type?: string | undefined }): Page<JsonText> {
-    const { limit, cursor } = pageRequest(query, (id) => this.repo.position(workspaceId, id));
     const filter: EventFilter = {
       workspaceId,
       since: this.retentionCutoff(),
       ...parseTypeFilter(query.type),
     };
-    const rows = this.repo.page(filter, limit + 1, cursor);
-    return toPage(rows.map(toEnvelopeJson), limit, this.repo.count(filter));
+    return mapPage(this.repo.page({ ...query, ...filter }), toEnvelopeJson);
   }
 
   /** Deletes events past the 30-day retention on the daemon clock. */
@@ -98,7 +95,7 @@ export class EventService {
   }
 
   private notifyIfStored(event: EventEnvelope): void {
-    if (this.repo.position(event.workspace_id, event.id)) this.notify(event);
+    if (this.repo.exists(event.workspace_id, event.id)) this.notify(event);
   }
 
   private notify(event: EventEnvelope): void {

@@ -7,8 +7,9 @@ import type { CredentialService } from '../auth/credential.service.js';
 import type { Clock } from '../clock/clock.js';
 import type { FixedWindowLimiter, BucketState } from '../ratelimit/limiter.js';
 import type { RatePlans } from '../ratelimit/plans.js';
-import type { Workspace, WorkspaceService } from '../workspaces/workspace.service.js';
-import { ApiError, missingFields } from './api-error.js';
+import type { Workspace } from '../domain/workspace.js';
+import type { WorkspaceService } from '../workspaces/workspace.service.js';
+import { ApiError, missingFields } from '../domain/errors.js';
 import type { RequestContext, RouteAuth, RouteRateLimit } from './route.js';
 
 const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;

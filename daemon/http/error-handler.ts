@@ -5,8 +5,8 @@ import type { Socket } from 'node:net';
 import { ID_PREFIXES, randomBase62 } from '../../shared/ids.js';
 import { ERROR_CODES } from '../../shared/errors.js';
 import type { Clock } from '../clock/clock.js';
-import { ApiError } from './api-error.js';
-import type { ServerUrls } from './urls.js';
+import { ApiError } from '../domain/errors.js';
+import type { ServerUrls } from '../domain/urls.js';
 
 const PROBLEM_JSON = 'application/problem+json';
 

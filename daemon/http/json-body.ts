@@ -2,7 +2,7 @@
 // anything unparsable is invalid_request_body, and __proto__/constructor keys are refused.
 import type { FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
-import { ApiError } from './api-error.js';
+import { ApiError } from '../domain/errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -7,7 +7,8 @@ import type { AccessGuard } from './access.js';
 import { dataEnvelope, listEnvelope } from '../../shared/schemas/common.js';
 import { serializerSchema } from './json-schema.js';
 import { parseRequestPart } from './validation.js';
-import { JsonText, type Page, type RequestContext, type RouteDef } from './route.js';
+import { JsonText, type Page } from '../domain/pages.js';
+import type { RequestContext, RouteDef } from './route.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

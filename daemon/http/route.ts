@@ -6,7 +6,8 @@ import type { ErrorCode } from '../../shared/errors.js';
 import type { Scope } from '../../shared/scopes.js';
 import type { Credential } from '../auth/credential.js';
 import type { Operation } from '../ratelimit/plans.js';
-import type { Workspace } from '../workspaces/workspace.service.js';
+import type { JsonText, Page } from '../domain/pages.js';
+import type { Workspace } from '../domain/workspace.js';
 import type { FieldCodes } from './validation.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -30,20 +31,6 @@ export interface RouteRateLimit {
 export interface RequestContext {
   credential: Credential;
   workspace: Workspace;
-}
-
-/**
- * An item already serialised to JSON (e.g. an event whose stored text is sent as is), so a list
- * of them is spliced into the body instead of being parsed and serialised again.
- */
-export class JsonText {
-  constructor(readonly json: string) {}
-}
-
-export interface Page<T> {
-  items: T[];
-  hasMore: boolean;
-  totalCount: number;
 }
 
 export interface HandlerInput<B, Q, P> {

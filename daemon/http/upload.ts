@@ -3,7 +3,7 @@
 import type { FastifyRequest } from 'fastify';
 import type {} from '@fastify/multipart';
 import type { z } from 'zod';
-import { ApiError, missingFields } from './api-error.js';
+import { ApiError, missingFields } from '../domain/errors.js';
 import { parseRequestPart } from './validation.js';
 
 export interface Upload<F> {

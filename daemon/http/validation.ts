@@ -3,7 +3,7 @@
 // resource-specific code the route names for that field), with param as a dotted path.
 import type { z } from 'zod';
 import type { ErrorCode } from '../../shared/errors.js';
-import { ApiError, missingFields } from './api-error.js';
+import { ApiError, missingFields } from '../domain/errors.js';
 
 export type RequestPart = 'body' | 'query' | 'params';
 

@@ -4,10 +4,9 @@ import { newId } from '../../shared/ids.js';
 import type { IntegrationView } from '../../shared/schemas/integrations.js';
 import { toIso, type Clock } from '../clock/clock.js';
 import type { EventService } from '../events/event.service.js';
-import { ApiError } from '../http/api-error.js';
-import { pageRequest, toPage, type ListQueryInput } from '../http/pagination.js';
-import type { Page } from '../http/route.js';
-import type { Db } from '../store/database.js';
+import { ApiError } from '../domain/errors.js';
+import { mapPage, type ListQueryInput, type Page } from '../domain/pages.js';
+import type { Transactions } from '../domain/transactions.js';
 import type { IntegrationRepository, IntegrationRow } from './integration.repository.js';
 
 export interface ConnectInput {
@@ -19,7 +18,7 @@ export interface ConnectInput {
 
 export class IntegrationService {
   constructor(
-    private readonly db: Db,
+    private readonly db: Transactions,
     private readonly repo: IntegrationRepository,
     private readonly events: EventService,
     private readonly clock: Clock,
@@ -54,9 +53,7 @@ export class IntegrationService {
     workspaceId: string,
     query: ListQueryInput & { provider?: string | undefined },
   ): Page<IntegrationView> {
-    const { limit, cursor } = pageRequest(query, (id) => this.repo.position(workspaceId, id));
-    const rows = this.repo.page(workspaceId, query.provider, limit + 1, cursor);
-    return toPage(rows.map(toIntegrationView), limit, this.repo.count(workspaceId, query.provider));
+    return mapPage(this.repo.page({ ...query, workspaceId }), toIntegrationView);
   }
 
   disconnect(workspaceId: string, id: string): { id: string; deleted: true } {

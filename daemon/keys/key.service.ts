@@ -3,8 +3,8 @@
 import { newId } from '../../shared/ids.js';
 import type { Scope } from '../../shared/scopes.js';
 import type { Clock } from '../clock/clock.js';
-import { ApiError } from '../http/api-error.js';
-import type { Db } from '../store/database.js';
+import { ApiError } from '../domain/errors.js';
+import type { Transactions } from '../domain/transactions.js';
 import type { WorkspaceService } from '../workspaces/workspace.service.js';
 import { generateKey, hashKey, type Environment } from './key-material.js';
 import type { KeyRepository, KeyRow } from './key.repository.js';
@@ -36,7 +36,7 @@ export class KeyService {
   private readonly changeListeners: (() => void)[] = [];
 
   constructor(
-    private readonly db: Db,
+    private readonly db: Transactions,
     private readonly repo: KeyRepository,
     private readonly workspaces: WorkspaceService,
     private readonly clock: Clock,

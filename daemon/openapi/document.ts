@@ -7,7 +7,7 @@ import { dataEnvelope, ErrorBody, listEnvelope, ProblemBody } from '../../shared
 import { SCOPE_DESCRIPTIONS } from '../../shared/scopes.js';
 import { TRIGGER_CONFIGS } from '../../shared/schemas/triggers.js';
 import type { RouteDef } from '../http/route.js';
-import type { ServerUrls } from '../http/urls.js';
+import type { ServerUrls } from '../domain/urls.js';
 import { toJsonSchema, type JsonSchema } from '../http/json-schema.js';
 
 type Doc = Record<string, unknown>;

@@ -2,7 +2,7 @@
 // production requires https:// and refuses loopback and private addresses unless the daemon
 // runs with --allow-private-network.
 import { isIP } from 'node:net';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../domain/errors.js';
 import type { Environment } from '../keys/key-material.js';
 
 export interface UrlPolicy {

@@ -6,6 +6,9 @@ import type { BucketHit, BucketSpec } from './limiter.js';
 
 export type { Tier };
 
+/** Enterprise limits are Business limits times this (SVC_ENTERPRISE_RATE_MULTIPLIER). */
+export const DEFAULT_ENTERPRISE_MULTIPLIER = 100;
+
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;

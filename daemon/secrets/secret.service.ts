@@ -42,10 +42,10 @@ export class SecretService {
     return this.repo.list(workspaceId).map(info);
   }
 
-  delete(workspaceId: string, name: string): { name: string; deleted: true } {
+  delete(workspaceId: string, name: string): { name: string; workspace_id: string; deleted: true } {
     if (!this.repo.delete(workspaceId, name)) throw new SecretNotFoundError(name);
     this.opened.delete(cacheKey(workspaceId, name));
-    return { name, deleted: true };
+    return { name, workspace_id: workspaceId, deleted: true };
   }
 
   /** The plain value, or undefined when the workspace has no such secret. */

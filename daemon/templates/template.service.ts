@@ -2,21 +2,22 @@
 // agents of the workspace and creates the workflow through the workflow service (same checks
 // as POST /v1/workflows).
 import type { FromTemplateBody, WorkflowTemplate } from '../../shared/schemas/templates.js';
+import { WorkflowCreateBody, type WorkflowCreateInput } from '../../shared/schemas/workflows.js';
 import {
   unknownChoices,
   unmappedRoles,
   workflowFromTemplate,
   type WorkflowBody,
 } from '../../shared/templates.js';
-import { ApiError, missingFields } from '../http/api-error.js';
-import type { Workspace } from '../workspaces/workspace.service.js';
+import { ApiError, missingFields } from '../domain/errors.js';
+import type { Workspace } from '../domain/workspace.js';
 
 export interface AgentLookup {
   find(id: string): { workspace_id: string; type: string } | undefined;
 }
 
 export interface WorkflowCreator<W> {
-  create(workspace: Workspace, body: WorkflowBody): W;
+  create(workspace: Workspace, body: WorkflowCreateInput): W;
 }
 
 export class TemplateService<W> {
@@ -77,6 +78,19 @@ export class TemplateService<W> {
         );
       }
     }
-    return this.workflows.create(workspace, workflowFromTemplate(template, choices));
+    return this.workflows.create(workspace, checkedBody(workflowFromTemplate(template, choices)));
   }
+}
+
+/** The workflow made from a template and the customizations, in the shape POST /v1/workflows takes. */
+function checkedBody(body: WorkflowBody): WorkflowCreateInput {
+  const parsed = WorkflowCreateBody.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const param = issue.path.join('.');
+  throw new ApiError(
+    param.startsWith('steps') ? 'invalid_step_config' : 'invalid_parameter',
+    `The workflow made from the template is not valid at '${param}': ${issue.message}. Check customizations.`,
+    { param },
+  );
 }

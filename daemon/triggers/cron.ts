@@ -2,7 +2,7 @@
 // in a given time zone. cron-parser computes this from any instant we hand it; node-cron only
 // schedules real-time callbacks from the machine's own clock (see the README, Triggers).
 import { CronExpressionParser } from 'cron-parser';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../domain/errors.js';
 
 export interface CronSchedule {
   cron: string;

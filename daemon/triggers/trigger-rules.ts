@@ -3,7 +3,7 @@
 import type { z } from 'zod';
 import { EVENT_TYPES, isEventType } from '../../shared/schemas/events.js';
 import { TRIGGER_CONFIGS, TRIGGER_TYPES, type TriggerType } from '../../shared/schemas/triggers.js';
-import { ApiError, missingFields } from '../http/api-error.js';
+import { ApiError, missingFields } from '../domain/errors.js';
 import { checkSchedule } from './cron.js';
 
 export type ParsedTrigger =

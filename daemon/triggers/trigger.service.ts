@@ -2,13 +2,15 @@
 // (RunStarter), like a manual run: schedules from durable timers on the daemon clock, webhooks
 // from POST /v1/hooks/{workspace_id}/{path}, events from the event log's fan-out, inside the
 // event's own transaction so that each matching event starts exactly one run, even across a
-// crash. The workflow service tells it of every write (onWrite) to keep workflow_triggers true.
+// crash. The workflow service calls onWrite inside every write's transaction, so workflow_triggers
+// always agrees with the workflows (and a bad trigger refuses the write).
 import type { IncomingHttpHeaders } from 'node:http';
 import { verifySignature } from '../../shared/signature.js';
 import type { EventEnvelope } from '../../shared/schemas/events.js';
 import type { TriggerType } from '../../shared/schemas/triggers.js';
 import { toIso, type Clock } from '../clock/clock.js';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../domain/errors.js';
+import type { Transactions } from '../domain/transactions.js';
 import type { TimerService } from '../timers/timer.service.js';
 import { latestOccurrence, nextOccurrence } from './cron.js';
 import type { TriggerRepository, TriggerRow } from './trigger.repository.js';
@@ -18,11 +20,6 @@ export const SCHEDULE_TIMER = 'workflow.schedule';
 /** Event-triggered runs that may follow one another (A's run event starts B, B's starts A...). */
 export const MAX_EVENT_CHAIN = 5;
 const EVENT_RUN_RETENTION_MS = 30 * 86_400_000;
-
-/** Runs a function in one store transaction (the store's, or the caller's when already in one). */
-export interface Transactions {
-  transaction<T>(fn: () => T): () => T;
-}
 
 /** Group commit: the work runs in the next shared transaction; resolves after its commit. */
 export interface GroupCommit {
@@ -207,8 +204,9 @@ export class TriggerService {
       );
       if (!verdict.valid) {
         throw new ApiError(
-          'invalid_signature',
+          'unauthorized',
           `This hook needs a valid X-Svc-Signature (${verdict.reason.replace(/_/g, ' ')}): t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed by the trigger's secret>, within 300 s.`,
+          { param: 'X-Svc-Signature', extras: { reason: verdict.reason } },
         );
       }
     }
@@ -234,30 +232,10 @@ export class TriggerService {
     };
   }
 
-  /**
-   * Event fan-out hook, in the publishing transaction. The workflow service publishes
-   * workflow.created/updated/deleted inside the transaction of each write, so this is where the
-   * trigger tables follow the workflows (and a bad trigger rolls the write back); then every
-   * event may start event-triggered workflows.
-   */
+  /** Event fan-out hook, in the publishing transaction: may start event-triggered workflows. */
   readonly fanout = (event: EventEnvelope): void => {
-    this.followWorkflow(event);
     this.startEventTriggered(event);
   };
-
-  private followWorkflow(event: EventEnvelope): void {
-    if (event.type === 'workflow.created' || event.type === 'workflow.updated') {
-      const workflow = event.data as unknown as WorkflowState;
-      this.onWrite({ workspaceId: event.workspace_id, before: null, after: workflow });
-    } else if (event.type === 'workflow.deleted') {
-      const { id } = event.data as { id: string };
-      this.onWrite({
-        workspaceId: event.workspace_id,
-        before: { id, status: 'archived' },
-        after: null,
-      });
-    }
-  }
 
   private startEventTriggered(event: EventEnvelope): void {
     const triggers = this.repo.activeEventTriggers(event.workspace_id);

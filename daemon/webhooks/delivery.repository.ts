@@ -1,7 +1,7 @@
 // Delivery rows (one per event per webhook) and the history of their attempts.
-import type { CursorPosition } from '../http/pagination.js';
+import type { ListQueryInput, Page } from '../domain/pages.js';
 import type { Db } from '../store/database.js';
-import { KeysetList, where, type Where } from '../store/keyset-list.js';
+import { ListQuery } from '../store/list-query.js';
 
 export interface DeliveryRow {
   id: string;
@@ -30,19 +30,27 @@ export interface AttemptRow {
   error: string | null;
 }
 
+export interface DeliveryListQuery {
+  webhookId: string;
+  status?: string | undefined;
+}
+
 export class DeliveryRepository {
   private readonly insertStmt;
   private readonly getStmt;
   private readonly attemptStmt;
   private readonly attemptsStmt;
   private readonly resultStmt;
-  private readonly positionStmt;
   private readonly pendingStmt;
 
-  private readonly list: KeysetList<DeliveryRow>;
+  private readonly list: ListQuery<DeliveryRow, DeliveryListQuery>;
 
   constructor(db: Db) {
-    this.list = new KeysetList<DeliveryRow>(db, 'deliveries');
+    this.list = new ListQuery(db, {
+      table: 'deliveries',
+      scope: { webhook_id: 'webhookId' },
+      filters: { status: 'status' },
+    });
     this.insertStmt = db.prepare(
       `INSERT INTO deliveries (id, webhook_id, workspace_id, event_id, event_type, body, status, created_at, next_attempt_at)
        VALUES (@id, @webhook_id, @workspace_id, @event_id, @event_type, @body, 'pending', @created_at, @next_attempt_at)`,
@@ -58,9 +66,6 @@ export class DeliveryRepository {
     this.resultStmt = db.prepare(
       `UPDATE deliveries SET status = @status, attempts = @attempts, http_status = @http_status, response_time_ms = @response_time_ms,
          error = @error, delivered_at = @delivered_at, last_attempt_at = @last_attempt_at, next_attempt_at = @next_attempt_at WHERE id = @id`,
-    );
-    this.positionStmt = db.prepare<[string, string], CursorPosition>(
-      'SELECT created_at, id FROM deliveries WHERE id = ? AND webhook_id = ?',
     );
     this.pendingStmt = db.prepare<[string], { id: string }>(
       "SELECT id FROM deliveries WHERE webhook_id = ? AND status = 'pending'",
@@ -99,28 +104,11 @@ export class DeliveryRepository {
     this.resultStmt.run(row);
   }
 
-  position(webhookId: string, id: string): CursorPosition | undefined {
-    return this.positionStmt.get(id, webhookId);
-  }
-
   pendingIds(webhookId: string): string[] {
     return this.pendingStmt.all(webhookId).map((row) => row.id);
   }
 
-  page(
-    webhookId: string,
-    status: string | undefined,
-    limit: number,
-    cursor: CursorPosition | undefined,
-  ): DeliveryRow[] {
-    return this.list.page(this.filter(webhookId, status), limit, cursor);
-  }
-
-  count(webhookId: string, status: string | undefined): number {
-    return this.list.count(this.filter(webhookId, status));
-  }
-
-  private filter(webhookId: string, status: string | undefined): Where {
-    return where(['webhook_id = ?', webhookId], status && ['status = ?', status]);
+  page(query: DeliveryListQuery & ListQueryInput): Page<DeliveryRow> {
+    return this.list.page(query);
   }
 }

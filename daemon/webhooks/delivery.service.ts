@@ -10,11 +10,10 @@ import type { DeliveryView } from '../../shared/schemas/webhooks.js';
 import { signatureHeader } from '../../shared/signature.js';
 import { toIso, type Clock } from '../clock/clock.js';
 import { sampleEventData } from '../events/samples.js';
-import { ApiError } from '../http/api-error.js';
-import { pageRequest, toPage, type ListQueryInput } from '../http/pagination.js';
-import type { Page } from '../http/route.js';
+import { ApiError } from '../domain/errors.js';
+import { mapPage, type ListQueryInput, type Page } from '../domain/pages.js';
 import { postJson, type SendResult } from '../../shared/post-json.js';
-import type { Db } from '../store/database.js';
+import type { Transactions } from '../domain/transactions.js';
 import type { TimerService } from '../timers/timer.service.js';
 import type { DeliveryRepository, DeliveryRow } from './delivery.repository.js';
 import type { WebhookRow } from './webhook.repository.js';
@@ -33,7 +32,7 @@ export class DeliveryService {
   private readonly listeners = new Set<DeliveryListener>();
 
   constructor(
-    private readonly db: Db,
+    private readonly db: Transactions,
     private readonly repo: DeliveryRepository,
     private readonly webhooks: WebhookService,
     private readonly timers: TimerService,
@@ -53,9 +52,7 @@ export class DeliveryService {
     query: ListQueryInput & { status?: string | undefined },
   ): Page<DeliveryView> {
     this.webhooks.row(workspaceId, webhookId);
-    const { limit, cursor } = pageRequest(query, (id) => this.repo.position(webhookId, id));
-    const rows = this.repo.page(webhookId, query.status, limit + 1, cursor);
-    return toPage(rows.map(toDeliveryView), limit, this.repo.count(webhookId, query.status));
+    return mapPage(this.repo.page({ ...query, webhookId }), toDeliveryView);
   }
 
   detail(workspaceId: string, webhookId: string, deliveryId: string) {

@@ -1,7 +1,7 @@
 // Webhook subscription rows.
-import type { CursorPosition } from '../http/pagination.js';
+import type { ListQueryInput, Page } from '../domain/pages.js';
 import type { Db } from '../store/database.js';
-import { KeysetList, where, type Where } from '../store/keyset-list.js';
+import { ListQuery } from '../store/list-query.js';
 
 export interface WebhookRow {
   id: string;
@@ -23,21 +23,29 @@ export interface WebhookRow {
   failed_count: number;
 }
 
+export interface WebhookListQuery {
+  workspaceId: string;
+  status?: string | undefined;
+}
+
 export class WebhookRepository {
   private readonly insertStmt;
   private readonly getStmt;
   private readonly activeStmt;
   private readonly updateStmt;
   private readonly deleteStmt;
-  private readonly positionStmt;
   private readonly triggeredStmt;
   private readonly outcomeStmt;
   private readonly statusStmt;
 
-  private readonly list: KeysetList<WebhookRow>;
+  private readonly list: ListQuery<WebhookRow, WebhookListQuery>;
 
   constructor(db: Db) {
-    this.list = new KeysetList<WebhookRow>(db, 'webhooks');
+    this.list = new ListQuery(db, {
+      table: 'webhooks',
+      scope: { workspace_id: 'workspaceId' },
+      filters: { status: 'status' },
+    });
     this.insertStmt = db.prepare(
       `INSERT INTO webhooks (id, workspace_id, url, description, events, status, secret, max_attempts, backoff_multiplier, timeout_seconds, created_at, updated_at)
        VALUES (@id, @workspace_id, @url, @description, @events, @status, @secret, @max_attempts, @backoff_multiplier, @timeout_seconds, @created_at, @updated_at)`,
@@ -51,9 +59,6 @@ export class WebhookRepository {
          backoff_multiplier = @backoff_multiplier, timeout_seconds = @timeout_seconds, updated_at = @updated_at WHERE id = @id`,
     );
     this.deleteStmt = db.prepare('DELETE FROM webhooks WHERE id = ?');
-    this.positionStmt = db.prepare<[string, string], CursorPosition>(
-      'SELECT created_at, id FROM webhooks WHERE id = ? AND workspace_id = ?',
-    );
     this.triggeredStmt = db.prepare(
       'UPDATE webhooks SET last_triggered_at = ?, total_deliveries = total_deliveries + 1 WHERE id = ?',
     );
@@ -93,25 +98,8 @@ export class WebhookRepository {
     this.deleteStmt.run(id);
   }
 
-  position(workspaceId: string, id: string): CursorPosition | undefined {
-    return this.positionStmt.get(id, workspaceId);
-  }
-
-  page(
-    workspaceId: string,
-    status: string | undefined,
-    limit: number,
-    cursor: CursorPosition | undefined,
-  ): WebhookRow[] {
-    return this.list.page(this.filter(workspaceId, status), limit, cursor);
-  }
-
-  count(workspaceId: string, status: string | undefined): number {
-    return this.list.count(this.filter(workspaceId, status));
-  }
-
-  private filter(workspaceId: string, status: string | undefined): Where {
-    return where(['workspace_id = ?', workspaceId], status && ['status = ?', status]);
+  page(query: WebhookListQuery & ListQueryInput): Page<WebhookRow> {
+    return this.list.page(query);
   }
 
   markTriggered(id: string, at: number): void {

@@ -5,11 +5,10 @@ import { newId, randomBase62 } from '../../shared/ids.js';
 import { isEventType, type EventEnvelope } from '../../shared/schemas/events.js';
 import { WEBHOOK_DEFAULTS, type WebhookView } from '../../shared/schemas/webhooks.js';
 import { toIso, type Clock } from '../clock/clock.js';
-import { ApiError } from '../http/api-error.js';
-import { pageRequest, toPage, type ListQueryInput } from '../http/pagination.js';
-import type { Page } from '../http/route.js';
+import { ApiError } from '../domain/errors.js';
+import { mapPage, type ListQueryInput, type Page } from '../domain/pages.js';
 import { checkOutboundUrl, type UrlPolicy } from '../outbound/url-policy.js';
-import type { Db } from '../store/database.js';
+import type { Transactions } from '../domain/transactions.js';
 import type { TimerService } from '../timers/timer.service.js';
 import type { DeliveryRepository } from './delivery.repository.js';
 import type { WebhookRepository, WebhookRow } from './webhook.repository.js';
@@ -47,7 +46,7 @@ export class WebhookService {
   private readonly activeCache = new Map<string, ActiveHook[]>();
 
   constructor(
-    private readonly db: Db,
+    private readonly db: Transactions,
     private readonly repo: WebhookRepository,
     private readonly deliveries: DeliveryRepository,
     private readonly timers: TimerService,
@@ -103,9 +102,7 @@ export class WebhookService {
     workspaceId: string,
     query: ListQueryInput & { status?: string | undefined },
   ): Page<WebhookView> {
-    const { limit, cursor } = pageRequest(query, (id) => this.repo.position(workspaceId, id));
-    const rows = this.repo.page(workspaceId, query.status, limit + 1, cursor);
-    return toPage(rows.map(toWebhookView), limit, this.repo.count(workspaceId, query.status));
+    return mapPage(this.repo.page({ ...query, workspaceId }), toWebhookView);
   }
 
   update(workspaceId: string, id: string, input: WebhookUpdateInput): WebhookView {

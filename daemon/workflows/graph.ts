@@ -7,7 +7,7 @@ import {
   type WorkflowStepInput,
   type WorkflowStepView,
 } from '../../shared/schemas/workflows.js';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../domain/errors.js';
 import {
   compile,
   conditionSource,

@@ -8,9 +8,8 @@ import type {
 import { toIso, type Clock } from '../clock/clock.js';
 import type { WorkflowEngine } from '../engine/engine.js';
 import type { RunRepository, RunRow } from '../engine/run.repository.js';
-import { ApiError } from '../http/api-error.js';
-import { pageRequest, toPage, type ListQueryInput } from '../http/pagination.js';
-import type { Page } from '../http/route.js';
+import { ApiError } from '../domain/errors.js';
+import { mapPage, type ListQueryInput, type Page } from '../domain/pages.js';
 import type { CommitQueue } from '../store/commit-queue.js';
 import type { WorkflowService } from './workflow.service.js';
 
@@ -106,13 +105,9 @@ export class RunService {
     query: ListQueryInput & { status?: string | undefined },
   ): Page<WorkflowExecutionView> {
     const workflow = this.workflows.row(workspaceId, workflowId);
-    const since = this.cutoff();
-    const { limit, cursor } = pageRequest(query, (id) => this.repo.position(workflow.id, id));
-    const rows = this.repo.page(workflow.id, query.status, since, limit + 1, cursor);
-    return toPage(
-      rows.map((row) => this.engine.view(row)),
-      limit,
-      this.repo.count(workflow.id, query.status, since),
+    return mapPage(
+      this.repo.page({ ...query, workflowId: workflow.id, since: this.cutoff() }),
+      (row) => this.engine.view(row),
     );
   }
 

@@ -1,8 +1,13 @@
 // Workflow rows and their versions (steps + settings per version, so a run keeps the definition
 // it started with). Rows and versions are cached: every run reads them.
-import type { CursorPosition } from '../http/pagination.js';
+import type { ListQueryInput, Page } from '../domain/pages.js';
 import type { Db } from '../store/database.js';
-import { KeysetList, where, type Where } from '../store/keyset-list.js';
+import { ListQuery } from '../store/list-query.js';
+
+export interface WorkflowListFilter {
+  workspaceId: string;
+  status?: string | undefined;
+}
 
 export interface WorkflowRow {
   id: string;
@@ -31,7 +36,7 @@ export interface VersionRow {
 }
 
 export class WorkflowRepository {
-  private readonly list: KeysetList<WorkflowRow>;
+  private readonly list: ListQuery<WorkflowRow, WorkflowListFilter>;
   private readonly rows = new Map<string, WorkflowRow>();
   private readonly versions = new Map<string, VersionRow>();
   private readonly insertStmt;
@@ -40,12 +45,15 @@ export class WorkflowRepository {
   private readonly getVersionStmt;
   private readonly updateStmt;
   private readonly deleteStmt;
-  private readonly positionStmt;
   private readonly startedStmt;
   private readonly endedStmt;
 
   constructor(db: Db) {
-    this.list = new KeysetList<WorkflowRow>(db, 'workflows');
+    this.list = new ListQuery<WorkflowRow, WorkflowListFilter>(db, {
+      table: 'workflows',
+      scope: { workspace_id: 'workspaceId' },
+      filters: { status: 'status' },
+    });
     this.insertStmt = db.prepare(
       `INSERT INTO workflows (id, workspace_id, name, description, status, trigger, version, created_at, updated_at)
        VALUES (@id, @workspace_id, @name, @description, @status, @trigger, @version, @created_at, @updated_at)`,
@@ -63,9 +71,6 @@ export class WorkflowRepository {
          version = @version, updated_at = @updated_at WHERE id = @id`,
     );
     this.deleteStmt = db.prepare('DELETE FROM workflows WHERE id = ?');
-    this.positionStmt = db.prepare<[string, string], CursorPosition>(
-      'SELECT created_at, id FROM workflows WHERE id = ? AND workspace_id = ?',
-    );
     this.startedStmt = db.prepare(
       'UPDATE workflows SET stat_total = stat_total + 1, last_executed_at = ? WHERE id = ?',
     );
@@ -127,24 +132,7 @@ export class WorkflowRepository {
     this.rows.delete(id);
   }
 
-  position(workspaceId: string, id: string): CursorPosition | undefined {
-    return this.positionStmt.get(id, workspaceId);
-  }
-
-  page(
-    workspaceId: string,
-    status: string | undefined,
-    limit: number,
-    cursor: CursorPosition | undefined,
-  ): WorkflowRow[] {
-    return this.list.page(this.filter(workspaceId, status), limit, cursor);
-  }
-
-  count(workspaceId: string, status: string | undefined): number {
-    return this.list.count(this.filter(workspaceId, status));
-  }
-
-  private filter(workspaceId: string, status: string | undefined): Where {
-    return where(['workspace_id = ?', workspaceId], status && ['status = ?', status]);
+  page(query: WorkflowListFilter & ListQueryInput): Page<WorkflowRow> {
+    return this.list.page(query);
   }
 }

@@ -11,11 +11,10 @@ import {
 } from '../../shared/schemas/workflows.js';
 import { toIso, type Clock } from '../clock/clock.js';
 import type { EventService } from '../events/event.service.js';
-import { ApiError } from '../http/api-error.js';
-import { pageRequest, toPage, type ListQueryInput } from '../http/pagination.js';
-import type { Page } from '../http/route.js';
+import { ApiError } from '../domain/errors.js';
+import { mapPage, type ListQueryInput, type Page } from '../domain/pages.js';
+import type { Transactions } from '../domain/transactions.js';
 import { checkOutboundUrl, type UrlPolicy } from '../outbound/url-policy.js';
-import type { Db } from '../store/database.js';
 import { validateSteps } from './graph.js';
 import type { VersionRow, WorkflowRepository, WorkflowRow } from './workflow.repository.js';
 
@@ -37,18 +36,34 @@ export interface Definition {
 
 type SettingsInput = WorkflowCreateInput['settings'];
 
+/** A workflow write as write hooks see it: null before a create, null after a delete. */
+export interface WorkflowChange {
+  workspaceId: string;
+  before: WorkflowView | null;
+  after: WorkflowView | null;
+}
+
 export class WorkflowService {
   private readonly deleteHooks: ((row: WorkflowRow) => void)[] = [];
+  private readonly writeHooks: ((change: WorkflowChange) => void)[] = [];
   private readonly definitions = new Map<string, Definition>();
 
   constructor(
-    private readonly db: Db,
+    private readonly db: Transactions,
     private readonly repo: WorkflowRepository,
     private readonly events: EventService,
     private readonly clock: Clock,
     private readonly urlPolicy: UrlPolicy,
     private readonly agentExists: (workspaceId: string, agentId: string) => boolean,
   ) {}
+
+  /**
+   * Runs inside every create, update and delete transaction, after graph validation (triggers
+   * check their config and keep their tables in step here); an ApiError it throws refuses the write.
+   */
+  onWrite(hook: (change: WorkflowChange) => void): void {
+    this.writeHooks.push(hook);
+  }
 
   /** Runs inside the deleting transaction (the engine cancels the workflow's runs there). */
   onDelete(hook: (row: WorkflowRow) => void): void {
@@ -83,6 +98,7 @@ export class WorkflowService {
     const view = toWorkflowView(row, version);
     this.db.transaction(() => {
       this.repo.insert(row, version);
+      for (const hook of this.writeHooks) hook({ workspaceId, before: null, after: view });
       this.events.publish(workspaceId, 'workflow.created', view);
     })();
     return view;
@@ -97,12 +113,8 @@ export class WorkflowService {
     workspaceId: string,
     query: ListQueryInput & { status?: string | undefined },
   ): Page<WorkflowView> {
-    const { limit, cursor } = pageRequest(query, (id) => this.repo.position(workspaceId, id));
-    const rows = this.repo.page(workspaceId, query.status, limit + 1, cursor);
-    return toPage(
-      rows.map((row) => toWorkflowView(row, this.repo.version(row.id, row.version)!)),
-      limit,
-      this.repo.count(workspaceId, query.status),
+    return mapPage(this.repo.page({ ...query, workspaceId }), (row) =>
+      toWorkflowView(row, this.repo.version(row.id, row.version)!),
     );
   }
 
@@ -137,8 +149,10 @@ export class WorkflowService {
       version = versionRow(row, steps, settings, now);
     }
     const view = toWorkflowView(row, version ?? currentVersion);
+    const before = toWorkflowView(current, currentVersion);
     this.db.transaction(() => {
       this.repo.update(row, version);
+      for (const hook of this.writeHooks) hook({ workspaceId, before, after: view });
       this.events.publish(workspaceId, 'workflow.updated', view);
     })();
     return view;
@@ -146,8 +160,10 @@ export class WorkflowService {
 
   delete(workspaceId: string, id: string): { id: string; deleted: true } {
     const row = this.row(workspaceId, id);
+    const before = toWorkflowView(row, this.repo.version(row.id, row.version)!);
     this.db.transaction(() => {
       for (const hook of this.deleteHooks) hook(row);
+      for (const hook of this.writeHooks) hook({ workspaceId, before, after: null });
       this.repo.delete(id);
       this.events.publish(workspaceId, 'workflow.deleted', { id, deleted: true });
     })();

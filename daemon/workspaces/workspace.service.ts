@@ -4,16 +4,9 @@ import { newId } from '../../shared/ids.js';
 import type { Clock } from '../clock/clock.js';
 import type { Tier } from '../ratelimit/plans.js';
 import type { SettingsRepository } from '../store/settings.repository.js';
-import type { Db } from '../store/database.js';
+import type { Transactions } from '../domain/transactions.js';
+import type { Workspace } from '../domain/workspace.js';
 import type { UserRow, WorkspaceRepository, WorkspaceRow } from './workspace.repository.js';
-
-export interface Workspace {
-  id: string;
-  name: string;
-  tier: Tier;
-  ownerId: string;
-  createdAt: number;
-}
 
 export class WorkspaceService {
   /** Workspaces are read on every tenant-scoped request and change rarely: keep them. */
@@ -22,7 +15,7 @@ export class WorkspaceService {
   private defaultId!: string;
 
   constructor(
-    private readonly db: Db,
+    private readonly db: Transactions,
     private readonly repo: WorkspaceRepository,
     private readonly settings: SettingsRepository,
     private readonly clock: Clock,

@@ -2,11 +2,19 @@
 // port, graceful stop, logs without credentials, data dir file modes, recovery from a crash
 // (SIGKILL leaves a stale lock) and the production environment.
 import test from 'ava';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli, startDaemon, type CliResult, type TestDaemon } from '../helpers/daemon.js';
+import {
+  runCli,
+  startDaemon,
+  SVC_BIN,
+  type CliResult,
+  type TestDaemon,
+} from '../helpers/daemon.js';
 
 function isAlive(pid: number): boolean {
   try {
@@ -303,4 +311,44 @@ test('the sandbox daemon refuses an sk_live_ key with a message naming the envir
   t.is(answer.status, 401);
   t.is(answer.body.error.code, 'invalid_token');
   t.regex(answer.body.error.message, /sandbox|production/i);
+});
+
+test('a --foreground daemon logs to stdout and to its log file, so `svc daemon logs` works', async (t) => {
+  const { env, cli } = freshDataDir(t);
+  const child = spawn(
+    process.execPath,
+    [SVC_BIN, 'daemon', 'start', '--foreground', '--port', '0'],
+    {
+      env: { ...process.env, NO_COLOR: '1', CI: 'true', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const exited = once(child, 'exit');
+  t.teardown(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  t.true(
+    await waitUntil(() => stdout.includes('"msg":"svc daemon listening"'), 30_000),
+    `stdout: ${stdout}`,
+  );
+  const status = await cli(['daemon', 'status', '--json']);
+  t.is(status.code, 0, output(status));
+
+  // The file is written in batches (at least every 200 ms): wait for the line, with a bound.
+  let logs = await cli(['daemon', 'logs', '--json', '--lines', '50']);
+  for (let tries = 0; tries < 20 && !logs.stdout.includes('svc daemon listening'); tries++) {
+    logs = await cli(['daemon', 'logs', '--json', '--lines', '50']);
+  }
+  t.is(logs.code, 0, output(logs));
+  t.true(logs.stdout.includes('svc daemon listening'), logs.stdout);
+
+  const stopped = await cli(['daemon', 'stop']);
+  t.is(stopped.code, 0, output(stopped));
+  const [code] = await exited;
+  t.is(code, 0);
+  t.true(stdout.includes('"msg":"svc daemon stopped"'), stdout);
+  const after = await cli(['daemon', 'logs', '--json', '--lines', '50']);
+  t.true(after.stdout.includes('svc daemon stopped'), after.stdout);
 });

@@ -250,7 +250,7 @@ test('a webhook trigger with a secret needs a valid signature; a bad one starts 
   for (const headers of refusals) {
     const refused = await post(headers);
     t.is(refused.status, 401);
-    t.is(((await refused.json()) as any).error.code, 'invalid_signature');
+    t.is(((await refused.json()) as any).error.code, 'unauthorized');
   }
   t.is((await allExecutions(api, workflowId)).length, 0, 'no run for a refused request');
 

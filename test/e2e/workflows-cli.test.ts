@@ -307,6 +307,7 @@ test('a wait parks the run until the clock moves; cancel stops a parked run', as
   const { ws, api } = await setup('wf-cli-wait');
   const workflowId = await createWorkflow(api, {
     name: 'Wait an hour',
+    settings: { timeout_seconds: 7200 },
     steps: [
       {
         id: 'pause',
@@ -424,6 +425,12 @@ test('an agent step awaiting approval holds run --wait until approved', async (t
   const result = await waiting;
   assertExit(t, result, 0);
   t.like(result.json(), { execution_id: executionId, status: 'completed' });
+  t.true(
+    result.stderr.includes(
+      `decide with: svc agents approve|reject ${reviewer.id} ${pause.data.execution_id}`,
+    ),
+    result.stderr,
+  );
 });
 
 test('in a terminal, run --wait draws a live view on stderr; stdout keeps the result', async (t) => {

@@ -7,7 +7,7 @@ import { classify } from '../../daemon/agents/brains/classify.js';
 import { SimulatedBrain } from '../../daemon/agents/brains/simulated.js';
 import { chunkText, searchTerms } from '../../daemon/agents/knowledge/chunk.js';
 import { detectFormat, extractText } from '../../daemon/agents/knowledge/extract.js';
-import { ApiError } from '../../daemon/http/api-error.js';
+import { ApiError } from '../../daemon/domain/errors.js';
 import { buildDocx, buildPdf, buildZip } from '../helpers/documents.js';
 
 function profile(overrides: Partial<AgentProfile> = {}): AgentProfile {

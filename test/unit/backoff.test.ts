@@ -1,8 +1,8 @@
-// The one backoff rule (shared/backoff.ts, decisions §9 and §10): deliveries follow the spec's
-// schedule (immediate, 1 min, 5 min, 15 min, 1 h), then grow by the multiplier up to 24 h;
-// workflow step retries start at 1 s.
+// The backoff rule (shared/backoff.ts, decisions §9 and §10): deliveries follow the spec's
+// schedule (immediate, 1 min, 5 min, 15 min, 1 h), then grow by the multiplier up to 24 h; a
+// policy of 1 s then x multiplier (what workflow step retries need) works the same way.
 import test from 'ava';
-import { delayAfterAttempt, deliveryBackoff, stepBackoff } from '../../shared/backoff.js';
+import { delayAfterAttempt, deliveryBackoff, type BackoffPolicy } from '../../shared/backoff.js';
 
 const S = 1000;
 const M = 60 * S;
@@ -53,7 +53,12 @@ test('delays are capped at 24 h', (t) => {
   }
 });
 
-test('workflow steps: 1 s, then times the multiplier, capped', (t) => {
+test('a 1 s policy: 1 s, then times the multiplier, capped', (t) => {
+  const stepBackoff = (multiplier = 2): BackoffPolicy => ({
+    schedule: [S],
+    multiplier,
+    maxDelayMs: H,
+  });
   const policy = stepBackoff();
   t.deepEqual(delays(policy, 5), [S, 2 * S, 4 * S, 8 * S, 16 * S]);
   t.deepEqual(delays(stepBackoff(3), 4), [S, 3 * S, 9 * S, 27 * S]);

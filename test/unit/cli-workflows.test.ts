@@ -161,7 +161,7 @@ test('without a terminal the run view prints one plain line per change, never tw
   );
   view.close();
   t.deepEqual(out.trim().split('\n'), [
-    'run wex_1 of wfl_1 running',
+    'run wex_1 of wfl_1 started',
     'step classify (agent_action) started',
     'step classify (agent_action) completed in 12 ms',
     'step pause (wait) started',
@@ -185,4 +185,38 @@ test('the failure line names the failed step and its error', (t) => {
   );
   t.is(failureLine(execution({ status: 'cancelled' }), steps), 'Run wex_1 was cancelled');
   t.regex(failureLine(execution({ status: 'timeout' }), steps), /timed out/);
+});
+
+test('a run awaiting approval says which command decides it', (t) => {
+  let out = '';
+  const view = new RunView({ write: (text: string) => (out += text) }, steps, {
+    live: false,
+    colour: false,
+  });
+  view.update(
+    execution({
+      status: 'awaiting_approval',
+      current_step: 'classify',
+      step_results: [
+        step('classify', {
+          status: 'awaiting_approval',
+          result: { agent_id: 'agt_9', agent_execution_id: 'exec_9' },
+        }),
+      ],
+    }),
+  );
+  view.update(
+    execution({
+      status: 'completed',
+      steps_completed: 1,
+      step_results: [step('classify', { status: 'completed', duration_ms: 3 })],
+    }),
+  );
+  t.deepEqual(out.trim().split('\n'), [
+    'run wex_1 of wfl_1 started',
+    'step classify (agent_action) started',
+    'run wex_1 awaiting approval at step classify (decide with: svc agents approve|reject agt_9 exec_9)',
+    'step classify (agent_action) completed in 3 ms',
+    'run wex_1 completed',
+  ]);
 });

@@ -2,7 +2,7 @@
 // a client sees it (through app.inject on the real app).
 import test from 'ava';
 import type { FastifyError } from 'fastify';
-import { ApiError } from '../../daemon/http/api-error.js';
+import { ApiError } from '../../daemon/domain/errors.js';
 import { toApiError } from '../../daemon/http/error-handler.js';
 import { ERROR_CODES, type ErrorCode } from '../../shared/errors.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';

@@ -3,14 +3,14 @@
 import test from 'ava';
 import { rmSync } from 'node:fs';
 import { buildServices, type Services } from '../../daemon/services.js';
-import { ApiError } from '../../daemon/http/api-error.js';
+import { ApiError } from '../../daemon/domain/errors.js';
 import { DEFAULT_ROTATION_GRACE_MS } from '../../daemon/keys/key.service.js';
 import type { Environment } from '../../daemon/keys/key-material.js';
 import { hashKey } from '../../daemon/keys/key-material.js';
 import { tempDir } from '../helpers/app.js';
 
 const HOUR = 3_600_000;
-const log = { error: () => undefined };
+const log = { info: () => undefined, error: () => undefined };
 
 function services(
   t: import('ava').ExecutionContext,

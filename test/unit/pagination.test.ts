@@ -7,8 +7,8 @@ import type { Clock } from '../../daemon/clock/clock.js';
 import { OffsetClock } from '../../daemon/clock/clock.js';
 import { EventRepository } from '../../daemon/events/event.repository.js';
 import { EventService } from '../../daemon/events/event.service.js';
-import { ApiError } from '../../daemon/http/api-error.js';
-import { DEFAULT_PAGE_SIZE, pageRequest, toPage } from '../../daemon/http/pagination.js';
+import { ApiError } from '../../daemon/domain/errors.js';
+import { DEFAULT_PAGE_SIZE, pageRequest, toPage } from '../../daemon/domain/pages.js';
 import { openDatabase, type Db } from '../../daemon/store/database.js';
 import type { EventEnvelope } from '../../shared/schemas/events.js';
 import { tempDir } from '../helpers/app.js';
@@ -83,9 +83,9 @@ function newestFirst(list: EventEnvelope[]): string[] {
 }
 
 test('pageRequest: default limit, starting_after and its alias cursor, unknown cursors', (t) => {
-  const positions: Record<string, { created_at: number; id: string }> = {
-    evt_1: { created_at: 1, id: 'evt_1' },
-    evt_2: { created_at: 2, id: 'evt_2' },
+  const positions: Record<string, { key: number; id: string }> = {
+    evt_1: { key: 1, id: 'evt_1' },
+    evt_2: { key: 2, id: 'evt_2' },
   };
   const position = (id: string) => positions[id];
   t.deepEqual(pageRequest({}, position), { limit: DEFAULT_PAGE_SIZE, cursor: undefined });

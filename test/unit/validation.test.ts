@@ -1,7 +1,7 @@
 // parseRequestPart: zod's verdict turned into the spec's validation errors.
 import test from 'ava';
 import { z } from 'zod';
-import { ApiError } from '../../daemon/http/api-error.js';
+import { ApiError } from '../../daemon/domain/errors.js';
 import { parseRequestPart } from '../../daemon/http/validation.js';
 import { ListQuery } from '../../shared/schemas/common.js';
 

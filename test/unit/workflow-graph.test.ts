@@ -2,7 +2,7 @@
 // expressions parsed at write time, and cycles through every kind of edge.
 import test from 'ava';
 import type { WorkflowStepInput } from '../../shared/schemas/workflows.js';
-import { ApiError } from '../../daemon/http/api-error.js';
+import { ApiError } from '../../daemon/domain/errors.js';
 import { findCycle, validateSteps } from '../../daemon/workflows/graph.js';
 
 const context = { agentExists: (id: string) => id === 'agt_known' };

@@ -3,7 +3,7 @@
 // accepted with the deterministic classifier's action. An endpoint that cannot be reached or
 // errors is a 502 external_api_error.
 import ky, { HTTPError, TimeoutError } from 'ky';
-import { ApiError } from '../../http/api-error.js';
+import { ApiError } from '../../domain/errors.js';
 import type { Brain, BrainInput, BrainResult } from './brain.js';
 import { classify } from './classify.js';
 

@@ -1,7 +1,7 @@
 // Knowledge files: the format is decided by the content (PDF magic, a DOCX zip with
 // word/document.xml, UTF-8 text), and must agree with the file name; then the text is
 // extracted with pdfjs (PDF) or mammoth (DOCX).
-import { ApiError } from '../../http/api-error.js';
+import { ApiError } from '../../domain/errors.js';
 
 export type KnowledgeFormat = 'pdf' | 'docx' | 'md' | 'txt';
 

@@ -3,9 +3,8 @@
 import { newId } from '../../../shared/ids.js';
 import type { KnowledgeDocumentView } from '../../../shared/schemas/agents.js';
 import { toIso, type Clock } from '../../clock/clock.js';
-import { ApiError } from '../../http/api-error.js';
-import { pageRequest, toPage, type ListQueryInput } from '../../http/pagination.js';
-import type { Page } from '../../http/route.js';
+import { ApiError } from '../../domain/errors.js';
+import { mapPage, type ListQueryInput, type Page } from '../../domain/pages.js';
 import type { Passage } from '../brains/brain.js';
 import type { DocumentRow, KnowledgeRepository } from '../knowledge.repository.js';
 import { chunkText, searchTerms } from './chunk.js';
@@ -69,12 +68,7 @@ export class KnowledgeService {
   }
 
   list(agentId: string, query: ListQueryInput): Page<KnowledgeDocumentView> {
-    const { limit, cursor } = pageRequest(query, (id) => this.repo.position(agentId, id));
-    return toPage(
-      this.repo.page(agentId, limit + 1, cursor).map(toDocumentView),
-      limit,
-      this.repo.count(agentId),
-    );
+    return mapPage(this.repo.page({ ...query, agentId }), toDocumentView);
   }
 
   get(agentId: string, id: string): KnowledgeDocumentView {

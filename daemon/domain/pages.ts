@@ -1,7 +1,7 @@
-// Cursor pagination shared by every list: newest first, ties by id descending, the cursor is
-// the id of the last item of the previous page (starting_after, alias cursor).
-import { ApiError } from './api-error.js';
-import type { Page } from './route.js';
+// Pages of a list, the words every layer shares: the HTTP layer sends them, services build them,
+// the store fills them (store/list-query.ts). Cursor pagination: the cursor is the id of the last
+// item of the previous page (starting_after, alias cursor).
+import { ApiError } from './errors.js';
 
 export const DEFAULT_PAGE_SIZE = 20;
 
@@ -9,6 +9,26 @@ export interface ListQueryInput {
   limit?: number | undefined;
   starting_after?: string | undefined;
   cursor?: string | undefined;
+}
+
+export interface Page<T> {
+  items: T[];
+  hasMore: boolean;
+  totalCount: number;
+}
+
+/**
+ * An item already serialised to JSON (e.g. an event whose stored text is sent as is), so a list
+ * of them is spliced into the body instead of being parsed and serialised again.
+ */
+export class JsonText {
+  constructor(readonly json: string) {}
+}
+
+/** Where a cursor object stands in the list's order: its sort value, ties broken by id. */
+export interface CursorPosition {
+  key: number | string;
+  id: string;
 }
 
 export interface PageRequest {
@@ -46,14 +66,13 @@ export function pageRequest(
   return { limit, cursor };
 }
 
-/** The position of a cursor object in the (created_at DESC, id DESC) order. */
-export interface CursorPosition {
-  created_at: number;
-  id: string;
-}
-
-/** Repositories fetch limit + 1 rows; the extra one only says there is more. */
+/** Lists fetch limit + 1 rows; the extra one only says there is more. */
 export function toPage<T>(rows: T[], limit: number, totalCount: number): Page<T> {
   const hasMore = rows.length > limit;
   return { items: hasMore ? rows.slice(0, limit) : rows, hasMore, totalCount };
+}
+
+/** The same page with each item turned into its view. */
+export function mapPage<T, U>(page: Page<T>, view: (item: T) => U): Page<U> {
+  return { items: page.items.map(view), hasMore: page.hasMore, totalCount: page.totalCount };
 }
