@@ -48,3 +48,41 @@ export async function askChoice<T extends string>(
   const { select } = await import('@inquirer/prompts');
   return select({ message, choices: choices.map((value) => ({ value })) }, PROMPT_CONTEXT);
 }
+
+export interface SelectChoice<T extends string> {
+  value: T;
+  name: string;
+  description?: string;
+}
+
+/** One choice among labelled values (e.g. templates with their names, agents with their types). */
+export async function askSelect<T extends string>(
+  flag: string,
+  message: string,
+  choices: readonly SelectChoice<T>[],
+): Promise<T> {
+  requireTty(flag, message);
+  const { select } = await import('@inquirer/prompts');
+  return select({ message, choices: [...choices], pageSize: 12 }, PROMPT_CONTEXT);
+}
+
+export async function askConfirm(
+  flag: string,
+  message: string,
+  fallback: boolean,
+): Promise<boolean> {
+  requireTty(flag, message);
+  const { confirm } = await import('@inquirer/prompts');
+  return confirm({ message, default: fallback }, PROMPT_CONTEXT);
+}
+
+/** A text answer with a default the user can accept with Enter. */
+export async function askTextWithDefault(
+  flag: string,
+  message: string,
+  fallback: string,
+): Promise<string> {
+  requireTty(flag, message);
+  const { input } = await import('@inquirer/prompts');
+  return input({ message, default: fallback, required: true }, PROMPT_CONTEXT);
+}

@@ -9,6 +9,7 @@ import keys from './commands/keys.js';
 import listen from './commands/listen.js';
 import secrets from './commands/secrets.js';
 import webhooks from './commands/webhooks.js';
+import workflowTemplates from './commands/workflow-templates.js';
 import workflows from './commands/workflows.js';
 import workspaces from './commands/workspaces.js';
 
@@ -21,6 +22,7 @@ export const COMMANDS: CliEntry[] = [
   ...agents,
   ...workflows,
   ...secrets,
+  ...workflowTemplates,
   ...webhooks,
   ...listen,
 ];

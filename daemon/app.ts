@@ -39,6 +39,9 @@ import { integrationRoutes } from './integrations/integration.routes.js';
 import multipart from '@fastify/multipart';
 import { agentRoutes } from './agents/agent.routes.js';
 import { workflowRoutes } from './workflows/workflow.routes.js';
+import { templateRoutes } from './templates/template.routes.js';
+import { hookRoutes } from './triggers/hook.routes.js';
+import { Workflow } from '../shared/schemas/workflows.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -126,6 +129,8 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     ...integrationRoutes(integrations),
     ...agentRoutes(services),
     ...workflowRoutes(services.workflows, services.runs),
+    ...templateRoutes(services.templates, Workflow),
+    ...hookRoutes(services.triggers, workspaces, () => guard),
   ];
   const allRoutes: RouteDef[] = [...routes, ...publicRoutes(() => allRoutes, urls, VERSION)];
   registerRoutes(app, allRoutes, guard, clock);
@@ -178,6 +183,8 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     urls,
     routes: allRoutes,
     start() {
+      // Schedules that fell due while the daemon was down fire once, before the timers run.
+      services.triggers.catchUp();
       timers.start();
       housekeeping.start();
       services.engine.resume();

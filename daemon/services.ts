@@ -48,6 +48,11 @@ import { SecretService } from './secrets/secret.service.js';
 import { RunService } from './workflows/run.service.js';
 import { WorkflowRepository } from './workflows/workflow.repository.js';
 import { WorkflowService } from './workflows/workflow.service.js';
+import { TriggerRepository } from './triggers/trigger.repository.js';
+import { TriggerService } from './triggers/trigger.service.js';
+import { TemplateService } from './templates/template.service.js';
+import { loadTemplates } from './templates/template.loader.js';
+import { type WorkflowView } from '../shared/schemas/workflows.js';
 import { checkpoint, openDatabase, type Db } from './store/database.js';
 import { Housekeeping } from './housekeeping.js';
 import { serverUrls, type ServerUrls } from './domain/urls.js';
@@ -88,6 +93,8 @@ export interface Services {
   secrets: SecretService;
   workflows: WorkflowService;
   engine: WorkflowEngine;
+  triggers: TriggerService;
+  templates: TemplateService<WorkflowView>;
   runs: RunService;
   alarms: Alarms;
 }
@@ -199,11 +206,25 @@ export function buildServices(
   executions.onSettled(engine.onAgentSettled);
   workflows.onDelete((row) => engine.cancelRunsOf(row.id));
   const runs = new RunService(commits, runRepository, workflows, engine, clock);
+  const triggers = new TriggerService(
+    db,
+    new TriggerRepository(db),
+    engine,
+    timers,
+    clock,
+    commits,
+  );
+  workflows.onWrite((change) => triggers.onWrite(change));
+  events.addFanout(triggers.fanout);
+  const templates = new TemplateService(loadTemplates(), agents, {
+    create: (workspace, body) => workflows.create(workspace.id, body),
+  });
   const housekeeping = new Housekeeping(
     [
       { name: 'events', run: () => events.purgeExpired() },
       { name: 'agent executions', run: () => executions.purgeExpired() },
       { name: 'workflow executions', run: () => runs.purgeExpired() },
+      { name: 'event trigger chains', run: () => triggers.purgeExpired() },
       {
         name: 'wal checkpoint',
         run: () => {
@@ -244,5 +265,7 @@ export function buildServices(
     engine,
     runs,
     alarms,
+    triggers,
+    templates,
   };
 }

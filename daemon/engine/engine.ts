@@ -287,7 +287,8 @@ export class WorkflowEngine {
         scope: this.scope(row),
         reveal: (name) => this.deps.reveal(row.workspace_id, name),
       });
-      if (outcome.type === 'interrupted' || this.closing) return;
+      // A step that finished during shutdown is still recorded (the store closes after this).
+      if (outcome.type === 'interrupted') return;
       await this.deps.commits.run(() => this.transition(row.id, act.key, 'ready', outcome));
     } catch (error) {
       // A transition that could not be stored: the step stays ready and runs again on resume.
@@ -733,13 +734,13 @@ export class WorkflowEngine {
       steps[id] = { result };
       last = result;
     }
-    const state = parseState(row.frontier);
+    const headers = row.frontier.includes('"headers"') ? parseState(row.frontier).headers : {};
     return {
       ...steps,
       trigger: {
         type: row.trigger_type,
         payload: JSON.parse(row.input) as unknown,
-        headers: state.headers ?? {},
+        headers: headers ?? {},
       },
       steps,
       workflow: { execution_id: row.id, workflow_id: row.workflow_id, result: last },

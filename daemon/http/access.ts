@@ -124,6 +124,29 @@ export class AccessGuard {
         ),
       );
     }
+    this.hit(reply, workspace, buckets);
+  }
+
+  /**
+   * The per-operation limit for a request that carries no credential (a webhook trigger),
+   * counted in the workspace's bucket for `key` (e.g. one workflow, like its execute calls).
+   */
+  limitOperation(
+    reply: FastifyReply,
+    workspace: Workspace,
+    operation: RouteRateLimit['operation'],
+    key: string,
+  ): void {
+    this.hit(reply, workspace, [
+      this.plans.forOperation(operation, workspace.tier, `${workspace.id}/${key}`),
+    ]);
+  }
+
+  private hit(
+    reply: FastifyReply,
+    workspace: Workspace,
+    buckets: Parameters<FixedWindowLimiter['hit']>[0],
+  ): void {
     const verdict = this.limiter.hit(buckets);
     if (verdict.tightest) setRateHeaders(reply, verdict.tightest);
     if (!verdict.allowed) {

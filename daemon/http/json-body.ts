@@ -4,10 +4,18 @@ import type { FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { ApiError } from '../domain/errors.js';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The JSON body as received, for signature checks (webhook triggers). */
+    rawBody?: string;
+  }
+}
+
 export function installJsonBodyParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
+    request.rawBody = text;
     if (text.trim() === '') {
       done(null, undefined);
       return;

@@ -5,6 +5,7 @@ import { ERROR_CODES, type ErrorCode } from '../../shared/errors.js';
 import { VERSION } from '../../shared/package-info.js';
 import { dataEnvelope, ErrorBody, listEnvelope, ProblemBody } from '../../shared/schemas/common.js';
 import { SCOPE_DESCRIPTIONS } from '../../shared/scopes.js';
+import { TRIGGER_CONFIGS } from '../../shared/schemas/triggers.js';
 import type { RouteDef } from '../http/route.js';
 import type { ServerUrls } from '../domain/urls.js';
 import { toJsonSchema, type JsonSchema } from '../http/json-schema.js';
@@ -18,6 +19,10 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Webhooks:
     'Subscriptions to event types; signed deliveries with retries, the delivery log and a test endpoint.',
   Integrations: 'External services connected to a workspace.',
+  'Workflow templates':
+    'Ready-made workflows with agent roles; from-template maps each role to an agent and creates the workflow.',
+  'Workflow triggers':
+    'What starts a workflow besides a manual run: webhook intake here; schedule and event triggers fire inside the daemon. trigger.config per type: ManualTriggerConfig, WebhookTriggerConfig, ScheduleTriggerConfig, EventTriggerConfig.',
 };
 
 export function buildOpenApiDocument(routes: readonly RouteDef[], urls: ServerUrls): Doc {
@@ -86,6 +91,13 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], urls: ServerUr
       schemas: {
         Error: toJsonSchema(ErrorBody),
         Problem: toJsonSchema(ProblemBody),
+        // What a workflow's trigger.config holds per trigger.type (checked on every write).
+        ...Object.fromEntries(
+          Object.values(TRIGGER_CONFIGS).map((schema) => [
+            schema.meta()?.title as string,
+            toJsonSchema(schema),
+          ]),
+        ),
       },
       headers: {
         'X-Request-Id': {

@@ -128,6 +128,7 @@ function workflowBody(agentId: string, receiver: Receiver, waitSeconds?: number)
   return {
     name: 'Durable',
     status: 'active',
+    settings: { timeout_seconds: 86_400 },
     steps: [
       {
         id: 'prepare',

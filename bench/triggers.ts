@@ -1,0 +1,286 @@
+// Bench case: webhook-trigger intake. autocannon posts a JSON body to POST /v1/hooks/{ws}/{path}
+// of an active workflow (one agent_action step on an L3 agent, so every run completes) at
+// BENCH_CONNECTIONS (default 50) connections, and the same body to POST /echo of the bare node:http
+// baseline (bench/baseline-server.ts) in the same run, alternating which goes first. Figures:
+//   accepted runs/s = 202 answers per second of the measured run (mean of the rounds);
+//   ratio = accepted runs/s / baseline req/s (target >= 0.2);
+//   runs stored = executions of the workflow once the load stops; it may exceed the 202s autocannon
+//   counted (requests still in flight when a run stops are accepted but not counted), never fall
+//   short of them. completed = those runs in status completed once the queue has drained: every
+//   stored run (so every acknowledged one, warm-up included) must complete.
+// BENCH_TRIGGER_PARKED=1 swaps the agent step for a one-day wait, so the runs park and the figure
+// is the intake alone (start a run, store it, answer), without executing the runs alongside.
+// The daemon runs with SVC_ENTERPRISE_RATE_MULTIPLIER=1000000 so the per-workflow execute limit
+// (which the hook shares) is not what is measured; the limiter still runs on every request.
+//
+// Use: `await benchWebhookTriggers()` returns the figures, `printTriggerBench(result)` prints them;
+// or run alone: `npm run build && node --import tsx bench/triggers.ts`.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
+import autocannon from 'autocannon';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const SVC_BIN = join(ROOT, 'bin', 'svc.js');
+const BASELINE_SERVER = join(import.meta.dirname, 'baseline-server.ts');
+export const TRIGGER_TARGET_RATIO = 0.2;
+
+export interface TriggerBenchOptions {
+  seconds?: number;
+  warmupSeconds?: number;
+  connections?: number;
+  rounds?: number;
+}
+
+export interface TriggerBenchResult {
+  connections: number;
+  seconds: number;
+  rounds: number;
+  acceptedPerSecond: number;
+  baselinePerSecond: number;
+  ratio: number;
+  p99Ms: number;
+  /** Every 202 autocannon counted, warm-up included. */
+  accepted: number;
+  /** Runs the daemon stored (at least `accepted`). */
+  stored: number;
+  /** Runs of the workflow that ended completed. */
+  completed: number;
+  /** Runs that ended in another state (failed, cancelled, timeout). */
+  notCompleted: number;
+  drainSeconds: number;
+}
+
+function setting(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? '');
+  return Number.isFinite(value) && value > 0 ? value : fallback;
+}
+
+function child(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+async function cli<T>(args: string[], env: NodeJS.ProcessEnv): Promise<T> {
+  const proc = child([SVC_BIN, ...args, '--json'], env);
+  let out = '';
+  let err = '';
+  proc.stdout!.on('data', (chunk) => (out += chunk));
+  proc.stderr!.on('data', (chunk) => (err += chunk));
+  const code = await new Promise<number>((done) => proc.on('close', (c) => done(c ?? -1)));
+  if (code !== 0) throw new Error(`svc ${args.join(' ')} failed (${code}): ${err}`);
+  return JSON.parse(out) as T;
+}
+
+function startBaseline(): Promise<{ url: string; child: ChildProcess }> {
+  const proc = child(['--import', 'tsx', BASELINE_SERVER], {});
+  return new Promise((done, fail) => {
+    proc.on('exit', (code) => fail(new Error(`the baseline server exited (${code})`)));
+    createInterface({ input: proc.stdout! }).once('line', (line) =>
+      done({ url: (JSON.parse(line) as { url: string }).url, child: proc }),
+    );
+  });
+}
+
+interface Daemon {
+  url: string;
+  env: NodeJS.ProcessEnv;
+  dataDir: string;
+  key: string;
+  workspaceId: string;
+}
+
+async function startDaemon(): Promise<Daemon> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-triggers-'));
+  const env = { SVC_DATA_DIR: dataDir, SVC_ENTERPRISE_RATE_MULTIPLIER: '1000000' };
+  const started = await cli<{ url: string }>(['daemon', 'start', '--port', '0'], env);
+  const key = await cli<{ key: string; workspace_id: string }>(
+    ['keys', 'create', '--name', 'bench', '--scopes', 'admin'],
+    env,
+  );
+  return { url: started.url, env, dataDir, key: key.key, workspaceId: key.workspace_id };
+}
+
+async function api<T>(daemon: Daemon, method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${daemon.url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${daemon.key}`,
+      'x-tenant-id': daemon.workspaceId,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? null : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`);
+  return JSON.parse(text) as T;
+}
+
+/** An active workflow with a webhook trigger and one agent step on an active L3 agent. */
+async function hookWorkflow(daemon: Daemon): Promise<string> {
+  const agent = await api<{ data: { id: string } }>(daemon, 'POST', '/v1/agents', {
+    name: 'Bench trigger agent',
+    ontology: 'retail-v1',
+    type: 'customer-service',
+    autonomy_level: 'L3',
+  });
+  await api(daemon, 'POST', '/v1/agents/deploy', { agent_id: agent.data.id });
+  await api(daemon, 'POST', '/v1/workflows', {
+    name: 'Bench webhook intake',
+    status: 'active',
+    trigger: { type: 'webhook', config: { path: 'bench-orders' } },
+    steps:
+      process.env.BENCH_TRIGGER_PARKED === '1'
+        ? [{ id: 'park', name: 'Park', type: 'wait', config: { duration_seconds: 86400 } }]
+        : [
+            {
+              id: 'answer',
+              name: 'Answer',
+              type: 'agent_action',
+              agent_id: agent.data.id,
+              config: {
+                action: 'answer',
+                input_mapping: { question: '{{trigger.payload.question}}' },
+              },
+            },
+          ],
+  });
+  return `/v1/hooks/${daemon.workspaceId}/bench-orders`;
+}
+
+async function load(url: string, connections: number, seconds: number) {
+  const result = await autocannon({
+    url,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ order_id: 'ord_1', question: 'where is my order?' }),
+    connections,
+    duration: seconds,
+  });
+  if (result.errors > 0 || result.non2xx > 0)
+    throw new Error(
+      `${url}: not every answer was 2xx (non-2xx ${result.non2xx}, errors ${result.errors}, statuses ${JSON.stringify(result.statusCodeStats)})`,
+    );
+  return {
+    perSecond: result.requests.average,
+    p99: result.latency.p99,
+    total: result['2xx'],
+  };
+}
+
+async function executionCounts(daemon: Daemon, workflowId: string) {
+  const count = async (status: string) =>
+    (
+      await api<{ total_count: number }>(
+        daemon,
+        'GET',
+        `/v1/workflows/${workflowId}/executions?status=${status}&limit=1`,
+      )
+    ).total_count;
+  const completed = await count('completed');
+  const others = await Promise.all(['failed', 'cancelled', 'timeout'].map(count));
+  const all = (
+    await api<{ total_count: number }>(
+      daemon,
+      'GET',
+      `/v1/workflows/${workflowId}/executions?limit=1`,
+    )
+  ).total_count;
+  return { completed, notCompleted: others.reduce((a, b) => a + b, 0), all };
+}
+
+export async function benchWebhookTriggers(
+  options: TriggerBenchOptions = {},
+): Promise<TriggerBenchResult> {
+  const connections = options.connections ?? setting('BENCH_CONNECTIONS', 50);
+  const seconds = options.seconds ?? setting('BENCH_SECONDS', 8);
+  const warmup = options.warmupSeconds ?? setting('BENCH_WARMUP_SECONDS', 2);
+  const rounds = options.rounds ?? setting('BENCH_ROUNDS', 2);
+  const baseline = await startBaseline();
+  let daemon: Daemon | undefined;
+  try {
+    daemon = await startDaemon();
+    const hookPath = await hookWorkflow(daemon);
+    const workflowId = (
+      await api<{ data: { id: string }[] }>(daemon, 'GET', '/v1/workflows?limit=1')
+    ).data[0]!.id;
+    let accepted = 0;
+    const daemonRuns: { perSecond: number; p99: number }[] = [];
+    const baselineRuns: number[] = [];
+    for (let round = 0; round < rounds; round += 1) {
+      const order = round % 2 === 0 ? ['daemon', 'baseline'] : ['baseline', 'daemon'];
+      for (const target of order) {
+        if (target === 'daemon') {
+          accepted += (await load(`${daemon.url}${hookPath}`, connections, warmup)).total;
+          const run = await load(`${daemon.url}${hookPath}`, connections, seconds);
+          accepted += run.total;
+          daemonRuns.push(run);
+        } else {
+          await load(`${baseline.url}/echo`, connections, warmup);
+          baselineRuns.push((await load(`${baseline.url}/echo`, connections, seconds)).perSecond);
+        }
+      }
+    }
+    const drainStart = performance.now();
+    let counts = await executionCounts(daemon, workflowId);
+    let last = -1;
+    // Wait while runs keep finishing; stop once all accepted runs ended or nothing moves for 30 s.
+    let still = performance.now();
+    while (counts.completed + counts.notCompleted < Math.max(accepted, counts.all)) {
+      await sleep(500);
+      counts = await executionCounts(daemon, workflowId);
+      const ended = counts.completed + counts.notCompleted;
+      if (ended !== last) {
+        last = ended;
+        still = performance.now();
+      } else if (performance.now() - still > 30_000) break;
+    }
+    const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+    const acceptedPerSecond = mean(daemonRuns.map((run) => run.perSecond));
+    const baselinePerSecond = mean(baselineRuns);
+    return {
+      connections,
+      seconds,
+      rounds,
+      acceptedPerSecond,
+      baselinePerSecond,
+      ratio: acceptedPerSecond / baselinePerSecond,
+      p99Ms: Math.max(...daemonRuns.map((run) => run.p99)),
+      accepted,
+      stored: counts.all,
+      completed: counts.completed,
+      notCompleted: counts.notCompleted,
+      drainSeconds: (performance.now() - drainStart) / 1000,
+    };
+  } finally {
+    baseline.child.kill('SIGTERM');
+    if (daemon) {
+      await cli(['daemon', 'stop'], daemon.env).catch(() => undefined);
+      rmSync(daemon.dataDir, { recursive: true, force: true });
+    }
+  }
+}
+
+export function printTriggerBench(result: TriggerBenchResult): void {
+  const ok = (pass: boolean) => (pass ? 'ok' : 'FAIL');
+  console.log(
+    [
+      `Webhook-trigger intake: POST /v1/hooks/{ws}/{path}, ${result.connections} connections, ${result.rounds} x ${result.seconds} s`,
+      `  accepted runs/s   ${result.acceptedPerSecond.toFixed(0)} (p99 ${result.p99Ms} ms)`,
+      `  baseline req/s    ${result.baselinePerSecond.toFixed(0)} (node:http POST /echo)`,
+      `  ratio             ${result.ratio.toFixed(3)} (target >= ${TRIGGER_TARGET_RATIO}) ${ok(result.ratio >= TRIGGER_TARGET_RATIO)}`,
+      `  runs              ${result.accepted} acknowledged (202), ${result.stored} stored, ${result.completed} completed, ${result.notCompleted} ended otherwise; drained in ${result.drainSeconds.toFixed(1)} s ${ok(result.stored >= result.accepted && result.completed === result.stored)}`,
+    ].join('\n'),
+  );
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  printTriggerBench(await benchWebhookTriggers());
+}

@@ -1,0 +1,53 @@
+// Reads the workflow templates from templates/ (one YAML or JSON file each) and checks their
+// shape once at start-up: a broken template file stops the daemon instead of failing a request.
+import { readdirSync, readFileSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { PACKAGE_ROOT } from '../../shared/package-info.js';
+import {
+  TemplateFile,
+  type WorkflowTemplate,
+} from '../../shared/schemas/templates.js';
+
+export const TEMPLATES_DIR = join(PACKAGE_ROOT, 'templates');
+
+const EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
+
+export function loadTemplates(dir = TEMPLATES_DIR): WorkflowTemplate[] {
+  const templates: WorkflowTemplate[] = [];
+  const seen = new Set<string>();
+  for (const name of readdirSync(dir).sort()) {
+    if (!EXTENSIONS.has(extname(name))) continue;
+    const file = join(dir, name);
+    const text = readFileSync(file, 'utf8');
+    const raw: unknown = extname(name) === '.json' ? JSON.parse(text) : parseYaml(text);
+    const parsed = TemplateFile.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new Error(`template ${file}: ${issue.path.join('.')}: ${issue.message}`);
+    }
+    const template = parsed.data;
+    if (seen.has(template.id)) throw new Error(`template ${file}: duplicate id ${template.id}`);
+    seen.add(template.id);
+    checkRoles(file, template);
+    templates.push({ ...template, steps_count: template.steps.length });
+  }
+  return templates;
+}
+
+/** Agent steps name a declared role; every role is used. */
+function checkRoles(file: string, template: TemplateFile): void {
+  const roles = new Set(template.roles.map((role) => role.name));
+  const used = new Set<string>();
+  template.steps.forEach((step, index) => {
+    if (step.type === 'agent_action') {
+      if (!step.role || !roles.has(step.role))
+        throw new Error(`template ${file}: steps[${index}].role must name one of its roles`);
+      used.add(step.role);
+    } else if (step.role) {
+      throw new Error(`template ${file}: steps[${index}] is not an agent step and has a role`);
+    }
+  });
+  for (const role of roles)
+    if (!used.has(role)) throw new Error(`template ${file}: role ${role} is not used by any step`);
+}

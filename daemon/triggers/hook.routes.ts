@@ -1,0 +1,50 @@
+// POST /v1/hooks/{workspace_id}/{path}: the intake of webhook triggers. No API key: the path is
+// the address, and a trigger with a secret needs a valid X-Svc-Signature. Rate limited with the
+// workflow's execute calls.
+import { HookAccepted, HookParams } from '../../shared/schemas/triggers.js';
+import type { AccessGuard } from '../http/access.js';
+import { ApiError } from '../domain/errors.js';
+import { objectRoute, type RouteDef } from '../http/route.js';
+import type { WorkspaceService } from '../workspaces/workspace.service.js';
+import type { TriggerService } from './trigger.service.js';
+
+export function hookRoutes(
+  triggers: TriggerService,
+  workspaces: WorkspaceService,
+  guard: () => AccessGuard,
+): RouteDef[] {
+  return [
+    objectRoute({
+      method: 'POST',
+      path: '/v1/hooks/:workspace_id/:path',
+      operationId: 'triggerWorkflowByHook',
+      summary: 'Start a webhook-triggered workflow',
+      description:
+        'Starts a run of the active workflow whose trigger is {type: "webhook", config: {path}} in this workspace. Needs no API key. Any JSON body becomes trigger.payload (and the run input); request headers, minus Authorization, Cookie, X-Api-Key and X-Svc-Signature, become trigger.headers. When the trigger has config.secret, send X-Svc-Signature: t=<unix seconds>,v1=<lowercase hex HMAC-SHA256 of "<t>.<raw body>" keyed by the secret> (the scheme of outbound deliveries; 300 s tolerance), else 401 unauthorized. Counted with the workflow\'s execute calls (100/minute per workflow, times the tier).',
+      tag: 'Workflow triggers',
+      auth: { kind: 'public' },
+      status: 202,
+      params: HookParams,
+      errors: ['not_found', 'unauthorized', 'workflow_not_active', 'rate_limit_exceeded'],
+      response: HookAccepted,
+      handler: ({ params, request, reply }) => {
+        const workspace = workspaces.get(params.workspace_id);
+        if (!workspace) {
+          throw new ApiError(
+            'not_found',
+            `No workspace ${params.workspace_id}. The hook URL is printed by: svc workflows trigger-url ID`,
+          );
+        }
+        const accepted = triggers.receiveHook({
+          workspaceId: workspace.id,
+          path: params.path,
+          body: request.body,
+          rawBody: request.rawBody ?? '',
+          headers: request.headers,
+        });
+        guard().limitOperation(reply, workspace, 'workflows.execute', accepted.workflowId);
+        return accepted.start();
+      },
+    }),
+  ];
+}

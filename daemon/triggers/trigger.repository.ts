@@ -1,0 +1,102 @@
+// Rows of workflow_triggers (what starts each non-manual workflow) and event_triggered_runs.
+import type { Db } from '../store/database.js';
+
+export interface TriggerRow {
+  workflow_id: string;
+  workspace_id: string;
+  type: 'webhook' | 'schedule' | 'event';
+  active: 0 | 1;
+  hook_path: string | null;
+  hook_secret: string | null;
+  event_patterns: string | null;
+  cron: string | null;
+  timezone: string | null;
+  next_fire_at: number | null;
+}
+
+export class TriggerRepository {
+  private readonly getStmt;
+  private readonly upsertStmt;
+  private readonly deleteStmt;
+  private readonly byPathStmt;
+  private readonly eventStmt;
+  private readonly dueSchedulesStmt;
+  private readonly nextFireStmt;
+  private readonly insertRunStmt;
+  private readonly runDepthStmt;
+  private readonly purgeRunsStmt;
+
+  constructor(db: Db) {
+    this.getStmt = db.prepare<[string], TriggerRow>(
+      'SELECT * FROM workflow_triggers WHERE workflow_id = ?',
+    );
+    this.upsertStmt = db.prepare(
+      `INSERT INTO workflow_triggers (workflow_id, workspace_id, type, active, hook_path, hook_secret, event_patterns, cron, timezone, next_fire_at)
+       VALUES (@workflow_id, @workspace_id, @type, @active, @hook_path, @hook_secret, @event_patterns, @cron, @timezone, @next_fire_at)
+       ON CONFLICT (workflow_id) DO UPDATE SET type = excluded.type, active = excluded.active, hook_path = excluded.hook_path,
+         hook_secret = excluded.hook_secret, event_patterns = excluded.event_patterns, cron = excluded.cron,
+         timezone = excluded.timezone, next_fire_at = excluded.next_fire_at`,
+    );
+    this.deleteStmt = db.prepare('DELETE FROM workflow_triggers WHERE workflow_id = ?');
+    this.byPathStmt = db.prepare<[string, string], TriggerRow>(
+      'SELECT * FROM workflow_triggers WHERE workspace_id = ? AND hook_path = ?',
+    );
+    this.eventStmt = db.prepare<[string], Pick<TriggerRow, 'workflow_id' | 'event_patterns'>>(
+      "SELECT workflow_id, event_patterns FROM workflow_triggers WHERE workspace_id = ? AND type = 'event' AND active = 1",
+    );
+    this.dueSchedulesStmt = db.prepare<[number], TriggerRow>(
+      "SELECT * FROM workflow_triggers WHERE type = 'schedule' AND active = 1 AND next_fire_at <= ?",
+    );
+    this.nextFireStmt = db.prepare(
+      'UPDATE workflow_triggers SET next_fire_at = ? WHERE workflow_id = ?',
+    );
+    this.insertRunStmt = db.prepare(
+      'INSERT OR IGNORE INTO event_triggered_runs (execution_id, depth, created_at) VALUES (?, ?, ?)',
+    );
+    this.runDepthStmt = db.prepare<[string], { depth: number }>(
+      'SELECT depth FROM event_triggered_runs WHERE execution_id = ?',
+    );
+    this.purgeRunsStmt = db.prepare('DELETE FROM event_triggered_runs WHERE created_at < ?');
+  }
+
+  get(workflowId: string): TriggerRow | undefined {
+    return this.getStmt.get(workflowId);
+  }
+
+  upsert(row: TriggerRow): void {
+    this.upsertStmt.run(row);
+  }
+
+  delete(workflowId: string): void {
+    this.deleteStmt.run(workflowId);
+  }
+
+  byHookPath(workspaceId: string, path: string): TriggerRow | undefined {
+    return this.byPathStmt.get(workspaceId, path);
+  }
+
+  activeEventTriggers(workspaceId: string): Pick<TriggerRow, 'workflow_id' | 'event_patterns'>[] {
+    return this.eventStmt.all(workspaceId);
+  }
+
+  /** Active schedules whose next fire time is at or before the instant (missed ones at start). */
+  dueSchedules(atMs: number): TriggerRow[] {
+    return this.dueSchedulesStmt.all(atMs);
+  }
+
+  setNextFire(workflowId: string, atMs: number): void {
+    this.nextFireStmt.run(atMs, workflowId);
+  }
+
+  recordEventRun(executionId: string, depth: number, atMs: number): void {
+    this.insertRunStmt.run(executionId, depth, atMs);
+  }
+
+  eventRunDepth(executionId: string): number | undefined {
+    return this.runDepthStmt.get(executionId)?.depth;
+  }
+
+  purgeEventRunsBefore(atMs: number): number {
+    return this.purgeRunsStmt.run(atMs).changes;
+  }
+}

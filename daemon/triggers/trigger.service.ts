@@ -1,0 +1,342 @@
+// The three automatic triggers. Each one only starts a run through the engine's one entry point
+// (RunStarter), like a manual run: schedules from durable timers on the daemon clock, webhooks
+// from POST /v1/hooks/{workspace_id}/{path}, events from the event log's fan-out, inside the
+// event's own transaction so that each matching event starts exactly one run, even across a
+// crash. The workflow service calls onWrite inside every write's transaction, so workflow_triggers
+// always agrees with the workflows (and a bad trigger refuses the write).
+import type { IncomingHttpHeaders } from 'node:http';
+import { verifySignature } from '../../shared/signature.js';
+import type { EventEnvelope } from '../../shared/schemas/events.js';
+import type { TriggerType } from '../../shared/schemas/triggers.js';
+import { toIso, type Clock } from '../clock/clock.js';
+import { ApiError } from '../domain/errors.js';
+import type { Transactions } from '../domain/transactions.js';
+import type { TimerService } from '../timers/timer.service.js';
+import { latestOccurrence, nextOccurrence } from './cron.js';
+import type { TriggerRepository, TriggerRow } from './trigger.repository.js';
+import { matchesPatterns, parseTrigger, type TriggerInput } from './trigger-rules.js';
+
+export const SCHEDULE_TIMER = 'workflow.schedule';
+/** Event-triggered runs that may follow one another (A's run event starts B, B's starts A...). */
+export const MAX_EVENT_CHAIN = 5;
+const EVENT_RUN_RETENTION_MS = 30 * 86_400_000;
+
+/** Group commit: the work runs in the next shared transaction; resolves after its commit. */
+export interface GroupCommit {
+  run<T>(work: () => T): Promise<T>;
+}
+
+export interface RunRequest {
+  input: Record<string, unknown>;
+  trigger: { type: TriggerType; payload: unknown; headers?: Record<string, string> };
+}
+
+/** The engine's entry point: starts a run, inside the caller's transaction when there is one. */
+export interface RunStarter {
+  start(workspaceId: string, workflowId: string, run: RunRequest): { execution_id: string };
+}
+
+/** What the trigger service needs to know of a workflow. */
+export interface WorkflowState {
+  id: string;
+  status: string;
+  trigger?: TriggerInput | null | undefined;
+}
+
+export interface WorkflowWrite {
+  workspaceId: string;
+  before: WorkflowState | null;
+  after: WorkflowState | null;
+}
+
+interface ScheduleTimer {
+  workflow_id: string;
+  fire_at: number;
+}
+
+/** Request headers a run may see: everything but credentials. */
+const CREDENTIAL_HEADERS = new Set([
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'x-api-key',
+  'x-svc-signature',
+]);
+
+export class TriggerService {
+  /** Depth of the event-triggered run being started, for events it publishes synchronously. */
+  private ambientDepth = 0;
+
+  constructor(
+    private readonly db: Transactions,
+    private readonly repo: TriggerRepository,
+    private readonly runs: RunStarter,
+    private readonly timers: TimerService,
+    private readonly clock: Clock,
+    private readonly commits: GroupCommit,
+  ) {
+    timers.register(SCHEDULE_TIMER, (payload) => this.fireSchedule(payload as ScheduleTimer));
+  }
+
+  /** Checks a workflow's trigger before it is written (also for a workflow file, without storing). */
+  check(trigger: TriggerInput | null | undefined): void {
+    parseTrigger(trigger);
+  }
+
+  /**
+   * Called by the workflow service inside the transaction of every create, update, status change
+   * and delete. Throws ApiError (the write rolls back) for a bad config or a clashing hook path.
+   */
+  onWrite(change: WorkflowWrite): void {
+    const { workspaceId, after } = change;
+    if (!after) {
+      if (change.before) this.drop(change.before.id);
+      return;
+    }
+    const trigger = parseTrigger(after.trigger);
+    const active = after.status === 'active';
+    const previous = this.repo.get(after.id);
+    const base: TriggerRow = {
+      workflow_id: after.id,
+      workspace_id: workspaceId,
+      type: 'event',
+      active: active ? 1 : 0,
+      hook_path: null,
+      hook_secret: null,
+      event_patterns: null,
+      cron: null,
+      timezone: null,
+      next_fire_at: null,
+    };
+    switch (trigger.type) {
+      case 'manual':
+        this.drop(after.id);
+        return;
+      case 'webhook': {
+        const holder = this.repo.byHookPath(workspaceId, trigger.path);
+        if (holder && holder.workflow_id !== after.id) {
+          throw new ApiError(
+            'conflict',
+            `The hook path '${trigger.path}' is already used by workflow ${holder.workflow_id} in this workspace. Choose another trigger.config.path.`,
+            { param: 'trigger.config.path' },
+          );
+        }
+        this.dropScheduleTimer(previous);
+        this.repo.upsert({
+          ...base,
+          type: 'webhook',
+          hook_path: trigger.path,
+          hook_secret: trigger.secret,
+        });
+        return;
+      }
+      case 'event':
+        this.dropScheduleTimer(previous);
+        this.repo.upsert({ ...base, event_patterns: JSON.stringify(trigger.patterns) });
+        return;
+      case 'schedule': {
+        const unchanged =
+          previous?.type === 'schedule' &&
+          previous.active === 1 &&
+          previous.cron === trigger.cron &&
+          previous.timezone === trigger.timezone &&
+          previous.next_fire_at !== null;
+        let nextFireAt: number | null = null;
+        if (active) {
+          // Activating (or changing the schedule) starts from now: nothing earlier fires.
+          nextFireAt = unchanged
+            ? previous.next_fire_at
+            : nextOccurrence(trigger, this.clock.now());
+        }
+        if (!unchanged) this.dropScheduleTimer(previous);
+        this.repo.upsert({
+          ...base,
+          type: 'schedule',
+          cron: trigger.cron,
+          timezone: trigger.timezone,
+          next_fire_at: nextFireAt,
+        });
+        if (nextFireAt !== null && !unchanged) this.scheduleTimer(after.id, nextFireAt);
+        return;
+      }
+    }
+  }
+
+  /**
+   * Before the timers start: a schedule whose occurrences passed while the daemon was down fires
+   * once, for the latest of them, not once per missed occurrence.
+   */
+  catchUp(): void {
+    const now = this.clock.now();
+    this.db.transaction(() => {
+      for (const row of this.repo.dueSchedules(now)) {
+        const schedule = { cron: row.cron!, timezone: row.timezone! };
+        const latest = latestOccurrence(schedule, now);
+        if (latest === undefined || latest <= row.next_fire_at!) continue;
+        this.dropScheduleTimer(row);
+        this.repo.setNextFire(row.workflow_id, latest);
+        this.scheduleTimer(row.workflow_id, latest);
+      }
+    })();
+  }
+
+  /** POST /v1/hooks/{workspace_id}/{path}: checks the request, then starts the run. */
+  receiveHook(hook: {
+    workspaceId: string;
+    path: string;
+    body: unknown;
+    rawBody: string;
+    headers: IncomingHttpHeaders;
+  }): { workflowId: string; start: () => Promise<{ execution_id: string }> } {
+    const row = this.repo.byHookPath(hook.workspaceId, hook.path);
+    if (!row) {
+      throw new ApiError(
+        'not_found',
+        `No workflow of workspace ${hook.workspaceId} is triggered by the hook path '${hook.path}'. Set trigger {type: "webhook", config: {path: "${hook.path}"}} on a workflow; svc workflows trigger-url ID prints its URL.`,
+      );
+    }
+    if (row.hook_secret !== null) {
+      const header = hook.headers['x-svc-signature'];
+      const verdict = verifySignature(
+        hook.rawBody,
+        Array.isArray(header) ? header[0] : header,
+        row.hook_secret,
+      );
+      if (!verdict.valid) {
+        throw new ApiError(
+          'unauthorized',
+          `This hook needs a valid X-Svc-Signature (${verdict.reason.replace(/_/g, ' ')}): t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed by the trigger's secret>, within 300 s.`,
+          { param: 'X-Svc-Signature', extras: { reason: verdict.reason } },
+        );
+      }
+    }
+    if (row.active !== 1) {
+      throw new ApiError(
+        'workflow_not_active',
+        `Workflow ${row.workflow_id} is not active, so its webhook trigger does not fire. Activate it with: svc workflows activate ${row.workflow_id}`,
+      );
+    }
+    const payload = hook.body === undefined ? {} : hook.body;
+    return {
+      workflowId: row.workflow_id,
+      // Group-committed with other starts (as manual runs are); answered once it is stored.
+      start: async () => {
+        const { execution_id } = await this.commits.run(() =>
+          this.runs.start(hook.workspaceId, row.workflow_id, {
+            input: asInput(payload),
+            trigger: { type: 'webhook', payload, headers: visibleHeaders(hook.headers) },
+          }),
+        );
+        return { execution_id };
+      },
+    };
+  }
+
+  /** Event fan-out hook, in the publishing transaction: may start event-triggered workflows. */
+  readonly fanout = (event: EventEnvelope): void => {
+    this.startEventTriggered(event);
+  };
+
+  private startEventTriggered(event: EventEnvelope): void {
+    const triggers = this.repo.activeEventTriggers(event.workspace_id);
+    if (triggers.length === 0) return;
+    const source = sourceExecution(event);
+    const depth = Math.max(source ? (this.repo.eventRunDepth(source) ?? 0) : 0, this.ambientDepth);
+    if (depth >= MAX_EVENT_CHAIN) return;
+    for (const trigger of triggers) {
+      const patterns = JSON.parse(trigger.event_patterns!) as string[];
+      if (!matchesPatterns(patterns, event.type)) continue;
+      // A workflow never hears the events of its own runs (or of its own changes): no self-loop.
+      if (concernsWorkflow(event, trigger.workflow_id)) continue;
+      const outer = this.ambientDepth;
+      this.ambientDepth = depth + 1;
+      try {
+        const { execution_id } = this.runs.start(event.workspace_id, trigger.workflow_id, {
+          input: asInput(event),
+          trigger: { type: 'event', payload: event },
+        });
+        this.repo.recordEventRun(execution_id, depth + 1, this.clock.now());
+      } finally {
+        this.ambientDepth = outer;
+      }
+    }
+  }
+
+  purgeExpired(): number {
+    return this.repo.purgeEventRunsBefore(this.clock.now() - EVENT_RUN_RETENTION_MS);
+  }
+
+  /** Timer handler: one occurrence of a schedule. Stale timers (paused, changed) do nothing. */
+  private fireSchedule(timer: ScheduleTimer): void {
+    this.db.transaction(() => {
+      const row = this.repo.get(timer.workflow_id);
+      if (!row || row.type !== 'schedule' || row.active !== 1 || row.next_fire_at !== timer.fire_at)
+        return;
+      const schedule = { cron: row.cron!, timezone: row.timezone! };
+      const payload = {
+        scheduled_at: toIso(timer.fire_at),
+        cron: schedule.cron,
+        timezone: schedule.timezone,
+      };
+      this.runs.start(row.workspace_id, row.workflow_id, {
+        input: payload,
+        trigger: { type: 'schedule', payload },
+      });
+      const next = nextOccurrence(schedule, timer.fire_at);
+      this.repo.setNextFire(row.workflow_id, next);
+      this.scheduleTimer(row.workflow_id, next);
+    })();
+  }
+
+  private scheduleTimer(workflowId: string, fireAt: number): void {
+    this.timers.schedule(
+      SCHEDULE_TIMER,
+      fireAt,
+      { workflow_id: workflowId, fire_at: fireAt } satisfies ScheduleTimer,
+      scheduleOwner(workflowId),
+    );
+  }
+
+  private dropScheduleTimer(row: TriggerRow | undefined): void {
+    if (row?.type === 'schedule') this.timers.cancelOwned(scheduleOwner(row.workflow_id));
+  }
+
+  private drop(workflowId: string): void {
+    this.dropScheduleTimer(this.repo.get(workflowId));
+    this.repo.delete(workflowId);
+  }
+}
+
+/** Owner of a workflow's schedule timer (apart from the engine's own timers of its runs). */
+function scheduleOwner(workflowId: string): string {
+  return `schedule:${workflowId}`;
+}
+
+function asInput(payload: unknown): Record<string, unknown> {
+  return payload !== null && typeof payload === 'object' && !Array.isArray(payload)
+    ? (payload as Record<string, unknown>)
+    : { payload };
+}
+
+function visibleHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const visible: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || CREDENTIAL_HEADERS.has(name)) continue;
+    visible[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return visible;
+}
+
+/** The workflow run an event comes from, if any (workflow.execution.* events). */
+function sourceExecution(event: EventEnvelope): string | undefined {
+  const id = (event.data as { execution_id?: unknown }).execution_id;
+  return typeof id === 'string' && id.startsWith('wex_') ? id : undefined;
+}
+
+function concernsWorkflow(event: EventEnvelope, workflowId: string): boolean {
+  const data = event.data as { workflow_id?: unknown; id?: unknown };
+  return (
+    data.workflow_id === workflowId ||
+    (event.type.startsWith('workflow.') && data.id === workflowId)
+  );
+}

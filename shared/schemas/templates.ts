@@ -1,0 +1,99 @@
+// Workflow templates: the data files in templates/, the catalogue the API lists, and the body of
+// POST /v1/workflows/from-template. A template's agent steps name a role instead of an agent;
+// from-template maps each role to an agent of the workspace.
+import { z } from 'zod';
+import { AGENT_TYPES } from './agents.js';
+import { TRIGGER_TYPES } from './triggers.js';
+
+export const TemplateRole = z
+  .strictObject({
+    name: z.string().regex(/^[a-z][a-z0-9_]*$/),
+    description: z.string(),
+    agent_type: z.enum(AGENT_TYPES),
+  })
+  .meta({ title: 'TemplateRole' });
+
+export const TemplateStep = z
+  .strictObject({
+    id: z.string(),
+    name: z.string(),
+    type: z.string(),
+    role: z
+      .string()
+      .optional()
+      .meta({ description: 'agent_action steps: the role whose agent runs the step' }),
+    config: z.record(z.string(), z.unknown()),
+    next_step_id: z.string().optional(),
+    on_error: z.string().optional(),
+  })
+  .meta({ title: 'TemplateStep' });
+
+export const TemplateTrigger = z
+  .strictObject({
+    type: z.enum(TRIGGER_TYPES),
+    config: z.record(z.string(), z.unknown()).default({}),
+  })
+  .meta({ title: 'TemplateTrigger' });
+
+/** What a file in templates/ holds (steps_count is derived, not written). */
+export const TemplateFile = z.strictObject({
+  id: z.string().regex(/^tmpl_[a-z0-9_]+$/),
+  name: z.string(),
+  description: z.string(),
+  industry: z.string(),
+  avg_duration_seconds: z.number().nonnegative(),
+  roles: z.array(TemplateRole).min(1),
+  trigger: TemplateTrigger.default({ type: 'manual', config: {} }),
+  settings: z.record(z.string(), z.unknown()).default({}),
+  steps: z.array(TemplateStep).min(1),
+});
+export type TemplateFile = z.infer<typeof TemplateFile>;
+
+export const WorkflowTemplate = z
+  .object({
+    id: z.string().meta({ description: 'prefix tmpl_' }),
+    name: z.string(),
+    description: z.string(),
+    industry: z.string().meta({ description: 'A sector, or all' }),
+    steps_count: z.number().int(),
+    avg_duration_seconds: z.number(),
+    roles: z.array(TemplateRole),
+    trigger: TemplateTrigger,
+    settings: z.record(z.string(), z.unknown()),
+    steps: z.array(TemplateStep),
+  })
+  .meta({ title: 'WorkflowTemplate' });
+export type WorkflowTemplate = z.infer<typeof WorkflowTemplate>;
+
+export const TemplateListQuery = z.strictObject({
+  industry: z.string().optional().meta({ description: 'Only templates of this industry' }),
+});
+
+export const FromTemplateBody = z
+  .strictObject({
+    template_id: z.string().meta({ description: 'tmpl_...' }),
+    name: z.string().min(1).max(200),
+    description: z.string().max(2000).optional(),
+    status: z.enum(['draft', 'active']).optional().meta({ description: 'Default draft' }),
+    customizations: z
+      .strictObject({
+        agents: z
+          .record(z.string(), z.string())
+          .default({})
+          .meta({ description: 'Template role name -> agent id (agt_...) of this workspace' }),
+        settings: z
+          .record(z.string(), z.unknown())
+          .optional()
+          .meta({ description: "Merged over the template's settings" }),
+        trigger: TemplateTrigger.optional().meta({
+          description: "Replaces the template's trigger (e.g. another cron or hook path)",
+        }),
+        steps: z.record(z.string(), z.record(z.string(), z.unknown())).optional().meta({
+          description:
+            'Step id -> config keys merged over that step\'s config, e.g. {"page": {"url": "https://pager.example.com/hook"}}',
+        }),
+      })
+      .default({ agents: {} }),
+  })
+  .meta({ title: 'FromTemplateBody' });
+export type FromTemplateBody = z.infer<typeof FromTemplateBody>;

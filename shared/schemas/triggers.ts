@@ -1,0 +1,67 @@
+// Trigger configurations of a workflow by type, and the webhook-trigger intake's answer. The
+// workflow schema keeps `trigger.config` an open object; these check it per type on every write.
+import { z } from 'zod';
+import { TRIGGER_TYPES } from './workflows.js';
+
+export { TRIGGER_TYPES };
+export type TriggerType = (typeof TRIGGER_TYPES)[number];
+
+/** A hook path: one URL segment of unreserved characters, e.g. "orders-created". */
+export const HOOK_PATH = /^[A-Za-z0-9._~-]+$/;
+
+export const ScheduleTriggerConfig = z
+  .strictObject({
+    cron: z.string().meta({
+      description:
+        'Cron expression, 5 fields (minute hour day-of-month month day-of-week) or 6 with seconds first; @hourly, @daily, @weekly... accepted',
+      example: '0 8 * * 1-5',
+    }),
+    timezone: z
+      .string()
+      .default('UTC')
+      .meta({ description: 'IANA time zone the expression is read in', example: 'Europe/Paris' }),
+  })
+  .meta({ title: 'ScheduleTriggerConfig' });
+
+export const WebhookTriggerConfig = z
+  .strictObject({
+    path: z.string().max(200).regex(HOOK_PATH, {
+      message: 'must be one URL segment such as "orders-created": letters, digits, . _ ~ -',
+    }),
+    secret: z.string().min(8).max(200).optional().meta({
+      description:
+        'When set, a request must carry X-Svc-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>"> keyed by this secret (the scheme of outbound deliveries)',
+    }),
+  })
+  .meta({ title: 'WebhookTriggerConfig' });
+
+export const EventTriggerConfig = z
+  .strictObject({
+    event_types: z
+      .array(z.string())
+      .min(1)
+      .meta({ description: 'Event types or prefixes ending in *, e.g. agent.* or agent.created' }),
+  })
+  .meta({ title: 'EventTriggerConfig' });
+
+export const ManualTriggerConfig = z.strictObject({}).meta({ title: 'ManualTriggerConfig' });
+
+export type ScheduleTriggerConfig = z.infer<typeof ScheduleTriggerConfig>;
+export type WebhookTriggerConfig = z.infer<typeof WebhookTriggerConfig>;
+export type EventTriggerConfig = z.infer<typeof EventTriggerConfig>;
+
+export const TRIGGER_CONFIGS = {
+  manual: ManualTriggerConfig,
+  webhook: WebhookTriggerConfig,
+  schedule: ScheduleTriggerConfig,
+  event: EventTriggerConfig,
+} as const;
+
+export const HookParams = z.object({
+  workspace_id: z.string().meta({ description: 'Workspace id (ws_...)' }),
+  path: z.string().meta({ description: 'The trigger path, as in trigger.config.path' }),
+});
+
+export const HookAccepted = z
+  .object({ execution_id: z.string().meta({ description: 'The run started (wex_...)' }) })
+  .meta({ title: 'HookAccepted' });
