@@ -79,6 +79,9 @@ const GROUP_DESCRIPTIONS: Record<string, string> = {
   knowledge: 'Knowledge documents of an agent',
   stub: 'Sandbox stubs: deterministic agent answers',
   webhooks: 'Webhook subscriptions, deliveries, test, retry and live tail',
+  oauth: 'The OAuth 2.0 provider: apps and grants',
+  apps: 'OAuth apps: create (secret shown once), list, get, delete',
+  grants: 'What was granted to OAuth apps: list, revoke',
 };
 
 async function main(argv: string[]): Promise<void> {

@@ -7,6 +7,7 @@ import daemon from './commands/daemon.js';
 import events from './commands/events.js';
 import keys from './commands/keys.js';
 import listen from './commands/listen.js';
+import oauth from './commands/oauth.js';
 import webhooks from './commands/webhooks.js';
 import workspaces from './commands/workspaces.js';
 
@@ -14,6 +15,7 @@ export const COMMANDS: CommandSpec[] = [
   ...daemon,
   ...workspaces,
   ...keys,
+  ...oauth,
   ...clock,
   ...events,
   ...agents,

@@ -39,7 +39,10 @@ import { MAX_KNOWLEDGE_BYTES } from './agents/knowledge/knowledge.service.js';
 import { webhookRoutes } from './webhooks/webhook.routes.js';
 import { integrationRoutes } from './integrations/integration.routes.js';
 import multipart from '@fastify/multipart';
+import formbody from '@fastify/formbody';
+import cookie from '@fastify/cookie';
 import { agentRoutes } from './agents/agent.routes.js';
+import { oauthRoutes, oauthScopeErrorHandler } from './oauth/oauth.routes.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 export const DEFAULT_ENTERPRISE_MULTIPLIER = 100;
@@ -103,17 +106,13 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
   } = services;
 
   const plans = new RatePlans(options.enterpriseRateMultiplier ?? DEFAULT_ENTERPRISE_MULTIPLIER);
-  const guard = new AccessGuard(
-    credentials,
-    workspaces,
-    new FixedWindowLimiter(clock),
-    plans,
-    clock,
-  );
+  const limiter = new FixedWindowLimiter(clock);
+  const guard = new AccessGuard(credentials, workspaces, limiter, plans, clock);
   const housekeeping = new Housekeeping(
     [
       { name: 'events', run: () => events.purgeExpired() },
       { name: 'agent executions', run: () => services.executions.purgeExpired() },
+      { name: 'oauth codes and tokens', run: () => services.oauth.purgeExpired() },
       {
         name: 'wal checkpoint',
         run: () => {
@@ -145,8 +144,18 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     ...integrationRoutes(integrations),
     ...agentRoutes(services),
   ];
-  const allRoutes: RouteDef[] = [...routes, ...publicRoutes(() => allRoutes, urls, VERSION)];
-  registerRoutes(app, allRoutes, guard, clock);
+  const oauth = oauthRoutes({ oauth: services.oauth, workspaces, limiter, plans, clock, urls });
+  const allRoutes: RouteDef[] = [
+    ...routes,
+    ...oauth,
+    ...publicRoutes(() => allRoutes, urls, VERSION),
+  ];
+  registerRoutes(
+    app,
+    allRoutes.filter((route) => !oauth.includes(route)),
+    guard,
+    clock,
+  );
 
   const methodsByPath = methodFinder(allRoutes);
   installErrorHandling(app, clock, urls, methodsByPath);
@@ -154,6 +163,13 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     reply.header('X-Request-Id', request.id);
     sendError(request, reply, toApiError(error), clock, urls);
   };
+  // The OAuth endpoints alone take form bodies and cookies, so no other route's parsing changes.
+  await app.register(async (scope) => {
+    await scope.register(formbody);
+    await scope.register(cookie);
+    scope.setErrorHandler(oauthScopeErrorHandler(clock, urls));
+    registerRoutes(scope, oauth, guard, clock);
+  });
 
   const router = createControlRouter({
     workspaces,
@@ -164,6 +180,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     deliveries,
     stubs,
     agents: services.agents,
+    oauth: services.oauth,
     daemon: {
       environment: options.environment,
       status: (): DaemonStatus => ({

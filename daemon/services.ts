@@ -21,6 +21,8 @@ import { KeyService } from './keys/key.service.js';
 import { KnowledgeRepository } from './agents/knowledge.repository.js';
 import { KnowledgeService } from './agents/knowledge/knowledge.service.js';
 import { MessageRepository } from './agents/message.repository.js';
+import { OAuthRepository } from './oauth/oauth.repository.js';
+import { OAuthService } from './oauth/oauth.service.js';
 import { OffsetClock } from './clock/clock.js';
 import { OpenAiBrain } from './agents/brains/openai.js';
 import { SettingsRepository } from './store/settings.repository.js';
@@ -60,6 +62,7 @@ export interface Services {
   workspaces: WorkspaceService;
   keys: KeyService;
   credentials: CredentialService;
+  oauth: OAuthService;
   events: EventService;
   webhooks: WebhookService;
   deliveries: DeliveryService;
@@ -90,6 +93,9 @@ export function buildServices(
   const keys = new KeyService(db, keyRepository, workspaces, clock, options.environment);
   const credentials = new CredentialService(keyRepository, clock, options.environment);
   keys.onChange(() => credentials.invalidate());
+  const oauth = new OAuthService(db, new OAuthRepository(db), workspaces, clock);
+  credentials.acceptAccessTokens((hash) => oauth.accessTokenByHash(hash));
+  oauth.onRevoke(() => credentials.invalidate());
   const events = new EventService(db, new EventRepository(db), clock);
   const urlPolicy = {
     environment: options.environment,
@@ -155,6 +161,7 @@ export function buildServices(
     workspaces,
     keys,
     credentials,
+    oauth,
     events,
     webhooks,
     deliveries,

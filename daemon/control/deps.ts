@@ -7,6 +7,7 @@ import type { WorkspaceService } from '../workspaces/workspace.service.js';
 import type { DeliveryService } from '../webhooks/delivery.service.js';
 import type { AgentService } from '../agents/agent.service.js';
 import type { StubService } from '../agents/stub.service.js';
+import type { OAuthService } from '../oauth/oauth.service.js';
 
 export interface DaemonStatus {
   pid: number;
@@ -37,5 +38,6 @@ export interface ControlDeps {
   deliveries: DeliveryService;
   agents: AgentService;
   stubs: StubService;
+  oauth: OAuthService;
   daemon: DaemonControl;
 }
