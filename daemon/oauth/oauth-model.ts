@@ -15,6 +15,14 @@ function asClient(app: OAuthApp): Client {
   return { id: app.client_id, grants: GRANTS, redirectUris: app.redirect_uris, app };
 }
 
+export function formDecode(value: string): string {
+  try {
+    return decodeURIComponent(value.replace(/\+/g, ' '));
+  } catch {
+    return value;
+  }
+}
+
 /** A date the library's real-clock comparison sees as valid (the daemon clock decided). */
 function stillValid(): Date {
   return new Date(Date.now() + 60_000);
@@ -25,7 +33,12 @@ export function oauthModel(
 ): OAuth2Server.AuthorizationCodeModel & OAuth2Server.RefreshTokenModel {
   return {
     async getClient(clientId: string, clientSecret: string | undefined) {
-      const app = service.authenticateClient(clientId, clientSecret || undefined);
+      // RFC 6749 §2.3.1: HTTP Basic credentials are form-urlencoded before base64 (oauth4webapi
+      // encodes "_" as %5F); the library passes them on undecoded.
+      const app = service.authenticateClient(
+        formDecode(clientId),
+        clientSecret ? formDecode(clientSecret) : undefined,
+      );
       return app ? asClient(app) : null;
     },
 

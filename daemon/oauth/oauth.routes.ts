@@ -25,7 +25,7 @@ import type { Operation, RatePlans } from '../ratelimit/plans.js';
 import type { WorkspaceService } from '../workspaces/workspace.service.js';
 import { renderConsentPage, renderErrorPage } from './consent-page.js';
 import { ConsentCsrf } from './consent-csrf.js';
-import { oauthModel } from './oauth-model.js';
+import { formDecode, oauthModel } from './oauth-model.js';
 import type { AuthorizeCheck, IssuedTokens, OAuthApp, OAuthService } from './oauth.service.js';
 import { ACCESS_TOKEN_TTL_MS } from './oauth.service.js';
 
@@ -513,8 +513,8 @@ function clientCredentials(
     const colon = decoded.indexOf(':');
     if (colon > 0) {
       return {
-        clientId: decodeURIComponent(decoded.slice(0, colon)),
-        secret: decodeURIComponent(decoded.slice(colon + 1)) || undefined,
+        clientId: formDecode(decoded.slice(0, colon)),
+        secret: formDecode(decoded.slice(colon + 1)) || undefined,
       };
     }
     return { clientId: undefined, secret: undefined };
