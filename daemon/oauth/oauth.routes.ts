@@ -26,6 +26,7 @@ import type { WorkspaceService } from '../workspaces/workspace.service.js';
 import { renderConsentPage, renderErrorPage } from './consent-page.js';
 import { ConsentCsrf } from './consent-csrf.js';
 import { formDecode, oauthModel } from './oauth-model.js';
+import { ScopeFirstRefreshGrant } from './refresh-grant.js';
 import type { AuthorizeCheck, IssuedTokens, OAuthApp, OAuthService } from './oauth.service.js';
 import { ACCESS_TOKEN_TTL_MS } from './oauth.service.js';
 
@@ -109,6 +110,9 @@ export function oauthRoutes(deps: OAuthRouteDeps): RouteDef[] {
     // app that sends no secret, and a public app's codes always carry a PKCE challenge.
     requireClientAuthentication: { authorization_code: false, refresh_token: false },
     alwaysIssueNewRefreshToken: true,
+    extendedGrantTypes: {
+      refresh_token: ScopeFirstRefreshGrant as unknown as typeof OAuth2Server.AbstractGrantType,
+    },
   });
 
   return [
