@@ -3,6 +3,8 @@
 // code exchange, API calls with the token, refresh with rotation, revocation; and the CLI.
 import test from 'ava';
 import * as oauth from 'oauth4webapi';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
 import {
   Browser,
@@ -501,4 +503,60 @@ test('the OpenAPI document: oauth2 scheme with real URLs, form bodies, RFC answe
   t.truthy(doc.paths['/.well-known/oauth-authorization-server'].get);
   const listAgents = doc.paths['/v1/agents'].get;
   t.deepEqual(listAgents.security.slice(0, 2), [{ bearerAuth: [] }, { oauth2: ['agents:read'] }]);
+});
+
+test('codes, tokens and secrets never reach the daemon log, even when sent in a URL', async (t) => {
+  const app = await createApp(daemon, { scopes: ['agents:read'] });
+  const client: oauth.Client = { client_id: app.client_id };
+  const auth = oauth.ClientSecretBasic(app.client_secret!);
+  const { params, verifier } = await authorize(client, 'agents:read');
+  const tokens = await oauth.processAuthorizationCodeResponse(
+    as,
+    client,
+    await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      auth,
+      params,
+      REDIRECT,
+      verifier,
+      insecure,
+    ),
+  );
+  const refreshed = await oauth.processRefreshTokenResponse(
+    as,
+    client,
+    await oauth.refreshTokenGrantRequest(as, client, auth, tokens.refresh_token!, insecure),
+  );
+  // A careless client puts them in URLs: refused, and cut out of the request log.
+  const inUrl = await daemon.request(
+    `/v1/auth/me?access_token=${refreshed.access_token}&refresh_token=${refreshed.refresh_token}`,
+  );
+  t.is(inUrl.status, 401);
+  await daemon.request(
+    `/v1/oauth/token?code=${params.get('code')}&client_secret=${app.client_secret}`,
+    { method: 'POST' },
+  );
+  const marker = await daemon.request(`/v1/auth/me`, { key: refreshed.access_token });
+  const requestId = marker.headers.get('x-request-id')!;
+  const logFile = join(daemon.dataDir, 'logs', 'daemon.log');
+  // The logger writes in batches (every 200 ms): wait, bounded, until the last line is out.
+  const readLog = () => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : '');
+  const deadline = Date.now() + 10_000;
+  while (!readLog().includes(requestId) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const log = readLog();
+  t.true(log.includes(requestId), 'the request lines were written');
+  for (const secret of [
+    app.client_secret!,
+    params.get('code')!,
+    verifier,
+    tokens.access_token,
+    tokens.refresh_token!,
+    refreshed.access_token,
+    refreshed.refresh_token!,
+  ]) {
+    t.false(log.includes(secret), `${secret.slice(0, 7)}... is not in the log`);
+  }
 });
