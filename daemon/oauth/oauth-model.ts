@@ -83,7 +83,10 @@ export function oauthModel(
     },
 
     async revokeAuthorizationCode(code: OAuth2Server.AuthorizationCode) {
-      return service.consumeCode(code.authorizationCode);
+      if (service.consumeCode(code.authorizationCode)) return true;
+      // Another request used it in between: that is reuse too (revokes what it issued).
+      service.lookupCode(code.authorizationCode);
+      return false;
     },
 
     async saveAuthorizationCode() {
@@ -124,7 +127,10 @@ export function oauthModel(
     },
 
     async revokeToken(token: OAuth2Server.RefreshToken) {
-      return service.consumeRefreshToken(token.tokenId as string);
+      if (service.consumeRefreshToken(token.tokenId as string)) return true;
+      // Rotated out by a concurrent request: the same token used twice is reuse.
+      service.lookupRefreshToken(token.refreshToken);
+      return false;
     },
 
     async validateScope(_user, _client, scope) {
@@ -134,6 +140,11 @@ export function oauthModel(
 
     async saveToken(token: Token, client: Client, user: GrantUser) {
       const issued = service.issueTokens(user.grantId, token.scope ?? []);
+      if (!issued) {
+        throw new OAuth2Server.InvalidGrantError(
+          'Invalid grant: the grant was revoked while this request ran (its code or refresh token was used twice)',
+        );
+      }
       return {
         accessToken: issued.accessToken,
         refreshToken: issued.refreshToken,

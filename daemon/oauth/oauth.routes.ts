@@ -375,7 +375,8 @@ export function oauthErrorReply(
     code = error.name as OAuthErrorCode;
     message = error.message;
     // RFC 6749 §5.2: a redirect_uri that differs from the authorization request's is invalid_grant.
-    if (code === 'invalid_request' && /redirect_uri/.test(message)) code = 'invalid_grant';
+    if (code === 'invalid_request' && /`redirect_uri` is invalid/.test(message))
+      code = 'invalid_grant';
   } else if (error instanceof ApiError && error.status < 500) {
     code = 'invalid_request';
     message = error.message;

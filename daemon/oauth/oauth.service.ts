@@ -417,12 +417,13 @@ export class OAuthService {
     return this.repo.useToken(id, this.clock.now());
   }
 
-  /** Issues an access and a refresh token for a grant (code exchange and every refresh). */
-  issueTokens(grantId: string, scopes: readonly string[]): IssuedTokens {
+  /**
+   * Issues an access and a refresh token for a grant (code exchange and every refresh); null
+   * when the grant was revoked meanwhile (e.g. a concurrent reuse of its code).
+   */
+  issueTokens(grantId: string, scopes: readonly string[]): IssuedTokens | null {
     const grant = this.repo.grant(grantId);
-    if (!grant || grant.revoked_at !== null) {
-      throw new ApiError('invalid_token', `The grant ${grantId} was revoked.`);
-    }
+    if (!grant || grant.revoked_at !== null) return null;
     const now = this.clock.now();
     const accessToken = TOKEN_PREFIXES.access + randomBase62(40);
     const refreshToken = TOKEN_PREFIXES.refresh + randomBase62(40);

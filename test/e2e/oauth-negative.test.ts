@@ -337,6 +337,32 @@ test('code reuse: invalid_grant, and the tokens issued from the code are revoked
   assertOAuthError(t, await refresh(app, first.body.refresh_token), 400, 'invalid_grant');
 });
 
+test('the same code exchanged twice at once: reuse, so no token that works', async (t) => {
+  const app = await createApp(daemon, { scopes: ['agents:read'] });
+  const { code, verifier } = await getCode(app);
+  const answers = await Promise.all([
+    exchange(app, code, { code_verifier: verifier }),
+    exchange(app, code, { code_verifier: verifier }),
+  ]);
+  t.true(answers.filter((answer) => answer.status === 200).length <= 1);
+  for (const answer of answers) {
+    if (answer.status === 200) await assertTokenDead(t, answer.body.access_token);
+    else assertOAuthError(t, answer, 400, 'invalid_grant');
+  }
+});
+
+test('an exchange without redirect_uri: invalid_request, and the code is spent', async (t) => {
+  const app = await createApp(daemon, { scopes: ['agents:read'] });
+  const { code, verifier } = await getCode(app);
+  assertOAuthError(
+    t,
+    await exchange(app, code, { code_verifier: verifier, redirect_uri: undefined }),
+    400,
+    'invalid_request',
+  );
+  assertOAuthError(t, await exchange(app, code, { code_verifier: verifier }), 400, 'invalid_grant');
+});
+
 test('a code issued to another client: invalid_grant', async (t) => {
   const app = await createApp(daemon, { scopes: ['agents:read'] });
   const thief = await createApp(daemon, { scopes: ['agents:read'] });
@@ -449,6 +475,21 @@ test('refresh reuse: invalid_grant, and the whole grant is revoked', async (t) =
   await assertTokenDead(t, second.body.access_token);
   await assertTokenDead(t, first.access_token);
   assertOAuthError(t, await refresh(app, second.body.refresh_token), 400, 'invalid_grant');
+});
+
+test('the same refresh token used twice at once: the grant is revoked', async (t) => {
+  const app = await createApp(daemon, { scopes: ['agents:read'] });
+  const first = await tokensFor(app);
+  const answers = await Promise.all([
+    refresh(app, first.refresh_token),
+    refresh(app, first.refresh_token),
+  ]);
+  t.true(answers.filter((answer) => answer.status === 200).length <= 1);
+  for (const answer of answers) {
+    if (answer.status === 200) await assertTokenDead(t, answer.body.access_token);
+    else assertOAuthError(t, answer, 400, 'invalid_grant');
+  }
+  await assertTokenDead(t, first.access_token);
 });
 
 test('scope escalation at refresh: invalid_scope, no token', async (t) => {

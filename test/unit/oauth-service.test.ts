@@ -198,7 +198,7 @@ test('access tokens are credentials bound to the grant: scopes, workspace, 1 h e
     });
     oauth.approve(request, ws.id);
     const [grant] = oauth.listGrants();
-    const issued = oauth.issueTokens(grant!.id, ['webhooks:read']);
+    const issued = oauth.issueTokens(grant!.id, ['webhooks:read'])!;
     const credential = svc.services.credentials.resolve(issued.accessToken);
     t.is(credential.type, 'oauth');
     t.is(credential.workspaceId, ws.id);
@@ -240,7 +240,7 @@ test('the token lookup is cached by hash; revocation takes effect at once', asyn
       svc.defaultWorkspaceId,
     );
     const [grant] = oauth.listGrants();
-    const issued = oauth.issueTokens(grant!.id, ['agents:read']);
+    const issued = oauth.issueTokens(grant!.id, ['agents:read'])!;
     for (let i = 0; i < 5; i++) svc.services.credentials.resolve(issued.accessToken);
     t.is(lookups, 1, 'one store read for five requests');
     // A refresh rotates the refresh token without touching the cached access token.
@@ -264,16 +264,17 @@ test('a rotated-out refresh token presented again revokes the whole grant', asyn
       svc.defaultWorkspaceId,
     );
     const [grant] = oauth.listGrants();
-    const first = oauth.issueTokens(grant!.id, ['agents:read']);
+    const first = oauth.issueTokens(grant!.id, ['agents:read'])!;
     const found = oauth.lookupRefreshToken(first.refreshToken);
     if (found.type !== 'ok') throw new Error(found.type);
     t.true(oauth.consumeRefreshToken(found.row.id));
     t.false(oauth.consumeRefreshToken(found.row.id));
-    const second = oauth.issueTokens(grant!.id, ['agents:read']);
+    const second = oauth.issueTokens(grant!.id, ['agents:read'])!;
     t.is(oauth.lookupRefreshToken(first.refreshToken).type, 'reused');
     t.is(oauth.lookupRefreshToken(second.refreshToken).type, 'invalid');
     t.throws(() => svc.services.credentials.resolve(second.accessToken), { instanceOf: ApiError });
     t.is(oauth.listGrants({ includeRevoked: true })[0]!.revoked_reason, 'refresh token reused');
+    t.is(oauth.issueTokens(grant!.id, ['agents:read']), null, 'a revoked grant issues nothing');
     t.is(oauth.lookupRefreshToken(first.accessToken).type, 'invalid', 'not a refresh token');
   });
 });
@@ -287,7 +288,7 @@ test('deleting an app revokes every grant and token it had', async (t) => {
       svc.defaultWorkspaceId,
     );
     const [grant] = oauth.listGrants();
-    const issued = oauth.issueTokens(grant!.id, ['agents:read']);
+    const issued = oauth.issueTokens(grant!.id, ['agents:read'])!;
     t.truthy(svc.services.credentials.resolve(issued.accessToken));
     oauth.deleteApp(app.client_id);
     t.throws(() => svc.services.credentials.resolve(issued.accessToken), { instanceOf: ApiError });
