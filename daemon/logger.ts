@@ -51,7 +51,7 @@ export function createLogger(level: LogLevel, file?: string): Logger {
 /** Removes credential values from a URL's query string before it is logged. */
 export function redactUrl(url: string): string {
   return url.replace(
-    /([?&](?:api_key|access_token|token|client_secret|code|refresh_token)=)[^&#]*/gi,
+    /([?&](?:api_key|access_token|token|client_secret|code|code_verifier|refresh_token)=)[^&#]*/gi,
     '$1[redacted]',
   );
 }

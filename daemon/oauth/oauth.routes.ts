@@ -346,7 +346,10 @@ export function oauthScopeErrorHandler(clock: Clock, urls: ServerUrls) {
       request.log.error({ err: error, req_id: request.id }, 'unexpected error');
     }
     const path = request.url.split('?')[0] ?? '';
-    if (path.startsWith('/v1/oauth/')) {
+    // An unknown query parameter is refused as on every route (the API's strict query rule);
+    // what concerns the protocol (the body) is answered in the protocol's form.
+    const queryError = error instanceof ApiError && error.code === 'invalid_parameter';
+    if (path.startsWith('/v1/oauth/') && !queryError) {
       const code: OAuthErrorCode = apiError.status >= 500 ? 'server_error' : 'invalid_request';
       const body = oauthErrorReply(request, reply, new OAuthProtocolError(code, apiError.message));
       return reply.type('application/json; charset=utf-8').send(JSON.stringify(body));
