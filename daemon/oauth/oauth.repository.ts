@@ -127,9 +127,9 @@ export class OAuthRepository {
       deleteExpiredTokens: db.prepare(
         'DELETE FROM oauth_tokens WHERE expires_at <= ? OR revoked_at <= ?',
       ),
-      activeTokenCounts: db.prepare<[], { grant_id: string; n: number }>(
+      activeTokenCounts: db.prepare<[number], { grant_id: string; n: number }>(
         `SELECT grant_id, COUNT(*) AS n FROM oauth_tokens
-         WHERE revoked_at IS NULL AND used_at IS NULL GROUP BY grant_id`,
+         WHERE revoked_at IS NULL AND used_at IS NULL AND expires_at > ? GROUP BY grant_id`,
       ),
     };
   }
@@ -208,9 +208,9 @@ export class OAuthRepository {
     this.s.revokeToken.run(at, id);
   }
 
-  /** Live (unused, unrevoked) tokens per grant, for the grant list. */
-  activeTokenCounts(): Map<string, number> {
-    return new Map(this.s.activeTokenCounts.all().map((row) => [row.grant_id, row.n]));
+  /** Live (unused, unrevoked, unexpired at `now`) tokens per grant, for the grant list. */
+  activeTokenCounts(now: number): Map<string, number> {
+    return new Map(this.s.activeTokenCounts.all(now).map((row) => [row.grant_id, row.n]));
   }
 
   /** Housekeeping: codes and tokens that expired (or were revoked) before `before`. */

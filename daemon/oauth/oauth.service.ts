@@ -181,7 +181,7 @@ export class OAuthService {
   // ---- grants ----
 
   listGrants(filter: { clientId?: string; workspaceId?: string; includeRevoked?: boolean } = {}) {
-    const counts = this.repo.activeTokenCounts();
+    const counts = this.repo.activeTokenCounts(this.clock.now());
     const names = new Map(this.repo.apps().map((app) => [app.id, app.name]));
     return this.repo
       .grants()

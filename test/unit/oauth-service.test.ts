@@ -297,3 +297,23 @@ test('deleting an app revokes every grant and token it had', async (t) => {
     t.is(oauth.authenticateClient(app.client_id, undefined), null);
   });
 });
+
+test('housekeeping removes codes and tokens a day after they expired; grants stay', async (t) => {
+  await withApp((svc) => {
+    const oauth = svc.services.oauth;
+    const { app } = createApp(svc);
+    oauth.approve(
+      okRequest(svc, { response_type: 'code', client_id: app.client_id, redirect_uri: REDIRECT }),
+      svc.defaultWorkspaceId,
+    );
+    const [grant] = oauth.listGrants();
+    oauth.issueTokens(grant!.id, ['agents:read']);
+    t.is(oauth.listGrants()[0]!.active_tokens, 2);
+    svc.services.clock.setOffset(2 * 60 * MINUTE);
+    t.is(oauth.listGrants()[0]!.active_tokens, 1, 'the access token expired after 1 h');
+    t.is(oauth.purgeExpired(), 0, 'nothing is a day past expiry yet');
+    svc.services.clock.setOffset(31 * 24 * 60 * MINUTE);
+    t.is(oauth.purgeExpired(), 3, 'the code, the access and the refresh token');
+    t.is(oauth.listGrants().length, 1);
+  });
+});
