@@ -8,6 +8,7 @@ import events from './commands/events.js';
 import keys from './commands/keys.js';
 import listen from './commands/listen.js';
 import secrets from './commands/secrets.js';
+import oauth from './commands/oauth.js';
 import webhooks from './commands/webhooks.js';
 import workflowTemplates from './commands/workflow-templates.js';
 import workflows from './commands/workflows.js';
@@ -17,6 +18,7 @@ export const COMMANDS: CliEntry[] = [
   ...daemon,
   ...workspaces,
   ...keys,
+  ...oauth,
   ...clock,
   ...events,
   ...agents,
