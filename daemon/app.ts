@@ -15,6 +15,7 @@ import { VERSION } from '../shared/package-info.js';
 import { meRoutes } from './auth/me.routes.js';
 import { toIso } from './clock/clock.js';
 import { createControlRouter, controlContextFactory } from './control/router.js';
+import { controlRequestGuard } from './control/request-guard.js';
 import type { DaemonStatus } from './control/deps.js';
 import { eventRoutes } from './events/event.routes.js';
 import { AccessGuard } from './http/access.js';
@@ -182,6 +183,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
       requestShutdown: () => options.onShutdownRequest?.(),
     },
   });
+  app.addHook('onRequest', controlRequestGuard(options.controlToken));
   await app.register(fastifyTRPCPlugin, {
     prefix: '/trpc',
     trpcOptions: { router, createContext: controlContextFactory(options.controlToken) },
@@ -204,6 +206,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
       services.executions.releaseWaiters();
       await app.close();
       await timers.stop();
+      await services.outbound.close();
       services.db.close();
     },
   };

@@ -22,7 +22,8 @@ import { KnowledgeRepository } from './agents/knowledge.repository.js';
 import { KnowledgeService } from './agents/knowledge/knowledge.service.js';
 import { MessageRepository } from './agents/message.repository.js';
 import { OffsetClock } from './clock/clock.js';
-import { OpenAiBrain } from './agents/brains/openai.js';
+import { OpenAiBrain, type SecretLookup } from './agents/brains/openai.js';
+import { OutboundHttp } from './outbound/http.js';
 import { SettingsRepository } from './store/settings.repository.js';
 import { SimulatedBrain } from './agents/brains/simulated.js';
 import { StubRepository } from './agents/stub.repository.js';
@@ -36,6 +37,9 @@ import { WorkspaceRepository } from './workspaces/workspace.repository.js';
 import { WorkspaceService } from './workspaces/workspace.service.js';
 import { agentSettingsFromEnv, type AgentSettings } from './agents/agent-settings.js';
 import { join } from 'node:path';
+import { dataDirFiles } from '../shared/paths.js';
+import { SecretBox } from './crypto/secret-box.js';
+import { MIGRATIONS } from './store/migrations.js';
 import { openDatabase, type Db } from './store/database.js';
 import { serverUrls, type ServerUrls } from './http/urls.js';
 
@@ -50,7 +54,14 @@ export interface ServiceOptions {
   allowPrivateNetwork?: boolean;
   /** Training period, execution timeout and brain; defaults from SVC_AGENT_* variables. */
   agentSettings?: AgentSettings;
+  /**
+   * Workspace secrets by name, for an agent's brain.api_key_secret. The workspace secret store
+   * (svc secrets) provides it; without one, no workspace has secrets.
+   */
+  secretLookup?: SecretLookup;
 }
+
+const noSecrets: SecretLookup = () => undefined;
 
 export interface Services {
   db: Db;
@@ -70,6 +81,8 @@ export interface Services {
   knowledge: KnowledgeService;
   analytics: AnalyticsService;
   stubs: StubService;
+  /** Every outbound HTTP call goes through it (daemon/outbound/http.ts). */
+  outbound: OutboundHttp;
 }
 
 export function buildServices(
@@ -77,7 +90,12 @@ export function buildServices(
   log: { error(obj: object, msg: string): void },
 ): Services {
   const urls = options.urls ?? serverUrls('127.0.0.1', 7717);
-  const db = openDatabase(options.databaseFile ?? join(options.dataDir, 'svc.db'));
+  // Integration credentials and webhook signing secrets are sealed with it (AES-256-GCM, key
+  // file 0600 in the data dir); migration 4 seals rows stored before.
+  const secretBox = SecretBox.fromKeyFile(dataDirFiles(options.dataDir).secretKey);
+  const db = openDatabase(options.databaseFile ?? join(options.dataDir, 'svc.db'), MIGRATIONS, {
+    secretBox,
+  });
   const settings = new SettingsRepository(db);
   const commits = new CommitQueue(db);
   const clock = new OffsetClock();
@@ -103,10 +121,18 @@ export function buildServices(
     timers,
     clock,
     urlPolicy,
+    secretBox,
   );
   events.addFanout(webhooks.fanout);
-  const deliveries = new DeliveryService(db, deliveryRepository, webhooks, timers, clock);
-  const integrations = new IntegrationService(db, new IntegrationRepository(db), events, clock);
+  const outbound = new OutboundHttp(urlPolicy);
+  const deliveries = new DeliveryService(db, deliveryRepository, webhooks, timers, clock, outbound);
+  const integrations = new IntegrationService(
+    db,
+    new IntegrationRepository(db),
+    events,
+    clock,
+    secretBox,
+  );
 
   const agentSettings = options.agentSettings ?? agentSettingsFromEnv();
   const agentRepository = new AgentRepository(db);
@@ -124,7 +150,10 @@ export function buildServices(
   );
   const knowledge = new KnowledgeService(new KnowledgeRepository(db), clock);
   const stubs = new StubService(new StubRepository(db), clock);
-  const brains = { simulated: new SimulatedBrain(), openai: new OpenAiBrain(agentSettings.openai) };
+  const brains = {
+    simulated: new SimulatedBrain(),
+    openai: new OpenAiBrain(agentSettings.openai, outbound, options.secretLookup ?? noSecrets),
+  };
   const thinker = new Thinker(agents, stubs, knowledge, brains, agentSettings);
   const executions = new ExecutionService(
     db,
@@ -165,5 +194,6 @@ export function buildServices(
     knowledge,
     analytics,
     stubs,
+    outbound,
   };
 }
