@@ -20,6 +20,7 @@ import { KeyRepository } from './keys/key.repository.js';
 import { KeyService } from './keys/key.service.js';
 import { KnowledgeRepository } from './agents/knowledge.repository.js';
 import { KnowledgeService } from './agents/knowledge/knowledge.service.js';
+import { KnowledgeExtractor } from './agents/knowledge/extractor.js';
 import { MessageRepository } from './agents/message.repository.js';
 import { OffsetClock } from './clock/clock.js';
 import { OpenAiBrain, type SecretLookup } from './agents/brains/openai.js';
@@ -148,7 +149,11 @@ export function buildServices(
     urls,
     urlPolicy,
   );
-  const knowledge = new KnowledgeService(new KnowledgeRepository(db), clock);
+  const knowledge = new KnowledgeService(
+    new KnowledgeRepository(db),
+    clock,
+    new KnowledgeExtractor(agentSettings.knowledgeExtractMs),
+  );
   const stubs = new StubService(new StubRepository(db), clock);
   const brains = {
     simulated: new SimulatedBrain(),
