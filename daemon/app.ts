@@ -15,7 +15,7 @@ import { VERSION } from '../shared/package-info.js';
 import { meRoutes } from './auth/me.routes.js';
 import { toIso } from './clock/clock.js';
 import { createControlRouter, controlContextFactory } from './control/router.js';
-import { controlRequestGuard } from './control/request-guard.js';
+import { controlInputGuard, controlRequestGuard } from './control/request-guard.js';
 import type { DaemonStatus } from './control/deps.js';
 import { eventRoutes } from './events/event.routes.js';
 import { AccessGuard } from './http/access.js';
@@ -184,6 +184,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     },
   });
   app.addHook('onRequest', controlRequestGuard(options.controlToken));
+  app.addHook('preHandler', controlInputGuard);
   await app.register(fastifyTRPCPlugin, {
     prefix: '/trpc',
     trpcOptions: { router, createContext: controlContextFactory(options.controlToken) },

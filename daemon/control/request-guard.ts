@@ -1,8 +1,10 @@
 // Refuses a control-channel request without the control token before tRPC sees it. tRPC runs
 // procedure middleware only once a subscription's event stream has started (200 and then an
 // error event), so subscriptions (events.stream, deliveries.stream) must be refused here, with
-// the same status and tRPC error body as the other procedures.
+// the same status and tRPC error body as the other procedures. Inputs nested too deep are
+// refused here too.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { exceedsDepth, MAX_JSON_DEPTH } from '../http/json-depth.js';
 import { isLoopback, isAuthorized } from './router.js';
 
 const PREFIX = '/trpc/';
@@ -45,6 +47,39 @@ export function controlRequestGuard(controlToken: string) {
     }
     done();
   };
+}
+
+/**
+ * tRPC parses its inputs itself (the POST body as text, or `?input=`): the same nesting limit as
+ * REST bodies applies to them, checked before tRPC parses them (400 BAD_REQUEST).
+ */
+export function controlInputGuard(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  done: () => void,
+): void {
+  if (!request.url.startsWith(PREFIX)) {
+    done();
+    return;
+  }
+  const query = request.query as Record<string, unknown> | undefined;
+  const inputs = [request.body, query?.input];
+  if (inputs.some((input) => typeof input === 'string' && exceedsDepth(input))) {
+    const path = request.url.slice(PREFIX.length).split('?')[0] ?? '';
+    void reply
+      .code(400)
+      .send(
+        trpcError(
+          'BAD_REQUEST',
+          400,
+          -32600,
+          `The input is nested more than ${MAX_JSON_DEPTH} levels deep. Flatten it.`,
+          path,
+        ),
+      );
+    return;
+  }
+  done();
 }
 
 function trpcError(

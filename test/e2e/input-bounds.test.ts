@@ -2,6 +2,8 @@
 // and 6): JSON nested thousands deep in any body, and multipart bodies the parser cannot read.
 // Each answers a 400 with the spec's error body, stores nothing, and the daemon stays up.
 import test from 'ava';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
 
 let d: TestDaemon;
@@ -97,12 +99,22 @@ test('a deep JSON body on any route and on the control channel is refused, and t
   const webhooks = await postRaw('/v1/webhooks', nested(20_000));
   t.is(webhooks.status, 400, webhooks.text);
   t.is(webhooks.body.error.code, 'invalid_parameter');
-  const control = await d.request('/trpc/workspaces.create', {
+  const authorization = `Bearer ${readFileSync(join(d.dataDir, 'control-token'), 'utf8').trim()}`;
+  const deepData = `{"type":"agent.created","data":${nested(20_000)}}`;
+  const control = await d.request('/trpc/events.trigger', {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: nested(20_000),
+    headers: { 'content-type': 'application/json', authorization },
+    body: deepData,
   });
-  t.true(control.status >= 400 && control.status < 500, control.text);
+  t.is(control.status, 400, control.text);
+  t.is(control.body.error.data.code, 'BAD_REQUEST');
+  const query = await d.request(
+    `/trpc/keys.list?input=${encodeURIComponent('['.repeat(100) + ']'.repeat(100))}`,
+    {
+      headers: { authorization },
+    },
+  );
+  t.is(query.status, 400, query.text.slice(0, 300));
   t.is((await d.request('/healthz')).status, 200);
 });
 
