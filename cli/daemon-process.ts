@@ -7,13 +7,14 @@ import { join } from 'node:path';
 import ky from 'ky';
 import { PACKAGE_ROOT } from '../shared/package-info.js';
 import type { DaemonFlags } from '../daemon/config.js';
-import { isAlive, isSvcDaemon } from '../daemon/lock.js';
+import { isAlive, isSvcDaemon, pidExists } from '../daemon/lock.js';
 import type { DaemonMessage } from '../daemon/main.js';
 import type { CliContext } from './context.js';
 import { CliError } from './errors.js';
 
 const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 30_000;
+const REAP_GRACE_MS = 2_000;
 
 export interface Started {
   url: string;
@@ -117,6 +118,11 @@ export async function stopDaemon(ctx: CliContext): Promise<{ wasRunning: boolean
       );
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  // Exited: give its parent a moment to reap it, so that the pid is gone when stop returns.
+  const reaped = Date.now() + REAP_GRACE_MS;
+  while (pidExists(pid) && Date.now() < reaped) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
   return { wasRunning: true, pid };
 }

@@ -1,11 +1,14 @@
 // The data dir holds the database, the secret key, the control token and logs: only its owner
 // may read it. The daemon creates it 0700 and every file in it 0600 (a umask of 077 covers what
 // SQLite and the logger create), and tightens a data dir made earlier with looser modes.
-import { chmodSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;
+/** What svc keeps at the top of a data dir (shared/paths.ts dataDirFiles, cli-state.json). */
+const SVC_FILES =
+  /^(svc\.db(-wal|-shm|-journal)?|daemon\.json|daemon\.lock|control-token|secret\.key|cli-state\.json)$/;
 
 /** Makes every file and directory this process creates from now on private to its owner. */
 export function restrictNewFiles(): void {
@@ -33,18 +36,31 @@ export function prepareDataDir(dataDir: string, logDir: string, log: DataDirLog)
   }
 }
 
-function tighten(path: string): string[] {
-  const changed: string[] = [];
-  const stat = statSync(path);
-  const wanted = stat.isDirectory() ? DIR_MODE : FILE_MODE;
-  if ((stat.mode & 0o777) !== wanted && (stat.isDirectory() || stat.isFile())) {
-    chmodSync(path, wanted);
-    changed.push(path);
+/**
+ * The data dir, logs/ and the files svc writes there. Only those: a --data-dir pointed at a
+ * directory that holds other things (a project, a home dir) must not have them changed.
+ */
+function tighten(dataDir: string): string[] {
+  const paths = [dataDir];
+  for (const entry of readdirSync(dataDir, { withFileTypes: true })) {
+    if (entry.isFile() && SVC_FILES.test(entry.name)) paths.push(join(dataDir, entry.name));
+    if (entry.isDirectory() && entry.name === 'logs') {
+      const logs = join(dataDir, 'logs');
+      paths.push(logs);
+      for (const log of readdirSync(logs, { withFileTypes: true })) {
+        if (log.isFile()) paths.push(join(logs, log.name));
+      }
+    }
   }
-  if (stat.isDirectory()) {
-    for (const entry of readdirSync(path, { withFileTypes: true })) {
-      // Symlinks are left alone: chmod would follow them out of the data dir.
-      if (entry.isDirectory() || entry.isFile()) changed.push(...tighten(join(path, entry.name)));
+  const changed: string[] = [];
+  for (const path of paths) {
+    // lstat: a symlink is left alone (chmod would follow it out of the data dir).
+    const stat = lstatSync(path);
+    if (!stat.isDirectory() && !stat.isFile()) continue;
+    const wanted = stat.isDirectory() ? DIR_MODE : FILE_MODE;
+    if ((stat.mode & 0o777) !== wanted) {
+      chmodSync(path, wanted);
+      changed.push(path);
     }
   }
   return changed;

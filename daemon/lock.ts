@@ -49,16 +49,22 @@ function releaseLock(file: string): void {
   }
 }
 
+/** Whether the pid exists at all (a zombie, exited but not reaped, counts). */
+export function pidExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /**
  * Whether the process runs (a zombie, killed but not yet reaped by its parent, does not: it
  * holds its pid until then, which after a SIGKILL can be long in a container without an init).
  */
 export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  if (!pidExists(pid)) return false;
   const state = procState(pid);
   return state === undefined || !/^[ZX]/.test(state);
 }

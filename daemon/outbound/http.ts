@@ -12,7 +12,7 @@ import dns, { type LookupAddress, type LookupOptions } from 'node:dns';
 import { performance } from 'node:perf_hooks';
 import { isIP, type Socket } from 'node:net';
 import ky, { TimeoutError, type KyInstance } from 'ky';
-import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
+import type { Agent, buildConnector } from 'undici';
 import { VERSION } from '../../shared/package-info.js';
 import { ApiError } from '../http/api-error.js';
 import { addressRange, checkOutboundUrl, isPublicAddress, type UrlPolicy } from './url-policy.js';
@@ -81,19 +81,14 @@ type LookupCallback = (
   family?: number,
 ) => void;
 
+type Undici = typeof import('undici');
+
 export class OutboundHttp {
   private readonly http: KyInstance;
-  private readonly agent: Agent;
+  /** undici is loaded at the first call: it costs daemon start-up time that most runs never use. */
+  private client?: Promise<{ undici: Undici; agent: Agent }>;
 
   constructor(private readonly policy: UrlPolicy) {
-    const checkAddresses = policy.environment === 'production' && !policy.allowPrivateNetwork;
-    this.agent = new Agent({
-      connect: checkAddresses ? guardedConnector() : undefined,
-      // Calls are rare and go to many hosts: keep few idle sockets, briefly.
-      keepAliveTimeout: 4_000,
-      connections: 16,
-    });
-    const dispatcher = this.agent;
     this.http = ky.create({
       retry: 0,
       throwHttpErrors: false,
@@ -103,7 +98,8 @@ export class OutboundHttp {
       fetch: async (input: Request | URL | string, init?: RequestInit) => {
         const request = input instanceof Request ? input : new Request(input, init);
         const body = request.body ? await request.arrayBuffer() : undefined;
-        return (await undiciFetch(request.url, {
+        const { undici, agent: dispatcher } = await this.undici();
+        return (await undici.fetch(request.url, {
           method: request.method,
           headers: [...request.headers],
           body,
@@ -113,6 +109,21 @@ export class OutboundHttp {
         })) as unknown as Response;
       },
     });
+  }
+
+  private undici(): Promise<{ undici: Undici; agent: Agent }> {
+    this.client ??= import('undici').then((undici) => {
+      const checkAddresses =
+        this.policy.environment === 'production' && !this.policy.allowPrivateNetwork;
+      const agent = new undici.Agent({
+        connect: checkAddresses ? guardedConnector(undici) : undefined,
+        // Calls are rare and go to many hosts: keep few idle sockets, briefly.
+        keepAliveTimeout: 4_000,
+        connections: 16,
+      });
+      return { undici, agent };
+    });
+    return this.client;
   }
 
   /** The URL policy's verdict on a URL as written (ApiError invalid_url), for values being stored. */
@@ -184,13 +195,13 @@ export class OutboundHttp {
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    if (this.client) await (await this.client).agent.close();
   }
 }
 
 /** A connector that connects only to public addresses (see isPublicAddress). */
-function guardedConnector(): buildConnector.connector {
-  const base = buildConnector({ lookup: guardedLookup, timeout: 10_000 });
+function guardedConnector(undici: Undici): buildConnector.connector {
+  const base = undici.buildConnector({ lookup: guardedLookup, timeout: 10_000 });
   return (options, callback) => {
     const host = options.hostname.replace(/^\[|\]$/g, '');
     if (isIP(host) && !isPublicAddress(host)) {

@@ -98,15 +98,20 @@ test('an existing data dir with loose modes is tightened at start, and the log s
   const dir = dataDir(t);
   mkdirSync(join(dir, 'logs'));
   writeFileSync(join(dir, 'logs', 'daemon.log'), '');
-  writeFileSync(join(dir, 'notes.txt'), 'left by an older svc');
+  writeFileSync(join(dir, 'cli-state.json'), '{}');
+  writeFileSync(join(dir, 'notes.txt'), 'not svc state');
   chmodSync(dir, 0o755);
   chmodSync(join(dir, 'logs'), 0o755);
   chmodSync(join(dir, 'logs', 'daemon.log'), 0o644);
+  chmodSync(join(dir, 'cli-state.json'), 0o644);
   chmodSync(join(dir, 'notes.txt'), 0o644);
 
   const started = await cli(dir, ['daemon', 'start', '--port', '0', '--json']);
   t.is(started.code, 0, started.stderr);
   t.true(await logMentions(dir, /tightened data dir permissions/));
+  // A file svc does not own is left as it was.
+  t.is(statSync(join(dir, 'notes.txt')).mode & 0o777, 0o644);
+  rmSync(join(dir, 'notes.txt'));
   assertPrivate(t, dir);
 });
 
