@@ -117,9 +117,8 @@ export class OutboundHttp {
         this.policy.environment === 'production' && !this.policy.allowPrivateNetwork;
       const agent = new undici.Agent({
         connect: checkAddresses ? guardedConnector(undici) : undefined,
-        // Calls are rare and go to many hosts: keep few idle sockets, briefly.
+        // Idle sockets are kept briefly (the receivers of a burst of deliveries are the same).
         keepAliveTimeout: 4_000,
-        connections: 16,
       });
       return { undici, agent };
     });
