@@ -183,11 +183,14 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
       requestShutdown: () => options.onShutdownRequest?.(),
     },
   });
-  app.addHook('onRequest', controlRequestGuard(options.controlToken));
-  app.addHook('preHandler', controlInputGuard);
-  await app.register(fastifyTRPCPlugin, {
-    prefix: '/trpc',
-    trpcOptions: { router, createContext: controlContextFactory(options.controlToken) },
+  // The guards run only for the control channel's routes (an encapsulated scope), not for REST.
+  await app.register(async (control) => {
+    control.addHook('onRequest', controlRequestGuard(options.controlToken));
+    control.addHook('preHandler', controlInputGuard);
+    await control.register(fastifyTRPCPlugin, {
+      prefix: '/trpc',
+      trpcOptions: { router, createContext: controlContextFactory(options.controlToken) },
+    });
   });
 
   let closed = false;
