@@ -84,6 +84,7 @@ import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import type { ReceiverMessage, ReceiverRequest } from './webhook-receiver.js';
+import { printUploadHealth, runUploadHealth, type UploadHealthResult } from './upload-health.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const SVC_BIN = join(ROOT, 'bin', 'svc.js');
@@ -1196,6 +1197,7 @@ async function main(): Promise<number> {
 
   const results: ScenarioResult[] = [];
   let delivery: DeliveryResult;
+  let uploadHealth: UploadHealthResult;
   try {
     baseline = await startBaseline();
     daemon = await startSvcDaemon();
@@ -1217,6 +1219,7 @@ async function main(): Promise<number> {
       results.push(await runScenario(scenario, baselineTarget, daemonTarget, daemon));
     }
     delivery = await runDelivery(daemon);
+    uploadHealth = await runUploadHealth(daemon);
   } catch (error) {
     if (results.length) printHttp(results);
     console.error(`\nbench could not run: ${error instanceof Error ? error.message : error}`);
@@ -1226,6 +1229,7 @@ async function main(): Promise<number> {
   await teardown();
   printHttp(results);
   printDelivery(delivery);
+  printUploadHealth(uploadHealth);
 
   let startup: StartupResult;
   try {

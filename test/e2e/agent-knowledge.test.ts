@@ -307,7 +307,7 @@ test('an empty file and an unsupported extension: 400 invalid_parameter param fi
   t.is(await documentCount(agentId), 0);
 });
 
-test('over 10 MiB: 413 payload_too_large; exactly 10 MiB is accepted', async (t) => {
+test('over 10 MiB: 413 payload_too_large; exactly 10 MiB passes the size check; 5 MiB of text is stored', async (t) => {
   const agentId = await agent();
   const line = 'Our warehouse ships every weekday and restocks every Monday morning.\n\n';
   const tenMiB = 10 * 1024 * 1024;
@@ -316,10 +316,19 @@ test('over 10 MiB: 413 payload_too_large; exactly 10 MiB is accepted', async (t)
   const answer = await upload(agentId, { name: 'huge.txt', content: big });
   t.is(answer.status, 413, answer.text.slice(0, 500));
   t.is(answer.body?.error?.code, 'payload_too_large');
+  t.regex(answer.body?.error?.message, /10 MiB/);
   t.is(await documentCount(agentId), 0);
 
-  const fits = await upload(agentId, { name: 'fits.txt', content: big.subarray(0, tenMiB) });
+  // Exactly 10 MiB is read, then refused by the cap on extracted text (5 MiB).
+  const atSize = await upload(agentId, { name: 'at-size.txt', content: big.subarray(0, tenMiB) });
+  t.is(atSize.status, 413, atSize.text.slice(0, 500));
+  t.regex(atSize.body?.error?.message, /characters/);
+
+  const paragraph = line.trim().concat(' ').repeat(8).trim() + '\n\n';
+  const fiveMiB = paragraph.repeat(Math.floor((5 * 1024 * 1024) / paragraph.length));
+  const fits = await upload(agentId, { name: 'fits.txt', content: Buffer.from(fiveMiB) });
   t.is(fits.status, 201, fits.text.slice(0, 500));
+  t.is(await documentCount(agentId), 1);
 });
 
 test('missing file part: 400 missing_required_field; bad or missing type: 400', async (t) => {
