@@ -8,8 +8,7 @@ import test, { type ExecutionContext } from 'ava';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { buildDocx, buildPdf, buildZip } from '../helpers/documents.js';
 import type { KnowledgeDocumentView as KnowledgeDocument } from '../../shared/schemas/agents.js';
-
-type Answer = Awaited<ReturnType<TestDaemon['request']>>;
+import { apiCaller, type Answer } from '../helpers/api.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
@@ -26,16 +25,7 @@ test.after.always(async () => {
   await d?.stop();
 });
 
-function call(method: string, path: string, body?: unknown, apiKey = key): Promise<Answer> {
-  return d.request(path, {
-    method,
-    key: apiKey,
-    tenant: ws,
-    ...(body === undefined
-      ? {}
-      : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-  });
-}
+const call = apiCaller(() => ({ daemon: d, key, tenant: ws }));
 
 /** An active L3 agent (no approval in the way of its answers). */
 async function agent(fields: Record<string, unknown> = {}): Promise<string> {
@@ -373,9 +363,13 @@ test('knowledge of an unknown agent is 404 agent_not_found; scopes: read lists, 
     403,
   );
   const doc = await uploaded(t, agentId, { name: 'a.txt', content: HOURS });
-  t.is((await call('GET', `/v1/agents/${agentId}/knowledge`, undefined, reader)).status, 200);
   t.is(
-    (await call('DELETE', `/v1/agents/${agentId}/knowledge/${doc.id}`, undefined, reader)).status,
+    (await call('GET', `/v1/agents/${agentId}/knowledge`, undefined, { key: reader })).status,
+    200,
+  );
+  t.is(
+    (await call('DELETE', `/v1/agents/${agentId}/knowledge/${doc.id}`, undefined, { key: reader }))
+      .status,
     403,
   );
 });
