@@ -69,6 +69,8 @@ export class WorkflowEngine {
   private readonly memory = new Map<string, Memory>();
   private readonly waiters = new Map<string, Set<() => void>>();
   private readonly deadlines = new Map<string, () => void>();
+  /** The final view of runs someone waits for, built once for the event and the answer. */
+  private readonly finalViews = new Map<string, WorkflowExecutionView>();
   private closing = false;
 
   constructor(private readonly deps: EngineDeps) {
@@ -195,6 +197,16 @@ export class WorkflowEngine {
       const row = this.deps.repo.get(executionId);
       if (!row || row.status !== 'running') done();
     });
+  }
+
+  /** The run as the API shows it; for a run that just ended, the view its event carried. */
+  viewOf(row: RunRow): WorkflowExecutionView {
+    const final = this.finalViews.get(row.id);
+    if (final) {
+      this.finalViews.delete(row.id);
+      if (final.status === row.status) return final;
+    }
+    return this.view(row);
   }
 
   /** The run as the API shows it. */
@@ -648,9 +660,12 @@ export class WorkflowEngine {
     row.frontier = JSON.stringify(state);
     this.deps.repo.save(row);
     if (row.status === 'completed') {
-      this.deps.events.publish(row.workspace_id, 'workflow.execution.completed', {
-        ...this.view(row),
-      });
+      const view = this.view(row);
+      if (this.waiters.has(row.id)) {
+        if (this.finalViews.size > MEMORY_LIMIT) this.finalViews.clear();
+        this.finalViews.set(row.id, view);
+      }
+      this.deps.events.publish(row.workspace_id, 'workflow.execution.completed', { ...view });
     } else if (row.status === 'failed' || row.status === 'timeout') {
       this.deps.events.publish(row.workspace_id, 'workflow.execution.failed', {
         ...this.failedData(t),
