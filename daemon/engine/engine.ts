@@ -209,6 +209,12 @@ export class WorkflowEngine {
     return this.view(row);
   }
 
+  /** A run by id as the API shows it (no workspace check: callers have done it). */
+  find(executionId: string): WorkflowExecutionView | undefined {
+    const row = this.deps.repo.get(executionId);
+    return row && this.view(row);
+  }
+
   /** The run as the API shows it. */
   view(row: RunRow): WorkflowExecutionView {
     const definition = this.definitionOf(row);
