@@ -232,6 +232,10 @@ export class WorkflowEngine {
     error_message: string | null;
     agent_id: string;
   }): void => {
+    // Only a decided (or ended) execution can release a run; most are settled as they start.
+    if (agentExecution.status === 'awaiting_approval' || agentExecution.status === 'processing') {
+      return;
+    }
     const approval = this.deps.repo.approval(agentExecution.id);
     if (!approval) return;
     this.deps.repo.dropApproval(agentExecution.id);
@@ -269,11 +273,15 @@ export class WorkflowEngine {
     return this.deps.repo.purgeBefore(cutoff);
   }
 
-  /** Shutdown: no new step starts; steps in flight finish (or are left to run again later). */
-  async stop(): Promise<void> {
+  /**
+   * Shutdown, promptly: no new step starts, waiting requests are answered with the run as it
+   * stands, and steps in flight are not waited for (a slow webhook would hold the stop): their
+   * outcome is dropped and, being still `ready` in the store, they run again after the restart.
+   */
+  stop(): Promise<void> {
     this.closing = true;
     for (const id of [...this.waiters.keys()]) this.settled(id);
-    await Promise.allSettled([...this.inFlight.values()]);
+    return Promise.resolve();
   }
 
   // --- running steps --------------------------------------------------------------------------
@@ -305,8 +313,8 @@ export class WorkflowEngine {
         scope: this.scope(row),
         reveal: (name) => this.deps.reveal(row.workspace_id, name),
       });
-      // A step that finished during shutdown is still recorded (the store closes after this).
-      if (outcome.type === 'interrupted') return;
+      // Stopping: the step stays ready in the store and runs again after the restart.
+      if (outcome.type === 'interrupted' || this.closing) return;
       await this.deps.commits.run(() => this.transition(row.id, act.key, 'ready', outcome));
     } catch (error) {
       // A transition that could not be stored: the step stays ready and runs again on resume.
