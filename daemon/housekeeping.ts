@@ -1,5 +1,7 @@
-// Periodic clean-up on a real-time cron (node-cron), judged on the daemon clock: the 30-day
-// retention of events and agent executions. It also runs right after the sandbox clock moves.
+// Periodic clean-up judged on the daemon clock: the 30-day retention of events and agent
+// executions, and WAL checkpoints. It runs whenever the daemon clock moves: when the sandbox
+// clock is moved (services.ts runs it on the clock's `moved` event, so `svc clock advance 31d`
+// purges at once) and as real time passes (a node-cron tick each minute).
 import cron, { type ScheduledTask } from 'node-cron';
 
 export interface HousekeepingTask {

@@ -109,7 +109,7 @@ export function buildServices(
   const keyRepository = new KeyRepository(db);
   const keys = new KeyService(db, keyRepository, workspaces, clock, options.environment);
   const credentials = new CredentialService(keyRepository, clock, options.environment);
-  keys.onChange(() => credentials.invalidate());
+  keys.on('changed', () => credentials.invalidate());
   const events = new EventService(db, new EventRepository(db), clock);
   const urlPolicy = {
     environment: options.environment,
@@ -214,7 +214,7 @@ export function buildServices(
     ],
     log,
   );
-  clockService.onChange(async () => {
+  clockService.on('moved', async () => {
     await timers.runDue();
     // After the timers: a run whose timeout fell due answers its waiting request first.
     alarms.check();

@@ -3,33 +3,21 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { parseDuration } from '../../shared/duration.js';
+import type {
+  Agent,
+  AgentExecutionView,
+  AgentView,
+  AnalyticsView,
+  KnowledgeDocument,
+  KnowledgeDocumentView,
+  Message,
+  MessageView,
+} from '../../shared/schemas/agents.js';
+import type { DeletedView, ListBody } from '../../shared/schemas/common.js';
 import { defineCommands, stringOption, type Options } from '../command.js';
 import type { CliContext } from '../context.js';
 import { UsageError } from '../errors.js';
 import { chalk, table } from '../output.js';
-
-interface Agent {
-  id: string;
-  name: string;
-  type: string;
-  status: string;
-  autonomy_level: string;
-  ontology: string;
-  stats: { total_interactions: number; success_rate: number; avg_response_time_ms: number };
-}
-
-interface Execution {
-  execution_id: string;
-  status: string;
-  result: { action: string; output: string; confidence: number } | null;
-  error: { code: string; message: string } | null;
-}
-
-interface ListBody<T> {
-  data: T[];
-  has_more: boolean;
-  meta: { next_cursor: string | null };
-}
 
 const path = (...parts: string[]) => parts.map(encodeURIComponent).join('/');
 
@@ -99,7 +87,7 @@ const agentFields = [
   { flags: '--personality <json>', description: 'JSON: {tone, response_length, empathy_level}' },
 ];
 
-function describeAgent(agent: Agent): string {
+function describeAgent(agent: AgentView): string {
   return [
     `${chalk.cyan(agent.id)} "${agent.name}" ${statusColour(agent.status)}`,
     `type ${agent.type}, ontology ${agent.ontology}, autonomy ${agent.autonomy_level}`,
@@ -107,7 +95,7 @@ function describeAgent(agent: Agent): string {
   ].join('\n');
 }
 
-function describeExecution(execution: Execution): string {
+function describeExecution(execution: AgentExecutionView): string {
   const lines = [`${chalk.cyan(execution.execution_id)} ${statusColour(execution.status)}`];
   if (execution.result) {
     lines.push(
@@ -140,12 +128,16 @@ async function decide(
 ) {
   const execution = await (
     await ctx.api()
-  ).data<Execution>('POST', `/agents/${path(agentId!, 'executions', executionId!, 'approve')}`, {
-    body: {
-      decision,
-      ...(stringOption(options, 'notes') ? { notes: stringOption(options, 'notes') } : {}),
+  ).data<AgentExecutionView>(
+    'POST',
+    `/agents/${path(agentId!, 'executions', executionId!, 'approve')}`,
+    {
+      body: {
+        decision,
+        ...(stringOption(options, 'notes') ? { notes: stringOption(options, 'notes') } : {}),
+      },
     },
-  });
+  );
   ctx.out.result(execution, () => describeExecution(execution));
 }
 
@@ -162,7 +154,7 @@ export default defineCommands([
     async run(ctx, _args, options) {
       const body = await (
         await ctx.api()
-      ).request<ListBody<Agent>>('GET', '/agents', {
+      ).request<ListBody<typeof Agent>>('GET', '/agents', {
         query: {
           status: stringOption(options, 'status'),
           type: stringOption(options, 'type'),
@@ -190,7 +182,7 @@ export default defineCommands([
     description: 'Show an agent',
     args: [{ name: 'id', description: 'agent id (agt_...)' }],
     async run(ctx, [id]) {
-      const agent = await (await ctx.api()).data<Agent>('GET', `/agents/${path(id!)}`);
+      const agent = await (await ctx.api()).data<AgentView>('GET', `/agents/${path(id!)}`);
       ctx.out.result(agent, () => describeAgent(agent));
     },
   },
@@ -206,7 +198,7 @@ export default defineCommands([
       if (body.name === undefined) throw new UsageError('Missing --name (or "name" in -f FILE).');
       if (body.ontology === undefined)
         throw new UsageError('Missing --ontology (e.g. retail-v1), or "ontology" in -f FILE.');
-      const agent = await (await ctx.api()).data<Agent>('POST', '/agents', { body });
+      const agent = await (await ctx.api()).data<AgentView>('POST', '/agents', { body });
       ctx.out.result(agent, () => describeAgent(agent));
     },
   },
@@ -221,7 +213,7 @@ export default defineCommands([
     async run(ctx, [id], options) {
       const agent = await (
         await ctx.api()
-      ).data<Agent>('PATCH', `/agents/${path(id!)}`, { body: await agentBody(options) });
+      ).data<AgentView>('PATCH', `/agents/${path(id!)}`, { body: await agentBody(options) });
       ctx.out.result(agent, () => describeAgent(agent));
     },
   },
@@ -230,7 +222,7 @@ export default defineCommands([
     description: 'Delete an agent (irreversible)',
     args: [{ name: 'id', description: 'agent id (agt_...)' }],
     async run(ctx, [id]) {
-      const result = await (await ctx.api()).data<{ id: string }>('DELETE', `/agents/${path(id!)}`);
+      const result = await (await ctx.api()).data<DeletedView>('DELETE', `/agents/${path(id!)}`);
       ctx.out.result(result, () => `Deleted agent ${result.id}`);
     },
   },
@@ -241,7 +233,7 @@ export default defineCommands([
     async run(ctx, [id]) {
       const agent = await (
         await ctx.api()
-      ).data<Agent>('POST', '/agents/deploy', { body: { agent_id: id } });
+      ).data<AgentView>('POST', '/agents/deploy', { body: { agent_id: id } });
       ctx.out.result(agent, () => describeAgent(agent));
     },
   },
@@ -260,7 +252,7 @@ export default defineCommands([
       if (!input) throw new UsageError('Missing --input: the task for the agent.');
       const execution = await (
         await ctx.api()
-      ).data<Execution>('POST', `/agents/${path(id!)}/execute`, {
+      ).data<AgentExecutionView>('POST', `/agents/${path(id!)}/execute`, {
         body: {
           input,
           context: jsonOption(options, 'context', '--context'),
@@ -280,7 +272,7 @@ export default defineCommands([
     async run(ctx, [agentId, executionId]) {
       const execution = await (
         await ctx.api()
-      ).data<Execution>('GET', `/agents/${path(agentId!, 'executions', executionId!)}`);
+      ).data<AgentExecutionView>('GET', `/agents/${path(agentId!, 'executions', executionId!)}`);
       ctx.out.result(execution, () => describeExecution(execution));
     },
   },
@@ -318,24 +310,22 @@ export default defineCommands([
       const conversation = stringOption(options, 'conversation');
       const text = stringOption(options, 'send');
       if (text !== undefined) {
-        const reply = await api.data<{ content: string; conversation_id: string }>(
-          'POST',
-          `/agents/${path(id!)}/messages`,
-          {
-            body: { content: text, ...(conversation ? { conversation_id: conversation } : {}) },
-          },
-        );
+        const reply = await api.data<MessageView>('POST', `/agents/${path(id!)}/messages`, {
+          body: { content: text, ...(conversation ? { conversation_id: conversation } : {}) },
+        });
         ctx.out.result(
           reply,
           () => `${reply.content}\n${chalk.dim(`(conversation ${reply.conversation_id})`)}`,
         );
         return;
       }
-      const body = await api.request<
-        ListBody<{ role: string; content: string; created_at: string; conversation_id: string }>
-      >('GET', `/agents/${path(id!)}/messages`, {
-        query: { conversation_id: conversation, limit: stringOption(options, 'limit') },
-      });
+      const body = await api.request<ListBody<typeof Message>>(
+        'GET',
+        `/agents/${path(id!)}/messages`,
+        {
+          query: { conversation_id: conversation, limit: stringOption(options, 'limit') },
+        },
+      );
       ctx.out.result(
         body,
         () =>
@@ -360,16 +350,12 @@ export default defineCommands([
     async run(ctx, [id], options) {
       const analytics = await (
         await ctx.api()
-      ).data<{ period: string; metrics: Record<string, unknown> }>(
-        'GET',
-        `/agents/${path(id!)}/analytics`,
-        {
-          query: {
-            period: stringOption(options, 'period'),
-            metrics: stringOption(options, 'metrics'),
-          },
+      ).data<AnalyticsView>('GET', `/agents/${path(id!)}/analytics`, {
+        query: {
+          period: stringOption(options, 'period'),
+          metrics: stringOption(options, 'metrics'),
         },
-      );
+      });
       ctx.out.result(analytics, () =>
         [
           `period ${analytics.period}`,
@@ -409,11 +395,7 @@ export default defineCommands([
       if (description) form.append('description', description);
       const doc = await (
         await ctx.api()
-      ).data<{ id: string; chunk_count: number; format: string }>(
-        'POST',
-        `/agents/${path(id!)}/knowledge`,
-        { form },
-      );
+      ).data<KnowledgeDocumentView>('POST', `/agents/${path(id!)}/knowledge`, { form });
       ctx.out.result(
         doc,
         () => `Learned ${chalk.cyan(doc.id)} (${doc.format}, ${doc.chunk_count} passages)`,
@@ -427,15 +409,7 @@ export default defineCommands([
     async run(ctx, [id]) {
       const body = await (
         await ctx.api()
-      ).request<
-        ListBody<{
-          id: string;
-          filename: string;
-          format: string;
-          type: string;
-          chunk_count: number;
-        }>
-      >('GET', `/agents/${path(id!)}/knowledge`);
+      ).request<ListBody<typeof KnowledgeDocument>>('GET', `/agents/${path(id!)}/knowledge`);
       ctx.out.result(body, () =>
         table(
           ['ID', 'FILE', 'FORMAT', 'TYPE', 'PASSAGES'],
@@ -454,7 +428,7 @@ export default defineCommands([
     async run(ctx, [id, document]) {
       const result = await (
         await ctx.api()
-      ).data<{ id: string }>('DELETE', `/agents/${path(id!, 'knowledge', document!)}`);
+      ).data<DeletedView>('DELETE', `/agents/${path(id!, 'knowledge', document!)}`);
       ctx.out.result(result, () => `Deleted ${result.id}`);
     },
   },

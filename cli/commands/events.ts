@@ -1,15 +1,11 @@
 // svc events list|get|tail, and svc whoami
-import type { EventEnvelope } from '../../shared/schemas/events.js';
+import type { MeView } from '../../shared/schemas/auth.js';
+import type { ListBody } from '../../shared/schemas/common.js';
+import type { Event, EventEnvelope } from '../../shared/schemas/events.js';
 import { defineCommands, stringOption } from '../command.js';
 import { UsageError } from '../errors.js';
 import { streamUntilInterrupted } from '../stream.js';
 import { chalk, table } from '../output.js';
-
-interface ListBody {
-  data: EventEnvelope[];
-  has_more: boolean;
-  meta: { next_cursor: string | null };
-}
 
 export default defineCommands([
   {
@@ -29,7 +25,7 @@ export default defineCommands([
     async run(ctx, _args, options) {
       const body = await (
         await ctx.api()
-      ).request<ListBody>('GET', '/events', {
+      ).request<ListBody<typeof Event>>('GET', '/events', {
         query: {
           type: stringOption(options, 'type'),
           limit: stringOption(options, 'limit'),
@@ -129,7 +125,7 @@ export default defineCommands([
     path: ['whoami'],
     description: 'Show the credential the CLI uses (GET /v1/auth/me)',
     async run(ctx) {
-      const me = await (await ctx.api()).data<Record<string, unknown>>('GET', '/auth/me');
+      const me = await (await ctx.api()).data<MeView>('GET', '/auth/me');
       ctx.out.result(me, () =>
         Object.entries(me)
           .map(

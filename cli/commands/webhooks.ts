@@ -2,42 +2,17 @@
 import { defineCommands, stringOption, type Options } from '../command.js';
 import type { CliContext } from '../context.js';
 import { UsageError } from '../errors.js';
-import type { DeliveryActivity } from '../../daemon/webhooks/delivery.service.js';
+import type { DeletedView, ListBody } from '../../shared/schemas/common.js';
+import type {
+  Delivery,
+  DeliveryActivity,
+  DeliveryView,
+  Webhook,
+  WebhookTestResultView,
+  WebhookView,
+} from '../../shared/schemas/webhooks.js';
 import { streamUntilInterrupted } from '../stream.js';
 import { chalk, table } from '../output.js';
-
-interface Webhook {
-  id: string;
-  url: string;
-  events: string[];
-  status: string;
-  secret?: string;
-  settings: {
-    retry_policy: { max_attempts: number; backoff_multiplier: number };
-    timeout_seconds: number;
-  };
-  stats: { total_deliveries: number; success_rate: number; last_failure_at: string | null };
-  last_triggered_at: string | null;
-}
-
-interface Delivery {
-  id: string;
-  event_id: string;
-  event_type: string;
-  status: string;
-  http_status: number | null;
-  attempts: number;
-  response_time_ms: number | null;
-  error: string | null;
-  created_at: string;
-  next_attempt_at: string | null;
-}
-
-interface ListBody<T> {
-  data: T[];
-  has_more: boolean;
-  meta: { next_cursor: string | null };
-}
 
 function integerOption(options: Options, name: string, flag: string): number | undefined {
   const text = stringOption(options, name);
@@ -83,7 +58,7 @@ function statusColour(status: string): string {
   return chalk.red(status);
 }
 
-function describeWebhook(hook: Webhook): string {
+function describeWebhook(hook: WebhookView): string {
   return [
     `${chalk.cyan(hook.id)} ${statusColour(hook.status)} ${hook.url}`,
     `events:   ${hook.events.join(', ')}`,
@@ -122,7 +97,7 @@ export default defineCommands([
       if (!events?.length) throw new UsageError('Missing --events: comma-separated event types.');
       const hook = await (
         await api(ctx)
-      ).data<Webhook>('POST', '/webhooks', {
+      ).data<WebhookView>('POST', '/webhooks', {
         body: {
           url,
           events,
@@ -151,7 +126,7 @@ export default defineCommands([
     async run(ctx, _args, options) {
       const body = await (
         await api(ctx)
-      ).request<ListBody<Webhook>>('GET', '/webhooks', {
+      ).request<ListBody<typeof Webhook>>('GET', '/webhooks', {
         query: {
           status: stringOption(options, 'status'),
           limit: stringOption(options, 'limit'),
@@ -179,7 +154,7 @@ export default defineCommands([
     async run(ctx, [id]) {
       const hook = await (
         await api(ctx)
-      ).data<Webhook>('GET', `/webhooks/${encodeURIComponent(id!)}`);
+      ).data<WebhookView>('GET', `/webhooks/${encodeURIComponent(id!)}`);
       ctx.out.result(hook, () => describeWebhook(hook));
     },
   },
@@ -208,7 +183,7 @@ export default defineCommands([
       };
       const hook = await (
         await api(ctx)
-      ).data<Webhook>('PATCH', `/webhooks/${encodeURIComponent(id!)}`, { body });
+      ).data<WebhookView>('PATCH', `/webhooks/${encodeURIComponent(id!)}`, { body });
       ctx.out.result(hook, () => describeWebhook(hook));
     },
   },
@@ -219,7 +194,7 @@ export default defineCommands([
     async run(ctx, [id]) {
       const result = await (
         await api(ctx)
-      ).data<{ id: string }>('DELETE', `/webhooks/${encodeURIComponent(id!)}`);
+      ).data<DeletedView>('DELETE', `/webhooks/${encodeURIComponent(id!)}`);
       ctx.out.result(result, () => `Deleted webhook ${result.id}`);
     },
   },
@@ -237,12 +212,7 @@ export default defineCommands([
     async run(ctx, [id], options) {
       const result = await (
         await api(ctx)
-      ).data<{
-        status: string;
-        http_status: number | null;
-        response_time_ms: number;
-        error: string | null;
-      }>('POST', `/webhooks/${encodeURIComponent(id!)}/test`, {
+      ).data<WebhookTestResultView>('POST', `/webhooks/${encodeURIComponent(id!)}/test`, {
         body: { event_type: stringOption(options, 'eventType') },
       });
       ctx.out.result(
@@ -265,13 +235,17 @@ export default defineCommands([
     async run(ctx, [id], options) {
       const body = await (
         await api(ctx)
-      ).request<ListBody<Delivery>>('GET', `/webhooks/${encodeURIComponent(id!)}/deliveries`, {
-        query: {
-          status: stringOption(options, 'status'),
-          limit: stringOption(options, 'limit'),
-          starting_after: stringOption(options, 'startingAfter'),
+      ).request<ListBody<typeof Delivery>>(
+        'GET',
+        `/webhooks/${encodeURIComponent(id!)}/deliveries`,
+        {
+          query: {
+            status: stringOption(options, 'status'),
+            limit: stringOption(options, 'limit'),
+            starting_after: stringOption(options, 'startingAfter'),
+          },
         },
-      });
+      );
       ctx.out.result(body, () =>
         table(
           ['ID', 'EVENT', 'STATUS', 'HTTP', 'ATTEMPTS', 'NEXT ATTEMPT'],
@@ -297,7 +271,7 @@ export default defineCommands([
     async run(ctx, [webhook, delivery]) {
       const result = await (
         await api(ctx)
-      ).data<Delivery>(
+      ).data<DeliveryView>(
         'POST',
         `/webhooks/${encodeURIComponent(webhook!)}/deliveries/${encodeURIComponent(delivery!)}/retry`,
       );

@@ -1,7 +1,14 @@
 // Agents: create (training, then active after the training period), read, update, delete,
 // deploy. Each change emits its agent.* event in the same transaction. L4 needs Business tier.
 import { newId } from '../../shared/ids.js';
-import type { AgentView } from '../../shared/schemas/agents.js';
+import type {
+  AgentBrainChoice,
+  AgentCreateInput,
+  AgentGuardrailsInput,
+  AgentPersonalityInput,
+  AgentUpdateInput,
+  AgentView,
+} from '../../shared/schemas/agents.js';
 import type { Tier } from '../../shared/tiers.js';
 import { toIso, type Clock } from '../clock/clock.js';
 import type { EventService } from '../events/event.service.js';
@@ -18,41 +25,6 @@ import type { AgentProfile } from './brains/brain.js';
 
 const TRAINING_TIMER = 'agent.training';
 const TIERS_WITH_L4: readonly Tier[] = ['business', 'enterprise'];
-
-interface Guardrails {
-  require_approval_for?: string[] | undefined;
-  blocked_actions?: string[] | undefined;
-  rate_limits?: { actions_per_hour?: number | undefined } | undefined;
-}
-
-interface Personality {
-  tone?: string | undefined;
-  response_length?: string | undefined;
-  empathy_level?: string | undefined;
-}
-
-type BrainChoice = {
-  provider: 'simulated' | 'openai';
-  model?: string | undefined;
-  base_url?: string | undefined;
-};
-
-export interface AgentCreateInput {
-  name: string;
-  description?: string | undefined;
-  type?: string | undefined;
-  ontology: string;
-  autonomy_level?: string | undefined;
-  capabilities?: Record<string, boolean> | undefined;
-  guardrails?: Guardrails | undefined;
-  personality?: Personality | undefined;
-  brain?: BrainChoice | undefined;
-}
-
-export type AgentUpdateInput = Partial<Omit<AgentCreateInput, 'brain'>> & {
-  status?: 'active' | 'paused' | 'archived' | undefined;
-  brain?: BrainChoice | null | undefined;
-};
 
 export class AgentService {
   private readonly views = new WeakMap<AgentRow, AgentView>();
@@ -162,14 +134,9 @@ export class AgentService {
     const current = this.row(workspace.id, id);
     if (input.autonomy_level !== undefined)
       requireTierFor(input.autonomy_level, workspace, this.urls);
-    const guardrails = {
-      ...JSON.parse(current.guardrails),
-      ...stripUndefined(input.guardrails ?? {}),
-    } as Guardrails;
-    const personality = {
-      ...JSON.parse(current.personality),
-      ...stripUndefined(input.personality ?? {}),
-    } as Personality;
+    const stored = this.viewOf(current);
+    const guardrails = { ...stored.guardrails, ...stripUndefined(input.guardrails ?? {}) };
+    const personality = { ...stored.personality, ...stripUndefined(input.personality ?? {}) };
     const row: AgentRow = {
       ...current,
       name: input.name ?? current.name,
@@ -229,7 +196,7 @@ export class AgentService {
   }
 
   /** An agent's own model endpoint must be a URL the daemon may call. */
-  private checkBrain(brain: BrainChoice): BrainChoice {
+  private checkBrain(brain: AgentBrainChoice): AgentBrainChoice {
     return brain.base_url === undefined
       ? brain
       : { ...brain, base_url: checkOutboundUrl(brain.base_url, this.urlPolicy, 'brain.base_url') };
@@ -276,7 +243,13 @@ function requireTierFor(autonomy: string, workspace: Workspace, urls: ServerUrls
   }
 }
 
-function normalizeGuardrails(guardrails: Guardrails | undefined) {
+/** Each field from a body (absent = unset) or from the stored agent (null = unset). */
+type Either<Input, Stored> = { [K in keyof Input & keyof Stored]?: Input[K] | Stored[K] };
+
+/** Guardrails as stored: a body's, or the stored ones merged with a patch. */
+function normalizeGuardrails(
+  guardrails: Either<AgentGuardrailsInput, AgentView['guardrails']> | undefined,
+): AgentView['guardrails'] {
   return {
     require_approval_for: [...new Set(guardrails?.require_approval_for ?? [])],
     blocked_actions: [...new Set(guardrails?.blocked_actions ?? [])],
@@ -284,7 +257,9 @@ function normalizeGuardrails(guardrails: Guardrails | undefined) {
   };
 }
 
-function normalizePersonality(personality: Personality | undefined) {
+function normalizePersonality(
+  personality: Either<AgentPersonalityInput, AgentView['personality']> | undefined,
+): AgentView['personality'] {
   return {
     tone: personality?.tone ?? null,
     response_length: personality?.response_length ?? null,

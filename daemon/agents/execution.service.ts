@@ -5,9 +5,10 @@
 // With wait_for_completion and nothing to wait for, the whole execution is one transaction.
 // Otherwise it is stored as processing and finished by a durable timer (after a stub's delay,
 // on the daemon clock), with a second timer that fails it with execution_timeout.
+import { EventEmitter, once, setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { newId } from '../../shared/ids.js';
-import type { AgentExecutionView } from '../../shared/schemas/agents.js';
+import type { AgentExecutionView, ExecuteInput } from '../../shared/schemas/agents.js';
 import { ERROR_CODES, type ErrorCode } from '../../shared/errors.js';
 import { toIso, type Clock } from '../clock/clock.js';
 import type { EventService } from '../events/event.service.js';
@@ -27,12 +28,6 @@ const TIMEOUT_TIMER = 'agent.execution.timeout';
 const HOUR = 3_600_000;
 export const EXECUTION_RETENTION_MS = 30 * 86_400_000;
 
-export interface ExecuteInput {
-  input: string;
-  context?: Record<string, unknown> | undefined;
-  wait_for_completion?: boolean | undefined;
-}
-
 /** What a finished thought turns into. */
 type Outcome =
   | { type: 'completed'; result: BrainResult }
@@ -43,8 +38,12 @@ type Outcome =
 export type SettledListener = (row: ExecutionRow) => void;
 
 export class ExecutionService {
-  private readonly waiters = new Map<string, Set<() => void>>();
-  private readonly settledListeners: SettledListener[] = [];
+  /** Emits an execution's id when it leaves processing (requests that wait hear it). */
+  private readonly settled = new EventEmitter<Record<string, []>>();
+  /** Emits each decided execution inside the transaction that stores it (the workflow engine). */
+  private readonly decisions = new EventEmitter<{ decided: [ExecutionRow] }>();
+  /** Aborted at shutdown: every waiting request answers with the execution as it stands. */
+  private readonly closing = new AbortController();
 
   constructor(
     private readonly db: Transactions,
@@ -58,6 +57,8 @@ export class ExecutionService {
     private readonly clock: Clock,
     private readonly settings: AgentSettings,
   ) {
+    this.settled.setMaxListeners(0);
+    setMaxListeners(0, this.closing.signal);
     timers.register(RUN_TIMER, (payload) =>
       this.runStored((payload as { execution_id: string }).execution_id),
     );
@@ -69,7 +70,7 @@ export class ExecutionService {
 
   /** The workflow engine hears here when an agent step's execution is decided or ended. */
   onSettled(listener: SettledListener): void {
-    this.settledListeners.push(listener);
+    this.decisions.on('decided', listener);
   }
 
   /** Starts an execution; answers with the HTTP status and the execution as it stands. */
@@ -190,7 +191,7 @@ export class ExecutionService {
         decision === 'approve' ? 'agent.execution.completed' : 'agent.execution.failed',
         this.eventData(agent, decided),
       );
-      this.settled(decided);
+      this.announce(decided);
     })();
     return toExecutionView(decided);
   }
@@ -284,12 +285,12 @@ export class ExecutionService {
           ? 'agent.execution.awaiting_approval'
           : 'agent.execution.failed';
     this.events.publish(row.workspace_id, type, this.eventData(agent, row));
-    this.settled(row);
+    this.announce(row);
     queueMicrotask(() => this.wake(row.id));
   }
 
-  private settled(row: ExecutionRow): void {
-    for (const listener of this.settledListeners) listener(row);
+  private announce(row: ExecutionRow): void {
+    this.decisions.emit('decided', row);
   }
 
   /**
@@ -319,7 +320,7 @@ export class ExecutionService {
       this.clock.now(),
     );
     this.events.publish(row.workspace_id, 'agent.execution.failed', this.eventData(agent, failed));
-    this.settled(failed);
+    this.announce(failed);
     queueMicrotask(() => this.wake(row.id));
   }
 
@@ -390,32 +391,26 @@ export class ExecutionService {
     return { status: row.status === 'completed' ? 200 : 202, execution };
   }
 
-  /** Resolves when the execution leaves processing (or after the timeout plus a margin). */
-  private waitFor(executionId: string): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.waiters.get(executionId)?.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, this.settings.executionTimeoutMs + 5000);
-      const set = this.waiters.get(executionId) ?? new Set();
-      set.add(done);
-      this.waiters.set(executionId, set);
-      if (this.repo.get(executionId)?.status !== 'processing') done();
-    });
+  /**
+   * Resolves when the execution leaves processing, or at shutdown. The bound is the daemon
+   * clock's: the execution's timeout timer fails it (execution_timeout), which settles it.
+   */
+  private async waitFor(executionId: string): Promise<void> {
+    if (this.repo.get(executionId)?.status !== 'processing') return;
+    try {
+      await once(this.settled, executionId, { signal: this.closing.signal });
+    } catch (error) {
+      if (!this.closing.signal.aborted) throw error;
+    }
   }
 
   /** On shutdown: answer every waiting request with the execution as it stands (202 processing). */
   releaseWaiters(): void {
-    for (const executionId of [...this.waiters.keys()]) this.wake(executionId);
+    this.closing.abort();
   }
 
   private wake(executionId: string): void {
-    const set = this.waiters.get(executionId);
-    if (!set) return;
-    this.waiters.delete(executionId);
-    for (const done of set) done();
+    this.settled.emit(executionId);
   }
 
   private row(workspaceId: string, agentId: string, executionId: string): ExecutionRow {

@@ -2,19 +2,11 @@
 // matches an input by case-insensitive substring, or by /regex/flags; the first match wins.
 import { ERROR_CODES, type ErrorCode } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
+import type { StubInput } from '../../shared/schemas/agents.js';
 import { toIso, type Clock } from '../clock/clock.js';
 import { ApiError } from '../domain/errors.js';
 import type { BrainResult } from './brains/brain.js';
 import type { StubRepository, StubRow } from './stub.repository.js';
-
-export interface StubInput {
-  match: string;
-  result?:
-    | { action?: string | undefined; output?: string | undefined; confidence?: number | undefined }
-    | undefined;
-  fail?: string | undefined;
-  delay_ms?: number | undefined;
-}
 
 export interface Stub {
   id: string;

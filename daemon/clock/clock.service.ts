@@ -1,5 +1,6 @@
 // Moves the sandbox clock (svc clock advance|set|reset) and persists its offset, then fires
 // everything that became due before answering, so a script can rely on it having happened.
+import { EventEmitter } from 'node:events';
 import { ApiError } from '../domain/errors.js';
 import type { Environment } from '../keys/key-material.js';
 import type { SettingsRepository } from '../store/settings.repository.js';
@@ -13,24 +14,23 @@ export interface ClockState {
   real_now: string;
 }
 
-export class ClockService {
-  private readonly listeners: (() => Promise<void> | void)[] = [];
-
+/**
+ * Emits `moved` after every move. Unlike other events, a move waits for its listeners (the
+ * daemon fires due timers and housekeeping there): `svc clock advance` answers once done.
+ */
+export class ClockService extends EventEmitter<{ moved: [] }> {
   constructor(
     private readonly clock: OffsetClock,
     private readonly settings: SettingsRepository,
     private readonly environment: Environment,
-  ) {}
+  ) {
+    super();
+  }
 
   /** Restores the persisted offset (sandbox only: production always runs on real time). */
   load(): void {
     const stored = Number(this.settings.get(OFFSET_KEY) ?? 0);
     this.clock.setOffset(this.environment === 'sandbox' && Number.isFinite(stored) ? stored : 0);
-  }
-
-  /** Called after every move; the daemon fires due timers and housekeeping here. */
-  onChange(listener: () => Promise<void> | void): void {
-    this.listeners.push(listener);
   }
 
   show(): ClockState {
@@ -74,7 +74,8 @@ export class ClockService {
   private async apply(offset: number): Promise<ClockState> {
     this.clock.setOffset(Math.round(offset));
     this.settings.set(OFFSET_KEY, String(this.clock.offset));
-    for (const listener of this.listeners) await listener();
+    for (const listener of this.listeners('moved'))
+      await (listener as () => Promise<void> | void)();
     return this.show();
   }
 

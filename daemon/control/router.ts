@@ -4,6 +4,7 @@ import { initTRPC, TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import type { CreateFastifyContextOptions } from '@trpc/server/adapters/fastify';
 import { timingSafeEqual } from 'node:crypto';
+import { on, type EventEmitter } from 'node:events';
 import {
   ClockAdvanceInput,
   ClockSetInput,
@@ -189,7 +190,8 @@ export function createControlRouter(deps: ControlDeps) {
       stream: operator.input(EventStreamInput).subscription(async function* ({ input, signal }) {
         const filter = input ?? {};
         yield* live(
-          (listener) => events.subscribe(listener),
+          events,
+          'published',
           (event) =>
             (!filter.workspace_id || event.workspace_id === filter.workspace_id) &&
             (!filter.types?.length || filter.types.some((type) => matchesType(type, event.type))),
@@ -240,7 +242,8 @@ export function createControlRouter(deps: ControlDeps) {
       stream: operator.input(DeliveryStreamInput).subscription(async function* ({ input, signal }) {
         const filter = input ?? {};
         yield* live(
-          (listener) => deliveries.subscribe(listener),
+          deliveries,
+          'attempted',
           (activity) =>
             (!filter.workspace_id || activity.workspace_id === filter.workspace_id) &&
             (!filter.webhook_id || activity.webhook_id === filter.webhook_id),
@@ -255,34 +258,23 @@ const AgentIdInput = z.strictObject({ agent_id: z.string() });
 
 export type ControlRouter = ReturnType<typeof createControlRouter>;
 
-/** Yields what a service announces, as it happens, until the client goes away. */
-async function* live<T>(
-  subscribe: (listener: (item: T) => void) => () => void,
-  accept: (item: T) => boolean,
+/**
+ * Yields what a service emits under `name`, as it happens (events.on queues what arrives while
+ * the client reads), until the client goes away.
+ */
+async function* live<Events extends Record<K, [unknown]>, K extends string>(
+  emitter: EventEmitter<Events>,
+  name: K,
+  accept: (item: Events[K][0]) => boolean,
   signal: AbortSignal | undefined,
-): AsyncGenerator<T> {
-  const queue: T[] = [];
-  let wake: (() => void) | undefined;
-  const unsubscribe = subscribe((item) => {
-    if (!accept(item)) return;
-    queue.push(item);
-    wake?.();
-  });
-  const aborted = new Promise<void>((resolve) =>
-    signal?.addEventListener('abort', () => resolve(), { once: true }),
-  );
+): AsyncGenerator<Events[K][0]> {
   try {
-    while (!signal?.aborted) {
-      const next = queue.shift();
-      if (next !== undefined) {
-        yield next;
-        continue;
-      }
-      await Promise.race([new Promise<void>((resolve) => (wake = resolve)), aborted]);
-      wake = undefined;
+    for await (const [item] of on(emitter as EventEmitter, name, { signal })) {
+      if (accept(item as Events[K][0])) yield item as Events[K][0];
     }
-  } finally {
-    unsubscribe();
+  } catch (error) {
+    // A client that goes away aborts the signal, which ends events.on with an AbortError.
+    if (!signal?.aborted) throw error;
   }
 }
 

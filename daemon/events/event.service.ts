@@ -2,6 +2,7 @@
 // transaction every fan-out hook (today: webhook deliveries) stores its own rows, so an
 // accepted event is never lost between the log and its consumers. Live listeners hear of it
 // after the commit.
+import { EventEmitter } from 'node:events';
 import { newId } from '../../shared/ids.js';
 import { isEventType, type EventEnvelope, type EventType } from '../../shared/schemas/events.js';
 import { toIso, type Clock } from '../clock/clock.js';
@@ -14,27 +15,23 @@ export const EVENT_RETENTION_MS = 30 * 86_400_000;
 
 /** Gets the event and its envelope as stored JSON text (what deliveries send). */
 export type FanoutHook = (event: EventEnvelope, json: string) => void;
-export type EventListener = (event: EventEnvelope) => void;
-
-export class EventService {
+/** Emits `published` with each event once it is committed (svc events tail, listeners). */
+export class EventService extends EventEmitter<{ published: [EventEnvelope] }> {
   private readonly fanouts: FanoutHook[] = [];
-  private readonly listeners = new Set<EventListener>();
 
   constructor(
     private readonly db: Transactions,
     private readonly repo: EventRepository,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    super();
+    // One listener per live client (svc events tail): no leak warning past ten of them.
+    this.setMaxListeners(0);
+  }
 
   /** Runs inside the publishing transaction: store what must follow from the event. */
   addFanout(hook: FanoutHook): void {
     this.fanouts.push(hook);
-  }
-
-  /** Hears every committed event; returns the unsubscribe function. */
-  subscribe(listener: EventListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
   }
 
   /** Stores an event and its fan-out atomically. Call it inside the caller's transaction when the event belongs to a change. */
@@ -62,10 +59,10 @@ export class EventService {
       // Part of the caller's change: its transaction makes it atomic (and may still roll back,
       // so listeners hear of the event only once it is settled).
       store();
-      if (this.listeners.size > 0) queueMicrotask(() => this.notifyIfStored(event));
+      if (this.listenerCount('published') > 0) queueMicrotask(() => this.notifyIfStored(event));
     } else {
       this.db.transaction(store)();
-      this.notify(event);
+      this.emit('published', event);
     }
     return event;
   }
@@ -95,11 +92,7 @@ export class EventService {
   }
 
   private notifyIfStored(event: EventEnvelope): void {
-    if (this.repo.exists(event.workspace_id, event.id)) this.notify(event);
-  }
-
-  private notify(event: EventEnvelope): void {
-    for (const listener of this.listeners) listener(event);
+    if (this.repo.exists(event.workspace_id, event.id)) this.emit('published', event);
   }
 }
 

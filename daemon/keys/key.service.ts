@@ -1,5 +1,6 @@
 // API keys: create (shown once), list, revoke, rotate with a grace period, and the operator
 // key the CLI uses. Any change drops the credential cache so it takes effect at once.
+import { EventEmitter } from 'node:events';
 import { newId } from '../../shared/ids.js';
 import type { Scope } from '../../shared/scopes.js';
 import type { Clock } from '../clock/clock.js';
@@ -31,9 +32,9 @@ export interface CreateKeyInput {
   expiresInMs?: number | undefined;
 }
 
-export class KeyService {
+/** Emits `changed` after any key is created, revoked or rotated (credential caches drop it). */
+export class KeyService extends EventEmitter<{ changed: [] }> {
   private operatorKey: string | undefined;
-  private readonly changeListeners: (() => void)[] = [];
 
   constructor(
     private readonly db: Transactions,
@@ -41,10 +42,8 @@ export class KeyService {
     private readonly workspaces: WorkspaceService,
     private readonly clock: Clock,
     private readonly environment: Environment,
-  ) {}
-
-  onChange(listener: () => void): void {
-    this.changeListeners.push(listener);
+  ) {
+    super();
   }
 
   create(input: CreateKeyInput): { key: string; record: KeyRecord } {
@@ -186,7 +185,7 @@ export class KeyService {
   }
 
   private changed(): void {
-    for (const listener of this.changeListeners) listener();
+    this.emit('changed');
   }
 }
 

@@ -2,11 +2,12 @@
 // the delivery or stores the next attempt as a timer on the spec's schedule. Exhausting the
 // attempts fails the delivery and the webhook. Live listeners (svc webhooks tail) hear each
 // attempt.
+import { EventEmitter } from 'node:events';
 import { delayAfterAttempt, deliveryBackoff } from '../../shared/backoff.js';
 import { newId } from '../../shared/ids.js';
 import { VERSION } from '../../shared/package-info.js';
 import { isEventType, type EventEnvelope, type EventType } from '../../shared/schemas/events.js';
-import type { DeliveryView } from '../../shared/schemas/webhooks.js';
+import type { DeliveryActivity, DeliveryView } from '../../shared/schemas/webhooks.js';
 import { signatureHeader } from '../../shared/signature.js';
 import { toIso, type Clock } from '../clock/clock.js';
 import { sampleEventData } from '../events/samples.js';
@@ -19,18 +20,8 @@ import type { DeliveryRepository, DeliveryRow } from './delivery.repository.js';
 import type { WebhookRow } from './webhook.repository.js';
 import { DELIVERY_TIMER, type WebhookService } from './webhook.service.js';
 
-export interface DeliveryActivity {
-  delivery: DeliveryView;
-  webhook_id: string;
-  url: string;
-  workspace_id: string;
-}
-
-export type DeliveryListener = (activity: DeliveryActivity) => void;
-
-export class DeliveryService {
-  private readonly listeners = new Set<DeliveryListener>();
-
+/** Emits `attempted` with each delivery attempt once it is stored (svc webhooks tail). */
+export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity] }> {
   constructor(
     private readonly db: Transactions,
     private readonly repo: DeliveryRepository,
@@ -38,12 +29,10 @@ export class DeliveryService {
     private readonly timers: TimerService,
     private readonly clock: Clock,
   ) {
+    super();
+    // One listener per live client (svc webhooks tail): no leak warning past ten of them.
+    this.setMaxListeners(0);
     timers.register(DELIVERY_TIMER, (payload) => this.onTimer(payload as { delivery_id: string }));
-  }
-
-  subscribe(listener: DeliveryListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
   }
 
   list(
@@ -184,13 +173,13 @@ export class DeliveryService {
       }
       if (exhausted) this.webhooks.markFailed(hook);
     })();
-    const activity: DeliveryActivity = {
+    if (this.listenerCount('attempted') === 0) return;
+    this.emit('attempted', {
       delivery: toDeliveryView(updated),
       webhook_id: hook.id,
       url: hook.url,
       workspace_id: hook.workspace_id,
-    };
-    for (const listener of this.listeners) listener(activity);
+    });
   }
 
   private send(

@@ -3,7 +3,12 @@
 // transaction, so an accepted event always reaches its webhooks).
 import { newId, randomBase62 } from '../../shared/ids.js';
 import { isEventType, type EventEnvelope } from '../../shared/schemas/events.js';
-import { WEBHOOK_DEFAULTS, type WebhookView } from '../../shared/schemas/webhooks.js';
+import {
+  WEBHOOK_DEFAULTS,
+  type WebhookCreateInput,
+  type WebhookUpdateInput,
+  type WebhookView,
+} from '../../shared/schemas/webhooks.js';
 import { toIso, type Clock } from '../clock/clock.js';
 import { ApiError } from '../domain/errors.js';
 import { mapPage, type ListQueryInput, type Page } from '../domain/pages.js';
@@ -14,27 +19,6 @@ import type { DeliveryRepository } from './delivery.repository.js';
 import type { WebhookRepository, WebhookRow } from './webhook.repository.js';
 
 export const DELIVERY_TIMER = 'webhook.delivery';
-
-interface Settings {
-  retry_policy?:
-    { max_attempts?: number | undefined; backoff_multiplier?: number | undefined } | undefined;
-  timeout_seconds?: number | undefined;
-}
-
-export interface WebhookCreateInput {
-  url: string;
-  events: string[];
-  description?: string | undefined;
-  settings?: Settings | undefined;
-}
-
-export interface WebhookUpdateInput {
-  url?: string | undefined;
-  events?: string[] | undefined;
-  description?: string | undefined;
-  status?: 'active' | 'paused' | undefined;
-  settings?: Settings | undefined;
-}
 
 interface ActiveHook {
   row: WebhookRow;

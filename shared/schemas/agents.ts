@@ -89,6 +89,13 @@ export const AgentUpdateBody = z.strictObject({
   brain: Brain.nullable().optional(),
 });
 
+/** What services receive: the bodies as validated (z.infer is the parsed output). */
+export type AgentCreateInput = z.infer<typeof AgentCreateBody>;
+export type AgentUpdateInput = z.infer<typeof AgentUpdateBody>;
+export type AgentGuardrailsInput = z.infer<typeof Guardrails>;
+export type AgentPersonalityInput = z.infer<typeof Personality>;
+export type AgentBrainChoice = z.infer<typeof Brain>;
+
 export const AGENT_FIELD_CODES = { autonomy_level: 'invalid_autonomy_level' } as const;
 
 export const Agent = z
@@ -137,6 +144,8 @@ export const AgentListQuery = ListQuery.extend({
   type: z.enum(AGENT_TYPES).optional(),
 });
 
+export type AgentListQueryInput = z.infer<typeof AgentListQuery>;
+
 export const AgentParams = z.strictObject({ agent_id: z.string() });
 export const ExecutionParams = z.strictObject({ agent_id: z.string(), execution_id: z.string() });
 export const DocumentParams = z.strictObject({ agent_id: z.string(), document_id: z.string() });
@@ -146,6 +155,8 @@ export const ExecuteBody = z.strictObject({
   context: z.record(z.string(), z.unknown()).optional(),
   wait_for_completion: z.boolean().optional(),
 });
+
+export type ExecuteInput = z.infer<typeof ExecuteBody>;
 
 export const ExecutionResult = z.object({
   action: z.string(),
@@ -181,12 +192,16 @@ export const ApproveBody = z.strictObject({
   notes: z.string().max(2000).optional(),
 });
 
+export type ApproveInput = z.infer<typeof ApproveBody>;
+
 export const DeployBody = z.strictObject({ agent_id: z.string() });
 
 export const MessageBody = z.strictObject({
   content: z.string().min(1).max(100_000),
   conversation_id: z.string().max(100).optional(),
 });
+
+export type MessageInput = z.infer<typeof MessageBody>;
 
 export const Message = z
   .object({
@@ -206,6 +221,8 @@ export type MessageView = z.infer<typeof Message>;
 export const MessageListQuery = ListQuery.extend({
   conversation_id: z.string().max(100).optional(),
 });
+
+export type MessageListQueryInput = z.infer<typeof MessageListQuery>;
 
 export const KnowledgeDocument = z
   .object({
@@ -251,6 +268,8 @@ export const Analytics = z
   })
   .meta({ title: 'AgentAnalytics' });
 
+export type AnalyticsView = z.infer<typeof Analytics>;
+
 export const KnowledgeUploadFields = z.strictObject({
   type: z.enum(KNOWLEDGE_TYPES),
   description: z.string().max(2000).optional(),
@@ -269,3 +288,6 @@ export const StubAddInput = z.strictObject({
   fail: z.string().max(100).optional(),
   delay_ms: z.number().int().min(1).max(86_400_000).optional(),
 });
+
+/** A stub as the stub service receives it (the agent comes apart). */
+export type StubInput = Omit<z.infer<typeof StubAddInput>, 'agent_id'>;

@@ -12,3 +12,5 @@ export const Me = z
     credential_type: z.enum(['api_key', 'operator', 'oauth']),
   })
   .meta({ title: 'Me' });
+
+export type MeView = z.infer<typeof Me>;

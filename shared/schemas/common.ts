@@ -25,6 +25,9 @@ export const ListMeta = z
   })
   .meta({ title: 'ListMeta' });
 
+/** A list response body as the client reads it, for items of schema T. */
+export type ListBody<T extends z.ZodType> = z.infer<ReturnType<typeof listEnvelope<T>>>;
+
 export function dataEnvelope<T extends z.ZodType>(data: T) {
   return z.object({ data, meta: Meta });
 }
@@ -100,3 +103,5 @@ export const ListQuery = z.strictObject({
 export const DeletedObject = z
   .object({ id: z.string(), deleted: z.literal(true) })
   .meta({ title: 'Deleted' });
+
+export type DeletedView = z.infer<typeof DeletedObject>;

@@ -49,6 +49,8 @@ export const WebhookCreateBody = z.strictObject({
   settings: WebhookSettings.optional(),
 });
 
+export type WebhookCreateInput = z.infer<typeof WebhookCreateBody>;
+
 export const WebhookUpdateBody = z.strictObject({
   url: z.string().max(2048).optional(),
   events: z.array(z.string().max(100)).min(1).max(EVENT_TYPES.length).optional(),
@@ -59,6 +61,8 @@ export const WebhookUpdateBody = z.strictObject({
     .meta({ description: 'active resumes a paused or failed webhook' }),
   settings: WebhookSettings.optional(),
 });
+
+export type WebhookUpdateInput = z.infer<typeof WebhookUpdateBody>;
 
 export const Webhook = z
   .object({
@@ -111,6 +115,16 @@ export const Delivery = z
 
 export type DeliveryView = z.infer<typeof Delivery>;
 
+/** One delivery attempt as it happens (svc webhooks tail, over the control channel). */
+export const DeliveryActivity = z.object({
+  delivery: Delivery,
+  webhook_id: z.string(),
+  url: z.string(),
+  workspace_id: z.string(),
+});
+
+export type DeliveryActivity = z.infer<typeof DeliveryActivity>;
+
 export const DeliveryAttempt = z.object({
   attempt: z.number().int(),
   attempted_at: Timestamp,
@@ -123,6 +137,8 @@ export const DeliveryDetail = Delivery.extend({
   attempts_history: z.array(DeliveryAttempt),
   event: z.record(z.string(), z.unknown()).meta({ description: 'The event envelope as sent' }),
 }).meta({ title: 'DeliveryDetail' });
+
+export type DeliveryDetailView = z.infer<typeof DeliveryDetail>;
 
 export const DeliveryListQuery = ListQuery.extend({ status: z.enum(DELIVERY_STATUSES).optional() });
 
@@ -138,6 +154,8 @@ export const WebhookTestResult = z
     error: z.string().nullable(),
   })
   .meta({ title: 'WebhookTestResult' });
+
+export type WebhookTestResultView = z.infer<typeof WebhookTestResult>;
 
 export const WebhookParams = z.strictObject({ webhook_id: z.string() });
 export const DeliveryParams = z.strictObject({ webhook_id: z.string(), delivery_id: z.string() });

@@ -293,7 +293,8 @@ test.serial(
     t.teardown(() => own.daemon.stop());
     const w = await own.workspace();
     const agent = await w.agent();
-    assertCli(t, await own.stub(agent.id, '--match', 'slow', '--delay', '5s'));
+    // Long enough that a slow restart on a busy machine cannot reach it in real time.
+    assertCli(t, await own.stub(agent.id, '--match', 'slow', '--delay', '20s'));
     const started = await w.execute(agent.id, 'Slow one: where is my order?', false);
     t.is(started.status, 202, started.text);
     const id = started.body.data.execution_id as string;
@@ -306,7 +307,7 @@ test.serial(
     assertCli(t, before);
     t.is(before.json().status, 'processing');
 
-    await own.advance('6s');
+    await own.advance('21s');
     const after = await show();
     assertCli(t, after);
     t.like(after.json(), { status: 'completed', result: { action: 'check_order_status' } });
@@ -316,13 +317,16 @@ test.serial(
 test.serial(
   'a finished execution leaves no timer behind (its timeout timer is cancelled by owner)',
   async (t) => {
-    const w = await short.workspace();
+    // Its own daemon: no other test's timers come and go while the count is compared.
+    const own = await Sandbox.start();
+    t.teardown(() => own.daemon.stop());
+    const w = await own.workspace();
     const agent = await w.agent();
-    assertCli(t, await short.stub(agent.id, '--match', 'later', '--delay', '1s'));
-    // Let the training timer of the new agent fire, so only the execution's timers remain.
-    await short.advance('3s');
+    assertCli(t, await own.stub(agent.id, '--match', 'later', '--delay', '20s'));
+    // Let the training timer of the new agent fire, so only the execution's timers reown.
+    await own.advance('3s');
     const pending = async () => {
-      const status = await short.daemon.cli(['daemon', 'status', '--json']);
+      const status = await own.daemon.cli(['daemon', 'status', '--json']);
       assertCli(t, status);
       return status.json().pending_timers as number;
     };
@@ -330,7 +334,7 @@ test.serial(
     const started = await w.execute(agent.id, 'Do it later', false);
     t.is(started.status, 202, started.text);
     t.is(await pending(), before + 2, 'a run timer and a timeout timer');
-    await short.advance('1s');
+    await own.advance('20s');
     const done = await w.until(
       agent.id,
       started.body.data.execution_id,

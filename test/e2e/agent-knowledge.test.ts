@@ -7,21 +7,9 @@
 import test, { type ExecutionContext } from 'ava';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { buildDocx, buildPdf, buildZip } from '../helpers/documents.js';
+import type { KnowledgeDocumentView as KnowledgeDocument } from '../../shared/schemas/agents.js';
 
 type Answer = Awaited<ReturnType<TestDaemon['request']>>;
-
-interface KnowledgeDocument {
-  id: string;
-  agent_id: string;
-  filename: string;
-  format: string;
-  type: string;
-  description: string | null;
-  size_bytes: number;
-  chunk_count: number;
-  characters: number;
-  created_at: string;
-}
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 

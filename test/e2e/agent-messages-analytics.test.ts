@@ -5,19 +5,9 @@
 // The daemon's training period is 1 s, so one test watches training end on its own.
 import test, { type ExecutionContext } from 'ava';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import type { MessageView as Message } from '../../shared/schemas/agents.js';
 
 type Answer = Awaited<ReturnType<TestDaemon['request']>>;
-
-interface Message {
-  id: string;
-  agent_id: string;
-  conversation_id: string;
-  role: 'user' | 'agent';
-  content: string;
-  action: string | null;
-  confidence: number | null;
-  created_at: string;
-}
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -6,34 +6,9 @@
 // clock; the test that moves it is serial (ava runs serial tests before the concurrent ones).
 import test, { type ExecutionContext } from 'ava';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import type { AgentView as Agent } from '../../shared/schemas/agents.js';
 
 type Answer = Awaited<ReturnType<TestDaemon['request']>>;
-
-interface Agent {
-  id: string;
-  workspace_id: string;
-  name: string;
-  description: string | null;
-  type: string;
-  ontology: string;
-  autonomy_level: string;
-  status: string;
-  capabilities: Record<string, boolean>;
-  guardrails: {
-    require_approval_for: string[];
-    blocked_actions: string[];
-    rate_limits: { actions_per_hour: number | null };
-  };
-  personality: {
-    tone: string | null;
-    response_length: string | null;
-    empathy_level: string | null;
-  };
-  created_at: string;
-  updated_at: string;
-  last_active_at: string | null;
-  stats: { total_interactions: number; success_rate: number; avg_response_time_ms: number };
-}
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 

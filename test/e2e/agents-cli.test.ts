@@ -8,16 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDaemon, type CliResult, type TestDaemon } from '../helpers/daemon.js';
 import { buildDocx, buildPdf } from '../helpers/documents.js';
-
-interface Agent {
-  id: string;
-  name: string;
-  type: string;
-  status: string;
-  autonomy_level: string;
-  guardrails: { require_approval_for: string[]; blocked_actions: string[] };
-  stats: { total_interactions: number };
-}
+import type { AgentView as Agent } from '../../shared/schemas/agents.js';
 
 let d: TestDaemon;
 let files: string;

@@ -5,14 +5,7 @@ import test, { type ExecutionContext } from 'ava';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
-
-interface Event {
-  id: string;
-  type: string;
-  created_at: string;
-  workspace_id: string;
-  data: Record<string, unknown>;
-}
+import type { EventEnvelope as Event } from '../../shared/schemas/events.js';
 
 let daemon: TestDaemon;
 let key: string;

@@ -3,20 +3,9 @@
 // scopes, tenant isolation and validation of the provider slug.
 import test, { type ExecutionContext } from 'ava';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import type { IntegrationView as Integration } from '../../shared/schemas/integrations.js';
 
 type Answer = Awaited<ReturnType<TestDaemon['request']>>;
-
-interface Integration {
-  id: string;
-  workspace_id: string;
-  provider: string;
-  name: string;
-  status: string;
-  config: Record<string, unknown>;
-  has_credentials: boolean;
-  created_at: string;
-  updated_at: string;
-}
 
 let daemon: TestDaemon;
 let operatorKey: string;

@@ -10,53 +10,17 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../helpers/receiver.js';
+import type { EventEnvelope as Envelope } from '../../shared/schemas/events.js';
+import type {
+  WebhookView,
+  DeliveryView as Delivery,
+  DeliveryDetailView as DeliveryDetail,
+} from '../../shared/schemas/webhooks.js';
+
+/** The create response: the only one that carries the signing secret. */
+type Webhook = WebhookView & Required<Pick<WebhookView, 'secret'>>;
 
 type Answer = Awaited<ReturnType<TestDaemon['request']>>;
-
-interface Envelope {
-  id: string;
-  type: string;
-  created_at: string;
-  workspace_id: string;
-  data: Record<string, any>;
-}
-
-interface Webhook {
-  id: string;
-  url: string;
-  status: string;
-  secret: string;
-  events: string[];
-  last_triggered_at: string | null;
-  stats: { total_deliveries: number; success_rate: number; last_failure_at: string | null };
-}
-
-interface Delivery {
-  id: string;
-  webhook_id: string;
-  event_id: string;
-  event_type: string;
-  status: 'pending' | 'delivered' | 'failed';
-  http_status: number | null;
-  attempts: number;
-  response_time_ms: number | null;
-  error: string | null;
-  created_at: string;
-  delivered_at: string | null;
-  last_attempt_at: string | null;
-  next_attempt_at: string | null;
-}
-
-interface DeliveryDetail extends Delivery {
-  attempts_history: {
-    attempt: number;
-    attempted_at: string;
-    http_status: number | null;
-    response_time_ms: number;
-    error: string | null;
-  }[];
-  event: Envelope;
-}
 
 const MINUTE = 60_000;
 

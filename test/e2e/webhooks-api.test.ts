@@ -3,26 +3,9 @@
 // isolation, scopes, and the OpenAPI document's webhook and integration routes.
 import test, { type ExecutionContext } from 'ava';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import type { WebhookView as Webhook } from '../../shared/schemas/webhooks.js';
 
 type Answer = Awaited<ReturnType<TestDaemon['request']>>;
-
-interface Webhook {
-  id: string;
-  workspace_id: string;
-  url: string;
-  description: string | null;
-  events: string[];
-  status: string;
-  secret?: string;
-  settings: {
-    retry_policy: { max_attempts: number; backoff_multiplier: number };
-    timeout_seconds: number;
-  };
-  created_at: string;
-  updated_at: string;
-  last_triggered_at: string | null;
-  stats: { total_deliveries: number; success_rate: number; last_failure_at: string | null };
-}
 
 let daemon: TestDaemon;
 let operatorKey: string;

@@ -9,18 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, SVC_BIN, startDaemon, type CliResult, type TestDaemon } from '../helpers/daemon.js';
 import { startReceiver, type ReceivedRequest } from '../helpers/receiver.js';
-
-interface Webhook {
-  id: string;
-  url: string;
-  events: string[];
-  status: string;
-  secret?: string;
-  settings: {
-    retry_policy: { max_attempts: number; backoff_multiplier: number };
-    timeout_seconds: number;
-  };
-}
+import type { WebhookView as Webhook } from '../../shared/schemas/webhooks.js';
 
 let d: TestDaemon;
 

@@ -252,9 +252,10 @@ test('a published event is stored with its envelope and heard by listeners', (t)
   const clock = new StillClock(Date.UTC(2030, 4, 6, 7, 8, 9, 10));
   const events = new EventService(db, new EventRepository(db), clock);
   const heard: EventEnvelope[] = [];
-  const unsubscribe = events.subscribe((event) => heard.push(event));
+  const listener = (event: EventEnvelope) => heard.push(event);
+  events.on('published', listener);
   const event = events.publish('ws_a', 'agent.created', { agent_id: 'agt_1', nested: { n: 1 } });
-  unsubscribe();
+  events.off('published', listener);
   events.publish('ws_a', 'agent.deleted', {});
   t.regex(event.id, /^evt_[0-9A-Za-z]+$/);
   t.is(event.created_at, '2030-05-06T07:08:09.010Z');
