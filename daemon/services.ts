@@ -229,7 +229,7 @@ export function buildServices(
     timers,
     clock,
     alarms,
-    steps: new StepRunner(executions, clock, urlPolicy),
+    steps: new StepRunner(executions, clock, urlPolicy, outbound),
     reveal: (workspaceId, name) => secrets.reveal(workspaceId, name),
     log,
   });

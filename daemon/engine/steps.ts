@@ -15,6 +15,7 @@ import {
   secretsScope,
   type Scope,
 } from './expressions.js';
+import type { OutboundHttp } from '../outbound/http.js';
 import { callWebhook } from './webhook-call.js';
 
 /** The result of running one step once. */
@@ -52,6 +53,7 @@ export class StepRunner {
     private readonly agents: AgentPort,
     private readonly clock: Clock,
     private readonly urlPolicy: UrlPolicy,
+    private readonly outbound: OutboundHttp,
   ) {}
 
   async run(context: StepContext): Promise<StepOutcome> {
@@ -184,7 +186,7 @@ export class StepRunner {
       typeof config.timeout_seconds === 'number'
         ? config.timeout_seconds * 1000
         : DEFAULT_WEBHOOK_TIMEOUT_MS;
-    const answer = await callWebhook({ url, method, headers, body, timeoutMs });
+    const answer = await callWebhook(this.outbound, { url, method, headers, body, timeoutMs });
     switch (answer.type) {
       case 'unreachable':
         return {

@@ -1,7 +1,7 @@
-// The one outbound call of webhook steps (kept in one function so the connect-time address checks
-// of the outbound HTTP module can replace it in one place). ky, no retries (the engine's retry
-// policy decides), no redirects, a hard timeout; the answer's body is read up to a limit.
-import ky, { TimeoutError } from 'ky';
+// The one outbound call of webhook steps, through the daemon's outbound HTTP module (URL policy,
+// connect-time address check, no redirects, timeout, capped answer). No retries here: the
+// engine's retry policy decides.
+import type { OutboundHttp } from '../outbound/http.js';
 
 export interface WebhookRequest {
   url: string;
@@ -15,37 +15,26 @@ export interface WebhookRequest {
 export type WebhookAnswer =
   { type: 'answered'; status: number; body: unknown } | { type: 'unreachable'; message: string };
 
-const MAX_BODY_CHARS = 65_536;
+/** A step result keeps at most this much of the answer. */
+const MAX_BODY_BYTES = 65_536;
 
-export async function callWebhook(request: WebhookRequest): Promise<WebhookAnswer> {
-  try {
-    const response = await ky(request.url, {
-      method: request.method,
-      headers: {
-        ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...request.headers,
-      },
-      ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
-      timeout: request.timeoutMs,
-      retry: 0,
-      throwHttpErrors: false,
-      redirect: 'manual',
-    });
-    const text = (await response.text()).slice(0, MAX_BODY_CHARS);
-    return { type: 'answered', status: response.status, body: parseBody(text) };
-  } catch (error) {
-    if (error instanceof TimeoutError) {
-      return {
-        type: 'unreachable',
-        message: `No answer within ${Math.round(request.timeoutMs / 1000)} s.`,
-      };
-    }
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    return {
-      type: 'unreachable',
-      message: `Could not connect: ${cause?.code ?? cause?.message ?? String(error)}.`,
-    };
-  }
+export async function callWebhook(
+  outbound: OutboundHttp,
+  request: WebhookRequest,
+): Promise<WebhookAnswer> {
+  const answer = await outbound.request({
+    url: request.url,
+    method: request.method,
+    headers: {
+      ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...request.headers,
+    },
+    body: request.body === undefined ? undefined : JSON.stringify(request.body),
+    timeoutMs: request.timeoutMs,
+    maxResponseBytes: MAX_BODY_BYTES,
+  });
+  if (answer.type === 'failed') return { type: 'unreachable', message: answer.message };
+  return { type: 'answered', status: answer.status, body: parseBody(answer.body) };
 }
 
 function parseBody(text: string): unknown {
