@@ -9,14 +9,14 @@ import { CliError } from './errors.js';
 import { Output } from './output.js';
 import { resolve } from 'node:path';
 
-export interface GlobalOptions {
+export type GlobalOptions = {
   json?: boolean;
   dataDir?: string;
   port?: string;
   host?: string;
   apiKey?: string;
   workspace?: string;
-}
+};
 
 export class CliContext {
   readonly out: Output;

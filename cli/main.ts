@@ -2,7 +2,7 @@
 // failures to exit codes (1 the operation failed, 2 usage).
 import { Command, CommanderError, Option } from 'commander';
 import { VERSION } from '../shared/package-info.js';
-import type { CommandSpec } from './command.js';
+import { isGroup, type CommandSpec } from './command.js';
 import { CliContext, type GlobalOptions } from './context.js';
 import { COMMANDS } from './registry.js';
 import { reportError } from './report-error.js';
@@ -26,16 +26,20 @@ function buildProgram(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
 
+  const descriptions = new Map(
+    COMMANDS.filter(isGroup).map((entry) => [entry.group.join(' '), entry.description]),
+  );
   const groups = new Map<string, Command>();
   for (const spec of COMMANDS) {
+    if (isGroup(spec)) continue;
     let parent = program;
-    for (const word of spec.path.slice(0, -1)) {
-      const key = `${parent.name()} ${word}`;
+    for (const [depth, word] of spec.path.slice(0, -1).entries()) {
+      const key = spec.path.slice(0, depth + 1).join(' ');
       let group = groups.get(key);
       if (!group) {
         group = parent
           .command(word)
-          .description(GROUP_DESCRIPTIONS[word] ?? word)
+          .description(descriptions.get(key) ?? word)
           .exitOverride();
         groups.set(key, group);
       }
@@ -51,7 +55,10 @@ function addCommand(parent: Command, spec: CommandSpec): void {
   for (const arg of spec.args ?? [])
     command.argument(arg.required === false ? `[${arg.name}]` : `<${arg.name}>`, arg.description);
   for (const option of spec.options ?? []) {
-    const opt = new Option(option.flags, option.description);
+    const described = option.values
+      ? `${option.description} (one of: ${option.values.join(', ')})`
+      : option.description;
+    const opt = new Option(option.flags, described);
     if (option.default !== undefined) opt.default(option.default);
     if (option.choices) opt.choices(option.choices);
     command.addOption(opt);
@@ -61,26 +68,10 @@ function addCommand(parent: Command, spec: CommandSpec): void {
   command.action(async (...received: unknown[]) => {
     const self = received.at(-1) as Command;
     const args = received.slice(0, spec.args?.length ?? 0) as string[];
-    const options = self.optsWithGlobals<
-      GlobalOptions & Record<string, string | boolean | undefined>
-    >();
+    const options = self.optsWithGlobals<GlobalOptions>();
     await spec.run(new CliContext(options), args, options);
   });
 }
-
-const GROUP_DESCRIPTIONS: Record<string, string> = {
-  daemon: 'Start, stop and inspect the local daemon',
-  workspaces: 'Workspaces (tenants) and their tiers',
-  keys: 'API keys: create (shown once), list, revoke, rotate',
-  clock: 'The sandbox clock: show, advance, set, reset',
-  events: 'The event log: list, get, tail, trigger',
-  agents: 'Agents: create, execute, approve, converse, knowledge, sandbox stubs',
-  knowledge: 'Knowledge documents of an agent',
-  stub: 'Sandbox stubs: deterministic agent answers',
-  webhooks: 'Webhook subscriptions, deliveries, test, retry and live tail',
-  workflows: 'Workflows: create from JSON/YAML files, run (live progress), runs, cancel',
-  secrets: 'Workspace secrets for {{secrets.NAME}} in workflow steps (values never shown)',
-};
 
 async function main(argv: string[]): Promise<void> {
   const program = buildProgram();

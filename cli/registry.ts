@@ -1,6 +1,6 @@
 // Every command of the CLI, in help order. Command modules are light: heavy modules load
 // inside the handlers.
-import type { CommandSpec } from './command.js';
+import type { CliEntry } from './command.js';
 import agents from './commands/agents.js';
 import clock from './commands/clock.js';
 import daemon from './commands/daemon.js';
@@ -8,15 +8,17 @@ import events from './commands/events.js';
 import keys from './commands/keys.js';
 import listen from './commands/listen.js';
 import secrets from './commands/secrets.js';
+import oauth from './commands/oauth.js';
 import webhooks from './commands/webhooks.js';
 import workflowTemplates from './commands/workflow-templates.js';
 import workflows from './commands/workflows.js';
 import workspaces from './commands/workspaces.js';
 
-export const COMMANDS: CommandSpec[] = [
+export const COMMANDS: CliEntry[] = [
   ...daemon,
   ...workspaces,
   ...keys,
+  ...oauth,
   ...clock,
   ...events,
   ...agents,

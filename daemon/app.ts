@@ -37,11 +37,14 @@ import { MAX_KNOWLEDGE_BYTES } from './agents/knowledge/knowledge.service.js';
 import { webhookRoutes } from './webhooks/webhook.routes.js';
 import { integrationRoutes } from './integrations/integration.routes.js';
 import multipart from '@fastify/multipart';
+import formbody from '@fastify/formbody';
+import cookie from '@fastify/cookie';
 import { agentRoutes } from './agents/agent.routes.js';
 import { workflowRoutes } from './workflows/workflow.routes.js';
 import { templateRoutes } from './templates/template.routes.js';
 import { hookRoutes } from './triggers/hook.routes.js';
 import { Workflow } from '../shared/schemas/workflows.js';
+import { oauthRoutes, oauthScopeErrorHandler } from './oauth/oauth.routes.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -105,13 +108,8 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
   } = services;
 
   const plans = new RatePlans(options.enterpriseRateMultiplier ?? DEFAULT_ENTERPRISE_MULTIPLIER);
-  const guard = new AccessGuard(
-    credentials,
-    workspaces,
-    new FixedWindowLimiter(clock),
-    plans,
-    clock,
-  );
+  const limiter = new FixedWindowLimiter(clock);
+  const guard = new AccessGuard(credentials, workspaces, limiter, plans, clock);
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
@@ -132,8 +130,18 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     ...templateRoutes(services.templates, Workflow),
     ...hookRoutes(services.triggers, workspaces, () => guard),
   ];
-  const allRoutes: RouteDef[] = [...routes, ...publicRoutes(() => allRoutes, urls, VERSION)];
-  registerRoutes(app, allRoutes, guard, clock);
+  const oauth = oauthRoutes({ oauth: services.oauth, workspaces, limiter, plans, clock, urls });
+  const allRoutes: RouteDef[] = [
+    ...routes,
+    ...oauth,
+    ...publicRoutes(() => allRoutes, urls, VERSION),
+  ];
+  registerRoutes(
+    app,
+    allRoutes.filter((route) => !oauth.includes(route)),
+    guard,
+    clock,
+  );
 
   const methodsByPath = methodFinder(allRoutes);
   installErrorHandling(app, clock, urls, methodsByPath);
@@ -141,6 +149,13 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     reply.header('X-Request-Id', request.id);
     sendError(request, reply, toApiError(error), clock, urls);
   };
+  // The OAuth endpoints alone take form bodies and cookies, so no other route's parsing changes.
+  await app.register(async (scope) => {
+    await scope.register(formbody);
+    await scope.register(cookie);
+    scope.setErrorHandler(oauthScopeErrorHandler(clock, urls));
+    registerRoutes(scope, oauth, guard, clock);
+  });
 
   const router = createControlRouter({
     workspaces,
@@ -152,6 +167,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     stubs,
     agents: services.agents,
     secrets: services.secrets,
+    oauth: services.oauth,
     daemon: {
       environment: options.environment,
       status: (): DaemonStatus => ({

@@ -76,7 +76,7 @@ function bufferedDestination(dest: string | number) {
 /** Removes credential values from a URL's query string before it is logged. */
 export function redactUrl(url: string): string {
   return url.replace(
-    /([?&](?:api_key|access_token|token|client_secret|code|refresh_token)=)[^&#]*/gi,
+    /([?&](?:api_key|access_token|token|client_secret|code|code_verifier|refresh_token)=)[^&#]*/gi,
     '$1[redacted]',
   );
 }

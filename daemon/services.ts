@@ -22,6 +22,8 @@ import { KeyService } from './keys/key.service.js';
 import { KnowledgeRepository } from './agents/knowledge.repository.js';
 import { KnowledgeService } from './agents/knowledge/knowledge.service.js';
 import { MessageRepository } from './agents/message.repository.js';
+import { OAuthRepository } from './oauth/oauth.repository.js';
+import { OAuthService } from './oauth/oauth.service.js';
 import { OffsetClock } from './clock/clock.js';
 import { OpenAiBrain } from './agents/brains/openai.js';
 import { SettingsRepository } from './store/settings.repository.js';
@@ -80,6 +82,7 @@ export interface Services {
   workspaces: WorkspaceService;
   keys: KeyService;
   credentials: CredentialService;
+  oauth: OAuthService;
   events: EventService;
   webhooks: WebhookService;
   deliveries: DeliveryService;
@@ -117,6 +120,9 @@ export function buildServices(
   const keys = new KeyService(db, keyRepository, workspaces, clock, options.environment);
   const credentials = new CredentialService(keyRepository, clock, options.environment);
   keys.on('changed', () => credentials.invalidate());
+  const oauth = new OAuthService(db, new OAuthRepository(db), workspaces, clock);
+  credentials.acceptAccessTokens((hash) => oauth.accessTokenByHash(hash));
+  oauth.onRevoke(() => credentials.invalidate());
   const events = new EventService(db, new EventRepository(db), clock);
   const urlPolicy = {
     environment: options.environment,
@@ -225,6 +231,7 @@ export function buildServices(
       { name: 'agent executions', run: () => executions.purgeExpired() },
       { name: 'workflow executions', run: () => runs.purgeExpired() },
       { name: 'event trigger chains', run: () => triggers.purgeExpired() },
+      { name: 'oauth codes and tokens', run: () => oauth.purgeExpired() },
       {
         name: 'wal checkpoint',
         run: () => {
@@ -250,6 +257,7 @@ export function buildServices(
     workspaces,
     keys,
     credentials,
+    oauth,
     events,
     webhooks,
     deliveries,

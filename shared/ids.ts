@@ -20,6 +20,9 @@ export const ID_PREFIXES = {
   conversation: 'conv_',
   document: 'doc_',
   stub: 'stub_',
+  oauthApp: 'app_',
+  oauthGrant: 'grant_',
+  oauthToken: 'tok_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

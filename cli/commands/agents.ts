@@ -3,6 +3,14 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { parseDuration } from '../../shared/duration.js';
+import {
+  AGENT_STATUSES,
+  AGENT_TYPES,
+  AGENT_UPDATE_STATUSES,
+  ANALYTICS_PERIODS,
+  AUTONOMY_LEVELS,
+  KNOWLEDGE_TYPES,
+} from '../../shared/schemas/enums.js';
 import type {
   Agent,
   AgentExecutionView,
@@ -14,7 +22,7 @@ import type {
   MessageView,
 } from '../../shared/schemas/agents.js';
 import type { DeletedView, ListBody } from '../../shared/schemas/common.js';
-import { defineCommands, stringOption, type Options } from '../command.js';
+import { command, defineCommands, group, stringOption, type Options } from '../command.js';
 import type { CliContext } from '../context.js';
 import { UsageError } from '../errors.js';
 import { chalk, table } from '../output.js';
@@ -73,12 +81,9 @@ const agentFields = [
   },
   { flags: '--name <name>', description: 'display name' },
   { flags: '--description <text>', description: 'what the agent is for' },
-  {
-    flags: '--type <type>',
-    description: 'customer-service, operations, research, sales or custom',
-  },
+  { flags: '--type <type>', description: 'agent type', values: AGENT_TYPES },
   { flags: '--ontology <id>', description: 'industry ontology, e.g. retail-v1' },
-  { flags: '--autonomy <level>', description: 'L1, L2, L3 or L4' },
+  { flags: '--autonomy <level>', description: 'autonomy level', values: AUTONOMY_LEVELS },
   { flags: '--capabilities <json>', description: 'JSON map of capability name to true/false' },
   {
     flags: '--guardrails <json>',
@@ -142,12 +147,15 @@ async function decide(
 }
 
 export default defineCommands([
-  {
+  group(['agents'], 'Agents: create, execute, approve, converse, knowledge, sandbox stubs'),
+  group(['agents', 'knowledge'], 'Knowledge documents of an agent'),
+  group(['agents', 'stub'], 'Sandbox stubs: deterministic agent answers'),
+  command({
     path: ['agents', 'list'],
     description: 'List agents',
     options: [
-      { flags: '--status <status>', description: 'active, paused, training or archived' },
-      { flags: '--type <type>', description: 'agent type' },
+      { flags: '--status <status>', description: 'agent status', values: AGENT_STATUSES },
+      { flags: '--type <type>', description: 'agent type', values: AGENT_TYPES },
       { flags: '--limit <n>', description: 'page size, 1-100' },
       { flags: '--starting-after <id>', description: 'cursor' },
     ],
@@ -156,10 +164,10 @@ export default defineCommands([
         await ctx.api()
       ).request<ListBody<typeof Agent>>('GET', '/agents', {
         query: {
-          status: stringOption(options, 'status'),
-          type: stringOption(options, 'type'),
-          limit: stringOption(options, 'limit'),
-          starting_after: stringOption(options, 'startingAfter'),
+          status: options.status,
+          type: options.type,
+          limit: options.limit,
+          starting_after: options.startingAfter,
         },
       });
       ctx.out.result(body, () =>
@@ -176,8 +184,8 @@ export default defineCommands([
         ),
       );
     },
-  },
-  {
+  }),
+  command({
     path: ['agents', 'get'],
     description: 'Show an agent',
     args: [{ name: 'id', description: 'agent id (agt_...)' }],
@@ -185,8 +193,8 @@ export default defineCommands([
       const agent = await (await ctx.api()).data<AgentView>('GET', `/agents/${path(id!)}`);
       ctx.out.result(agent, () => describeAgent(agent));
     },
-  },
-  {
+  }),
+  command({
     path: ['agents', 'create'],
     description: 'Create an agent (it starts in training)',
     options: agentFields,
@@ -201,14 +209,14 @@ export default defineCommands([
       const agent = await (await ctx.api()).data<AgentView>('POST', '/agents', { body });
       ctx.out.result(agent, () => describeAgent(agent));
     },
-  },
-  {
+  }),
+  command({
     path: ['agents', 'update'],
     description: 'Change an agent (any field; --status active, paused or archived)',
     args: [{ name: 'id', description: 'agent id (agt_...)' }],
     options: [
       ...agentFields,
-      { flags: '--status <status>', description: 'active, paused or archived' },
+      { flags: '--status <status>', description: 'new status', values: AGENT_UPDATE_STATUSES },
     ],
     async run(ctx, [id], options) {
       const agent = await (
@@ -216,8 +224,8 @@ export default defineCommands([
       ).data<AgentView>('PATCH', `/agents/${path(id!)}`, { body: await agentBody(options) });
       ctx.out.result(agent, () => describeAgent(agent));
     },
-  },
-  {
+  }),
+  command({
     path: ['agents', 'delete'],
     description: 'Delete an agent (irreversible)',
     args: [{ name: 'id', description: 'agent id (agt_...)' }],
@@ -225,8 +233,8 @@ export default defineCommands([
       const result = await (await ctx.api()).data<DeletedView>('DELETE', `/agents/${path(id!)}`);
       ctx.out.result(result, () => `Deleted agent ${result.id}`);
     },
-  },
-  {
+  }),
+  command({
     path: ['agents', 'deploy'],
     description: 'Make an agent active now (skips the rest of its training)',
     args: [{ name: 'id', description: 'agent id (agt_...)' }],
@@ -236,8 +244,8 @@ export default defineCommands([
       ).data<AgentView>('POST', '/agents/deploy', { body: { agent_id: id } });
       ctx.out.result(agent, () => describeAgent(agent));
     },
-  },
-  {
+  }),
+  command({
     path: ['agents', 'execute'],
     description: 'Send a task to an agent',
     args: [{ name: 'id', description: 'agent id (agt_...)' }],
@@ -248,7 +256,7 @@ export default defineCommands([
     ],
     examples: ['svc agents execute agt_... --input "Where is order 1234?" --wait --json'],
     async run(ctx, [id], options) {
-      const input = stringOption(options, 'input');
+      const input = options.input;
       if (!input) throw new UsageError('Missing --input: the task for the agent.');
       const execution = await (
         await ctx.api()
@@ -261,8 +269,8 @@ export default defineCommands([
       });
       ctx.out.result(execution, () => describeExecution(execution));
     },
-  },
-  {
+  }),
+  command({
     path: ['agents', 'execution'],
     description: 'Show an execution',
     args: [
@@ -275,8 +283,8 @@ export default defineCommands([
       ).data<AgentExecutionView>('GET', `/agents/${path(agentId!, 'executions', executionId!)}`);
       ctx.out.result(execution, () => describeExecution(execution));
     },
-  },
-  {
+  }),
+  command({
     path: ['agents', 'approve'],
     description: 'Approve an execution awaiting approval',
     args: [
@@ -285,8 +293,8 @@ export default defineCommands([
     ],
     options: [{ flags: '--notes <text>', description: 'why' }],
     run: (ctx, args, options) => decide(ctx, args, options, 'approve'),
-  },
-  {
+  }),
+  command({
     path: ['agents', 'reject'],
     description: 'Reject an execution awaiting approval',
     args: [
@@ -295,8 +303,8 @@ export default defineCommands([
     ],
     options: [{ flags: '--notes <text>', description: 'why' }],
     run: (ctx, args, options) => decide(ctx, args, options, 'reject'),
-  },
-  {
+  }),
+  command({
     path: ['agents', 'messages'],
     description: 'Show the conversation history, or --send a message and print the reply',
     args: [{ name: 'id', description: 'agent id (agt_...)' }],
@@ -307,8 +315,8 @@ export default defineCommands([
     ],
     async run(ctx, [id], options) {
       const api = await ctx.api();
-      const conversation = stringOption(options, 'conversation');
-      const text = stringOption(options, 'send');
+      const conversation = options.conversation;
+      const text = options.send;
       if (text !== undefined) {
         const reply = await api.data<MessageView>('POST', `/agents/${path(id!)}/messages`, {
           body: { content: text, ...(conversation ? { conversation_id: conversation } : {}) },
@@ -323,7 +331,7 @@ export default defineCommands([
         'GET',
         `/agents/${path(id!)}/messages`,
         {
-          query: { conversation_id: conversation, limit: stringOption(options, 'limit') },
+          query: { conversation_id: conversation, limit: options.limit },
         },
       );
       ctx.out.result(
@@ -338,13 +346,18 @@ export default defineCommands([
             .join('\n') || chalk.dim('(no messages)'),
       );
     },
-  },
-  {
+  }),
+  command({
     path: ['agents', 'analytics'],
     description: "Show an agent's analytics",
     args: [{ name: 'id', description: 'agent id (agt_...)' }],
     options: [
-      { flags: '--period <period>', description: '1d, 7d, 30d or 90d', default: '7d' },
+      {
+        flags: '--period <period>',
+        description: 'period',
+        values: ANALYTICS_PERIODS,
+        default: '7d',
+      },
       { flags: '--metrics <names>', description: 'comma-separated metric names' },
     ],
     async run(ctx, [id], options) {
@@ -352,8 +365,8 @@ export default defineCommands([
         await ctx.api()
       ).data<AnalyticsView>('GET', `/agents/${path(id!)}/analytics`, {
         query: {
-          period: stringOption(options, 'period'),
-          metrics: stringOption(options, 'metrics'),
+          period: options.period,
+          metrics: options.metrics,
         },
       });
       ctx.out.result(analytics, () =>
@@ -365,8 +378,8 @@ export default defineCommands([
         ].join('\n'),
       );
     },
-  },
-  {
+  }),
+  command({
     path: ['agents', 'knowledge', 'upload'],
     description: 'Upload a knowledge document (PDF, DOCX, MD or TXT)',
     args: [
@@ -376,7 +389,8 @@ export default defineCommands([
     options: [
       {
         flags: '--type <type>',
-        description: 'faq, policy, product_info or template',
+        description: 'document type',
+        values: KNOWLEDGE_TYPES,
         default: 'faq',
       },
       { flags: '--description <text>', description: 'what the document is' },
@@ -390,8 +404,8 @@ export default defineCommands([
       }
       const form = new FormData();
       form.append('file', new Blob([new Uint8Array(content)]), basename(file!));
-      form.append('type', stringOption(options, 'type') ?? 'faq');
-      const description = stringOption(options, 'description');
+      form.append('type', options.type ?? 'faq');
+      const description = options.description;
       if (description) form.append('description', description);
       const doc = await (
         await ctx.api()
@@ -401,8 +415,8 @@ export default defineCommands([
         () => `Learned ${chalk.cyan(doc.id)} (${doc.format}, ${doc.chunk_count} passages)`,
       );
     },
-  },
-  {
+  }),
+  command({
     path: ['agents', 'knowledge', 'list'],
     description: "List an agent's knowledge documents",
     args: [{ name: 'id', description: 'agent id (agt_...)' }],
@@ -417,8 +431,8 @@ export default defineCommands([
         ),
       );
     },
-  },
-  {
+  }),
+  command({
     path: ['agents', 'knowledge', 'delete'],
     description: 'Delete a knowledge document',
     args: [
@@ -431,8 +445,8 @@ export default defineCommands([
       ).data<DeletedView>('DELETE', `/agents/${path(id!, 'knowledge', document!)}`);
       ctx.out.result(result, () => `Deleted ${result.id}`);
     },
-  },
-  {
+  }),
+  command({
     path: ['agents', 'stub', 'add'],
     description:
       'Sandbox: make an agent answer inputs that match with a fixed result, a failure or a delay',
@@ -450,14 +464,14 @@ export default defineCommands([
       `svc agents stub add agt_... --match refund --result '{"action":"issue_refund","output":"Refunded","confidence":0.99}'`,
     ],
     async run(ctx, [id], options) {
-      const match = stringOption(options, 'match');
+      const match = options.match;
       if (!match) throw new UsageError('Missing --match: text or /regex/ that inputs must match.');
-      const delayText = stringOption(options, 'delay');
+      const delayText = options.delay;
       const delay = delayText === undefined ? undefined : parseDuration(delayText);
       if (delay === null || delay === 0)
         throw new UsageError('--delay takes a duration such as 500ms, 5s or 1m.');
       const result = jsonOption(options, 'result', '--result');
-      const fail = stringOption(options, 'fail');
+      const fail = options.fail;
       if (!result && !fail && delay === undefined)
         throw new UsageError('Give --result, --fail or --delay.');
       const stub = await (
@@ -476,8 +490,8 @@ export default defineCommands([
         () => `Added stub ${chalk.cyan(stub.id)} for inputs matching ${stub.match}`,
       );
     },
-  },
-  {
+  }),
+  command({
     path: ['agents', 'stub', 'list'],
     description: "List an agent's sandbox stubs",
     args: [{ name: 'id', description: 'agent id (agt_...)' }],
@@ -496,8 +510,8 @@ export default defineCommands([
         ),
       );
     },
-  },
-  {
+  }),
+  command({
     path: ['agents', 'stub', 'clear'],
     description: "Remove an agent's sandbox stubs",
     args: [{ name: 'id', description: 'agent id (agt_...)' }],
@@ -505,5 +519,5 @@ export default defineCommands([
       const result = await (await ctx.control()).agents.stubs.clear.mutate({ agent_id: id! });
       ctx.out.result(result, () => `Removed ${result.cleared} stub(s)`);
     },
-  },
+  }),
 ]);

@@ -1,6 +1,6 @@
 // svc clock show|advance|set|reset (sandbox only)
 import { parseDuration } from '../../shared/duration.js';
-import { defineCommands } from '../command.js';
+import { command, defineCommands, group } from '../command.js';
 import { UsageError } from '../errors.js';
 import { chalk } from '../output.js';
 
@@ -14,15 +14,16 @@ const describe = (state: ClockState) =>
   `${chalk.cyan(state.now)}${state.offset_ms ? chalk.dim(` (real time ${state.real_now}, offset ${state.offset_ms} ms)`) : chalk.dim(' (real time)')}`;
 
 export default defineCommands([
-  {
+  group(['clock'], 'The sandbox clock: show, advance, set, reset'),
+  command({
     path: ['clock', 'show'],
     description: "Show the daemon's clock",
     async run(ctx) {
       const state = await (await ctx.control()).clock.show.query();
       ctx.out.result(state, () => describe(state));
     },
-  },
-  {
+  }),
+  command({
     path: ['clock', 'advance'],
     description: 'Move the clock forward; whatever became due runs before this returns',
     args: [{ name: 'duration', description: '30s, 5m, 1h, 2d or ISO 8601 (PT1H)' }],
@@ -36,8 +37,8 @@ export default defineCommands([
       const state = await (await ctx.control()).clock.advance.mutate({ ms });
       ctx.out.result(state, () => `Clock advanced to ${describe(state)}`);
     },
-  },
-  {
+  }),
+  command({
     path: ['clock', 'set'],
     description: 'Set the clock to a time (it keeps ticking from there)',
     args: [{ name: 'time', description: 'ISO 8601, e.g. 2030-01-01T00:00:00Z' }],
@@ -47,13 +48,13 @@ export default defineCommands([
       const state = await (await ctx.control()).clock.set.mutate({ to: time! });
       ctx.out.result(state, () => `Clock set to ${describe(state)}`);
     },
-  },
-  {
+  }),
+  command({
     path: ['clock', 'reset'],
     description: 'Go back to real time',
     async run(ctx) {
       const state = await (await ctx.control()).clock.reset.mutate();
       ctx.out.result(state, () => `Clock reset to ${describe(state)}`);
     },
-  },
+  }),
 ]);

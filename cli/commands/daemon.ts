@@ -1,5 +1,5 @@
 // svc daemon start|stop|status|logs
-import { defineCommands, stringOption, type Options } from '../command.js';
+import { command, defineCommands, group, stringOption, type Options } from '../command.js';
 import type { CliContext } from '../context.js';
 import { CliError } from '../errors.js';
 import { chalk } from '../output.js';
@@ -16,7 +16,8 @@ function daemonFlags(ctx: CliContext, options: Options) {
 }
 
 export default defineCommands([
-  {
+  group(['daemon'], 'Start, stop and inspect the local daemon'),
+  command({
     path: ['daemon', 'start'],
     description: 'Start the daemon in the background (or --foreground) and print its URL',
     options: [
@@ -60,8 +61,8 @@ export default defineCommands([
           `svc daemon running at ${chalk.cyan(started.url)} (pid ${started.pid}, ${started.environment}, data dir ${ctx.dataDir})`,
       );
     },
-  },
-  {
+  }),
+  command({
     path: ['daemon', 'stop'],
     description: 'Stop the daemon gracefully (in-flight work finishes or is persisted)',
     async run(ctx) {
@@ -75,8 +76,8 @@ export default defineCommands([
             : `No svc daemon was running for ${ctx.dataDir}`,
       );
     },
-  },
-  {
+  }),
+  command({
     path: ['daemon', 'status'],
     description: 'Show whether the daemon runs, where, and its clock',
     async run(ctx) {
@@ -113,8 +114,8 @@ export default defineCommands([
         ].join('\n'),
       );
     },
-  },
-  {
+  }),
+  command({
     path: ['daemon', 'logs'],
     description: 'Print the daemon log (-f to follow)',
     options: [
@@ -126,11 +127,11 @@ export default defineCommands([
       },
     ],
     async run(ctx, _args, options) {
-      const lines = Number(stringOption(options, 'lines') ?? '50');
+      const lines = Number(options.lines ?? '50');
       if (!Number.isInteger(lines) || lines < 0)
         throw new CliError('--lines takes a whole number.', 2, 'usage_error');
       const { printLogs } = await import('../logs.js');
       await printLogs(ctx, { lines, follow: options.follow === true });
     },
-  },
+  }),
 ]);

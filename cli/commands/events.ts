@@ -2,13 +2,14 @@
 import type { MeView } from '../../shared/schemas/auth.js';
 import type { ListBody } from '../../shared/schemas/common.js';
 import type { Event, EventEnvelope } from '../../shared/schemas/events.js';
-import { defineCommands, stringOption } from '../command.js';
+import { command, defineCommands, group } from '../command.js';
 import { UsageError } from '../errors.js';
 import { streamUntilInterrupted } from '../stream.js';
 import { chalk, table } from '../output.js';
 
 export default defineCommands([
-  {
+  group(['events'], 'The event log: list, get, tail, trigger'),
+  command({
     path: ['events', 'list'],
     description: 'List stored events, newest first',
     options: [
@@ -27,9 +28,9 @@ export default defineCommands([
         await ctx.api()
       ).request<ListBody<typeof Event>>('GET', '/events', {
         query: {
-          type: stringOption(options, 'type'),
-          limit: stringOption(options, 'limit'),
-          starting_after: stringOption(options, 'startingAfter'),
+          type: options.type,
+          limit: options.limit,
+          starting_after: options.startingAfter,
         },
       });
       ctx.out.result(body, () => {
@@ -42,8 +43,8 @@ export default defineCommands([
           : rows;
       });
     },
-  },
-  {
+  }),
+  command({
     path: ['events', 'get'],
     description: 'Show one event',
     args: [{ name: 'id', description: 'event id (evt_...)' }],
@@ -53,20 +54,20 @@ export default defineCommands([
       ).data<EventEnvelope>('GET', `/events/${encodeURIComponent(id!)}`);
       ctx.out.result(event, () => JSON.stringify(event, null, 2));
     },
-  },
-  {
+  }),
+  command({
     path: ['events', 'tail'],
     description: 'Stream events live as they are published (Ctrl-C to stop)',
     options: [
       { flags: '--events <types>', description: 'only these types or prefixes, comma-separated' },
     ],
     async run(ctx, _args, options) {
-      const types = stringOption(options, 'events')
+      const types = options.events
         ?.split(',')
         .map((t) => t.trim())
         .filter(Boolean);
       if (types && types.length === 0) throw new UsageError('--events needs at least one type.');
-      const workspace = stringOption(options, 'workspace');
+      const workspace = options.workspace;
       const control = await ctx.control();
       ctx.out.note(chalk.dim('Waiting for events (Ctrl-C to stop)...'));
       await streamUntilInterrupted<EventEnvelope>(
@@ -83,8 +84,8 @@ export default defineCommands([
           ),
       );
     },
-  },
-  {
+  }),
+  command({
     path: ['events', 'trigger'],
     description: 'Publish a realistic sample event of a type (sandbox only)',
     args: [{ name: 'type', description: 'event type, e.g. agent.created' }],
@@ -99,7 +100,7 @@ export default defineCommands([
       const { isEventType, EVENT_TYPES } = await import('../../shared/schemas/events.js');
       if (!isEventType(type!))
         throw new UsageError(`Unknown event type "${type}". One of: ${EVENT_TYPES.join(', ')}`);
-      const dataText = stringOption(options, 'data');
+      const dataText = options.data;
       let data: Record<string, unknown> | undefined;
       if (dataText !== undefined) {
         try {
@@ -110,7 +111,7 @@ export default defineCommands([
         if (!data || typeof data !== 'object' || Array.isArray(data))
           throw new UsageError('--data must be a JSON object.');
       }
-      const workspace = stringOption(options, 'workspace');
+      const workspace = options.workspace;
       const event = await (
         await ctx.control()
       ).events.trigger.mutate({
@@ -120,8 +121,8 @@ export default defineCommands([
       });
       ctx.out.result(event, () => `Published ${chalk.cyan(event.type)} ${event.id}`);
     },
-  },
-  {
+  }),
+  command({
     path: ['whoami'],
     description: 'Show the credential the CLI uses (GET /v1/auth/me)',
     async run(ctx) {
@@ -135,5 +136,5 @@ export default defineCommands([
           .join('\n'),
       );
     },
-  },
+  }),
 ]);

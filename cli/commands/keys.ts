@@ -1,7 +1,7 @@
 // svc keys create|list|revoke|rotate
 import { parseDuration } from '../../shared/duration.js';
 import { parseScopes, SCOPES, type Scope } from '../../shared/scopes.js';
-import { defineCommands, stringOption } from '../command.js';
+import { command, defineCommands, group } from '../command.js';
 import { askChoices, askText } from '../dialogs.js';
 import { UsageError } from '../errors.js';
 import { chalk, table } from '../output.js';
@@ -31,7 +31,8 @@ async function scopesOption(value: string | undefined): Promise<Scope[]> {
 }
 
 export default defineCommands([
-  {
+  group(['keys'], 'API keys: create (shown once), list, revoke, rotate'),
+  command({
     path: ['keys', 'create'],
     description: 'Create an API key; the key is printed this once',
     options: [
@@ -46,10 +47,10 @@ export default defineCommands([
       'svc keys create --name ci --scopes "agents:read workflows:execute" --expires-in 90d --json',
     ],
     async run(ctx, _args, options) {
-      const name = stringOption(options, 'name') ?? (await askText('--name', 'Key name'));
-      const scopes = await scopesOption(stringOption(options, 'scopes'));
-      const expiresInMs = durationOption(stringOption(options, 'expiresIn'), '--expires-in');
-      const workspaceId = stringOption(options, 'workspace') ?? process.env.SVC_WORKSPACE;
+      const name = options.name ?? (await askText('--name', 'Key name'));
+      const scopes = await scopesOption(options.scopes);
+      const expiresInMs = durationOption(options.expiresIn, '--expires-in');
+      const workspaceId = options.workspace ?? process.env.SVC_WORKSPACE;
       const created = await (
         await ctx.control()
       ).keys.create.mutate({
@@ -72,12 +73,12 @@ export default defineCommands([
         ].join('\n'),
       );
     },
-  },
-  {
+  }),
+  command({
     path: ['keys', 'list'],
     description: 'List API keys (never their values)',
     async run(ctx, _args, options) {
-      const workspaceId = stringOption(options, 'workspace');
+      const workspaceId = options.workspace;
       const keys = await (
         await ctx.control()
       ).keys.list.query(workspaceId ? { workspace_id: workspaceId } : undefined);
@@ -96,8 +97,8 @@ export default defineCommands([
         ),
       );
     },
-  },
-  {
+  }),
+  command({
     path: ['keys', 'revoke'],
     description: 'Revoke a key at once',
     args: [{ name: 'id', description: 'key id (key_...)' }],
@@ -105,8 +106,8 @@ export default defineCommands([
       const key = await (await ctx.control()).keys.revoke.mutate({ id: id! });
       ctx.out.result(key, () => `Revoked key ${chalk.cyan(key.id)} "${key.name}"`);
     },
-  },
-  {
+  }),
+  command({
     path: ['keys', 'rotate'],
     description: 'Issue a successor key; the old one keeps working for the grace period',
     args: [{ name: 'id', description: 'key id (key_...)' }],
@@ -117,10 +118,7 @@ export default defineCommands([
       },
     ],
     async run(ctx, [id], options) {
-      const graceMs =
-        stringOption(options, 'grace') === undefined
-          ? undefined
-          : parseDuration(stringOption(options, 'grace')!);
+      const graceMs = options.grace === undefined ? undefined : parseDuration(options.grace!);
       if (graceMs === null) throw new UsageError('--grace takes a duration such as 1h or 0s.');
       const rotated = await (
         await ctx.control()
@@ -135,7 +133,7 @@ export default defineCommands([
         ].join('\n'),
       );
     },
-  },
+  }),
 ]);
 
 function statusColour(status: string): string {

@@ -1,14 +1,14 @@
 // svc listen --forward-to URL: forwards the workspace's events, signed, to a local URL as they
 // happen and prints each with the receiver's answer (like `stripe listen`). The signing secret
 // is stable per data dir and printed at start.
-import { defineCommands, stringOption } from '../command.js';
+import { command, defineCommands } from '../command.js';
 import { UsageError } from '../errors.js';
 import type { EventEnvelope } from '../../shared/schemas/events.js';
 import { streamUntilInterrupted } from '../stream.js';
 import { chalk } from '../output.js';
 
 export default defineCommands([
-  {
+  command({
     path: ['listen'],
     description: 'Forward live events, signed, to a local URL (Ctrl-C to stop)',
     options: [
@@ -25,7 +25,7 @@ export default defineCommands([
       'svc listen --forward-to http://localhost:4000/webhooks --events agent.*,workflow.execution.failed',
     ],
     async run(ctx, _args, options) {
-      const target = stringOption(options, 'forwardTo');
+      const target = options.forwardTo;
       if (!target) throw new UsageError('Missing --forward-to: the local URL to POST events to.');
       let url: URL;
       try {
@@ -35,7 +35,7 @@ export default defineCommands([
       }
       if (url.protocol !== 'http:' && url.protocol !== 'https:')
         throw new UsageError('--forward-to must be an http:// or https:// URL.');
-      const types = stringOption(options, 'events')
+      const types = options.events
         ?.split(',')
         .map((type) => type.trim())
         .filter(Boolean);
@@ -100,5 +100,5 @@ export default defineCommands([
         },
       );
     },
-  },
+  }),
 ]);

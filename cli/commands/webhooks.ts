@@ -1,7 +1,12 @@
 // svc webhooks create|list|get|update|delete|test|deliveries|delivery|retry|tail
-import { defineCommands, stringOption, type Options } from '../command.js';
+import { command, defineCommands, group, stringOption, type Options } from '../command.js';
 import type { CliContext } from '../context.js';
 import { UsageError } from '../errors.js';
+import {
+  DELIVERY_STATUSES,
+  WEBHOOK_STATUSES,
+  WEBHOOK_UPDATE_STATUSES,
+} from '../../shared/schemas/enums.js';
 import type { DeletedView, ListBody } from '../../shared/schemas/common.js';
 import type {
   Delivery,
@@ -72,7 +77,8 @@ async function api(ctx: CliContext) {
 }
 
 export default defineCommands([
-  {
+  group(['webhooks'], 'Webhook subscriptions, deliveries, test, retry and live tail'),
+  command({
     path: ['webhooks', 'create'],
     description: 'Subscribe a URL to event types; prints the signing secret once',
     options: [
@@ -91,7 +97,7 @@ export default defineCommands([
       'svc webhooks create --url http://localhost:4000/hooks --events agent.created,agent.updated --json',
     ],
     async run(ctx, _args, options) {
-      const url = stringOption(options, 'url');
+      const url = options.url;
       const events = eventsFrom(options);
       if (!url) throw new UsageError('Missing --url: the receiver URL.');
       if (!events?.length) throw new UsageError('Missing --events: comma-separated event types.');
@@ -101,7 +107,7 @@ export default defineCommands([
         body: {
           url,
           events,
-          description: stringOption(options, 'description'),
+          description: options.description,
           settings: settingsFrom(options),
         },
       });
@@ -114,12 +120,12 @@ export default defineCommands([
         ].join('\n'),
       );
     },
-  },
-  {
+  }),
+  command({
     path: ['webhooks', 'list'],
     description: 'List webhooks',
     options: [
-      { flags: '--status <status>', description: 'active, paused or failed' },
+      { flags: '--status <status>', description: 'webhook status', values: WEBHOOK_STATUSES },
       { flags: '--limit <n>', description: 'page size, 1-100' },
       { flags: '--starting-after <id>', description: 'cursor' },
     ],
@@ -128,9 +134,9 @@ export default defineCommands([
         await api(ctx)
       ).request<ListBody<typeof Webhook>>('GET', '/webhooks', {
         query: {
-          status: stringOption(options, 'status'),
-          limit: stringOption(options, 'limit'),
-          starting_after: stringOption(options, 'startingAfter'),
+          status: options.status,
+          limit: options.limit,
+          starting_after: options.startingAfter,
         },
       });
       ctx.out.result(body, () =>
@@ -146,8 +152,8 @@ export default defineCommands([
         ),
       );
     },
-  },
-  {
+  }),
+  command({
     path: ['webhooks', 'get'],
     description: 'Show a webhook',
     args: [{ name: 'id', description: 'webhook id (hook_...)' }],
@@ -157,8 +163,8 @@ export default defineCommands([
       ).data<WebhookView>('GET', `/webhooks/${encodeURIComponent(id!)}`);
       ctx.out.result(hook, () => describeWebhook(hook));
     },
-  },
-  {
+  }),
+  command({
     path: ['webhooks', 'update'],
     description: 'Change a webhook (status active resumes a paused or failed one)',
     args: [{ name: 'id', description: 'webhook id (hook_...)' }],
@@ -167,18 +173,18 @@ export default defineCommands([
       { flags: '--events <types>', description: 'new comma-separated event types' },
       {
         flags: '--status <status>',
-        description: 'active or paused',
-        choices: ['active', 'paused'],
+        description: 'pause, or resume a paused or failed webhook',
+        choices: WEBHOOK_UPDATE_STATUSES,
       },
       { flags: '--description <text>', description: 'what it is for' },
       ...settingOptions,
     ],
     async run(ctx, [id], options) {
       const body = {
-        url: stringOption(options, 'url'),
+        url: options.url,
         events: eventsFrom(options),
-        status: stringOption(options, 'status'),
-        description: stringOption(options, 'description'),
+        status: options.status,
+        description: options.description,
         settings: settingsFrom(options),
       };
       const hook = await (
@@ -186,8 +192,8 @@ export default defineCommands([
       ).data<WebhookView>('PATCH', `/webhooks/${encodeURIComponent(id!)}`, { body });
       ctx.out.result(hook, () => describeWebhook(hook));
     },
-  },
-  {
+  }),
+  command({
     path: ['webhooks', 'delete'],
     description: 'Delete a webhook',
     args: [{ name: 'id', description: 'webhook id (hook_...)' }],
@@ -197,8 +203,8 @@ export default defineCommands([
       ).data<DeletedView>('DELETE', `/webhooks/${encodeURIComponent(id!)}`);
       ctx.out.result(result, () => `Deleted webhook ${result.id}`);
     },
-  },
-  {
+  }),
+  command({
     path: ['webhooks', 'test'],
     description: 'Send a sample event to the webhook now',
     args: [{ name: 'id', description: 'webhook id (hook_...)' }],
@@ -213,7 +219,7 @@ export default defineCommands([
       const result = await (
         await api(ctx)
       ).data<WebhookTestResultView>('POST', `/webhooks/${encodeURIComponent(id!)}/test`, {
-        body: { event_type: stringOption(options, 'eventType') },
+        body: { event_type: options.eventType },
       });
       ctx.out.result(
         result,
@@ -222,13 +228,13 @@ export default defineCommands([
       );
       if (result.status !== 'delivered') process.exitCode = 1;
     },
-  },
-  {
+  }),
+  command({
     path: ['webhooks', 'deliveries'],
     description: 'List the deliveries of a webhook, newest first',
     args: [{ name: 'id', description: 'webhook id (hook_...)' }],
     options: [
-      { flags: '--status <status>', description: 'pending, delivered or failed' },
+      { flags: '--status <status>', description: 'delivery status', values: DELIVERY_STATUSES },
       { flags: '--limit <n>', description: 'page size, 1-100' },
       { flags: '--starting-after <id>', description: 'cursor' },
     ],
@@ -240,9 +246,9 @@ export default defineCommands([
         `/webhooks/${encodeURIComponent(id!)}/deliveries`,
         {
           query: {
-            status: stringOption(options, 'status'),
-            limit: stringOption(options, 'limit'),
-            starting_after: stringOption(options, 'startingAfter'),
+            status: options.status,
+            limit: options.limit,
+            starting_after: options.startingAfter,
           },
         },
       );
@@ -260,8 +266,8 @@ export default defineCommands([
         ),
       );
     },
-  },
-  {
+  }),
+  command({
     path: ['webhooks', 'retry'],
     description: 'Redeliver a delivery now',
     args: [
@@ -281,15 +287,15 @@ export default defineCommands([
           `${statusColour(result.status)} HTTP ${result.http_status ?? '-'} after ${result.attempts} attempt(s)${result.error ? ` (${result.error})` : ''}`,
       );
     },
-  },
-  {
+  }),
+  command({
     path: ['webhooks', 'tail'],
     description: 'Stream delivery attempts live (Ctrl-C to stop)',
     options: [{ flags: '--webhook <id>', description: 'only this webhook' }],
     async run(ctx, _args, options) {
       const control = await ctx.control();
-      const webhookId = stringOption(options, 'webhook');
-      const workspace = stringOption(options, 'workspace');
+      const webhookId = options.webhook;
+      const workspace = options.workspace;
       ctx.out.note(chalk.dim('Watching deliveries (Ctrl-C to stop)...'));
       await streamUntilInterrupted<DeliveryActivity>(
         (handlers) =>
@@ -317,5 +323,5 @@ export default defineCommands([
         },
       );
     },
-  },
+  }),
 ]);

@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { defineCommands, stringOption, type Options } from '../command.js';
+import { command, defineCommands, stringOption, type Options } from '../command.js';
 import type { CliContext } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
 import { chalk, table } from '../output.js';
@@ -190,7 +190,7 @@ export default defineCommands([
       );
     },
   },
-  {
+  command({
     path: ['workflows', 'init'],
     description: 'Write a workflow file from a template, asking for the template, name and agents',
     args: [
@@ -246,7 +246,7 @@ export default defineCommands([
         ].join('\n'),
       );
     },
-  },
+  }),
   {
     path: ['workflows', 'trigger-url'],
     description: "Print a webhook-triggered workflow's URL (POST to it to start a run)",

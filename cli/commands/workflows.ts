@@ -1,5 +1,5 @@
 // svc workflows list|get|create|update|delete|activate|pause|run|executions|execution|cancel
-import { defineCommands, stringOption, type Options } from '../command.js';
+import { command, defineCommands, stringOption, type Options } from '../command.js';
 import type { CliContext } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
 import { chalk, table } from '../output.js';
@@ -339,7 +339,7 @@ export default defineCommands([
     args: [{ name: 'id', description: 'workflow id (wfl_...)' }],
     run: (ctx, [id]) => setStatus(ctx, id!, 'paused'),
   },
-  {
+  command({
     path: ['workflows', 'run'],
     description:
       'Start a run; with --wait, show each step live and print the result (exit 1 if the run fails)',
@@ -376,7 +376,7 @@ export default defineCommands([
         ].join('\n'),
       );
     },
-  },
+  }),
   {
     path: ['workflows', 'executions'],
     description: 'List the runs of a workflow, newest first',

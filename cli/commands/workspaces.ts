@@ -1,11 +1,12 @@
 // svc workspaces create|list
 import { TIERS, type Tier } from '../../shared/tiers.js';
-import { defineCommands, stringOption } from '../command.js';
+import { command, defineCommands, group } from '../command.js';
 import { askChoice, askText } from '../dialogs.js';
 import { chalk, table } from '../output.js';
 
 export default defineCommands([
-  {
+  group(['workspaces'], 'Workspaces (tenants) and their tiers'),
+  command({
     path: ['workspaces', 'create'],
     description: 'Create a workspace (a tenant) with a tier',
     options: [
@@ -18,10 +19,8 @@ export default defineCommands([
     ],
     examples: ['svc workspaces create --name "Acme" --tier starter --json'],
     async run(ctx, _args, options) {
-      const name = stringOption(options, 'name') ?? (await askText('--name', 'Workspace name'));
-      const tier =
-        (stringOption(options, 'tier') as Tier | undefined) ??
-        (await askChoice('--tier', 'Tier', TIERS));
+      const name = options.name ?? (await askText('--name', 'Workspace name'));
+      const tier = (options.tier as Tier | undefined) ?? (await askChoice('--tier', 'Tier', TIERS));
       const workspace = await (await ctx.control()).workspaces.create.mutate({ name, tier });
       ctx.out.result(
         workspace,
@@ -29,8 +28,8 @@ export default defineCommands([
           `Created workspace ${chalk.cyan(workspace.id)} "${workspace.name}" (${workspace.tier})`,
       );
     },
-  },
-  {
+  }),
+  command({
     path: ['workspaces', 'list'],
     description: 'List workspaces',
     async run(ctx) {
@@ -47,5 +46,5 @@ export default defineCommands([
         ),
       );
     },
-  },
+  }),
 ]);

@@ -1,5 +1,6 @@
-// Turns a bearer credential into a Credential, or the spec's 401. Lookups go by the key's
-// SHA-256 through a cache, so an authenticated request costs one hash and one map read.
+// Turns a bearer credential (API key or OAuth access token) into a Credential, or the spec's
+// 401. Lookups go by SHA-256 through a cache, so an authenticated request costs one hash and
+// one map read whichever kind it is.
 import { timingSafeEqual } from 'node:crypto';
 import type { Scope } from '../../shared/scopes.js';
 import type { Clock } from '../clock/clock.js';
@@ -15,8 +16,30 @@ interface CachedKey {
   credential: Credential;
 }
 
+/** An OAuth access token as the credential layer needs it (daemon/oauth provides it). */
+export interface AccessTokenRow {
+  id: string;
+  grant_id: string;
+  user_id: string;
+  workspace_id: string;
+  scopes: string;
+  expires_at: number;
+  revoked_at: number | null;
+  grant_revoked_at: number | null;
+}
+
+interface CachedToken {
+  row: AccessTokenRow;
+  credential: Credential;
+}
+
+/** Access tokens start with this; nothing else the daemon accepts does. */
+export const ACCESS_TOKEN_PREFIX = 'svc_at_';
+
 export class CredentialService {
   private readonly cache = new Map<string, CachedKey | null>();
+  private readonly tokenCache = new Map<string, CachedToken | null>();
+  private accessTokens: ((hash: string) => AccessTokenRow | undefined) | undefined;
 
   constructor(
     private readonly keys: KeyRepository,
@@ -26,9 +49,16 @@ export class CredentialService {
 
   invalidate(): void {
     this.cache.clear();
+    this.tokenCache.clear();
+  }
+
+  /** Lets OAuth access tokens in (the provider is built after this service). */
+  acceptAccessTokens(lookup: (hash: string) => AccessTokenRow | undefined): void {
+    this.accessTokens = lookup;
   }
 
   resolve(token: string): Credential {
+    if (this.accessTokens && token.startsWith(ACCESS_TOKEN_PREFIX)) return this.resolveToken(token);
     const marked = keyEnvironment(token);
     if (marked === undefined) {
       throw new ApiError(
@@ -66,6 +96,56 @@ export class CredentialService {
       );
     }
     return credential;
+  }
+
+  private resolveToken(token: string): Credential {
+    const hash = hashKey(token);
+    const found = this.lookupToken(hash);
+    if (!found) {
+      throw new ApiError(
+        'invalid_token',
+        'The OAuth access token is not known to this daemon. Get one through the authorization code flow (/oauth/authorize, then POST /v1/oauth/token).',
+      );
+    }
+    const { row, credential } = found;
+    if (row.revoked_at !== null || row.grant_revoked_at !== null) {
+      throw new ApiError(
+        'invalid_token',
+        `The OAuth access token was revoked (grant ${row.grant_id}). Authorize the app again.`,
+      );
+    }
+    if (row.expires_at <= this.clock.now()) {
+      const expiresAt = new Date(row.expires_at).toISOString();
+      throw new ApiError(
+        'invalid_token',
+        `The OAuth access token expired at ${expiresAt}. Get a new one with the refresh token (grant_type=refresh_token).`,
+        { extras: { expires_at: expiresAt } },
+      );
+    }
+    return credential;
+  }
+
+  private lookupToken(hash: string): CachedToken | null {
+    const cached = this.tokenCache.get(hash);
+    if (cached !== undefined) return cached;
+    const row = this.accessTokens!(hash);
+    const entry: CachedToken | null = row
+      ? {
+          row,
+          credential: {
+            type: 'oauth',
+            id: row.grant_id,
+            userId: row.user_id,
+            workspaceId: row.workspace_id,
+            scopes: new Set(row.scopes.split(' ').filter(Boolean) as Scope[]),
+            environment: this.environment,
+            expiresAt: row.expires_at,
+          },
+        }
+      : null;
+    if (this.tokenCache.size >= CACHE_LIMIT) this.tokenCache.clear();
+    this.tokenCache.set(hash, entry);
+    return entry;
   }
 
   private lookup(hash: string): CachedKey | null {

@@ -3,8 +3,8 @@ import type { Scope } from '../../shared/scopes.js';
 import type { Environment } from '../keys/key-material.js';
 
 export interface Credential {
-  type: 'api_key' | 'operator';
-  /** The key (or token) id; rate limits count per credential. */
+  type: 'api_key' | 'operator' | 'oauth';
+  /** The key id (the grant id for OAuth tokens, so a refresh keeps the count); rate limits count per credential. */
   id: string;
   userId: string;
   /** The one workspace the credential belongs to, or null for all of the user's workspaces. */

@@ -8,6 +8,7 @@ import type { DeliveryService } from '../webhooks/delivery.service.js';
 import type { AgentService } from '../agents/agent.service.js';
 import type { StubService } from '../agents/stub.service.js';
 import type { SecretService } from '../secrets/secret.service.js';
+import type { OAuthService } from '../oauth/oauth.service.js';
 
 export interface DaemonStatus {
   pid: number;
@@ -41,5 +42,6 @@ export interface ControlDeps {
   agents: AgentService;
   stubs: StubService;
   secrets: SecretService;
+  oauth: OAuthService;
   daemon: DaemonControl;
 }

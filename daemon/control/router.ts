@@ -30,6 +30,14 @@ import {
 } from '../../shared/schemas/workflows.js';
 import { SecretNotFoundError } from '../secrets/secret.service.js';
 import type { ControlDeps } from './deps.js';
+import {
+  OAuthAppCreateInput,
+  OAuthAppIdInput,
+  OAuthAppListInput,
+  OAuthGrantIdInput,
+  OAuthGrantListInput,
+} from '../../shared/schemas/oauth.js';
+import { appView, grantView } from '../oauth/oauth.views.js';
 
 export interface ControlContext {
   authorized: boolean;
@@ -235,6 +243,39 @@ export function createControlRouter(deps: ControlDeps) {
           requireAgent(input.agent_id);
           return { cleared: stubs.clear(input.agent_id) };
         }),
+      }),
+    }),
+    oauth: t.router({
+      apps: t.router({
+        /** The client secret is in this answer only (stored as SHA-256). */
+        create: operator.input(OAuthAppCreateInput).mutation(({ input }) => {
+          const { app, clientSecret } = deps.oauth.createApp(input);
+          return { ...appView(app), client_secret: clientSecret };
+        }),
+        list: operator
+          .input(OAuthAppListInput)
+          .query(({ input }) => deps.oauth.listApps(input?.workspace_id).map(appView)),
+        get: operator
+          .input(OAuthAppIdInput)
+          .query(({ input }) => appView(deps.oauth.getApp(input.client_id))),
+        /** Also revokes every grant and token the app was given. */
+        delete: operator
+          .input(OAuthAppIdInput)
+          .mutation(({ input }) => appView(deps.oauth.deleteApp(input.client_id))),
+      }),
+      grants: t.router({
+        list: operator.input(OAuthGrantListInput).query(({ input }) =>
+          deps.oauth
+            .listGrants({
+              clientId: input?.client_id,
+              workspaceId: input?.workspace_id,
+              includeRevoked: input?.include_revoked,
+            })
+            .map(grantView),
+        ),
+        revoke: operator
+          .input(OAuthGrantIdInput)
+          .mutation(({ input }) => grantView(deps.oauth.revokeGrant(input.id))),
       }),
     }),
     deliveries: t.router({

@@ -24,7 +24,8 @@ export function registerRoutes(
   guard: AccessGuard,
   clock: Clock,
 ): void {
-  app.decorateRequest('ctx', null);
+  // A plugin scope (e.g. the OAuth routes with their form parser) registers its routes too.
+  if (!app.hasRequestDecorator('ctx')) app.decorateRequest('ctx', null);
   for (const def of routes) registerRoute(app, def, guard, clock);
 }
 

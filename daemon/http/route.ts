@@ -3,6 +3,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { ErrorCode } from '../../shared/errors.js';
+import type { OAuthErrorCode } from '../../shared/schemas/oauth.js';
 import type { Scope } from '../../shared/scopes.js';
 import type { Credential } from '../auth/credential.js';
 import type { Operation } from '../ratelimit/plans.js';
@@ -66,6 +67,10 @@ interface RouteBase<B, Q, P> {
   alsoStatus?: (200 | 201 | 202)[];
   /** A multipart/form-data upload: one `file` part and these text fields (the handler reads them). */
   upload?: z.ZodType;
+  /** An application/x-www-form-urlencoded body (the handler reads and checks it; documented). */
+  form?: z.ZodType;
+  /** Protocol errors answered as RFC 6749 `{error, error_description}` (the OAuth endpoints). */
+  oauthErrors?: OAuthErrorCode[];
 }
 
 export interface ObjectRoute<B, Q, P, R> extends RouteBase<B, Q, P> {

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from '../../shared/errors.js';
 import { VERSION } from '../../shared/package-info.js';
 import { dataEnvelope, ErrorBody, listEnvelope, ProblemBody } from '../../shared/schemas/common.js';
+import { OAUTH_ERRORS, OAuthErrorBody } from '../../shared/schemas/oauth.js';
 import { SCOPE_DESCRIPTIONS } from '../../shared/scopes.js';
 import type { RouteDef } from '../http/route.js';
 import type { ServerUrls } from '../domain/urls.js';
@@ -22,6 +23,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
     'Ready-made workflows with agent roles; from-template maps each role to an agent and creates the workflow.',
   'Workflow triggers':
     'What starts a workflow besides a manual run: webhook intake here; schedule and event triggers fire inside the daemon. trigger.config per type is the WorkflowTrigger schema (used by templates and from-template), checked on every workflow write.',
+  OAuth:
+    'The OAuth 2.0 provider: authorization code flow with PKCE, refresh rotation, revocation and RFC 8414 metadata. Apps are registered with `svc oauth apps create`.',
 };
 
 export function buildOpenApiDocument(routes: readonly RouteDef[], urls: ServerUrls): Doc {
@@ -90,6 +93,7 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], urls: ServerUr
       schemas: {
         Error: toJsonSchema(ErrorBody),
         Problem: toJsonSchema(ProblemBody),
+        OAuthError: toJsonSchema(OAuthErrorBody),
       },
       headers: {
         'X-Request-Id': {
@@ -159,6 +163,16 @@ function operation(route: RouteDef): Doc {
             },
             required: ['file', ...((fields.required as string[] | undefined) ?? [])],
           },
+        },
+      },
+    };
+  }
+  if (route.form) {
+    op.requestBody = {
+      required: true,
+      content: {
+        'application/x-www-form-urlencoded': {
+          schema: toJsonSchema(route.form, { io: 'input' }),
         },
       },
     };
@@ -250,6 +264,36 @@ function responses(route: RouteDef): Doc {
         : {}),
       content,
     };
+  }
+  for (const code of route.oauthErrors ?? []) {
+    // The OAuth endpoints answer protocol errors in RFC 6749 form, next to the API's own.
+    const status = String(OAUTH_ERRORS[code].status);
+    const existing = out[status] as Doc | undefined;
+    const line = `\`${code}\` (RFC 6749 form): ${OAUTH_ERRORS[code].description}`;
+    const oauthSchema = { $ref: '#/components/schemas/OAuthError' };
+    if (!existing) {
+      out[status] = {
+        description: line,
+        ...(status === '401' || status === '429'
+          ? {
+              headers: {
+                [status === '401' ? 'WWW-Authenticate' : 'Retry-After']:
+                  status === '401'
+                    ? { description: 'Basic realm="svc"', schema: { type: 'string' } }
+                    : { $ref: '#/components/headers/Retry-After' },
+              },
+            }
+          : {}),
+        content: { 'application/json': { schema: oauthSchema } },
+      };
+      continue;
+    }
+    existing.description = `${String(existing.description)}\n${line}`;
+    const content = existing.content as Record<string, { schema: Doc }>;
+    const json = content['application/json']!;
+    const options = (json.schema.oneOf as Doc[] | undefined) ?? [json.schema];
+    if (!options.some((option) => option.$ref === oauthSchema.$ref)) options.push(oauthSchema);
+    json.schema = { oneOf: options };
   }
   out.default = {
     description:

@@ -1,34 +1,27 @@
 // Agents, their executions, messages, knowledge documents and analytics.
 import { z } from 'zod';
 import { ListQuery, Timestamp } from './common.js';
+import {
+  AGENT_STATUSES,
+  AGENT_TYPES,
+  AGENT_UPDATE_STATUSES,
+  ANALYTICS_METRICS,
+  ANALYTICS_PERIODS,
+  AUTONOMY_LEVELS,
+  EXECUTION_STATUSES,
+  KNOWLEDGE_TYPES,
+} from './enums.js';
 
-export const AGENT_TYPES = [
-  'customer-service',
-  'operations',
-  'research',
-  'sales',
-  'custom',
-] as const;
-export const AUTONOMY_LEVELS = ['L1', 'L2', 'L3', 'L4'] as const;
-export const AGENT_STATUSES = ['active', 'paused', 'training', 'archived'] as const;
-export const EXECUTION_STATUSES = [
-  'processing',
-  'awaiting_approval',
-  'completed',
-  'failed',
-  'cancelled',
-] as const;
-export const KNOWLEDGE_TYPES = ['faq', 'policy', 'product_info', 'template'] as const;
-export const ANALYTICS_PERIODS = ['1d', '7d', '30d', '90d'] as const;
-export const ANALYTICS_METRICS = [
-  'total_interactions',
-  'success_rate',
-  'avg_response_time_ms',
-  'escalation_rate',
-  'customer_satisfaction',
-  'actions_by_type',
-  'autonomy_performance',
-] as const;
+export {
+  AGENT_STATUSES,
+  AGENT_TYPES,
+  AGENT_UPDATE_STATUSES,
+  ANALYTICS_METRICS,
+  ANALYTICS_PERIODS,
+  AUTONOMY_LEVELS,
+  EXECUTION_STATUSES,
+  KNOWLEDGE_TYPES,
+};
 
 export type AutonomyLevel = (typeof AUTONOMY_LEVELS)[number];
 
@@ -82,7 +75,7 @@ export const AgentUpdateBody = z.strictObject({
   type: z.enum(AGENT_TYPES).optional(),
   ontology: Ontology.optional(),
   autonomy_level: z.enum(AUTONOMY_LEVELS).optional(),
-  status: z.enum(['active', 'paused', 'archived']).optional(),
+  status: z.enum(AGENT_UPDATE_STATUSES).optional(),
   capabilities: z.record(z.string().max(100), z.boolean()).optional(),
   guardrails: Guardrails.optional(),
   personality: Personality.optional(),

@@ -2,9 +2,9 @@
 import { z } from 'zod';
 import { ListQuery, Timestamp } from './common.js';
 import { EVENT_TYPES } from './events.js';
+import { DELIVERY_STATUSES, WEBHOOK_STATUSES, WEBHOOK_UPDATE_STATUSES } from './enums.js';
 
-export const WEBHOOK_STATUSES = ['active', 'paused', 'failed'] as const;
-export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export { DELIVERY_STATUSES, WEBHOOK_STATUSES };
 
 export const WEBHOOK_DEFAULTS = {
   maxAttempts: 5,
@@ -56,7 +56,7 @@ export const WebhookUpdateBody = z.strictObject({
   events: z.array(z.string().max(100)).min(1).max(EVENT_TYPES.length).optional(),
   description: z.string().max(500).optional(),
   status: z
-    .enum(['active', 'paused'])
+    .enum(WEBHOOK_UPDATE_STATUSES)
     .optional()
     .meta({ description: 'active resumes a paused or failed webhook' }),
   settings: WebhookSettings.optional(),

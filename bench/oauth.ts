@@ -1,0 +1,446 @@
+// The OAuth bench case: token endpoint throughput on the refresh grant, and authenticated
+// GET /v1/auth/me with an OAuth access token versus an API key in the same run (target: the
+// token path within 10% of the key path, i.e. ratio >= 0.9).
+//
+// benchOAuth(ctx, settings) runs on a daemon the harness started (bench/run.ts starts it with
+// SVC_ENTERPRISE_RATE_MULTIPLIER=1000000, so the enterprise default workspace never hits the
+// token endpoint's 20/minute either; the limiter still runs) and returns the figures and the
+// printed report. It registers an app over the control channel, gets codes through the real
+// consent page (GET the page with its cookie, POST the form from the page's origin) and
+// exchanges them with PKCE, so the daemon's state is what a real integration leaves.
+//
+// /auth/me: autocannon loads the same path with the two credentials, alternating which goes
+// first each round, warm-up then measured run, like the other HTTP scenarios. ratio = token
+// req/s / key req/s; the CPU ratio (key µs/req / token µs/req) is the steadier figure on a busy
+// machine.
+//
+// Refresh: autocannon cannot send a refresh grant twice (each answer rotates the token), so
+// `connections` loops each hold their own grant and post grant_type=refresh_token with the token
+// the previous answer gave, over keep-alive connections, for the measured seconds after a
+// warm-up. req/s = answers / seconds; p50/p99 of the round trip; every answer must be 200.
+//
+// Standalone: `node --import tsx bench/oauth.ts` (after `npm run build`) starts its own daemon
+// in a temp data dir with the same settings as bench/run.ts, runs the case and prints it.
+import { createHash, randomBytes } from 'node:crypto';
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import autocannon from 'autocannon';
+
+/** What the case needs from the harness's daemon (bench/run.ts's DaemonContext has all of it). */
+export interface OAuthBenchContext {
+  url: string;
+  /** The daemon process, whose CPU time is read around each run (Linux). */
+  pid: number;
+  /** An sk_test_ key (any scope) in the default workspace: the key side of the comparison. */
+  key: string;
+  /** Calls a control-channel (tRPC) procedure as the operator. */
+  control(procedure: string, input?: unknown, kind?: 'query' | 'mutation'): Promise<unknown>;
+}
+
+export interface OAuthBenchSettings {
+  seconds: number;
+  warmupSeconds: number;
+  connections: number;
+  pipelining: number;
+  rounds: number;
+}
+
+export interface RunFigures {
+  reqPerSec: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  cpuUsPerRequest: number | undefined;
+}
+
+export interface OAuthBenchResult {
+  me: { apiKey: RunFigures; oauth: RunFigures; ratio: number; cpuRatio: number | undefined };
+  refresh: RunFigures;
+  /** token /auth/me within 10% of the key path. */
+  pass: boolean;
+  /** The report, ready to print. */
+  report: string;
+}
+
+export const ME_TARGET_RATIO = 0.9;
+const REDIRECT = 'http://localhost:3000/callback';
+
+export async function benchOAuth(
+  ctx: OAuthBenchContext,
+  settings: OAuthBenchSettings,
+  log: (line: string) => void = (line) => process.stdout.write(line),
+): Promise<OAuthBenchResult> {
+  const app = (await ctx.control(
+    'oauth.apps.create',
+    {
+      name: 'Bench integration',
+      redirect_uris: [REDIRECT],
+      scopes: ['agents:read', 'webhooks:read'],
+    },
+    'mutation',
+  )) as { client_id: string; client_secret: string };
+  const grants: TokenPair[] = [];
+  for (let i = 0; i < settings.connections + 1; i += 1) grants.push(await authorize(ctx, app));
+  const meGrant = grants.pop()!;
+
+  const runs = { apiKey: [] as RunFigures[], oauth: [] as RunFigures[] };
+  for (let round = 0; round < settings.rounds; round += 1) {
+    const order: ('apiKey' | 'oauth')[] =
+      round % 2 === 0 ? ['apiKey', 'oauth'] : ['oauth', 'apiKey'];
+    for (const side of order) {
+      const credential = side === 'apiKey' ? ctx.key : meGrant.access_token;
+      log(
+        `  GET /v1/auth/me with ${side === 'apiKey' ? 'an API key' : 'an OAuth token'} (round ${round + 1}/${settings.rounds}) ...`,
+      );
+      await loadMe(ctx, credential, settings, settings.warmupSeconds);
+      const figures = await loadMe(ctx, credential, settings, settings.seconds);
+      runs[side].push(figures);
+      log(
+        ` ${figures.reqPerSec.toFixed(0)} req/s, p99 ${figures.p99} ms, ${figures.cpuUsPerRequest?.toFixed(0) ?? '-'} CPU µs/req\n`,
+      );
+    }
+  }
+  const apiKey = combine(runs.apiKey);
+  const oauth = combine(runs.oauth);
+
+  log('  POST /v1/oauth/token (refresh grant, rotating) ...');
+  await refreshLoops(ctx, app, grants, settings.connections, settings.warmupSeconds);
+  const refresh = await refreshLoops(ctx, app, grants, settings.connections, settings.seconds);
+  log(` ${refresh.reqPerSec.toFixed(0)} req/s, p99 ${refresh.p99.toFixed(1)} ms\n`);
+
+  const ratio = oauth.reqPerSec / apiKey.reqPerSec;
+  const cpuRatio =
+    apiKey.cpuUsPerRequest && oauth.cpuUsPerRequest
+      ? apiKey.cpuUsPerRequest / oauth.cpuUsPerRequest
+      : undefined;
+  const pass = ratio >= ME_TARGET_RATIO;
+  const report = [
+    'OAuth',
+    table(
+      ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'cpu µs/req'],
+      [
+        ['GET /v1/auth/me, API key', ...figureCells(apiKey)],
+        ['GET /v1/auth/me, OAuth token', ...figureCells(oauth)],
+        ['POST /v1/oauth/token (refresh)', ...figureCells(refresh)],
+      ],
+    ),
+    `  token / key on /auth/me: ${ratio.toFixed(2)} req/s ratio` +
+      (cpuRatio === undefined ? '' : `, ${cpuRatio.toFixed(2)} cpu ratio`) +
+      ` (target >= ${ME_TARGET_RATIO}): ${pass ? 'PASS' : 'FAIL'}`,
+  ].join('\n');
+  return { me: { apiKey, oauth, ratio, cpuRatio }, refresh, pass, report };
+}
+
+interface TokenPair {
+  access_token: string;
+  refresh_token: string;
+}
+
+/** The real front channel: the consent page with its cookie, the form, the PKCE exchange. */
+async function authorize(
+  ctx: OAuthBenchContext,
+  app: { client_id: string; client_secret: string },
+): Promise<TokenPair> {
+  const verifier = randomBytes(32).toString('base64url');
+  const url = new URL(`${ctx.url}/oauth/authorize`);
+  url.search = new URLSearchParams({
+    response_type: 'code',
+    client_id: app.client_id,
+    redirect_uri: REDIRECT,
+    scope: 'agents:read webhooks:read',
+    state: randomBytes(8).toString('hex'),
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+  }).toString();
+  const page = await fetch(url);
+  const html = await page.text();
+  if (page.status !== 200) throw new Error(`consent page: ${page.status} ${html.slice(0, 300)}`);
+  const cookie = page.headers.getSetCookie()[0]?.split(';')[0] ?? '';
+  const form = new URLSearchParams();
+  for (const match of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
+    form.set(
+      match[1]!,
+      match[2]!.replace(/&#(\d+);/g, (_m, c: string) => String.fromCharCode(Number(c))),
+    );
+  }
+  form.set('workspace_id', /<option value="([^"]+)" selected>/.exec(html)?.[1] ?? '');
+  form.set('decision', 'approve');
+  const answer = await fetch(`${ctx.url}/oauth/authorize`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, origin: ctx.url },
+    body: form.toString(),
+    redirect: 'manual',
+  });
+  const code = new URL(answer.headers.get('location') ?? 'x:/').searchParams.get('code');
+  if (!code) throw new Error(`consent: ${answer.status} ${await answer.text()}`);
+  const token = await fetch(`${ctx.url}/v1/oauth/token`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: basic(app),
+    },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      code_verifier: verifier,
+    }).toString(),
+  });
+  const body = (await token.json()) as TokenPair;
+  if (token.status !== 200)
+    throw new Error(`code exchange: ${token.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+function basic(app: { client_id: string; client_secret: string }): string {
+  return `Basic ${Buffer.from(`${app.client_id}:${app.client_secret}`).toString('base64')}`;
+}
+
+async function loadMe(
+  ctx: OAuthBenchContext,
+  credential: string,
+  settings: OAuthBenchSettings,
+  seconds: number,
+): Promise<RunFigures> {
+  const cpuBefore = cpuSeconds(ctx.pid);
+  const result = await autocannon({
+    url: `${ctx.url}/v1/auth/me`,
+    headers: { authorization: `Bearer ${credential}` },
+    connections: settings.connections,
+    pipelining: settings.pipelining,
+    duration: seconds,
+  });
+  const cpuAfter = cpuSeconds(ctx.pid);
+  if (result.errors > 0 || result.timeouts > 0 || result.non2xx > 0 || result['2xx'] === 0) {
+    throw new Error(
+      `GET /v1/auth/me: not every answer was 2xx (non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts}); the figures would mean nothing.`,
+    );
+  }
+  return {
+    reqPerSec: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    requests: result.requests.total,
+    cpuUsPerRequest:
+      cpuBefore === undefined || cpuAfter === undefined
+        ? undefined
+        : ((cpuAfter - cpuBefore) * 1e6) / result.requests.total,
+  };
+}
+
+/** `loops` clients each refreshing their own grant back to back for `seconds`. */
+async function refreshLoops(
+  ctx: OAuthBenchContext,
+  app: { client_id: string; client_secret: string },
+  grants: TokenPair[],
+  loops: number,
+  seconds: number,
+): Promise<RunFigures> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: loops });
+  const target = new URL(`${ctx.url}/v1/oauth/token`);
+  const authorization = basic(app);
+  const latencies: number[] = [];
+  const cpuBefore = cpuSeconds(ctx.pid);
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  await Promise.all(
+    grants.slice(0, loops).map(async (grant) => {
+      while (performance.now() < deadline) {
+        const body = `grant_type=refresh_token&refresh_token=${grant.refresh_token}`;
+        const sent = performance.now();
+        const answer = await post(agent, target, body, authorization);
+        latencies.push(performance.now() - sent);
+        if (answer.status !== 200) {
+          throw new Error(`refresh grant answered ${answer.status}: ${answer.text.slice(0, 300)}`);
+        }
+        grant.refresh_token = (JSON.parse(answer.text) as TokenPair).refresh_token;
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  const cpuAfter = cpuSeconds(ctx.pid);
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  return {
+    reqPerSec: latencies.length / elapsed,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    requests: latencies.length,
+    cpuUsPerRequest:
+      cpuBefore === undefined || cpuAfter === undefined
+        ? undefined
+        : ((cpuAfter - cpuBefore) * 1e6) / latencies.length,
+  };
+}
+
+function post(
+  agent: http.Agent,
+  url: URL,
+  body: string,
+  authorization: string,
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolvePromise, reject) => {
+    const request = http.request(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'content-length': Buffer.byteLength(body),
+          authorization,
+        },
+      },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () => resolvePromise({ status: response.statusCode ?? 0, text }));
+        response.on('error', reject);
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+function combine(runs: RunFigures[]): RunFigures {
+  const mean = (pick: (run: RunFigures) => number) =>
+    runs.reduce((sum, run) => sum + pick(run), 0) / runs.length;
+  return {
+    reqPerSec: mean((run) => run.reqPerSec),
+    p50: mean((run) => run.p50),
+    p99: Math.max(...runs.map((run) => run.p99)),
+    requests: runs.reduce((sum, run) => sum + run.requests, 0),
+    cpuUsPerRequest: runs.some((run) => run.cpuUsPerRequest === undefined)
+      ? undefined
+      : mean((run) => run.cpuUsPerRequest!),
+  };
+}
+
+/** CPU seconds a process has used so far (Linux /proc; clock ticks assumed 100), or undefined. */
+function cpuSeconds(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+function figureCells(figures: RunFigures): string[] {
+  return [
+    figures.reqPerSec.toFixed(0),
+    figures.p50.toFixed(1),
+    figures.p99.toFixed(1),
+    figures.cpuUsPerRequest?.toFixed(0) ?? '-',
+  ];
+}
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((cell, i) =>
+    Math.max(cell.length, ...rows.map((row) => row[i]!.length)),
+  );
+  const line = (cells: string[]) =>
+    '  ' +
+    cells
+      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)))
+      .join('  ');
+  return [line(header), ...rows.map(line)].join('\n');
+}
+
+// ---- standalone run ----
+
+const ROOT = resolve(import.meta.dirname, '..');
+const SVC_BIN = join(ROOT, 'bin', 'svc.js');
+
+function svc(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [SVC_BIN, ...args, '--json'], {
+      cwd: ROOT,
+      env: { ...process.env, ...env, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0 ? resolvePromise(stdout) : reject(new Error(`svc ${args.join(' ')}: ${stderr}`)),
+    );
+  });
+}
+
+async function standalone(): Promise<number> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-oauth-'));
+  const env = { SVC_DATA_DIR: dataDir, SVC_ENTERPRISE_RATE_MULTIPLIER: '1000000' };
+  delete process.env.SVC_LOG_LEVEL;
+  try {
+    const started = JSON.parse(await svc(['daemon', 'start', '--port', '0'], env)) as {
+      url: string;
+      pid: number;
+    };
+    const key = (
+      JSON.parse(await svc(['keys', 'create', '--name', 'bench', '--scopes', 'admin'], env)) as {
+        key: string;
+      }
+    ).key;
+    const token = readFileSync(join(dataDir, 'control-token'), 'utf8').trim();
+    const ctx: OAuthBenchContext = {
+      url: started.url,
+      pid: started.pid,
+      key,
+      async control(procedure, input, kind = 'query') {
+        const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+        const response =
+          kind === 'mutation'
+            ? await fetch(`${started.url}/trpc/${procedure}`, {
+                method: 'POST',
+                headers,
+                body: JSON.stringify(input ?? {}),
+              })
+            : await fetch(
+                `${started.url}/trpc/${procedure}` +
+                  (input === undefined
+                    ? ''
+                    : `?input=${encodeURIComponent(JSON.stringify(input))}`),
+                { headers },
+              );
+        const text = await response.text();
+        if (!response.ok) throw new Error(`control ${procedure}: ${response.status} ${text}`);
+        return (JSON.parse(text) as { result: { data: unknown } }).result.data;
+      },
+    };
+    const number = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+    const result = await benchOAuth(ctx, {
+      seconds: number('BENCH_SECONDS', 8),
+      warmupSeconds: number('BENCH_WARMUP_SECONDS', 2),
+      connections: number('BENCH_CONNECTIONS', 10),
+      pipelining: number('BENCH_PIPELINING', 1),
+      rounds: number('BENCH_ROUNDS', 2),
+    });
+    console.log(`\n${result.report}`);
+    return 0;
+  } catch (error) {
+    console.error(`bench could not run: ${error instanceof Error ? error.message : error}`);
+    return 1;
+  } finally {
+    await svc(['daemon', 'stop'], env).catch(() => undefined);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
+  process.exitCode = await standalone();
+}
