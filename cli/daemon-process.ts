@@ -7,13 +7,14 @@ import { join } from 'node:path';
 import ky from 'ky';
 import { PACKAGE_ROOT } from '../shared/package-info.js';
 import type { DaemonFlags } from '../daemon/config.js';
-import { isAlive } from '../daemon/lock.js';
+import { isAlive, isSvcDaemon, pidExists } from '../daemon/lock.js';
 import type { DaemonMessage } from '../daemon/main.js';
 import type { CliContext } from './context.js';
 import { CliError } from './errors.js';
 
 const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 30_000;
+const REAP_GRACE_MS = 2_000;
 
 export interface Started {
   url: string;
@@ -23,7 +24,7 @@ export interface Started {
 
 export async function startInBackground(ctx: CliContext, flags: DaemonFlags): Promise<Started> {
   const existing = ctx.runtime();
-  if (existing && isAlive(existing.pid)) {
+  if (existing && isSvcDaemon(existing.pid)) {
     throw new CliError(
       `An svc daemon is already running for ${ctx.dataDir} at ${existing.url} (pid ${existing.pid}). Stop it with: svc daemon stop`,
       1,
@@ -101,7 +102,7 @@ async function waitForHealth(url: string): Promise<void> {
 export async function stopDaemon(ctx: CliContext): Promise<{ wasRunning: boolean; pid?: number }> {
   const runtime = ctx.runtime();
   const pid = runtime?.pid ?? lockOwner(ctx.files.lock);
-  if (pid === undefined || !isAlive(pid)) return { wasRunning: false };
+  if (pid === undefined || !isSvcDaemon(pid)) return { wasRunning: false };
   try {
     await (await ctx.control()).daemon.shutdown.mutate();
   } catch {
@@ -117,6 +118,11 @@ export async function stopDaemon(ctx: CliContext): Promise<{ wasRunning: boolean
       );
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  // Exited: give its parent a moment to reap it, so that the pid is gone when stop returns.
+  const reaped = Date.now() + REAP_GRACE_MS;
+  while (pidExists(pid) && Date.now() < reaped) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
   return { wasRunning: true, pid };
 }

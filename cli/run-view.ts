@@ -27,7 +27,8 @@ export interface RunViewOptions {
   now?: () => number;
 }
 
-type RowState = 'running' | 'waiting' | 'awaiting_approval' | 'completed' | 'failed' | 'other';
+type RowState =
+  'running' | 'retrying' | 'waiting' | 'awaiting_approval' | 'completed' | 'failed' | 'other';
 
 interface Row {
   id: string;
@@ -42,7 +43,7 @@ interface Row {
 }
 
 /** A step result, or just the current step's id when no result names it yet. */
-type SeenStep = Pick<StepResult, 'step_id' | 'status'> & Partial<StepResult>;
+type SeenStep = Pick<StepResult, 'step_id' | 'status' | 'attempt'> & Partial<StepResult>;
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
@@ -50,8 +51,9 @@ function rowState(status: string): RowState {
   switch (status) {
     case 'running':
     case 'pending':
-    case 'retrying':
       return 'running';
+    case 'retrying':
+      return 'retrying';
     case 'waiting':
       return 'waiting';
     case 'awaiting_approval':
@@ -100,12 +102,11 @@ export class RunView {
     this.execution = execution;
     const changes: string[] = [];
     if (this.lastStatus === undefined) changes.push(this.startLine(execution));
-    for (const result of latestPerStep(execution.step_results)) {
-      this.apply(result.latest, result.attempts, changes);
-    }
+    // In order, attempt by attempt: a failed attempt seen late still shows before its retry.
+    for (const result of execution.step_results) this.apply(result, changes);
     const current = execution.current_step;
     if (current && !this.rows.has(current) && !isTerminal(execution)) {
-      this.apply({ step_id: current, status: 'running' }, 1, changes);
+      this.apply({ step_id: current, status: 'running', attempt: 1 }, changes);
     }
     if (execution.status === 'awaiting_approval' && current) {
       const row = this.rows.get(current);
@@ -154,8 +155,9 @@ export class RunView {
     return ` (decide with: svc agents approve|reject ${pending.agent_id} ${pending.agent_execution_id})`;
   }
 
-  private apply(result: SeenStep, attempts: number, changes: string[]): void {
+  private apply(result: SeenStep, changes: string[]): void {
     const step = this.steps.find((candidate) => candidate.id === result.step_id);
+    const attempt = result.attempt ?? 1;
     let row = this.rows.get(result.step_id);
     if (!row) {
       row = {
@@ -164,7 +166,7 @@ export class RunView {
         type: result.type ?? step?.type ?? '?',
         state: 'running',
         status: 'running',
-        attempts: 0,
+        attempts: attempt,
         durationMs: null,
         detail: '',
         seenAt: this.now(),
@@ -172,22 +174,28 @@ export class RunView {
       this.rows.set(row.id, row);
       changes.push(this.rowLine(row, 'started'));
     }
+    if (attempt < row.attempts) return;
     const state = rowState(result.status);
-    const changed = state !== row.state || attempts !== row.attempts;
-    row.attempts = attempts;
+    let changed = state !== row.state;
+    if (attempt > row.attempts) {
+      changes.push(this.rowLine(row, `retrying (attempt ${attempt})`));
+      changed = true;
+    }
+    row.attempts = attempt;
     row.status = result.status;
     row.state = state;
     row.durationMs = result.duration_ms ?? null;
     row.detail = this.detailOf(result, state);
     if (!changed) return;
+    const nth = attempt > 1 ? ` (attempt ${attempt})` : '';
     if (state === 'completed') {
-      changes.push(this.rowLine(row, `completed in ${formatDuration(row.durationMs)}`));
+      changes.push(this.rowLine(row, `completed in ${formatDuration(row.durationMs)}${nth}`));
     } else if (state === 'failed') {
-      changes.push(this.rowLine(row, `${result.status}${row.detail ? `: ${row.detail}` : ''}`));
+      changes.push(
+        this.rowLine(row, `${result.status}${nth}${row.detail ? `: ${row.detail}` : ''}`),
+      );
     } else if (state === 'waiting') {
       changes.push(this.rowLine(row, `waiting${row.detail ? ` (${row.detail})` : ''}`));
-    } else if (state === 'running' && attempts > 1) {
-      changes.push(this.rowLine(row, `retrying (attempt ${attempts})`));
     } else if (state === 'other') {
       changes.push(this.rowLine(row, result.status));
     }
@@ -260,6 +268,8 @@ export class RunView {
         return c.yellow('?');
       case 'running':
         return c.cyan(SPINNER[this.frame % SPINNER.length]!);
+      case 'retrying':
+        return c.yellow('↻');
       case 'other':
         return c.dim('•');
     }
@@ -297,17 +307,4 @@ function errorOf(result: unknown): { code: string; message: string } | undefined
   if (error && typeof error === 'object' && typeof (error as { code?: unknown }).code === 'string')
     return error as { code: string; message: string };
   return undefined;
-}
-
-/** step_results may hold one entry per attempt: the latest of each step, in first-seen order. */
-function latestPerStep(results: StepResult[]): { latest: StepResult; attempts: number }[] {
-  const byStep = new Map<string, { latest: StepResult; attempts: number }>();
-  for (const result of results) {
-    const seen = byStep.get(result.step_id);
-    if (seen) {
-      seen.latest = result;
-      seen.attempts += 1;
-    } else byStep.set(result.step_id, { latest: result, attempts: 1 });
-  }
-  return [...byStep.values()];
 }

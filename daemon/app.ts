@@ -15,6 +15,7 @@ import { VERSION } from '../shared/package-info.js';
 import { meRoutes } from './auth/me.routes.js';
 import { toIso } from './clock/clock.js';
 import { createControlRouter, controlContextFactory } from './control/router.js';
+import { controlInputGuard, controlRequestGuard } from './control/request-guard.js';
 import type { DaemonStatus } from './control/deps.js';
 import { eventRoutes } from './events/event.routes.js';
 import { AccessGuard } from './http/access.js';
@@ -187,9 +188,14 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
       requestShutdown: () => options.onShutdownRequest?.(),
     },
   });
-  await app.register(fastifyTRPCPlugin, {
-    prefix: '/trpc',
-    trpcOptions: { router, createContext: controlContextFactory(options.controlToken) },
+  // The guards run only for the control channel's routes (an encapsulated scope), not for REST.
+  await app.register(async (control) => {
+    control.addHook('onRequest', controlRequestGuard(options.controlToken));
+    control.addHook('preHandler', controlInputGuard);
+    await control.register(fastifyTRPCPlugin, {
+      prefix: '/trpc',
+      trpcOptions: { router, createContext: controlContextFactory(options.controlToken) },
+    });
   });
 
   let closed = false;
@@ -214,6 +220,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
       await app.close();
       await timers.stop();
       services.alarms.clear();
+      await services.outbound.close();
       services.db.close();
     },
   };

@@ -2,7 +2,7 @@
 // the CLI, and shuts down gracefully on SIGTERM/SIGINT (in-flight requests finish, timers stop
 // between jobs, the store closes cleanly).
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, rmSync, writeFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { VERSION } from '../shared/package-info.js';
 import { dataDirFiles, type RuntimeInfo } from '../shared/paths.js';
@@ -10,6 +10,7 @@ import { buildApp, type SvcApp } from './app.js';
 import type { DaemonConfig } from './config.js';
 import { serverUrls } from './domain/urls.js';
 import { acquireLock } from './lock.js';
+import { prepareDataDir } from './data-dir.js';
 
 export class PortInUseError extends Error {
   constructor(host: string, port: number) {
@@ -29,9 +30,8 @@ export interface RunningDaemon {
 
 export async function startDaemon(config: DaemonConfig, logger: Logger): Promise<RunningDaemon> {
   const files = dataDirFiles(config.dataDir);
-  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  mkdirSync(files.logDir, { recursive: true, mode: 0o700 });
-  const releaseLock = acquireLock(files.lock, config.dataDir);
+  prepareDataDir(config.dataDir, files.logDir, logger);
+  const releaseLock = acquireLock(files.lock, config.dataDir, logger);
 
   let svc: SvcApp | undefined;
   try {

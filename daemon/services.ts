@@ -21,11 +21,13 @@ import { KeyRepository } from './keys/key.repository.js';
 import { KeyService } from './keys/key.service.js';
 import { KnowledgeRepository } from './agents/knowledge.repository.js';
 import { KnowledgeService } from './agents/knowledge/knowledge.service.js';
+import { KnowledgeExtractor } from './agents/knowledge/extractor.js';
 import { MessageRepository } from './agents/message.repository.js';
 import { OAuthRepository } from './oauth/oauth.repository.js';
 import { OAuthService } from './oauth/oauth.service.js';
 import { OffsetClock } from './clock/clock.js';
 import { OpenAiBrain } from './agents/brains/openai.js';
+import { OutboundHttp } from './outbound/http.js';
 import { SettingsRepository } from './store/settings.repository.js';
 import { SimulatedBrain } from './agents/brains/simulated.js';
 import { StubRepository } from './agents/stub.repository.js';
@@ -58,6 +60,7 @@ import { type WorkflowView } from '../shared/schemas/workflows.js';
 import { checkpoint, openDatabase, type Db } from './store/database.js';
 import { Housekeeping } from './housekeeping.js';
 import { serverUrls, type ServerUrls } from './domain/urls.js';
+import { MIGRATIONS } from './store/migrations.js';
 
 export interface ServiceOptions {
   dataDir: string;
@@ -100,6 +103,8 @@ export interface Services {
   templates: TemplateService<WorkflowView>;
   runs: RunService;
   alarms: Alarms;
+  /** Every outbound HTTP call goes through it (daemon/outbound/http.ts). */
+  outbound: OutboundHttp;
 }
 
 export function buildServices(
@@ -107,7 +112,12 @@ export function buildServices(
   log: { info(obj: object, msg: string): void; error(obj: object, msg: string): void },
 ): Services {
   const urls = options.urls ?? serverUrls('127.0.0.1', 7717);
-  const db = openDatabase(options.databaseFile ?? join(options.dataDir, 'svc.db'));
+  // Integration credentials and webhook signing secrets are sealed with it (AES-256-GCM, key
+  // file 0600 in the data dir); migration 4 seals rows stored before.
+  const secretBox = SecretBox.fromKeyFile(dataDirFiles(options.dataDir).secretKey);
+  const db = openDatabase(options.databaseFile ?? join(options.dataDir, 'svc.db'), MIGRATIONS, {
+    secretBox,
+  });
   const settings = new SettingsRepository(db);
   const commits = new CommitQueue(db);
   const clock = new OffsetClock();
@@ -136,10 +146,18 @@ export function buildServices(
     timers,
     clock,
     urlPolicy,
+    secretBox,
   );
   events.addFanout(webhooks.fanout);
-  const deliveries = new DeliveryService(db, deliveryRepository, webhooks, timers, clock);
-  const integrations = new IntegrationService(db, new IntegrationRepository(db), events, clock);
+  const outbound = new OutboundHttp(urlPolicy);
+  const deliveries = new DeliveryService(db, deliveryRepository, webhooks, timers, clock, outbound);
+  const integrations = new IntegrationService(
+    db,
+    new IntegrationRepository(db),
+    events,
+    clock,
+    secretBox,
+  );
 
   const agentSettings = options.agentSettings ?? agentSettingsFromEnv();
   const agentRepository = new AgentRepository(db);
@@ -155,9 +173,20 @@ export function buildServices(
     urls,
     urlPolicy,
   );
-  const knowledge = new KnowledgeService(new KnowledgeRepository(db), clock);
+  const knowledge = new KnowledgeService(
+    new KnowledgeRepository(db),
+    clock,
+    new KnowledgeExtractor(agentSettings.knowledgeExtractMs),
+  );
   const stubs = new StubService(new StubRepository(db), clock);
-  const brains = { simulated: new SimulatedBrain(), openai: new OpenAiBrain(agentSettings.openai) };
+  const secrets = new SecretService(new SecretRepository(db), secretBox, clock);
+  const brains = {
+    simulated: new SimulatedBrain(),
+    // An agent's brain.api_key_secret names a workspace secret (svc secrets set).
+    openai: new OpenAiBrain(agentSettings.openai, outbound, (workspaceId, name) =>
+      secrets.reveal(workspaceId, name),
+    ),
+  };
   const thinker = new Thinker(agents, stubs, knowledge, brains, agentSettings);
   const executions = new ExecutionService(
     db,
@@ -181,11 +210,6 @@ export function buildServices(
   );
   const analytics = new AnalyticsService(agents, executionRepository, messageRepository, clock);
 
-  const secrets = new SecretService(
-    new SecretRepository(db),
-    SecretBox.fromKeyFile(dataDirFiles(options.dataDir).secretKey),
-    clock,
-  );
   const workflows = new WorkflowService(
     db,
     new WorkflowRepository(db),
@@ -275,5 +299,6 @@ export function buildServices(
     alarms,
     triggers,
     templates,
+    outbound,
   };
 }

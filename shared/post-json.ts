@@ -1,5 +1,6 @@
-// Outbound HTTP POSTs (webhook deliveries, `svc listen` forwarding, webhook steps) through ky: no
-// retries here (the callers keep stored schedules), no redirects followed, a hard timeout, the body drained.
+// `svc listen` forwarding (the CLI posting to a URL its operator chose) through ky: no retries, no
+// redirects followed, a hard timeout, the body drained. The daemon's own outbound calls go
+// through daemon/outbound/http.ts instead (address checks, size cap).
 import ky, { TimeoutError } from 'ky';
 import { performance } from 'node:perf_hooks';
 

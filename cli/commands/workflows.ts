@@ -86,7 +86,7 @@ function describeExecution(execution: Execution): string {
   const lines = [
     `${chalk.cyan(execution.execution_id)} ${statusColour(execution.status)} ` +
       chalk.dim(`(workflow ${execution.workflow_id})`),
-    `steps:    ${execution.steps_completed}/${execution.steps_total} completed` +
+    `steps:    ${execution.steps_completed}/${execution.steps_total} done` +
       (execution.current_step && !['completed'].includes(execution.status)
         ? `, current ${execution.current_step}`
         : ''),

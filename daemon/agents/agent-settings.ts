@@ -1,5 +1,6 @@
 // Daemon settings for agents: training period, execution timeout and the execution brain.
 import type { OpenAiSettings } from './brains/openai.js';
+import { DEFAULT_EXTRACT_SECONDS } from './knowledge/limits.js';
 
 export interface AgentSettings {
   /** How long a new agent stays in training before it becomes active. */
@@ -9,6 +10,8 @@ export interface AgentSettings {
   /** The daemon's default brain; an agent's `brain` field overrides it. */
   brain: 'simulated' | 'openai';
   openai: OpenAiSettings;
+  /** Real time the extraction of one knowledge document may take (then 413). */
+  knowledgeExtractMs: number;
 }
 
 export function agentSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): AgentSettings {
@@ -20,6 +23,7 @@ export function agentSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Agen
     trainingPeriodMs: seconds('SVC_AGENT_TRAINING_SECONDS', 2),
     executionTimeoutMs: seconds('SVC_AGENT_TIMEOUT_SECONDS', 30),
     brain: env.SVC_AGENT_BRAIN === 'openai' ? 'openai' : 'simulated',
+    knowledgeExtractMs: seconds('SVC_KNOWLEDGE_EXTRACT_SECONDS', DEFAULT_EXTRACT_SECONDS),
     openai: {
       baseUrl: env.SVC_OPENAI_BASE_URL ?? 'http://127.0.0.1:11434/v1',
       model: env.SVC_OPENAI_MODEL ?? 'llama3.2',

@@ -266,7 +266,7 @@ export function agentRoutes({
       operationId: 'uploadAgentKnowledge',
       summary: 'Upload a knowledge document',
       description:
-        'multipart/form-data: file (PDF, DOCX, MD or TXT, checked by content, 10 MiB at most), type (faq, policy, product_info, template), description. The text is extracted, split into passages and indexed; the simulated brain quotes the best-matching passage.',
+        'multipart/form-data: file (PDF, DOCX, MD or TXT, checked by content, 10 MiB at most), type (faq, policy, product_info, template), description. The text is extracted (in a worker thread), split into passages and indexed; the simulated brain quotes the best-matching passage. 413 payload_too_large when the file is over 10 MiB, extracts to more than 5 MiB of text or 20,000 passages, or cannot be extracted within the time budget; 400 invalid_request_body when the multipart body cannot be read. Nothing is stored on a refusal.',
       tag,
       auth: write,
       rateLimit: resources,

@@ -187,6 +187,7 @@ export class AgentService {
     const view = this.viewOf(row);
     return {
       id: row.id,
+      workspace_id: row.workspace_id,
       name: row.name,
       type: row.type,
       capabilities: view.capabilities,
@@ -197,9 +198,20 @@ export class AgentService {
 
   /** An agent's own model endpoint must be a URL the daemon may call. */
   private checkBrain(brain: AgentBrainChoice): AgentBrainChoice {
-    return brain.base_url === undefined
-      ? brain
-      : { ...brain, base_url: checkOutboundUrl(brain.base_url, this.urlPolicy, 'brain.base_url') };
+    if (brain.base_url === undefined) {
+      if (brain.api_key_secret !== undefined) {
+        throw new ApiError(
+          'invalid_parameter',
+          "brain.api_key_secret names the key for the agent's own brain.base_url: set base_url too, or leave both out to use the daemon's model endpoint.",
+          { param: 'brain.api_key_secret' },
+        );
+      }
+      return brain;
+    }
+    return {
+      ...brain,
+      base_url: checkOutboundUrl(brain.base_url, this.urlPolicy, 'brain.base_url'),
+    };
   }
 
   private save(row: AgentRow): AgentView {

@@ -46,14 +46,16 @@ export interface ControlContext {
 
 export function controlContextFactory(controlToken: string) {
   const expected = Buffer.from(controlToken);
-  return ({ req }: CreateFastifyContextOptions): ControlContext => {
-    const header = req.headers.authorization ?? '';
-    const given = Buffer.from(header.replace(/^Bearer\s+/i, ''));
-    return {
-      authorized: given.length === expected.length && timingSafeEqual(given, expected),
-      loopback: isLoopback(req.socket.remoteAddress),
-    };
-  };
+  return ({ req }: CreateFastifyContextOptions): ControlContext => ({
+    authorized: isAuthorized(req.headers.authorization, expected),
+    loopback: isLoopback(req.socket.remoteAddress),
+  });
+}
+
+/** Whether an Authorization header carries the control token (compared in constant time). */
+export function isAuthorized(header: string | undefined, expected: Buffer): boolean {
+  const given = Buffer.from((header ?? '').replace(/^Bearer\s+/i, ''));
+  return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
 export function isLoopback(address: string | undefined): boolean {

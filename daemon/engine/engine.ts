@@ -69,6 +69,8 @@ export class WorkflowEngine {
   private readonly memory = new Map<string, Memory>();
   private readonly waiters = new Map<string, Set<() => void>>();
   private readonly deadlines = new Map<string, () => void>();
+  /** The final view of runs someone waits for, built once for the event and the answer. */
+  private readonly finalViews = new Map<string, WorkflowExecutionView>();
   private closing = false;
 
   constructor(private readonly deps: EngineDeps) {
@@ -197,6 +199,22 @@ export class WorkflowEngine {
     });
   }
 
+  /** The run as the API shows it; for a run that just ended, the view its event carried. */
+  viewOf(row: RunRow): WorkflowExecutionView {
+    const final = this.finalViews.get(row.id);
+    if (final) {
+      this.finalViews.delete(row.id);
+      if (final.status === row.status) return final;
+    }
+    return this.view(row);
+  }
+
+  /** A run by id as the API shows it (no workspace check: callers have done it). */
+  find(executionId: string): WorkflowExecutionView | undefined {
+    const row = this.deps.repo.get(executionId);
+    return row && this.view(row);
+  }
+
   /** The run as the API shows it. */
   view(row: RunRow): WorkflowExecutionView {
     const definition = this.definitionOf(row);
@@ -214,6 +232,10 @@ export class WorkflowEngine {
     error_message: string | null;
     agent_id: string;
   }): void => {
+    // Only a decided (or ended) execution can release a run; most are settled as they start.
+    if (agentExecution.status === 'awaiting_approval' || agentExecution.status === 'processing') {
+      return;
+    }
     const approval = this.deps.repo.approval(agentExecution.id);
     if (!approval) return;
     this.deps.repo.dropApproval(agentExecution.id);
@@ -251,11 +273,15 @@ export class WorkflowEngine {
     return this.deps.repo.purgeBefore(cutoff);
   }
 
-  /** Shutdown: no new step starts; steps in flight finish (or are left to run again later). */
-  async stop(): Promise<void> {
+  /**
+   * Shutdown, promptly: no new step starts, waiting requests are answered with the run as it
+   * stands, and steps in flight are not waited for (a slow webhook would hold the stop): their
+   * outcome is dropped and, being still `ready` in the store, they run again after the restart.
+   */
+  stop(): Promise<void> {
     this.closing = true;
     for (const id of [...this.waiters.keys()]) this.settled(id);
-    await Promise.allSettled([...this.inFlight.values()]);
+    return Promise.resolve();
   }
 
   // --- running steps --------------------------------------------------------------------------
@@ -287,8 +313,8 @@ export class WorkflowEngine {
         scope: this.scope(row),
         reveal: (name) => this.deps.reveal(row.workspace_id, name),
       });
-      // A step that finished during shutdown is still recorded (the store closes after this).
-      if (outcome.type === 'interrupted') return;
+      // Stopping: the step stays ready in the store and runs again after the restart.
+      if (outcome.type === 'interrupted' || this.closing) return;
       await this.deps.commits.run(() => this.transition(row.id, act.key, 'ready', outcome));
     } catch (error) {
       // A transition that could not be stored: the step stays ready and runs again on resume.
@@ -648,9 +674,12 @@ export class WorkflowEngine {
     row.frontier = JSON.stringify(state);
     this.deps.repo.save(row);
     if (row.status === 'completed') {
-      this.deps.events.publish(row.workspace_id, 'workflow.execution.completed', {
-        ...this.view(row),
-      });
+      const view = this.view(row);
+      if (this.waiters.has(row.id)) {
+        if (this.finalViews.size > MEMORY_LIMIT) this.finalViews.clear();
+        this.finalViews.set(row.id, view);
+      }
+      this.deps.events.publish(row.workspace_id, 'workflow.execution.completed', { ...view });
     } else if (row.status === 'failed' || row.status === 'timeout') {
       this.deps.events.publish(row.workspace_id, 'workflow.execution.failed', {
         ...this.failedData(t),

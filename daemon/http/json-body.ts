@@ -1,8 +1,10 @@
 // JSON body parsing: an empty body is "no body" (the route's schema decides if that is fine),
-// anything unparsable is invalid_request_body, and __proto__/constructor keys are refused.
+// anything unparsable is invalid_request_body, __proto__/constructor keys are refused, and
+// nesting past MAX_JSON_DEPTH levels is invalid_parameter naming the top-level field.
 import type { FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { ApiError } from '../domain/errors.js';
+import { deepPath, exceedsDepth, MAX_JSON_DEPTH } from './json-depth.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -20,6 +22,10 @@ export function installJsonBodyParser(app: FastifyInstance): void {
       done(null, undefined);
       return;
     }
+    if (exceedsDepth(text)) {
+      done(tooDeep(text), undefined);
+      return;
+    }
     try {
       done(
         null,
@@ -35,4 +41,19 @@ export function installJsonBodyParser(app: FastifyInstance): void {
       );
     }
   });
+}
+
+function tooDeep(text: string): ApiError {
+  let path: string | undefined;
+  try {
+    path = deepPath(JSON.parse(text) as unknown);
+  } catch {
+    // Unparsable as well: the depth is what the client must fix first.
+  }
+  const field = path?.split('.')[0];
+  return new ApiError(
+    'invalid_parameter',
+    `The JSON body is nested more than ${MAX_JSON_DEPTH} levels deep${path ? ` (at ${path})` : ''}. Flatten it.`,
+    field ? { param: field } : {},
+  );
 }

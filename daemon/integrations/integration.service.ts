@@ -1,5 +1,5 @@
-// Integrations: connect (credentials stored, never returned) and disconnect, each emitting its
-// event in the same transaction as the change.
+// Integrations: connect (credentials stored sealed with the data dir's SecretBox, never
+// returned) and disconnect, each emitting its event in the same transaction as the change.
 import { newId } from '../../shared/ids.js';
 import type { IntegrationView } from '../../shared/schemas/integrations.js';
 import { toIso, type Clock } from '../clock/clock.js';
@@ -7,6 +7,7 @@ import type { EventService } from '../events/event.service.js';
 import { ApiError } from '../domain/errors.js';
 import { mapPage, type ListQueryInput, type Page } from '../domain/pages.js';
 import type { Transactions } from '../domain/transactions.js';
+import type { SecretBox } from '../crypto/secret-box.js';
 import type { IntegrationRepository, IntegrationRow } from './integration.repository.js';
 
 export interface ConnectInput {
@@ -22,6 +23,8 @@ export class IntegrationService {
     private readonly repo: IntegrationRepository,
     private readonly events: EventService,
     private readonly clock: Clock,
+    /** Credentials are stored sealed; nothing reads them back yet (they are never returned). */
+    private readonly secretBox: SecretBox,
   ) {}
 
   connect(workspaceId: string, input: ConnectInput): IntegrationView {
@@ -32,7 +35,9 @@ export class IntegrationService {
       provider: input.provider,
       name: input.name ?? input.provider,
       config: JSON.stringify(input.config ?? {}),
-      credentials: input.credentials ? JSON.stringify(input.credentials) : null,
+      credentials: input.credentials
+        ? this.secretBox.seal(JSON.stringify(input.credentials))
+        : null,
       status: 'connected',
       created_at: now,
       updated_at: now,

@@ -1,7 +1,9 @@
 // Which URLs the daemon may call out to. The sandbox allows http:// (receivers on localhost);
 // production requires https:// and refuses loopback and private addresses unless the daemon
-// runs with --allow-private-network.
+// runs with --allow-private-network. This checks the URL as written (when it is stored and
+// before each call); daemon/outbound/http.ts checks the address each connection really uses.
 import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { ApiError } from '../domain/errors.js';
 import type { Environment } from '../keys/key-material.js';
 
@@ -57,30 +59,26 @@ export function checkOutboundUrl(raw: string, policy: UrlPolicy, param = 'url'):
 export function isPrivateHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
   if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local')) return true;
-  const version = isIP(host);
-  if (version === 4) {
-    const [a, b] = host.split('.').map(Number) as [number, number];
-    return (
-      a === 127 ||
-      a === 10 ||
-      a === 0 ||
-      (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168) ||
-      (a === 169 && b === 254) ||
-      (a === 100 && b >= 64 && b <= 127)
-    );
+  return isIP(host) !== 0 && addressRange(host) !== 'unicast';
+}
+
+/**
+ * The ipaddr.js range of an address (IPv4-mapped IPv6 taken as the IPv4 it carries):
+ * 'unicast' is a public address; anything else (loopback, private, linkLocal, uniqueLocal,
+ * carrierGradeNat, multicast, unspecified, broadcast, reserved, and IPv6 forms that embed an
+ * IPv4 address such as 6to4 or rfc6052) is not called in production.
+ */
+export function addressRange(address: string): string {
+  return ipaddr.process(address.replace(/^\[|\]$/g, '').replace(/%.*$/, '')).range();
+}
+
+/** Whether production may connect to this address (see addressRange). */
+export function isPublicAddress(address: string): boolean {
+  try {
+    return addressRange(address) === 'unicast';
+  } catch {
+    return false;
   }
-  if (version === 6) {
-    return (
-      host === '::1' ||
-      host === '::' ||
-      host.startsWith('fc') ||
-      host.startsWith('fd') ||
-      host.startsWith('fe80') ||
-      host.startsWith('::ffff:')
-    );
-  }
-  return false;
 }
 
 function truncate(text: string): string {

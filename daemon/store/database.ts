@@ -2,7 +2,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { MIGRATIONS, type Migration } from './migrations.js';
+import { MIGRATIONS, type Migration, type MigrationContext } from './migrations.js';
 
 export type Db = Database.Database;
 
@@ -18,7 +18,11 @@ export class SchemaTooNewError extends Error {
   }
 }
 
-export function openDatabase(file: string, migrations: readonly Migration[] = MIGRATIONS): Db {
+export function openDatabase(
+  file: string,
+  migrations: readonly Migration[] = MIGRATIONS,
+  context: MigrationContext = {},
+): Db {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
@@ -35,7 +39,7 @@ export function openDatabase(file: string, migrations: readonly Migration[] = MI
     db.pragma('wal_autocheckpoint = 10000');
   }
   try {
-    migrate(db, migrations);
+    migrate(db, migrations, context);
   } catch (error) {
     if (db.open) db.close();
     throw error;
@@ -43,16 +47,31 @@ export function openDatabase(file: string, migrations: readonly Migration[] = MI
   return db;
 }
 
-export function migrate(db: Db, migrations: readonly Migration[]): void {
+export function migrate(
+  db: Db,
+  migrations: readonly Migration[],
+  context: MigrationContext = {},
+): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   const latest = migrations.at(-1)?.version ?? 0;
   if (current > latest) throw new SchemaTooNewError(current, latest);
+  let ranCode = false;
   for (const migration of migrations) {
     if (migration.version <= current) continue;
     db.transaction(() => {
-      db.exec(migration.sql);
+      if (migration.sql) db.exec(migration.sql);
+      if (migration.run) {
+        migration.run(db, context);
+        ranCode = true;
+      }
       db.pragma(`user_version = ${migration.version}`);
     })();
+  }
+  if (ranCode) {
+    // Code steps rewrite values (sealing secrets): the old versions of those pages must not
+    // stay readable in the WAL.
+    db.pragma('secure_delete = OFF');
+    db.pragma('wal_checkpoint(TRUNCATE)');
   }
 }
 

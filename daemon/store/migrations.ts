@@ -1,10 +1,22 @@
 // Numbered schema migrations. Each runs once, in order, inside a transaction; the database's
 // user_version records the last one applied. Never edit a migration that has shipped: add one.
+// A migration is SQL, plus an optional step in code for what SQL cannot do (sealing values
+// with the data dir's SecretBox).
+import type Database from 'better-sqlite3';
+import { SecretBox } from '../crypto/secret-box.js';
+
+/** What a migration's code step may use. */
+export interface MigrationContext {
+  /** The data dir's cipher; absent when the database is opened without a data dir (unit tests). */
+  secretBox?: SecretBox | undefined;
+}
 
 export interface Migration {
   version: number;
   name: string;
   sql: string;
+  /** Runs after `sql`, in the same transaction. */
+  run?: (db: Database.Database, context: MigrationContext) => void;
 }
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -414,5 +426,39 @@ export const MIGRATIONS: readonly Migration[] = [
       );
       CREATE INDEX oauth_tokens_by_grant ON oauth_tokens(grant_id);
     `,
+  },
+  {
+    version: 8,
+    name: 'secrets at rest',
+    sql: '',
+    // Webhook signing secrets and integration credentials stored before they were encrypted are
+    // sealed in place. secure_delete overwrites the plaintext the updates leave behind in the
+    // database pages; the caller then truncates the WAL that still holds the old pages.
+    run: (db, { secretBox }) => {
+      const plain = <T>(rows: T[], value: (row: T) => string | null) =>
+        rows.filter((row) => {
+          const text = value(row);
+          return text !== null && !SecretBox.isSealed(text);
+        });
+      const hooks = plain(
+        db.prepare<[], { id: string; secret: string }>('SELECT id, secret FROM webhooks').all(),
+        (row) => row.secret,
+      );
+      const integrations = plain(
+        db
+          .prepare<[], { id: string; credentials: string | null }>(
+            'SELECT id, credentials FROM integrations',
+          )
+          .all(),
+        (row) => row.credentials,
+      );
+      if (hooks.length === 0 && integrations.length === 0) return;
+      if (!secretBox) throw new Error('sealing stored secrets needs the data dir secret key');
+      db.pragma('secure_delete = ON');
+      const sealHook = db.prepare('UPDATE webhooks SET secret = ? WHERE id = ?');
+      for (const row of hooks) sealHook.run(secretBox.seal(row.secret), row.id);
+      const sealIntegration = db.prepare('UPDATE integrations SET credentials = ? WHERE id = ?');
+      for (const row of integrations) sealIntegration.run(secretBox.seal(row.credentials!), row.id);
+    },
   },
 ];

@@ -13,8 +13,8 @@ import { toIso, type Clock } from '../clock/clock.js';
 import { sampleEventData } from '../events/samples.js';
 import { ApiError } from '../domain/errors.js';
 import { mapPage, type ListQueryInput, type Page } from '../domain/pages.js';
-import { postJson, type SendResult } from '../../shared/post-json.js';
 import type { Transactions } from '../domain/transactions.js';
+import type { OutboundHttp } from '../outbound/http.js';
 import type { TimerService } from '../timers/timer.service.js';
 import type { DeliveryRepository, DeliveryRow } from './delivery.repository.js';
 import type { WebhookRow } from './webhook.repository.js';
@@ -28,6 +28,7 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
     private readonly webhooks: WebhookService,
     private readonly timers: TimerService,
     private readonly clock: Clock,
+    private readonly outbound: OutboundHttp,
   ) {
     super();
     // One listener per live client (svc webhooks tail): no leak warning past ten of them.
@@ -182,23 +183,36 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
     });
   }
 
-  private send(
+  /** One POST through the outbound module; a 3xx is an answer (a failure), never followed. */
+  private async send(
     hook: WebhookRow,
     body: string,
     ids: { eventId: string; eventType: string; deliveryId: string },
   ): Promise<SendResult> {
-    return postJson(
-      hook.url,
+    const result = await this.outbound.request({
+      url: hook.url,
+      method: 'POST',
       body,
-      {
+      headers: {
+        'content-type': 'application/json',
         'user-agent': `svc-webhooks/${VERSION}`,
-        'x-svc-signature': signatureHeader(hook.secret, body),
+        'x-svc-signature': signatureHeader(this.webhooks.signingSecret(hook), body),
         'x-svc-event-id': ids.eventId,
         'x-svc-event-type': ids.eventType,
         'x-svc-delivery-id': ids.deliveryId,
       },
-      hook.timeout_seconds * 1000,
-    );
+      timeoutMs: hook.timeout_seconds * 1000,
+      // The receiver's answer is not used: read a little of it, then let it go.
+      maxResponseBytes: 64 * 1024,
+    });
+    if (result.type === 'failed') {
+      // An answer too long to read still is the receiver's answer.
+      if (result.reason === 'too_large' && result.status !== null) {
+        return statusResult(result.status, result.timeMs);
+      }
+      return { ok: false, status: null, timeMs: result.timeMs, error: result.message };
+    }
+    return statusResult(result.status, result.timeMs);
   }
 
   private delivery(workspaceId: string, webhookId: string, deliveryId: string): DeliveryRow {
@@ -211,6 +225,18 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
     }
     return row;
   }
+}
+
+interface SendResult {
+  ok: boolean;
+  status: number | null;
+  timeMs: number;
+  error: string | null;
+}
+
+function statusResult(status: number, timeMs: number): SendResult {
+  const ok = status >= 200 && status < 300;
+  return { ok, status, timeMs, error: ok ? null : `The receiver answered HTTP ${status}.` };
 }
 
 export function toDeliveryView(row: DeliveryRow): DeliveryView {

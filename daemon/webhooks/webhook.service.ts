@@ -14,6 +14,7 @@ import { ApiError } from '../domain/errors.js';
 import { mapPage, type ListQueryInput, type Page } from '../domain/pages.js';
 import { checkOutboundUrl, type UrlPolicy } from '../outbound/url-policy.js';
 import type { Transactions } from '../domain/transactions.js';
+import type { SecretBox } from '../crypto/secret-box.js';
 import type { TimerService } from '../timers/timer.service.js';
 import type { DeliveryRepository } from './delivery.repository.js';
 import type { WebhookRepository, WebhookRow } from './webhook.repository.js';
@@ -36,10 +37,13 @@ export class WebhookService {
     private readonly timers: TimerService,
     private readonly clock: Clock,
     private readonly urlPolicy: UrlPolicy,
+    /** Signing secrets are stored sealed: the database alone does not let anyone sign. */
+    private readonly secretBox: SecretBox,
   ) {}
 
   create(workspaceId: string, input: WebhookCreateInput): WebhookView {
     const now = this.clock.now();
+    const secret = `whsec_${randomBase62(32)}`;
     const row: WebhookRow = {
       id: newId('webhook'),
       workspace_id: workspaceId,
@@ -47,7 +51,7 @@ export class WebhookService {
       description: input.description ?? null,
       events: JSON.stringify(checkEventTypes(input.events)),
       status: 'active',
-      secret: `whsec_${randomBase62(32)}`,
+      secret: this.secretBox.seal(secret),
       max_attempts: input.settings?.retry_policy?.max_attempts ?? WEBHOOK_DEFAULTS.maxAttempts,
       backoff_multiplier:
         input.settings?.retry_policy?.backoff_multiplier ?? WEBHOOK_DEFAULTS.backoffMultiplier,
@@ -62,14 +66,19 @@ export class WebhookService {
     };
     this.repo.insert(row);
     this.activeCache.delete(workspaceId);
-    return { ...toWebhookView(row), secret: row.secret };
+    return { ...toWebhookView(row), secret };
   }
 
   get(workspaceId: string, id: string): WebhookView {
     return toWebhookView(this.row(workspaceId, id));
   }
 
-  /** The stored row (with its secret), for the delivery worker. */
+  /** The signing secret of a webhook (whsec_...), unsealed for signing a delivery. */
+  signingSecret(row: WebhookRow): string {
+    return this.secretBox.open(row.secret);
+  }
+
+  /** The stored row (its secret sealed), for the delivery worker. */
   row(workspaceId: string | null, id: string): WebhookRow {
     const row = this.repo.get(id);
     if (!row || (workspaceId !== null && row.workspace_id !== workspaceId)) {

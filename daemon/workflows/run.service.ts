@@ -59,7 +59,7 @@ export class RunService {
     }
     await this.engine.waitFor(started.execution_id, MAX_WAIT_MS);
     const row = this.repo.get(started.execution_id)!;
-    const view = this.engine.view(row);
+    const view = this.engine.viewOf(row);
     switch (row.status) {
       case 'completed':
       case 'cancelled':

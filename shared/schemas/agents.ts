@@ -41,11 +41,20 @@ const Personality = z.strictObject({
   empathy_level: z.string().max(100).optional(),
 });
 
+/** Names of workspace secrets (`svc secrets set NAME VALUE`, `{{secrets.NAME}}`). */
+export const SecretName = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'must be a secret name: letters, digits and _');
+
 const Brain = z
   .strictObject({
     provider: z.enum(['simulated', 'openai']),
     model: z.string().max(200).optional(),
     base_url: z.string().max(500).optional(),
+    api_key_secret: SecretName.optional().meta({
+      description:
+        "With base_url: the workspace secret whose value is sent as the bearer key to that endpoint. The daemon's own key (SVC_OPENAI_API_KEY) goes only to the daemon's base URL, so an agent with its own base_url and no api_key_secret sends no key.",
+    }),
   })
   .meta({ description: "Overrides the daemon's execution brain for this agent (svc extension)" });
 
@@ -117,6 +126,7 @@ export const Agent = z
         provider: z.enum(['simulated', 'openai']),
         model: z.string().optional(),
         base_url: z.string().optional(),
+        api_key_secret: z.string().optional(),
       })
       .nullable(),
     created_at: Timestamp,

@@ -5,11 +5,8 @@
 // Tests that move a daemon's clock are serial (ava runs them before the concurrent ones).
 // A second daemon with a 3 s execution timeout serves the timeout test.
 import test, { type ExecutionContext } from 'ava';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { startDaemon, type CliResult, type TestDaemon } from '../helpers/daemon.js';
-
-type Answer = Awaited<ReturnType<TestDaemon['request']>>;
+import { assertError, type Answer } from '../helpers/api.js';
 
 interface Execution {
   execution_id: string;
@@ -36,29 +33,17 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 /** One daemon and its operator credential; agents live in per-test workspaces. */
 class Sandbox {
   key = '';
-  private controlToken = '';
 
   constructor(readonly daemon: TestDaemon) {}
 
   static async start(env: NodeJS.ProcessEnv = {}): Promise<Sandbox> {
     const sandbox = new Sandbox(await startDaemon({ env }));
     sandbox.key = (await sandbox.daemon.operator()).key;
-    sandbox.controlToken = readFileSync(
-      join(sandbox.daemon.dataDir, 'control-token'),
-      'utf8',
-    ).trim();
     return sandbox;
   }
 
   async workspace(tier = 'enterprise'): Promise<Tenant> {
-    const response = await fetch(`${this.daemon.url}/trpc/workspaces.create`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${this.controlToken}` },
-      body: JSON.stringify({ name: 'Executions', tier }),
-    });
-    const body = (await response.json()) as { result?: { data: { id: string } } };
-    if (!body.result) throw new Error(`workspaces.create: ${JSON.stringify(body)}`);
-    return new Tenant(this, body.result.data.id);
+    return new Tenant(this, await this.daemon.createWorkspace('Executions', tier));
   }
 
   async advance(duration: string): Promise<void> {
@@ -79,13 +64,9 @@ class Tenant {
   ) {}
 
   call(method: string, path: string, body?: unknown, key?: string): Promise<Answer> {
-    return this.sandbox.daemon.request(path, {
-      method,
+    return this.sandbox.daemon.callJson(method, path, body, {
       key: key ?? this.sandbox.key,
       tenant: this.id,
-      ...(body === undefined
-        ? {}
-        : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
     });
   }
 
@@ -167,17 +148,6 @@ test.before(async () => {
 test.after.always(async () => {
   await Promise.all([main?.daemon.stop(), short?.daemon.stop()]);
 });
-
-function assertError(
-  t: ExecutionContext,
-  answer: Answer,
-  status: number,
-  code: string,
-): Record<string, any> {
-  t.is(answer.status, status, answer.text);
-  t.is(answer.body?.error?.code, code, answer.text);
-  return (answer.body?.error ?? {}) as Record<string, any>;
-}
 
 function assertCli(t: ExecutionContext, result: CliResult): void {
   t.is(result.code, 0, `exit ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);

@@ -8,8 +8,7 @@ import test, { type ExecutionContext } from 'ava';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { buildDocx, buildPdf, buildZip } from '../helpers/documents.js';
 import type { KnowledgeDocumentView as KnowledgeDocument } from '../../shared/schemas/agents.js';
-
-type Answer = Awaited<ReturnType<TestDaemon['request']>>;
+import { apiCaller, type Answer } from '../helpers/api.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
@@ -26,16 +25,7 @@ test.after.always(async () => {
   await d?.stop();
 });
 
-function call(method: string, path: string, body?: unknown, apiKey = key): Promise<Answer> {
-  return d.request(path, {
-    method,
-    key: apiKey,
-    tenant: ws,
-    ...(body === undefined
-      ? {}
-      : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-  });
-}
+const call = apiCaller(() => ({ daemon: d, key, tenant: ws }));
 
 /** An active L3 agent (no approval in the way of its answers). */
 async function agent(fields: Record<string, unknown> = {}): Promise<string> {
@@ -307,7 +297,7 @@ test('an empty file and an unsupported extension: 400 invalid_parameter param fi
   t.is(await documentCount(agentId), 0);
 });
 
-test('over 10 MiB: 413 payload_too_large; exactly 10 MiB is accepted', async (t) => {
+test('over 10 MiB: 413 payload_too_large; exactly 10 MiB passes the size check; 5 MiB of text is stored', async (t) => {
   const agentId = await agent();
   const line = 'Our warehouse ships every weekday and restocks every Monday morning.\n\n';
   const tenMiB = 10 * 1024 * 1024;
@@ -316,10 +306,19 @@ test('over 10 MiB: 413 payload_too_large; exactly 10 MiB is accepted', async (t)
   const answer = await upload(agentId, { name: 'huge.txt', content: big });
   t.is(answer.status, 413, answer.text.slice(0, 500));
   t.is(answer.body?.error?.code, 'payload_too_large');
+  t.regex(answer.body?.error?.message, /10 MiB/);
   t.is(await documentCount(agentId), 0);
 
-  const fits = await upload(agentId, { name: 'fits.txt', content: big.subarray(0, tenMiB) });
+  // Exactly 10 MiB is read, then refused by the cap on extracted text (5 MiB).
+  const atSize = await upload(agentId, { name: 'at-size.txt', content: big.subarray(0, tenMiB) });
+  t.is(atSize.status, 413, atSize.text.slice(0, 500));
+  t.regex(atSize.body?.error?.message, /characters/);
+
+  const paragraph = line.trim().concat(' ').repeat(8).trim() + '\n\n';
+  const fiveMiB = paragraph.repeat(Math.floor((5 * 1024 * 1024) / paragraph.length));
+  const fits = await upload(agentId, { name: 'fits.txt', content: Buffer.from(fiveMiB) });
   t.is(fits.status, 201, fits.text.slice(0, 500));
+  t.is(await documentCount(agentId), 1);
 });
 
 test('missing file part: 400 missing_required_field; bad or missing type: 400', async (t) => {
@@ -364,9 +363,13 @@ test('knowledge of an unknown agent is 404 agent_not_found; scopes: read lists, 
     403,
   );
   const doc = await uploaded(t, agentId, { name: 'a.txt', content: HOURS });
-  t.is((await call('GET', `/v1/agents/${agentId}/knowledge`, undefined, reader)).status, 200);
   t.is(
-    (await call('DELETE', `/v1/agents/${agentId}/knowledge/${doc.id}`, undefined, reader)).status,
+    (await call('GET', `/v1/agents/${agentId}/knowledge`, undefined, { key: reader })).status,
+    200,
+  );
+  t.is(
+    (await call('DELETE', `/v1/agents/${agentId}/knowledge/${doc.id}`, undefined, { key: reader }))
+      .status,
     403,
   );
 });

@@ -3,11 +3,10 @@
 // listed newest first, filtered and paginated; analytics figures are computed from what the
 // test did, only the requested metrics are returned, and the period follows the daemon clock.
 // The daemon's training period is 1 s, so one test watches training end on its own.
-import test, { type ExecutionContext } from 'ava';
+import test from 'ava';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
 import type { MessageView as Message } from '../../shared/schemas/agents.js';
-
-type Answer = Awaited<ReturnType<TestDaemon['request']>>;
+import { apiCaller, assertError, type Answer } from '../helpers/api.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -25,16 +24,7 @@ test.after.always(async () => {
   await d?.stop();
 });
 
-function call(method: string, path: string, body?: unknown): Promise<Answer> {
-  return d.request(path, {
-    method,
-    key,
-    tenant: ws,
-    ...(body === undefined
-      ? {}
-      : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-  });
-}
+const call = apiCaller(() => ({ daemon: d, key, tenant: ws }));
 
 async function agent(fields: Record<string, unknown> = {}, deploy = true): Promise<string> {
   const created = await call('POST', '/v1/agents', {
@@ -73,12 +63,6 @@ async function analytics(agentId: string, query: string): Promise<Answer> {
 async function advance(duration: string): Promise<void> {
   const result = await d.cli(['clock', 'advance', duration, '--json']);
   if (result.code !== 0) throw new Error(`clock advance ${duration}: ${result.stderr}`);
-}
-
-function assertError(t: ExecutionContext, answer: Answer, status: number, code: string) {
-  t.is(answer.status, status, answer.text);
-  t.is(answer.body?.error?.code, code, answer.text);
-  return answer.body?.error as Record<string, any>;
 }
 
 // --- serial: tests that move the clock -------------------------------------------------------

@@ -3,12 +3,11 @@
 // call a real local chat-completions server (test/helpers/fake-openai.ts). The request carries
 // the model and the input; a JSON answer becomes the result, a plain-text answer the output;
 // an unreachable endpoint or an HTTP error is 502 external_api_error; a hanging one times out.
-import test, { type ExecutionContext } from 'ava';
+import test from 'ava';
 import { createServer } from 'node:net';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
-
-type Answer = Awaited<ReturnType<TestDaemon['request']>>;
+import { assertError, type Answer } from '../helpers/api.js';
 
 interface Sandbox {
   daemon: TestDaemon;
@@ -50,14 +49,7 @@ test.after.always(async () => {
 });
 
 function call(s: Sandbox, method: string, path: string, body?: unknown): Promise<Answer> {
-  return s.daemon.request(path, {
-    method,
-    key: s.key,
-    tenant: s.ws,
-    ...(body === undefined
-      ? {}
-      : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-  });
+  return s.daemon.callJson(method, path, body, { key: s.key, tenant: s.ws });
 }
 
 async function agent(s: Sandbox, fields: Record<string, unknown> = {}): Promise<string> {
@@ -77,11 +69,6 @@ async function agent(s: Sandbox, fields: Record<string, unknown> = {}): Promise<
 
 function execute(s: Sandbox, agentId: string, input: string, wait = true): Promise<Answer> {
   return call(s, 'POST', `/v1/agents/${agentId}/execute`, { input, wait_for_completion: wait });
-}
-
-function assertError(t: ExecutionContext, answer: Answer, status: number, code: string) {
-  t.is(answer.status, status, answer.text);
-  t.is(answer.body?.error?.code, code, answer.text);
 }
 
 /** A port on 127.0.0.1 that nothing listens on (bound, then released). */

@@ -4,11 +4,10 @@
 // clock), PATCH status, POST /v1/agents/deploy and 409 agent_not_active.
 // The training period is long (600 s) so that agents stay in training unless a test moves the
 // clock; the test that moves it is serial (ava runs serial tests before the concurrent ones).
-import test, { type ExecutionContext } from 'ava';
+import test from 'ava';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
 import type { AgentView as Agent } from '../../shared/schemas/agents.js';
-
-type Answer = Awaited<ReturnType<TestDaemon['request']>>;
+import { apiCaller, assertError } from '../helpers/api.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
@@ -30,17 +29,7 @@ function workspace(tier = 'enterprise', name = 'Agents API'): Promise<string> {
   return d.createWorkspace(name, tier);
 }
 
-function call(
-  method: string,
-  path: string,
-  body?: unknown,
-  options: { key?: string; tenant?: string } = {},
-): Promise<Answer> {
-  return d.callJson(method, path, body, {
-    key: options.key ?? operatorKey,
-    tenant: options.tenant ?? defaultWs,
-  });
-}
+const call = apiCaller(() => ({ daemon: d, key: operatorKey, tenant: defaultWs }));
 
 async function createAgent(
   fields: Record<string, unknown> = {},
@@ -54,20 +43,6 @@ async function createAgent(
   );
   if (answer.status !== 201) throw new Error(`create agent: ${answer.status} ${answer.text}`);
   return answer.body.data as Agent;
-}
-
-function assertError(
-  t: ExecutionContext,
-  answer: Answer,
-  status: number,
-  code: string,
-  param?: string,
-): Record<string, any> {
-  t.is(answer.status, status, answer.text);
-  t.is(answer.body?.error?.code, code, answer.text);
-  if (param !== undefined) t.is(answer.body.error.param, param, answer.text);
-  t.is(answer.body.error.request_id, answer.headers.get('x-request-id'));
-  return answer.body.error as Record<string, any>;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

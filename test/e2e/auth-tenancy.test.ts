@@ -1,8 +1,9 @@
 // Credentials, tenants and scopes against the real daemon (decisions §5, §6, §10): 401s,
 // the api_key query parameter, GET /v1/auth/me, X-Tenant-ID rules, independent scopes and
 // isolation of one workspace's events from another's.
-import test, { type ExecutionContext } from 'ava';
+import test from 'ava';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { assertError } from '../helpers/api.js';
 
 let daemon: TestDaemon;
 let operatorKey: string;
@@ -11,8 +12,6 @@ let otherWs: string;
 /** Admin key of the default workspace and of the other one. */
 let keyA: string;
 let keyB: string;
-
-type Answer = Awaited<ReturnType<TestDaemon['request']>>;
 
 test.before(async () => {
   daemon = await startDaemon();
@@ -35,20 +34,6 @@ test.before(async () => {
 test.after.always(async () => {
   await daemon?.stop();
 });
-
-function assertError(
-  t: ExecutionContext,
-  answer: Answer,
-  status: number,
-  code: string,
-  param?: string,
-): void {
-  t.is(answer.status, status, `status (body: ${answer.text})`);
-  t.is(answer.body?.error?.code, code, answer.text);
-  t.is(typeof answer.body?.error?.message, 'string');
-  t.is(answer.body.error.request_id, answer.headers.get('x-request-id'));
-  if (param !== undefined) t.is(answer.body.error.param, param);
-}
 
 async function trigger(type: string, workspace: string): Promise<{ id: string; type: string }> {
   const result = await daemon.cli(['events', 'trigger', type, '--workspace', workspace, '--json']);

@@ -2,10 +2,9 @@
 // both cursor forms, the type filter and the 30-day retention on the sandbox clock.
 // Serial: the last test moves the clock 31 days.
 import test, { type ExecutionContext } from 'ava';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
 import type { EventEnvelope as Event } from '../../shared/schemas/events.js';
+import { control } from '../helpers/api.js';
 
 let daemon: TestDaemon;
 let key: string;
@@ -31,15 +30,8 @@ function newestFirst(a: Event, b: Event): number {
  * The control channel's events.trigger, which `svc events trigger` calls: used for the bulk
  * of the events because 25 CLI processes would take seconds (the CLI is used below too).
  */
-async function publish(type: string): Promise<Event> {
-  const token = readFileSync(join(daemon.dataDir, 'control-token'), 'utf8').trim();
-  const response = await fetch(`${daemon.url}/trpc/events.trigger`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ type, workspace_id: workspace }),
-  });
-  if (!response.ok) throw new Error(`events.trigger ${type} failed: ${await response.text()}`);
-  return ((await response.json()) as { result: { data: Event } }).result.data;
+function publish(type: string): Promise<Event> {
+  return control<Event>(daemon, 'events.trigger', { type, workspace_id: workspace });
 }
 
 async function trigger(type: string): Promise<Event> {

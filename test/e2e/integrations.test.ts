@@ -1,11 +1,10 @@
 // /v1/integrations against the real daemon (decisions §9, §10 "Integrations"): connect with
 // write-only credentials, list/get/disconnect, the integration.connected/disconnected events,
 // scopes, tenant isolation and validation of the provider slug.
-import test, { type ExecutionContext } from 'ava';
+import test from 'ava';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
 import type { IntegrationView as Integration } from '../../shared/schemas/integrations.js';
-
-type Answer = Awaited<ReturnType<TestDaemon['request']>>;
+import { apiCaller, assertError } from '../helpers/api.js';
 
 let daemon: TestDaemon;
 let operatorKey: string;
@@ -28,17 +27,7 @@ function newWorkspace(name: string): Promise<string> {
   return daemon.createWorkspace(name);
 }
 
-function call(
-  method: string,
-  path: string,
-  body?: unknown,
-  options: { key?: string; tenant?: string } = {},
-): Promise<Answer> {
-  return daemon.callJson(method, path, body, {
-    key: options.key ?? operatorKey,
-    tenant: options.tenant ?? defaultWs,
-  });
-}
+const call = apiCaller(() => ({ daemon, key: operatorKey, tenant: defaultWs }));
 
 async function connect(
   body: Record<string, unknown>,
@@ -47,19 +36,6 @@ async function connect(
   const answer = await call('POST', '/v1/integrations', body, options);
   if (answer.status !== 201) throw new Error(`connect: ${answer.status} ${answer.text}`);
   return answer.body.data as Integration;
-}
-
-function assertError(
-  t: ExecutionContext,
-  answer: Answer,
-  status: number,
-  code: string,
-  param?: string,
-): void {
-  t.is(answer.status, status, `status (body: ${answer.text})`);
-  t.is(answer.body?.error?.code, code, answer.text);
-  t.is(answer.body?.error?.request_id, answer.headers.get('x-request-id'));
-  if (param !== undefined) t.is(answer.body.error.param, param, answer.text);
 }
 
 async function eventsOf(type: string, tenant = defaultWs) {

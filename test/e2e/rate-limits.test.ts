@@ -6,12 +6,10 @@
 // whole second (through the control channel, which answers in a few ms) and then fires its
 // requests well inside that second: no test depends on where real time happens to be.
 import test, { type ExecutionContext } from 'ava';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { control } from '../helpers/api.js';
 
 let daemon: TestDaemon;
-let controlToken: string;
 
 type Answer = Awaited<ReturnType<TestDaemon['request']>>;
 
@@ -25,7 +23,6 @@ function freshMinute(): number {
 
 test.before(async () => {
   daemon = await startDaemon();
-  controlToken = readFileSync(join(daemon.dataDir, 'control-token'), 'utf8').trim();
 });
 
 test.after.always(async () => {
@@ -34,12 +31,7 @@ test.after.always(async () => {
 
 /** Sets the daemon clock to an exact instant (it keeps ticking from there). */
 async function setClock(epochMs: number): Promise<void> {
-  const response = await fetch(`${daemon.url}/trpc/clock.set`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${controlToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ to: new Date(epochMs).toISOString() }),
-  });
-  if (!response.ok) throw new Error(`clock.set failed: ${await response.text()}`);
+  await control(daemon, 'clock.set', { to: new Date(epochMs).toISOString() });
 }
 
 async function workspaceKey(tier: string, scopes = 'admin'): Promise<string> {

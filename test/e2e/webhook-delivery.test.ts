@@ -6,8 +6,6 @@
 // concurrent ones never move it.
 import test, { type ExecutionContext } from 'ava';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../helpers/receiver.js';
 import type { EventEnvelope as Envelope } from '../../shared/schemas/events.js';
@@ -16,6 +14,7 @@ import type {
   DeliveryView as Delivery,
   DeliveryDetailView as DeliveryDetail,
 } from '../../shared/schemas/webhooks.js';
+import { control } from '../helpers/api.js';
 
 /** The create response: the only one that carries the signing secret. */
 type Webhook = WebhookView & Required<Pick<WebhookView, 'secret'>>;
@@ -26,12 +25,10 @@ const MINUTE = 60_000;
 
 let daemon: TestDaemon;
 let key: string;
-let controlToken: string;
 
 test.before(async () => {
   daemon = await startDaemon();
   ({ key } = await daemon.operator());
-  controlToken = readFileSync(join(daemon.dataDir, 'control-token'), 'utf8').trim();
 });
 
 test.after.always(async () => {
@@ -86,25 +83,11 @@ class Tenant {
   constructor(readonly id: string) {}
 
   static async create(name = 'Deliveries'): Promise<Tenant> {
-    const response = await fetch(`${daemon.url}/trpc/workspaces.create`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${controlToken}` },
-      body: JSON.stringify({ name, tier: 'enterprise' }),
-    });
-    const body = (await response.json()) as { result?: { data: { id: string } } };
-    if (!body.result) throw new Error(`workspaces.create: ${JSON.stringify(body)}`);
-    return new Tenant(body.result.data.id);
+    return new Tenant(await daemon.createWorkspace(name));
   }
 
   call(method: string, path: string, body?: unknown): Promise<Answer> {
-    return daemon.request(path, {
-      method,
-      key,
-      tenant: this.id,
-      ...(body === undefined
-        ? {}
-        : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-    });
+    return daemon.callJson(method, path, body, { key, tenant: this.id });
   }
 
   async createHook(
@@ -123,16 +106,7 @@ class Tenant {
 
   /** Publishes a sample event over the control channel (what `svc events trigger` does). */
   async publish(type: string): Promise<Envelope> {
-    const response = await fetch(`${daemon.url}/trpc/events.trigger`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${controlToken}` },
-      body: JSON.stringify({ type, workspace_id: this.id }),
-    });
-    const body = (await response.json()) as { result?: { data: Envelope } };
-    if (response.status !== 200 || !body.result) {
-      throw new Error(`events.trigger ${type}: ${response.status} ${JSON.stringify(body)}`);
-    }
-    return body.result.data;
+    return control<Envelope>(daemon, 'events.trigger', { type, workspace_id: this.id });
   }
 
   async getHook(id: string): Promise<Webhook> {

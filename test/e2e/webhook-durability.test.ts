@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, startDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { control } from '../helpers/api.js';
 
 interface Running {
   url: string;
@@ -36,17 +37,8 @@ function running(d: TestDaemon): Running {
   return { url: runtime.url, pid: runtime.pid, token };
 }
 
-async function trpc<T>(at: Running, path: string, input?: unknown): Promise<T> {
-  const response = await fetch(`${at.url}/trpc/${path}`, {
-    method: input === undefined ? 'GET' : 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${at.token}` },
-    ...(input === undefined ? {} : { body: JSON.stringify(input) }),
-  });
-  const body = (await response.json()) as { result?: { data: T } };
-  if (response.status !== 200 || !body.result) {
-    throw new Error(`${path}: ${response.status} ${JSON.stringify(body)}`);
-  }
-  return body.result.data;
+function trpc<T>(at: Running, path: string, input?: unknown): Promise<T> {
+  return control<T>(at, path, input);
 }
 
 /** A REST call with the operator credential of the daemon running now. */

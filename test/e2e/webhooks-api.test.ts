@@ -1,11 +1,10 @@
 // /v1/webhooks against the real daemon (spec Webhooks endpoints, decisions §5, §9, §10): create
 // with its one-time secret, URL and event-type validation, list/get/patch/delete, tenant
 // isolation, scopes, and the OpenAPI document's webhook and integration routes.
-import test, { type ExecutionContext } from 'ava';
+import test from 'ava';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
 import type { WebhookView as Webhook } from '../../shared/schemas/webhooks.js';
-
-type Answer = Awaited<ReturnType<TestDaemon['request']>>;
+import { apiCaller, assertError } from '../helpers/api.js';
 
 let daemon: TestDaemon;
 let operatorKey: string;
@@ -28,17 +27,7 @@ function newWorkspace(name: string): Promise<string> {
   return daemon.createWorkspace(name);
 }
 
-function call(
-  method: string,
-  path: string,
-  body?: unknown,
-  options: { key?: string; tenant?: string } = {},
-): Promise<Answer> {
-  return daemon.callJson(method, path, body, {
-    key: options.key ?? operatorKey,
-    tenant: options.tenant ?? defaultWs,
-  });
-}
+const call = apiCaller(() => ({ daemon, key: operatorKey, tenant: defaultWs }));
 
 async function createHook(
   body: Record<string, unknown> = {},
@@ -52,20 +41,6 @@ async function createHook(
   );
   if (answer.status !== 201) throw new Error(`create webhook: ${answer.status} ${answer.text}`);
   return answer.body.data as Webhook;
-}
-
-function assertError(
-  t: ExecutionContext,
-  answer: Answer,
-  status: number,
-  code: string,
-  param?: string,
-): void {
-  t.is(answer.status, status, `status (body: ${answer.text})`);
-  t.is(answer.body?.error?.code, code, answer.text);
-  t.is(typeof answer.body?.error?.message, 'string');
-  t.is(answer.body?.error?.request_id, answer.headers.get('x-request-id'));
-  if (param !== undefined) t.is(answer.body.error.param, param, answer.text);
 }
 
 test('POST /v1/webhooks creates an active webhook (201) and shows the secret this once', async (t) => {

@@ -156,6 +156,14 @@ test('create from YAML, get, list, update from JSON, activate, pause, delete', a
   t.is(gone.json().error.code, 'workflow_not_found');
   const missingFile = await svc(ws, 'workflows', 'create', '--json');
   assertExit(t, missingFile, 2);
+
+  // `-f -` reads the file from stdin (JSON or YAML).
+  const fromStdin = await d.cli(['workflows', 'create', '-f', '-', '--json', '--workspace', ws], {
+    input:
+      'name: From stdin\nsteps:\n  - {id: only, name: Only, type: wait, config: {duration_seconds: 1}}\n',
+  });
+  assertExit(t, fromStdin, 0);
+  t.like(fromStdin.json(), { name: 'From stdin', status: 'draft' });
 });
 
 test('create -f reports a graph error with the step and field; a loop is circular_dependency', async (t) => {

@@ -1,9 +1,10 @@
 // End-to-end helper: a real daemon (spawned through the real CLI, on port 0, in a fresh temp
 // data dir) and a way to run the real CLI against it.
 import { spawn, type SpawnOptions } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { control } from './api.js';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const SVC_BIN = join(ROOT, 'bin', 'svc.js');
@@ -116,12 +117,8 @@ export async function startDaemon(
     async operator() {
       if (!operator) {
         const me = await daemon.cli(['whoami', '--json']);
-        const token = readFileSync(join(dataDir, 'control-token'), 'utf8').trim();
-        const response = await fetch(`${url}/trpc/auth.operatorCredential`, {
-          headers: { authorization: `Bearer ${token}` },
-        });
-        const body = (await response.json()) as { result: { data: { key: string } } };
-        operator = { key: body.result.data.key, workspaceId: me.json().workspace_id };
+        const credential = await control<{ key: string }>(daemon, 'auth.operatorCredential');
+        operator = { key: credential.key, workspaceId: me.json().workspace_id };
       }
       return operator;
     },
@@ -142,15 +139,8 @@ export async function startDaemon(
       return result.json();
     },
     async createWorkspace(name, tier = 'enterprise') {
-      const token = readFileSync(join(dataDir, 'control-token'), 'utf8').trim();
-      const response = await fetch(`${url}/trpc/workspaces.create`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body: JSON.stringify({ name, tier }),
-      });
-      const answer = (await response.json()) as { result?: { data: { id: string } } };
-      if (!answer.result) throw new Error(`workspaces.create: ${JSON.stringify(answer)}`);
-      return answer.result.data.id;
+      const created = await control<{ id: string }>(daemon, 'workspaces.create', { name, tier });
+      return created.id;
     },
     callJson(method, path, body, auth = {}) {
       return daemon.request(path, {

@@ -13,6 +13,7 @@ import { buildDocx, buildPdf, buildZip } from '../helpers/documents.js';
 function profile(overrides: Partial<AgentProfile> = {}): AgentProfile {
   return {
     id: 'agt_unit',
+    workspace_id: 'ws_unit',
     name: 'Unit',
     type: 'customer-service',
     capabilities: {},

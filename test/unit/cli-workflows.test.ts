@@ -220,3 +220,39 @@ test('a run awaiting approval says which command decides it', (t) => {
     'run wex_1 completed',
   ]);
 });
+
+test('a retried step shows the failed attempt, the retry and the outcome', (t) => {
+  let out = '';
+  const view = new RunView({ write: (text: string) => (out += text) }, steps, {
+    live: false,
+    colour: false,
+  });
+  const failedFirst = step('notify', {
+    status: 'failed',
+    duration_ms: 4,
+    error: { code: 'external_api_error', message: 'answered 503' },
+  });
+  // What the engine shows between attempts: the failed one, then the next one waiting to run.
+  view.update(
+    execution({
+      current_step: 'notify',
+      step_results: [failedFirst, step('notify', { attempt: 2, status: 'retrying' })],
+    }),
+  );
+  view.update(
+    execution({
+      status: 'completed',
+      step_results: [
+        failedFirst,
+        step('notify', { attempt: 2, status: 'completed', duration_ms: 6 }),
+      ],
+    }),
+  );
+  t.deepEqual(out.trim().split('\n').slice(1), [
+    'step notify (webhook) started',
+    'step notify (webhook) failed: external_api_error: answered 503',
+    'step notify (webhook) retrying (attempt 2)',
+    'step notify (webhook) completed in 6 ms (attempt 2)',
+    'run wex_1 completed',
+  ]);
+});

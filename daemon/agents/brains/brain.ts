@@ -3,6 +3,7 @@
 
 export interface AgentProfile {
   id: string;
+  workspace_id: string;
   name: string;
   type: string;
   capabilities: Record<string, boolean>;
@@ -15,6 +16,8 @@ export interface AgentProfile {
     provider: 'simulated' | 'openai';
     model?: string | undefined;
     base_url?: string | undefined;
+    /** The workspace secret holding the key for base_url. */
+    api_key_secret?: string | undefined;
   } | null;
 }
 

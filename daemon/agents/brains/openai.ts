@@ -2,8 +2,13 @@
 // server...). It asks for a JSON answer {action, output, confidence}; a plain-text answer is
 // accepted with the deterministic classifier's action. An endpoint that cannot be reached or
 // errors is a 502 external_api_error.
-import ky, { HTTPError, TimeoutError } from 'ky';
+//
+// Keys: the daemon's own key (SVC_OPENAI_API_KEY) is sent only to the daemon's configured base
+// URL. An agent with its own brain.base_url sends the value of the workspace secret it names in
+// brain.api_key_secret, or no key at all, so that an `agents:write` key cannot point an agent
+// at its own server and collect the daemon's key.
 import { ApiError } from '../../domain/errors.js';
+import type { OutboundHttp } from '../../outbound/http.js';
 import type { Brain, BrainInput, BrainResult } from './brain.js';
 import { classify } from './classify.js';
 
@@ -13,6 +18,12 @@ export interface OpenAiSettings {
   apiKey?: string | undefined;
 }
 
+/** The value of a workspace secret, or undefined when the workspace has no secret of that name. */
+export type SecretLookup = (workspaceId: string, name: string) => string | undefined;
+
+/** Bytes of a model answer read at most. */
+const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+
 interface ChatResponse {
   choices?: { message?: { content?: string } }[];
 }
@@ -20,10 +31,17 @@ interface ChatResponse {
 export class OpenAiBrain implements Brain {
   readonly name = 'openai' as const;
 
-  constructor(private readonly settings: OpenAiSettings) {}
+  constructor(
+    private readonly settings: OpenAiSettings,
+    private readonly outbound: OutboundHttp,
+    /** Workspace secrets (svc secrets set), read for an agent's brain.api_key_secret. */
+    private readonly secrets: SecretLookup,
+  ) {}
 
   async think({ agent, input, context, passages, timeoutMs }: BrainInput): Promise<BrainResult> {
-    const baseUrl = (agent.brain?.base_url ?? this.settings.baseUrl).replace(/\/$/, '');
+    const daemonBaseUrl = trimSlash(this.settings.baseUrl);
+    const baseUrl = agent.brain?.base_url ? trimSlash(agent.brain.base_url) : daemonBaseUrl;
+    const apiKey = this.keyFor(agent, baseUrl, daemonBaseUrl);
     const model = agent.brain?.model ?? this.settings.model;
     const fallback = classify(input, agent.type, agent.capabilities);
     const system = [
@@ -40,36 +58,55 @@ export class OpenAiBrain implements Brain {
     ]
       .filter(Boolean)
       .join('\n');
-    let body: ChatResponse;
-    try {
-      body = await ky
-        .post(`${baseUrl}/chat/completions`, {
-          json: {
-            model,
-            temperature: 0,
-            messages: [
-              { role: 'system', content: system },
-              {
-                role: 'user',
-                content: Object.keys(context).length
-                  ? `${input}\n\nContext: ${JSON.stringify(context)}`
-                  : input,
-              },
-            ],
+    const result = await this.outbound.request({
+      url: `${baseUrl}/chat/completions`,
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
+      },
+      body: JSON.stringify({
+        model,
+        temperature: 0,
+        messages: [
+          { role: 'system', content: system },
+          {
+            role: 'user',
+            content: Object.keys(context).length
+              ? `${input}\n\nContext: ${JSON.stringify(context)}`
+              : input,
           },
-          headers: this.settings.apiKey ? { authorization: `Bearer ${this.settings.apiKey}` } : {},
-          timeout: timeoutMs,
-          retry: 0,
-        })
-        .json<ChatResponse>();
-    } catch (error) {
-      if (error instanceof TimeoutError) {
+        ],
+      }),
+      timeoutMs,
+      maxResponseBytes: MAX_ANSWER_BYTES,
+      param: 'brain.base_url',
+    });
+    if (result.type === 'failed') {
+      if (result.reason === 'timeout') {
         throw new ApiError(
           'execution_timeout',
           `The model endpoint ${baseUrl} did not answer within ${Math.round(timeoutMs / 1000)} s.`,
         );
       }
-      throw new ApiError('external_api_error', describeFailure(error, baseUrl));
+      throw new ApiError(
+        'external_api_error',
+        `The model endpoint ${baseUrl} could not be used: ${result.message} Check SVC_OPENAI_BASE_URL (or the agent's brain.base_url).`,
+      );
+    }
+    if (result.status < 200 || result.status >= 300) {
+      const redirect = result.status >= 300 && result.status < 400;
+      throw new ApiError(
+        'external_api_error',
+        `The model endpoint ${baseUrl} answered HTTP ${result.status}${redirect ? ' (a redirect, which svc does not follow: use the final URL as base_url)' : ''}.`,
+      );
+    }
+    let body: ChatResponse;
+    try {
+      body = JSON.parse(result.body) as ChatResponse;
+    } catch {
+      throw new ApiError('external_api_error', `The model at ${baseUrl} did not answer JSON.`);
     }
     const content = body.choices?.[0]?.message?.content?.trim();
     if (!content)
@@ -80,6 +117,30 @@ export class OpenAiBrain implements Brain {
       );
     return parseAnswer(content, fallback.action);
   }
+
+  /** The bearer key for this call (see the file comment), or undefined to send none. */
+  private keyFor(
+    agent: BrainInput['agent'],
+    baseUrl: string,
+    daemonBaseUrl: string,
+  ): string | undefined {
+    const secretName = agent.brain?.api_key_secret;
+    if (secretName && agent.brain?.base_url) {
+      const value = this.secrets(agent.workspace_id, secretName);
+      if (value === undefined) {
+        throw new ApiError(
+          'external_api_error',
+          `The agent's brain.api_key_secret names the secret ${secretName}, which this workspace does not have. Set it with: svc secrets set ${secretName} <key>`,
+        );
+      }
+      return value;
+    }
+    return baseUrl === daemonBaseUrl ? this.settings.apiKey : undefined;
+  }
+}
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '');
 }
 
 function parseAnswer(content: string, fallbackAction: string): BrainResult {
@@ -99,10 +160,4 @@ function parseAnswer(content: string, fallbackAction: string): BrainResult {
     // Not JSON: take the text as the answer.
   }
   return { action: fallbackAction, output: content, confidence: 0.7 };
-}
-
-function describeFailure(error: unknown, baseUrl: string): string {
-  if (error instanceof HTTPError)
-    return `The model endpoint ${baseUrl} answered HTTP ${error.response.status}.`;
-  return `The model endpoint ${baseUrl} could not be reached. Check SVC_OPENAI_BASE_URL (or the agent's brain.base_url).`;
 }

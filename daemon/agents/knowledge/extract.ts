@@ -2,6 +2,7 @@
 // word/document.xml, UTF-8 text), and must agree with the file name; then the text is
 // extracted with pdfjs (PDF) or mammoth (DOCX).
 import { ApiError } from '../../domain/errors.js';
+import { MAX_DOCX_UNCOMPRESSED_BYTES } from './limits.js';
 
 export type KnowledgeFormat = 'pdf' | 'docx' | 'md' | 'txt';
 
@@ -61,6 +62,7 @@ export async function extractText(
       case 'pdf':
         return await pdfText(content);
       case 'docx': {
+        checkInflatedSize(content, filename);
         const mammoth = await import('mammoth');
         return (await mammoth.extractRawText({ buffer: content })).value;
       }
@@ -74,6 +76,47 @@ export async function extractText(
       `'${filename}' could not be read as ${format.toUpperCase()}: the file looks damaged.`,
     );
   }
+}
+
+/**
+ * Refuses a DOCX whose entries declare more than MAX_DOCX_UNCOMPRESSED_BYTES once inflated (a
+ * zip bomb), from the ZIP central directory, before anything is inflated. An entry lying about
+ * its size is still stopped by the worker's heap limit and time budget.
+ */
+function checkInflatedSize(content: Buffer, filename: string): void {
+  const total = declaredUncompressedBytes(content);
+  // A broken directory is left to the reader, which refuses it as damaged.
+  if (total !== undefined && total > MAX_DOCX_UNCOMPRESSED_BYTES) {
+    throw new ApiError(
+      'payload_too_large',
+      `'${filename}' inflates to ${total} bytes, over the ${MAX_DOCX_UNCOMPRESSED_BYTES} a document may. Split it into smaller documents.`,
+      { param: 'file' },
+    );
+  }
+}
+
+/** The sum of the uncompressed sizes in a ZIP's central directory (Infinity for ZIP64, undefined when broken). */
+function declaredUncompressedBytes(zip: Buffer): number | undefined {
+  const minEnd = Math.max(0, zip.length - 22 - 0xffff);
+  let end = -1;
+  for (let at = zip.length - 22; at >= minEnd; at--) {
+    if (zip.readUInt32LE(at) === 0x06054b50) {
+      end = at;
+      break;
+    }
+  }
+  if (end < 0) return undefined;
+  const entries = zip.readUInt16LE(end + 10);
+  let at = zip.readUInt32LE(end + 16);
+  let total = 0;
+  for (let index = 0; index < entries; index++) {
+    if (at + 46 > zip.length || zip.readUInt32LE(at) !== 0x02014b50) return undefined;
+    const size = zip.readUInt32LE(at + 24);
+    if (size === 0xffffffff) return Infinity;
+    total += size;
+    at += 46 + zip.readUInt16LE(at + 28) + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
+  }
+  return total;
 }
 
 async function pdfText(content: Buffer): Promise<string> {

@@ -1,5 +1,6 @@
-// Knowledge documents of an agent: checked by content, text extracted, chunked and indexed
-// (FTS5); retrieval finds the passages that best cover an input. A rejected file stores nothing.
+// Knowledge documents of an agent: checked by content, text extracted and chunked in a worker
+// thread (extractor.ts, bounded by limits.ts) and indexed (FTS5); retrieval finds the passages
+// that best cover an input. A rejected file stores nothing.
 import { newId } from '../../../shared/ids.js';
 import type { KnowledgeDocumentView } from '../../../shared/schemas/agents.js';
 import { toIso, type Clock } from '../../clock/clock.js';
@@ -7,10 +8,12 @@ import { ApiError } from '../../domain/errors.js';
 import { mapPage, type ListQueryInput, type Page } from '../../domain/pages.js';
 import type { Passage } from '../brains/brain.js';
 import type { DocumentRow, KnowledgeRepository } from '../knowledge.repository.js';
-import { chunkText, searchTerms } from './chunk.js';
-import { detectFormat, extractText } from './extract.js';
+import { searchTerms } from './chunk.js';
+import { detectFormat } from './extract.js';
+import type { KnowledgeExtractor } from './extractor.js';
+import { MAX_KNOWLEDGE_BYTES } from './limits.js';
 
-export const MAX_KNOWLEDGE_BYTES = 10 * 1024 * 1024;
+export { MAX_KNOWLEDGE_BYTES };
 
 export interface UploadInput {
   filename: string;
@@ -26,6 +29,8 @@ export class KnowledgeService {
   constructor(
     private readonly repo: KnowledgeRepository,
     private readonly clock: Clock,
+    /** Extraction and splitting run in worker threads, bounded in time, memory and output. */
+    private readonly extractor: KnowledgeExtractor,
   ) {}
 
   async upload(
@@ -40,8 +45,7 @@ export class KnowledgeService {
       );
     }
     const format = detectFormat(input.filename, input.content);
-    const text = await extractText(format, input.content, input.filename);
-    const chunks = chunkText(text);
+    const chunks = await this.extractor.passages(format, input.content, input.filename);
     if (chunks.length === 0) {
       throw new ApiError(
         'invalid_parameter',

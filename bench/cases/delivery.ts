@@ -1,0 +1,497 @@
+// Webhook delivery: throughput, latency and the delivery guarantee, on the bench's daemon.
+//
+// Webhook delivery (after the HTTP scenarios, on the same daemon): a receiver in a child process
+// (bench/webhook-receiver.ts, so that its arrival times do not wait on this process's event
+// loop) is subscribed to agent.created through POST /v1/webhooks. This process publishes
+// BENCH_DELIVERY_EVENTS events through the control channel (POST /trpc/events.trigger, as `svc
+// events trigger` does, BENCH_DELIVERY_CONCURRENCY requests in flight) and records when each
+// publish was acknowledged; the receiver records when each delivery arrived (per X-Svc-Event-Id).
+// Both clocks are performance.timeOrigin + performance.now() (wall-clock ms). A warm-up of up to
+// 500 events, delivered and then forgotten, comes first. Figures:
+//   events published/s = events / (last acknowledgement - first publish request).
+//   deliveries/s (sustained) = deliveries / (last arrival - first arrival); target >= 1000.
+//   latency = first arrival of an event - its publish acknowledgement; p50, p99 (target < 50 ms),
+//   max and min. It can be negative: the daemon may send the delivery before this process has
+//   read the acknowledgement (which waits its turn on this process's event loop), so it is a
+//   lower bound. latency from the publish request (sent -> first arrival) adds the publish round
+//   trip: an upper bound. The true delivery latency lies between the two.
+//   delivery: exactly once (every event arrived, none twice), at least once (duplicates, which
+//   the contract allows) or missing (FAIL: events not arrived after 30 s without any arrival).
+//   last arrival - last ack: how far delivery trailed publishing at the end (a growing backlog
+//   shows here). daemon cpu ms/event: the daemon's CPU time over the measured run (publishing
+//   and delivering) per event; 1000 events/s on one core needs it under 1 ms.
+//   backlog drain (informational, no target): delivery capacity when the daemon is not also
+//   taking publishes. The same number of events again, whose first attempts the receiver
+//   refuses (503) so that each waits for its retry a minute later; then the sandbox clock is
+//   moved past all the retries (clock.advance, which fires what became due) and the receiver
+//   times the arrivals: deliveries / (last arrival - first arrival), and how long after the
+//   clock moved the last one came. The daemon clock stays moved; nothing runs after it.
+//
+import http from 'node:http';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ReceiverMessage, ReceiverRequest } from '../webhook-receiver.js';
+import {
+  api,
+  cpuSeconds,
+  percentile,
+  ROOT,
+  settings,
+  stopChild,
+  table,
+  wallNow,
+  WEBHOOK_RECEIVER,
+  type BenchCase,
+  type Daemon,
+  type DaemonContext,
+} from '../harness.js';
+
+/** Events published, delivered and forgotten before the measured run (JIT, connections). */
+const DELIVERY_WARMUP_EVENTS = 500;
+/** The wait for outstanding deliveries ends after this long without a new arrival. */
+const DELIVERY_IDLE_MS = 30_000;
+/** After the last expected arrival, how long to keep listening for duplicates. */
+const DELIVERY_GRACE_MS = 500;
+const DELIVERY_TARGET_PER_SECOND = 1000;
+const DELIVERY_TARGET_P99_MS = 50;
+
+type ReceiverAnswer<T extends ReceiverRequest['type']> = Extract<ReceiverMessage, { type: T }>;
+
+interface ReceiverProcess {
+  /** Where the webhook points. */
+  url: string;
+  child: ChildProcess;
+  /** Sends a request to the receiver and resolves with its answer. */
+  ask<T extends ReceiverRequest['type']>(type: T): Promise<ReceiverAnswer<T>>;
+}
+
+function startReceiver(): Promise<ReceiverProcess> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', WEBHOOK_RECEIVER], {
+      cwd: ROOT,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    // Answers come in the order of the requests.
+    const waiting: {
+      type: ReceiverRequest['type'];
+      resolve(message: ReceiverMessage): void;
+      reject(error: Error): void;
+    }[] = [];
+    const ask = <T extends ReceiverRequest['type']>(type: T) =>
+      new Promise<ReceiverAnswer<T>>((resolveAnswer, rejectAnswer) => {
+        waiting.push({
+          type,
+          resolve: (message) => resolveAnswer(message as ReceiverAnswer<T>),
+          reject: rejectAnswer,
+        });
+        child.send({ type } satisfies ReceiverRequest);
+      });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error('the webhook receiver did not start within 20 s'));
+    }, 20_000);
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      const error = new Error(`the webhook receiver exited (${code ?? signal})`);
+      reject(error);
+      for (const waiter of waiting.splice(0)) waiter.reject(error);
+    });
+    child.on('message', (message: ReceiverMessage) => {
+      if (message.type === 'ready') {
+        clearTimeout(timer);
+        resolvePromise({ url: message.url, child, ask });
+        return;
+      }
+      const waiter = waiting.shift();
+      if (waiter?.type === message.type) waiter.resolve(message);
+      else waiter?.reject(new Error(`the webhook receiver answered ${message.type}`));
+    });
+  });
+}
+
+interface Published {
+  /** Event id -> when its publish was acknowledged (wall-clock ms). */
+  acks: Map<string, number>;
+  /** Event id -> when its publish request was sent (wall-clock ms). */
+  sends: Map<string, number>;
+  firstSent: number;
+  lastAck: number;
+}
+
+/** Keep-alive connections for the publisher: fetch costs this process more CPU per request
+ * than the daemon spends publishing, and the publisher shares the machine with the daemon. */
+const publishAgent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+
+function postKeepAlive(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      url,
+      {
+        method: 'POST',
+        agent: publishAgent,
+        headers: { ...headers, 'content-length': Buffer.byteLength(body) },
+      },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+        response.on('error', reject);
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+/**
+ * Publishes `count` agent.created events through the control channel (what `svc events trigger`
+ * does), settings.deliveryConcurrency requests in flight, recording each acknowledgement.
+ */
+async function publishEvents(ctx: DaemonContext, count: number, offset: number) {
+  const url = `${ctx.url}/trpc/events.trigger`;
+  const headers = {
+    authorization: `Bearer ${ctx.controlToken()}`,
+    'content-type': 'application/json',
+  };
+  const acks = new Map<string, number>();
+  const sends = new Map<string, number>();
+  let next = 0;
+  let failure: unknown;
+  let lastAck = 0;
+  const worker = async () => {
+    while (next < count && failure === undefined) {
+      const n = offset + next;
+      next += 1;
+      try {
+        const sentAt = wallNow();
+        const { status, text } = await postKeepAlive(
+          url,
+          headers,
+          JSON.stringify({ type: 'agent.created', data: { n } }),
+        );
+        const at = wallNow();
+        if (status !== 200) {
+          throw new Error(`events.trigger answered ${status}: ${text.slice(0, 300)}`);
+        }
+        const { id } = (JSON.parse(text) as { result: { data: { id: string } } }).result.data;
+        acks.set(id, at);
+        sends.set(id, sentAt);
+        lastAck = Math.max(lastAck, at);
+      } catch (error) {
+        failure ??= error;
+      }
+    }
+  };
+  const firstSent = wallNow();
+  await Promise.all(
+    Array.from({ length: Math.min(settings.deliveryConcurrency, count) }, () => worker()),
+  );
+  if (failure !== undefined) {
+    throw new Error(
+      `publishing events failed: ${failure instanceof Error ? failure.message : String(failure)}`,
+    );
+  }
+  if (acks.size !== count) {
+    throw new Error(`publishing ${count} events gave ${acks.size} distinct event ids`);
+  }
+  return { acks, sends, firstSent, lastAck } satisfies Published;
+}
+
+/**
+ * Waits until the receiver's count (by default: distinct events arrived) reaches `expected`,
+ * or DELIVERY_IDLE_MS passed without it moving.
+ */
+async function waitForDeliveries(
+  receiver: ReceiverProcess,
+  expected: number,
+  count: (status: ReceiverAnswer<'status'>) => number = (status) => status.unique,
+): Promise<void> {
+  let last = -1;
+  let changedAt = Date.now();
+  for (;;) {
+    const reached = count(await receiver.ask('status'));
+    if (reached >= expected) return;
+    if (reached !== last) {
+      last = reached;
+      changedAt = Date.now();
+    } else if (Date.now() - changedAt > DELIVERY_IDLE_MS) {
+      return;
+    }
+    await sleep(50);
+  }
+}
+
+interface DeliveryResult {
+  events: number;
+  publishedPerSecond: number;
+  /** Arrivals of published events, duplicates included. */
+  arrivals: number;
+  duplicates: number;
+  missing: number;
+  /** Arrivals naming an event this run did not publish, or no event at all. */
+  unexpected: number;
+  /** undefined when fewer than two arrivals. */
+  deliveriesPerSecond: number | undefined;
+  /** Publish acknowledgement -> first arrival, ms; undefined when nothing arrived. */
+  latency: { p50: number; p99: number; max: number; min: number } | undefined;
+  /**
+   * Publish request sent -> first arrival, ms: an upper bound of the delivery latency (it adds
+   * the publish request), where the figure above can be a lower one (the acknowledgement may
+   * be read after the delivery arrived).
+   */
+  fromSend: { p50: number; p99: number } | undefined;
+  /** Last arrival - last acknowledgement, ms: how far delivery trailed publishing. */
+  trailMs: number | undefined;
+  daemonCpuMsPerEvent: number | undefined;
+  drain: DrainResult;
+}
+
+/** The backlog drain: `events` retries made due at once by moving the sandbox clock. */
+interface DrainResult {
+  /** Distinct backlog events delivered. */
+  delivered: number;
+  /** Arrivals / (last arrival - first arrival); undefined when fewer than two arrivals. */
+  deliveriesPerSecond: number | undefined;
+  /** Clock moved -> last arrival, ms. */
+  allInMs: number | undefined;
+}
+
+/** The delivery schedule's first retry comes this long after a failed first attempt. */
+const FIRST_RETRY_MS = 60_000;
+const DRAIN_SETTLE_MS = 1_000;
+
+/**
+ * Delivery capacity without publishing alongside: publishes `events` more events whose first
+ * attempts the receiver refuses (503), so that each waits for its retry a minute later, then
+ * moves the sandbox clock past all the retries (clock.advance, which fires what became due)
+ * and times the arrivals.
+ */
+async function runDrain(
+  ctx: Daemon,
+  receiver: ReceiverProcess,
+  events: number,
+  offset: number,
+): Promise<DrainResult> {
+  await receiver.ask('reset');
+  await receiver.ask('refuse');
+  const backlog = await publishEvents(ctx, events, offset);
+  await waitForDeliveries(receiver, events, (status) => status.refused);
+  // The daemon stores each retry (due a minute after the attempt, on its clock) only once it
+  // has read the refusal: give the last ones time to be stored before the clock moves.
+  await sleep(DRAIN_SETTLE_MS);
+  await receiver.ask('reset');
+  await receiver.ask('accept');
+  const advanceMs = FIRST_RETRY_MS + Math.ceil(wallNow() - backlog.firstSent) + 5_000;
+  const movedAt = wallNow();
+  // Handled at once, so that a failure is reported here and not as an unhandled rejection.
+  const advanced = ctx.control('clock.advance', { ms: advanceMs }, 'mutation').then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  await waitForDeliveries(receiver, events);
+  const advanceError = await advanced;
+  if (advanceError !== undefined) {
+    throw new Error(
+      `clock.advance failed: ${advanceError instanceof Error ? advanceError.message : String(advanceError)}`,
+    );
+  }
+  const report = await receiver.ask('report');
+  const delivered = new Set<string>();
+  let arrivals = 0;
+  let firstAt = Infinity;
+  let lastAt = -Infinity;
+  report.ids.forEach((id, index) => {
+    if (!backlog.acks.has(id)) return;
+    const at = report.times[index]!;
+    arrivals += 1;
+    delivered.add(id);
+    firstAt = Math.min(firstAt, at);
+    lastAt = Math.max(lastAt, at);
+  });
+  return {
+    delivered: delivered.size,
+    deliveriesPerSecond: arrivals > 1 ? (arrivals * 1000) / (lastAt - firstAt) : undefined,
+    allInMs: arrivals ? lastAt - movedAt : undefined,
+  };
+}
+
+async function runDelivery(ctx: Daemon): Promise<DeliveryResult> {
+  const receiver = await startReceiver();
+  try {
+    await api(ctx, 'POST', '/v1/webhooks', { url: receiver.url, events: ['agent.created'] });
+    const warmup = Math.min(DELIVERY_WARMUP_EVENTS, settings.deliveryEvents);
+    process.stdout.write(`  webhook delivery: warm-up, ${warmup} events ...`);
+    await publishEvents(ctx, warmup, 0);
+    await waitForDeliveries(receiver, warmup);
+    const warm = await receiver.ask('status');
+    await receiver.ask('reset');
+    process.stdout.write(` ${warm.unique} delivered\n`);
+
+    const events = settings.deliveryEvents;
+    process.stdout.write(`  webhook delivery: ${events} events ...`);
+    const cpuBefore = cpuSeconds(ctx.pid);
+    const published = await publishEvents(ctx, events, warmup);
+    await waitForDeliveries(receiver, events);
+    await sleep(DELIVERY_GRACE_MS);
+    const cpuAfter = cpuSeconds(ctx.pid);
+    const report = await receiver.ask('report');
+
+    const firstArrival = new Map<string, number>();
+    let duplicates = 0;
+    let unexpected = report.withoutId;
+    let arrivals = 0;
+    let firstAt = Infinity;
+    let lastAt = -Infinity;
+    report.ids.forEach((id, index) => {
+      const at = report.times[index]!;
+      if (!published.acks.has(id)) {
+        unexpected += 1;
+        return;
+      }
+      arrivals += 1;
+      firstAt = Math.min(firstAt, at);
+      lastAt = Math.max(lastAt, at);
+      if (firstArrival.has(id)) duplicates += 1;
+      else firstArrival.set(id, at);
+    });
+    const latencies = [...firstArrival].map(([id, at]) => at - published.acks.get(id)!);
+    latencies.sort((a, b) => a - b);
+    const fromSend = [...firstArrival].map(([id, at]) => at - published.sends.get(id)!);
+    fromSend.sort((a, b) => a - b);
+    const result: Omit<DeliveryResult, 'drain'> = {
+      events,
+      publishedPerSecond: (events * 1000) / (published.lastAck - published.firstSent),
+      arrivals,
+      duplicates,
+      missing: events - firstArrival.size,
+      unexpected,
+      deliveriesPerSecond: arrivals > 1 ? (arrivals * 1000) / (lastAt - firstAt) : undefined,
+      latency: latencies.length
+        ? {
+            p50: percentile(latencies, 50),
+            p99: percentile(latencies, 99),
+            max: latencies[latencies.length - 1]!,
+            min: latencies[0]!,
+          }
+        : undefined,
+      fromSend: fromSend.length
+        ? { p50: percentile(fromSend, 50), p99: percentile(fromSend, 99) }
+        : undefined,
+      trailMs: arrivals ? lastAt - published.lastAck : undefined,
+      daemonCpuMsPerEvent:
+        cpuBefore === undefined || cpuAfter === undefined
+          ? undefined
+          : ((cpuAfter - cpuBefore) * 1000) / events,
+    };
+    process.stdout.write(
+      ` ${result.publishedPerSecond.toFixed(0)} published/s, ` +
+        `${result.deliveriesPerSecond?.toFixed(0) ?? '-'} deliveries/s, ` +
+        `p99 ${result.latency?.p99.toFixed(1) ?? '-'} ms\n`,
+    );
+
+    process.stdout.write(`  webhook delivery: backlog drain, ${events} events ...`);
+    const drain = await runDrain(ctx, receiver, events, warmup + events);
+    process.stdout.write(
+      ` ${drain.delivered} delivered, ${drain.deliveriesPerSecond?.toFixed(0) ?? '-'} deliveries/s\n`,
+    );
+    return { ...result, drain };
+  } finally {
+    await stopChild(receiver.child);
+  }
+}
+
+function deliveryGuarantee(result: DeliveryResult): { text: string; ok: boolean } {
+  const extra = result.unexpected ? `, ${result.unexpected} unexpected request(s)` : '';
+  if (result.missing > 0) {
+    return {
+      text: `${result.missing} of ${result.events} missing, ${result.duplicates} duplicate(s)${extra}`,
+      ok: false,
+    };
+  }
+  if (result.duplicates > 0) {
+    return { text: `at least once (${result.duplicates} duplicate(s))${extra}`, ok: true };
+  }
+  return { text: `exactly once (${result.events}/${result.events})${extra}`, ok: true };
+}
+
+function deliveryVerdicts(result: DeliveryResult) {
+  return {
+    rate: (result.deliveriesPerSecond ?? 0) >= DELIVERY_TARGET_PER_SECOND,
+    p99: result.latency !== undefined && result.latency.p99 < DELIVERY_TARGET_P99_MS,
+    guarantee: deliveryGuarantee(result).ok,
+  };
+}
+
+function printDelivery(result: DeliveryResult) {
+  console.log(
+    `\nWebhook delivery (${result.events} agent.created events published through the control ` +
+      `channel, ${settings.deliveryConcurrency} in flight; one webhook; receiver in a child process)\n`,
+  );
+  const verdicts = deliveryVerdicts(result);
+  const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
+  const ms = (value: number | undefined) => (value === undefined ? '-' : value.toFixed(1));
+  const guarantee = deliveryGuarantee(result);
+  console.log(
+    table(
+      ['figure', 'value', 'target', 'verdict'],
+      [
+        ['events published/s', result.publishedPerSecond.toFixed(0), '', ''],
+        [
+          'deliveries/s (sustained)',
+          result.deliveriesPerSecond?.toFixed(0) ?? '-',
+          `>= ${DELIVERY_TARGET_PER_SECOND}`,
+          verdict(verdicts.rate),
+        ],
+        ['latency p50 ms (publish ack -> receipt)', ms(result.latency?.p50), '', ''],
+        [
+          'latency p99 ms (publish ack -> receipt)',
+          ms(result.latency?.p99),
+          `< ${DELIVERY_TARGET_P99_MS}`,
+          verdict(verdicts.p99),
+        ],
+        ['latency max ms', ms(result.latency?.max), '', ''],
+        ['latency min ms', ms(result.latency?.min), '', ''],
+        ['latency p50 ms (publish request -> receipt)', ms(result.fromSend?.p50), '', ''],
+        ['latency p99 ms (publish request -> receipt)', ms(result.fromSend?.p99), '', ''],
+        ['last arrival - last ack ms', ms(result.trailMs), '', ''],
+        ['daemon cpu ms/event', result.daemonCpuMsPerEvent?.toFixed(2) ?? '-', '', ''],
+        [
+          'backlog drain deliveries/s (informational)',
+          result.drain.deliveriesPerSecond?.toFixed(0) ?? '-',
+          '',
+          '',
+        ],
+        [
+          'backlog drain: delivered, clock moved -> last ms',
+          `${result.drain.delivered}/${result.events}, ${ms(result.drain.allInMs)}`,
+          '',
+          '',
+        ],
+        ['delivery', guarantee.text, 'at least once', verdict(verdicts.guarantee)],
+      ],
+    ),
+  );
+}
+
+const deliveryCase: BenchCase = {
+  order: 20,
+  needs: 'servers',
+  describe: () =>
+    `webhook delivery: ${settings.deliveryEvents} events after a warm-up of ` +
+    `${Math.min(DELIVERY_WARMUP_EVENTS, settings.deliveryEvents)}, ` +
+    `${settings.deliveryConcurrency} publish requests in flight`,
+  async run(servers) {
+    const result = await runDelivery(servers!.daemon);
+    return {
+      print: () => printDelivery(result),
+      missed: Object.values(deliveryVerdicts(result)).filter((ok) => !ok).length,
+    };
+  },
+};
+
+export default deliveryCase;

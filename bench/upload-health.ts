@@ -1,0 +1,84 @@
+// /healthz latency while the daemon processes the heaviest knowledge upload the bench knows
+// (a DOCX of 300,000 paragraphs, the issue-10 case that used to hold the event loop for 14 s):
+// extraction runs in a worker thread, so the probes keep their idle latency.
+import { performance } from 'node:perf_hooks';
+import { buildDocx } from '../test/helpers/documents.js';
+
+export interface UploadHealthResult {
+  uploadStatus: number;
+  uploadMs: number;
+  probes: number;
+  idleP50Ms: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+}
+
+interface Target {
+  url: string;
+  key: string;
+  workspaceId: string;
+}
+
+async function probe(url: string): Promise<number> {
+  const started = performance.now();
+  const response = await fetch(`${url}/healthz`);
+  await response.arrayBuffer();
+  return performance.now() - started;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
+
+export async function runUploadHealth(target: Target): Promise<UploadHealthResult> {
+  const headers = { authorization: `Bearer ${target.key}`, 'x-tenant-id': target.workspaceId };
+  const created = await fetch(`${target.url}/v1/agents`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Bench reader', ontology: 'retail-v1' }),
+  });
+  const agentId = ((await created.json()) as { data: { id: string } }).data.id;
+  const idle: number[] = [];
+  for (let i = 0; i < 50; i++) idle.push(await probe(target.url));
+  idle.sort((a, b) => a - b);
+
+  const form = new FormData();
+  form.append('type', 'faq');
+  const docx = buildDocx(Array.from({ length: 300_000 }, (_, i) => `Paragraph ${i}`));
+  form.append('file', new Blob([new Uint8Array(docx)]), 'bench.docx');
+  const started = performance.now();
+  let done = false;
+  const upload = fetch(`${target.url}/v1/agents/${agentId}/knowledge`, {
+    method: 'POST',
+    headers,
+    body: form,
+  }).then(async (response) => {
+    await response.arrayBuffer();
+    done = true;
+    return { status: response.status, ms: performance.now() - started };
+  });
+  const during: number[] = [];
+  while (!done) during.push(await probe(target.url));
+  const uploaded = await upload;
+  during.sort((a, b) => a - b);
+  return {
+    uploadStatus: uploaded.status,
+    uploadMs: uploaded.ms,
+    probes: during.length,
+    idleP50Ms: percentile(idle, 50),
+    p50Ms: percentile(during, 50),
+    p99Ms: percentile(during, 99),
+    maxMs: during.at(-1) ?? 0,
+  };
+}
+
+export function printUploadHealth(result: UploadHealthResult): void {
+  const ms = (value: number) => value.toFixed(1);
+  console.log(
+    `\n/healthz during a knowledge upload (DOCX of 300,000 paragraphs, ${result.probes} sequential probes)\n\n` +
+      `  upload answered ${result.uploadStatus} after ${ms(result.uploadMs)} ms\n` +
+      `  /healthz ms: idle p50 ${ms(result.idleP50Ms)}; during the upload p50 ${ms(result.p50Ms)}, ` +
+      `p99 ${ms(result.p99Ms)}, max ${ms(result.maxMs)}`,
+  );
+}

@@ -1,0 +1,300 @@
+// Every HTTP call the daemon makes to the outside (webhook deliveries, the webhook test
+// endpoint, the OpenAI-compatible brain, workflow webhook steps) goes through OutboundHttp:
+// one ky instance with the URL policy, a check of the address each connection really uses,
+// a timeout, no redirects (a 3xx is the answer), a cap on the response body and one user agent.
+//
+// The address check runs when the socket connects, on the addresses the name resolves to at
+// that moment (a custom lookup on an undici Agent): a DNS answer that changes between the URL
+// check and the connection cannot pass, and a refused address is never connected to. Literal
+// IP addresses skip DNS and are checked before connecting too; the socket's remote address is
+// checked once more after connecting, before anything is sent.
+import dns, { type LookupAddress, type LookupOptions } from 'node:dns';
+import { performance } from 'node:perf_hooks';
+import { isIP, type Socket } from 'node:net';
+import ky, { TimeoutError, type KyInstance } from 'ky';
+import type { Agent, buildConnector } from 'undici';
+import { VERSION } from '../../shared/package-info.js';
+import { ApiError } from '../domain/errors.js';
+import { addressRange, checkOutboundUrl, isPublicAddress, type UrlPolicy } from './url-policy.js';
+
+/** Bytes of a response body read at most, unless the call asks otherwise. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
+
+export interface OutboundRequest {
+  url: string;
+  /** GET unless given. */
+  method?: string | undefined;
+  headers?: Record<string, string> | undefined;
+  /** Sent as is (set the content-type header yourself). */
+  body?: string | undefined;
+  /** The whole call, connection included. */
+  timeoutMs: number;
+  /** A longer body fails the call with reason 'too_large'. */
+  maxResponseBytes?: number | undefined;
+  /** The name of the URL in error messages that point at a parameter (`url`, `brain.base_url`). */
+  param?: string | undefined;
+}
+
+/** What the other side answered: any status, 3xx included (redirects are never followed). */
+export interface OutboundResponse {
+  type: 'response';
+  status: number;
+  headers: Headers;
+  body: string;
+  timeMs: number;
+}
+
+/**
+ * Why there is no answer: the URL is refused by the policy ('invalid_url'), the name resolves
+ * to a refused address ('refused_address'), no answer in time ('timeout'), the connection
+ * failed ('connect'), or the answer was longer than allowed ('too_large').
+ */
+export interface OutboundFailure {
+  type: 'failed';
+  reason: 'invalid_url' | 'refused_address' | 'timeout' | 'connect' | 'too_large';
+  /** One sentence for a delivery log or an error message. */
+  message: string;
+  /** The status when the failure came after it (too_large), else null. */
+  status: number | null;
+  timeMs: number;
+}
+
+export type OutboundResult = OutboundResponse | OutboundFailure;
+
+/** Raised inside the connector when an address is refused; turned into a 'refused_address' failure. */
+class RefusedAddressError extends Error {
+  readonly code = 'SVC_REFUSED_ADDRESS';
+  constructor(host: string, address: string) {
+    super(
+      `${host} resolves to ${address} (${addressRange(address)}), an address production does not call. Start the daemon with --allow-private-network to allow it.`,
+    );
+  }
+}
+
+class TooLargeError extends Error {}
+
+class BodyTimeoutError extends Error {}
+
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
+
+type Undici = typeof import('undici');
+
+export class OutboundHttp {
+  private readonly http: KyInstance;
+  /** undici is loaded at the first call: it costs daemon start-up time that most runs never use. */
+  private client?: Promise<{ undici: Undici; agent: Agent }>;
+
+  constructor(private readonly policy: UrlPolicy) {
+    this.http = ky.create({
+      retry: 0,
+      throwHttpErrors: false,
+      redirect: 'manual',
+      headers: { 'user-agent': `svc/${VERSION}` },
+      // ky builds a global Request; undici's own fetch (which takes the dispatcher) gets its parts.
+      fetch: async (input: Request | URL | string, init?: RequestInit) => {
+        const request = input instanceof Request ? input : new Request(input, init);
+        const body = request.body ? await request.arrayBuffer() : undefined;
+        const { undici, agent: dispatcher } = await this.undici();
+        return (await undici.fetch(request.url, {
+          method: request.method,
+          headers: [...request.headers],
+          body,
+          redirect: 'manual',
+          signal: request.signal,
+          dispatcher,
+        })) as unknown as Response;
+      },
+    });
+  }
+
+  private undici(): Promise<{ undici: Undici; agent: Agent }> {
+    this.client ??= import('undici').then((undici) => {
+      const checkAddresses =
+        this.policy.environment === 'production' && !this.policy.allowPrivateNetwork;
+      const agent = new undici.Agent({
+        connect: checkAddresses ? guardedConnector(undici) : undefined,
+        // Idle sockets are kept briefly (the receivers of a burst of deliveries are the same).
+        keepAliveTimeout: 4_000,
+      });
+      return { undici, agent };
+    });
+    return this.client;
+  }
+
+  /** The URL policy's verdict on a URL as written (ApiError invalid_url), for values being stored. */
+  checkUrl(raw: string, param = 'url'): string {
+    return checkOutboundUrl(raw, this.policy, param);
+  }
+
+  /**
+   * One HTTP call: never throws, never retries, never follows a redirect. Callers that keep
+   * schedules (deliveries, workflow steps) decide what a failure means.
+   */
+  async request(call: OutboundRequest): Promise<OutboundResult> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    const failed = (
+      reason: OutboundFailure['reason'],
+      message: string,
+      status: number | null = null,
+    ): OutboundFailure => ({ type: 'failed', reason, message, status, timeMs: elapsed() });
+    let url: string;
+    try {
+      url = checkOutboundUrl(call.url, this.policy, call.param);
+    } catch (error) {
+      return failed('invalid_url', error instanceof ApiError ? error.message : String(error));
+    }
+    let response: Response;
+    try {
+      response = await this.http(url, {
+        method: call.method ?? 'GET',
+        headers: call.headers,
+        body: call.body,
+        timeout: call.timeoutMs,
+      });
+    } catch (error) {
+      if (error instanceof TimeoutError) {
+        return failed('timeout', `No answer within ${formatSeconds(call.timeoutMs)}.`);
+      }
+      const refused = findCause(error, (cause) => cause instanceof RefusedAddressError);
+      if (refused) return failed('refused_address', `Refused: ${refused.message}`);
+      const cause = findCause(error, (c) => typeof (c as { code?: unknown }).code === 'string');
+      const code = (cause as { code?: string } | undefined)?.code;
+      return failed(
+        'connect',
+        `Could not connect: ${code ?? (error instanceof Error ? error.message : String(error))}.`,
+      );
+    }
+    try {
+      const body = await readCapped(
+        response,
+        call.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+        call.timeoutMs - (performance.now() - started),
+      );
+      return {
+        type: 'response',
+        status: response.status,
+        headers: response.headers,
+        body,
+        timeMs: elapsed(),
+      };
+    } catch (error) {
+      if (error instanceof TooLargeError) {
+        return failed('too_large', error.message, response.status);
+      }
+      if (error instanceof BodyTimeoutError) {
+        return failed('timeout', `No answer within ${formatSeconds(call.timeoutMs)}.`);
+      }
+      return failed('connect', `The answer was cut off: ${String(error)}.`, response.status);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.client) await (await this.client).agent.close();
+  }
+}
+
+/** A connector that connects only to public addresses (see isPublicAddress). */
+function guardedConnector(undici: Undici): buildConnector.connector {
+  const base = undici.buildConnector({ lookup: guardedLookup, timeout: 10_000 });
+  return (options, callback) => {
+    const host = options.hostname.replace(/^\[|\]$/g, '');
+    if (isIP(host) && !isPublicAddress(host)) {
+      callback(new RefusedAddressError(host, host), null);
+      return;
+    }
+    base(options, (error, socket) => {
+      if (error || !socket) {
+        callback(error ?? new Error('no socket'), null);
+        return;
+      }
+      // The address the socket really uses: a last check before anything is written to it.
+      const remote = (socket as Socket).remoteAddress;
+      if (remote && !isPublicAddress(remote)) {
+        socket.destroy();
+        callback(new RefusedAddressError(host, remote), null);
+        return;
+      }
+      callback(null, socket);
+    });
+  };
+}
+
+/** dns.lookup, refusing the name when any address it resolves to is not public. */
+function guardedLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
+  dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error) {
+      callback(error, []);
+      return;
+    }
+    const refused = addresses.find((entry) => !isPublicAddress(entry.address));
+    if (refused) {
+      callback(new RefusedAddressError(hostname, refused.address) as NodeJS.ErrnoException, []);
+      return;
+    }
+    if (options.all) callback(null, addresses);
+    else callback(null, addresses[0]!.address, addresses[0]!.family);
+  });
+}
+
+/** Reads the body as UTF-8, failing past maxBytes or once the call's time is up. */
+async function readCapped(
+  response: Response,
+  maxBytes: number,
+  timeLeftMs: number,
+): Promise<string> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const declared = Number(response.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await reader.cancel().catch(() => undefined);
+    throw new TooLargeError(
+      `The answer is ${declared} bytes, over the ${maxBytes} bytes read at most.`,
+    );
+  }
+  let timedOut = false;
+  const timer = setTimeout(
+    () => {
+      timedOut = true;
+      void reader.cancel().catch(() => undefined);
+    },
+    Math.max(0, timeLeftMs),
+  );
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (timedOut) throw new BodyTimeoutError();
+      if (done) break;
+      size += value.byteLength;
+      if (size > maxBytes) {
+        await reader.cancel().catch(() => undefined);
+        throw new TooLargeError(`The answer is over the ${maxBytes} bytes read at most.`);
+      }
+      chunks.push(value);
+    }
+  } catch (error) {
+    throw timedOut ? new BodyTimeoutError() : error;
+  } finally {
+    clearTimeout(timer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function findCause(error: unknown, test: (cause: unknown) => boolean): Error | undefined {
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 8; depth++) {
+    if (test(current)) return current as Error;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function formatSeconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+}

@@ -1,0 +1,192 @@
+// Runs from the user's side where the daemon clock decides: a failed step retried on the clock
+// (run --wait shows the attempts), cancel wherever the run is (a parallel branch parked in a
+// wait, another awaiting approval: nothing more happens for it, even when the clock moves past
+// the wait), and executions gone after 30 days. One daemon of its own, tests in series, because
+// they move its clock far.
+import test, { type ExecutionContext } from 'ava';
+import { startDaemon, type CliResult, type TestDaemon } from '../helpers/daemon.js';
+import { startReceiver } from '../helpers/receiver.js';
+import {
+  activeAgent,
+  allEvents,
+  apiFor,
+  createWorkflow,
+  getExecution,
+  waitForExecution,
+  type Api,
+} from '../helpers/workflows.js';
+
+let d: TestDaemon;
+let ws: string;
+let api: Api;
+
+test.before(async () => {
+  d = await startDaemon();
+  ws = await d.createWorkspace('workflow-runs');
+  api = await apiFor(d, ws);
+});
+
+test.after.always(async () => {
+  await d?.stop();
+});
+
+function svc(...args: string[]): Promise<CliResult> {
+  return d.cli([...args, '--workspace', ws]);
+}
+
+function assertExit(t: ExecutionContext, result: CliResult, code: number): void {
+  t.is(
+    result.code,
+    code,
+    `exit ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`,
+  );
+}
+
+async function onlyExecution(workflowId: string): Promise<string> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const page = await api('GET', `/workflows/${workflowId}/executions`);
+    if (page.body.data?.length) return page.body.data[0].execution_id;
+    if (Date.now() > deadline) throw new Error(`no execution of ${workflowId}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+test.serial(
+  'a failed step is retried on the daemon clock; run --wait shows the attempts',
+  async (t) => {
+    const receiver = await startReceiver(t);
+    receiver.failNext(1, 503);
+    const workflowId = await createWorkflow(api, {
+      name: 'Flaky receiver',
+      settings: { retry_policy: { max_attempts: 3, backoff_multiplier: 2 } },
+      steps: [
+        {
+          id: 'call',
+          name: 'Call',
+          type: 'webhook',
+          config: { url: receiver.url, method: 'POST', body: { run: '{{workflow.execution_id}}' } },
+        },
+      ],
+    });
+    const waiting = svc('workflows', 'run', workflowId, '--wait');
+    const executionId = await onlyExecution(workflowId);
+    await waitForExecution(api, workflowId, executionId, (e) =>
+      e.step_results.some((step: { status: string }) => step.status === 'failed'),
+    );
+    assertExit(t, await d.cli(['clock', 'advance', '5s']), 0);
+    const result = await waiting;
+    assertExit(t, result, 0);
+    t.regex(result.stderr, /step call \(webhook\) failed: .*503/);
+    t.regex(result.stderr, /step call \(webhook\) retrying \(attempt 2\)/);
+    t.regex(result.stderr, /step call \(webhook\) completed in .* \(attempt 2\)/);
+    t.is(receiver.requests.length, 2);
+    const execution = await getExecution(api, workflowId, executionId);
+    t.deepEqual(
+      execution.step_results.map((step: { attempt: number; status: string }) => [
+        step.attempt,
+        step.status,
+      ]),
+      [
+        [1, 'failed'],
+        [2, 'completed'],
+      ],
+    );
+  },
+);
+
+test.serial(
+  'cancel stops a run in a parallel branch and awaiting approval; nothing follows',
+  async (t) => {
+    const receiver = await startReceiver(t);
+    const reviewer = await activeAgent(api, { autonomy_level: 'L2', name: 'Reviewer' });
+    const workflowId = await createWorkflow(api, {
+      name: 'Two branches',
+      settings: { timeout_seconds: 86_400 },
+      steps: [
+        {
+          id: 'fan',
+          name: 'Fan out',
+          type: 'parallel',
+          config: { steps: ['slow', 'review'], wait_for_all: true },
+          next_step_id: 'after',
+        },
+        {
+          id: 'slow',
+          name: 'Slow branch',
+          type: 'wait',
+          config: { duration_seconds: 3600 },
+          next_step_id: 'branch_call',
+        },
+        {
+          id: 'branch_call',
+          name: 'Branch call',
+          type: 'webhook',
+          config: { url: receiver.url, method: 'POST', body: { from: 'branch' } },
+        },
+        {
+          id: 'review',
+          name: 'Human review',
+          type: 'agent_action',
+          agent_id: reviewer.id,
+          config: { action: 'review', input_mapping: { text: 'please review' } },
+        },
+        {
+          id: 'after',
+          name: 'After the join',
+          type: 'webhook',
+          config: { url: receiver.url, method: 'POST', body: { from: 'after' } },
+        },
+      ],
+    });
+    const waiting = svc('workflows', 'run', workflowId, '--wait', '--json');
+    const executionId = await onlyExecution(workflowId);
+    const parked = await waitForExecution(
+      api,
+      workflowId,
+      executionId,
+      (e) =>
+        e.status === 'awaiting_approval' &&
+        e.step_results.some((step: { step_id: string }) => step.step_id === 'slow'),
+    );
+    t.is(parked.status, 'awaiting_approval');
+
+    const cancelled = await svc('workflows', 'cancel', workflowId, executionId, '--json');
+    assertExit(t, cancelled, 0);
+    const result = await waiting;
+    assertExit(t, result, 1);
+    t.is(result.json().status, 'cancelled');
+
+    const eventsOf = async () =>
+      (await allEvents(api, 'workflow.execution.*')).filter(
+        (event) => event.data.execution_id === executionId,
+      ).length;
+    const before = await eventsOf();
+    assertExit(t, await d.cli(['clock', 'advance', '2h']), 0);
+    // Give a wrongly kept timer every chance to fire before looking.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    t.is(receiver.requests.length, 0, 'neither the branch nor the step after the join ran');
+    t.is(await eventsOf(), before, 'no event for the run after its cancel');
+    t.is((await getExecution(api, workflowId, executionId)).status, 'cancelled');
+  },
+);
+
+test.serial('executions are gone after 30 days on the clock', async (t) => {
+  const workflowId = await createWorkflow(api, {
+    name: 'Short',
+    steps: [{ id: 'a', name: 'A', type: 'wait', config: { duration_seconds: 0 } }],
+  });
+  const run = await svc('workflows', 'run', workflowId, '--wait', '--json');
+  assertExit(t, run, 0);
+  const executionId = run.json().execution_id;
+  assertExit(t, await svc('workflows', 'execution', workflowId, executionId), 0);
+  assertExit(t, await d.cli(['clock', 'advance', '31d']), 0);
+  const deadline = Date.now() + 15_000;
+  let shown = await svc('workflows', 'execution', workflowId, executionId, '--json');
+  while (shown.code === 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    shown = await svc('workflows', 'execution', workflowId, executionId, '--json');
+  }
+  assertExit(t, shown, 1);
+  t.is(shown.json().error.code, 'execution_not_found');
+});

@@ -1,0 +1,167 @@
+// The workflow engine on the daemon's services, with the injected clock moved by hand: waits and
+// retries are timers on that clock, parallel joins, first-wins branches, cancel in a branch, the
+// run timeout, and the 60 s bound of wait_for_completion.
+import test from 'ava';
+import { rmSync } from 'node:fs';
+import { buildServices, type Services } from '../../daemon/services.js';
+import { tempDir } from '../helpers/app.js';
+
+async function setUp(t: import('ava').ExecutionContext) {
+  const dir = tempDir();
+  const services = buildServices(
+    { dataDir: dir, environment: 'sandbox' },
+    { info: () => undefined, error: () => undefined },
+  );
+  services.timers.start();
+  t.teardown(async () => {
+    await services.engine.stop();
+    await services.timers.stop();
+    services.alarms.clear();
+    services.db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const workspaceId = services.workspaces.defaultWorkspaceId;
+  /** Moves the daemon clock as `svc clock advance` does: timers, then alarms. */
+  const advance = async (ms: number) => {
+    services.clock.setOffset(services.clock.offset + ms);
+    await services.timers.runDue();
+    services.alarms.check();
+    await settle(services);
+  };
+  return { services, workspaceId, advance };
+}
+
+/** Lets pending microtasks and group commits (setImmediate) run. */
+async function settle(services: Services): Promise<void> {
+  for (let i = 0; i < 20; i++) {
+    await new Promise((resolve) => setImmediate(resolve));
+    await services.timers.runDue();
+  }
+}
+
+const wait = (id: string, seconds: number, next?: string) => ({
+  id,
+  name: id,
+  type: 'wait',
+  config: { duration_seconds: seconds },
+  ...(next ? { next_step_id: next } : {}),
+});
+
+test('a wait parks on the injected clock; the run completes once the clock has passed it', async (t) => {
+  const { services, workspaceId, advance } = await setUp(t);
+  const workflow = services.workflows.create(workspaceId, {
+    name: 'w',
+    steps: [wait('a', 10, 'b'), wait('b', 0)],
+  });
+  const run = services.engine.start(workspaceId, workflow.id, { input: { x: 1 } });
+  await settle(services);
+  const row = () => services.engine.find(run.execution_id)!;
+  t.is(row().status, 'running');
+  t.is(row().step_results[0]!.status, 'waiting');
+  await advance(9_000);
+  t.is(row().status, 'running');
+  await advance(1_001);
+  t.is(row().status, 'completed');
+  t.deepEqual(
+    row().step_results.map((step) => [step.step_id, step.status]),
+    [
+      ['a', 'completed'],
+      ['b', 'completed'],
+    ],
+  );
+});
+
+test('parallel without wait_for_all: the first chain to end wins, the others are dropped', async (t) => {
+  const { services, workspaceId, advance } = await setUp(t);
+  const workflow = services.workflows.create(workspaceId, {
+    name: 'race',
+    steps: [
+      {
+        id: 'fan',
+        name: 'fan',
+        type: 'parallel',
+        config: { steps: ['fast', 'slow'], wait_for_all: false },
+        next_step_id: 'after',
+      },
+      wait('fast', 5),
+      wait('slow', 500),
+      wait('after', 0),
+    ],
+  });
+  const run = services.engine.start(workspaceId, workflow.id, { input: {} });
+  await settle(services);
+  await advance(6_000);
+  const view = services.engine.find(run.execution_id)!;
+  t.is(view.status, 'completed');
+  t.deepEqual(view.step_results.map((step) => step.step_id).sort(), ['after', 'fan', 'fast']);
+  t.like(view.step_results.find((step) => step.step_id === 'fan')!.result, {
+    branches: 2,
+    wait_for_all: false,
+  });
+  // The dropped branch's timer finds nothing to do.
+  await advance(600_000);
+  const again = services.engine.find(run.execution_id)!;
+  t.is(again.step_results.length, 3);
+});
+
+test('cancel inside a parallel branch stops every branch and drops the timers', async (t) => {
+  const { services, workspaceId, advance } = await setUp(t);
+  const workflow = services.workflows.create(workspaceId, {
+    name: 'branches',
+    steps: [
+      { id: 'fan', name: 'fan', type: 'parallel', config: { steps: ['x', 'y'] } },
+      wait('x', 60),
+      wait('y', 120),
+    ],
+  });
+  const pendingBefore = services.timers.pending();
+  const run = services.engine.start(workspaceId, workflow.id, { input: {} });
+  await settle(services);
+  t.true(services.timers.pending() > pendingBefore);
+  t.truthy(services.engine.cancel(run.execution_id));
+  t.is(services.timers.pending(), pendingBefore);
+  await advance(200_000);
+  const view = services.engine.find(run.execution_id)!;
+  t.is(view.status, 'cancelled');
+  t.deepEqual(view.step_results, []);
+  t.is(services.engine.cancel(run.execution_id), undefined, 'already ended');
+});
+
+test('wait_for_completion answers 202 with the running run after 60 s of daemon-clock time', async (t) => {
+  const { services, workspaceId, advance } = await setUp(t);
+  const workflow = services.workflows.create(workspaceId, {
+    name: 'slow',
+    steps: [wait('long', 600)],
+  });
+  const answer = services.runs.execute(workspaceId, workflow.id, {
+    input: {},
+    wait_for_completion: true,
+  });
+  await settle(services);
+  await advance(61_000);
+  const { status, execution } = await answer;
+  t.is(status, 202);
+  t.is(execution.status, 'running');
+});
+
+test('a step with the deadline passed ends the run timeout, with one failed event', async (t) => {
+  const { services, workspaceId, advance } = await setUp(t);
+  const workflow = services.workflows.create(workspaceId, {
+    name: 'late',
+    steps: [wait('long', 600, 'next'), wait('next', 0)],
+    settings: { timeout_seconds: 30 },
+  });
+  const run = services.engine.start(workspaceId, workflow.id, { input: {} });
+  await settle(services);
+  await advance(31_000);
+  const view = services.engine.find(run.execution_id)!;
+  t.is(view.status, 'timeout');
+  t.like(view.error, { code: 'workflow_timeout' });
+  const failed = services.events
+    .list(workspaceId, { type: 'workflow.execution.failed', limit: 100 })
+    .items.map((item) => JSON.parse((item as { json: string }).json))
+    .filter((event) => event.data.execution_id === run.execution_id);
+  t.is(failed.length, 1);
+  await advance(600_000);
+  t.is(services.engine.find(run.execution_id)!.step_results.length, 0);
+});
