@@ -6,7 +6,6 @@ import { VERSION } from '../../shared/package-info.js';
 import { dataEnvelope, ErrorBody, listEnvelope, ProblemBody } from '../../shared/schemas/common.js';
 import { OAUTH_ERRORS, OAuthErrorBody } from '../../shared/schemas/oauth.js';
 import { SCOPE_DESCRIPTIONS } from '../../shared/scopes.js';
-import { TRIGGER_CONFIGS } from '../../shared/schemas/triggers.js';
 import type { RouteDef } from '../http/route.js';
 import type { ServerUrls } from '../domain/urls.js';
 import { toJsonSchema, type JsonSchema } from '../http/json-schema.js';
@@ -23,7 +22,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   'Workflow templates':
     'Ready-made workflows with agent roles; from-template maps each role to an agent and creates the workflow.',
   'Workflow triggers':
-    'What starts a workflow besides a manual run: webhook intake here; schedule and event triggers fire inside the daemon. trigger.config per type: ManualTriggerConfig, WebhookTriggerConfig, ScheduleTriggerConfig, EventTriggerConfig.',
+    'What starts a workflow besides a manual run: webhook intake here; schedule and event triggers fire inside the daemon. trigger.config per type is the WorkflowTrigger schema (used by templates and from-template), checked on every workflow write.',
   OAuth:
     'The OAuth 2.0 provider: authorization code flow with PKCE, refresh rotation, revocation and RFC 8414 metadata. Apps are registered with `svc oauth apps create`.',
 };
@@ -94,13 +93,6 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], urls: ServerUr
       schemas: {
         Error: toJsonSchema(ErrorBody),
         Problem: toJsonSchema(ProblemBody),
-        // What a workflow's trigger.config holds per trigger.type (checked on every write).
-        ...Object.fromEntries(
-          Object.values(TRIGGER_CONFIGS).map((schema) => [
-            schema.meta()?.title as string,
-            toJsonSchema(schema),
-          ]),
-        ),
         OAuthError: toJsonSchema(OAuthErrorBody),
       },
       headers: {

@@ -25,6 +25,7 @@ export class TriggerRepository {
   private readonly insertRunStmt;
   private readonly runDepthStmt;
   private readonly purgeRunsStmt;
+  private readonly anyEventStmt;
 
   constructor(db: Db) {
     this.getStmt = db.prepare<[string], TriggerRow>(
@@ -57,6 +58,9 @@ export class TriggerRepository {
       'SELECT depth FROM event_triggered_runs WHERE execution_id = ?',
     );
     this.purgeRunsStmt = db.prepare('DELETE FROM event_triggered_runs WHERE created_at < ?');
+    this.anyEventStmt = db.prepare<[], { found: number }>(
+      "SELECT EXISTS (SELECT 1 FROM workflow_triggers WHERE type = 'event') AS found",
+    );
   }
 
   get(workflowId: string): TriggerRow | undefined {
@@ -73,6 +77,10 @@ export class TriggerRepository {
 
   byHookPath(workspaceId: string, path: string): TriggerRow | undefined {
     return this.byPathStmt.get(workspaceId, path);
+  }
+
+  hasEventTriggers(): boolean {
+    return this.anyEventStmt.get()!.found === 1;
   }
 
   activeEventTriggers(workspaceId: string): Pick<TriggerRow, 'workflow_id' | 'event_patterns'>[] {

@@ -66,6 +66,12 @@ const CREDENTIAL_HEADERS = new Set([
 export class TriggerService {
   /** Depth of the event-triggered run being started, for events it publishes synchronously. */
   private ambientDepth = 0;
+  /**
+   * False only while no workflow has ever had an event trigger since start: then events skip the
+   * lookup. Set on any event-trigger write and never cleared (a rolled-back write leaves it set,
+   * which only costs the lookup).
+   */
+  private eventTriggersMayExist: boolean;
 
   constructor(
     private readonly db: Transactions,
@@ -76,6 +82,7 @@ export class TriggerService {
     private readonly commits: GroupCommit,
   ) {
     timers.register(SCHEDULE_TIMER, (payload) => this.fireSchedule(payload as ScheduleTimer));
+    this.eventTriggersMayExist = repo.hasEventTriggers();
   }
 
   /** Checks a workflow's trigger before it is written (also for a workflow file, without storing). */
@@ -131,6 +138,7 @@ export class TriggerService {
         return;
       }
       case 'event':
+        this.eventTriggersMayExist = true;
         this.dropScheduleTimer(previous);
         this.repo.upsert({ ...base, event_patterns: JSON.stringify(trigger.patterns) });
         return;
@@ -238,6 +246,7 @@ export class TriggerService {
   };
 
   private startEventTriggered(event: EventEnvelope): void {
+    if (!this.eventTriggersMayExist) return;
     const triggers = this.repo.activeEventTriggers(event.workspace_id);
     if (triggers.length === 0) return;
     const source = sourceExecution(event);

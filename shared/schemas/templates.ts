@@ -3,7 +3,12 @@
 // from-template maps each role to an agent of the workspace.
 import { z } from 'zod';
 import { AGENT_TYPES } from './agents.js';
-import { TRIGGER_TYPES } from './triggers.js';
+import {
+  EventTriggerConfig,
+  ManualTriggerConfig,
+  ScheduleTriggerConfig,
+  WebhookTriggerConfig,
+} from './triggers.js';
 
 export const TemplateRole = z
   .strictObject({
@@ -28,12 +33,15 @@ export const TemplateStep = z
   })
   .meta({ title: 'TemplateStep' });
 
+/** A workflow trigger with its config per type (what every workflow write checks). */
 export const TemplateTrigger = z
-  .strictObject({
-    type: z.enum(TRIGGER_TYPES),
-    config: z.record(z.string(), z.unknown()).default({}),
-  })
-  .meta({ title: 'TemplateTrigger' });
+  .discriminatedUnion('type', [
+    z.strictObject({ type: z.literal('manual'), config: ManualTriggerConfig.default({}) }),
+    z.strictObject({ type: z.literal('webhook'), config: WebhookTriggerConfig }),
+    z.strictObject({ type: z.literal('schedule'), config: ScheduleTriggerConfig }),
+    z.strictObject({ type: z.literal('event'), config: EventTriggerConfig }),
+  ])
+  .meta({ title: 'WorkflowTrigger' });
 
 /** What a file in templates/ holds (steps_count is derived, not written). */
 export const TemplateFile = z.strictObject({
