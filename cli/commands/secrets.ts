@@ -1,6 +1,6 @@
 // svc secrets set|list|delete: per-workspace secrets for `{{secrets.NAME}}` in workflow steps,
 // over the control channel. A value goes in and never comes back out: not here, not in the API.
-import { defineCommands, stringOption, type Options } from '../command.js';
+import { defineCommands, stringOption, type Options, group } from '../command.js';
 import { UsageError } from '../errors.js';
 import { chalk, table } from '../output.js';
 
@@ -21,6 +21,10 @@ function workspaceOf(options: Options): { workspace_id?: string } {
 }
 
 export default defineCommands([
+  group(
+    ['secrets'],
+    'Workspace secrets for {{secrets.NAME}} in workflow steps (values never shown)',
+  ),
   {
     path: ['secrets', 'set'],
     description: 'Store (or replace) a secret of the workspace; the value is never shown again',

@@ -1,5 +1,5 @@
 // svc workflows list|get|create|update|delete|activate|pause|run|executions|execution|cancel
-import { command, defineCommands, stringOption, type Options } from '../command.js';
+import { command, defineCommands, stringOption, type Options, group } from '../command.js';
 import type { CliContext } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
 import { chalk, table } from '../output.js';
@@ -235,6 +235,7 @@ async function runAndWait(
 }
 
 export default defineCommands([
+  group(['workflows'], 'Workflows: create from JSON/YAML files, run (live progress), runs, cancel'),
   {
     path: ['workflows', 'list'],
     description: 'List workflows',
