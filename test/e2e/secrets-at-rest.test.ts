@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { verifySignature } from '../../shared/signature.js';
 import { runCli, startDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { startReceiver } from '../helpers/receiver.js';
+import { MIGRATIONS } from '../../daemon/store/migrations.js';
 
 /** Every file of the data dir except the key file, as one latin1 string. */
 function dataDirBytes(dir: string): string {
@@ -82,7 +83,7 @@ test('a database with plaintext secrets (written before encryption) is sealed at
   const stopped = await runCli(['daemon', 'stop'], { env: d.env });
   t.is(stopped.code, 0, stopped.stderr);
 
-  // What an older svc stored: plaintext values, schema version 3.
+  // What an older svc stored: plaintext values, at the schema version before the sealing one.
   const plainSecret = 'whsec_OlderPlaintextSecretValue0123456789';
   const plainCredentials = JSON.stringify({ token: 'ghp_older_plaintext_token_777' });
   const db = new Database(join(d.dataDir, 'svc.db'));
@@ -91,7 +92,8 @@ test('a database with plaintext secrets (written before encryption) is sealed at
     plainCredentials,
     integration.body.data.id,
   );
-  db.pragma('user_version = 3');
+  const sealing = MIGRATIONS.find((migration) => migration.name === 'secrets at rest')!;
+  db.pragma(`user_version = ${sealing.version - 1}`);
   db.close();
   t.true(
     dataDirBytes(d.dataDir).includes('ghp_older_plaintext_token_777'),
