@@ -217,6 +217,7 @@ export function buildServices(
     clock,
     urlPolicy,
     (workspaceId, agentId) => agentRepository.get(agentId)?.workspace_id === workspaceId,
+    secretBox,
   );
   const alarms = new Alarms(clock);
   const runRepository = new RunRepository(db);
@@ -243,6 +244,7 @@ export function buildServices(
     timers,
     clock,
     commits,
+    secretBox,
   );
   workflows.onWrite((change) => triggers.onWrite(change));
   events.addFanout(triggers.fanout);

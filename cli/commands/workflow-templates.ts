@@ -264,7 +264,7 @@ export default defineCommands([
       }
       const path = String(workflow.trigger.config.path);
       const url = `${ctx.appUrl()}/v1/hooks/${workflow.workspace_id}/${encodeURIComponent(path)}`;
-      const signed = typeof workflow.trigger.config.secret === 'string';
+      const signed = workflow.trigger.config.has_secret === true;
       ctx.out.result({ workflow_id: workflow.id, url, path, signed, status: workflow.status }, () =>
         [
           url,

@@ -9,6 +9,7 @@ import { verifySignature } from '../../shared/signature.js';
 import type { EventEnvelope } from '../../shared/schemas/events.js';
 import type { TriggerType } from '../../shared/schemas/triggers.js';
 import { toIso, type Clock } from '../clock/clock.js';
+import type { SecretBox } from '../crypto/secret-box.js';
 import { ApiError } from '../domain/errors.js';
 import type { Transactions } from '../domain/transactions.js';
 import type { TimerService } from '../timers/timer.service.js';
@@ -80,6 +81,8 @@ export class TriggerService {
     private readonly timers: TimerService,
     private readonly clock: Clock,
     private readonly commits: GroupCommit,
+    /** hook_secret is stored sealed; only the hook intake opens it. */
+    private readonly box: SecretBox,
   ) {
     timers.register(SCHEDULE_TIMER, (payload) => this.fireSchedule(payload as ScheduleTimer));
     this.eventTriggersMayExist = repo.hasEventTriggers();
@@ -133,7 +136,7 @@ export class TriggerService {
           ...base,
           type: 'webhook',
           hook_path: trigger.path,
-          hook_secret: trigger.secret,
+          hook_secret: trigger.secret === null ? null : this.box.seal(trigger.secret),
         });
         return;
       }
@@ -208,7 +211,7 @@ export class TriggerService {
       const verdict = verifySignature(
         hook.rawBody,
         Array.isArray(header) ? header[0] : header,
-        row.hook_secret,
+        this.box.open(row.hook_secret),
       );
       if (!verdict.valid) {
         throw new ApiError(

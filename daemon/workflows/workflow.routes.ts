@@ -72,7 +72,7 @@ export function workflowRoutes(workflows: WorkflowService, runs: RunService): Ro
       operationId: 'createWorkflow',
       summary: 'Create a workflow',
       description:
-        'Created draft unless status is given. The whole step graph is validated: unique step ids, every reference (next_step_id, if_true, if_false, parallel steps, on_error) names a step, required config per type, agents of the workspace, expressions that parse (400 invalid_step_config with param such as steps[2].config.if_false); any loop is 400 circular_dependency with extras cycle. The first step is the entry.',
+        "Created draft unless status is given. The whole step graph is validated: unique step ids, every reference (next_step_id, if_true, if_false, parallel steps, on_error) names a step, required config per type, agents of the workspace, expressions that parse (400 invalid_step_config with param such as steps[2].config.if_false); any loop is 400 circular_dependency with extras cycle. The first step is the entry. A webhook trigger's config.secret is write-only: stored sealed, never returned (this answer too shows has_secret: true).",
       tag,
       auth: write,
       rateLimit: { operation: 'workflows.create' },
@@ -101,7 +101,7 @@ export function workflowRoutes(workflows: WorkflowService, runs: RunService): Ro
       operationId: 'updateWorkflow',
       summary: 'Update a workflow',
       description:
-        'Change name, description, status, trigger, steps or settings (merged). The graph is validated again. Runs already started keep the definition they started with.',
+        'Change name, description, status, trigger, steps or settings (merged). The graph is validated again. Runs already started keep the definition they started with. A webhook trigger sent without config.secret keeps the stored secret; secret: null removes it; a string replaces it (has_secret is read-only and ignored).',
       tag,
       auth: write,
       rateLimit: resources,

@@ -14,8 +14,15 @@ import type { EventService } from '../events/event.service.js';
 import { ApiError } from '../domain/errors.js';
 import { mapPage, type ListQueryInput, type Page } from '../domain/pages.js';
 import type { Transactions } from '../domain/transactions.js';
+import type { SecretBox } from '../crypto/secret-box.js';
 import { checkOutboundUrl, type UrlPolicy } from '../outbound/url-policy.js';
 import { validateSteps } from './graph.js';
+import {
+  openTrigger,
+  publicTrigger,
+  resolveTrigger,
+  type StoredTrigger,
+} from './trigger-secret.js';
 import type { VersionRow, WorkflowRepository, WorkflowRow } from './workflow.repository.js';
 
 export interface WorkflowSettings {
@@ -36,7 +43,11 @@ export interface Definition {
 
 type SettingsInput = WorkflowCreateInput['settings'];
 
-/** A workflow write as write hooks see it: null before a create, null after a delete. */
+/**
+ * A workflow write as write hooks see it: null before a create, null after a delete. `after`'s
+ * trigger alone carries a webhook secret in plain text (the trigger rules check it and the
+ * trigger table seals it); hooks never publish it.
+ */
 export interface WorkflowChange {
   workspaceId: string;
   before: WorkflowView | null;
@@ -55,6 +66,7 @@ export class WorkflowService {
     private readonly clock: Clock,
     private readonly urlPolicy: UrlPolicy,
     private readonly agentExists: (workspaceId: string, agentId: string) => boolean,
+    private readonly box: SecretBox,
   ) {}
 
   /**
@@ -75,16 +87,14 @@ export class WorkflowService {
     const id = newId('workflow');
     const steps = this.validate(workspaceId, input.steps);
     const settings = mergeSettings(undefined, input.settings);
+    const trigger = resolveTrigger(input.trigger ?? { type: 'manual' }, null, this.box);
     const row: WorkflowRow = {
       id,
       workspace_id: workspaceId,
       name: input.name,
       description: input.description ?? null,
       status: input.status ?? 'draft',
-      trigger: JSON.stringify({
-        type: input.trigger?.type ?? 'manual',
-        config: input.trigger?.config ?? {},
-      }),
+      trigger: JSON.stringify(trigger.stored),
       version: 1,
       created_at: now,
       updated_at: now,
@@ -98,7 +108,8 @@ export class WorkflowService {
     const view = toWorkflowView(row, version);
     this.db.transaction(() => {
       this.repo.insert(row, version);
-      for (const hook of this.writeHooks) hook({ workspaceId, before: null, after: view });
+      const after = { ...view, trigger: trigger.plain };
+      for (const hook of this.writeHooks) hook({ workspaceId, before: null, after });
       this.events.publish(workspaceId, 'workflow.created', view);
     })();
     return view;
@@ -126,12 +137,12 @@ export class WorkflowService {
     if (input.name !== undefined) row.name = input.name;
     if (input.description !== undefined) row.description = input.description;
     if (input.status !== undefined) row.status = input.status;
-    if (input.trigger !== undefined) {
-      row.trigger = JSON.stringify({
-        type: input.trigger.type,
-        config: input.trigger.config ?? {},
-      });
-    }
+    const stored = JSON.parse(current.trigger) as StoredTrigger;
+    const trigger =
+      input.trigger === undefined
+        ? { stored, plain: openTrigger(stored, this.box) }
+        : resolveTrigger(input.trigger, stored, this.box);
+    row.trigger = JSON.stringify(trigger.stored);
     // The whole graph is checked again on every PATCH (an agent it names may be gone by now).
     const steps = this.validate(
       workspaceId,
@@ -152,7 +163,8 @@ export class WorkflowService {
     const before = toWorkflowView(current, currentVersion);
     this.db.transaction(() => {
       this.repo.update(row, version);
-      for (const hook of this.writeHooks) hook({ workspaceId, before, after: view });
+      const after = { ...view, trigger: trigger.plain };
+      for (const hook of this.writeHooks) hook({ workspaceId, before, after });
       this.events.publish(workspaceId, 'workflow.updated', view);
     })();
     return view;
@@ -269,7 +281,7 @@ export function toWorkflowView(row: WorkflowRow, version: VersionRow): WorkflowV
     name: row.name,
     description: row.description,
     status: row.status,
-    trigger: JSON.parse(row.trigger) as WorkflowView['trigger'],
+    trigger: publicTrigger(JSON.parse(row.trigger) as StoredTrigger),
     steps: JSON.parse(version.steps) as WorkflowStepView[],
     settings: JSON.parse(version.settings) as WorkflowSettings,
     created_at: toIso(row.created_at),

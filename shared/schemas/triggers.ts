@@ -28,9 +28,13 @@ export const WebhookTriggerConfig = z
     path: z.string().max(200).regex(HOOK_PATH, {
       message: 'must be one URL segment such as "orders-created": letters, digits, . _ ~ -',
     }),
-    secret: z.string().min(8).max(200).optional().meta({
+    secret: z.string().min(8).max(200).nullable().optional().meta({
       description:
-        'When set, a request must carry X-Svc-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>"> keyed by this secret (the scheme of outbound deliveries)',
+        'Write-only. When set, a request must carry X-Svc-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>"> keyed by this secret (the scheme of outbound deliveries). Stored sealed (AES-256-GCM) and never returned, not even by the create: workflow views, lists, workflow.* events and from-template show has_secret: true instead. A PATCH whose trigger leaves secret out keeps it; null removes it; a string replaces it.',
+    }),
+    has_secret: z.boolean().optional().meta({
+      description:
+        'Read-only: true when the trigger has a secret (shown instead of it). Ignored on writes, so a trigger read back can be sent again unchanged.',
     }),
   })
   .meta({ title: 'WebhookTriggerConfig' });

@@ -169,10 +169,15 @@ export const Workflow = z
     name: z.string(),
     description: z.string().nullable(),
     status: z.enum(WORKFLOW_STATUSES),
-    trigger: z.object({
-      type: z.enum(TRIGGER_TYPES),
-      config: z.record(z.string(), z.unknown()),
-    }),
+    trigger: z
+      .object({
+        type: z.enum(TRIGGER_TYPES),
+        config: z.record(z.string(), z.unknown()),
+      })
+      .meta({
+        description:
+          "A webhook trigger's config.secret is never shown: has_secret: true stands for it (stored sealed at rest; see WebhookTriggerConfig)",
+      }),
     steps: z.array(WorkflowStep),
     settings: z.object({
       timeout_seconds: z.number().int(),

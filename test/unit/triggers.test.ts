@@ -5,6 +5,7 @@ import test from 'ava';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { OffsetClock } from '../../daemon/clock/clock.js';
+import { SecretBox } from '../../daemon/crypto/secret-box.js';
 import { openDatabase, type Db } from '../../daemon/store/database.js';
 import { TimerRepository } from '../../daemon/timers/timer.repository.js';
 import { TimerService } from '../../daemon/timers/timer.service.js';
@@ -37,6 +38,7 @@ function setUp(t: import('ava').ExecutionContext) {
   clock.setOffset(Date.parse('2031-03-03T00:00:00.000Z') - Date.now());
   const started: Started[] = [];
   const opened: { db: Db; timers: TimerService }[] = [];
+  const box = SecretBox.fromKeyFile(join(dir, 'secret.key'));
   const boot = () => {
     const db = openDatabase(file);
     const timers = new TimerService(new TimerRepository(db), clock, { error: () => undefined });
@@ -53,6 +55,7 @@ function setUp(t: import('ava').ExecutionContext) {
       timers,
       clock,
       { run: async (work) => db.transaction(work)() },
+      box,
     );
     opened.push({ db, timers });
     return { db, timers, triggers };
@@ -305,6 +308,10 @@ test('the webhook intake refuses a bad signature, a paused workflow and an unkno
       }),
     )();
   write('active');
+  // The trigger table keeps the secret sealed; the intake opens it to verify.
+  const stored = new TriggerRepository(db).get('wfl_h')!.hook_secret!;
+  t.true(SecretBox.isSealed(stored));
+  t.false(stored.includes('whsec_abcdefgh'));
   const hook = (headers: Record<string, string>, path = 'in') =>
     triggers.receiveHook({ workspaceId: WS, path, body: { a: 1 }, rawBody: '{"a":1}', headers });
   t.is(errorOf(() => hook({})).code, 'unauthorized');
