@@ -2,14 +2,13 @@
 // gets the agent's reply (msg_, conv_), conversations continue by conversation_id, history is
 // listed newest first, filtered and paginated; analytics figures are computed from what the
 // test did, only the requested metrics are returned, and the period follows the daemon clock.
-// The daemon's training period is 1 s, so one test watches training end on its own.
+// The daemon's training period is 1 s, so one test watches training end when the clock moves.
 import test from 'ava';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
 import type { MessageView as Message } from '../../shared/schemas/agents.js';
 import { apiCaller, assertError, type Answer } from '../helpers/api.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let d: TestDaemon;
 let key: string;
@@ -60,10 +59,7 @@ async function analytics(agentId: string, query: string): Promise<Answer> {
   return call('GET', `/v1/agents/${agentId}/analytics${query}`);
 }
 
-async function advance(duration: string): Promise<void> {
-  const result = await d.cli(['clock', 'advance', duration, '--json']);
-  if (result.code !== 0) throw new Error(`clock advance ${duration}: ${result.stderr}`);
-}
+const advance = (duration: string | number) => d.advance(duration);
 
 // --- serial: tests that move the clock -------------------------------------------------------
 
@@ -105,13 +101,10 @@ test('an agent becomes active by itself after the training period and emits agen
   t.is(created.status, 201);
   t.is(created.body.data.status, 'training');
   const id = created.body.data.id as string;
-  let status = 'training';
-  const deadline = Date.now() + 5_000;
-  while (status === 'training' && Date.now() < deadline) {
-    await sleep(100);
-    status = (await call('GET', `/v1/agents/${id}`)).body.data.status;
-  }
-  t.is(status, 'active');
+  // The training timer is due 1 s after creation on the daemon clock; moving the clock 1 s
+  // fires it (the advance answers once due timers have run), no deploy call involved.
+  await advance('1s');
+  t.is((await call('GET', `/v1/agents/${id}`)).body.data.status, 'active');
   const events = await call('GET', '/v1/events?type=agent.updated&limit=100');
   t.true(
     events.body.data.some(
@@ -139,7 +132,7 @@ test('a message gets the agent reply (msg_, conv_); conversation_id continues th
   t.true(typeof reply.confidence === 'number' && reply.confidence > 0 && reply.confidence <= 1);
   t.regex(reply.created_at, ISO);
 
-  await sleep(5);
+  await advance(1);
   const second = await send(agentId, 'And can I get a refund?', reply.conversation_id);
   t.is(second.conversation_id, reply.conversation_id);
   t.is(second.action, 'issue_refund');
@@ -214,10 +207,11 @@ test('message validation: missing content, unknown agent, agent not active', asy
 
 test('GET messages lists the history newest first, by conversation, paginated', async (t) => {
   const agentId = await agent();
+  // 1 ms apart on the daemon clock, so that "newest first" never rests on a tie.
   const a1 = await send(agentId, 'Where is my order 1?');
-  await sleep(5);
+  await advance(1);
   const a2 = await send(agentId, 'I need a refund too', a1.conversation_id);
-  await sleep(5);
+  await advance(1);
   const b1 = await send(agentId, 'Different question about billing');
 
   const all = await call('GET', `/v1/agents/${agentId}/messages`);
