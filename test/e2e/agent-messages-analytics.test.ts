@@ -4,43 +4,18 @@
 // test did, only the requested metrics are returned, and the period follows the daemon clock.
 // The daemon's training period is 1 s, so one test watches training end when the clock moves.
 import test from 'ava';
-import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { fileDaemon } from '../helpers/setup.js';
+import { createAgent } from '../helpers/agents.js';
 import type { MessageView as Message } from '../../shared/schemas/agents.js';
-import { apiCaller, assertError, type Answer } from '../helpers/api.js';
+import { assertError, type Answer } from '../helpers/api.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
-let d: TestDaemon;
-let key: string;
-let ws: string;
+const svc = fileDaemon(test, { env: { SVC_AGENT_TRAINING_SECONDS: '1' } });
+const { call } = svc;
 
-test.before(async () => {
-  d = await startDaemon({ env: { SVC_AGENT_TRAINING_SECONDS: '1' } });
-  ({ key, workspaceId: ws } = await d.operator());
-});
-
-test.after.always(async () => {
-  await d?.stop();
-});
-
-const call = apiCaller(() => ({ daemon: d, key, tenant: ws }));
-
-async function agent(fields: Record<string, unknown> = {}, deploy = true): Promise<string> {
-  const created = await call('POST', '/v1/agents', {
-    name: 'Talker',
-    ontology: 'retail-v1',
-    type: 'customer-service',
-    autonomy_level: 'L3',
-    ...fields,
-  });
-  if (created.status !== 201) throw new Error(`create agent: ${created.text}`);
-  const id = created.body.data.id as string;
-  if (deploy) {
-    const deployed = await call('POST', '/v1/agents/deploy', { agent_id: id });
-    if (deployed.status !== 200) throw new Error(`deploy: ${deployed.text}`);
-  }
-  return id;
-}
+const agent = (fields: Record<string, unknown> = {}, deploy = true) =>
+  createAgent(call, { name: 'Talker', ...fields }, deploy);
 
 async function send(agentId: string, content: string, conversationId?: string): Promise<Message> {
   const answer = await call('POST', `/v1/agents/${agentId}/messages`, {
@@ -59,7 +34,7 @@ async function analytics(agentId: string, query: string): Promise<Answer> {
   return call('GET', `/v1/agents/${agentId}/analytics${query}`);
 }
 
-const advance = (duration: string | number) => d.advance(duration);
+const advance = (duration: string | number) => svc.daemon.advance(duration);
 
 // --- serial: tests that move the clock -------------------------------------------------------
 

@@ -2,7 +2,7 @@
 // write-only credentials, list/get/disconnect, the integration.connected/disconnected events,
 // scopes, tenant isolation and validation of the provider slug.
 import test from 'ava';
-import { twoTenants } from '../helpers/tenants.js';
+import { twoTenants } from '../helpers/setup.js';
 import type { IntegrationView as Integration } from '../../shared/schemas/integrations.js';
 import { assertError } from '../helpers/api.js';
 

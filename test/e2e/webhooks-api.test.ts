@@ -2,7 +2,7 @@
 // with its one-time secret, URL and event-type validation, list/get/patch/delete, tenant
 // isolation, scopes, and the OpenAPI document's webhook and integration routes.
 import test from 'ava';
-import { twoTenants } from '../helpers/tenants.js';
+import { twoTenants } from '../helpers/setup.js';
 import type { WebhookView as Webhook } from '../../shared/schemas/webhooks.js';
 import { assertError } from '../helpers/api.js';
 
