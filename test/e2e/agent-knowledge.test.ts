@@ -5,49 +5,26 @@
 // unsupported extension, a zip that is no DOCX and a damaged PDF are refused with nothing
 // stored; over 10 MiB is 413.
 import test, { type ExecutionContext } from 'ava';
-import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { fileDaemon } from '../helpers/setup.js';
+import { createAgent } from '../helpers/agents.js';
 import { buildDocx, buildPdf, buildZip } from '../helpers/documents.js';
 import type { KnowledgeDocumentView as KnowledgeDocument } from '../../shared/schemas/agents.js';
-import { apiCaller, type Answer } from '../helpers/api.js';
+import type { Answer } from '../helpers/api.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
-let d: TestDaemon;
-let key: string;
-let ws: string;
-
-test.before(async () => {
-  d = await startDaemon();
-  ({ key, workspaceId: ws } = await d.operator());
-});
-
-test.after.always(async () => {
-  await d?.stop();
-});
-
-const call = apiCaller(() => ({ daemon: d, key, tenant: ws }));
+const svc = fileDaemon(test);
+const { call } = svc;
 
 /** An active L3 agent (no approval in the way of its answers). */
-async function agent(fields: Record<string, unknown> = {}): Promise<string> {
-  const created = await call('POST', '/v1/agents', {
-    name: 'Librarian',
-    ontology: 'retail-v1',
-    type: 'customer-service',
-    autonomy_level: 'L3',
-    ...fields,
-  });
-  if (created.status !== 201) throw new Error(`create agent: ${created.text}`);
-  const id = created.body.data.id as string;
-  const deployed = await call('POST', '/v1/agents/deploy', { agent_id: id });
-  if (deployed.status !== 200) throw new Error(`deploy: ${deployed.text}`);
-  return id;
-}
+const agent = (fields: Record<string, unknown> = {}) =>
+  createAgent(call, { name: 'Librarian', ...fields });
 
 function upload(
   agentId: string,
   file: { name: string; content: Buffer | string } | undefined,
   fields: Record<string, string> = { type: 'faq' },
-  apiKey = key,
+  apiKey = svc.operatorKey,
 ): Promise<Answer> {
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
@@ -55,10 +32,10 @@ function upload(
     const bytes = typeof file.content === 'string' ? Buffer.from(file.content) : file.content;
     form.append('file', new Blob([new Uint8Array(bytes)]), file.name);
   }
-  return d.request(`/v1/agents/${agentId}/knowledge`, {
+  return svc.daemon.request(`/v1/agents/${agentId}/knowledge`, {
     method: 'POST',
     key: apiKey,
-    tenant: ws,
+    tenant: svc.defaultWs,
     body: form,
   });
 }
@@ -196,7 +173,8 @@ test('Markdown and text files are accepted; messages quote the matching passage 
 test('list (newest first, paginated), get and delete; a deleted document is no longer quoted', async (t) => {
   const agentId = await agent();
   const first = await uploaded(t, agentId, { name: 'a.txt', content: REFUNDS });
-  await new Promise((resolve) => setTimeout(resolve, 5));
+  // 1 ms later on the daemon clock, so that "newest first" never rests on a tie.
+  await svc.daemon.advance(1);
   const second = await uploaded(t, agentId, { name: 'b.md', content: SHIPPING });
 
   const list = await call('GET', `/v1/agents/${agentId}/knowledge`);
@@ -353,8 +331,8 @@ test('knowledge of an unknown agent is 404 agent_not_found; scopes: read lists, 
   );
 
   const agentId = await agent();
-  const reader = (await d.createKey('agents:read')).key;
-  const executor = (await d.createKey('agents:execute')).key;
+  const reader = (await svc.daemon.createKey('agents:read')).key;
+  const executor = (await svc.daemon.createKey('agents:execute')).key;
   const refused = await upload(agentId, { name: 'a.txt', content: HOURS }, { type: 'faq' }, reader);
   t.is(refused.status, 403, refused.text);
   t.is(refused.body.error.code, 'insufficient_scope');

@@ -2,46 +2,20 @@
 // gets the agent's reply (msg_, conv_), conversations continue by conversation_id, history is
 // listed newest first, filtered and paginated; analytics figures are computed from what the
 // test did, only the requested metrics are returned, and the period follows the daemon clock.
-// The daemon's training period is 1 s, so one test watches training end on its own.
+// The daemon's training period is 1 s, so one test watches training end when the clock moves.
 import test from 'ava';
-import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { fileDaemon } from '../helpers/setup.js';
+import { createAgent } from '../helpers/agents.js';
 import type { MessageView as Message } from '../../shared/schemas/agents.js';
-import { apiCaller, assertError, type Answer } from '../helpers/api.js';
+import { assertError, type Answer } from '../helpers/api.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-let d: TestDaemon;
-let key: string;
-let ws: string;
+const svc = fileDaemon(test, { env: { SVC_AGENT_TRAINING_SECONDS: '1' } });
+const { call } = svc;
 
-test.before(async () => {
-  d = await startDaemon({ env: { SVC_AGENT_TRAINING_SECONDS: '1' } });
-  ({ key, workspaceId: ws } = await d.operator());
-});
-
-test.after.always(async () => {
-  await d?.stop();
-});
-
-const call = apiCaller(() => ({ daemon: d, key, tenant: ws }));
-
-async function agent(fields: Record<string, unknown> = {}, deploy = true): Promise<string> {
-  const created = await call('POST', '/v1/agents', {
-    name: 'Talker',
-    ontology: 'retail-v1',
-    type: 'customer-service',
-    autonomy_level: 'L3',
-    ...fields,
-  });
-  if (created.status !== 201) throw new Error(`create agent: ${created.text}`);
-  const id = created.body.data.id as string;
-  if (deploy) {
-    const deployed = await call('POST', '/v1/agents/deploy', { agent_id: id });
-    if (deployed.status !== 200) throw new Error(`deploy: ${deployed.text}`);
-  }
-  return id;
-}
+const agent = (fields: Record<string, unknown> = {}, deploy = true) =>
+  createAgent(call, { name: 'Talker', ...fields }, deploy);
 
 async function send(agentId: string, content: string, conversationId?: string): Promise<Message> {
   const answer = await call('POST', `/v1/agents/${agentId}/messages`, {
@@ -60,10 +34,7 @@ async function analytics(agentId: string, query: string): Promise<Answer> {
   return call('GET', `/v1/agents/${agentId}/analytics${query}`);
 }
 
-async function advance(duration: string): Promise<void> {
-  const result = await d.cli(['clock', 'advance', duration, '--json']);
-  if (result.code !== 0) throw new Error(`clock advance ${duration}: ${result.stderr}`);
-}
+const advance = (duration: string | number) => svc.daemon.advance(duration);
 
 // --- serial: tests that move the clock -------------------------------------------------------
 
@@ -105,13 +76,10 @@ test('an agent becomes active by itself after the training period and emits agen
   t.is(created.status, 201);
   t.is(created.body.data.status, 'training');
   const id = created.body.data.id as string;
-  let status = 'training';
-  const deadline = Date.now() + 5_000;
-  while (status === 'training' && Date.now() < deadline) {
-    await sleep(100);
-    status = (await call('GET', `/v1/agents/${id}`)).body.data.status;
-  }
-  t.is(status, 'active');
+  // The training timer is due 1 s after creation on the daemon clock; moving the clock 1 s
+  // fires it (the advance answers once due timers have run), no deploy call involved.
+  await advance('1s');
+  t.is((await call('GET', `/v1/agents/${id}`)).body.data.status, 'active');
   const events = await call('GET', '/v1/events?type=agent.updated&limit=100');
   t.true(
     events.body.data.some(
@@ -139,7 +107,7 @@ test('a message gets the agent reply (msg_, conv_); conversation_id continues th
   t.true(typeof reply.confidence === 'number' && reply.confidence > 0 && reply.confidence <= 1);
   t.regex(reply.created_at, ISO);
 
-  await sleep(5);
+  await advance(1);
   const second = await send(agentId, 'And can I get a refund?', reply.conversation_id);
   t.is(second.conversation_id, reply.conversation_id);
   t.is(second.action, 'issue_refund');
@@ -214,10 +182,11 @@ test('message validation: missing content, unknown agent, agent not active', asy
 
 test('GET messages lists the history newest first, by conversation, paginated', async (t) => {
   const agentId = await agent();
+  // 1 ms apart on the daemon clock, so that "newest first" never rests on a tie.
   const a1 = await send(agentId, 'Where is my order 1?');
-  await sleep(5);
+  await advance(1);
   const a2 = await send(agentId, 'I need a refund too', a1.conversation_id);
-  await sleep(5);
+  await advance(1);
   const b1 = await send(agentId, 'Different question about billing');
 
   const all = await call('GET', `/v1/agents/${agentId}/messages`);

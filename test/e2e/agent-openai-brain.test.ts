@@ -7,6 +7,7 @@ import test from 'ava';
 import { createServer } from 'node:net';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
+import { createAgent } from '../helpers/agents.js';
 import { assertError, type Answer } from '../helpers/api.js';
 
 interface Sandbox {
@@ -52,19 +53,12 @@ function call(s: Sandbox, method: string, path: string, body?: unknown): Promise
   return s.daemon.callJson(method, path, body, { key: s.key, tenant: s.ws });
 }
 
-async function agent(s: Sandbox, fields: Record<string, unknown> = {}): Promise<string> {
-  const created = await call(s, 'POST', '/v1/agents', {
+/** An active L3 agent of the sandbox `s`. */
+function agent(s: Sandbox, fields: Record<string, unknown> = {}): Promise<string> {
+  return createAgent((method, path, body) => call(s, method, path, body), {
     name: 'Modelled',
-    ontology: 'retail-v1',
-    type: 'customer-service',
-    autonomy_level: 'L3',
     ...fields,
   });
-  if (created.status !== 201) throw new Error(`create agent: ${created.status} ${created.text}`);
-  const id = created.body.data.id as string;
-  const deployed = await call(s, 'POST', '/v1/agents/deploy', { agent_id: id });
-  if (deployed.status !== 200) throw new Error(`deploy: ${deployed.text}`);
-  return id;
 }
 
 function execute(s: Sandbox, agentId: string, input: string, wait = true): Promise<Answer> {

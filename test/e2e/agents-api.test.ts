@@ -45,12 +45,7 @@ async function createAgent(
   return answer.body.data as Agent;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function advance(duration: string): Promise<void> {
-  const result = await d.cli(['clock', 'advance', duration, '--json']);
-  if (result.code !== 0) throw new Error(`clock advance ${duration}: ${result.stderr}`);
-}
+const advance = (duration: string | number) => d.advance(duration);
 
 async function events(tenant: string, type: string): Promise<{ type: string; data: any }[]> {
   const answer = await call(
@@ -179,8 +174,10 @@ test.serial(
       'rate_limit_exceeded',
     );
 
-    // 100 executions of one agent, paced under the business burst of 50 per second.
-    await sleep(1100);
+    // 100 executions of one agent, paced under the business burst of 50 per second: each batch
+    // starts in a fresh one-second window of the daemon clock (a 1 s move always crosses into
+    // the next window), and all stay inside the same minute.
+    await advance('1s');
     for (let batch = 0; batch < 3; batch++) {
       const size = batch < 2 ? 40 : 20;
       for (let i = 0; i < size; i++) {
@@ -195,7 +192,7 @@ test.serial(
           return;
         }
       }
-      await sleep(1100);
+      await advance('1s');
     }
     const over = await call(
       'POST',
@@ -377,13 +374,14 @@ test('get an unknown agent: 404 agent_not_found', async (t) => {
 
 test('list: newest first, status and type filters, total_count, has_more, starting_after and cursor', async (t) => {
   const ws = await workspace();
-  // A few ms apart, so that "newest first" does not depend on the id order of a tie.
+  // 1 ms apart on the daemon clock, so that "newest first" does not depend on the id order of
+  // a tie.
   const a = await createAgent({ name: 'A', type: 'sales' }, { tenant: ws });
-  await sleep(5);
+  await advance(1);
   const b = await createAgent({ name: 'B', type: 'research' }, { tenant: ws });
-  await sleep(5);
+  await advance(1);
   const c = await createAgent({ name: 'C', type: 'sales' }, { tenant: ws });
-  await sleep(5);
+  await advance(1);
   const e = await createAgent({ name: 'E', type: 'operations' }, { tenant: ws });
   t.is(
     (await call('PATCH', `/v1/agents/${b.id}`, { status: 'paused' }, { tenant: ws })).status,

@@ -2,32 +2,12 @@
 // write-only credentials, list/get/disconnect, the integration.connected/disconnected events,
 // scopes, tenant isolation and validation of the provider slug.
 import test from 'ava';
-import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { twoTenants } from '../helpers/setup.js';
 import type { IntegrationView as Integration } from '../../shared/schemas/integrations.js';
-import { apiCaller, assertError } from '../helpers/api.js';
+import { assertError } from '../helpers/api.js';
 
-let daemon: TestDaemon;
-let operatorKey: string;
-let defaultWs: string;
-let otherWs: string;
-let otherKey: string;
-
-test.before(async () => {
-  daemon = await startDaemon();
-  ({ key: operatorKey, workspaceId: defaultWs } = await daemon.operator());
-  otherWs = await newWorkspace('Other tenant');
-  otherKey = (await daemon.createKey('admin', { name: 'other', workspace: otherWs })).key;
-});
-
-test.after.always(async () => {
-  await daemon?.stop();
-});
-
-function newWorkspace(name: string): Promise<string> {
-  return daemon.createWorkspace(name);
-}
-
-const call = apiCaller(() => ({ daemon, key: operatorKey, tenant: defaultWs }));
+const tenants = twoTenants(test);
+const { call, newWorkspace } = tenants;
 
 async function connect(
   body: Record<string, unknown>,
@@ -38,7 +18,7 @@ async function connect(
   return answer.body.data as Integration;
 }
 
-async function eventsOf(type: string, tenant = defaultWs) {
+async function eventsOf(type: string, tenant = tenants.defaultWs) {
   const answer = await call('GET', `/v1/events?type=${type}&limit=100`, undefined, { tenant });
   if (answer.status !== 200) throw new Error(`events: ${answer.status} ${answer.text}`);
   return answer.body.data as { id: string; type: string; workspace_id: string; data: any }[];
@@ -58,7 +38,7 @@ test('POST /v1/integrations connects (201); credentials are stored but never ret
   const integration = answer.body.data as Integration;
   t.regex(integration.id, /^int_/);
   t.like(integration, {
-    workspace_id: defaultWs,
+    workspace_id: tenants.defaultWs,
     provider: 'slack',
     name: 'Support Slack',
     status: 'connected',
@@ -106,8 +86,9 @@ test('connect and disconnect emit integration.connected and integration.disconne
   t.is(disconnected[0]!.data.id, integration.id);
 
   t.is(
-    (await eventsOf('integration.connected', defaultWs)).filter((e) => e.data.id === integration.id)
-      .length,
+    (await eventsOf('integration.connected', tenants.defaultWs)).filter(
+      (e) => e.data.id === integration.id,
+    ).length,
     0,
     'events stay in their workspace',
   );
@@ -184,7 +165,7 @@ test('list, get and delete; after delete it is 404 not_found', async (t) => {
 
 test("another workspace's integration is 404 and not listed", async (t) => {
   const mine = await connect({ provider: 'github' });
-  const foreign = { key: otherKey, tenant: otherWs };
+  const foreign = { key: tenants.otherKey, tenant: tenants.otherWs };
   assertError(
     t,
     await call('GET', `/v1/integrations/${mine.id}`, undefined, foreign),
@@ -203,13 +184,16 @@ test("another workspace's integration is 404 and not listed", async (t) => {
   t.is((await call('GET', `/v1/integrations/${mine.id}`)).status, 200, 'still there');
   assertError(
     t,
-    await call('GET', '/v1/integrations', undefined, { key: otherKey, tenant: defaultWs }),
+    await call('GET', '/v1/integrations', undefined, {
+      key: tenants.otherKey,
+      tenant: tenants.defaultWs,
+    }),
     403,
     'tenant_forbidden',
   );
   assertError(
     t,
-    await daemon.request('/v1/integrations', { key: operatorKey }),
+    await tenants.daemon.request('/v1/integrations', { key: tenants.operatorKey }),
     400,
     'missing_required_field',
     'X-Tenant-ID',
@@ -217,9 +201,11 @@ test("another workspace's integration is 404 and not listed", async (t) => {
 });
 
 test('scopes: integrations:read views, integrations:write connects and disconnects', async (t) => {
-  const reader = (await daemon.createKey('integrations:read', { name: 'int-reader' })).key;
-  const writer = (await daemon.createKey('integrations:write', { name: 'int-writer' })).key;
-  const unrelated = (await daemon.createKey('webhooks:write webhooks:read', { name: 'hooks' })).key;
+  const reader = (await tenants.daemon.createKey('integrations:read', { name: 'int-reader' })).key;
+  const writer = (await tenants.daemon.createKey('integrations:write', { name: 'int-writer' })).key;
+  const unrelated = (
+    await tenants.daemon.createKey('webhooks:write webhooks:read', { name: 'hooks' })
+  ).key;
   const existing = await connect({ provider: 'jira' });
 
   t.is((await call('GET', '/v1/integrations', undefined, { key: reader })).status, 200);

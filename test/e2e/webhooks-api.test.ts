@@ -2,32 +2,12 @@
 // with its one-time secret, URL and event-type validation, list/get/patch/delete, tenant
 // isolation, scopes, and the OpenAPI document's webhook and integration routes.
 import test from 'ava';
-import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { twoTenants } from '../helpers/setup.js';
 import type { WebhookView as Webhook } from '../../shared/schemas/webhooks.js';
-import { apiCaller, assertError } from '../helpers/api.js';
+import { assertError } from '../helpers/api.js';
 
-let daemon: TestDaemon;
-let operatorKey: string;
-let defaultWs: string;
-let otherWs: string;
-let otherKey: string;
-
-test.before(async () => {
-  daemon = await startDaemon();
-  ({ key: operatorKey, workspaceId: defaultWs } = await daemon.operator());
-  otherWs = await newWorkspace('Other tenant');
-  otherKey = (await daemon.createKey('admin', { name: 'other-admin', workspace: otherWs })).key;
-});
-
-test.after.always(async () => {
-  await daemon?.stop();
-});
-
-function newWorkspace(name: string): Promise<string> {
-  return daemon.createWorkspace(name);
-}
-
-const call = apiCaller(() => ({ daemon, key: operatorKey, tenant: defaultWs }));
+const tenants = twoTenants(test, { otherKeyName: 'other-admin' });
+const { call, newWorkspace } = tenants;
 
 async function createHook(
   body: Record<string, unknown> = {},
@@ -54,7 +34,7 @@ test('POST /v1/webhooks creates an active webhook (201) and shows the secret thi
   const hook = answer.body.data as Webhook;
   t.regex(hook.id, /^hook_/);
   t.like(hook, {
-    workspace_id: defaultWs,
+    workspace_id: tenants.defaultWs,
     url: 'http://127.0.0.1:9/hooks/orders',
     description: 'orders',
     events: ['agent.created', 'workflow.execution.failed'],
@@ -324,7 +304,7 @@ test('DELETE removes the webhook; afterwards it is 404 webhook_not_found', async
 
 test("another workspace's webhook is 404, never 403, and not listed", async (t) => {
   const mine = await createHook({ description: 'default workspace' });
-  const foreign = { key: otherKey, tenant: otherWs };
+  const foreign = { key: tenants.otherKey, tenant: tenants.otherWs };
   for (const [method, path, body] of [
     ['GET', `/v1/webhooks/${mine.id}`, undefined],
     ['PATCH', `/v1/webhooks/${mine.id}`, { status: 'paused' }],
@@ -337,14 +317,14 @@ test("another workspace's webhook is 404, never 403, and not listed", async (t) 
   // The operator credential, asked about the other workspace, does not see it either.
   assertError(
     t,
-    await call('GET', `/v1/webhooks/${mine.id}`, undefined, { tenant: otherWs }),
+    await call('GET', `/v1/webhooks/${mine.id}`, undefined, { tenant: tenants.otherWs }),
     404,
     'webhook_not_found',
   );
   const theirs = await call('GET', '/v1/webhooks?limit=100', undefined, foreign);
   t.is(theirs.status, 200, theirs.text);
   t.false(theirs.body.data.some((hook: Webhook) => hook.id === mine.id));
-  t.true(theirs.body.data.every((hook: Webhook) => hook.workspace_id === otherWs));
+  t.true(theirs.body.data.every((hook: Webhook) => hook.workspace_id === tenants.otherWs));
 
   const still = await call('GET', `/v1/webhooks/${mine.id}`);
   t.is(still.body.data.status, 'active', 'the foreign PATCH changed nothing');
@@ -352,7 +332,10 @@ test("another workspace's webhook is 404, never 403, and not listed", async (t) 
   // A key of the other workspace may not name this one.
   assertError(
     t,
-    await call('GET', '/v1/webhooks', undefined, { key: otherKey, tenant: defaultWs }),
+    await call('GET', '/v1/webhooks', undefined, {
+      key: tenants.otherKey,
+      tenant: tenants.defaultWs,
+    }),
     403,
     'tenant_forbidden',
   );
@@ -366,9 +349,11 @@ test("another workspace's webhook is 404, never 403, and not listed", async (t) 
 });
 
 test('scopes: webhooks:read lists but may not write; webhooks:write creates', async (t) => {
-  const reader = (await daemon.createKey('webhooks:read', { name: 'reader' })).key;
-  const writer = (await daemon.createKey('webhooks:write', { name: 'writer' })).key;
-  const other = (await daemon.createKey('agents:read integrations:write', { name: 'other' })).key;
+  const reader = (await tenants.daemon.createKey('webhooks:read', { name: 'reader' })).key;
+  const writer = (await tenants.daemon.createKey('webhooks:write', { name: 'writer' })).key;
+  const other = (
+    await tenants.daemon.createKey('agents:read integrations:write', { name: 'other' })
+  ).key;
   const hook = await createHook();
 
   const listed = await call('GET', '/v1/webhooks', undefined, { key: reader });
@@ -423,17 +408,17 @@ test('scopes: webhooks:read lists but may not write; webhooks:write creates', as
 });
 
 test('missing or bad credentials on webhook routes are 401', async (t) => {
-  const none = await daemon.request('/v1/webhooks', { tenant: defaultWs });
+  const none = await tenants.daemon.request('/v1/webhooks', { tenant: tenants.defaultWs });
   assertError(t, none, 401, 'missing_authentication');
-  const wrong = await daemon.request('/v1/webhooks', {
+  const wrong = await tenants.daemon.request('/v1/webhooks', {
     key: 'sk_test_' + 'x'.repeat(32),
-    tenant: defaultWs,
+    tenant: tenants.defaultWs,
   });
   assertError(t, wrong, 401, 'invalid_token');
 });
 
 test('the OpenAPI document lists every webhook and integration route', async (t) => {
-  const answer = await daemon.request('/openapi.json');
+  const answer = await tenants.daemon.request('/openapi.json');
   t.is(answer.status, 200);
   const paths = answer.body.paths as Record<string, Record<string, any>>;
   const expected: [string, string, string, number[]][] = [

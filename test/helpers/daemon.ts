@@ -73,6 +73,12 @@ export interface TestDaemon {
     scopes: string,
     options?: { workspace?: string; expiresIn?: string; name?: string },
   ): Promise<{ id: string; key: string; workspace_id: string }>;
+  /**
+   * Moves the sandbox clock forward and returns once due timers have fired: a duration string
+   * (`1s`, `25h`) goes through the real CLI (`svc clock advance`), a number of ms through the
+   * control channel (fast, for the 1 ms steps that order created_at).
+   */
+  advance(duration: string | number): Promise<void>;
   /** Creates a workspace over the control channel (fast: no CLI process); returns its id. */
   createWorkspace(name: string, tier?: string): Promise<string>;
   /** A JSON request: body serialised with its content type, key and tenant as given. */
@@ -137,6 +143,14 @@ export async function startDaemon(
       const result = await daemon.cli(args);
       if (result.code !== 0) throw new Error(`keys create failed: ${result.stderr}`);
       return result.json();
+    },
+    async advance(duration) {
+      if (typeof duration === 'number') {
+        await control(daemon, 'clock.advance', { ms: duration });
+        return;
+      }
+      const result = await daemon.cli(['clock', 'advance', duration, '--json']);
+      if (result.code !== 0) throw new Error(`clock advance ${duration}: ${result.stderr}`);
     },
     async createWorkspace(name, tier = 'enterprise') {
       const created = await control<{ id: string }>(daemon, 'workspaces.create', { name, tier });
