@@ -1,7 +1,7 @@
 // Bench case: webhook-trigger intake. autocannon posts a JSON body to POST /v1/hooks/{ws}/{path}
 // of an active workflow (one agent_action step on an L3 agent, so every run completes) at
-// BENCH_CONNECTIONS (default 50) connections, and the same body to POST /echo of the bare node:http
-// baseline (bench/baseline-server.ts) in the same run, alternating which goes first. Figures:
+// BENCH_TRIGGER_CONNECTIONS (default 50) connections, and the same body to POST /echo of the bare node:http
+// baseline (bench/baseline-server.ts) on the harness's servers, alternating which goes first. Figures:
 //   accepted runs/s = 202 answers per second of the measured run (mean of the rounds);
 //   ratio = accepted runs/s / baseline req/s (target >= 0.2);
 //   runs stored = executions of the workflow once the load stops; it may exceed the 202s autocannon
@@ -13,28 +13,22 @@
 // The daemon runs with SVC_ENTERPRISE_RATE_MULTIPLIER=1000000 so the per-workflow execute limit
 // (which the hook shares) is not what is measured; the limiter still runs on every request.
 //
-// Use: `await benchWebhookTriggers()` returns the figures, `printTriggerBench(result)` prints them;
-// or run alone: `npm run build && node --import tsx bench/triggers.ts`.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+// Settings (environment): BENCH_SECONDS, BENCH_WARMUP_SECONDS, BENCH_ROUNDS (as every case),
+// BENCH_TRIGGER_CONNECTIONS (50), BENCH_TRIGGER_PARKED.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
+import {
+  api,
+  apiHeaders,
+  numberSetting,
+  settings,
+  type BenchCase,
+  type DaemonContext,
+  type Servers,
+} from '../harness.js';
 
-const ROOT = resolve(import.meta.dirname, '..');
-const SVC_BIN = join(ROOT, 'bin', 'svc.js');
-const BASELINE_SERVER = join(import.meta.dirname, 'baseline-server.ts');
 export const TRIGGER_TARGET_RATIO = 0.2;
-
-export interface TriggerBenchOptions {
-  seconds?: number;
-  warmupSeconds?: number;
-  connections?: number;
-  rounds?: number;
-}
+const CONNECTIONS = Math.round(numberSetting('BENCH_TRIGGER_CONNECTIONS', 50));
 
 export interface TriggerBenchResult {
   connections: number;
@@ -57,84 +51,18 @@ export interface TriggerBenchResult {
   parked: boolean;
 }
 
-function setting(name: string, fallback: number): number {
-  const value = Number(process.env[name] ?? '');
-  return Number.isFinite(value) && value > 0 ? value : fallback;
-}
-
-function child(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, args, {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-}
-
-async function cli<T>(args: string[], env: NodeJS.ProcessEnv): Promise<T> {
-  const proc = child([SVC_BIN, ...args, '--json'], env);
-  let out = '';
-  let err = '';
-  proc.stdout!.on('data', (chunk) => (out += chunk));
-  proc.stderr!.on('data', (chunk) => (err += chunk));
-  const code = await new Promise<number>((done) => proc.on('close', (c) => done(c ?? -1)));
-  if (code !== 0) throw new Error(`svc ${args.join(' ')} failed (${code}): ${err}`);
-  return JSON.parse(out) as T;
-}
-
-function startBaseline(): Promise<{ url: string; child: ChildProcess }> {
-  const proc = child(['--import', 'tsx', BASELINE_SERVER], {});
-  return new Promise((done, fail) => {
-    proc.on('exit', (code) => fail(new Error(`the baseline server exited (${code})`)));
-    createInterface({ input: proc.stdout! }).once('line', (line) =>
-      done({ url: (JSON.parse(line) as { url: string }).url, child: proc }),
-    );
-  });
-}
-
-interface Daemon {
-  url: string;
-  env: NodeJS.ProcessEnv;
-  dataDir: string;
-  key: string;
-  workspaceId: string;
-}
-
-async function startDaemon(): Promise<Daemon> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-triggers-'));
-  const env = { SVC_DATA_DIR: dataDir, SVC_ENTERPRISE_RATE_MULTIPLIER: '1000000' };
-  const started = await cli<{ url: string }>(['daemon', 'start', '--port', '0'], env);
-  const key = await cli<{ key: string; workspace_id: string }>(
-    ['keys', 'create', '--name', 'bench', '--scopes', 'admin'],
-    env,
-  );
-  return { url: started.url, env, dataDir, key: key.key, workspaceId: key.workspace_id };
-}
-
-async function api<T>(daemon: Daemon, method: string, path: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${daemon.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${daemon.key}`,
-      'x-tenant-id': daemon.workspaceId,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? null : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`);
-  return JSON.parse(text) as T;
-}
-
 /** An active workflow with a webhook trigger and one agent step on an active L3 agent. */
-async function hookWorkflow(daemon: Daemon): Promise<string> {
-  const agent = await api<{ data: { id: string } }>(daemon, 'POST', '/v1/agents', {
+async function hookWorkflow(
+  daemon: DaemonContext,
+): Promise<{ hookPath: string; workflowId: string }> {
+  const agent = await api<{ id: string }>(daemon, 'POST', '/v1/agents', {
     name: 'Bench trigger agent',
     ontology: 'retail-v1',
     type: 'customer-service',
     autonomy_level: 'L3',
   });
-  await api(daemon, 'POST', '/v1/agents/deploy', { agent_id: agent.data.id });
-  await api(daemon, 'POST', '/v1/workflows', {
+  await api(daemon, 'POST', '/v1/agents/deploy', { agent_id: agent.id });
+  const workflow = await api<{ id: string }>(daemon, 'POST', '/v1/workflows', {
     name: 'Bench webhook intake',
     status: 'active',
     trigger: { type: 'webhook', config: { path: 'bench-orders' } },
@@ -146,7 +74,7 @@ async function hookWorkflow(daemon: Daemon): Promise<string> {
               id: 'answer',
               name: 'Answer',
               type: 'agent_action',
-              agent_id: agent.data.id,
+              agent_id: agent.id,
               config: {
                 action: 'answer',
                 input_mapping: { question: '{{trigger.payload.question}}' },
@@ -154,7 +82,7 @@ async function hookWorkflow(daemon: Daemon): Promise<string> {
             },
           ],
   });
-  return `/v1/hooks/${daemon.workspaceId}/bench-orders`;
+  return { hookPath: `/v1/hooks/${daemon.workspaceId}/bench-orders`, workflowId: workflow.id };
 }
 
 async function load(url: string, connections: number, seconds: number) {
@@ -177,42 +105,29 @@ async function load(url: string, connections: number, seconds: number) {
   };
 }
 
-async function executionCounts(daemon: Daemon, workflowId: string) {
+/** total_count of a list answer (the harness's api() answers only its data). */
+async function totalCount(daemon: DaemonContext, path: string): Promise<number> {
+  const response = await fetch(`${daemon.url}${path}`, { headers: apiHeaders(daemon) });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`GET ${path}: ${response.status} ${text.slice(0, 300)}`);
+  return (JSON.parse(text) as { total_count: number }).total_count;
+}
+
+async function executionCounts(daemon: DaemonContext, workflowId: string) {
   const count = async (status: string) =>
-    (
-      await api<{ total_count: number }>(
-        daemon,
-        'GET',
-        `/v1/workflows/${workflowId}/executions?status=${status}&limit=1`,
-      )
-    ).total_count;
+    totalCount(daemon, `/v1/workflows/${workflowId}/executions?status=${status}&limit=1`);
   const completed = await count('completed');
   const others = await Promise.all(['failed', 'cancelled', 'timeout'].map(count));
-  const all = (
-    await api<{ total_count: number }>(
-      daemon,
-      'GET',
-      `/v1/workflows/${workflowId}/executions?limit=1`,
-    )
-  ).total_count;
+  const all = await totalCount(daemon, `/v1/workflows/${workflowId}/executions?limit=1`);
   return { completed, notCompleted: others.reduce((a, b) => a + b, 0), all };
 }
 
-export async function benchWebhookTriggers(
-  options: TriggerBenchOptions = {},
-): Promise<TriggerBenchResult> {
-  const connections = options.connections ?? setting('BENCH_CONNECTIONS', 50);
-  const seconds = options.seconds ?? setting('BENCH_SECONDS', 8);
-  const warmup = options.warmupSeconds ?? setting('BENCH_WARMUP_SECONDS', 2);
-  const rounds = options.rounds ?? setting('BENCH_ROUNDS', 2);
-  const baseline = await startBaseline();
-  let daemon: Daemon | undefined;
-  try {
-    daemon = await startDaemon();
-    const hookPath = await hookWorkflow(daemon);
-    const workflowId = (
-      await api<{ data: { id: string }[] }>(daemon, 'GET', '/v1/workflows?limit=1')
-    ).data[0]!.id;
+async function benchWebhookTriggers(servers: Servers): Promise<TriggerBenchResult> {
+  const connections = CONNECTIONS;
+  const { seconds, rounds, warmupSeconds: warmup } = settings;
+  const { daemon, baseline } = servers;
+  {
+    const { hookPath, workflowId } = await hookWorkflow(daemon);
     let accepted = 0;
     const daemonRuns: { perSecond: number; p99: number }[] = [];
     const baselineRuns: number[] = [];
@@ -263,17 +178,11 @@ export async function benchWebhookTriggers(
       drainSeconds: (performance.now() - drainStart) / 1000,
       parked,
     };
-  } finally {
-    baseline.child.kill('SIGTERM');
-    if (daemon) {
-      await cli(['daemon', 'stop'], daemon.env).catch(() => undefined);
-      rmSync(daemon.dataDir, { recursive: true, force: true });
-    }
   }
 }
 
-export function printTriggerBench(result: TriggerBenchResult): void {
-  const ok = (pass: boolean) => (pass ? 'ok' : 'FAIL');
+function printTriggerBench(result: TriggerBenchResult): void {
+  const ok = (pass: boolean) => (pass ? 'PASS' : 'FAIL');
   console.log(
     [
       `Webhook-trigger intake: POST /v1/hooks/{ws}/{path}, ${result.connections} connections, ${result.rounds} x ${result.seconds} s`,
@@ -287,6 +196,24 @@ export function printTriggerBench(result: TriggerBenchResult): void {
   );
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  printTriggerBench(await benchWebhookTriggers());
-}
+const triggersCase: BenchCase = {
+  order: 14,
+  needs: 'servers',
+  describe: () =>
+    `webhook triggers: POST /v1/hooks/{ws}/{path} at ${CONNECTIONS} connections vs the ` +
+    `baseline's POST /echo, every accepted run must complete`,
+  async run(servers) {
+    const result = await benchWebhookTriggers(servers!);
+    const runsOk =
+      result.stored >= result.accepted && (result.parked || result.completed === result.stored);
+    return {
+      print: () => {
+        console.log('');
+        printTriggerBench(result);
+      },
+      missed: (result.ratio >= TRIGGER_TARGET_RATIO ? 0 : 1) + (runsOk ? 0 : 1),
+    };
+  },
+};
+
+export default triggersCase;
