@@ -126,59 +126,57 @@ async function benchWebhookTriggers(servers: Servers): Promise<TriggerBenchResul
   const connections = CONNECTIONS;
   const { seconds, rounds, warmupSeconds: warmup } = settings;
   const { daemon, baseline } = servers;
-  {
-    const { hookPath, workflowId } = await hookWorkflow(daemon);
-    let accepted = 0;
-    const daemonRuns: { perSecond: number; p99: number }[] = [];
-    const baselineRuns: number[] = [];
-    for (let round = 0; round < rounds; round += 1) {
-      const order = round % 2 === 0 ? ['daemon', 'baseline'] : ['baseline', 'daemon'];
-      for (const target of order) {
-        if (target === 'daemon') {
-          accepted += (await load(`${daemon.url}${hookPath}`, connections, warmup)).total;
-          const run = await load(`${daemon.url}${hookPath}`, connections, seconds);
-          accepted += run.total;
-          daemonRuns.push(run);
-        } else {
-          await load(`${baseline.url}/echo`, connections, warmup);
-          baselineRuns.push((await load(`${baseline.url}/echo`, connections, seconds)).perSecond);
-        }
+  const { hookPath, workflowId } = await hookWorkflow(daemon);
+  let accepted = 0;
+  const daemonRuns: { perSecond: number; p99: number }[] = [];
+  const baselineRuns: number[] = [];
+  for (let round = 0; round < rounds; round += 1) {
+    const order = round % 2 === 0 ? ['daemon', 'baseline'] : ['baseline', 'daemon'];
+    for (const target of order) {
+      if (target === 'daemon') {
+        accepted += (await load(`${daemon.url}${hookPath}`, connections, warmup)).total;
+        const run = await load(`${daemon.url}${hookPath}`, connections, seconds);
+        accepted += run.total;
+        daemonRuns.push(run);
+      } else {
+        await load(`${baseline.url}/echo`, connections, warmup);
+        baselineRuns.push((await load(`${baseline.url}/echo`, connections, seconds)).perSecond);
       }
     }
-    const drainStart = performance.now();
-    const parked = process.env.BENCH_TRIGGER_PARKED === '1';
-    let counts = await executionCounts(daemon, workflowId);
-    let last = -1;
-    // Wait while runs keep finishing; stop once all accepted runs ended or nothing moves for 30 s.
-    let still = performance.now();
-    while (!parked && counts.completed + counts.notCompleted < Math.max(accepted, counts.all)) {
-      await sleep(500);
-      counts = await executionCounts(daemon, workflowId);
-      const ended = counts.completed + counts.notCompleted;
-      if (ended !== last) {
-        last = ended;
-        still = performance.now();
-      } else if (performance.now() - still > 30_000) break;
-    }
-    const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
-    const acceptedPerSecond = mean(daemonRuns.map((run) => run.perSecond));
-    const baselinePerSecond = mean(baselineRuns);
-    return {
-      connections,
-      seconds,
-      rounds,
-      acceptedPerSecond,
-      baselinePerSecond,
-      ratio: acceptedPerSecond / baselinePerSecond,
-      p99Ms: Math.max(...daemonRuns.map((run) => run.p99)),
-      accepted,
-      stored: counts.all,
-      completed: counts.completed,
-      notCompleted: counts.notCompleted,
-      drainSeconds: (performance.now() - drainStart) / 1000,
-      parked,
-    };
   }
+  const drainStart = performance.now();
+  const parked = process.env.BENCH_TRIGGER_PARKED === '1';
+  let counts = await executionCounts(daemon, workflowId);
+  let last = -1;
+  // Wait while runs keep finishing; stop once all accepted runs ended or nothing moves for 30 s.
+  let still = performance.now();
+  while (!parked && counts.completed + counts.notCompleted < Math.max(accepted, counts.all)) {
+    await sleep(500);
+    counts = await executionCounts(daemon, workflowId);
+    const ended = counts.completed + counts.notCompleted;
+    if (ended !== last) {
+      last = ended;
+      still = performance.now();
+    } else if (performance.now() - still > 30_000) break;
+  }
+  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+  const acceptedPerSecond = mean(daemonRuns.map((run) => run.perSecond));
+  const baselinePerSecond = mean(baselineRuns);
+  return {
+    connections,
+    seconds,
+    rounds,
+    acceptedPerSecond,
+    baselinePerSecond,
+    ratio: acceptedPerSecond / baselinePerSecond,
+    p99Ms: Math.max(...daemonRuns.map((run) => run.p99)),
+    accepted,
+    stored: counts.all,
+    completed: counts.completed,
+    notCompleted: counts.notCompleted,
+    drainSeconds: (performance.now() - drainStart) / 1000,
+    parked,
+  };
 }
 
 function printTriggerBench(result: TriggerBenchResult): void {
