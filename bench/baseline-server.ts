@@ -14,6 +14,9 @@
 //   GET  /agent   like GET /v1/agents/{id} (an active L3 agent)
 //   POST /execute like POST /v1/agents/{id}/execute with wait_for_completion: reads and parses the
 //                 JSON body, answers 200 with a completed execution of its input
+//   POST /workflow-execute like POST /v1/workflows/{id}/execute with wait_for_completion: a
+//                 completed five-step execution (ids, timestamps, five step results) of its input,
+//                 the shape and size of the workflows case's answer, without running any step
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 
@@ -122,6 +125,67 @@ function execution(input: string) {
   };
 }
 
+const workflowId = id('wfl');
+const STEPS = [
+  { id: 'classify', name: 'Classify the request', type: 'agent_action' },
+  { id: 'check', name: 'Confident enough?', type: 'condition' },
+  { id: 'draft', name: 'Draft the answer', type: 'agent_action' },
+  { id: 'notify', name: 'Notify the CRM', type: 'webhook' },
+  { id: 'close', name: 'Close the ticket', type: 'agent_action' },
+] as const;
+
+function agentResult(action: string, text: string) {
+  return {
+    execution_id: id('exec'),
+    agent_id: id('agt'),
+    action,
+    output: `Handled: ${text}`,
+    confidence: 0.75,
+  };
+}
+
+function workflowExecution(input: Record<string, unknown>) {
+  const at = new Date().toISOString();
+  const text = String(input.text ?? '');
+  const results: Record<string, unknown> = {
+    classify: agentResult('answer_question', text),
+    check: { value: true, next_step_id: 'draft' },
+    draft: agentResult('answer_question', text),
+    notify: { status: 200, body: { received: true }, duration_ms: 1 },
+    close: agentResult('answer_question', text),
+  };
+  return {
+    execution_id: id('wex'),
+    workflow_id: workflowId,
+    workflow_name: 'Bench: five durable steps',
+    status: 'completed',
+    trigger: { type: 'manual' },
+    input,
+    current_step: null,
+    steps_completed: 5,
+    steps_total: 5,
+    step_results: STEPS.map((step) => ({
+      step_id: step.id,
+      step_name: step.name,
+      type: step.type,
+      status: 'completed',
+      attempt: 1,
+      result: results[step.id],
+      error: null,
+      duration_ms: 1,
+      started_at: at,
+      completed_at: at,
+    })),
+    result: results.close,
+    error: null,
+    failed_step: null,
+    duration_seconds: 0.005,
+    created_at: at,
+    completed_at: at,
+    cancelled_at: null,
+  };
+}
+
 const EVENT_COUNT = 200;
 const events = Array.from({ length: EVENT_COUNT }, (_, index) =>
   sampleEvent(new Date(Date.UTC(2026, 0, 1, 0, 0, index)).toISOString()),
@@ -179,6 +243,15 @@ async function handle(request: IncomingMessage, response: ServerResponse) {
     try {
       const body = (await readJson(request)) as { input?: unknown };
       send(response, 200, { data: execution(String(body.input ?? '')), meta: meta() });
+    } catch {
+      send(response, 400, { error: { code: 'invalid_request_body' }, meta: meta() });
+    }
+    return;
+  }
+  if (request.method === 'POST' && path === '/workflow-execute') {
+    try {
+      const body = (await readJson(request)) as { input?: Record<string, unknown> };
+      send(response, 200, { data: workflowExecution(body.input ?? {}), meta: meta() });
     } catch {
       send(response, 400, { error: { code: 'invalid_request_body' }, meta: meta() });
     }

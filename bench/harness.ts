@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
+import type { ReceiverMessage, ReceiverRequest } from './webhook-receiver.js';
 
 export const ROOT = resolve(import.meta.dirname, '..');
 export const SVC_BIN = join(ROOT, 'bin', 'svc.js');
@@ -253,6 +254,64 @@ export function stopChild(child: ChildProcess): Promise<void> {
 
 export function stopBaseline(baseline: Baseline): Promise<void> {
   return stopChild(baseline.child);
+}
+
+export type ReceiverAnswer<T extends ReceiverRequest['type']> = Extract<
+  ReceiverMessage,
+  { type: T }
+>;
+
+export interface ReceiverProcess {
+  /** Where the webhook points. */
+  url: string;
+  child: ChildProcess;
+  /** Sends a request to the receiver and resolves with its answer. */
+  ask<T extends ReceiverRequest['type']>(type: T): Promise<ReceiverAnswer<T>>;
+}
+
+/** The webhook receiver (bench/webhook-receiver.ts) in a child process. */
+export function startReceiver(): Promise<ReceiverProcess> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', WEBHOOK_RECEIVER], {
+      cwd: ROOT,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    // Answers come in the order of the requests.
+    const waiting: {
+      type: ReceiverRequest['type'];
+      resolve(message: ReceiverMessage): void;
+      reject(error: Error): void;
+    }[] = [];
+    const ask = <T extends ReceiverRequest['type']>(type: T) =>
+      new Promise<ReceiverAnswer<T>>((resolveAnswer, rejectAnswer) => {
+        waiting.push({
+          type,
+          resolve: (message) => resolveAnswer(message as ReceiverAnswer<T>),
+          reject: rejectAnswer,
+        });
+        child.send({ type } satisfies ReceiverRequest);
+      });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error('the webhook receiver did not start within 20 s'));
+    }, 20_000);
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      const error = new Error(`the webhook receiver exited (${code ?? signal})`);
+      reject(error);
+      for (const waiter of waiting.splice(0)) waiter.reject(error);
+    });
+    child.on('message', (message: ReceiverMessage) => {
+      if (message.type === 'ready') {
+        clearTimeout(timer);
+        resolvePromise({ url: message.url, child, ask });
+        return;
+      }
+      const waiter = waiting.shift();
+      if (waiter?.type === message.type) waiter.resolve(message);
+      else waiter?.reject(new Error(`the webhook receiver answered ${message.type}`));
+    });
+  });
 }
 
 export interface Target {

@@ -28,21 +28,20 @@
 //   clock moved the last one came. The daemon clock stays moved; nothing runs after it.
 //
 import http from 'node:http';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ReceiverMessage, ReceiverRequest } from '../webhook-receiver.js';
 import {
   api,
   cpuSeconds,
   percentile,
-  ROOT,
   settings,
+  startReceiver,
   stopChild,
   table,
   wallNow,
-  WEBHOOK_RECEIVER,
   type BenchCase,
   type Daemon,
+  type ReceiverAnswer,
+  type ReceiverProcess,
   type DaemonContext,
 } from '../harness.js';
 
@@ -54,60 +53,6 @@ const DELIVERY_IDLE_MS = 30_000;
 const DELIVERY_GRACE_MS = 500;
 const DELIVERY_TARGET_PER_SECOND = 1000;
 const DELIVERY_TARGET_P99_MS = 50;
-
-type ReceiverAnswer<T extends ReceiverRequest['type']> = Extract<ReceiverMessage, { type: T }>;
-
-interface ReceiverProcess {
-  /** Where the webhook points. */
-  url: string;
-  child: ChildProcess;
-  /** Sends a request to the receiver and resolves with its answer. */
-  ask<T extends ReceiverRequest['type']>(type: T): Promise<ReceiverAnswer<T>>;
-}
-
-function startReceiver(): Promise<ReceiverProcess> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', WEBHOOK_RECEIVER], {
-      cwd: ROOT,
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
-    // Answers come in the order of the requests.
-    const waiting: {
-      type: ReceiverRequest['type'];
-      resolve(message: ReceiverMessage): void;
-      reject(error: Error): void;
-    }[] = [];
-    const ask = <T extends ReceiverRequest['type']>(type: T) =>
-      new Promise<ReceiverAnswer<T>>((resolveAnswer, rejectAnswer) => {
-        waiting.push({
-          type,
-          resolve: (message) => resolveAnswer(message as ReceiverAnswer<T>),
-          reject: rejectAnswer,
-        });
-        child.send({ type } satisfies ReceiverRequest);
-      });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error('the webhook receiver did not start within 20 s'));
-    }, 20_000);
-    child.on('error', reject);
-    child.on('exit', (code, signal) => {
-      const error = new Error(`the webhook receiver exited (${code ?? signal})`);
-      reject(error);
-      for (const waiter of waiting.splice(0)) waiter.reject(error);
-    });
-    child.on('message', (message: ReceiverMessage) => {
-      if (message.type === 'ready') {
-        clearTimeout(timer);
-        resolvePromise({ url: message.url, child, ask });
-        return;
-      }
-      const waiter = waiting.shift();
-      if (waiter?.type === message.type) waiter.resolve(message);
-      else waiter?.reject(new Error(`the webhook receiver answered ${message.type}`));
-    });
-  });
-}
 
 interface Published {
   /** Event id -> when its publish was acknowledged (wall-clock ms). */

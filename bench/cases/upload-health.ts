@@ -1,10 +1,13 @@
 // /healthz latency while the daemon processes the heaviest knowledge upload the bench knows
 // (a DOCX of 300,000 paragraphs, the issue-10 case that used to hold the event loop for 14 s):
-// extraction runs in a worker thread, so the probes keep their idle latency.
+// extraction runs in a worker thread, so the probes keep their idle latency. The issue sets no
+// figure to reach, so this case reports and has no PASS/FAIL line. The upload ends in 413 (over the
+// passages a document may keep) once its extraction has run: the work is the same. The percentiles are nearest-rank (the harness's).
 import { performance } from 'node:perf_hooks';
-import { buildDocx } from '../test/helpers/documents.js';
+import { buildDocx } from '../../test/helpers/documents.js';
+import { percentile, type BenchCase, type DaemonContext } from '../harness.js';
 
-export interface UploadHealthResult {
+interface UploadHealthResult {
   uploadStatus: number;
   uploadMs: number;
   probes: number;
@@ -14,12 +17,6 @@ export interface UploadHealthResult {
   maxMs: number;
 }
 
-interface Target {
-  url: string;
-  key: string;
-  workspaceId: string;
-}
-
 async function probe(url: string): Promise<number> {
   const started = performance.now();
   const response = await fetch(`${url}/healthz`);
@@ -27,11 +24,7 @@ async function probe(url: string): Promise<number> {
   return performance.now() - started;
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-}
-
-export async function runUploadHealth(target: Target): Promise<UploadHealthResult> {
+async function runUploadHealth(target: DaemonContext): Promise<UploadHealthResult> {
   const headers = { authorization: `Bearer ${target.key}`, 'x-tenant-id': target.workspaceId };
   const created = await fetch(`${target.url}/v1/agents`, {
     method: 'POST',
@@ -42,6 +35,7 @@ export async function runUploadHealth(target: Target): Promise<UploadHealthResul
   const idle: number[] = [];
   for (let i = 0; i < 50; i++) idle.push(await probe(target.url));
   idle.sort((a, b) => a - b);
+  if (!created.ok) throw new Error(`POST /v1/agents answered ${created.status}`);
 
   const form = new FormData();
   form.append('type', 'faq');
@@ -61,6 +55,13 @@ export async function runUploadHealth(target: Target): Promise<UploadHealthResul
   const during: number[] = [];
   while (!done) during.push(await probe(target.url));
   const uploaded = await upload;
+  // 413 is this document's expected answer (it extracts to more passages than a document may
+  // keep), given only after the whole extraction ran; anything else means it did not run.
+  if (uploaded.status !== 413 && (uploaded.status < 200 || uploaded.status > 299)) {
+    throw new Error(
+      `the knowledge upload answered ${uploaded.status}; the figures would mean nothing`,
+    );
+  }
   during.sort((a, b) => a - b);
   return {
     uploadStatus: uploaded.status,
@@ -73,7 +74,7 @@ export async function runUploadHealth(target: Target): Promise<UploadHealthResul
   };
 }
 
-export function printUploadHealth(result: UploadHealthResult): void {
+function printUploadHealth(result: UploadHealthResult): void {
   const ms = (value: number) => value.toFixed(1);
   console.log(
     `\n/healthz during a knowledge upload (DOCX of 300,000 paragraphs, ${result.probes} sequential probes)\n\n` +
@@ -82,3 +83,15 @@ export function printUploadHealth(result: UploadHealthResult): void {
       `p99 ${ms(result.p99Ms)}, max ${ms(result.maxMs)}`,
   );
 }
+
+const uploadHealthCase: BenchCase = {
+  order: 18,
+  needs: 'servers',
+  describe: () => '/healthz latency during a knowledge upload (DOCX of 300,000 paragraphs)',
+  async run(servers) {
+    const result = await runUploadHealth(servers!.daemon);
+    return { print: () => printUploadHealth(result), missed: 0 };
+  },
+};
+
+export default uploadHealthCase;

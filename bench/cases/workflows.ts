@@ -1,6 +1,6 @@
 // The workflow case of `npm run bench`: durable five-step runs answered inline.
 //
-// A real daemon (started with the real CLI in a temp data dir, default log level) runs a workflow
+// The harness's daemon runs a workflow
 // of five steps, agent_action -> condition -> agent_action -> webhook -> agent_action, on one
 // active L3 agent (the simulated brain answers, so every agent step completes), the webhook step
 // calling a local receiver in a child process (bench/webhook-receiver.ts, answering 200 at once).
@@ -8,9 +8,9 @@
 // "wait_for_completion": true} over BENCH_WORKFLOW_CONNECTIONS (50) connections: every answer
 // must be 200 with a completed run, so runs/s is completed durable runs per second, each stored
 // step by step (an execution row, one row per step attempt, its events) before the answer.
-// The same load goes to bench/workflow-baseline.ts, a bare node:http server answering an
-// execution of the same shape and size without doing any of it, alternating the two per round
-// as the HTTP scenarios of bench/run.ts do.
+// The same load goes to POST /workflow-execute of the baseline (bench/baseline-server.ts), a bare
+// node:http server answering an execution of the same shape and size without doing any of it,
+// alternating the two per round as the HTTP scenarios do.
 //
 // Figures: runs/s (daemon, mean of the rounds; target >= 1000), p50 and p99 of a run (the
 // daemon's answer latency, worst round's p99), the baseline's req/s and ratio = daemon /
@@ -18,49 +18,23 @@
 // receiver's count is checked against the completed runs: one webhook call per run, no more, no
 // fewer (the bench fails if not).
 //
-// Use: `await benchWorkflows()` from the bench runner (it starts and stops everything it needs,
-// prints its progress and table, and answers the figures; it throws when it could not run), or
-// alone: `npm run build && node --import tsx bench/workflows.ts`.
-// Settings (environment): BENCH_SECONDS (8), BENCH_WARMUP_SECONDS (2), BENCH_ROUNDS (2),
+// Settings (environment): BENCH_SECONDS, BENCH_WARMUP_SECONDS, BENCH_ROUNDS (as every case),
 // BENCH_WORKFLOW_CONNECTIONS (50).
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
-import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
-import type { ReceiverMessage, ReceiverRequest } from './webhook-receiver.js';
+import {
+  cpuSeconds,
+  numberSetting,
+  settings,
+  startReceiver,
+  stopChild,
+  apiHeaders,
+  type BenchCase,
+  type ReceiverProcess,
+  type Servers,
+} from '../harness.js';
 
-const ROOT = resolve(import.meta.dirname, '..');
-const SVC_BIN = join(ROOT, 'bin', 'svc.js');
-const BASELINE = join(import.meta.dirname, 'workflow-baseline.ts');
-const RECEIVER = join(import.meta.dirname, 'webhook-receiver.ts');
 export const WORKFLOW_TARGET_RUNS_PER_SECOND = 1000;
-
-export interface WorkflowBenchSettings {
-  seconds: number;
-  warmupSeconds: number;
-  rounds: number;
-  connections: number;
-}
-
-function numberSetting(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number.`);
-  return value;
-}
-
-export function workflowBenchSettings(): WorkflowBenchSettings {
-  return {
-    seconds: numberSetting('BENCH_SECONDS', 8),
-    warmupSeconds: numberSetting('BENCH_WARMUP_SECONDS', 2),
-    rounds: Math.round(numberSetting('BENCH_ROUNDS', 2)),
-    connections: Math.round(numberSetting('BENCH_WORKFLOW_CONNECTIONS', 50)),
-  };
-}
+const CONNECTIONS = Math.round(numberSetting('BENCH_WORKFLOW_CONNECTIONS', 50));
 
 interface Figures {
   perSecond: number;
@@ -71,7 +45,6 @@ interface Figures {
 }
 
 export interface WorkflowBenchResult {
-  settings: WorkflowBenchSettings;
   daemon: Figures;
   baseline: Figures;
   /** daemon runs/s / baseline req/s */
@@ -83,118 +56,6 @@ export interface WorkflowBenchResult {
   runs: number;
   webhookCalls: number;
   pass: boolean;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Processes
-
-function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; out: string }> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [SVC_BIN, ...args], {
-      cwd: ROOT,
-      env: { ...process.env, NO_COLOR: '1', CI: 'true', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) =>
-      code === 0
-        ? resolvePromise({ code, out })
-        : reject(new Error(`svc ${args.join(' ')} exited ${code}: ${err}${out}`)),
-    );
-  });
-}
-
-async function cliJson<T>(args: string[], env: NodeJS.ProcessEnv): Promise<T> {
-  return JSON.parse((await runCli([...args, '--json'], env)).out) as T;
-}
-
-function startServer(file: string): Promise<{ url: string; child: ChildProcess }> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', file], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${file} did not start within 20 s`));
-    }, 20_000);
-    child.on('error', reject);
-    createInterface({ input: child.stdout! }).once('line', (line) => {
-      clearTimeout(timer);
-      resolvePromise({ url: (JSON.parse(line) as { url: string }).url, child });
-    });
-  });
-}
-
-interface ReceiverProcess {
-  url: string;
-  child: ChildProcess;
-  status(): Promise<Extract<ReceiverMessage, { type: 'status' }>>;
-}
-
-function startReceiver(): Promise<ReceiverProcess> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', RECEIVER], {
-      cwd: ROOT,
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
-    const waiting: ((message: ReceiverMessage) => void)[] = [];
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error('the webhook receiver did not start within 20 s'));
-    }, 20_000);
-    child.on('error', reject);
-    child.on('message', (message: ReceiverMessage) => {
-      if (message.type === 'ready') {
-        clearTimeout(timer);
-        resolvePromise({
-          url: message.url,
-          child,
-          status: () =>
-            new Promise((answer) => {
-              waiting.push((reply) =>
-                answer(reply as Extract<ReceiverMessage, { type: 'status' }>),
-              );
-              child.send({ type: 'status' } satisfies ReceiverRequest);
-            }),
-        });
-        return;
-      }
-      waiting.shift()?.(message);
-    });
-  });
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  return new Promise((resolvePromise) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolvePromise();
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolvePromise();
-    });
-    child.kill('SIGTERM');
-  });
-}
-
-const CLOCK_TICKS = (() => {
-  const ticks = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim());
-  return Number.isInteger(ticks) && ticks > 0 ? ticks : 100;
-})();
-
-/** CPU seconds a process has used so far (Linux /proc), or undefined. */
-function cpuSeconds(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-  } catch {
-    return undefined;
-  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -349,9 +210,9 @@ async function settle(daemon: Target, executePath: string, receiver: ReceiverPro
       headers: daemon.headers,
     });
     const busy = ((await running.json()) as { data: unknown[] }).data.length > 0;
-    const before = (await receiver.status()).received;
+    const before = (await receiver.ask('status')).received;
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const calls = (await receiver.status()).received;
+    const calls = (await receiver.ask('status')).received;
     if ((!busy && calls === before) || Date.now() > deadline) {
       const workflow = await call<{ stats: { total_executions: number; success_rate: number } }>(
         daemon,
@@ -368,49 +229,20 @@ async function settle(daemon: Target, executePath: string, receiver: ReceiverPro
   }
 }
 
-// ---------------------------------------------------------------------------------------------
-
-/** Runs the workflow case: starts what it needs, loads both servers, prints and answers. */
-export async function benchWorkflows(
-  settings: WorkflowBenchSettings = workflowBenchSettings(),
-): Promise<WorkflowBenchResult> {
-  console.log(
-    `\nWorkflows: durable five-step runs (agent_action -> condition -> agent_action -> webhook ` +
-      `-> agent_action), wait_for_completion, ${settings.connections} connections, ` +
-      `${settings.warmupSeconds} s warm-up + ${settings.seconds} s x ${settings.rounds} round(s)`,
-  );
-  const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-wf-'));
-  const env: NodeJS.ProcessEnv = {
-    SVC_DATA_DIR: dataDir,
-    SVC_ENTERPRISE_RATE_MULTIPLIER: '1000000',
-  };
-  const children: ChildProcess[] = [];
-  let daemonStarted = false;
+/** Loads the daemon and the baseline with five-step runs; throws when it could not run. */
+async function benchWorkflows(servers: Servers): Promise<WorkflowBenchResult> {
+  const receiver = await startReceiver();
   try {
-    const [baseline, receiver] = await Promise.all([startServer(BASELINE), startReceiver()]);
-    children.push(baseline.child, receiver.child);
-    // Measure with the default log level, whatever the caller's shell has.
-    delete process.env.SVC_LOG_LEVEL;
-    const started = await cliJson<{ url: string; pid: number }>(
-      ['daemon', 'start', '--port', '0'],
-      env,
-    );
-    daemonStarted = true;
-    const { key } = await cliJson<{ key: string }>(
-      ['keys', 'create', '--name', 'bench', '--scopes', 'admin'],
-      env,
-    );
-    const { workspace_id: workspaceId } = await cliJson<{ workspace_id: string }>(['whoami'], env);
     const daemon: Target = {
       label: 'daemon',
-      url: started.url,
-      pid: started.pid,
-      headers: { authorization: `Bearer ${key}`, 'x-tenant-id': workspaceId },
+      url: servers.daemon.url,
+      pid: servers.daemon.pid,
+      headers: apiHeaders(servers.daemon),
     };
     const base: Target = {
       label: 'baseline',
-      url: baseline.url,
-      pid: baseline.child.pid!,
+      url: servers.baseline.url,
+      pid: servers.baseline.child.pid!,
       headers: {},
     };
     const daemonPath = await setUpWorkflow(daemon, receiver.url);
@@ -427,8 +259,8 @@ export async function benchWorkflows(
         process.stdout.write(
           `  workflows: ${target.label} (round ${round + 1}/${settings.rounds}) ...`,
         );
-        await load(target, pathOf(target), settings.warmupSeconds, settings.connections);
-        const figures = await load(target, pathOf(target), settings.seconds, settings.connections);
+        await load(target, pathOf(target), settings.warmupSeconds, CONNECTIONS);
+        const figures = await load(target, pathOf(target), settings.seconds, CONNECTIONS);
         measured[target.label].push(figures);
         process.stdout.write(
           ` ${figures.perSecond.toFixed(0)} ${target.label === 'daemon' ? 'runs' : 'req'}/s, ` +
@@ -440,10 +272,12 @@ export async function benchWorkflows(
     // the end of each load, so the runs are counted by the daemon (the workflow's stats, once
     // the last runs in flight at the end have finished) and must all have completed.
     const { runs, calls } = await settle(daemon, daemonPath, receiver);
+    if (calls !== runs) {
+      throw new Error(`${runs} runs completed but the receiver got ${calls} webhook calls`);
+    }
     const daemonFigures = combine(measured.daemon);
     const baselineFigures = combine(measured.baseline);
-    const result: WorkflowBenchResult = {
-      settings,
+    return {
       daemon: daemonFigures,
       baseline: baselineFigures,
       ratio: daemonFigures.perSecond / baselineFigures.perSecond,
@@ -456,19 +290,12 @@ export async function benchWorkflows(
       webhookCalls: calls,
       pass: daemonFigures.perSecond >= WORKFLOW_TARGET_RUNS_PER_SECOND,
     };
-    if (calls !== runs) {
-      throw new Error(`${runs} runs completed but the receiver got ${calls} webhook calls`);
-    }
-    printWorkflowBench(result);
-    return result;
   } finally {
-    if (daemonStarted) await runCli(['daemon', 'stop'], env).catch(() => undefined);
-    await Promise.all(children.map(stopChild));
-    rmSync(dataDir, { recursive: true, force: true });
+    await stopChild(receiver.child);
   }
 }
 
-export function printWorkflowBench(result: WorkflowBenchResult): void {
+function printWorkflowBench(result: WorkflowBenchResult): void {
   const rows: [string, string][] = [
     ['runs/s (completed, durable, answered inline)', result.daemon.perSecond.toFixed(0)],
     ['target runs/s', `>= ${WORKFLOW_TARGET_RUNS_PER_SECOND}`],
@@ -491,13 +318,25 @@ export function printWorkflowBench(result: WorkflowBenchResult): void {
   for (const [label, value] of rows) console.log(`  ${label.padEnd(width)}  ${value}`);
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  try {
-    await benchWorkflows();
-  } catch (error) {
-    console.error(
-      `\nworkflow bench could not run: ${error instanceof Error ? error.message : error}`,
-    );
-    process.exitCode = 1;
-  }
-}
+const workflowsCase: BenchCase = {
+  order: 12,
+  needs: 'servers',
+  describe: () =>
+    `workflows: durable five-step runs with wait_for_completion, ${CONNECTIONS} connections, ` +
+    `${settings.warmupSeconds} s warm-up + ${settings.seconds} s x ${settings.rounds} round(s)`,
+  async run(servers) {
+    const result = await benchWorkflows(servers!);
+    return {
+      print: () => {
+        console.log(
+          `\nWorkflows: durable five-step runs (agent_action -> condition -> agent_action -> ` +
+            `webhook -> agent_action), wait_for_completion, ${CONNECTIONS} connections`,
+        );
+        printWorkflowBench(result);
+      },
+      missed: result.pass ? 0 : 1,
+    };
+  },
+};
+
+export default workflowsCase;

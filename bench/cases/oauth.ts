@@ -19,16 +19,13 @@
 // the previous answer gave, over keep-alive connections, for the measured seconds after a
 // warm-up. req/s = answers / seconds; p50/p99 of the round trip; every answer must be 200.
 //
-// Standalone: `node --import tsx bench/oauth.ts` (after `npm run build`) starts its own daemon
-// in a temp data dir with the same settings as bench/run.ts, runs the case and prints it.
+// Settings: BENCH_SECONDS, BENCH_WARMUP_SECONDS, BENCH_CONNECTIONS, BENCH_PIPELINING, BENCH_ROUNDS
+// (as the HTTP scenarios).
 import { createHash, randomBytes } from 'node:crypto';
-import { spawn } from 'node:child_process';
 import http from 'node:http';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
+import { cpuSeconds, settings, table, type BenchCase } from '../harness.js';
 
 /** What the case needs from the harness's daemon (bench/run.ts's DaemonContext has all of it). */
 export interface OAuthBenchContext {
@@ -69,7 +66,7 @@ export interface OAuthBenchResult {
 export const ME_TARGET_RATIO = 0.9;
 const REDIRECT = 'http://localhost:3000/callback';
 
-export async function benchOAuth(
+async function benchOAuth(
   ctx: OAuthBenchContext,
   settings: OAuthBenchSettings,
   log: (line: string) => void = (line) => process.stdout.write(line),
@@ -327,17 +324,6 @@ function combine(runs: RunFigures[]): RunFigures {
   };
 }
 
-/** CPU seconds a process has used so far (Linux /proc; clock ticks assumed 100), or undefined. */
-function cpuSeconds(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return undefined;
-  }
-}
-
 function figureCells(figures: RunFigures): string[] {
   return [
     figures.reqPerSec.toFixed(0),
@@ -347,100 +333,24 @@ function figureCells(figures: RunFigures): string[] {
   ];
 }
 
-function table(header: string[], rows: string[][]): string {
-  const widths = header.map((cell, i) =>
-    Math.max(cell.length, ...rows.map((row) => row[i]!.length)),
-  );
-  const line = (cells: string[]) =>
-    '  ' +
-    cells
-      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)))
-      .join('  ');
-  return [line(header), ...rows.map(line)].join('\n');
-}
-
-// ---- standalone run ----
-
-const ROOT = resolve(import.meta.dirname, '..');
-const SVC_BIN = join(ROOT, 'bin', 'svc.js');
-
-function svc(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [SVC_BIN, ...args, '--json'], {
-      cwd: ROOT,
-      env: { ...process.env, ...env, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) =>
-      code === 0 ? resolvePromise(stdout) : reject(new Error(`svc ${args.join(' ')}: ${stderr}`)),
+const oauthCase: BenchCase = {
+  order: 16,
+  needs: 'servers',
+  describe: () =>
+    `OAuth: POST /v1/oauth/token refresh grant, GET /v1/auth/me with a token vs an API key, ` +
+    `${settings.connections} connections`,
+  async run(servers) {
+    const { daemon } = servers!;
+    console.log('');
+    const result = await benchOAuth(
+      { url: daemon.url, pid: daemon.pid, key: daemon.key, control: daemon.control },
+      settings,
     );
-  });
-}
-
-async function standalone(): Promise<number> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-oauth-'));
-  const env = { SVC_DATA_DIR: dataDir, SVC_ENTERPRISE_RATE_MULTIPLIER: '1000000' };
-  delete process.env.SVC_LOG_LEVEL;
-  try {
-    const started = JSON.parse(await svc(['daemon', 'start', '--port', '0'], env)) as {
-      url: string;
-      pid: number;
+    return {
+      print: () => console.log(`\n${result.report}`),
+      missed: result.pass ? 0 : 1,
     };
-    const key = (
-      JSON.parse(await svc(['keys', 'create', '--name', 'bench', '--scopes', 'admin'], env)) as {
-        key: string;
-      }
-    ).key;
-    const token = readFileSync(join(dataDir, 'control-token'), 'utf8').trim();
-    const ctx: OAuthBenchContext = {
-      url: started.url,
-      pid: started.pid,
-      key,
-      async control(procedure, input, kind = 'query') {
-        const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-        const response =
-          kind === 'mutation'
-            ? await fetch(`${started.url}/trpc/${procedure}`, {
-                method: 'POST',
-                headers,
-                body: JSON.stringify(input ?? {}),
-              })
-            : await fetch(
-                `${started.url}/trpc/${procedure}` +
-                  (input === undefined
-                    ? ''
-                    : `?input=${encodeURIComponent(JSON.stringify(input))}`),
-                { headers },
-              );
-        const text = await response.text();
-        if (!response.ok) throw new Error(`control ${procedure}: ${response.status} ${text}`);
-        return (JSON.parse(text) as { result: { data: unknown } }).result.data;
-      },
-    };
-    const number = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
-    const result = await benchOAuth(ctx, {
-      seconds: number('BENCH_SECONDS', 8),
-      warmupSeconds: number('BENCH_WARMUP_SECONDS', 2),
-      connections: number('BENCH_CONNECTIONS', 10),
-      pipelining: number('BENCH_PIPELINING', 1),
-      rounds: number('BENCH_ROUNDS', 2),
-    });
-    console.log(`\n${result.report}`);
-    return 0;
-  } catch (error) {
-    console.error(`bench could not run: ${error instanceof Error ? error.message : error}`);
-    return 1;
-  } finally {
-    await svc(['daemon', 'stop'], env).catch(() => undefined);
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-}
+  },
+};
 
-if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
-  process.exitCode = await standalone();
-}
+export default oauthCase;
