@@ -88,11 +88,6 @@ export class TriggerService {
     this.eventTriggersMayExist = repo.hasEventTriggers();
   }
 
-  /** Checks a workflow's trigger before it is written (also for a workflow file, without storing). */
-  check(trigger: TriggerInput | null | undefined): void {
-    parseTrigger(trigger);
-  }
-
   /**
    * Called by the workflow service inside the transaction of every create, update, status change
    * and delete. Throws ApiError (the write rolls back) for a bad config or a clashing hook path.
