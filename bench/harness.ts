@@ -351,6 +351,31 @@ export function median(values: number[]): number {
 /** Wall-clock ms with sub-ms resolution; the receiver uses the same expression. */
 export const wallNow = () => performance.timeOrigin + performance.now();
 
+/** What one load round of a case measured (per target). */
+export interface RunFigures {
+  reqPerSec: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  /** Server CPU time (user + system, all threads) per request, in µs; undefined off Linux. */
+  cpuUsPerRequest: number | undefined;
+}
+
+/** Rounds of one target combined: means, but the worst round's p99 (a tail is not averaged away). */
+export function combineRounds(runs: RunFigures[]): RunFigures {
+  const mean = (pick: (run: RunFigures) => number) =>
+    runs.reduce((sum, run) => sum + pick(run), 0) / runs.length;
+  return {
+    reqPerSec: mean((run) => run.reqPerSec),
+    p50: mean((run) => run.p50),
+    p99: Math.max(...runs.map((run) => run.p99)),
+    requests: runs.reduce((sum, run) => sum + run.requests, 0),
+    cpuUsPerRequest: runs.some((run) => run.cpuUsPerRequest === undefined)
+      ? undefined
+      : mean((run) => run.cpuUsPerRequest!),
+  };
+}
+
 /** Nearest-rank percentile of sorted values. */
 export function percentile(sorted: number[], p: number): number {
   return sorted[

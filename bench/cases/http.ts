@@ -36,6 +36,8 @@ import {
   type DaemonContext,
   type Method,
   type Target,
+  combineRounds,
+  type RunFigures,
 } from '../harness.js';
 
 interface Scenario {
@@ -107,15 +109,6 @@ const scenarios: Scenario[] = [
     setup: async (ctx) => void (await benchAgent(ctx)),
   },
 ];
-
-interface RunFigures {
-  reqPerSec: number;
-  p50: number;
-  p99: number;
-  requests: number;
-  /** Server CPU time (user + system, all threads) per request, in µs; undefined off Linux. */
-  cpuUsPerRequest: number | undefined;
-}
 
 function requestOptions(scenario: Scenario, ctx: DaemonContext) {
   const headers = { ...(scenario.headers ?? apiHeaders)(ctx) };
@@ -206,21 +199,6 @@ interface ScenarioResult {
   cpuRatio: number | undefined;
 }
 
-function combine(runs: RunFigures[]): RunFigures {
-  const mean = (pick: (run: RunFigures) => number) =>
-    runs.reduce((sum, run) => sum + pick(run), 0) / runs.length;
-  return {
-    reqPerSec: mean((run) => run.reqPerSec),
-    p50: mean((run) => run.p50),
-    // The worst round's p99: a tail figure should not be averaged away.
-    p99: Math.max(...runs.map((run) => run.p99)),
-    requests: runs.reduce((sum, run) => sum + run.requests, 0),
-    cpuUsPerRequest: runs.some((run) => run.cpuUsPerRequest === undefined)
-      ? undefined
-      : mean((run) => run.cpuUsPerRequest!),
-  };
-}
-
 async function runScenario(
   scenario: Scenario,
   baseline: Target,
@@ -251,8 +229,8 @@ async function runScenario(
       );
     }
   }
-  const baselineFigures = combine(runs.baseline);
-  const daemonFigures = combine(runs.daemon);
+  const baselineFigures = combineRounds(runs.baseline);
+  const daemonFigures = combineRounds(runs.daemon);
   return {
     scenario,
     bytes,

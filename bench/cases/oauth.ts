@@ -25,7 +25,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
-import { cpuSeconds, settings, table, type BenchCase } from '../harness.js';
+import {
+  combineRounds,
+  cpuSeconds,
+  percentile,
+  settings,
+  table,
+  type BenchCase,
+  type RunFigures,
+} from '../harness.js';
 
 /** What the case needs from the harness's daemon (bench/run.ts's DaemonContext has all of it). */
 export interface OAuthBenchContext {
@@ -44,14 +52,6 @@ export interface OAuthBenchSettings {
   connections: number;
   pipelining: number;
   rounds: number;
-}
-
-export interface RunFigures {
-  reqPerSec: number;
-  p50: number;
-  p99: number;
-  requests: number;
-  cpuUsPerRequest: number | undefined;
 }
 
 export interface OAuthBenchResult {
@@ -101,8 +101,8 @@ async function benchOAuth(
       );
     }
   }
-  const apiKey = combine(runs.apiKey);
-  const oauth = combine(runs.oauth);
+  const apiKey = combineRounds(runs.apiKey);
+  const oauth = combineRounds(runs.oauth);
 
   log('  POST /v1/oauth/token (refresh grant, rotating) ...');
   await refreshLoops(ctx, app, grants, settings.connections, settings.warmupSeconds);
@@ -303,25 +303,6 @@ function post(
     request.on('error', reject);
     request.end(body);
   });
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-function combine(runs: RunFigures[]): RunFigures {
-  const mean = (pick: (run: RunFigures) => number) =>
-    runs.reduce((sum, run) => sum + pick(run), 0) / runs.length;
-  return {
-    reqPerSec: mean((run) => run.reqPerSec),
-    p50: mean((run) => run.p50),
-    p99: Math.max(...runs.map((run) => run.p99)),
-    requests: runs.reduce((sum, run) => sum + run.requests, 0),
-    cpuUsPerRequest: runs.some((run) => run.cpuUsPerRequest === undefined)
-      ? undefined
-      : mean((run) => run.cpuUsPerRequest!),
-  };
 }
 
 function figureCells(figures: RunFigures): string[] {

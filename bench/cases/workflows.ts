@@ -12,7 +12,7 @@
 // node:http server answering an execution of the same shape and size without doing any of it,
 // alternating the two per round as the HTTP scenarios do.
 //
-// Figures: runs/s (daemon, mean of the rounds; target >= 1000), p50 and p99 of a run (the
+// RunFigures: runs/s (daemon, mean of the rounds; target >= 1000), p50 and p99 of a run (the
 // daemon's answer latency, worst round's p99), the baseline's req/s and ratio = daemon /
 // baseline, CPU µs per run of each server (Linux /proc) and their ratio. After the load the
 // receiver's count is checked against the completed runs: one webhook call per run, no more, no
@@ -31,22 +31,16 @@ import {
   type BenchCase,
   type ReceiverProcess,
   type Servers,
+  combineRounds,
+  type RunFigures,
 } from '../harness.js';
 
 export const WORKFLOW_TARGET_RUNS_PER_SECOND = 1000;
 const CONNECTIONS = Math.round(numberSetting('BENCH_WORKFLOW_CONNECTIONS', 50));
 
-interface Figures {
-  perSecond: number;
-  p50: number;
-  p99: number;
-  requests: number;
-  cpuUsPerRequest: number | undefined;
-}
-
 export interface WorkflowBenchResult {
-  daemon: Figures;
-  baseline: Figures;
+  daemon: RunFigures;
+  baseline: RunFigures;
   /** daemon runs/s / baseline req/s */
   ratio: number;
   /** baseline CPU µs per request / daemon CPU µs per run */
@@ -173,7 +167,7 @@ async function load(target: Target, path: string, seconds: number, connections: 
     );
   }
   return {
-    perSecond: result.requests.average,
+    reqPerSec: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
     requests: result.requests.total,
@@ -181,21 +175,7 @@ async function load(target: Target, path: string, seconds: number, connections: 
       cpuBefore === undefined || cpuAfter === undefined
         ? undefined
         : ((cpuAfter - cpuBefore) * 1e6) / result.requests.total,
-  } satisfies Figures;
-}
-
-function combine(runs: Figures[]): Figures {
-  const mean = (pick: (run: Figures) => number) =>
-    runs.reduce((sum, run) => sum + pick(run), 0) / runs.length;
-  return {
-    perSecond: mean((run) => run.perSecond),
-    p50: mean((run) => run.p50),
-    p99: Math.max(...runs.map((run) => run.p99)),
-    requests: runs.reduce((sum, run) => sum + run.requests, 0),
-    cpuUsPerRequest: runs.some((run) => run.cpuUsPerRequest === undefined)
-      ? undefined
-      : mean((run) => run.cpuUsPerRequest!),
-  };
+  } satisfies RunFigures;
 }
 
 /**
@@ -253,7 +233,7 @@ async function benchWorkflows(servers: Servers): Promise<WorkflowBenchResult> {
       baseline: await probe(base, pathOf(base)),
     };
 
-    const measured: Record<Target['label'], Figures[]> = { baseline: [], daemon: [] };
+    const measured: Record<Target['label'], RunFigures[]> = { baseline: [], daemon: [] };
     for (let round = 0; round < settings.rounds; round += 1) {
       for (const target of round % 2 === 0 ? [base, daemon] : [daemon, base]) {
         process.stdout.write(
@@ -263,7 +243,7 @@ async function benchWorkflows(servers: Servers): Promise<WorkflowBenchResult> {
         const figures = await load(target, pathOf(target), settings.seconds, CONNECTIONS);
         measured[target.label].push(figures);
         process.stdout.write(
-          ` ${figures.perSecond.toFixed(0)} ${target.label === 'daemon' ? 'runs' : 'req'}/s, ` +
+          ` ${figures.reqPerSec.toFixed(0)} ${target.label === 'daemon' ? 'runs' : 'req'}/s, ` +
             `p99 ${figures.p99} ms, ${figures.cpuUsPerRequest?.toFixed(0) ?? '-'} CPU µs each\n`,
         );
       }
@@ -275,12 +255,12 @@ async function benchWorkflows(servers: Servers): Promise<WorkflowBenchResult> {
     if (calls !== runs) {
       throw new Error(`${runs} runs completed but the receiver got ${calls} webhook calls`);
     }
-    const daemonFigures = combine(measured.daemon);
-    const baselineFigures = combine(measured.baseline);
+    const daemonFigures = combineRounds(measured.daemon);
+    const baselineFigures = combineRounds(measured.baseline);
     return {
       daemon: daemonFigures,
       baseline: baselineFigures,
-      ratio: daemonFigures.perSecond / baselineFigures.perSecond,
+      ratio: daemonFigures.reqPerSec / baselineFigures.reqPerSec,
       cpuRatio:
         daemonFigures.cpuUsPerRequest && baselineFigures.cpuUsPerRequest
           ? baselineFigures.cpuUsPerRequest / daemonFigures.cpuUsPerRequest
@@ -288,7 +268,7 @@ async function benchWorkflows(servers: Servers): Promise<WorkflowBenchResult> {
       bytes,
       runs,
       webhookCalls: calls,
-      pass: daemonFigures.perSecond >= WORKFLOW_TARGET_RUNS_PER_SECOND,
+      pass: daemonFigures.reqPerSec >= WORKFLOW_TARGET_RUNS_PER_SECOND,
     };
   } finally {
     await stopChild(receiver.child);
@@ -297,11 +277,11 @@ async function benchWorkflows(servers: Servers): Promise<WorkflowBenchResult> {
 
 function printWorkflowBench(result: WorkflowBenchResult): void {
   const rows: [string, string][] = [
-    ['runs/s (completed, durable, answered inline)', result.daemon.perSecond.toFixed(0)],
+    ['runs/s (completed, durable, answered inline)', result.daemon.reqPerSec.toFixed(0)],
     ['target runs/s', `>= ${WORKFLOW_TARGET_RUNS_PER_SECOND}`],
     ['p50 ms of a run', result.daemon.p50.toFixed(1)],
     ['p99 ms of a run (worst round)', String(result.daemon.p99)],
-    ['baseline req/s (node:http, same answer)', result.baseline.perSecond.toFixed(0)],
+    ['baseline req/s (node:http, same answer)', result.baseline.reqPerSec.toFixed(0)],
     ['baseline p99 ms', String(result.baseline.p99)],
     ['ratio daemon / baseline', result.ratio.toFixed(3)],
     [
