@@ -2,12 +2,12 @@
 // errors, every template created and run to completion with stubbed agents, and `svc workflows
 // init` by flags, without a terminal, and once interactively in a real pseudo-terminal.
 import test from 'ava';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { ROOT, SVC_BIN, startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { SVC_BIN, startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { inTerminal } from '../helpers/terminal.js';
 import { startReceiver } from '../helpers/receiver.js';
 import {
   activeAgent,
@@ -289,42 +289,6 @@ test('svc workflows init without a terminal names the missing flag', async (t) =
   t.is(badRole.code, 2);
   t.regex(badRole.stderr, /no role "janitor"/);
 });
-
-/** Runs a command in a pseudo-terminal, answering each prompt when its text appears. */
-function inTerminal(
-  command: string,
-  answers: [prompt: string, keys: string][],
-  env: NodeJS.ProcessEnv,
-): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-qfec', command, '/dev/null'], {
-      cwd: ROOT,
-      env: { ...process.env, ...env, CI: '', NO_COLOR: '1', TERM: 'xterm' },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let screen = '';
-    let next = 0;
-    let seenUpTo = 0;
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`no answer in time; screen so far:\n${screen}`));
-    }, 30_000);
-    child.stdout.on('data', (chunk: Buffer) => {
-      screen += chunk.toString('utf8');
-      while (next < answers.length) {
-        const at = screen.indexOf(answers[next]![0], seenUpTo);
-        if (at < 0) break;
-        seenUpTo = at + answers[next]![0].length;
-        child.stdin.write(answers[next]![1]);
-        next += 1;
-      }
-    });
-    child.on('close', () => {
-      clearTimeout(timer);
-      resolve(screen);
-    });
-  });
-}
 
 test('svc workflows init asks in a terminal and can create a missing agent', async (t) => {
   const { api, ws } = await workspace('init-terminal');
