@@ -12,7 +12,9 @@
 // (10), BENCH_PIPELINING (1), BENCH_ROUNDS (measured runs per target and scenario, default 2;
 // rounds alternate which target goes first; req/s is the mean of the rounds, p99 the worst),
 // BENCH_DELIVERY_EVENTS (events published in the delivery scenario, default 10000),
-// BENCH_DELIVERY_CONCURRENCY (publish requests in flight, default 32), BENCH_STARTUP_RUNS (15).
+// BENCH_DELIVERY_CONCURRENCY (publish requests in flight, default 32), BENCH_STARTUP_RUNS (15),
+// BENCH_CASES (comma-separated file names of bench/cases to run, e.g. `workflows,triggers`;
+// default all).
 // Other work on the machine skews single figures far more than the ratios; the bench prints the
 // load average before it starts.
 //
@@ -41,8 +43,10 @@ import {
 
 async function loadCases(): Promise<BenchCase[]> {
   const dir = join(import.meta.dirname, 'cases');
+  const only = process.env.BENCH_CASES?.split(',').map((name) => name.trim());
   const files = readdirSync(dir)
     .filter((name) => name.endsWith('.ts'))
+    .filter((name) => !only || only.includes(name.replace(/\.ts$/, '')))
     .sort();
   const cases: BenchCase[] = [];
   for (const file of files) {
