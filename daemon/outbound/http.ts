@@ -12,7 +12,7 @@ import dns, { type LookupAddress, type LookupOptions } from 'node:dns';
 import { performance } from 'node:perf_hooks';
 import { isIP, type Socket } from 'node:net';
 import ky, { TimeoutError, type KyInstance } from 'ky';
-import type { Agent, buildConnector } from 'undici';
+import type { Agent, buildConnector, Dispatcher } from 'undici';
 import { VERSION } from '../../shared/package-info.js';
 import { ApiError } from '../domain/errors.js';
 import { addressRange, checkOutboundUrl, isPublicAddress, type UrlPolicy } from './url-policy.js';
@@ -39,7 +39,6 @@ export interface OutboundRequest {
 export interface OutboundResponse {
   type: 'response';
   status: number;
-  headers: Headers;
   body: string;
   timeMs: number;
 }
@@ -71,9 +70,14 @@ class RefusedAddressError extends Error {
   }
 }
 
-class TooLargeError extends Error {}
-
-class BodyTimeoutError extends Error {}
+class TooLargeError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
 
 type LookupCallback = (
   error: NodeJS.ErrnoException | null,
@@ -82,6 +86,20 @@ type LookupCallback = (
 ) => void;
 
 type Undici = typeof import('undici');
+
+/**
+ * What the transport gets beside ky's Request. ky passes options it does not know to `fetch` as
+ * its second argument (its documented way for fetch-only options such as undici's dispatcher).
+ */
+interface TransportOptions {
+  /** The body, as a string: a Request body is a web stream that ky tees and the transport would read back. */
+  payload?: string | undefined;
+  maxResponseBytes: number;
+}
+
+/** The answer's body, read by the transport (see `transport`). */
+const BODY = Symbol('svc.outbound.body');
+type ReadResponse = Response & { [BODY]?: string };
 
 export class OutboundHttp {
   private readonly http: KyInstance;
@@ -94,21 +112,32 @@ export class OutboundHttp {
       throwHttpErrors: false,
       redirect: 'manual',
       headers: { 'user-agent': `svc/${VERSION}` },
-      // ky builds a global Request; undici's own fetch (which takes the dispatcher) gets its parts.
-      fetch: async (input: Request | URL | string, init?: RequestInit) => {
-        const request = input instanceof Request ? input : new Request(input, init);
-        const body = request.body ? await request.arrayBuffer() : undefined;
-        const { undici, agent: dispatcher } = await this.undici();
-        return (await undici.fetch(request.url, {
-          method: request.method,
-          headers: [...request.headers],
-          body,
-          redirect: 'manual',
-          signal: request.signal,
-          dispatcher,
-        })) as unknown as Response;
-      },
+      fetch: (input, init) => this.transport(input as Request, init as TransportOptions),
     });
+  }
+
+  /**
+   * ky builds the request (headers, timeout signal, no redirects); this sends it with undici's
+   * dispatcher API and reads the answer, capped, before ky sees it. fetch() would build a
+   * second Request and web streams for the same call: several times the CPU of the call itself
+   * (measured: ~0.5 ms against ~0.08 ms per call), and deliveries and webhook steps are hot.
+   */
+  private async transport(request: Request, options: TransportOptions): Promise<Response> {
+    const { agent } = await this.undici();
+    const url = new URL(request.url);
+    const headers: Record<string, string> = {};
+    for (const [name, value] of request.headers) headers[name] = value;
+    const answer = await agent.request({
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      method: request.method as Dispatcher.HttpMethod,
+      headers,
+      body: options.payload,
+      signal: request.signal,
+    });
+    const response: ReadResponse = new Response(null, { status: answer.statusCode });
+    response[BODY] = await readCapped(answer, options.maxResponseBytes);
+    return response;
   }
 
   private undici(): Promise<{ undici: Undici; agent: Agent }> {
@@ -132,7 +161,8 @@ export class OutboundHttp {
 
   /**
    * One HTTP call: never throws, never retries, never follows a redirect. Callers that keep
-   * schedules (deliveries, workflow steps) decide what a failure means.
+   * schedules (deliveries, workflow steps) decide what a failure means. The timeout covers the
+   * whole call, the answer's body included.
    */
   async request(call: OutboundRequest): Promise<OutboundResult> {
     const started = performance.now();
@@ -148,18 +178,28 @@ export class OutboundHttp {
     } catch (error) {
       return failed('invalid_url', error instanceof ApiError ? error.message : String(error));
     }
-    let response: Response;
+    const transport: TransportOptions = {
+      payload: call.body,
+      maxResponseBytes: call.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    };
     try {
-      response = await this.http(url, {
+      const response: ReadResponse = await this.http(url, {
         method: call.method ?? 'GET',
         headers: call.headers,
-        body: call.body,
         timeout: call.timeoutMs,
+        ...transport,
       });
+      return {
+        type: 'response',
+        status: response.status,
+        body: response[BODY] ?? '',
+        timeMs: elapsed(),
+      };
     } catch (error) {
       if (error instanceof TimeoutError) {
         return failed('timeout', `No answer within ${formatSeconds(call.timeoutMs)}.`);
       }
+      if (error instanceof TooLargeError) return failed('too_large', error.message, error.status);
       const refused = findCause(error, (cause) => cause instanceof RefusedAddressError);
       if (refused) return failed('refused_address', `Refused: ${refused.message}`);
       const cause = findCause(error, (c) => typeof (c as { code?: unknown }).code === 'string');
@@ -168,28 +208,6 @@ export class OutboundHttp {
         'connect',
         `Could not connect: ${code ?? (error instanceof Error ? error.message : String(error))}.`,
       );
-    }
-    try {
-      const body = await readCapped(
-        response,
-        call.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-        call.timeoutMs - (performance.now() - started),
-      );
-      return {
-        type: 'response',
-        status: response.status,
-        headers: response.headers,
-        body,
-        timeMs: elapsed(),
-      };
-    } catch (error) {
-      if (error instanceof TooLargeError) {
-        return failed('too_large', error.message, response.status);
-      }
-      if (error instanceof BodyTimeoutError) {
-        return failed('timeout', `No answer within ${formatSeconds(call.timeoutMs)}.`);
-      }
-      return failed('connect', `The answer was cut off: ${String(error)}.`, response.status);
     }
   }
 
@@ -241,49 +259,36 @@ function guardedLookup(hostname: string, options: LookupOptions, callback: Looku
   });
 }
 
-/** Reads the body as UTF-8, failing past maxBytes or once the call's time is up. */
-async function readCapped(
-  response: Response,
-  maxBytes: number,
-  timeLeftMs: number,
-): Promise<string> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const declared = Number(response.headers.get('content-length'));
+/** Reads the body as UTF-8, failing past maxBytes (the call's signal ends it on timeout). */
+async function readCapped(answer: Dispatcher.ResponseData, maxBytes: number): Promise<string> {
+  const declared = Number(answer.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) {
-    await reader.cancel().catch(() => undefined);
+    discard(answer.body);
     throw new TooLargeError(
       `The answer is ${declared} bytes, over the ${maxBytes} bytes read at most.`,
+      answer.statusCode,
     );
   }
-  let timedOut = false;
-  const timer = setTimeout(
-    () => {
-      timedOut = true;
-      void reader.cancel().catch(() => undefined);
-    },
-    Math.max(0, timeLeftMs),
-  );
-  const chunks: Uint8Array[] = [];
+  const chunks: Buffer[] = [];
   let size = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (timedOut) throw new BodyTimeoutError();
-      if (done) break;
-      size += value.byteLength;
-      if (size > maxBytes) {
-        await reader.cancel().catch(() => undefined);
-        throw new TooLargeError(`The answer is over the ${maxBytes} bytes read at most.`);
-      }
-      chunks.push(value);
+  for await (const chunk of answer.body as AsyncIterable<Buffer>) {
+    size += chunk.byteLength;
+    if (size > maxBytes) {
+      discard(answer.body);
+      throw new TooLargeError(
+        `The answer is over the ${maxBytes} bytes read at most.`,
+        answer.statusCode,
+      );
     }
-  } catch (error) {
-    throw timedOut ? new BodyTimeoutError() : error;
-  } finally {
-    clearTimeout(timer);
+    chunks.push(chunk);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+}
+
+/** Closes an answer's body unread (the connection is dropped; nobody waits on its error). */
+function discard(body: Dispatcher.ResponseData['body']): void {
+  body.on('error', () => undefined);
+  body.destroy();
 }
 
 function findCause(error: unknown, test: (cause: unknown) => boolean): Error | undefined {

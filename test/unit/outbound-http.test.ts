@@ -1,0 +1,122 @@
+// The outbound module (daemon/outbound/http.ts) against a real local server: what is sent, the
+// answer read back, a 3xx kept as the answer, the cap on an answer's size (declared and
+// streamed), a timeout that covers the body, and production's refusal of a loopback address.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import test from 'ava';
+import { OutboundHttp } from '../../daemon/outbound/http.js';
+
+interface Seen {
+  method: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+async function server(answer: (res: ServerResponse, seen: Seen) => void) {
+  const seen: Seen[] = [];
+  const http = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      const request = { method: req.method ?? '', headers: req.headers, body };
+      seen.push(request);
+      answer(res, request);
+    });
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/hook?x=1`;
+  return {
+    url,
+    seen,
+    close: () => {
+      http.closeAllConnections();
+      return new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
+
+const sandbox = () => new OutboundHttp({ environment: 'sandbox', allowPrivateNetwork: false });
+
+test('sends method, headers and body; reads the answer', async (t) => {
+  const receiver = await server((res, seen) => {
+    res.writeHead(201, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ echoed: seen.body.length }));
+  });
+  const outbound = sandbox();
+  t.teardown(() => Promise.all([receiver.close(), outbound.close()]));
+  const result = await outbound.request({
+    url: receiver.url,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-svc-event-id': 'evt_1' },
+    body: '{"a":1}',
+    timeoutMs: 5_000,
+  });
+  t.like(result, { type: 'response', status: 201, body: '{"echoed":7}' });
+  t.is(receiver.seen.length, 1);
+  t.like(receiver.seen[0], { method: 'POST', body: '{"a":1}' });
+  t.is(receiver.seen[0]!.headers['x-svc-event-id'], 'evt_1');
+  t.regex(String(receiver.seen[0]!.headers['user-agent']), /^svc\//);
+});
+
+test('a redirect is the answer, never followed', async (t) => {
+  const receiver = await server((res) => {
+    res.writeHead(302, { location: 'http://127.0.0.1:1/elsewhere' });
+    res.end();
+  });
+  const outbound = sandbox();
+  t.teardown(() => Promise.all([receiver.close(), outbound.close()]));
+  const result = await outbound.request({ url: receiver.url, timeoutMs: 5_000 });
+  t.like(result, { type: 'response', status: 302, body: '' });
+});
+
+test('an answer over the cap fails too_large with its status, declared or streamed', async (t) => {
+  const declared = await server((res) => {
+    res.writeHead(200, { 'content-length': '5000' });
+    res.end('x'.repeat(5000));
+  });
+  const streamed = await server((res) => {
+    res.writeHead(202);
+    for (let i = 0; i < 10; i++) res.write('y'.repeat(1000));
+    res.end();
+  });
+  const outbound = sandbox();
+  t.teardown(() => Promise.all([declared.close(), streamed.close(), outbound.close()]));
+  const first = await outbound.request({
+    url: declared.url,
+    timeoutMs: 5_000,
+    maxResponseBytes: 1000,
+  });
+  t.like(first, { type: 'failed', reason: 'too_large', status: 200 });
+  t.regex((first as { message: string }).message, /5000 bytes, over the 1000 bytes/);
+  const second = await outbound.request({
+    url: streamed.url,
+    timeoutMs: 5_000,
+    maxResponseBytes: 1000,
+  });
+  t.like(second, { type: 'failed', reason: 'too_large', status: 202 });
+});
+
+test('the timeout covers the answer body too', async (t) => {
+  const receiver = await server((res) => {
+    res.writeHead(200);
+    res.write('started, never finished');
+  });
+  const outbound = sandbox();
+  t.teardown(() => Promise.all([receiver.close(), outbound.close()]));
+  const result = await outbound.request({ url: receiver.url, timeoutMs: 300 });
+  t.like(result, { type: 'failed', reason: 'timeout', message: 'No answer within 0.3 s.' });
+});
+
+test('production refuses a loopback address, and an http URL, before any request is sent', async (t) => {
+  const receiver = await server((res) => res.end('reached'));
+  const outbound = new OutboundHttp({ environment: 'production', allowPrivateNetwork: false });
+  t.teardown(() => Promise.all([receiver.close(), outbound.close()]));
+  const plain = await outbound.request({ url: receiver.url, timeoutMs: 5_000 });
+  t.like(plain, { type: 'failed', reason: 'invalid_url' });
+  const loopback = await outbound.request({
+    url: receiver.url.replace('http://', 'https://'),
+    timeoutMs: 5_000,
+  });
+  t.like(loopback, { type: 'failed', reason: 'invalid_url' });
+  t.is(receiver.seen.length, 0);
+});
