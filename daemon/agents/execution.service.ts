@@ -34,6 +34,14 @@ type Outcome =
   | { type: 'awaiting_approval'; result: BrainResult }
   | { type: 'failed'; result: BrainResult | null; code: ErrorCode; message: string };
 
+/** An execution decided at once whose writes the caller makes (see decideNow). */
+export interface DecidedExecution {
+  /** Stores the execution, its stats and its events: call it inside a transaction. */
+  store(): void;
+  /** What execute() answers: the execution, or the ApiError of a failed one (thrown). */
+  answer(): { status: 200 | 202; execution: AgentExecutionView };
+}
+
 /** Hears an execution reach a decided state, inside the transaction that stores it. */
 export type SettledListener = (row: ExecutionRow) => void;
 
@@ -79,45 +87,58 @@ export class ExecutionService {
     agentId: string,
     input: ExecuteInput,
   ): Promise<{ status: 200 | 202; execution: AgentExecutionView }> {
+    if (input.wait_for_completion) {
+      const decided = await this.decideNow(workspaceId, agentId, input);
+      if (decided) {
+        await this.commits.run(decided.store);
+        return decided.answer();
+      }
+    }
+    return this.executeLater(workspaceId, agentId, input);
+  }
+
+  /**
+   * The whole execution at once, when nothing makes it wait (no stub delay): the brain thinks,
+   * the guardrails decide, and the writes (the execution, its stats and events) are left to
+   * the caller's transaction, `store()`. The workflow engine stores an agent step's execution
+   * in the transition that records the step. Undefined when the execution must wait: use
+   * execute().
+   */
+  async decideNow(
+    workspaceId: string,
+    agentId: string,
+    input: ExecuteInput,
+  ): Promise<DecidedExecution | undefined> {
+    const agent = this.agents.activeRow(workspaceId, agentId);
+    this.checkHourlyLimit(agent);
+    if (this.thinker.stubDelay(agent.id, input.input) > 0) return undefined;
+    const row = this.newRow(agent, workspaceId, input);
+    const started = performance.now();
+    const outcome = this.decide(
+      agent,
+      await this.thinker.think(agent, input.input, input.context ?? {}),
+    );
+    const finished = this.finish(row, outcome, Math.round(performance.now() - started));
+    return {
+      store: () => {
+        this.events.publish(workspaceId, 'agent.execution.started', this.eventData(agent, row));
+        this.complete(agent, finished, true);
+      },
+      answer: () => this.answer(agent, finished),
+    };
+  }
+
+  /** Stored as processing; a durable timer finishes it after the stub's delay. */
+  private async executeLater(
+    workspaceId: string,
+    agentId: string,
+    input: ExecuteInput,
+  ): Promise<{ status: 200 | 202; execution: AgentExecutionView }> {
     const agent = this.agents.activeRow(workspaceId, agentId);
     this.checkHourlyLimit(agent);
     const now = this.clock.now();
-    const row: ExecutionRow = {
-      id: newId('agentExecution'),
-      agent_id: agent.id,
-      workspace_id: workspaceId,
-      status: 'processing',
-      autonomy_level: agent.autonomy_level,
-      input: input.input,
-      context: JSON.stringify(input.context ?? {}),
-      action: null,
-      output: null,
-      confidence: null,
-      error_code: null,
-      error_message: null,
-      execution_time_ms: null,
-      needed_approval: 0,
-      decision: null,
-      decision_notes: null,
-      created_at: now,
-      completed_at: null,
-      decided_at: null,
-    };
+    const row = this.newRow(agent, workspaceId, input);
     const delayMs = this.thinker.stubDelay(agent.id, input.input);
-    if (input.wait_for_completion && delayMs === 0) {
-      const started = performance.now();
-      const outcome = this.decide(
-        agent,
-        await this.thinker.think(agent, input.input, input.context ?? {}),
-      );
-      const finished = this.finish(row, outcome, Math.round(performance.now() - started));
-      await this.commits.run(() => {
-        this.events.publish(workspaceId, 'agent.execution.started', this.eventData(agent, row));
-        this.complete(agent, finished, true);
-      });
-      return this.answer(agent, finished);
-    }
-
     this.db.transaction(() => {
       this.repo.insert(row);
       this.events.publish(workspaceId, 'agent.execution.started', this.eventData(agent, row));
@@ -194,6 +215,30 @@ export class ExecutionService {
       this.announce(decided);
     })();
     return toExecutionView(decided);
+  }
+
+  private newRow(agent: AgentRow, workspaceId: string, input: ExecuteInput): ExecutionRow {
+    return {
+      id: newId('agentExecution'),
+      agent_id: agent.id,
+      workspace_id: workspaceId,
+      status: 'processing',
+      autonomy_level: agent.autonomy_level,
+      input: input.input,
+      context: JSON.stringify(input.context ?? {}),
+      action: null,
+      output: null,
+      confidence: null,
+      error_code: null,
+      error_message: null,
+      execution_time_ms: null,
+      needed_approval: 0,
+      decision: null,
+      decision_notes: null,
+      created_at: this.clock.now(),
+      completed_at: null,
+      decided_at: null,
+    };
   }
 
   private checkHourlyLimit(agent: AgentRow): void {

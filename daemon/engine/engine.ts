@@ -315,7 +315,11 @@ export class WorkflowEngine {
       });
       // Stopping: the step stays ready in the store and runs again after the restart.
       if (outcome.type === 'interrupted' || this.closing) return;
-      await this.deps.commits.run(() => this.transition(row.id, act.key, 'ready', outcome));
+      await this.deps.commits.run(() => {
+        // The step's own records happened whatever becomes of the run (cancelled meanwhile).
+        outcome.store?.();
+        this.transition(row.id, act.key, 'ready', outcome);
+      });
     } catch (error) {
       // A transition that could not be stored: the step stays ready and runs again on resume.
       this.memory.delete(row.id);

@@ -2,6 +2,7 @@
 // run's scope (earlier results, the trigger, secrets) and never write: the engine records the
 // outcome together with what follows, in one transaction.
 import type { AgentExecutionView } from '../../shared/schemas/agents.js';
+import type { DecidedExecution } from '../agents/execution.service.js';
 import type { WorkflowStepView } from '../../shared/schemas/workflows.js';
 import type { Clock } from '../clock/clock.js';
 import { ApiError } from '../domain/errors.js';
@@ -19,21 +20,37 @@ import type { OutboundHttp } from '../outbound/http.js';
 import { callWebhook } from './webhook-call.js';
 
 /** The result of running one step once. */
-export type StepOutcome =
+export type StepOutcome = (
   | { type: 'completed'; result: unknown; next: string[] }
   | { type: 'failed'; code: string; message: string; agentId: string | null; result: unknown }
   | { type: 'waiting'; wakeAt: number; result: unknown }
   | { type: 'awaiting_approval'; agentExecutionId: string; agentId: string }
   | { type: 'fork'; children: string[]; waitForAll: boolean }
   /** The process is stopping: leave the step as it was, it runs again after the restart. */
-  | { type: 'interrupted' };
+  | { type: 'interrupted' }
+) & {
+  /**
+   * The step's own records (an agent step's execution, decided at once), written in the
+   * transaction that records the outcome: one commit per step, and never one without the other.
+   */
+  store?: () => void;
+};
+
+type AgentInput = { input: string; context: Record<string, unknown>; wait_for_completion: boolean };
 
 /** How agent steps reach the agents' own execution path (guardrails, autonomy, stubs, brains). */
 export interface AgentPort {
+  /** Decided at once, its writes left to the step's transition; undefined when it must wait. */
+  decideNow(
+    workspaceId: string,
+    agentId: string,
+    input: AgentInput,
+  ): Promise<DecidedExecution | undefined>;
+  /** Stored and finished later (a stub's delay), waited for. */
   execute(
     workspaceId: string,
     agentId: string,
-    input: { input: string; context: Record<string, unknown>; wait_for_completion: boolean },
+    input: AgentInput,
   ): Promise<{ status: 200 | 202; execution: AgentExecutionView }>;
 }
 
@@ -125,26 +142,33 @@ export class StepRunner {
     for (const [key, value] of Object.entries(step.config)) {
       if (!['action', 'input_mapping', 'input'].includes(key)) extras[key] = value;
     }
+    const input: AgentInput = {
+      input: maskSecrets(text, used),
+      context: maskSecrets(
+        {
+          ...mapped,
+          workflow_execution_id: context.executionId,
+          step_id: step.id,
+          action,
+          ...interpolateExtras(extras, scope),
+        },
+        used,
+      ),
+      wait_for_completion: true,
+    };
+    let store: (() => void) | undefined;
     try {
-      const { status, execution } = await this.agents.execute(context.workspaceId, agentId, {
-        input: maskSecrets(text, used),
-        context: maskSecrets(
-          {
-            ...mapped,
-            workflow_execution_id: context.executionId,
-            step_id: step.id,
-            action,
-            ...interpolateExtras(extras, scope),
-          },
-          used,
-        ),
-        wait_for_completion: true,
-      });
+      const decided = await this.agents.decideNow(context.workspaceId, agentId, input);
+      store = decided?.store;
+      const { status, execution } = decided
+        ? decided.answer()
+        : await this.agents.execute(context.workspaceId, agentId, input);
       if (status === 200 && execution.status === 'completed') {
         return {
           type: 'completed',
           result: { agent_execution_id: execution.execution_id, ...execution.result },
           next: nextOf(step),
+          store,
         };
       }
       if (execution.status === 'awaiting_approval') {
@@ -152,6 +176,7 @@ export class StepRunner {
           type: 'awaiting_approval',
           agentExecutionId: execution.execution_id,
           agentId,
+          store,
         };
       }
       // Still processing: the daemon is shutting down and released the wait.
@@ -164,6 +189,7 @@ export class StepRunner {
           message: error.message,
           agentId,
           result: null,
+          store,
         };
       }
       throw error;
