@@ -330,7 +330,8 @@ export class ExecutionService {
           ? 'agent.execution.awaiting_approval'
           : 'agent.execution.failed';
     this.events.publish(row.workspace_id, type, this.eventData(agent, row));
-    this.announce(row);
+    // An execution stored for the first time already decided has nobody waiting on it yet.
+    if (!firstWrite) this.announce(row);
     queueMicrotask(() => this.wake(row.id));
   }
 

@@ -31,5 +31,10 @@ export class OffsetClock implements Clock {
 export function toIso(ms: number): string;
 export function toIso(ms: number | null | undefined): string | null;
 export function toIso(ms: number | null | undefined): string | null {
-  return ms === null || ms === undefined ? null : new Date(ms).toISOString();
+  if (ms === null || ms === undefined) return null;
+  // A transition formats the same instant many times (events, views): format it once.
+  if (ms !== lastIso.ms) lastIso = { ms, text: new Date(ms).toISOString() };
+  return lastIso.text;
 }
+
+let lastIso = { ms: Number.NaN, text: '' };

@@ -663,7 +663,8 @@ export class WorkflowEngine {
       row.failed_step = failure.step;
       row.failed_agent_id = failure.agentId;
     }
-    this.deps.timers.cancelOwned(row.id);
+    // Only a run that parked (a wait, a retry, an approval) ever had timers.
+    if (state.armed) this.deps.timers.cancelOwned(row.id);
     this.deps.workflows.recordEnd(row.workflow_id, status === 'completed', t.now - row.created_at);
   }
 
