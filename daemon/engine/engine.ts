@@ -572,7 +572,10 @@ export class WorkflowEngine {
     }
   }
 
-  /** Stores a finished attempt; `final` ones count and emit step_completed. */
+  /**
+   * Stores a finished attempt; `final` ones emit step_completed, and those that completed
+   * count in steps_completed (a failed step, even one the run goes on after, does not).
+   */
   private record(
     t: Transition,
     act: Activation,
@@ -596,8 +599,8 @@ export class WorkflowEngine {
       completed_at: t.now,
     });
     if (!final) return;
-    t.row.steps_completed += 1;
     if (status === 'completed') {
+      t.row.steps_completed += 1;
       t.state.last_seq = seq;
       this.remember(t.row.id, act.step_id, result);
     }

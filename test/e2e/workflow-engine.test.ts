@@ -522,7 +522,8 @@ test('a failing step: 500 step_failed with extras, the failed event has exactly 
     status: 'failed',
     failed_step: 'lookup',
     error: { code: 'external_api_error', details: { step_id: 'lookup', agent_id: agent } },
-    steps_completed: 2,
+    // The first step completed; the failed one does not count.
+    steps_completed: 1,
     steps_total: 2,
   });
   const stats = (await w.call('GET', `/v1/workflows/${flow}`)).body.data.stats;
