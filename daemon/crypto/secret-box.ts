@@ -3,6 +3,7 @@
 // dir (mode 0600). The key never leaves that file; a database copied without it reveals nothing.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { ApiError } from '../domain/errors.js';
 
 const VERSION = 'v1';
 const IV_BYTES = 12;
@@ -35,16 +36,26 @@ export class SecretBox {
     return `${VERSION}:${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64')}`;
   }
 
-  /** Throws when the text was not sealed with this key or was altered. */
+  /**
+   * Throws when the text was not sealed with this key or was altered: an ApiError whose message
+   * says how to recover (the request that needed the secret answers it, not a bare 500).
+   */
   open(sealed: string): string {
-    if (!SecretBox.isSealed(sealed)) throw new Error('not a sealed value');
-    const raw = Buffer.from(sealed.slice(VERSION.length + 1), 'base64');
-    const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, IV_BYTES));
-    decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-    return Buffer.concat([
-      decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)),
-      decipher.final(),
-    ]).toString('utf8');
+    try {
+      if (!SecretBox.isSealed(sealed)) throw new Error('not a sealed value');
+      const raw = Buffer.from(sealed.slice(VERSION.length + 1), 'base64');
+      const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, IV_BYTES));
+      decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+      return Buffer.concat([
+        decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)),
+        decipher.final(),
+      ]).toString('utf8');
+    } catch {
+      throw new ApiError(
+        'internal_server_error',
+        "A secret stored in the data dir cannot be decrypted with the data dir's secret.key (the key file was replaced, or the stored value altered). Put the original secret.key back, or set the secret again: svc secrets set, or a new secret on the webhook or trigger.",
+      );
+    }
   }
 
   static isSealed(text: string): boolean {

@@ -1,4 +1,5 @@
 import test from 'ava';
+import type { ApiError } from '../../daemon/domain/errors.js';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,7 +28,12 @@ test('the key file is created 0600 once and reused', (t) => {
 test('another key or an altered value cannot be opened', (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-box-'));
   const sealed = SecretBox.fromKeyFile(join(dir, 'a.key')).seal('value');
-  t.throws(() => SecretBox.fromKeyFile(join(dir, 'b.key')).open(sealed));
+  const wrongKey = t.throws(() => SecretBox.fromKeyFile(join(dir, 'b.key')).open(sealed));
+  t.is((wrongKey as ApiError).code, 'internal_server_error');
+  t.regex(
+    wrongKey!.message,
+    /cannot be decrypted.*Put the original secret\.key back, or set the secret again/,
+  );
   const box = SecretBox.fromKeyFile(join(dir, 'a.key'));
   const tampered = sealed.slice(0, -4) + (sealed.endsWith('AAAA') ? 'BBBB' : 'AAAA');
   t.throws(() => box.open(tampered));
