@@ -2,6 +2,7 @@
 // a default enterprise workspace; their ids are kept in settings.
 import { newId } from '../../shared/ids.js';
 import type { Clock } from '../clock/clock.js';
+import { ApiError } from '../domain/errors.js';
 import type { Tier } from '../ratelimit/plans.js';
 import type { SettingsRepository } from '../store/settings.repository.js';
 import type { Transactions } from '../domain/transactions.js';
@@ -64,6 +65,22 @@ export class WorkspaceService {
     const workspace = toWorkspace(row);
     this.cache.set(id, workspace);
     return workspace;
+  }
+
+  /**
+   * The id of an existing workspace: the given one, else the default. `param` names the input
+   * that held it in the error.
+   */
+  existingId(id: string | undefined, param?: string): string {
+    const workspaceId = id ?? this.defaultId;
+    if (!this.get(workspaceId)) {
+      throw new ApiError(
+        'not_found',
+        `No workspace ${workspaceId}. List them with: svc workspaces list`,
+        { param },
+      );
+    }
+    return workspaceId;
   }
 
   list(): Workspace[] {
