@@ -3,6 +3,7 @@
 import { newId } from '../../shared/ids.js';
 import type { Clock } from '../clock/clock.js';
 import { ApiError } from '../domain/errors.js';
+import { pick } from '../domain/views.js';
 import type { Tier } from '../ratelimit/plans.js';
 import type { SettingsRepository } from '../store/settings.repository.js';
 import type { Transactions } from '../domain/transactions.js';
@@ -108,9 +109,7 @@ export class WorkspaceService {
 
 function toWorkspace(row: WorkspaceRow): Workspace {
   return {
-    id: row.id,
-    name: row.name,
-    tier: row.tier,
+    ...pick(row, ['id', 'name', 'tier']),
     ownerId: row.owner_id,
     createdAt: row.created_at,
   };
