@@ -37,6 +37,43 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   ...layers(),
+  {
+    // The CLI talks to the daemon over HTTP and the control channel and spawns its entry point:
+    // it never loads daemon code. The one exception is the control router's type, which the
+    // tRPC client needs (erased at build time), imported in cli/control-client.ts only.
+    files: ['cli/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)daemon/',
+              message:
+                'The CLI does not import the daemon: shared words live in shared/, the router type comes from cli/control-client.ts.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['cli/control-client.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)daemon/(?!control/router\\.js$)',
+              message: 'Only the control router type may come from the daemon.',
+            },
+            { regex: '(^|/)daemon/control/router\\.js$', allowTypeImports: true },
+          ],
+        },
+      ],
+    },
+  },
 );
 
 /**

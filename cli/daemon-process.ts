@@ -1,20 +1,27 @@
-// Starting and stopping the background daemon process. Start spawns dist/daemon/entry.js
-// detached, waits for its readiness message and for /healthz, and reports why it failed
-// otherwise; stop asks over the control channel (SIGTERM if that fails) and waits for the exit.
+// Starting and stopping the daemon process. Start spawns dist/daemon/entry.js detached, waits
+// for its readiness message and for /healthz, and reports why it failed otherwise; --foreground
+// spawns it attached instead and waits for it to end; stop asks over the control channel
+// (SIGTERM if that fails) and waits for the exit.
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdirSync, openSync, closeSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ky from 'ky';
+import {
+  daemonEnv,
+  FOREGROUND_ARG,
+  type DaemonFlags,
+  type DaemonMessage,
+} from '../shared/daemon-launch.js';
 import { PACKAGE_ROOT } from '../shared/package-info.js';
-import type { DaemonFlags } from '../daemon/config.js';
-import { isAlive, isSvcDaemon, pidExists } from '../daemon/lock.js';
-import type { DaemonMessage } from '../daemon/main.js';
+import { isAlive, isSvcDaemon, pidExists } from '../shared/process.js';
 import type { CliContext } from './context.js';
 import { CliError } from './errors.js';
 
 const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 30_000;
 const REAP_GRACE_MS = 2_000;
+const DAEMON_ENTRY = join(PACKAGE_ROOT, 'dist', 'daemon', 'entry.js');
 
 export interface Started {
   url: string;
@@ -34,16 +41,9 @@ export async function startInBackground(ctx: CliContext, flags: DaemonFlags): Pr
   const files = ctx.files;
   mkdirSync(files.logDir, { recursive: true, mode: 0o700 });
   const stderrFd = openSync(files.stderr, 'a', 0o600);
-  const env: NodeJS.ProcessEnv = { ...process.env, SVC_DATA_DIR: ctx.dataDir };
-  if (flags.port !== undefined) env.SVC_PORT = String(flags.port);
-  if (flags.host !== undefined) env.SVC_HOST = flags.host;
-  if (flags.env !== undefined) env.SVC_ENV = flags.env;
-  if (flags.logLevel !== undefined) env.SVC_LOG_LEVEL = flags.logLevel;
-  if (flags.allowPrivateNetwork) env.SVC_ALLOW_PRIVATE_NETWORK = '1';
-
-  const child = spawn(process.execPath, [join(PACKAGE_ROOT, 'dist', 'daemon', 'entry.js')], {
+  const child = spawn(process.execPath, [DAEMON_ENTRY], {
     detached: true,
-    env,
+    env: daemonEnv({ ...flags, dataDir: ctx.dataDir }, process.env),
     stdio: ['ignore', 'ignore', stderrFd, 'ipc'],
   });
   closeSync(stderrFd);
@@ -78,6 +78,32 @@ export async function startInBackground(ctx: CliContext, flags: DaemonFlags): Pr
   await waitForHealth(message.url);
   const runtime = ctx.runtime();
   return { url: message.url, pid: message.pid, environment: runtime?.environment ?? 'sandbox' };
+}
+
+/**
+ * Runs the daemon attached to this terminal (its logs on stdout) until it stops; answers its
+ * exit code. A SIGINT or SIGTERM of the CLI becomes a SIGTERM of the daemon (a graceful stop;
+ * Ctrl-C also reaches the daemon from the terminal, and stopping twice is harmless); if the CLI
+ * dies, the daemon stops too (entry.ts watches the IPC channel).
+ */
+export async function runInForeground(ctx: CliContext, flags: DaemonFlags): Promise<number> {
+  const child = spawn(process.execPath, [DAEMON_ENTRY, FOREGROUND_ARG], {
+    env: daemonEnv({ ...flags, dataDir: ctx.dataDir }, process.env),
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  child.on('message', (message: DaemonMessage) => {
+    if (message.type === 'error') process.stderr.write(`svc: ${message.message}\n`);
+  });
+  const stop = () => child.kill('SIGTERM');
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  try {
+    const [code] = (await once(child, 'exit')) as [number | null];
+    return code ?? 1;
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  }
 }
 
 async function waitForHealth(url: string): Promise<void> {

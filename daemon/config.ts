@@ -1,5 +1,6 @@
 // Daemon settings from flags and environment variables (flags win), with the documented defaults.
 import { resolve } from 'node:path';
+import type { DaemonFlags } from '../shared/daemon-launch.js';
 import { DEFAULT_HOST, DEFAULT_PORT, defaultDataDir } from '../shared/paths.js';
 import type { Environment } from './keys/key-material.js';
 import type { LogLevel } from './logger.js';
@@ -13,15 +14,6 @@ export interface DaemonConfig {
   logLevel: LogLevel;
   enterpriseRateMultiplier: number;
   allowPrivateNetwork: boolean;
-}
-
-export interface DaemonFlags {
-  host?: string | undefined;
-  port?: string | number | undefined;
-  dataDir?: string | undefined;
-  env?: string | undefined;
-  logLevel?: string | undefined;
-  allowPrivateNetwork?: boolean | undefined;
 }
 
 export class ConfigError extends Error {}

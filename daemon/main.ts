@@ -1,13 +1,9 @@
-// The daemon process's entry point. `svc daemon start` spawns it in the background (settings
-// come in SVC_* variables, readiness goes back over IPC); --foreground runs runForeground().
+// Runs the daemon in this process until a signal or a control-channel stop: daemon/entry.ts
+// (which `svc daemon start` spawns, with or without --foreground) calls it.
 import type { Logger } from 'pino';
-import { dataDirFiles } from '../shared/paths.js';
-import { resolveConfig, type DaemonConfig, type DaemonFlags } from './config.js';
-import { createLogger } from './logger.js';
+import type { DaemonMessage } from '../shared/daemon-launch.js';
+import type { DaemonConfig } from './config.js';
 import { startDaemon } from './server.js';
-
-export type DaemonMessage =
-  { type: 'ready'; url: string; pid: number } | { type: 'error'; message: string };
 
 export async function runDaemon(
   config: DaemonConfig,
@@ -33,16 +29,4 @@ export async function runDaemon(
   report({ type: 'ready', url: daemon.runtime.url, pid: process.pid });
   await daemon.stopped;
   return 0;
-}
-
-/**
- * Runs in this process, until a signal or a control-channel stop, with logs on stdout and in the
- * data dir's log file (where `svc daemon logs` reads them).
- */
-export async function runForeground(flags: DaemonFlags): Promise<number> {
-  const config = resolveConfig(flags);
-  const logger = createLogger(config.logLevel, dataDirFiles(config.dataDir).log, { stdout: true });
-  return runDaemon(config, logger, (message) => {
-    if (message.type === 'error') process.stderr.write(`svc: ${message.message}\n`);
-  });
 }

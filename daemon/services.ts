@@ -132,7 +132,7 @@ export function buildServices(
   keys.on('changed', () => credentials.invalidate());
   const oauth = new OAuthService(db, new OAuthRepository(db), workspaces, clock);
   credentials.acceptAccessTokens((hash) => oauth.accessTokenByHash(hash));
-  oauth.onRevoke(() => credentials.invalidate());
+  oauth.on('revoked', () => credentials.invalidate());
   const events = new EventService(db, new EventRepository(db), clock);
   const urlPolicy = {
     environment: options.environment,

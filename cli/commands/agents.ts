@@ -12,18 +12,16 @@ import {
   KNOWLEDGE_TYPES,
 } from '../../shared/schemas/enums.js';
 import type {
-  Agent,
   AgentExecutionView,
   AgentView,
   AnalyticsView,
-  KnowledgeDocument,
   KnowledgeDocumentView,
   Message,
   MessageView,
 } from '../../shared/schemas/agents.js';
 import type { DeletedView, ListBody } from '../../shared/schemas/common.js';
+import { apiCommand, listCommand, PAGE_OPTIONS } from '../api-commands.js';
 import { command, defineCommands, group, stringOption, type Options } from '../command.js';
-import type { CliContext } from '../context.js';
 import { UsageError } from '../errors.js';
 import { chalk, table } from '../output.js';
 
@@ -125,74 +123,59 @@ function statusColour(status: string): string {
   return chalk.red(status);
 }
 
-async function decide(
-  ctx: CliContext,
-  [agentId, executionId]: string[],
-  options: Options,
-  decision: 'approve' | 'reject',
-) {
-  const execution = await (
-    await ctx.api()
-  ).data<AgentExecutionView>(
-    'POST',
-    `/agents/${path(agentId!, 'executions', executionId!, 'approve')}`,
-    {
-      body: {
-        decision,
-        ...(stringOption(options, 'notes') ? { notes: stringOption(options, 'notes') } : {}),
-      },
-    },
-  );
-  ctx.out.result(execution, () => describeExecution(execution));
+const AGENT_ID = { name: 'id', description: 'agent id (agt_...)' };
+const EXECUTION_ARGS = [
+  { name: 'agent', description: 'agent id (agt_...)' },
+  { name: 'execution', description: 'execution id (exec_...)' },
+];
+
+/** approve and reject: one endpoint, the decision in the body. */
+function decision(decision: 'approve' | 'reject', description: string) {
+  return apiCommand({
+    path: ['agents', decision],
+    description,
+    args: EXECUTION_ARGS,
+    options: [{ flags: '--notes <text>', description: 'why' }],
+    method: 'POST',
+    endpoint: ([agentId, executionId]) =>
+      `/agents/${path(agentId!, 'executions', executionId!, 'approve')}`,
+    request: (_args, options) => ({
+      body: { decision, ...(options.notes ? { notes: options.notes } : {}) },
+    }),
+    print: describeExecution,
+  });
 }
 
 export default defineCommands([
   group(['agents'], 'Agents: create, execute, approve, converse, knowledge, sandbox stubs'),
   group(['agents', 'knowledge'], 'Knowledge documents of an agent'),
   group(['agents', 'stub'], 'Sandbox stubs: deterministic agent answers'),
-  command({
+  listCommand({
     path: ['agents', 'list'],
     description: 'List agents',
     options: [
       { flags: '--status <status>', description: 'agent status', values: AGENT_STATUSES },
       { flags: '--type <type>', description: 'agent type', values: AGENT_TYPES },
-      { flags: '--limit <n>', description: 'page size, 1-100' },
-      { flags: '--starting-after <id>', description: 'cursor' },
+      ...PAGE_OPTIONS,
     ],
-    async run(ctx, _args, options) {
-      const body = await (
-        await ctx.api()
-      ).request<ListBody<typeof Agent>>('GET', '/agents', {
-        query: {
-          status: options.status,
-          type: options.type,
-          limit: options.limit,
-          starting_after: options.startingAfter,
-        },
-      });
-      ctx.out.result(body, () =>
-        table(
-          ['ID', 'NAME', 'TYPE', 'STATUS', 'AUTONOMY', 'INTERACTIONS'],
-          body.data.map((a) => [
-            a.id,
-            a.name,
-            a.type,
-            statusColour(a.status),
-            a.autonomy_level,
-            String(a.stats.total_interactions),
-          ]),
-        ),
-      );
-    },
+    endpoint: () => '/agents',
+    query: (options) => ({ status: options.status, type: options.type }),
+    columns: ['ID', 'NAME', 'TYPE', 'STATUS', 'AUTONOMY', 'INTERACTIONS'],
+    row: (a: AgentView) => [
+      a.id,
+      a.name,
+      a.type,
+      statusColour(a.status),
+      a.autonomy_level,
+      String(a.stats.total_interactions),
+    ],
   }),
-  command({
+  apiCommand({
     path: ['agents', 'get'],
     description: 'Show an agent',
-    args: [{ name: 'id', description: 'agent id (agt_...)' }],
-    async run(ctx, [id]) {
-      const agent = await (await ctx.api()).data<AgentView>('GET', `/agents/${path(id!)}`);
-      ctx.out.result(agent, () => describeAgent(agent));
-    },
+    args: [AGENT_ID],
+    endpoint: ([id]) => `/agents/${path(id!)}`,
+    print: describeAgent,
   }),
   command({
     path: ['agents', 'create'],
@@ -210,104 +193,74 @@ export default defineCommands([
       ctx.out.result(agent, () => describeAgent(agent));
     },
   }),
-  command({
+  apiCommand({
     path: ['agents', 'update'],
     description: 'Change an agent (any field; --status active, paused or archived)',
-    args: [{ name: 'id', description: 'agent id (agt_...)' }],
+    args: [AGENT_ID],
     options: [
       ...agentFields,
       { flags: '--status <status>', description: 'new status', values: AGENT_UPDATE_STATUSES },
     ],
-    async run(ctx, [id], options) {
-      const agent = await (
-        await ctx.api()
-      ).data<AgentView>('PATCH', `/agents/${path(id!)}`, { body: await agentBody(options) });
-      ctx.out.result(agent, () => describeAgent(agent));
-    },
+    method: 'PATCH',
+    endpoint: ([id]) => `/agents/${path(id!)}`,
+    request: async (_args, options) => ({ body: await agentBody(options) }),
+    print: describeAgent,
   }),
-  command({
+  apiCommand({
     path: ['agents', 'delete'],
     description: 'Delete an agent (irreversible)',
-    args: [{ name: 'id', description: 'agent id (agt_...)' }],
-    async run(ctx, [id]) {
-      const result = await (await ctx.api()).data<DeletedView>('DELETE', `/agents/${path(id!)}`);
-      ctx.out.result(result, () => `Deleted agent ${result.id}`);
-    },
+    args: [AGENT_ID],
+    method: 'DELETE',
+    endpoint: ([id]) => `/agents/${path(id!)}`,
+    print: (result: DeletedView) => `Deleted agent ${result.id}`,
   }),
-  command({
+  apiCommand({
     path: ['agents', 'deploy'],
     description: 'Make an agent active now (skips the rest of its training)',
-    args: [{ name: 'id', description: 'agent id (agt_...)' }],
-    async run(ctx, [id]) {
-      const agent = await (
-        await ctx.api()
-      ).data<AgentView>('POST', '/agents/deploy', { body: { agent_id: id } });
-      ctx.out.result(agent, () => describeAgent(agent));
-    },
+    args: [AGENT_ID],
+    method: 'POST',
+    endpoint: () => '/agents/deploy',
+    request: ([id]) => ({ body: { agent_id: id } }),
+    print: describeAgent,
   }),
-  command({
+  apiCommand({
     path: ['agents', 'execute'],
     description: 'Send a task to an agent',
-    args: [{ name: 'id', description: 'agent id (agt_...)' }],
+    args: [AGENT_ID],
     options: [
       { flags: '--input <text>', description: 'the task' },
       { flags: '--context <json>', description: 'JSON object of context' },
       { flags: '--wait', description: 'wait for the result' },
     ],
     examples: ['svc agents execute agt_... --input "Where is order 1234?" --wait --json'],
-    async run(ctx, [id], options) {
+    method: 'POST',
+    endpoint: ([id]) => `/agents/${path(id!)}/execute`,
+    request(_args, options) {
       const input = options.input;
       if (!input) throw new UsageError('Missing --input: the task for the agent.');
-      const execution = await (
-        await ctx.api()
-      ).data<AgentExecutionView>('POST', `/agents/${path(id!)}/execute`, {
+      return {
         body: {
           input,
           context: jsonOption(options, 'context', '--context'),
           wait_for_completion: options.wait === true,
         },
-      });
-      ctx.out.result(execution, () => describeExecution(execution));
+      };
     },
+    print: describeExecution,
   }),
-  command({
+  apiCommand({
     path: ['agents', 'execution'],
     description: 'Show an execution',
-    args: [
-      { name: 'agent', description: 'agent id (agt_...)' },
-      { name: 'execution', description: 'execution id (exec_...)' },
-    ],
-    async run(ctx, [agentId, executionId]) {
-      const execution = await (
-        await ctx.api()
-      ).data<AgentExecutionView>('GET', `/agents/${path(agentId!, 'executions', executionId!)}`);
-      ctx.out.result(execution, () => describeExecution(execution));
-    },
+    args: EXECUTION_ARGS,
+    endpoint: ([agentId, executionId]) => `/agents/${path(agentId!, 'executions', executionId!)}`,
+    print: describeExecution,
   }),
-  command({
-    path: ['agents', 'approve'],
-    description: 'Approve an execution awaiting approval',
-    args: [
-      { name: 'agent', description: 'agent id (agt_...)' },
-      { name: 'execution', description: 'execution id (exec_...)' },
-    ],
-    options: [{ flags: '--notes <text>', description: 'why' }],
-    run: (ctx, args, options) => decide(ctx, args, options, 'approve'),
-  }),
-  command({
-    path: ['agents', 'reject'],
-    description: 'Reject an execution awaiting approval',
-    args: [
-      { name: 'agent', description: 'agent id (agt_...)' },
-      { name: 'execution', description: 'execution id (exec_...)' },
-    ],
-    options: [{ flags: '--notes <text>', description: 'why' }],
-    run: (ctx, args, options) => decide(ctx, args, options, 'reject'),
-  }),
+  decision('approve', 'Approve an execution awaiting approval'),
+  decision('reject', 'Reject an execution awaiting approval'),
   command({
     path: ['agents', 'messages'],
     description: 'Show the conversation history, or --send a message and print the reply',
-    args: [{ name: 'id', description: 'agent id (agt_...)' }],
+    args: [AGENT_ID],
     options: [
       { flags: '--send <text>', description: 'send this message' },
       { flags: '--conversation <id>', description: 'conversation (conv_...) to read or continue' },
@@ -347,10 +300,10 @@ export default defineCommands([
       );
     },
   }),
-  command({
+  apiCommand({
     path: ['agents', 'analytics'],
     description: "Show an agent's analytics",
-    args: [{ name: 'id', description: 'agent id (agt_...)' }],
+    args: [AGENT_ID],
     options: [
       {
         flags: '--period <period>',
@@ -360,24 +313,15 @@ export default defineCommands([
       },
       { flags: '--metrics <names>', description: 'comma-separated metric names' },
     ],
-    async run(ctx, [id], options) {
-      const analytics = await (
-        await ctx.api()
-      ).data<AnalyticsView>('GET', `/agents/${path(id!)}/analytics`, {
-        query: {
-          period: options.period,
-          metrics: options.metrics,
-        },
-      });
-      ctx.out.result(analytics, () =>
-        [
-          `period ${analytics.period}`,
-          ...Object.entries(analytics.metrics).map(
-            ([k, v]) => `${k.padEnd(22)} ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`,
-          ),
-        ].join('\n'),
-      );
-    },
+    endpoint: ([id]) => `/agents/${path(id!)}/analytics`,
+    request: (_args, options) => ({ query: { period: options.period, metrics: options.metrics } }),
+    print: (analytics: AnalyticsView) =>
+      [
+        `period ${analytics.period}`,
+        ...Object.entries(analytics.metrics).map(
+          ([k, v]) => `${k.padEnd(22)} ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`,
+        ),
+      ].join('\n'),
   }),
   command({
     path: ['agents', 'knowledge', 'upload'],
@@ -416,41 +360,27 @@ export default defineCommands([
       );
     },
   }),
-  command({
+  listCommand({
     path: ['agents', 'knowledge', 'list'],
     description: "List an agent's knowledge documents",
-    args: [{ name: 'id', description: 'agent id (agt_...)' }],
-    async run(ctx, [id]) {
-      const body = await (
-        await ctx.api()
-      ).request<ListBody<typeof KnowledgeDocument>>('GET', `/agents/${path(id!)}/knowledge`);
-      ctx.out.result(body, () =>
-        table(
-          ['ID', 'FILE', 'FORMAT', 'TYPE', 'PASSAGES'],
-          body.data.map((d) => [d.id, d.filename, d.format, d.type, String(d.chunk_count)]),
-        ),
-      );
-    },
+    args: [AGENT_ID],
+    endpoint: ([id]) => `/agents/${path(id!)}/knowledge`,
+    columns: ['ID', 'FILE', 'FORMAT', 'TYPE', 'PASSAGES'],
+    row: (d: KnowledgeDocumentView) => [d.id, d.filename, d.format, d.type, String(d.chunk_count)],
   }),
-  command({
+  apiCommand({
     path: ['agents', 'knowledge', 'delete'],
     description: 'Delete a knowledge document',
-    args: [
-      { name: 'id', description: 'agent id (agt_...)' },
-      { name: 'document', description: 'document id (doc_...)' },
-    ],
-    async run(ctx, [id, document]) {
-      const result = await (
-        await ctx.api()
-      ).data<DeletedView>('DELETE', `/agents/${path(id!, 'knowledge', document!)}`);
-      ctx.out.result(result, () => `Deleted ${result.id}`);
-    },
+    args: [AGENT_ID, { name: 'document', description: 'document id (doc_...)' }],
+    method: 'DELETE',
+    endpoint: ([id, document]) => `/agents/${path(id!, 'knowledge', document!)}`,
+    print: (result: DeletedView) => `Deleted ${result.id}`,
   }),
   command({
     path: ['agents', 'stub', 'add'],
     description:
       'Sandbox: make an agent answer inputs that match with a fixed result, a failure or a delay',
-    args: [{ name: 'id', description: 'agent id (agt_...)' }],
+    args: [AGENT_ID],
     options: [
       {
         flags: '--match <text|/regex/>',
@@ -494,7 +424,7 @@ export default defineCommands([
   command({
     path: ['agents', 'stub', 'list'],
     description: "List an agent's sandbox stubs",
-    args: [{ name: 'id', description: 'agent id (agt_...)' }],
+    args: [AGENT_ID],
     async run(ctx, [id]) {
       const stubs = await (await ctx.control()).agents.stubs.list.query({ agent_id: id! });
       ctx.out.result(stubs, () =>
@@ -514,7 +444,7 @@ export default defineCommands([
   command({
     path: ['agents', 'stub', 'clear'],
     description: "Remove an agent's sandbox stubs",
-    args: [{ name: 'id', description: 'agent id (agt_...)' }],
+    args: [AGENT_ID],
     async run(ctx, [id]) {
       const result = await (await ctx.control()).agents.stubs.clear.mutate({ agent_id: id! });
       ctx.out.result(result, () => `Removed ${result.cleared} stub(s)`);

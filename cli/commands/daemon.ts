@@ -43,12 +43,11 @@ export default defineCommands([
     ],
     async run(ctx, _args, options) {
       const flags = daemonFlags(ctx, options);
+      const { runInForeground, startInBackground } = await import('../daemon-process.js');
       if (options.foreground) {
-        const { runForeground } = await import('../../daemon/main.js');
-        process.exitCode = await runForeground(flags);
+        process.exitCode = await runInForeground(ctx, flags);
         return;
       }
-      const { startInBackground } = await import('../daemon-process.js');
       const started = await startInBackground(ctx, flags);
       ctx.out.result(
         {
@@ -82,7 +81,7 @@ export default defineCommands([
     description: 'Show whether the daemon runs, where, and its clock',
     async run(ctx) {
       const runtime = ctx.runtime();
-      const { isAlive } = await import('../../daemon/lock.js');
+      const { isAlive } = await import('../../shared/process.js');
       if (!runtime || !isAlive(runtime.pid)) {
         ctx.out.result(
           { running: false, data_dir: ctx.dataDir },

@@ -1,15 +1,15 @@
 // svc events list|get|tail, and svc whoami
 import type { MeView } from '../../shared/schemas/auth.js';
-import type { ListBody } from '../../shared/schemas/common.js';
-import type { Event, EventEnvelope } from '../../shared/schemas/events.js';
+import type { EventEnvelope } from '../../shared/schemas/events.js';
+import { apiCommand, listCommand } from '../api-commands.js';
 import { command, defineCommands, group } from '../command.js';
 import { UsageError } from '../errors.js';
 import { streamUntilInterrupted } from '../stream.js';
-import { chalk, table } from '../output.js';
+import { chalk } from '../output.js';
 
 export default defineCommands([
   group(['events'], 'The event log: list, get, tail, trigger'),
-  command({
+  listCommand({
     path: ['events', 'list'],
     description: 'List stored events, newest first',
     options: [
@@ -23,37 +23,18 @@ export default defineCommands([
         description: 'cursor: the last event id of the previous page',
       },
     ],
-    async run(ctx, _args, options) {
-      const body = await (
-        await ctx.api()
-      ).request<ListBody<typeof Event>>('GET', '/events', {
-        query: {
-          type: options.type,
-          limit: options.limit,
-          starting_after: options.startingAfter,
-        },
-      });
-      ctx.out.result(body, () => {
-        const rows = table(
-          ['ID', 'TYPE', 'CREATED'],
-          body.data.map((event) => [event.id, event.type, event.created_at]),
-        );
-        return body.has_more
-          ? `${rows}\n${chalk.dim(`more: --starting-after ${body.meta.next_cursor}`)}`
-          : rows;
-      });
-    },
+    endpoint: () => '/events',
+    query: (options) => ({ type: options.type }),
+    columns: ['ID', 'TYPE', 'CREATED'],
+    row: (event: EventEnvelope) => [event.id, event.type, event.created_at],
+    nextPageHint: true,
   }),
-  command({
+  apiCommand({
     path: ['events', 'get'],
     description: 'Show one event',
     args: [{ name: 'id', description: 'event id (evt_...)' }],
-    async run(ctx, [id]) {
-      const event = await (
-        await ctx.api()
-      ).data<EventEnvelope>('GET', `/events/${encodeURIComponent(id!)}`);
-      ctx.out.result(event, () => JSON.stringify(event, null, 2));
-    },
+    endpoint: ([id]) => `/events/${encodeURIComponent(id!)}`,
+    print: (event: EventEnvelope) => JSON.stringify(event, null, 2),
   }),
   command({
     path: ['events', 'tail'],

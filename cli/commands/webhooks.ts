@@ -1,23 +1,21 @@
 // svc webhooks create|list|get|update|delete|test|deliveries|delivery|retry|tail
+import { apiCommand, listCommand, PAGE_OPTIONS } from '../api-commands.js';
 import { command, defineCommands, group, stringOption, type Options } from '../command.js';
-import type { CliContext } from '../context.js';
 import { UsageError } from '../errors.js';
 import {
   DELIVERY_STATUSES,
   WEBHOOK_STATUSES,
   WEBHOOK_UPDATE_STATUSES,
 } from '../../shared/schemas/enums.js';
-import type { DeletedView, ListBody } from '../../shared/schemas/common.js';
+import type { DeletedView } from '../../shared/schemas/common.js';
 import type {
-  Delivery,
   DeliveryActivity,
   DeliveryView,
-  Webhook,
   WebhookTestResultView,
   WebhookView,
 } from '../../shared/schemas/webhooks.js';
 import { streamUntilInterrupted } from '../stream.js';
-import { chalk, table } from '../output.js';
+import { chalk } from '../output.js';
 
 function integerOption(options: Options, name: string, flag: string): number | undefined {
   const text = stringOption(options, name);
@@ -72,9 +70,8 @@ function describeWebhook(hook: WebhookView): string {
   ].join('\n');
 }
 
-async function api(ctx: CliContext) {
-  return ctx.api();
-}
+const WEBHOOK_ID = { name: 'id', description: 'webhook id (hook_...)' };
+const hookPath = (...parts: string[]) => `/webhooks/${parts.map(encodeURIComponent).join('/')}`;
 
 export default defineCommands([
   group(['webhooks'], 'Webhook subscriptions, deliveries, test, retry and live tail'),
@@ -102,7 +99,7 @@ export default defineCommands([
       if (!url) throw new UsageError('Missing --url: the receiver URL.');
       if (!events?.length) throw new UsageError('Missing --events: comma-separated event types.');
       const hook = await (
-        await api(ctx)
+        await ctx.api()
       ).data<WebhookView>('POST', '/webhooks', {
         body: {
           url,
@@ -121,53 +118,35 @@ export default defineCommands([
       );
     },
   }),
-  command({
+  listCommand({
     path: ['webhooks', 'list'],
     description: 'List webhooks',
     options: [
       { flags: '--status <status>', description: 'webhook status', values: WEBHOOK_STATUSES },
-      { flags: '--limit <n>', description: 'page size, 1-100' },
-      { flags: '--starting-after <id>', description: 'cursor' },
+      ...PAGE_OPTIONS,
     ],
-    async run(ctx, _args, options) {
-      const body = await (
-        await api(ctx)
-      ).request<ListBody<typeof Webhook>>('GET', '/webhooks', {
-        query: {
-          status: options.status,
-          limit: options.limit,
-          starting_after: options.startingAfter,
-        },
-      });
-      ctx.out.result(body, () =>
-        table(
-          ['ID', 'STATUS', 'URL', 'EVENTS', 'DELIVERIES'],
-          body.data.map((hook) => [
-            hook.id,
-            statusColour(hook.status),
-            hook.url,
-            hook.events.join(','),
-            String(hook.stats.total_deliveries),
-          ]),
-        ),
-      );
-    },
+    endpoint: () => '/webhooks',
+    query: (options) => ({ status: options.status }),
+    columns: ['ID', 'STATUS', 'URL', 'EVENTS', 'DELIVERIES'],
+    row: (hook: WebhookView) => [
+      hook.id,
+      statusColour(hook.status),
+      hook.url,
+      hook.events.join(','),
+      String(hook.stats.total_deliveries),
+    ],
   }),
-  command({
+  apiCommand({
     path: ['webhooks', 'get'],
     description: 'Show a webhook',
-    args: [{ name: 'id', description: 'webhook id (hook_...)' }],
-    async run(ctx, [id]) {
-      const hook = await (
-        await api(ctx)
-      ).data<WebhookView>('GET', `/webhooks/${encodeURIComponent(id!)}`);
-      ctx.out.result(hook, () => describeWebhook(hook));
-    },
+    args: [WEBHOOK_ID],
+    endpoint: ([id]) => hookPath(id!),
+    print: describeWebhook,
   }),
-  command({
+  apiCommand({
     path: ['webhooks', 'update'],
     description: 'Change a webhook (status active resumes a paused or failed one)',
-    args: [{ name: 'id', description: 'webhook id (hook_...)' }],
+    args: [WEBHOOK_ID],
     options: [
       { flags: '--url <url>', description: 'new receiver URL' },
       { flags: '--events <types>', description: 'new comma-separated event types' },
@@ -179,35 +158,31 @@ export default defineCommands([
       { flags: '--description <text>', description: 'what it is for' },
       ...settingOptions,
     ],
-    async run(ctx, [id], options) {
-      const body = {
+    method: 'PATCH',
+    endpoint: ([id]) => hookPath(id!),
+    request: (_args, options) => ({
+      body: {
         url: options.url,
         events: eventsFrom(options),
         status: options.status,
         description: options.description,
         settings: settingsFrom(options),
-      };
-      const hook = await (
-        await api(ctx)
-      ).data<WebhookView>('PATCH', `/webhooks/${encodeURIComponent(id!)}`, { body });
-      ctx.out.result(hook, () => describeWebhook(hook));
-    },
+      },
+    }),
+    print: describeWebhook,
   }),
-  command({
+  apiCommand({
     path: ['webhooks', 'delete'],
     description: 'Delete a webhook',
-    args: [{ name: 'id', description: 'webhook id (hook_...)' }],
-    async run(ctx, [id]) {
-      const result = await (
-        await api(ctx)
-      ).data<DeletedView>('DELETE', `/webhooks/${encodeURIComponent(id!)}`);
-      ctx.out.result(result, () => `Deleted webhook ${result.id}`);
-    },
+    args: [WEBHOOK_ID],
+    method: 'DELETE',
+    endpoint: ([id]) => hookPath(id!),
+    print: (result: DeletedView) => `Deleted webhook ${result.id}`,
   }),
   command({
     path: ['webhooks', 'test'],
     description: 'Send a sample event to the webhook now',
-    args: [{ name: 'id', description: 'webhook id (hook_...)' }],
+    args: [WEBHOOK_ID],
     options: [
       {
         flags: '--event-type <type>',
@@ -217,8 +192,8 @@ export default defineCommands([
     ],
     async run(ctx, [id], options) {
       const result = await (
-        await api(ctx)
-      ).data<WebhookTestResultView>('POST', `/webhooks/${encodeURIComponent(id!)}/test`, {
+        await ctx.api()
+      ).data<WebhookTestResultView>('POST', hookPath(id!, 'test'), {
         body: { event_type: options.eventType },
       });
       ctx.out.result(
@@ -229,64 +204,37 @@ export default defineCommands([
       if (result.status !== 'delivered') process.exitCode = 1;
     },
   }),
-  command({
+  listCommand({
     path: ['webhooks', 'deliveries'],
     description: 'List the deliveries of a webhook, newest first',
-    args: [{ name: 'id', description: 'webhook id (hook_...)' }],
+    args: [WEBHOOK_ID],
     options: [
       { flags: '--status <status>', description: 'delivery status', values: DELIVERY_STATUSES },
-      { flags: '--limit <n>', description: 'page size, 1-100' },
-      { flags: '--starting-after <id>', description: 'cursor' },
+      ...PAGE_OPTIONS,
     ],
-    async run(ctx, [id], options) {
-      const body = await (
-        await api(ctx)
-      ).request<ListBody<typeof Delivery>>(
-        'GET',
-        `/webhooks/${encodeURIComponent(id!)}/deliveries`,
-        {
-          query: {
-            status: options.status,
-            limit: options.limit,
-            starting_after: options.startingAfter,
-          },
-        },
-      );
-      ctx.out.result(body, () =>
-        table(
-          ['ID', 'EVENT', 'STATUS', 'HTTP', 'ATTEMPTS', 'NEXT ATTEMPT'],
-          body.data.map((d) => [
-            d.id,
-            d.event_type,
-            statusColour(d.status),
-            String(d.http_status ?? '-'),
-            String(d.attempts),
-            d.next_attempt_at ?? '-',
-          ]),
-        ),
-      );
-    },
+    endpoint: ([id]) => hookPath(id!, 'deliveries'),
+    query: (options) => ({ status: options.status }),
+    columns: ['ID', 'EVENT', 'STATUS', 'HTTP', 'ATTEMPTS', 'NEXT ATTEMPT'],
+    row: (d: DeliveryView) => [
+      d.id,
+      d.event_type,
+      statusColour(d.status),
+      String(d.http_status ?? '-'),
+      String(d.attempts),
+      d.next_attempt_at ?? '-',
+    ],
   }),
-  command({
+  apiCommand({
     path: ['webhooks', 'retry'],
     description: 'Redeliver a delivery now',
     args: [
       { name: 'webhook', description: 'webhook id (hook_...)' },
       { name: 'delivery', description: 'delivery id (del_...)' },
     ],
-    async run(ctx, [webhook, delivery]) {
-      const result = await (
-        await api(ctx)
-      ).data<DeliveryView>(
-        'POST',
-        `/webhooks/${encodeURIComponent(webhook!)}/deliveries/${encodeURIComponent(delivery!)}/retry`,
-      );
-      ctx.out.result(
-        result,
-        () =>
-          `${statusColour(result.status)} HTTP ${result.http_status ?? '-'} after ${result.attempts} attempt(s)${result.error ? ` (${result.error})` : ''}`,
-      );
-    },
+    method: 'POST',
+    endpoint: ([webhook, delivery]) => hookPath(webhook!, 'deliveries', delivery!, 'retry'),
+    print: (result: DeliveryView) =>
+      `${statusColour(result.status)} HTTP ${result.http_status ?? '-'} after ${result.attempts} attempt(s)${result.error ? ` (${result.error})` : ''}`,
   }),
   command({
     path: ['webhooks', 'tail'],

@@ -1,4 +1,5 @@
 // svc workflows list|get|create|update|delete|activate|pause|run|executions|execution|cancel
+import { apiCommand, listCommand } from '../api-commands.js';
 import { command, defineCommands, stringOption, type Options, group } from '../command.js';
 import type { CliContext } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
@@ -15,13 +16,15 @@ import {
 } from '../workflow-views.js';
 import type { WorkflowDocument } from '../workflow-file.js';
 
-interface ListBody<T> {
-  data: T[];
-  has_more: boolean;
-  meta: { next_cursor: string | null };
-}
-
 const path = (...parts: string[]) => parts.map(encodeURIComponent).join('/');
+
+const WORKFLOW_ID = { name: 'id', description: 'workflow id (wfl_...)' };
+const RUN_ARGS = [WORKFLOW_ID, { name: 'execution', description: 'execution id (wex_...)' }];
+/** --limit and --starting-after, for lists that print where the next page starts. */
+const NEXT_PAGE_OPTIONS = [
+  { flags: '--limit <n>', description: 'page size, 1-100' },
+  { flags: '--starting-after <id>', description: 'cursor: the last id of the previous page' },
+] as const;
 
 function statusColour(status: string): string {
   if (status === 'active' || status === 'completed') return chalk.green(status);
@@ -236,52 +239,34 @@ async function runAndWait(
 
 export default defineCommands([
   group(['workflows'], 'Workflows: create from JSON/YAML files, run (live progress), runs, cancel'),
-  {
+  listCommand({
     path: ['workflows', 'list'],
     description: 'List workflows',
     options: [
       { flags: '--status <status>', description: 'draft, active, paused or archived' },
-      { flags: '--limit <n>', description: 'page size, 1-100' },
-      { flags: '--starting-after <id>', description: 'cursor: the last id of the previous page' },
+      ...NEXT_PAGE_OPTIONS,
     ],
-    async run(ctx, _args, options) {
-      const body = await (
-        await ctx.api()
-      ).request<ListBody<Workflow>>('GET', '/workflows', {
-        query: {
-          status: stringOption(options, 'status'),
-          limit: stringOption(options, 'limit'),
-          starting_after: stringOption(options, 'startingAfter'),
-        },
-      });
-      ctx.out.result(body, () => {
-        const rows = table(
-          ['ID', 'NAME', 'STATUS', 'STEPS', 'RUNS', 'SUCCESS', 'LAST RUN'],
-          body.data.map((w) => [
-            w.id,
-            w.name,
-            statusColour(w.status),
-            String(w.steps.length),
-            String(w.stats.total_executions),
-            percent(w.stats.success_rate),
-            w.last_executed_at ?? '-',
-          ]),
-        );
-        return body.has_more
-          ? `${rows}\n${chalk.dim(`more: --starting-after ${body.meta.next_cursor}`)}`
-          : rows;
-      });
-    },
-  },
-  {
+    endpoint: () => '/workflows',
+    query: (options) => ({ status: options.status }),
+    columns: ['ID', 'NAME', 'STATUS', 'STEPS', 'RUNS', 'SUCCESS', 'LAST RUN'],
+    row: (w: Workflow) => [
+      w.id,
+      w.name,
+      statusColour(w.status),
+      String(w.steps.length),
+      String(w.stats.total_executions),
+      percent(w.stats.success_rate),
+      w.last_executed_at ?? '-',
+    ],
+    nextPageHint: true,
+  }),
+  apiCommand({
     path: ['workflows', 'get'],
     description: 'Show a workflow and its steps',
-    args: [{ name: 'id', description: 'workflow id (wfl_...)' }],
-    async run(ctx, [id]) {
-      const workflow = await (await ctx.api()).data<Workflow>('GET', `/workflows/${path(id!)}`);
-      ctx.out.result(workflow, () => describeWorkflow(workflow));
-    },
-  },
+    args: [WORKFLOW_ID],
+    endpoint: ([id]) => `/workflows/${path(id!)}`,
+    print: describeWorkflow,
+  }),
   {
     path: ['workflows', 'create'],
     description: 'Create a workflow from a JSON or YAML file (created draft unless it says status)',
@@ -302,7 +287,7 @@ export default defineCommands([
   {
     path: ['workflows', 'update'],
     description: 'Change a workflow: the fields given in the file replace the stored ones',
-    args: [{ name: 'id', description: 'workflow id (wfl_...)' }],
+    args: [WORKFLOW_ID],
     options: [
       {
         flags: '-f, --file <file>',
@@ -317,34 +302,31 @@ export default defineCommands([
       ctx.out.result(workflow, () => `Updated ${describeWorkflow(workflow)}`);
     },
   },
-  {
+  apiCommand({
     path: ['workflows', 'delete'],
     description: 'Delete a workflow (its running runs are cancelled first)',
-    args: [{ name: 'id', description: 'workflow id (wfl_...)' }],
-    async run(ctx, [id]) {
-      const result = await (
-        await ctx.api()
-      ).data<{ id: string }>('DELETE', `/workflows/${path(id!)}`);
-      ctx.out.result(result, () => `Deleted workflow ${result.id}`);
-    },
-  },
+    args: [WORKFLOW_ID],
+    method: 'DELETE',
+    endpoint: ([id]) => `/workflows/${path(id!)}`,
+    print: (result: { id: string }) => `Deleted workflow ${result.id}`,
+  }),
   {
     path: ['workflows', 'activate'],
     description: 'Make a workflow active (its triggers fire; manual runs work in draft too)',
-    args: [{ name: 'id', description: 'workflow id (wfl_...)' }],
+    args: [WORKFLOW_ID],
     run: (ctx, [id]) => setStatus(ctx, id!, 'active'),
   },
   {
     path: ['workflows', 'pause'],
     description: 'Pause a workflow (new runs are refused with workflow_not_active)',
-    args: [{ name: 'id', description: 'workflow id (wfl_...)' }],
+    args: [WORKFLOW_ID],
     run: (ctx, [id]) => setStatus(ctx, id!, 'paused'),
   },
   command({
     path: ['workflows', 'run'],
     description:
       'Start a run; with --wait, show each step live and print the result (exit 1 if the run fails)',
-    args: [{ name: 'id', description: 'workflow id (wfl_...)' }],
+    args: [WORKFLOW_ID],
     options: [
       {
         flags: '--input <json>',
@@ -378,80 +360,47 @@ export default defineCommands([
       );
     },
   }),
-  {
+  listCommand({
     path: ['workflows', 'executions'],
     description: 'List the runs of a workflow, newest first',
-    args: [{ name: 'id', description: 'workflow id (wfl_...)' }],
+    args: [WORKFLOW_ID],
     options: [
       {
         flags: '--status <status>',
         description: 'running, awaiting_approval, completed, failed, cancelled or timeout',
       },
-      { flags: '--limit <n>', description: 'page size, 1-100' },
-      { flags: '--starting-after <id>', description: 'cursor: the last id of the previous page' },
+      ...NEXT_PAGE_OPTIONS,
     ],
-    async run(ctx, [id], options) {
-      const body = await (
-        await ctx.api()
-      ).request<ListBody<Execution>>('GET', `/workflows/${path(id!)}/executions`, {
-        query: {
-          status: stringOption(options, 'status'),
-          limit: stringOption(options, 'limit'),
-          starting_after: stringOption(options, 'startingAfter'),
-        },
-      });
-      ctx.out.result(body, () => {
-        const rows = table(
-          ['EXECUTION', 'STATUS', 'STEPS', 'CURRENT', 'STARTED', 'DURATION'],
-          body.data.map((e) => [
-            e.execution_id,
-            statusColour(e.status),
-            `${e.steps_completed}/${e.steps_total}`,
-            e.current_step ?? '-',
-            e.created_at,
-            e.duration_seconds === null || e.duration_seconds === undefined
-              ? '-'
-              : formatDuration(e.duration_seconds * 1000),
-          ]),
-        );
-        return body.has_more
-          ? `${rows}\n${chalk.dim(`more: --starting-after ${body.meta.next_cursor}`)}`
-          : rows;
-      });
-    },
-  },
-  {
+    endpoint: ([id]) => `/workflows/${path(id!)}/executions`,
+    query: (options) => ({ status: options.status }),
+    columns: ['EXECUTION', 'STATUS', 'STEPS', 'CURRENT', 'STARTED', 'DURATION'],
+    row: (e: Execution) => [
+      e.execution_id,
+      statusColour(e.status),
+      `${e.steps_completed}/${e.steps_total}`,
+      e.current_step ?? '-',
+      e.created_at,
+      e.duration_seconds === null || e.duration_seconds === undefined
+        ? '-'
+        : formatDuration(e.duration_seconds * 1000),
+    ],
+    nextPageHint: true,
+  }),
+  apiCommand({
     path: ['workflows', 'execution'],
     description: 'Show a run: status, current step, each step result, the result',
-    args: [
-      { name: 'id', description: 'workflow id (wfl_...)' },
-      { name: 'execution', description: 'execution id (wex_...)' },
-    ],
-    async run(ctx, [id, executionId]) {
-      const execution = await (
-        await ctx.api()
-      ).data<Execution>('GET', `/workflows/${path(id!, 'executions', executionId!)}`);
-      ctx.out.result(execution, () => describeExecution(execution));
-    },
-  },
-  {
+    args: RUN_ARGS,
+    endpoint: ([id, executionId]) => `/workflows/${path(id!, 'executions', executionId!)}`,
+    print: describeExecution,
+  }),
+  apiCommand({
     path: ['workflows', 'cancel'],
     description: 'Cancel a run wherever it is (in a wait, a parallel branch, awaiting approval)',
-    args: [
-      { name: 'id', description: 'workflow id (wfl_...)' },
-      { name: 'execution', description: 'execution id (wex_...)' },
-    ],
-    async run(ctx, [id, executionId]) {
-      const result = await (
-        await ctx.api()
-      ).data<{ execution_id: string; status: string; cancelled_at: string }>(
-        'POST',
-        `/workflows/${path(id!, 'executions', executionId!, 'cancel')}`,
-      );
-      ctx.out.result(
-        result,
-        () => `Cancelled run ${chalk.cyan(result.execution_id)} at ${result.cancelled_at}`,
-      );
-    },
-  },
+    args: RUN_ARGS,
+    method: 'POST',
+    endpoint: ([id, executionId]) =>
+      `/workflows/${path(id!, 'executions', executionId!, 'cancel')}`,
+    print: (result: { execution_id: string; status: string; cancelled_at: string }) =>
+      `Cancelled run ${chalk.cyan(result.execution_id)} at ${result.cancelled_at}`,
+  }),
 ]);

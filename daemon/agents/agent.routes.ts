@@ -24,6 +24,7 @@ import {
 import { ListQuery } from '../../shared/schemas/common.js';
 import { listRoute, objectRoute, type RouteDef } from '../http/route.js';
 import { readUpload } from '../http/upload.js';
+import { resourceRoutes } from '../resource.routes.js';
 import type { AgentService } from './agent.service.js';
 import type { AnalyticsService } from './analytics.service.js';
 import type { ConversationService } from './conversation.service.js';
@@ -35,6 +36,21 @@ const write = { kind: 'credential', scope: 'agents:write', tenant: true } as con
 const execute = { kind: 'credential', scope: 'agents:execute', tenant: true } as const;
 const resources = { operation: 'resources' } as const;
 const tag = 'Agents';
+
+const agent = resourceRoutes({
+  tag,
+  path: '/v1/agents',
+  idParam: 'agent_id',
+  name: { singular: 'agent', plural: 'agents', article: 'an' },
+  scopes: { read: 'agents:read', write: 'agents:write' },
+  rateLimit: resources,
+  notFound: 'agent_not_found',
+  item: Agent,
+  params: AgentParams,
+  listQuery: AgentListQuery,
+  createBody: AgentCreateBody,
+  updateBody: AgentUpdateBody,
+});
 
 export interface AgentRouteDeps {
   agents: AgentService;
@@ -52,34 +68,13 @@ export function agentRoutes({
   analytics,
 }: AgentRouteDeps): RouteDef[] {
   return [
-    listRoute({
-      method: 'GET',
-      path: '/v1/agents',
-      operationId: 'listAgents',
-      summary: 'List agents',
-      tag,
-      auth: read,
-      rateLimit: resources,
-      query: AgentListQuery,
-      response: Agent,
-      handler: ({ query, ctx }) => agents.list(ctx.workspace.id, query),
-    }),
-    objectRoute({
-      method: 'POST',
-      path: '/v1/agents',
-      operationId: 'createAgent',
-      summary: 'Create an agent',
+    agent.list(({ query, ctx }) => agents.list(ctx.workspace.id, query)),
+    agent.create(({ body, ctx }) => agents.create(ctx.workspace, body), {
       description:
         'name and ontology are required. The agent starts in training and becomes active after the training period (daemon setting, default 2 s), or at once with PATCH {"status":"active"} or POST /v1/agents/deploy. L4 needs the Business tier.',
-      tag,
-      auth: write,
       rateLimit: { operation: 'agents.create' },
-      status: 201,
-      body: AgentCreateBody,
       fieldCodes: AGENT_FIELD_CODES,
       errors: ['invalid_autonomy_level', 'tier_restriction'],
-      response: Agent,
-      handler: ({ body, ctx }) => agents.create(ctx.workspace, body),
     }),
     objectRoute({
       method: 'POST',
@@ -94,48 +89,15 @@ export function agentRoutes({
       response: Agent,
       handler: ({ body, ctx }) => agents.deploy(ctx.workspace.id, body.agent_id),
     }),
-    objectRoute({
-      method: 'GET',
-      path: '/v1/agents/:agent_id',
-      operationId: 'getAgent',
-      summary: 'Retrieve an agent',
-      tag,
-      auth: read,
-      rateLimit: resources,
-      params: AgentParams,
-      errors: ['agent_not_found'],
-      response: Agent,
-      handler: ({ params, ctx }) => agents.get(ctx.workspace.id, params.agent_id),
-    }),
-    objectRoute({
-      method: 'PATCH',
-      path: '/v1/agents/:agent_id',
-      operationId: 'updateAgent',
-      summary: 'Update an agent',
+    agent.get(({ params, ctx }) => agents.get(ctx.workspace.id, params.agent_id)),
+    agent.update(({ params, body, ctx }) => agents.update(ctx.workspace, params.agent_id, body), {
       description:
         'Any field; status may be set to active, paused or archived. Objects (guardrails, personality, capabilities) are merged.',
-      tag,
-      auth: write,
-      rateLimit: resources,
-      params: AgentParams,
-      body: AgentUpdateBody,
       fieldCodes: AGENT_FIELD_CODES,
-      errors: ['agent_not_found', 'invalid_autonomy_level', 'tier_restriction'],
-      response: Agent,
-      handler: ({ params, body, ctx }) => agents.update(ctx.workspace, params.agent_id, body),
+      errors: ['invalid_autonomy_level', 'tier_restriction'],
     }),
-    objectRoute({
-      method: 'DELETE',
-      path: '/v1/agents/:agent_id',
-      operationId: 'deleteAgent',
+    agent.delete(({ params, ctx }) => agents.delete(ctx.workspace.id, params.agent_id), {
       summary: 'Delete an agent (irreversible)',
-      tag,
-      auth: write,
-      rateLimit: resources,
-      params: AgentParams,
-      errors: ['agent_not_found'],
-      response: DeletedObject,
-      handler: ({ params, ctx }) => agents.delete(ctx.workspace.id, params.agent_id),
     }),
     objectRoute({
       method: 'POST',

@@ -18,7 +18,7 @@ import type { Transactions } from '../domain/transactions.js';
 import type { TimerService } from '../timers/timer.service.js';
 import type { ServerUrls } from '../domain/urls.js';
 import { checkOutboundUrl, type UrlPolicy } from '../outbound/url-policy.js';
-import type { Workspace } from '../domain/workspace.js';
+import { ownedRow, type Workspace } from '../domain/workspace.js';
 import type { AgentListQuery, AgentRepository, AgentRow } from './agent.repository.js';
 import type { AgentSettings } from './agent-settings.js';
 import type { AgentProfile } from './brains/brain.js';
@@ -92,15 +92,7 @@ export class AgentService {
   }
 
   row(workspaceId: string, id: string): AgentRow {
-    const row = this.repo.get(id);
-    if (!row || row.workspace_id !== workspaceId) {
-      throw new ApiError(
-        'agent_not_found',
-        `No agent ${id} in this workspace. List them with GET /v1/agents.`,
-        { param: 'agent_id' },
-      );
-    }
-    return row;
+    return ownedRow(this.repo.get(id), workspaceId, id, 'agent');
   }
 
   /** An agent of any workspace (the operator's control channel), or undefined. */

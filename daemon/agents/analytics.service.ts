@@ -1,7 +1,7 @@
 // GET /agents/{id}/analytics: figures for a period on the daemon clock, computed from the stored
 // executions and messages. customer_satisfaction has no ratings to come from in a sandbox: it is
 // the mean confidence of completed work on a 1-5 scale (null when there is none).
-import { ANALYTICS_METRICS } from '../../shared/schemas/agents.js';
+import { ANALYTICS_METRICS } from '../../shared/schemas/enums.js';
 import type { Clock } from '../clock/clock.js';
 import { invalidParameter } from '../domain/errors.js';
 import type { AgentService } from './agent.service.js';

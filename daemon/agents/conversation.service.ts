@@ -5,6 +5,7 @@ import { newId } from '../../shared/ids.js';
 import type { MessageView } from '../../shared/schemas/agents.js';
 import { toIso, type Clock } from '../clock/clock.js';
 import { ApiError } from '../domain/errors.js';
+import { pick } from '../domain/views.js';
 import { mapPage, type ListQueryInput, type Page } from '../domain/pages.js';
 import type { Transactions } from '../domain/transactions.js';
 import type { AgentRepository } from './agent.repository.js';
@@ -91,13 +92,7 @@ export class ConversationService {
 
 function toMessageView(row: MessageRow): MessageView {
   return {
-    id: row.id,
-    agent_id: row.agent_id,
-    conversation_id: row.conversation_id,
-    role: row.role,
-    content: row.content,
-    action: row.action,
-    confidence: row.confidence,
+    ...pick(row, ['id', 'agent_id', 'conversation_id', 'role', 'content', 'action', 'confidence']),
     created_at: toIso(row.created_at),
   };
 }

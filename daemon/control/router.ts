@@ -105,14 +105,6 @@ export function createControlRouter(deps: ControlDeps) {
       throw new ApiError('conflict', `${what} exist only in the sandbox environment.`);
     }
   };
-  /** Secrets belong to a workspace: the given one, or the default. */
-  const secretWorkspace = (workspaceId: string | undefined) => {
-    const id = workspaceId ?? workspaces.defaultWorkspaceId;
-    if (!workspaces.get(id)) {
-      throw new ApiError('not_found', `No workspace ${id}. List them with: svc workspaces list`);
-    }
-    return id;
-  };
   const requireAgent = (agentId: string) => {
     if (!agents.find(agentId))
       throw new ApiError('agent_not_found', `No agent ${agentId}. List them with: svc agents list`);
@@ -184,13 +176,7 @@ export function createControlRouter(deps: ControlDeps) {
             'Events can only be triggered by hand in the sandbox environment.',
           );
         }
-        const workspaceId = input.workspace_id ?? workspaces.defaultWorkspaceId;
-        if (!workspaces.get(workspaceId)) {
-          throw new ApiError(
-            'not_found',
-            `No workspace ${workspaceId}. List them with: svc workspaces list`,
-          );
-        }
+        const workspaceId = workspaces.existingId(input.workspace_id);
         return events.publish(
           workspaceId,
           input.type,
@@ -213,15 +199,15 @@ export function createControlRouter(deps: ControlDeps) {
       set: operator
         .input(SecretSetInput)
         .mutation(({ input }) =>
-          deps.secrets.set(secretWorkspace(input.workspace_id), input.name, input.value),
+          deps.secrets.set(workspaces.existingId(input.workspace_id), input.name, input.value),
         ),
       /** Names only: values never leave the daemon. */
       list: operator
         .input(SecretListInput)
-        .query(({ input }) => deps.secrets.list(secretWorkspace(input?.workspace_id))),
+        .query(({ input }) => deps.secrets.list(workspaces.existingId(input?.workspace_id))),
       delete: operator.input(SecretDeleteInput).mutation(({ input }) => {
         try {
-          return deps.secrets.delete(secretWorkspace(input.workspace_id), input.name);
+          return deps.secrets.delete(workspaces.existingId(input.workspace_id), input.name);
         } catch (error) {
           if (error instanceof SecretNotFoundError) throw new ApiError('not_found', error.message);
           throw error;

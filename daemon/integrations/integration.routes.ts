@@ -1,70 +1,46 @@
-// /v1/integrations: connect, list, get, disconnect.
-import { DeletedObject } from '../../shared/schemas/common.js';
+// /v1/integrations: connect, list, get, disconnect (the CRUD routes without update).
 import {
   Integration,
   IntegrationConnectBody,
   IntegrationListQuery,
   IntegrationParams,
 } from '../../shared/schemas/integrations.js';
-import { listRoute, objectRoute, type RouteDef } from '../http/route.js';
+import type { RouteDef } from '../http/route.js';
+import { resourceRoutes } from '../resource.routes.js';
 import type { IntegrationService } from './integration.service.js';
 
-const read = { kind: 'credential', scope: 'integrations:read', tenant: true } as const;
-const write = { kind: 'credential', scope: 'integrations:write', tenant: true } as const;
-const tag = 'Integrations';
+const integration = resourceRoutes({
+  tag: 'Integrations',
+  path: '/v1/integrations',
+  idParam: 'integration_id',
+  name: { singular: 'integration', plural: 'integrations', article: 'an' },
+  scopes: { read: 'integrations:read', write: 'integrations:write' },
+  notFound: 'not_found',
+  item: Integration,
+  params: IntegrationParams,
+  listQuery: IntegrationListQuery,
+  createBody: IntegrationConnectBody,
+});
 
 export function integrationRoutes(integrations: IntegrationService): RouteDef[] {
   return [
-    listRoute({
-      method: 'GET',
-      path: '/v1/integrations',
-      operationId: 'listIntegrations',
+    integration.list(({ query, ctx }) => integrations.list(ctx.workspace.id, query), {
       summary: 'List connected integrations',
-      tag,
-      auth: read,
-      query: IntegrationListQuery,
-      response: Integration,
-      handler: ({ query, ctx }) => integrations.list(ctx.workspace.id, query),
     }),
-    objectRoute({
-      method: 'POST',
-      path: '/v1/integrations',
+    integration.create(({ body, ctx }) => integrations.connect(ctx.workspace.id, body), {
       operationId: 'connectIntegration',
       summary: 'Connect an integration',
       description:
         'Emits integration.connected. credentials are stored and never returned (has_credentials tells whether some are set).',
-      tag,
-      auth: write,
-      status: 201,
-      body: IntegrationConnectBody,
-      response: Integration,
-      handler: ({ body, ctx }) => integrations.connect(ctx.workspace.id, body),
     }),
-    objectRoute({
-      method: 'GET',
-      path: '/v1/integrations/:integration_id',
-      operationId: 'getIntegration',
-      summary: 'Retrieve an integration',
-      tag,
-      auth: read,
-      params: IntegrationParams,
-      errors: ['not_found'],
-      response: Integration,
-      handler: ({ params, ctx }) => integrations.get(ctx.workspace.id, params.integration_id),
-    }),
-    objectRoute({
-      method: 'DELETE',
-      path: '/v1/integrations/:integration_id',
-      operationId: 'disconnectIntegration',
-      summary: 'Disconnect an integration',
-      description: 'Emits integration.disconnected.',
-      tag,
-      auth: write,
-      params: IntegrationParams,
-      errors: ['not_found'],
-      response: DeletedObject,
-      handler: ({ params, ctx }) =>
-        integrations.disconnect(ctx.workspace.id, params.integration_id),
-    }),
+    integration.get(({ params, ctx }) => integrations.get(ctx.workspace.id, params.integration_id)),
+    integration.delete(
+      ({ params, ctx }) => integrations.disconnect(ctx.workspace.id, params.integration_id),
+      {
+        operationId: 'disconnectIntegration',
+        summary: 'Disconnect an integration',
+        description: 'Emits integration.disconnected.',
+      },
+    ),
   ];
 }

@@ -5,6 +5,7 @@ import type { IntegrationView } from '../../shared/schemas/integrations.js';
 import { toIso, type Clock } from '../clock/clock.js';
 import type { EventService } from '../events/event.service.js';
 import { ApiError } from '../domain/errors.js';
+import { pick } from '../domain/views.js';
 import { mapPage, type ListQueryInput, type Page } from '../domain/pages.js';
 import type { Transactions } from '../domain/transactions.js';
 import type { SecretBox } from '../crypto/secret-box.js';
@@ -85,11 +86,7 @@ export class IntegrationService {
 
 function toIntegrationView(row: IntegrationRow): IntegrationView {
   return {
-    id: row.id,
-    workspace_id: row.workspace_id,
-    provider: row.provider,
-    name: row.name,
-    status: row.status,
+    ...pick(row, ['id', 'workspace_id', 'provider', 'name', 'status']),
     config: JSON.parse(row.config) as Record<string, unknown>,
     has_credentials: row.credentials !== null,
     created_at: toIso(row.created_at),

@@ -47,16 +47,7 @@ export class KeyService extends EventEmitter<{ changed: [] }> {
   }
 
   create(input: CreateKeyInput): { key: string; record: KeyRecord } {
-    const workspaceId = input.workspaceId ?? this.workspaces.defaultWorkspaceId;
-    if (!this.workspaces.get(workspaceId)) {
-      throw new ApiError(
-        'not_found',
-        `No workspace ${workspaceId}. List them with: svc workspaces list`,
-        {
-          param: 'workspace',
-        },
-      );
-    }
+    const workspaceId = this.workspaces.existingId(input.workspaceId, 'workspace');
     if (input.scopes.length === 0) {
       throw new ApiError('missing_required_field', 'A key needs at least one scope.', {
         param: 'scopes',

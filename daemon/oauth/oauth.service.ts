@@ -3,6 +3,7 @@
 // detection and revocation. Grant validation at the token endpoint is done by
 // @node-oauth/oauth2-server through the model in oauth-model.ts, which calls into this service.
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import { newId, randomBase62 } from '../../shared/ids.js';
 import { parseScopes, SCOPES, type Scope } from '../../shared/scopes.js';
 import type { OAuthAppCreate } from '../../shared/schemas/oauth.js';
@@ -107,34 +108,21 @@ export interface GrantUser {
   workspaceId: string;
 }
 
-export class OAuthService {
-  private readonly revokeListeners: (() => void)[] = [];
-
+/** Emits `revoked` after anything that can end access tokens early (cached credentials drop). */
+export class OAuthService extends EventEmitter<{ revoked: [] }> {
   constructor(
     private readonly db: Transactions,
     private readonly repo: OAuthRepository,
     private readonly workspaces: WorkspaceService,
     private readonly clock: Clock,
-  ) {}
-
-  /** Called after anything that can end access tokens early (cached credentials drop). */
-  onRevoke(listener: () => void): void {
-    this.revokeListeners.push(listener);
+  ) {
+    super();
   }
 
   // ---- apps ----
 
   createApp(input: OAuthAppCreate): { app: OAuthApp; clientSecret: string | null } {
-    const workspaceId = input.workspace_id ?? this.workspaces.defaultWorkspaceId;
-    if (!this.workspaces.get(workspaceId)) {
-      throw new ApiError(
-        'not_found',
-        `No workspace ${workspaceId}. List them with: svc workspaces list`,
-        {
-          param: 'workspace',
-        },
-      );
-    }
+    const workspaceId = this.workspaces.existingId(input.workspace_id, 'workspace');
     const isPublic = input.public === true;
     const secret = isPublic ? null : TOKEN_PREFIXES.secret + randomBase62(40);
     const row: AppRow = {
@@ -492,7 +480,7 @@ export class OAuthService {
   }
 
   private revoked(): void {
-    for (const listener of this.revokeListeners) listener();
+    this.emit('revoked');
   }
 
   private mustGetApp(clientId: string): AppRow {

@@ -1,5 +1,4 @@
 // /v1/webhooks: subscriptions, their delivery log, manual retry and the test endpoint.
-import { DeletedObject } from '../../shared/schemas/common.js';
 import {
   Delivery,
   DeliveryDetail,
@@ -14,6 +13,7 @@ import {
   WebhookUpdateBody,
 } from '../../shared/schemas/webhooks.js';
 import { listRoute, objectRoute, type RouteDef } from '../http/route.js';
+import { resourceRoutes } from '../resource.routes.js';
 import type { DeliveryService } from './delivery.service.js';
 import type { WebhookService } from './webhook.service.js';
 
@@ -21,79 +21,41 @@ const read = { kind: 'credential', scope: 'webhooks:read', tenant: true } as con
 const write = { kind: 'credential', scope: 'webhooks:write', tenant: true } as const;
 const tag = 'Webhooks';
 
+const webhook = resourceRoutes({
+  tag,
+  path: '/v1/webhooks',
+  idParam: 'webhook_id',
+  name: { singular: 'webhook', plural: 'webhooks', article: 'a' },
+  scopes: { read: 'webhooks:read', write: 'webhooks:write' },
+  rateLimit: { operation: 'resources' },
+  notFound: 'webhook_not_found',
+  item: Webhook,
+  params: WebhookParams,
+  listQuery: WebhookListQuery,
+  createBody: WebhookCreateBody,
+  updateBody: WebhookUpdateBody,
+});
+
 export function webhookRoutes(webhooks: WebhookService, deliveries: DeliveryService): RouteDef[] {
   return [
-    listRoute({
-      method: 'GET',
-      path: '/v1/webhooks',
-      operationId: 'listWebhooks',
-      summary: 'List webhooks',
-      tag,
-      auth: read,
-      rateLimit: { operation: 'resources' },
-      query: WebhookListQuery,
-      response: Webhook,
-      handler: ({ query, ctx }) => webhooks.list(ctx.workspace.id, query),
-    }),
-    objectRoute({
-      method: 'POST',
-      path: '/v1/webhooks',
-      operationId: 'createWebhook',
-      summary: 'Create a webhook',
+    webhook.list(({ query, ctx }) => webhooks.list(ctx.workspace.id, query)),
+    webhook.create(({ body, ctx }) => webhooks.create(ctx.workspace.id, body), {
       description:
         'Subscribes a URL to event types. The answer is the only one that carries the signing secret (whsec_...). Deliveries are signed with X-Svc-Signature and retried on the spec schedule.',
-      tag,
-      auth: write,
       rateLimit: { operation: 'webhooks.create' },
-      status: 201,
-      body: WebhookCreateBody,
       errors: ['invalid_url', 'invalid_event_type'],
-      response: Webhook,
-      handler: ({ body, ctx }) => webhooks.create(ctx.workspace.id, body),
     }),
-    objectRoute({
-      method: 'GET',
-      path: '/v1/webhooks/:webhook_id',
-      operationId: 'getWebhook',
-      summary: 'Retrieve a webhook',
-      tag,
-      auth: read,
-      rateLimit: { operation: 'resources' },
-      params: WebhookParams,
-      errors: ['webhook_not_found'],
-      response: Webhook,
-      handler: ({ params, ctx }) => webhooks.get(ctx.workspace.id, params.webhook_id),
-    }),
-    objectRoute({
-      method: 'PATCH',
-      path: '/v1/webhooks/:webhook_id',
-      operationId: 'updateWebhook',
-      summary: 'Update a webhook',
-      description:
-        'Change url, events, description, settings or status. status active resumes a paused or failed webhook and sends its held deliveries.',
-      tag,
-      auth: write,
-      rateLimit: { operation: 'resources' },
-      params: WebhookParams,
-      body: WebhookUpdateBody,
-      errors: ['webhook_not_found', 'invalid_url', 'invalid_event_type'],
-      response: Webhook,
-      handler: ({ params, body, ctx }) =>
-        webhooks.update(ctx.workspace.id, params.webhook_id, body),
-    }),
-    objectRoute({
-      method: 'DELETE',
-      path: '/v1/webhooks/:webhook_id',
-      operationId: 'deleteWebhook',
-      summary: 'Delete a webhook',
+    webhook.get(({ params, ctx }) => webhooks.get(ctx.workspace.id, params.webhook_id)),
+    webhook.update(
+      ({ params, body, ctx }) => webhooks.update(ctx.workspace.id, params.webhook_id, body),
+      {
+        description:
+          'Change url, events, description, settings or status. status active resumes a paused or failed webhook and sends its held deliveries.',
+        errors: ['invalid_url', 'invalid_event_type'],
+      },
+    ),
+    webhook.delete(({ params, ctx }) => webhooks.delete(ctx.workspace.id, params.webhook_id), {
       description: 'Irreversible; its pending deliveries are dropped.',
-      tag,
-      auth: write,
-      rateLimit: { operation: 'resources' },
-      params: WebhookParams,
-      errors: ['webhook_not_found'],
-      response: DeletedObject,
-      handler: ({ params, ctx }) => webhooks.delete(ctx.workspace.id, params.webhook_id),
     }),
     objectRoute({
       method: 'POST',

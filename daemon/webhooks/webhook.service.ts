@@ -14,6 +14,7 @@ import { ApiError } from '../domain/errors.js';
 import { mapPage, type ListQueryInput, type Page } from '../domain/pages.js';
 import { checkOutboundUrl, type UrlPolicy } from '../outbound/url-policy.js';
 import type { Transactions } from '../domain/transactions.js';
+import { ownedRow } from '../domain/workspace.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import type { TimerService } from '../timers/timer.service.js';
 import type { DeliveryRepository } from './delivery.repository.js';
@@ -80,15 +81,7 @@ export class WebhookService {
 
   /** The stored row (its secret sealed), for the delivery worker. */
   row(workspaceId: string | null, id: string): WebhookRow {
-    const row = this.repo.get(id);
-    if (!row || (workspaceId !== null && row.workspace_id !== workspaceId)) {
-      throw new ApiError(
-        'webhook_not_found',
-        `No webhook ${id} in this workspace. List them with GET /v1/webhooks.`,
-        { param: 'webhook_id' },
-      );
-    }
-    return row;
+    return ownedRow(this.repo.get(id), workspaceId, id, 'webhook');
   }
 
   list(

@@ -1,5 +1,4 @@
 // /v1/workflows: the resource, its runs (execute, alias run), and cancel.
-import { DeletedObject } from '../../shared/schemas/common.js';
 import {
   CancelledExecution,
   ExecuteAnswer,
@@ -14,17 +13,32 @@ import {
   WorkflowUpdateBody,
 } from '../../shared/schemas/workflows.js';
 import { listRoute, objectRoute, type RouteDef } from '../http/route.js';
+import { resourceRoutes } from '../resource.routes.js';
 import type { RunService } from './run.service.js';
 import type { WorkflowService } from './workflow.service.js';
 
 const read = { kind: 'credential', scope: 'workflows:read', tenant: true } as const;
-const write = { kind: 'credential', scope: 'workflows:write', tenant: true } as const;
 const execute = { kind: 'credential', scope: 'workflows:execute', tenant: true } as const;
 const resources = { operation: 'resources' } as const;
 const tag = 'Workflows';
 
 const EXECUTE_DESCRIPTION =
   'Starts a run with `input` as trigger.payload. wait_for_completion false (default): 202 {execution_id, workflow_id, status: running, created_at}. true: 200 with the completed (or cancelled) execution; 500 step_failed (extras step_id, step_name, underlying_error {code, message}, execution_id); 408 workflow_timeout; 202 with the execution when it still runs after 60 s on the daemon clock or awaits an approval. draft and active workflows run; paused and archived answer 409 workflow_not_active. Step error codes inside underlying_error include the API codes of the agent path (guardrail_violation, agent_not_found, agent_not_active, external_api_error, ...) and secret_not_found, invalid_expression, approval_rejected, invalid_url.';
+
+const workflow = resourceRoutes({
+  tag,
+  path: '/v1/workflows',
+  idParam: 'workflow_id',
+  name: { singular: 'workflow', plural: 'workflows', article: 'a' },
+  scopes: { read: 'workflows:read', write: 'workflows:write' },
+  rateLimit: resources,
+  notFound: 'workflow_not_found',
+  item: Workflow,
+  params: WorkflowParams,
+  listQuery: WorkflowListQuery,
+  createBody: WorkflowCreateBody,
+  updateBody: WorkflowUpdateBody,
+});
 
 export function workflowRoutes(workflows: WorkflowService, runs: RunService): RouteDef[] {
   const executeRoute = (path: string, operationId: string, summary: string) =>
@@ -54,77 +68,24 @@ export function workflowRoutes(workflows: WorkflowService, runs: RunService): Ro
       },
     });
   return [
-    listRoute({
-      method: 'GET',
-      path: '/v1/workflows',
-      operationId: 'listWorkflows',
-      summary: 'List workflows',
-      tag,
-      auth: read,
-      rateLimit: resources,
-      query: WorkflowListQuery,
-      response: Workflow,
-      handler: ({ query, ctx }) => workflows.list(ctx.workspace.id, query),
-    }),
-    objectRoute({
-      method: 'POST',
-      path: '/v1/workflows',
-      operationId: 'createWorkflow',
-      summary: 'Create a workflow',
+    workflow.list(({ query, ctx }) => workflows.list(ctx.workspace.id, query)),
+    workflow.create(({ body, ctx }) => workflows.create(ctx.workspace.id, body), {
       description:
         "Created draft unless status is given. The whole step graph is validated: unique step ids, every reference (next_step_id, if_true, if_false, parallel steps, on_error) names a step, required config per type, agents of the workspace, expressions that parse (400 invalid_step_config with param such as steps[2].config.if_false); any loop is 400 circular_dependency with extras cycle. The first step is the entry. A webhook trigger's config.secret is write-only: stored sealed, never returned (this answer too shows has_secret: true).",
-      tag,
-      auth: write,
       rateLimit: { operation: 'workflows.create' },
-      status: 201,
-      body: WorkflowCreateBody,
       errors: ['invalid_step_config', 'circular_dependency', 'invalid_url'],
-      response: Workflow,
-      handler: ({ body, ctx }) => workflows.create(ctx.workspace.id, body),
     }),
-    objectRoute({
-      method: 'GET',
-      path: '/v1/workflows/:workflow_id',
-      operationId: 'getWorkflow',
-      summary: 'Retrieve a workflow',
-      tag,
-      auth: read,
-      rateLimit: resources,
-      params: WorkflowParams,
-      errors: ['workflow_not_found'],
-      response: Workflow,
-      handler: ({ params, ctx }) => workflows.get(ctx.workspace.id, params.workflow_id),
-    }),
-    objectRoute({
-      method: 'PATCH',
-      path: '/v1/workflows/:workflow_id',
-      operationId: 'updateWorkflow',
-      summary: 'Update a workflow',
-      description:
-        'Change name, description, status, trigger, steps or settings (merged). The graph is validated again. Runs already started keep the definition they started with. A webhook trigger sent without config.secret keeps the stored secret; secret: null removes it; a string replaces it (has_secret is read-only and ignored).',
-      tag,
-      auth: write,
-      rateLimit: resources,
-      params: WorkflowParams,
-      body: WorkflowUpdateBody,
-      errors: ['workflow_not_found', 'invalid_step_config', 'circular_dependency', 'invalid_url'],
-      response: Workflow,
-      handler: ({ params, body, ctx }) =>
-        workflows.update(ctx.workspace.id, params.workflow_id, body),
-    }),
-    objectRoute({
-      method: 'DELETE',
-      path: '/v1/workflows/:workflow_id',
-      operationId: 'deleteWorkflow',
-      summary: 'Delete a workflow',
+    workflow.get(({ params, ctx }) => workflows.get(ctx.workspace.id, params.workflow_id)),
+    workflow.update(
+      ({ params, body, ctx }) => workflows.update(ctx.workspace.id, params.workflow_id, body),
+      {
+        description:
+          'Change name, description, status, trigger, steps or settings (merged). The graph is validated again. Runs already started keep the definition they started with. A webhook trigger sent without config.secret keeps the stored secret; secret: null removes it; a string replaces it (has_secret is read-only and ignored).',
+        errors: ['invalid_step_config', 'circular_dependency', 'invalid_url'],
+      },
+    ),
+    workflow.delete(({ params, ctx }) => workflows.delete(ctx.workspace.id, params.workflow_id), {
       description: 'Irreversible; its running runs are cancelled first.',
-      tag,
-      auth: write,
-      rateLimit: resources,
-      params: WorkflowParams,
-      errors: ['workflow_not_found'],
-      response: DeletedObject,
-      handler: ({ params, ctx }) => workflows.delete(ctx.workspace.id, params.workflow_id),
     }),
     executeRoute('/v1/workflows/:workflow_id/execute', 'executeWorkflow', 'Run a workflow'),
     executeRoute(

@@ -11,9 +11,9 @@ import {
 } from '../../shared/schemas/workflows.js';
 import { toIso, type Clock } from '../clock/clock.js';
 import type { EventService } from '../events/event.service.js';
-import { ApiError } from '../domain/errors.js';
 import { mapPage, type ListQueryInput, type Page } from '../domain/pages.js';
 import type { Transactions } from '../domain/transactions.js';
+import { ownedRow } from '../domain/workspace.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { checkOutboundUrl, type UrlPolicy } from '../outbound/url-policy.js';
 import { validateSteps } from './graph.js';
@@ -184,15 +184,7 @@ export class WorkflowService {
 
   /** The stored row of a workflow of this workspace, or 404 workflow_not_found. */
   row(workspaceId: string, id: string): WorkflowRow {
-    const row = this.repo.get(id);
-    if (!row || row.workspace_id !== workspaceId) {
-      throw new ApiError(
-        'workflow_not_found',
-        `No workflow ${id} in this workspace. List them with GET /v1/workflows.`,
-        { param: 'workflow_id' },
-      );
-    }
-    return row;
+    return ownedRow(this.repo.get(id), workspaceId, id, 'workflow');
   }
 
   /** The parsed definition of one version (cached; versions never change). */

@@ -2,6 +2,8 @@
 // a default enterprise workspace; their ids are kept in settings.
 import { newId } from '../../shared/ids.js';
 import type { Clock } from '../clock/clock.js';
+import { ApiError } from '../domain/errors.js';
+import { pick } from '../domain/views.js';
 import type { Tier } from '../ratelimit/plans.js';
 import type { SettingsRepository } from '../store/settings.repository.js';
 import type { Transactions } from '../domain/transactions.js';
@@ -66,6 +68,22 @@ export class WorkspaceService {
     return workspace;
   }
 
+  /**
+   * The id of an existing workspace: the given one, else the default. `param` names the input
+   * that held it in the error.
+   */
+  existingId(id: string | undefined, param?: string): string {
+    const workspaceId = id ?? this.defaultId;
+    if (!this.get(workspaceId)) {
+      throw new ApiError(
+        'not_found',
+        `No workspace ${workspaceId}. List them with: svc workspaces list`,
+        { param },
+      );
+    }
+    return workspaceId;
+  }
+
   list(): Workspace[] {
     return this.repo.listByOwner(this.operator.id).map(toWorkspace);
   }
@@ -91,9 +109,7 @@ export class WorkspaceService {
 
 function toWorkspace(row: WorkspaceRow): Workspace {
   return {
-    id: row.id,
-    name: row.name,
-    tier: row.tier,
+    ...pick(row, ['id', 'name', 'tier']),
     ownerId: row.owner_id,
     createdAt: row.created_at,
   };

@@ -1,27 +1,15 @@
 // Agents, their executions, messages, knowledge documents and analytics.
 import { z } from 'zod';
-import { ListQuery, Timestamp } from './common.js';
+import { ListQuery, Timestamp, workspaceObject } from './common.js';
 import {
   AGENT_STATUSES,
   AGENT_TYPES,
   AGENT_UPDATE_STATUSES,
-  ANALYTICS_METRICS,
   ANALYTICS_PERIODS,
   AUTONOMY_LEVELS,
   EXECUTION_STATUSES,
   KNOWLEDGE_TYPES,
 } from './enums.js';
-
-export {
-  AGENT_STATUSES,
-  AGENT_TYPES,
-  AGENT_UPDATE_STATUSES,
-  ANALYTICS_METRICS,
-  ANALYTICS_PERIODS,
-  AUTONOMY_LEVELS,
-  EXECUTION_STATUSES,
-  KNOWLEDGE_TYPES,
-};
 
 export type AutonomyLevel = (typeof AUTONOMY_LEVELS)[number];
 
@@ -98,47 +86,48 @@ export type AgentGuardrailsInput = z.infer<typeof Guardrails>;
 export type AgentPersonalityInput = z.infer<typeof Personality>;
 export type AgentBrainChoice = z.infer<typeof Brain>;
 
+/** An object that belongs to an agent (a message, a knowledge document): id and agent_id first. */
+function agentObject<Shape extends z.ZodRawShape>(fields: Shape) {
+  return z.object({ id: z.string(), agent_id: z.string(), ...fields });
+}
+
 export const AGENT_FIELD_CODES = { autonomy_level: 'invalid_autonomy_level' } as const;
 
-export const Agent = z
-  .object({
-    id: z.string(),
-    workspace_id: z.string(),
-    name: z.string(),
-    description: z.string().nullable(),
-    type: z.enum(AGENT_TYPES),
-    ontology: z.string(),
-    autonomy_level: z.enum(AUTONOMY_LEVELS),
-    status: z.enum(AGENT_STATUSES),
-    capabilities: z.record(z.string(), z.boolean()),
-    guardrails: z.object({
-      require_approval_for: z.array(z.string()),
-      blocked_actions: z.array(z.string()),
-      rate_limits: z.object({ actions_per_hour: z.number().int().nullable() }),
-    }),
-    personality: z.object({
-      tone: z.string().nullable(),
-      response_length: z.string().nullable(),
-      empathy_level: z.string().nullable(),
-    }),
-    brain: z
-      .object({
-        provider: z.enum(['simulated', 'openai']),
-        model: z.string().optional(),
-        base_url: z.string().optional(),
-        api_key_secret: z.string().optional(),
-      })
-      .nullable(),
-    created_at: Timestamp,
-    updated_at: Timestamp,
-    last_active_at: Timestamp.nullable(),
-    stats: z.object({
-      total_interactions: z.number().int(),
-      success_rate: z.number(),
-      avg_response_time_ms: z.number(),
-    }),
-  })
-  .meta({ title: 'Agent' });
+export const Agent = workspaceObject({
+  name: z.string(),
+  description: z.string().nullable(),
+  type: z.enum(AGENT_TYPES),
+  ontology: z.string(),
+  autonomy_level: z.enum(AUTONOMY_LEVELS),
+  status: z.enum(AGENT_STATUSES),
+  capabilities: z.record(z.string(), z.boolean()),
+  guardrails: z.object({
+    require_approval_for: z.array(z.string()),
+    blocked_actions: z.array(z.string()),
+    rate_limits: z.object({ actions_per_hour: z.number().int().nullable() }),
+  }),
+  personality: z.object({
+    tone: z.string().nullable(),
+    response_length: z.string().nullable(),
+    empathy_level: z.string().nullable(),
+  }),
+  brain: z
+    .object({
+      provider: z.enum(['simulated', 'openai']),
+      model: z.string().optional(),
+      base_url: z.string().optional(),
+      api_key_secret: z.string().optional(),
+    })
+    .nullable(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  last_active_at: Timestamp.nullable(),
+  stats: z.object({
+    total_interactions: z.number().int(),
+    success_rate: z.number(),
+    avg_response_time_ms: z.number(),
+  }),
+}).meta({ title: 'Agent' });
 
 export type AgentView = z.infer<typeof Agent>;
 
@@ -206,18 +195,14 @@ export const MessageBody = z.strictObject({
 
 export type MessageInput = z.infer<typeof MessageBody>;
 
-export const Message = z
-  .object({
-    id: z.string(),
-    agent_id: z.string(),
-    conversation_id: z.string(),
-    role: z.enum(['user', 'agent']),
-    content: z.string(),
-    action: z.string().nullable(),
-    confidence: z.number().nullable(),
-    created_at: Timestamp,
-  })
-  .meta({ title: 'Message' });
+export const Message = agentObject({
+  conversation_id: z.string(),
+  role: z.enum(['user', 'agent']),
+  content: z.string(),
+  action: z.string().nullable(),
+  confidence: z.number().nullable(),
+  created_at: Timestamp,
+}).meta({ title: 'Message' });
 
 export type MessageView = z.infer<typeof Message>;
 
@@ -227,20 +212,16 @@ export const MessageListQuery = ListQuery.extend({
 
 export type MessageListQueryInput = z.infer<typeof MessageListQuery>;
 
-export const KnowledgeDocument = z
-  .object({
-    id: z.string(),
-    agent_id: z.string(),
-    filename: z.string(),
-    format: z.enum(['pdf', 'md', 'txt', 'docx']),
-    type: z.enum(KNOWLEDGE_TYPES),
-    description: z.string().nullable(),
-    size_bytes: z.number().int(),
-    chunk_count: z.number().int(),
-    characters: z.number().int(),
-    created_at: Timestamp,
-  })
-  .meta({ title: 'KnowledgeDocument' });
+export const KnowledgeDocument = agentObject({
+  filename: z.string(),
+  format: z.enum(['pdf', 'md', 'txt', 'docx']),
+  type: z.enum(KNOWLEDGE_TYPES),
+  description: z.string().nullable(),
+  size_bytes: z.number().int(),
+  chunk_count: z.number().int(),
+  characters: z.number().int(),
+  created_at: Timestamp,
+}).meta({ title: 'KnowledgeDocument' });
 
 export type KnowledgeDocumentView = z.infer<typeof KnowledgeDocument>;
 

@@ -100,6 +100,11 @@ export const ListQuery = z.strictObject({
   cursor: z.string().min(1).max(100).optional().meta({ description: 'Alias of starting_after' }),
 });
 
+/** An object of a workspace as the API returns it: its id and workspace_id, then its own fields. */
+export function workspaceObject<Shape extends z.ZodRawShape>(fields: Shape) {
+  return z.object({ id: z.string(), workspace_id: z.string(), ...fields });
+}
+
 export const DeletedObject = z
   .object({ id: z.string(), deleted: z.literal(true) })
   .meta({ title: 'Deleted' });

@@ -1,6 +1,6 @@
 // Integrations: external services connected to a workspace. Credentials are write-only.
 import { z } from 'zod';
-import { ListQuery, Timestamp } from './common.js';
+import { ListQuery, Timestamp, workspaceObject } from './common.js';
 
 export const IntegrationConnectBody = z.strictObject({
   provider: z
@@ -15,19 +15,15 @@ export const IntegrationConnectBody = z.strictObject({
     .meta({ description: 'Write-only: stored, never returned' }),
 });
 
-export const Integration = z
-  .object({
-    id: z.string(),
-    workspace_id: z.string(),
-    provider: z.string(),
-    name: z.string(),
-    status: z.enum(['connected']),
-    config: z.record(z.string(), z.unknown()),
-    has_credentials: z.boolean(),
-    created_at: Timestamp,
-    updated_at: Timestamp,
-  })
-  .meta({ title: 'Integration' });
+export const Integration = workspaceObject({
+  provider: z.string(),
+  name: z.string(),
+  status: z.enum(['connected']),
+  config: z.record(z.string(), z.unknown()),
+  has_credentials: z.boolean(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+}).meta({ title: 'Integration' });
 
 export type IntegrationView = z.infer<typeof Integration>;
 

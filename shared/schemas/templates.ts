@@ -2,7 +2,7 @@
 // POST /v1/workflows/from-template. A template's agent steps name a role instead of an agent;
 // from-template maps each role to an agent of the workspace.
 import { z } from 'zod';
-import { AGENT_TYPES } from './agents.js';
+import { AGENT_TYPES } from './enums.js';
 import {
   EventTriggerConfig,
   ManualTriggerConfig,

@@ -1,6 +1,6 @@
 // Webhook subscriptions and their deliveries.
 import { z } from 'zod';
-import { ListQuery, Timestamp } from './common.js';
+import { ListQuery, Timestamp, workspaceObject } from './common.js';
 import { EVENT_TYPES } from './events.js';
 import { DELIVERY_STATUSES, WEBHOOK_STATUSES, WEBHOOK_UPDATE_STATUSES } from './enums.js';
 
@@ -64,32 +64,28 @@ export const WebhookUpdateBody = z.strictObject({
 
 export type WebhookUpdateInput = z.infer<typeof WebhookUpdateBody>;
 
-export const Webhook = z
-  .object({
-    id: z.string(),
-    workspace_id: z.string(),
-    url: z.string(),
-    description: z.string().nullable(),
-    events: z.array(z.enum(EVENT_TYPES)),
-    status: z.enum(WEBHOOK_STATUSES),
-    secret: z
-      .string()
-      .optional()
-      .meta({ description: 'Signing secret (whsec_...); only in the create response' }),
-    settings: z.object({
-      retry_policy: z.object({ max_attempts: z.number().int(), backoff_multiplier: z.number() }),
-      timeout_seconds: z.number().int(),
-    }),
-    created_at: Timestamp,
-    updated_at: Timestamp,
-    last_triggered_at: Timestamp.nullable(),
-    stats: z.object({
-      total_deliveries: z.number().int(),
-      success_rate: z.number(),
-      last_failure_at: Timestamp.nullable(),
-    }),
-  })
-  .meta({ title: 'Webhook' });
+export const Webhook = workspaceObject({
+  url: z.string(),
+  description: z.string().nullable(),
+  events: z.array(z.enum(EVENT_TYPES)),
+  status: z.enum(WEBHOOK_STATUSES),
+  secret: z
+    .string()
+    .optional()
+    .meta({ description: 'Signing secret (whsec_...); only in the create response' }),
+  settings: z.object({
+    retry_policy: z.object({ max_attempts: z.number().int(), backoff_multiplier: z.number() }),
+    timeout_seconds: z.number().int(),
+  }),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  last_triggered_at: Timestamp.nullable(),
+  stats: z.object({
+    total_deliveries: z.number().int(),
+    success_rate: z.number(),
+    last_failure_at: Timestamp.nullable(),
+  }),
+}).meta({ title: 'Webhook' });
 
 export type WebhookView = z.infer<typeof Webhook>;
 

@@ -28,7 +28,7 @@
 //   {{steps.<step_id>.result.y}}, {{workflow.execution_id}}, {{workflow.result}}, {{secrets.KEY}}; a string
 //   that is exactly one {{expr}} keeps the value's type. Conditions are the same expressions without braces.
 import { z } from 'zod';
-import { ListQuery, Timestamp } from './common.js';
+import { ListQuery, Timestamp, workspaceObject } from './common.js';
 
 export const WORKFLOW_STATUSES = ['draft', 'active', 'paused', 'archived'] as const;
 export const STEP_TYPES = ['agent_action', 'condition', 'parallel', 'wait', 'webhook'] as const;
@@ -162,38 +162,34 @@ export const WorkflowStep = z
 
 export type WorkflowStepView = z.infer<typeof WorkflowStep>;
 
-export const Workflow = z
-  .object({
-    id: z.string(),
-    workspace_id: z.string(),
-    name: z.string(),
-    description: z.string().nullable(),
-    status: z.enum(WORKFLOW_STATUSES),
-    trigger: z
-      .object({
-        type: z.enum(TRIGGER_TYPES),
-        config: z.record(z.string(), z.unknown()),
-      })
-      .meta({
-        description:
-          "A webhook trigger's config.secret is never shown: has_secret: true stands for it (stored sealed at rest; see WebhookTriggerConfig)",
-      }),
-    steps: z.array(WorkflowStep),
-    settings: z.object({
-      timeout_seconds: z.number().int(),
-      retry_policy: z.object({ max_attempts: z.number().int(), backoff_multiplier: z.number() }),
-      error_handling: z.enum(ERROR_HANDLING),
+export const Workflow = workspaceObject({
+  name: z.string(),
+  description: z.string().nullable(),
+  status: z.enum(WORKFLOW_STATUSES),
+  trigger: z
+    .object({
+      type: z.enum(TRIGGER_TYPES),
+      config: z.record(z.string(), z.unknown()),
+    })
+    .meta({
+      description:
+        "A webhook trigger's config.secret is never shown: has_secret: true stands for it (stored sealed at rest; see WebhookTriggerConfig)",
     }),
-    created_at: Timestamp,
-    updated_at: Timestamp,
-    last_executed_at: Timestamp.nullable(),
-    stats: z.object({
-      total_executions: z.number().int(),
-      success_rate: z.number().meta({ description: 'completed / ended runs, 0-1' }),
-      avg_duration_seconds: z.number(),
-    }),
-  })
-  .meta({ title: 'Workflow' });
+  steps: z.array(WorkflowStep),
+  settings: z.object({
+    timeout_seconds: z.number().int(),
+    retry_policy: z.object({ max_attempts: z.number().int(), backoff_multiplier: z.number() }),
+    error_handling: z.enum(ERROR_HANDLING),
+  }),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  last_executed_at: Timestamp.nullable(),
+  stats: z.object({
+    total_executions: z.number().int(),
+    success_rate: z.number().meta({ description: 'completed / ended runs, 0-1' }),
+    avg_duration_seconds: z.number(),
+  }),
+}).meta({ title: 'Workflow' });
 
 export type WorkflowView = z.infer<typeof Workflow>;
 

@@ -5,6 +5,7 @@ import { newId } from '../../../shared/ids.js';
 import type { KnowledgeDocumentView } from '../../../shared/schemas/agents.js';
 import { toIso, type Clock } from '../../clock/clock.js';
 import { ApiError } from '../../domain/errors.js';
+import { pick } from '../../domain/views.js';
 import { mapPage, type ListQueryInput, type Page } from '../../domain/pages.js';
 import type { Passage } from '../brains/brain.js';
 import type { DocumentRow, KnowledgeRepository } from '../knowledge.repository.js';
@@ -138,15 +139,17 @@ function safeFilename(name: string): string {
 
 function toDocumentView(row: DocumentRow): KnowledgeDocumentView {
   return {
-    id: row.id,
-    agent_id: row.agent_id,
-    filename: row.filename,
-    format: row.format,
-    type: row.type,
-    description: row.description,
-    size_bytes: row.size_bytes,
-    chunk_count: row.chunk_count,
-    characters: row.characters,
+    ...pick(row, [
+      'id',
+      'agent_id',
+      'filename',
+      'format',
+      'type',
+      'description',
+      'size_bytes',
+      'chunk_count',
+      'characters',
+    ]),
     created_at: toIso(row.created_at),
   };
 }

@@ -1,0 +1,31 @@
+// What `svc daemon start` and the daemon process it spawns (daemon/entry.ts) agree on: the
+// settings, passed as SVC_* variables, and the message that says whether the daemon is ready.
+
+/** Settings given on the command line; each wins over its SVC_* variable. */
+export interface DaemonFlags {
+  host?: string | undefined;
+  port?: string | number | undefined;
+  dataDir?: string | undefined;
+  env?: string | undefined;
+  logLevel?: string | undefined;
+  allowPrivateNetwork?: boolean | undefined;
+}
+
+/** Sent once over IPC: ready to serve, or why the daemon could not start. */
+export type DaemonMessage =
+  { type: 'ready'; url: string; pid: number } | { type: 'error'; message: string };
+
+/** The entry point's argument for a daemon that logs to stdout as well and ends with its CLI. */
+export const FOREGROUND_ARG = '--foreground';
+
+/** The environment of the daemon process: the flags as the SVC_* variables they override. */
+export function daemonEnv(flags: DaemonFlags, base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...base };
+  if (flags.dataDir !== undefined) env.SVC_DATA_DIR = flags.dataDir;
+  if (flags.port !== undefined) env.SVC_PORT = String(flags.port);
+  if (flags.host !== undefined) env.SVC_HOST = flags.host;
+  if (flags.env !== undefined) env.SVC_ENV = flags.env;
+  if (flags.logLevel !== undefined) env.SVC_LOG_LEVEL = flags.logLevel;
+  if (flags.allowPrivateNetwork) env.SVC_ALLOW_PRIVATE_NETWORK = '1';
+  return env;
+}
