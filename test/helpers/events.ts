@@ -1,30 +1,36 @@
 // Waiting on what the daemon says happened, instead of sleeping or polling: the control
-// channel's event stream (events.stream over SSE, as `svc events tail` reads it), opened and
-// confirmed live before the test acts, then waited on with a bound that only fails the test.
+// channel's streams (events.stream and deliveries.stream over SSE, as `svc events tail` and
+// `svc webhooks tail` read them), opened and confirmed live before the test acts, then waited
+// on with a bound that only fails the test.
 import type { EventEnvelope } from '../../shared/schemas/events.js';
+import type { DeliveryActivity } from '../../shared/schemas/webhooks.js';
 import { createControlClient } from '../../cli/control-client.js';
 import { control, controlToken, type ControlTarget } from './api.js';
 
-export interface EventWatch {
-  /** Every matching event since the watch opened, in publication order. */
-  readonly events: EventEnvelope[];
+export interface Watch<T> {
+  /** Every matching item since the watch opened, in the order the daemon sent them. */
+  readonly items: T[];
   /**
-   * The first event (seen already, or still to come) that matches; rejects naming `what` once
+   * The first item (seen already, or still to come) that matches; rejects naming `what` once
    * `timeoutMs` passes without one. The bound is a failure timeout, never what makes a test pass.
-   * `since` skips the events before that index of `events`.
+   * `since` skips the items before that index of `items`.
    */
   waitFor(
-    predicate: (event: EventEnvelope) => boolean,
+    predicate: (item: T) => boolean,
     options?: { timeoutMs?: number; what?: string; since?: number },
-  ): Promise<EventEnvelope>;
+  ): Promise<T>;
   close(): void;
 }
+
+export type EventWatch = Watch<EventEnvelope>;
 
 export interface EventFilter {
   workspace_id?: string;
   /** Exact types or prefixes ending in `*`, as the stream takes them. */
   types?: string[];
 }
+
+type Owner = { teardown(fn: () => void): void };
 
 const DEFAULT_TIMEOUT_MS = 15_000;
 const MARKER_TYPE = 'integration.error';
@@ -41,27 +47,103 @@ const markerWorkspaces = new Map<string, Promise<string>>();
 export async function watchEvents(
   target: ControlTarget,
   filter: EventFilter = {},
-  owner?: { teardown(fn: () => void): void },
+  owner?: Owner,
 ): Promise<EventWatch> {
   const markerWs = await markerWorkspace(target);
-  const client = createControlClient(target.url, controlToken(target));
-  const events: EventEnvelope[] = [];
   const markers = new Set<string>();
+  const client = createControlClient(target.url, controlToken(target));
+  const watch = openWatch<EventEnvelope>(
+    (handlers) => client.events.stream.subscribe(undefined, handlers),
+    (event) => {
+      if (event.workspace_id !== markerWs) return matches(event, filter);
+      markers.add(String(event.data.marker));
+      return false;
+    },
+    owner,
+  );
+
+  // Markers go out until one comes back (the first may precede the daemon's listener); each
+  // wait is bounded so a stream that never opens fails the test instead of hanging it.
+  const sent: string[] = [];
+  for (let attempt = 1; ; attempt++) {
+    const marker = `${Date.now()}-${attempt}-${Math.random().toString(36).slice(2)}`;
+    sent.push(marker);
+    await control(target, 'events.trigger', {
+      type: MARKER_TYPE,
+      workspace_id: markerWs,
+      data: { marker },
+    });
+    try {
+      await watch.until(() => sent.some((one) => markers.has(one)), 250, 'marker');
+      return watch;
+    } catch (error) {
+      if (attempt === 40) {
+        watch.close();
+        throw new Error(`the event stream never went live: ${String(error)}`);
+      }
+    }
+  }
+}
+
+/**
+ * Opens the stream of webhook delivery attempts (what `svc webhooks tail` shows). It works on
+ * a production daemon too, where no marker can be published: it counts as live once the SSE
+ * stream said "connected" and a control call made after that has been answered (the daemon
+ * starts listening right after it sends "connected", without waiting for anything). Prefer
+ * watchEvents where the daemon is a sandbox.
+ */
+export async function watchDeliveries(
+  target: ControlTarget,
+  filter: { workspace_id?: string; webhook_id?: string } = {},
+  owner?: Owner,
+): Promise<Watch<DeliveryActivity>> {
+  const client = createControlClient(target.url, controlToken(target));
+  let started = false;
+  const watch = openWatch<DeliveryActivity>(
+    (handlers) =>
+      client.deliveries.stream.subscribe(filter, {
+        ...handlers,
+        onStarted() {
+          started = true;
+          handlers.onStarted();
+        },
+      }),
+    () => true,
+    owner,
+  );
+  await watch.until(() => started, 10_000, 'start of the delivery stream');
+  await client.clock.show.query();
+  return watch;
+}
+
+interface Handlers<T> {
+  onData(item: T): void;
+  onError(error: unknown): void;
+  onStarted(): void;
+}
+
+/** A subscription whose items are kept, and waits that wake on each of them. */
+function openWatch<T>(
+  subscribe: (handlers: Handlers<T>) => { unsubscribe(): void },
+  keep: (item: T) => boolean,
+  owner: Owner | undefined,
+): Watch<T> & { until(check: () => boolean, timeoutMs: number, what: string): Promise<void> } {
+  const items: T[] = [];
   const waiters = new Set<() => void>();
   let failure: Error | undefined;
   const wakeAll = () => {
     for (const wake of [...waiters]) wake();
   };
-  const subscription = client.events.stream.subscribe(undefined, {
-    onData(event: EventEnvelope) {
-      if (event.workspace_id === markerWs) markers.add(String(event.data.marker));
-      else if (matches(event, filter)) events.push(event);
+  const subscription = subscribe({
+    onData(item) {
+      if (keep(item)) items.push(item);
       wakeAll();
     },
     onError(error) {
-      failure = new Error(`event stream failed: ${String(error)}`);
+      failure = new Error(`stream failed: ${String(error)}`);
       wakeAll();
     },
+    onStarted: wakeAll,
   });
   owner?.teardown(() => subscription.unsubscribe());
 
@@ -83,38 +165,16 @@ export async function watchEvents(
     }
   };
 
-  // Markers go out until one comes back (the first may precede the daemon's listener); each
-  // wait is bounded so a stream that never opens fails the test instead of hanging it.
-  const sent: string[] = [];
-  for (let attempt = 1; ; attempt++) {
-    const marker = `${Date.now()}-${attempt}-${Math.random().toString(36).slice(2)}`;
-    sent.push(marker);
-    await control(target, 'events.trigger', {
-      type: MARKER_TYPE,
-      workspace_id: markerWs,
-      data: { marker },
-    });
-    try {
-      await until(() => sent.some((one) => markers.has(one)), 250, 'marker');
-      break;
-    } catch (error) {
-      if (attempt === 40) {
-        subscription.unsubscribe();
-        throw new Error(`the event stream never went live: ${String(error)}`);
-      }
-    }
-  }
-
   return {
-    events,
+    items,
+    until,
     async waitFor(predicate, options = {}) {
-      const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-      let found: EventEnvelope | undefined;
       const since = options.since ?? 0;
+      let found: T | undefined;
       await until(
-        () => (found = events.slice(since).find(predicate)) !== undefined,
-        timeoutMs,
-        options.what ?? 'matching event',
+        () => (found = items.slice(since).find(predicate)) !== undefined,
+        options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        options.what ?? 'matching item',
       );
       return found!;
     },
@@ -170,7 +230,7 @@ export async function readUntil<T>(
   try {
     const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     for (;;) {
-      const seen = watch.events.length;
+      const seen = watch.items.length;
       const value = await read();
       if (done(value)) return value;
       try {
