@@ -7,6 +7,8 @@
 import test, { type ExecutionContext } from 'ava';
 import { startDaemon, type CliResult, type TestDaemon } from '../helpers/daemon.js';
 import { assertError, type Answer } from '../helpers/api.js';
+import { executionWhen } from '../helpers/agents.js';
+import { watchEvents } from '../helpers/events.js';
 
 interface Execution {
   execution_id: string;
@@ -106,20 +108,19 @@ class Tenant {
     });
   }
 
-  /** Polls the execution until `done` holds (3 s at most). */
-  async until(
+  /** The execution once `done` holds, read again on each event about it. */
+  until(
     agentId: string,
     executionId: string,
     done: (execution: Execution) => boolean,
   ): Promise<Execution> {
-    const deadline = Date.now() + 3_000;
-    for (;;) {
-      const answer = await this.getExecution(agentId, executionId);
-      if (answer.status !== 200) throw new Error(`get execution: ${answer.status} ${answer.text}`);
-      const execution = answer.body.data as Execution;
-      if (done(execution) || Date.now() > deadline) return execution;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    return executionWhen(
+      this.sandbox.daemon,
+      (method, path) => this.call(method, path),
+      agentId,
+      executionId,
+      done,
+    );
   }
 
   async events(type = 'agent.*'): Promise<Envelope[]> {
@@ -184,10 +185,11 @@ test.serial(
     t.is(started.status, 202, started.text);
     t.like(started.body.data, { agent_id: agent.id, status: 'processing' });
     const id = started.body.data.execution_id as string;
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Short of the delay on the daemon clock (real time moves it too: 2 s are left for that).
+    await main.daemon.advance(3_000);
     t.is((await w.getExecution(agent.id, id)).body.data.status, 'processing');
 
-    await main.advance('5s');
+    await main.advance('2s');
     const done = await w.until(agent.id, id, (e) => e.status !== 'processing');
     t.is(done.status, 'completed');
     t.is(done.result?.action, 'check_order_status');
@@ -232,8 +234,12 @@ test.serial(
     const background = await w.execute(agent.id, 'This takes forever', false);
     t.is(background.status, 202, background.text);
     const id = background.body.data.execution_id as string;
+    // The clock moves once the waiting execution has started (its event says so).
+    const watch = await watchEvents(short.daemon, { types: ['agent.execution.started'] }, t);
     const waiting = w.execute(agent.id, 'This also takes forever', true);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await watch.waitFor((e) => e.data.agent_id === agent.id && e.data.execution_id !== id, {
+      what: 'start of the waiting execution',
+    });
     await short.advance('4s');
 
     const answer = await waiting;

@@ -7,7 +7,7 @@ import test from 'ava';
 import { createServer } from 'node:net';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
-import { createAgent } from '../helpers/agents.js';
+import { createAgent, executionWhen } from '../helpers/agents.js';
 import { assertError, type Answer } from '../helpers/api.js';
 
 interface Sandbox {
@@ -61,6 +61,11 @@ function agent(s: Sandbox, fields: Record<string, unknown> = {}): Promise<string
   });
 }
 
+/** An asynchronous execution once it ended (the event stream says when). */
+function settled(s: Sandbox, agentId: string, executionId: string) {
+  return executionWhen(s.daemon, (method, path) => call(s, method, path), agentId, executionId);
+}
+
 function execute(s: Sandbox, agentId: string, input: string, wait = true): Promise<Answer> {
   return call(s, 'POST', `/v1/agents/${agentId}/execute`, { input, wait_for_completion: wait });
 }
@@ -102,14 +107,7 @@ test('per-agent brain: the fake gets a chat completion with the model and the in
   // Asynchronous executions use it too.
   const started = await execute(simulated, agentId, 'Another refund, order 99', false);
   t.is(started.status, 202);
-  let execution = started.body.data;
-  const deadline = Date.now() + 3_000;
-  while (execution.status === 'processing' && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    execution = (
-      await call(simulated, 'GET', `/v1/agents/${agentId}/executions/${execution.execution_id}`)
-    ).body.data;
-  }
+  const execution = await settled(simulated, agentId, started.body.data.execution_id);
   t.like(execution, { status: 'completed', result: answer });
   t.is(fake.requests.length, 2);
 });
@@ -151,14 +149,7 @@ test('an unreachable base URL: 502 external_api_error, and the execution is fail
   );
   const started = await execute(simulated, agentId, 'Where is my order?', false);
   t.is(started.status, 202);
-  let execution = started.body.data;
-  const deadline = Date.now() + 3_000;
-  while (execution.status === 'processing' && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    execution = (
-      await call(simulated, 'GET', `/v1/agents/${agentId}/executions/${execution.execution_id}`)
-    ).body.data;
-  }
+  const execution = await settled(simulated, agentId, started.body.data.execution_id);
   t.is(execution.status, 'failed');
   t.is(execution.error?.code, 'external_api_error');
   assertError(

@@ -15,24 +15,8 @@ import {
   type CliResult,
   type TestDaemon,
 } from '../helpers/daemon.js';
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-async function waitUntil(check: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return check();
-}
+import { isAlive, waitForExit } from '../helpers/processes.js';
+import { readLog, waitForLog } from '../helpers/logs.js';
 
 /** A fresh data dir, and a CLI bound to it; the daemon (if any) is stopped and the dir removed at the end. */
 function freshDataDir(t: { teardown(fn: () => Promise<void>): void }) {
@@ -102,7 +86,7 @@ test('start prints the URL; status reports it; a second start on the same data d
 
   const stopped = await cli(['daemon', 'stop']);
   t.is(stopped.code, 0, output(stopped));
-  t.true(await waitUntil(() => !isAlive(pid), 10_000), 'the daemon process exited');
+  t.true(await waitForExit(pid, 10_000), 'the daemon process exited');
   t.false(existsSync(join(dataDir, 'daemon.json')), 'daemon.json removed');
   t.false(existsSync(join(dataDir, 'control-token')), 'control-token removed');
   t.false(existsSync(join(dataDir, 'daemon.lock')), 'lock released');
@@ -179,15 +163,15 @@ test('the log has request lines but never an API key value', async (t) => {
   const unknownHeader = await shared.request('/v1/auth/me', { key: unknownKey });
   t.is(unknownHeader.status, 401);
 
-  const logFile = join(shared.dataDir, 'logs', 'daemon.log');
   const requestIds = [byQuery, byHeader, unknown, unknownHeader].map((answer) =>
     answer.headers.get('x-request-id')!,
   );
-  const readLog = () => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : '');
-  const logged = await waitUntil(() => requestIds.every((id) => readLog().includes(id)), 10_000);
+  const logged = await waitForLog(shared.dataDir, (log) =>
+    requestIds.every((id) => log.includes(id)),
+  );
   t.true(logged, 'every request is logged (by its request id)');
 
-  const log = readLog();
+  const log = readLog(shared.dataDir);
   t.regex(log, /\/v1\/auth\/me/);
   for (const secret of [queryKey.key, headerKey.key, unknownKey]) {
     t.false(log.includes(secret), `the log contains ${secret.slice(0, 12)}...`);
@@ -240,7 +224,7 @@ test('a daemon killed with SIGKILL leaves a stale lock that does not block the n
   const workspace = created.json<{ id: string }>();
 
   process.kill(pid, 'SIGKILL');
-  t.true(await waitUntil(() => !isAlive(pid), 15_000), 'the killed daemon is gone');
+  t.true(await waitForExit(pid, 15_000), 'the killed daemon is gone');
   t.true(existsSync(join(dataDir, 'daemon.lock')), 'the crash left its lock behind');
 
   const second = await cli(['daemon', 'start', '--port', '0', '--json']);
@@ -328,19 +312,23 @@ test('a --foreground daemon logs to stdout and to its log file, so `svc daemon l
     if (child.exitCode === null) child.kill('SIGKILL');
   });
   let stdout = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  t.true(
-    await waitUntil(() => stdout.includes('"msg":"svc daemon listening"'), 30_000),
-    `stdout: ${stdout}`,
-  );
+  const listening = new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), 30_000);
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (stdout.includes('"msg":"svc daemon listening"')) {
+        clearTimeout(timer);
+        resolve(true);
+      }
+    });
+  });
+  t.true(await listening, `stdout: ${stdout}`);
   const status = await cli(['daemon', 'status', '--json']);
   t.is(status.code, 0, output(status));
 
   // The file is written in batches (at least every 200 ms): wait for the line, with a bound.
-  let logs = await cli(['daemon', 'logs', '--json', '--lines', '50']);
-  for (let tries = 0; tries < 20 && !logs.stdout.includes('svc daemon listening'); tries++) {
-    logs = await cli(['daemon', 'logs', '--json', '--lines', '50']);
-  }
+  await waitForLog(env.SVC_DATA_DIR, (log) => log.includes('svc daemon listening'));
+  const logs = await cli(['daemon', 'logs', '--json', '--lines', '50']);
   t.is(logs.code, 0, output(logs));
   t.true(logs.stdout.includes('svc daemon listening'), logs.stdout);
 

@@ -6,11 +6,9 @@ import test from 'ava';
 import { spawn } from 'node:child_process';
 import {
   chmodSync,
-  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
-  readFileSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -18,6 +16,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../helpers/daemon.js';
+import { waitForLog } from '../helpers/logs.js';
 
 function dataDir(t: { teardown(fn: () => void): void }, create = true): string {
   const parent = mkdtempSync(join(tmpdir(), 'svc-modes-'));
@@ -45,14 +44,8 @@ function modes(dir: string): Map<string, number> {
   return found;
 }
 
-async function logMentions(dir: string, pattern: RegExp, timeoutMs = 5_000): Promise<boolean> {
-  const file = join(dir, 'logs', 'daemon.log');
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (existsSync(file) && pattern.test(readFileSync(file, 'utf8'))) return true;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return false;
+function logMentions(dir: string, pattern: RegExp): Promise<boolean> {
+  return waitForLog(dir, (log) => pattern.test(log), 5_000);
 }
 
 function assertPrivate(t: { is(a: unknown, b: unknown, m?: string): void }, dir: string) {

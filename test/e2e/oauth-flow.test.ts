@@ -3,9 +3,8 @@
 // code exchange, API calls with the token, refresh with rotation, revocation; and the CLI.
 import test from 'ava';
 import * as oauth from 'oauth4webapi';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { readLog, waitForLog } from '../helpers/logs.js';
 import {
   Browser,
   basic,
@@ -539,14 +538,9 @@ test('codes, tokens and secrets never reach the daemon log, even when sent in a 
   );
   const marker = await daemon.request(`/v1/auth/me`, { key: refreshed.access_token });
   const requestId = marker.headers.get('x-request-id')!;
-  const logFile = join(daemon.dataDir, 'logs', 'daemon.log');
   // The logger writes in batches (every 200 ms): wait, bounded, until the last line is out.
-  const readLog = () => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : '');
-  const deadline = Date.now() + 10_000;
-  while (!readLog().includes(requestId) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  const log = readLog();
+  await waitForLog(daemon.dataDir, (text) => text.includes(requestId));
+  const log = readLog(daemon.dataDir);
   t.true(log.includes(requestId), 'the request lines were written');
   for (const secret of [
     app.client_secret!,

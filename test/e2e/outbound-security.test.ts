@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { ROOT, startDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
 import { startReceiver } from '../helpers/receiver.js';
+import { watchDeliveries } from '../helpers/events.js';
 
 const STUB = pathToFileURL(join(ROOT, 'test', 'helpers', 'resolver-stub.mjs')).href;
 const RESOLVE = 'hooks.example.test=127.0.0.1,model.example.test=127.0.0.1,v6.example.test=::1';
@@ -81,6 +82,7 @@ test.serial(
     t.regex(tested.body.data.error, /Refused: hooks\.example\.test resolves to 127\.0\.0\.1/);
 
     // A real event: the delivery is attempted, recorded as failed, and still nothing connects.
+    const attempts = await watchDeliveries(prod, { webhook_id: hookId }, t);
     const agent = await prod.callJson(
       'POST',
       '/v1/agents',
@@ -88,17 +90,14 @@ test.serial(
       prodAuth,
     );
     t.is(agent.status, 201, agent.text);
-    let delivery: any;
-    for (let i = 0; i < 100 && !delivery?.attempts; i++) {
-      const list = await prod.callJson(
-        'GET',
-        `/v1/webhooks/${hookId}/deliveries`,
-        undefined,
-        prodAuth,
-      );
-      delivery = list.body.data[0];
-      if (!delivery?.attempts) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await attempts.waitFor(() => true, { what: 'delivery attempt' });
+    const list = await prod.callJson(
+      'GET',
+      `/v1/webhooks/${hookId}/deliveries`,
+      undefined,
+      prodAuth,
+    );
+    const delivery = list.body.data[0];
     t.is(delivery?.attempts, 1);
     t.is(delivery.http_status, null);
     t.regex(delivery.error, /Refused: .*127\.0\.0\.1 \(loopback\)/);

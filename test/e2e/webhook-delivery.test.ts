@@ -15,6 +15,7 @@ import type {
   DeliveryDetailView as DeliveryDetail,
 } from '../../shared/schemas/webhooks.js';
 import { control } from '../helpers/api.js';
+import { dueTimersRun } from '../helpers/events.js';
 
 /** The create response: the only one that carries the signing secret. */
 type Webhook = WebhookView & Required<Pick<WebhookView, 'secret'>>;
@@ -119,26 +120,22 @@ class Tenant {
     return this.call('GET', `/v1/webhooks/${hookId}/deliveries${query}`);
   }
 
-  /** The webhook's one delivery with its attempts (waits until `ready` holds, up to 3 s). */
-  async onlyDelivery(
-    hookId: string,
-    ready: (delivery: DeliveryDetail) => boolean = () => true,
-  ): Promise<DeliveryDetail> {
-    const deadline = Date.now() + 3_000;
-    for (;;) {
-      const list = await this.listDeliveries(hookId);
-      if (list.status !== 200 || list.body.data.length !== 1) {
-        throw new Error(`expected one delivery: ${list.status} ${list.text}`);
-      }
-      const detail = await this.call(
-        'GET',
-        `/v1/webhooks/${hookId}/deliveries/${list.body.data[0].id}`,
-      );
-      if (detail.status !== 200) throw new Error(`delivery detail: ${detail.text}`);
-      const delivery = detail.body.data as DeliveryDetail;
-      if (ready(delivery) || Date.now() > deadline) return delivery;
-      await new Promise((resolve) => setTimeout(resolve, 100));
+  /**
+   * The webhook's one delivery with its attempts, read once every due attempt has run (a
+   * delivery attempt is a timer; the barrier returns when the due ones have all finished).
+   */
+  async onlyDelivery(hookId: string): Promise<DeliveryDetail> {
+    await dueTimersRun(daemon);
+    const list = await this.listDeliveries(hookId);
+    if (list.status !== 200 || list.body.data.length !== 1) {
+      throw new Error(`expected one delivery: ${list.status} ${list.text}`);
     }
+    const detail = await this.call(
+      'GET',
+      `/v1/webhooks/${hookId}/deliveries/${list.body.data[0].id}`,
+    );
+    if (detail.status !== 200) throw new Error(`delivery detail: ${detail.text}`);
+    return detail.body.data as DeliveryDetail;
   }
 }
 
@@ -148,17 +145,19 @@ async function advance(duration: string): Promise<void> {
     throw new Error(`clock advance ${duration}: ${result.stdout}${result.stderr}`);
 }
 
-/** Waits until `count` requests arrived, then a little more to see that no more come. */
+/**
+ * Waits until `count` requests arrived, then until every attempt due by now has run (the
+ * daemon's timers, see dueTimersRun): an extra request would have arrived by then.
+ */
 async function expectCount(
   t: ExecutionContext,
   receiver: Receiver,
   count: number,
   message: string,
-  quietMs = 400,
 ): Promise<void> {
   const arrived = await receiver.waitFor((all) => all.length >= count, 5_000);
   t.true(arrived, `${message}: got ${receiver.requests.length}, expected ${count}`);
-  await new Promise((resolve) => setTimeout(resolve, quietMs));
+  await dueTimersRun(daemon);
   t.is(receiver.requests.length, count, `${message}: no extra request`);
 }
 
@@ -199,9 +198,9 @@ test.serial(
     const delays = [MINUTE, 5 * MINUTE, 15 * MINUTE, 60 * MINUTE];
     for (const [early, rest, attempt] of schedule) {
       await advance(early);
-      await expectCount(t, receiver, attempt - 1, `advancing ${early} is not enough`, 200);
+      await expectCount(t, receiver, attempt - 1, `advancing ${early} is not enough`);
       await advance(rest);
-      await expectCount(t, receiver, attempt, `attempt ${attempt} is due`, 200);
+      await expectCount(t, receiver, attempt, `attempt ${attempt} is due`);
       delivery = await w.onlyDelivery(hook.id);
       t.is(delivery.attempts, attempt);
       if (attempt < 5) {
@@ -255,7 +254,7 @@ test.serial(
     }
 
     await advance('2h');
-    await expectCount(t, receiver, 5, 'no attempt after the webhook failed', 300);
+    await expectCount(t, receiver, 5, 'no attempt after the webhook failed');
 
     // PATCH back to active resumes the webhook: new events are delivered again.
     receiver.respondWith(200);
@@ -307,7 +306,7 @@ test.serial(
     t.is((await w.onlyDelivery(hook.id)).status, 'pending');
 
     await advance('1m');
-    await expectCount(t, receiver, 2, 'second attempt after 1 min', 200);
+    await expectCount(t, receiver, 2, 'second attempt after 1 min');
     const delivery = await w.onlyDelivery(hook.id);
     t.like(delivery, { status: 'failed', attempts: 2, http_status: 503, next_attempt_at: null });
     const failed = await w.getHook(hook.id);
@@ -315,7 +314,7 @@ test.serial(
     t.regex(failed.stats.last_failure_at ?? '', ISO);
 
     await advance('5m');
-    await expectCount(t, receiver, 2, 'no third attempt', 300);
+    await expectCount(t, receiver, 2, 'no third attempt');
   },
 );
 
@@ -332,7 +331,7 @@ test.serial(
     const paused = await w.call('PATCH', `/v1/webhooks/${hook.id}`, { status: 'paused' });
     t.is(paused.body.data.status, 'paused');
     await advance('2m');
-    await expectCount(t, receiver, 1, 'nothing is sent while paused', 300);
+    await expectCount(t, receiver, 1, 'nothing is sent while paused');
     t.is((await w.onlyDelivery(hook.id)).status, 'pending');
 
     const resumed = await w.call('PATCH', `/v1/webhooks/${hook.id}`, { status: 'active' });
@@ -341,7 +340,7 @@ test.serial(
     const second = receiver.requests[1]!;
     t.is(second.header('x-svc-event-id'), event.id);
     t.is(second.answeredWith, 200);
-    const delivery = await w.onlyDelivery(hook.id, (d) => d.status !== 'pending');
+    const delivery = await w.onlyDelivery(hook.id);
     t.like(delivery, { status: 'delivered', attempts: 2, http_status: 200 });
   },
 );
@@ -456,7 +455,7 @@ test('only subscribed event types are delivered, and only for the own workspace'
   await w.publish('workflow.execution.completed');
   await other.publish('workflow.updated');
   const wanted = await w.publish('workflow.updated');
-  await expectCount(t, receiver, 1, 'only workflow.updated of this workspace', 800);
+  await expectCount(t, receiver, 1, 'only workflow.updated of this workspace');
   t.is(receiver.requests[0]!.header('x-svc-event-id'), wanted.id);
   t.is(receiver.requests[0]!.header('x-svc-event-type'), 'workflow.updated');
   const list = await w.listDeliveries(hook.id);
@@ -475,7 +474,8 @@ test('a paused webhook gets nothing; active again, it gets new events', async (t
   const event = await w.publish('agent.execution.completed');
   await control.waitForCount(1, 5_000);
   t.is(control.requests[0]!.header('x-svc-event-id'), event.id);
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  // Both webhooks' attempts are timers due at once: when they have run, the paused one held.
+  await dueTimersRun(daemon);
   t.is(paused.requests.length, 0, 'the paused webhook got nothing');
 
   await w.call('PATCH', `/v1/webhooks/${hook.id}`, { status: 'active' });
@@ -493,7 +493,7 @@ test('a receiver slower than timeout_seconds is a failed attempt with an error',
   await w.publish('agent.execution.failed');
   await receiver.waitForCount(1, 5_000);
 
-  const delivery = await w.onlyDelivery(hook.id, (d) => d.attempts > 0);
+  const delivery = await w.onlyDelivery(hook.id);
   t.is(delivery.attempts, 1);
   t.is(delivery.status, 'pending', 'a timeout is retried');
   t.not(delivery.next_attempt_at, null);
@@ -524,12 +524,9 @@ test('the delivery log pages, shows attempts and the event; stats count outcomes
   receiver.failNext(1, 502);
   events.push(await w.publish('agent.updated'));
   await receiver.waitForCount(5, 5_000);
-  let failed: Delivery | undefined;
-  for (let i = 0; i < 30 && !failed; i++) {
-    const answer = await w.listDeliveries(hook.id, '?status=failed');
-    failed = answer.body.data[0];
-    if (!failed) await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await dueTimersRun(daemon);
+  const failed: Delivery | undefined = (await w.listDeliveries(hook.id, '?status=failed')).body
+    .data[0];
   t.truthy(failed, 'one failed delivery');
   t.like(failed, { event_id: events[4]!.id, http_status: 502, attempts: 1, status: 'failed' });
 
@@ -608,7 +605,7 @@ test('POST .../retry redelivers now: same event and delivery id, a new attempt',
   const hook = await w.createHook(receiver, ['workflow.deleted']);
   const event = await w.publish('workflow.deleted');
   await receiver.waitForCount(1, 5_000);
-  const delivery = await w.onlyDelivery(hook.id, (d) => d.attempts > 0);
+  const delivery = await w.onlyDelivery(hook.id);
   t.like(delivery, { status: 'pending', attempts: 1, http_status: 500 });
 
   const retried = await w.call('POST', `/v1/webhooks/${hook.id}/deliveries/${delivery.id}/retry`);

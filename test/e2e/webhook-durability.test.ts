@@ -3,17 +3,11 @@
 // reaches the receiver even when the daemon is SIGKILLed in the middle of a burst, and a
 // pending retry survives a graceful stop and start.
 import test from 'ava';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { runCli, startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { control } from '../helpers/api.js';
-
-interface Running {
-  url: string;
-  pid: number;
-  token: string;
-}
+import { dueTimersRun } from '../helpers/events.js';
+import { isAlive, restart, running, waitForExit, type Running } from '../helpers/processes.js';
 
 const daemons: TestDaemon[] = [];
 
@@ -25,16 +19,6 @@ async function launch(): Promise<TestDaemon> {
   const d = await startDaemon();
   daemons.push(d);
   return d;
-}
-
-/** Where the daemon of this data dir runs now (daemon.json) and its control token. */
-function running(d: TestDaemon): Running {
-  const runtime = JSON.parse(readFileSync(join(d.dataDir, 'daemon.json'), 'utf8')) as {
-    url: string;
-    pid: number;
-  };
-  const token = readFileSync(join(d.dataDir, 'control-token'), 'utf8').trim();
-  return { url: runtime.url, pid: runtime.pid, token };
 }
 
 function trpc<T>(at: Running, path: string, input?: unknown): Promise<T> {
@@ -67,23 +51,6 @@ async function createHook(
   const answer = await rest(at, 'POST', '/v1/webhooks', { url: receiver.url, events });
   if (answer.status !== 201) throw new Error(`create webhook: ${JSON.stringify(answer.body)}`);
   return answer.body.data;
-}
-
-async function restart(d: TestDaemon): Promise<Running> {
-  const started = await runCli(['daemon', 'start', '--port', '0', '--json'], { env: d.env });
-  if (started.code !== 0) {
-    throw new Error(`restart failed (exit ${started.code}): ${started.stderr}${started.stdout}`);
-  }
-  return running(d);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 const receivedIds = (receiver: Receiver) =>
@@ -125,11 +92,7 @@ test('every acknowledged event is delivered although the daemon is SIGKILLed mid
   t.true(acknowledged.length < TOTAL, 'the daemon died in the middle of the burst');
   t.is(new Set(acknowledged).size, acknowledged.length, 'event ids are unique');
 
-  const deadline = Date.now() + 5_000;
-  while (isAlive(before.pid) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  t.false(isAlive(before.pid), 'the daemon is gone');
+  t.true(await waitForExit(before.pid, 5_000), 'the daemon is gone');
 
   const after = await restart(d);
   t.not(after.pid, before.pid);
@@ -171,7 +134,8 @@ test('a pending retry survives a graceful stop and start', async (t) => {
   receiver.respondWith(200);
 
   const after = await restart(d);
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  // Whatever is due at the restart has run once its due timers have: the retry is not.
+  await dueTimersRun(after);
   t.is(receiver.requests.length, 1, 'the retry is not due yet after the restart');
   const pending = await rest(after, 'GET', `/v1/webhooks/${hook.id}/deliveries`);
   t.is(pending.status, 200);
@@ -185,11 +149,8 @@ test('a pending retry survives a graceful stop and start', async (t) => {
   t.is(second!.header('x-svc-delivery-id'), first!.header('x-svc-delivery-id'));
   t.is(second!.body, first!.body);
 
-  let delivery: any;
-  for (let i = 0; i < 30; i++) {
-    delivery = (await rest(after, 'GET', `/v1/webhooks/${hook.id}/deliveries`)).body.data[0];
-    if (delivery.status !== 'pending') break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  // The attempt is recorded by the time its timer has run (the advance waits for that).
+  await dueTimersRun(after);
+  const delivery = (await rest(after, 'GET', `/v1/webhooks/${hook.id}/deliveries`)).body.data[0];
   t.like(delivery, { status: 'delivered', attempts: 2, http_status: 200 });
 });

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { ROOT, SVC_BIN, startDaemon, type CliResult, type TestDaemon } from '../helpers/daemon.js';
 import { startReceiver, type ReceivedRequest } from '../helpers/receiver.js';
 import type { WebhookView as Webhook } from '../../shared/schemas/webhooks.js';
+import { dueTimersRun } from '../helpers/events.js';
 
 let d: TestDaemon;
 
@@ -39,6 +40,19 @@ async function trigger(ws: string, type: string): Promise<{ id: string; type: st
 
 function assertOk(t: ExecutionContext, result: CliResult): void {
   t.is(result.code, 0, `exit ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
+}
+
+/** `svc webhooks create --url URL --events EVENTS ...more`, which must succeed. */
+async function createHook(
+  t: ExecutionContext,
+  ws: string,
+  url: string,
+  events: string,
+  ...more: string[]
+): Promise<Webhook> {
+  const created = await svc(ws, 'webhooks', 'create', '--url', url, '--events', events, ...more);
+  assertOk(t, created);
+  return created.json<Webhook>();
 }
 
 /** Lowercase hex HMAC-SHA256 of `<t>.<raw body>` keyed by the whole secret; t within 300 s. */
@@ -140,13 +154,10 @@ class Stream {
 test('svc webhooks create --json shows the secret; get, list, update and delete', async (t) => {
   const ws = await workspace('cli crud');
   const receiver = await startReceiver(t);
-  const created = await svc(
+  const hook = await createHook(
+    t,
     ws,
-    'webhooks',
-    'create',
-    '--url',
     receiver.url,
-    '--events',
     'agent.created,workflow.execution.failed',
     '--description',
     'from the CLI',
@@ -155,8 +166,6 @@ test('svc webhooks create --json shows the secret; get, list, update and delete'
     '--timeout',
     '4',
   );
-  assertOk(t, created);
-  const hook = created.json<Webhook>();
   t.regex(hook.id, /^hook_/);
   t.regex(hook.secret ?? '', /^whsec_/);
   t.like(hook, {
@@ -172,21 +181,12 @@ test('svc webhooks create --json shows the secret; get, list, update and delete'
   t.false('secret' in got.json(), 'get does not show the secret');
   t.false(got.stdout.includes(hook.secret!));
 
-  const second = await svc(
-    ws,
-    'webhooks',
-    'create',
-    '--url',
-    receiver.url,
-    '--events',
-    'agent.deleted',
-  );
-  assertOk(t, second);
+  const second = await createHook(t, ws, receiver.url, 'agent.deleted');
   const updated = await svc(
     ws,
     'webhooks',
     'update',
-    second.json<Webhook>().id,
+    second.id,
     '--status',
     'paused',
     '--events',
@@ -203,19 +203,19 @@ test('svc webhooks create --json shows the secret; get, list, update and delete'
   t.false(body.has_more);
   t.deepEqual(
     body.data.map((item) => item.id),
-    [second.json<Webhook>().id, hook.id],
+    [second.id, hook.id],
   );
   t.false(list.stdout.includes('whsec_'), 'list shows no secret');
   const paused = await svc(ws, 'webhooks', 'list', '--status', 'paused');
   assertOk(t, paused);
   t.deepEqual(
     paused.json<{ data: Webhook[] }>().data.map((item) => item.id),
-    [second.json<Webhook>().id],
+    [second.id],
   );
   const page = await svc(ws, 'webhooks', 'list', '--limit', '1');
   assertOk(t, page);
   t.true(page.json().has_more);
-  t.is(page.json().meta.next_cursor, second.json<Webhook>().id);
+  t.is(page.json().meta.next_cursor, second.id);
 
   const deleted = await svc(ws, 'webhooks', 'delete', hook.id);
   assertOk(t, deleted);
@@ -271,17 +271,7 @@ test('usage errors exit 2; refused operations exit 1 with the error as JSON', as
 test('svc webhooks test: exit 0 when delivered, 1 when the receiver fails', async (t) => {
   const ws = await workspace('cli test');
   const receiver = await startReceiver(t);
-  const created = await svc(
-    ws,
-    'webhooks',
-    'create',
-    '--url',
-    receiver.url,
-    '--events',
-    'agent.created',
-  );
-  assertOk(t, created);
-  const hook = created.json<Webhook>();
+  const hook = await createHook(t, ws, receiver.url, 'agent.created');
 
   const ok = await svc(
     ws,
@@ -316,28 +306,15 @@ test('svc webhooks deliveries and retry', async (t) => {
   const ws = await workspace('cli deliveries');
   const receiver = await startReceiver(t);
   receiver.failNext(1, 500);
-  const created = await svc(
-    ws,
-    'webhooks',
-    'create',
-    '--url',
-    receiver.url,
-    '--events',
-    'agent.updated',
-  );
-  assertOk(t, created);
-  const hook = created.json<Webhook>();
+  const hook = await createHook(t, ws, receiver.url, 'agent.updated');
   const event = await trigger(ws, 'agent.updated');
   await receiver.waitForCount(1, 5_000);
 
-  let list: CliResult | undefined;
-  for (let i = 0; i < 30; i++) {
-    list = await svc(ws, 'webhooks', 'deliveries', hook.id);
-    if (list.json().data[0]?.attempts === 1) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  assertOk(t, list!);
-  const body = list!.json();
+  // The attempt is a timer: once the due ones have run, it is recorded.
+  await dueTimersRun(d);
+  const list = await svc(ws, 'webhooks', 'deliveries', hook.id);
+  assertOk(t, list);
+  const body = list.json();
   t.is(body.total_count, 1);
   t.false(body.has_more);
   const delivery = body.data[0];
@@ -366,17 +343,7 @@ test('svc webhooks deliveries and retry', async (t) => {
 test('svc webhooks tail --json prints a JSON line per delivery attempt', async (t) => {
   const ws = await workspace('cli tail');
   const receiver = await startReceiver(t);
-  const created = await svc(
-    ws,
-    'webhooks',
-    'create',
-    '--url',
-    receiver.url,
-    '--events',
-    'agent.created,agent.updated',
-  );
-  assertOk(t, created);
-  const hook = created.json<Webhook>();
+  const hook = await createHook(t, ws, receiver.url, 'agent.created,agent.updated');
   const tail = new Stream(['webhooks', 'tail', '--webhook', hook.id, '--json']);
   t.teardown(() => tail.kill());
 
@@ -420,23 +387,23 @@ test('svc webhooks tail --json prints a JSON line per delivery attempt', async (
     http_status: 200,
   });
 
-  // Another webhook's deliveries are not shown with --webhook.
-  const other = await svc(
-    ws,
-    'webhooks',
-    'create',
-    '--url',
-    receiver.url,
-    '--events',
-    'agent.deleted',
-  );
-  assertOk(t, other);
+  // Another webhook's deliveries are not shown with --webhook. The stream keeps order: once
+  // the other attempt is done (due timers run) a later delivery of ours is printed after it.
+  await createHook(t, ws, receiver.url, 'agent.deleted');
   const unrelated = await trigger(ws, 'agent.deleted');
   await receiver.waitFor(
     (all) => all.some((r) => r.header('x-svc-event-id') === unrelated.id),
     5_000,
   );
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await dueTimersRun(d);
+  const marker = await trigger(ws, 'agent.updated');
+  t.true(
+    await tail.waitFor(
+      () => tail.lines.some((line) => line.delivery?.event_id === marker.id),
+      5_000,
+    ),
+    'a later delivery of the tailed webhook is printed',
+  );
   t.false(tail.lines.some((line) => line.delivery?.event_id === unrelated.id));
   t.true(tail.lines.every((line) => line.webhook_id === hook.id));
 
@@ -488,7 +455,10 @@ test('svc listen forwards matching events signed with the secret it prints', asy
     await receiver.waitFor((all) => all.some((r) => r.header('x-svc-event-id') === last.id), 5_000),
     'agent.execution.completed forwarded',
   );
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  // listen forwards in the order it streams events and prints each forward once answered: when
+  // both are printed, a wrongly forwarded earlier event would have been sent before them.
+  const printed = (id: string) => listen.lines.some((line) => line.event_id === id);
+  t.true(await listen.waitFor(() => printed(kept.id) && printed(last.id), 3_000));
   const forwarded = receiver.requests.filter((r) => !warm.has(r.header('x-svc-event-id') ?? ''));
   t.deepEqual(forwarded.map((r) => r.header('x-svc-event-id')).sort(), [kept.id, last.id].sort());
   t.false(
@@ -505,7 +475,6 @@ test('svc listen forwards matching events signed with the secret it prints', asy
   }
 
   // One JSON line per forwarded event, with the receiver's answer.
-  t.true(await listen.waitFor(() => listen.lines.some((line) => line.event_id === last.id), 3_000));
   const line = listen.lines.find((entry) => entry.event_id === kept.id);
   t.like(line, { event_type: 'agent.updated', http_status: 200 });
   t.is(typeof line?.response_time_ms, 'number');

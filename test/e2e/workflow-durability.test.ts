@@ -6,9 +6,10 @@
 // burst of runs, every run it acknowledged still finishes after the restart (a step in flight
 // at the kill may run again; a finished one never does).
 import test from 'ava';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { runCli, startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { control } from '../helpers/api.js';
+import { readUntil } from '../helpers/events.js';
+import { killHard, restart, running } from '../helpers/processes.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import {
   activeAgent,
@@ -25,42 +26,17 @@ test.after.always(async () => {
   await Promise.all(daemons.map((d) => d.stop()));
 });
 
-interface Running {
-  url: string;
-  pid: number;
-  token: string;
-}
-
-/** Where the daemon of this data dir runs now, and its control token (both change on restart). */
-function running(d: TestDaemon): Running {
-  const runtime = JSON.parse(readFileSync(join(d.dataDir, 'daemon.json'), 'utf8')) as {
-    url: string;
-    pid: number;
-  };
-  return {
-    url: runtime.url,
-    pid: runtime.pid,
-    token: readFileSync(join(d.dataDir, 'control-token'), 'utf8').trim(),
-  };
-}
-
 /** REST with the operator credential of whichever daemon runs now (it is new at each start). */
 function restApi(d: TestDaemon): Api {
   let cached: { at: string; key: string; ws: string } | undefined;
   return async (method, path, body) => {
     const at = running(d);
     if (!cached || cached.at !== at.url) {
-      const response = await fetch(`${at.url}/trpc/auth.operatorCredential`, {
-        headers: { authorization: `Bearer ${at.token}` },
-      });
-      const answer = (await response.json()) as {
-        result: { data: { key: string; default_workspace_id: string } };
-      };
-      cached = {
-        at: at.url,
-        key: answer.result.data.key,
-        ws: answer.result.data.default_workspace_id,
-      };
+      const credential = await control<{ key: string; default_workspace_id: string }>(
+        at,
+        'auth.operatorCredential',
+      );
+      cached = { at: at.url, key: credential.key, ws: credential.default_workspace_id };
     }
     const response = await fetch(`${at.url}/v1${path}`, {
       method,
@@ -76,50 +52,31 @@ function restApi(d: TestDaemon): Api {
   };
 }
 
-async function restart(d: TestDaemon): Promise<Running> {
-  const started = await runCli(['daemon', 'start', '--port', '0', '--json'], { env: d.env });
-  if (started.code !== 0) {
-    throw new Error(`restart failed (exit ${started.code}): ${started.stderr}${started.stdout}`);
-  }
-  return running(d);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function killHard(pid: number): Promise<void> {
-  process.kill(pid, 'SIGKILL');
-  const deadline = Date.now() + 5_000;
-  while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  if (isAlive(pid)) throw new Error(`daemon ${pid} survived SIGKILL`);
-}
-
-/** Polls the executions list until `done` holds for all of `ids` (or the time runs out). */
-async function waitForRuns(
+/**
+ * The executions of a workflow once `done` holds for all of `ids`: read again on each run event
+ * of the daemon running now (a run that gets there says so with a step or an end event).
+ */
+function waitForRuns(
+  d: TestDaemon,
   api: Api,
   workflowId: string,
   ids: string[],
   done: (execution: any) => boolean,
   timeoutMs: number,
 ): Promise<Map<string, any>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const byId = new Map((await allExecutions(api, workflowId)).map((e) => [e.execution_id, e]));
-    const pending = ids.filter((id) => !byId.has(id) || !done(byId.get(id)));
-    if (pending.length === 0) return byId;
-    if (Date.now() > deadline) {
-      throw new Error(
-        `${pending.length} of ${ids.length} run(s) not there yet, e.g. ${JSON.stringify(byId.get(pending[0]!) ?? pending[0])}`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const pendingIn = (byId: Map<string, any>) =>
+    ids.filter((id) => !byId.has(id) || !done(byId.get(id)));
+  return readUntil(
+    running(d),
+    async () => new Map((await allExecutions(api, workflowId)).map((e) => [e.execution_id, e])),
+    (byId) => pendingIn(byId).length === 0,
+    (event) => ids.includes(String(event.data.execution_id)),
+    {
+      filter: { types: ['workflow.execution.*'] },
+      timeoutMs,
+      what: `runs of ${workflowId} getting there`,
+    },
+  );
 }
 
 /** prepare -> check -> [pause ->] notify; without a wait when waitSeconds is undefined. */
@@ -190,6 +147,7 @@ test('50 runs parked in a wait survive SIGKILL and finish exactly once each', as
   t.is(new Set(ids).size, RUNS);
   // Parked: the wait step is the current one and the steps before it are done.
   await waitForRuns(
+    d,
     api,
     workflowId,
     ids,
@@ -204,12 +162,13 @@ test('50 runs parked in a wait survive SIGKILL and finish exactly once each', as
   t.not(after.pid, before.pid);
 
   // Still parked after the restart: the wait is on the daemon clock, which has not moved.
-  const parked = await waitForRuns(api, workflowId, ids, () => true, 10_000);
+  const parked = await waitForRuns(d, api, workflowId, ids, () => true, 10_000);
   t.true([...parked.values()].every((e) => e.status === 'running'));
 
   const advanced = await d.cli(['clock', 'advance', '2h', '--json']);
   t.is(advanced.code, 0, advanced.stderr);
   const finished = await waitForRuns(
+    d,
     api,
     workflowId,
     ids,
@@ -229,15 +188,27 @@ test('50 runs parked in a wait survive SIGKILL and finish exactly once each', as
     t.true(execution.step_results.every((step: { status: string }) => step.status === 'completed'));
   }
 
-  // The receiver: one call per run, and none for anything else. Give late duplicates a chance.
+  // The receiver: one call per run, and none for anything else. A late duplicate would be sent
+  // before the call of a run started now, all finished: that run's call is the marker.
   await receiver.waitFor((requests) => requests.length >= RUNS, 10_000);
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  const marker = await api('POST', `/workflows/${workflowId}/execute`, { input: { n: -1 } });
+  t.is(marker.status, 202);
+  const markerId = marker.body.data.execution_id as string;
+  await waitForRuns(d, api, workflowId, [markerId], (e) => e.current_step === 'pause', 10_000);
+  await control(running(d), 'clock.advance', { ms: 2 * 3_600_000 });
+  await receiver.waitFor((requests) => requests.some((r) => r.json().run === markerId), 10_000);
+  t.is(
+    receiver.requests.findIndex((r) => r.json().run === markerId),
+    RUNS,
+    'the marker run called after all the others',
+  );
   const calls = new Map<string, number>();
   for (const request of receiver.requests) {
     const run = request.json().run as string;
+    if (run === markerId) continue;
     calls.set(run, (calls.get(run) ?? 0) + 1);
   }
-  t.is(receiver.requests.length, RUNS, 'one webhook call per run');
+  t.is(receiver.requests.length, RUNS + 1, 'one webhook call per run (and the marker)');
   t.true(ids.every((id) => calls.get(id) === 1));
 
   const completed = await allEvents(api, 'workflow.execution.completed');
@@ -285,6 +256,7 @@ test('every run acknowledged before a SIGKILL mid-burst finishes after the resta
 
   await restart(d);
   const finished = await waitForRuns(
+    d,
     api,
     workflowId,
     acknowledged,

@@ -4,6 +4,8 @@
 import test, { type ExecutionContext } from 'ava';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { startReceiver } from '../helpers/receiver.js';
+import { watchEvents } from '../helpers/events.js';
+import { afterRunEvents, waitForExecution, type Api } from '../helpers/workflows.js';
 
 let daemon: TestDaemon;
 let key: string;
@@ -73,14 +75,21 @@ class Tenant {
     return answer.body.data;
   }
 
-  /** Polls until the run leaves running (bounded; the daemon moves by itself here). */
-  async until(workflowId: string, executionId: string, done: (e: any) => boolean): Promise<any> {
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const execution = await this.execution(workflowId, executionId);
-      if (done(execution) || Date.now() > deadline) return execution;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+  /** The run once it has ended (completed, failed or timed out: each says so with an event). */
+  ended(workflowId: string, executionId: string): Promise<any> {
+    return afterRunEvents(
+      this.d,
+      () => this.execution(workflowId, executionId),
+      (e) => e.status !== 'running' && e.status !== 'awaiting_approval',
+    );
+  }
+
+  /** The run once a step of it is in `status` (waiting, retrying: no event says so, it polls). */
+  stepIn(workflowId: string, executionId: string, status: string): Promise<any> {
+    const api: Api = (method, path, body) => this.call(method, `/v1${path}`, body);
+    return waitForExecution(api, workflowId, executionId, (e) =>
+      e.step_results.some((s: any) => s.status === status),
+    );
   }
 
   async events(executionId: string): Promise<any[]> {
@@ -158,9 +167,7 @@ test.serial('a wait step parks the run on the daemon clock until svc clock advan
     'workflow_id',
   ]);
   const id = started.body.data.execution_id as string;
-  const parked = await w.until(flow, id, (e) =>
-    e.step_results.some((s: any) => s.status === 'waiting'),
-  );
+  const parked = await w.stepIn(flow, id, 'waiting');
   t.is(parked.status, 'running');
   t.is(parked.current_step, 'pause');
   t.like(parked.step_results[0], { step_id: 'pause', status: 'waiting', duration_ms: null });
@@ -168,7 +175,7 @@ test.serial('a wait step parks the run on the daemon clock until svc clock advan
   await advance(daemon, '59m');
   t.is((await w.execution(flow, id)).status, 'running');
   await advance(daemon, '2m');
-  const done = await w.until(flow, id, (e) => e.status !== 'running');
+  const done = await w.ended(flow, id);
   t.is(done.status, 'completed');
   t.deepEqual(
     done.step_results.map((s: any) => [s.step_id, s.status]),
@@ -193,8 +200,10 @@ test.serial(
       [{ id: 'long', name: 'Long', type: 'wait', config: { duration_seconds: 600 } }],
       { settings: { timeout_seconds: 30 } },
     );
+    // The clock moves once the run has started (its deadline is set then).
+    const started = await watchEvents(daemon, { types: ['workflow.execution.started'] }, t);
     const waiting = w.run(flow, {});
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await started.waitFor((e) => e.workspace_id === w.id, { what: 'start of the run' });
     await advance(daemon, '31s');
     const answer = await waiting;
     const error = assertError(t, answer, 408, 'workflow_timeout');
@@ -227,15 +236,13 @@ test.serial('retry_policy retries a failed step after 1 s, then x multiplier', a
   const started = await w.run(flow, {}, false);
   const id = started.body.data.execution_id as string;
   await receiver.waitForCount(1, 5000);
-  const retrying = await w.until(flow, id, (e) =>
-    e.step_results.some((s: any) => s.status === 'retrying'),
-  );
+  const retrying = await w.stepIn(flow, id, 'retrying');
   t.like(retrying.step_results[0], { step_id: 'call', status: 'failed', attempt: 1 });
   await advance(daemon, '1s');
   await receiver.waitForCount(2, 5000);
   await advance(daemon, '3s');
   await receiver.waitForCount(3, 5000);
-  const done = await w.until(flow, id, (e) => e.status !== 'running');
+  const done = await w.ended(flow, id);
   t.is(done.status, 'completed');
   t.deepEqual(
     done.step_results.map((s: any) => [s.attempt, s.status]),
@@ -269,7 +276,7 @@ test.serial('cancel stops a run in a wait, drops its timers and emits nothing mo
     (await daemon.cli(['daemon', 'status', '--json'])).json().pending_timers;
   const before = await status();
   const id = (await w.run(flow, {}, false)).body.data.execution_id as string;
-  await w.until(flow, id, (e) => e.step_results.some((s: any) => s.status === 'waiting'));
+  await w.stepIn(flow, id, 'waiting');
   t.true((await status()) > before);
   const cancelled = await w.call('POST', `/v1/workflows/${flow}/executions/${id}/cancel`);
   t.is(cancelled.status, 200, cancelled.text);
@@ -330,7 +337,7 @@ test.serial('a run parked in a wait survives a daemon restart and completes once
     },
   ]);
   const id = (await w.run(flow, {}, false)).body.data.execution_id as string;
-  await w.until(flow, id, (e) => e.step_results.some((s: any) => s.status === 'waiting'));
+  await w.stepIn(flow, id, 'waiting');
   t.is((await own.cli(['daemon', 'stop'])).code, 0);
   // The same port, so the test's client still finds it.
   const port = new URL(own.url).port;
@@ -338,7 +345,7 @@ test.serial('a run parked in a wait survives a daemon restart and completes once
   const restarted = new Tenant(own, w.key, w.id);
   await advance(own, '31s');
   await receiver.waitForCount(1, 5000);
-  const done = await restarted.until(flow, id, (e) => e.status !== 'running');
+  const done = await restarted.ended(flow, id);
   t.is(done.status, 'completed');
   t.deepEqual(
     done.step_results.map((s: any) => s.step_id),
@@ -656,11 +663,7 @@ test('approval: an L2 agent step puts the run in awaiting_approval; approve cont
     { decision: 'approve' },
   );
   t.is(approved.status, 200, approved.text);
-  const done = await w.until(
-    flow,
-    first.body.data.execution_id,
-    (e) => e.status !== 'awaiting_approval' && e.status !== 'running',
-  );
+  const done = await w.ended(flow, first.body.data.execution_id);
   t.is(done.status, 'completed');
   t.deepEqual(
     done.step_results.map((s: any) => s.step_id),
@@ -675,11 +678,7 @@ test('approval: an L2 agent step puts the run in awaiting_approval; approve cont
   await w.call('POST', `/v1/agents/${reviewer}/executions/${other}/approve`, {
     decision: 'reject',
   });
-  const rejected = await w.until(
-    flow,
-    second.body.data.execution_id,
-    (e) => e.status !== 'awaiting_approval',
-  );
+  const rejected = await w.ended(flow, second.body.data.execution_id);
   t.is(rejected.status, 'failed');
   t.like(rejected.error, {
     code: 'approval_rejected',
@@ -732,7 +731,7 @@ test('deleting a workflow cancels its running runs; deleting an agent fails the 
     { id: 'p', name: 'P', type: 'wait', config: { duration_seconds: 600 } },
   ]);
   const id = (await w.run(parked, {}, false)).body.data.execution_id as string;
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  await w.stepIn(parked, id, 'waiting');
   t.is((await w.call('DELETE', `/v1/workflows/${parked}`)).status, 200);
   const events = (await w.events(id)).map((e) => e.type);
   t.deepEqual(events, ['workflow.execution.started']);
@@ -744,7 +743,8 @@ test('deleting a workflow cancels its running runs; deleting an agent fails the 
   const run = await w.run(flow, {});
   t.is(run.body.data.status, 'awaiting_approval');
   t.is((await w.call('DELETE', `/v1/agents/${agent}`)).status, 200);
-  const failed = await w.until(flow, run.body.data.execution_id, (e) => e.status === 'failed');
+  const failed = await w.ended(flow, run.body.data.execution_id);
+  t.is(failed.status, 'failed');
   t.like(failed.error, { code: 'agent_not_found', details: { step_id: 'ask', agent_id: agent } });
 });
 

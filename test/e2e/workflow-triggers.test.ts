@@ -9,11 +9,13 @@ import {
   apiFor,
   createWorkflow,
   TERMINAL,
+  afterRunEvents,
   waitForExecution,
   workflowFile,
   type Api,
 } from '../helpers/workflows.js';
 import { signatureHeader } from '../../shared/signature.js';
+import { running } from '../helpers/processes.js';
 
 let d: TestDaemon;
 
@@ -87,11 +89,11 @@ test('a schedule fires on svc clock advance and again after a restart', async (t
     '2031-05-05T13:00:00.000Z',
   ]);
   // And the runs go to their end.
-  const deadline = Date.now() + 15_000;
-  while (!runs.every((run) => run.status === 'completed') && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    runs = await executions(workflowId);
-  }
+  runs = await afterRunEvents(
+    running(own),
+    () => executions(workflowId),
+    (all) => all.every((run) => TERMINAL.includes(run.status)),
+  );
   t.true(runs.every((run) => run.status === 'completed'));
 });
 
@@ -284,13 +286,13 @@ test('an event trigger starts one run per matching event, and not from its own e
     created.push(agent.body.data.id);
   }
   await api('PATCH', `/agents/${created[0]}`, { description: 'changed' });
-  let runs: any[] = [];
-  const deadline = Date.now() + 15_000;
-  do {
-    runs = await allExecutions(api, workflowId);
-    if (runs.length >= 3 && runs.every((run) => TERMINAL.includes(run.status))) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  } while (Date.now() < deadline);
+  // A trigger starts its run in the event's own transaction: once the three runs have ended
+  // (their events published), any run their own events had started would exist too.
+  const runs = await afterRunEvents(
+    d,
+    () => allExecutions(api, workflowId),
+    (all) => all.length >= 3 && all.every((run) => TERMINAL.includes(run.status)),
+  );
   // Its own runs emit workflow.execution.* events, which it listens to: none started another run.
   t.is(runs.length, 3);
   t.deepEqual(runs.map((run) => run.input.data.id).sort(), [...created].sort());
@@ -309,7 +311,8 @@ test('an event trigger of another workspace hears nothing', async (t) => {
     steps: oneStep(agent.id),
   });
   const before = (await allExecutions(listener.api, workflowId)).length;
+  // A matching trigger would have started its run in the event's transaction, which has
+  // committed once the request is answered: nothing to wait for.
   await other.api('POST', '/agents', { name: 'Elsewhere', ontology: 'retail-v1' });
-  await new Promise((resolve) => setTimeout(resolve, 300));
   t.is((await allExecutions(listener.api, workflowId)).length, before);
 });

@@ -13,6 +13,7 @@ import {
   allEvents,
   apiFor,
   createWorkflow,
+  firstExecution,
   waitForExecution,
   workflowFile,
   type Api,
@@ -366,7 +367,7 @@ test('run --wait follows a parked run to its end and exits 1 when it is cancelle
     steps: [{ id: 'pause', name: 'Pause', type: 'wait', config: { duration_seconds: 86400 } }],
   });
   const waiting = d.cli(['workflows', 'run', workflowId, '--wait', '--workspace', ws]);
-  const execution = await firstExecution(api, workflowId);
+  const execution = await firstExecution(d, api, workflowId);
   await waitForExecution(api, workflowId, execution, (e) => e.current_step === 'pause');
   const cancelled = await svc(ws, 'workflows', 'cancel', workflowId, execution);
   assertExit(t, cancelled, 0);
@@ -383,7 +384,7 @@ test('run --wait exits 1 on a timeout moved by the clock', async (t) => {
     steps: [{ id: 'pause', name: 'Pause', type: 'wait', config: { duration_seconds: 3600 } }],
   });
   const waiting = d.cli(['workflows', 'run', workflowId, '--wait', '--json', '--workspace', ws]);
-  const execution = await firstExecution(api, workflowId);
+  const execution = await firstExecution(d, api, workflowId);
   await waitForExecution(api, workflowId, execution, (e) => e.current_step === 'pause');
   assertExit(t, await d.cli(['clock', 'advance', '2m']), 0);
   const result = await waiting;
@@ -417,7 +418,7 @@ test('an agent step awaiting approval holds run --wait until approved', async (t
     '--workspace',
     ws,
   ]);
-  const executionId = await firstExecution(api, workflowId);
+  const executionId = await firstExecution(d, api, workflowId);
   await waitForExecution(api, workflowId, executionId, (e) => e.status === 'awaiting_approval');
   const pause = (await allEvents(api, 'agent.execution.awaiting_approval')).at(-1);
   t.truthy(pause, 'the agent execution announced it awaits approval');
@@ -500,17 +501,6 @@ test('--input that is not a JSON object is a usage error', async (t) => {
   writeFileSync(file, 'not json');
   assertExit(t, await svc(ws, 'workflows', 'run', 'wfl_whatever', '--input', `@${file}`), 2);
 });
-
-/** The only execution of a workflow, once it exists. */
-async function firstExecution(api: Api, workflowId: string): Promise<string> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const page = await api('GET', `/workflows/${workflowId}/executions`);
-    if (page.status === 200 && page.body.data.length) return page.body.data[0].execution_id;
-    if (Date.now() > deadline) throw new Error(`no execution of ${workflowId} appeared`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 async function yamlBody(text: string): Promise<Record<string, unknown> | undefined> {
   const { parse } = await import('yaml');

@@ -5,6 +5,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestDaemon } from './daemon.js';
+import type { ControlTarget } from './api.js';
+import { readUntil } from './events.js';
 
 export interface Api {
   (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
@@ -118,3 +120,30 @@ export async function allExecutions(api: Api, workflowId: string): Promise<any[]
 }
 
 export const TERMINAL = ['completed', 'failed', 'cancelled', 'timeout'];
+
+/**
+ * `read()` again on each workflow run event until `done` holds: for what a run announces (a step
+ * completed, the run started, completed or failed), from the daemon running at `target` now.
+ */
+export function afterRunEvents<T>(
+  target: ControlTarget,
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 15_000,
+): Promise<T> {
+  return readUntil(target, read, done, () => true, {
+    filter: { types: ['workflow.execution.*'] },
+    timeoutMs,
+    what: 'workflow run event',
+  });
+}
+
+/** The first execution of a workflow once it exists (a run started in the background). */
+export async function firstExecution(d: TestDaemon, api: Api, workflowId: string): Promise<string> {
+  const page = await afterRunEvents(
+    d,
+    () => api('GET', `/workflows/${workflowId}/executions`),
+    (answer) => answer.status === 200 && answer.body.data.length > 0,
+  );
+  return page.body.data[0].execution_id;
+}

@@ -1,0 +1,61 @@
+// The daemon as a process: where the daemon of a data dir runs now (it changes at each start),
+// starting it again, and waiting for it to be gone. `svc daemon start` detaches the daemon, so
+// it is no child of the test and Node gives no `exit` event for it: its end is seen by asking
+// the OS (kill -0), in one bounded wait here.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runCli, type TestDaemon } from './daemon.js';
+
+export interface Running {
+  url: string;
+  pid: number;
+  /** The control token of this run (a new one at each start). */
+  token: string;
+}
+
+/** Where the daemon of this data dir runs now (daemon.json) and its control token. */
+export function running(d: Pick<TestDaemon, 'dataDir'>): Running {
+  const runtime = JSON.parse(readFileSync(join(d.dataDir, 'daemon.json'), 'utf8')) as {
+    url: string;
+    pid: number;
+  };
+  const token = readFileSync(join(d.dataDir, 'control-token'), 'utf8').trim();
+  return { url: runtime.url, pid: runtime.pid, token };
+}
+
+/** `svc daemon start` again on the daemon's data dir; where it runs now. */
+export async function restart(d: Pick<TestDaemon, 'dataDir' | 'env'>): Promise<Running> {
+  const started = await runCli(['daemon', 'start', '--port', '0', '--json'], { env: d.env });
+  if (started.code !== 0) {
+    throw new Error(`restart failed (exit ${started.code}): ${started.stderr}${started.stdout}`);
+  }
+  return running(d);
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Resolves true once the process is gone, false after `timeoutMs`. The one real-time poll of
+ * the tests: a process that is not our child has no exit event to wait on.
+ */
+export async function waitForExit(pid: number, timeoutMs = 10_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (isAlive(pid)) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return true;
+}
+
+/** SIGKILL, and back once the process is gone (throws if it survives). */
+export async function killHard(pid: number): Promise<void> {
+  process.kill(pid, 'SIGKILL');
+  if (!(await waitForExit(pid, 5_000))) throw new Error(`daemon ${pid} survived SIGKILL`);
+}
