@@ -247,13 +247,9 @@ export const WorkflowExecution = z
     trigger: z.object({ type: z.enum(TRIGGER_TYPES) }),
     input: z.record(z.string(), z.unknown()),
     current_step: z.string().nullable().meta({ description: 'The step running or waiting now' }),
-    steps_completed: z
-      .number()
-      .int()
-      .meta({
-        description:
-          'Steps that completed; a failed step does not count, even when the run goes on',
-      }),
+    steps_completed: z.number().int().meta({
+      description: 'Steps that completed; a failed step does not count, even when the run goes on',
+    }),
     steps_total: z.number().int(),
     step_results: z.array(StepResult).meta({ description: 'One entry per step attempt, in order' }),
     result: z
