@@ -1,7 +1,8 @@
 // Expressions and `{{ }}` interpolation for workflow steps, on angular-expressions: a parser and
 // tree-walking evaluator (no eval, no new Function) with member paths, comparisons and && / ||.
 // A missing path evaluates to undefined, which the engine treats as null. Compiled expressions are
-// cached by their text, so a hot workflow parses each expression once.
+// cached by their text, so a hot workflow parses each expression once; a plain path (`a.b.c`,
+// most interpolations) is read directly, the way the library reads it (see plainPath).
 import expressions from 'angular-expressions';
 
 export type Scope = Record<string, unknown>;
@@ -47,8 +48,46 @@ export function compile(source: string): Compiled {
 
 /** Evaluates an expression; undefined (a missing path) becomes null. */
 export function evaluate(source: string, scope: Scope): unknown {
-  const value = compile(source)(scope);
+  const path = plainPath(source);
+  const looked = path && lookUp(path, scope);
+  const value = looked ? looked.value : compile(source)(scope);
   return value === undefined ? null : value;
+}
+
+const PLAIN_PATH = /^\s*[A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*\s*$/;
+const LIBRARY_NAMES = new Set(['true', 'false', 'null', 'undefined', 'this', '$locals']);
+const paths = new Map<string, string[] | null>();
+
+/**
+ * `a.b.c` as its names, or null for any other expression. Most expressions of a workflow are
+ * such paths (`{{trigger.payload.text}}`), and angular-expressions guards every evaluation by
+ * deleting and restoring Function.prototype.constructor, which costs more than the lookup and
+ * makes V8 drop optimised code that depends on Function.prototype.
+ */
+function plainPath(source: string): string[] | null {
+  let path = paths.get(source);
+  if (path === undefined) {
+    path = PLAIN_PATH.test(source) ? source.split('.').map((name) => name.trim()) : null;
+    // Literals and the library's own names are its to read.
+    if (path && LIBRARY_NAMES.has(path[0]!)) path = null;
+    if (paths.size >= CACHE_LIMIT) paths.clear();
+    paths.set(source, path);
+  }
+  return path;
+}
+
+/**
+ * A path through plain objects, read as angular-expressions reads it: own properties only, and
+ * a missing step is undefined. Anything else (a string's length, an array) goes to the library.
+ */
+function lookUp(path: string[], scope: Scope): { value: unknown } | undefined {
+  let current: unknown = scope;
+  for (const name of path) {
+    if (current === null || current === undefined) return { value: undefined };
+    if (typeof current !== 'object' || Array.isArray(current)) return undefined;
+    current = Object.hasOwn(current, name) ? (current as Record<string, unknown>)[name] : undefined;
+  }
+  return { value: current };
 }
 
 const WRAPPED = /^\s*\{\{([\s\S]*)\}\}\s*$/;

@@ -1,5 +1,6 @@
 // Expressions (angular-expressions) and {{ }} interpolation of workflow steps.
 import test from 'ava';
+import expressions from 'angular-expressions';
 import {
   evaluate,
   evaluateCondition,
@@ -91,4 +92,42 @@ test('secrets are read when used, masked as [secret:NAME], and a missing one is 
   });
   t.is(error!.secretName, 'NOPE');
   t.regex(error!.message, /NOPE/);
+});
+
+test('plain paths (read without the library) answer exactly what angular-expressions answers', (t) => {
+  const data = {
+    ...scope,
+    constructor: 1,
+    secrets: secretsScope((name) => (name === 'KEY' ? 'v' : undefined), new Map()),
+  };
+  const paths = [
+    'trigger',
+    'trigger.payload.amount',
+    ' trigger . payload . customer . name ',
+    'trigger.payload.missing',
+    'trigger.payload.missing.deeper',
+    'trigger.payload.tags',
+    'trigger.payload.tags.length',
+    'trigger.payload.customer.name.length',
+    'trigger.toString',
+    'trigger.constructor',
+    'trigger.__proto__',
+    'hasOwnProperty',
+    'constructor',
+    'workflow.result',
+    'workflow.result.anything',
+    'nothing.at.all',
+    'true',
+    'false',
+    'null',
+    'undefined',
+    'this.trigger.payload.amount',
+    '$locals',
+    'secrets.KEY',
+  ];
+  for (const path of paths) {
+    const library = expressions.compile(path)(data) as unknown;
+    t.deepEqual(evaluate(path, data), library === undefined ? null : library, path);
+  }
+  t.throws(() => evaluate('secrets.MISSING', data), { instanceOf: MissingSecretError });
 });
