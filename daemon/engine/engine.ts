@@ -315,11 +315,13 @@ export class WorkflowEngine {
       });
       // Stopping: the step stays ready in the store and runs again after the restart.
       if (outcome.type === 'interrupted' || this.closing) return;
-      await this.deps.commits.run(() => {
+      const status = await this.deps.commits.run(() => {
         // The step's own records happened whatever becomes of the run (cancelled meanwhile).
         outcome.store?.();
-        this.transition(row.id, act.key, 'ready', outcome);
+        return this.transition(row.id, act.key, 'ready', outcome);
       });
+      // The run ended with this step: nothing is left to start.
+      if (status && !UNFINISHED.has(status)) return;
     } catch (error) {
       // A transition that could not be stored: the step stays ready and runs again on resume.
       this.memory.delete(row.id);
@@ -378,21 +380,25 @@ export class WorkflowEngine {
 
   // --- transitions (inside a transaction; no effect outside the database but caches) -----------
 
-  /** Applies one step outcome to the run if the activation is still in the expected state. */
+  /**
+   * Applies one step outcome to the run if the activation is still in the expected state;
+   * answers the run's status after it (undefined when the outcome was dropped).
+   */
   private transition(
     executionId: string,
     key: string,
     expected: Activation['state'],
     outcome: StepOutcome,
-  ): void {
+  ): RunStatus | undefined {
     const t = this.begin(executionId);
-    if (!t) return;
+    if (!t) return undefined;
     const act = t.state.acts.find((candidate) => candidate.key === key);
     // Gone or moved on (cancelled, timed out, a parallel sibling won): the outcome is dropped.
-    if (!act || act.state !== expected) return;
+    if (!act || act.state !== expected) return undefined;
     if (t.now >= t.row.deadline_at) this.end(t, 'timeout');
     else this.apply(t, act, outcome);
     this.commit(t);
+    return t.row.status;
   }
 
   private begin(executionId: string): Transition | undefined {
