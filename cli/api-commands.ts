@@ -11,6 +11,11 @@ import {
 } from './command.js';
 import { chalk, table } from './output.js';
 
+/** An API path from its segments, each URL-encoded: apiPath('agents', id, 'knowledge'). */
+export function apiPath(...segments: string[]): string {
+  return `/${segments.map(encodeURIComponent).join('/')}`;
+}
+
 /** The page options of a list; declare them after the filters. */
 export const PAGE_OPTIONS = [
   { flags: '--limit <n>', description: 'page size, 1-100' },

@@ -5,6 +5,7 @@
 // be opened (e.g. --api-key against a daemon whose control token this user cannot read).
 import type { EventEnvelope } from '../shared/schemas/events.js';
 import type { ApiClient } from '../shared/api-client.js';
+import { apiPath } from './api-commands.js';
 import type { CliContext } from './context.js';
 import { isTerminal, type Execution } from './workflow-views.js';
 
@@ -55,7 +56,7 @@ export async function followRun(options: FollowOptions): Promise<FollowOutcome> 
   let latest: Execution | undefined;
   try {
     executionId = await options.start();
-    const path = `/workflows/${encodeURIComponent(workflowId)}/executions/${encodeURIComponent(executionId)}`;
+    const path = apiPath('workflows', workflowId, 'executions', executionId);
     for (;;) {
       if (interrupted) return { type: 'detached', execution: latest, executionId };
       if (dirty) {

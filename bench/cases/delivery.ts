@@ -44,6 +44,7 @@ import {
   type ReceiverProcess,
   type DaemonContext,
 } from '../harness.js';
+import { postKeepAlive } from '../load.js';
 
 /** Events published, delivered and forgotten before the measured run (JIT, connections). */
 const DELIVERY_WARMUP_EVENTS = 500;
@@ -67,32 +68,6 @@ interface Published {
  * than the daemon spends publishing, and the publisher shares the machine with the daemon. */
 const publishAgent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
-function postKeepAlive(
-  url: string,
-  headers: Record<string, string>,
-  body: string,
-): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      url,
-      {
-        method: 'POST',
-        agent: publishAgent,
-        headers: { ...headers, 'content-length': Buffer.byteLength(body) },
-      },
-      (response) => {
-        let text = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => (text += chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
-        response.on('error', reject);
-      },
-    );
-    request.on('error', reject);
-    request.end(body);
-  });
-}
-
 /**
  * Publishes `count` agent.created events through the control channel (what `svc events trigger`
  * does), settings.deliveryConcurrency requests in flight, recording each acknowledgement.
@@ -115,6 +90,7 @@ async function publishEvents(ctx: DaemonContext, count: number, offset: number) 
       try {
         const sentAt = wallNow();
         const { status, text } = await postKeepAlive(
+          publishAgent,
           url,
           headers,
           JSON.stringify({ type: 'agent.created', data: { n } }),

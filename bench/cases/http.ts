@@ -25,11 +25,9 @@
 //   When autocannon cannot saturate the baseline (baseline req/s x cpu µs/req well under one
 //   core-second per second), the req/s ratio flatters the daemon and the cpu ratio does not.
 //
-import autocannon from 'autocannon';
 import {
   apiHeaders,
   benchAgent,
-  cpuSeconds,
   settings,
   table,
   type BenchCase,
@@ -39,6 +37,7 @@ import {
   combineRounds,
   type RunFigures,
 } from '../harness.js';
+import { loadWithCpu } from '../load.js';
 
 interface Scenario {
   name: string;
@@ -148,8 +147,7 @@ async function load(
   seconds: number,
 ): Promise<RunFigures> {
   const { method, headers, body } = requestOptions(scenario, ctx);
-  const cpuBefore = cpuSeconds(target.pid);
-  const result = await autocannon({
+  const { result, figures } = await loadWithCpu(target.pid, {
     url: `${target.url}${path}`,
     method,
     headers,
@@ -158,7 +156,6 @@ async function load(
     pipelining: settings.pipelining,
     duration: seconds,
   });
-  const cpuAfter = cpuSeconds(target.pid);
   const codes = Object.entries(result.statusCodeStats ?? {})
     .filter(([, stats]) => (stats.count ?? 0) > 0)
     .map(([code]) => code);
@@ -177,16 +174,7 @@ async function load(
         `timeouts ${result.timeouts}, statuses ${statuses}); the figures would mean nothing.`,
     );
   }
-  return {
-    reqPerSec: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    requests: result.requests.total,
-    cpuUsPerRequest:
-      cpuBefore === undefined || cpuAfter === undefined
-        ? undefined
-        : ((cpuAfter - cpuBefore) * 1e6) / result.requests.total,
-  };
+  return figures;
 }
 
 interface ScenarioResult {

@@ -24,7 +24,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
-import autocannon from 'autocannon';
 import {
   combineRounds,
   cpuSeconds,
@@ -34,6 +33,9 @@ import {
   type BenchCase,
   type RunFigures,
 } from '../harness.js';
+import { loadWithCpu, postKeepAlive } from '../load.js';
+
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 /** What the case needs from the harness's daemon (bench/run.ts's DaemonContext has all of it). */
 export interface OAuthBenchContext {
@@ -203,30 +205,19 @@ async function loadMe(
   settings: OAuthBenchSettings,
   seconds: number,
 ): Promise<RunFigures> {
-  const cpuBefore = cpuSeconds(ctx.pid);
-  const result = await autocannon({
+  const { result, figures } = await loadWithCpu(ctx.pid, {
     url: `${ctx.url}/v1/auth/me`,
     headers: { authorization: `Bearer ${credential}` },
     connections: settings.connections,
     pipelining: settings.pipelining,
     duration: seconds,
   });
-  const cpuAfter = cpuSeconds(ctx.pid);
   if (result.errors > 0 || result.timeouts > 0 || result.non2xx > 0 || result['2xx'] === 0) {
     throw new Error(
       `GET /v1/auth/me: not every answer was 2xx (non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts}); the figures would mean nothing.`,
     );
   }
-  return {
-    reqPerSec: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    requests: result.requests.total,
-    cpuUsPerRequest:
-      cpuBefore === undefined || cpuAfter === undefined
-        ? undefined
-        : ((cpuAfter - cpuBefore) * 1e6) / result.requests.total,
-  };
+  return figures;
 }
 
 /** `loops` clients each refreshing their own grant back to back for `seconds`. */
@@ -249,7 +240,7 @@ async function refreshLoops(
       while (performance.now() < deadline) {
         const body = `grant_type=refresh_token&refresh_token=${grant.refresh_token}`;
         const sent = performance.now();
-        const answer = await post(agent, target, body, authorization);
+        const answer = await postKeepAlive(agent, target, { ...FORM, authorization }, body);
         latencies.push(performance.now() - sent);
         if (answer.status !== 200) {
           throw new Error(`refresh grant answered ${answer.status}: ${answer.text.slice(0, 300)}`);
@@ -272,37 +263,6 @@ async function refreshLoops(
         ? undefined
         : ((cpuAfter - cpuBefore) * 1e6) / latencies.length,
   };
-}
-
-function post(
-  agent: http.Agent,
-  url: URL,
-  body: string,
-  authorization: string,
-): Promise<{ status: number; text: string }> {
-  return new Promise((resolvePromise, reject) => {
-    const request = http.request(
-      url,
-      {
-        method: 'POST',
-        agent,
-        headers: {
-          'content-type': 'application/x-www-form-urlencoded',
-          'content-length': Buffer.byteLength(body),
-          authorization,
-        },
-      },
-      (response) => {
-        let text = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => (text += chunk));
-        response.on('end', () => resolvePromise({ status: response.statusCode ?? 0, text }));
-        response.on('error', reject);
-      },
-    );
-    request.on('error', reject);
-    request.end(body);
-  });
 }
 
 function figureCells(figures: RunFigures): string[] {

@@ -20,12 +20,10 @@ import type {
   MessageView,
 } from '../../shared/schemas/agents.js';
 import type { DeletedView, ListBody } from '../../shared/schemas/common.js';
-import { apiCommand, listCommand, PAGE_OPTIONS } from '../api-commands.js';
+import { apiCommand, apiPath, listCommand, PAGE_OPTIONS } from '../api-commands.js';
 import { command, defineCommands, group, stringOption, type Options } from '../command.js';
 import { UsageError } from '../errors.js';
 import { chalk, table } from '../output.js';
-
-const path = (...parts: string[]) => parts.map(encodeURIComponent).join('/');
 
 function jsonOption(
   options: Options,
@@ -138,7 +136,7 @@ function decision(decision: 'approve' | 'reject', description: string) {
     options: [{ flags: '--notes <text>', description: 'why' }],
     method: 'POST',
     endpoint: ([agentId, executionId]) =>
-      `/agents/${path(agentId!, 'executions', executionId!, 'approve')}`,
+      apiPath('agents', agentId!, 'executions', executionId!, 'approve'),
     request: (_args, options) => ({
       body: { decision, ...(options.notes ? { notes: options.notes } : {}) },
     }),
@@ -174,7 +172,7 @@ export default defineCommands([
     path: ['agents', 'get'],
     description: 'Show an agent',
     args: [AGENT_ID],
-    endpoint: ([id]) => `/agents/${path(id!)}`,
+    endpoint: ([id]) => apiPath('agents', id!),
     print: describeAgent,
   }),
   command({
@@ -202,7 +200,7 @@ export default defineCommands([
       { flags: '--status <status>', description: 'new status', values: AGENT_UPDATE_STATUSES },
     ],
     method: 'PATCH',
-    endpoint: ([id]) => `/agents/${path(id!)}`,
+    endpoint: ([id]) => apiPath('agents', id!),
     request: async (_args, options) => ({ body: await agentBody(options) }),
     print: describeAgent,
   }),
@@ -211,7 +209,7 @@ export default defineCommands([
     description: 'Delete an agent (irreversible)',
     args: [AGENT_ID],
     method: 'DELETE',
-    endpoint: ([id]) => `/agents/${path(id!)}`,
+    endpoint: ([id]) => apiPath('agents', id!),
     print: (result: DeletedView) => `Deleted agent ${result.id}`,
   }),
   apiCommand({
@@ -234,7 +232,7 @@ export default defineCommands([
     ],
     examples: ['svc agents execute agt_... --input "Where is order 1234?" --wait --json'],
     method: 'POST',
-    endpoint: ([id]) => `/agents/${path(id!)}/execute`,
+    endpoint: ([id]) => apiPath('agents', id!, 'execute'),
     request(_args, options) {
       const input = options.input;
       if (!input) throw new UsageError('Missing --input: the task for the agent.');
@@ -252,7 +250,7 @@ export default defineCommands([
     path: ['agents', 'execution'],
     description: 'Show an execution',
     args: EXECUTION_ARGS,
-    endpoint: ([agentId, executionId]) => `/agents/${path(agentId!, 'executions', executionId!)}`,
+    endpoint: ([agentId, executionId]) => apiPath('agents', agentId!, 'executions', executionId!),
     print: describeExecution,
   }),
   decision('approve', 'Approve an execution awaiting approval'),
@@ -271,7 +269,7 @@ export default defineCommands([
       const conversation = options.conversation;
       const text = options.send;
       if (text !== undefined) {
-        const reply = await api.data<MessageView>('POST', `/agents/${path(id!)}/messages`, {
+        const reply = await api.data<MessageView>('POST', apiPath('agents', id!, 'messages'), {
           body: { content: text, ...(conversation ? { conversation_id: conversation } : {}) },
         });
         ctx.out.result(
@@ -282,7 +280,7 @@ export default defineCommands([
       }
       const body = await api.request<ListBody<typeof Message>>(
         'GET',
-        `/agents/${path(id!)}/messages`,
+        apiPath('agents', id!, 'messages'),
         {
           query: { conversation_id: conversation, limit: options.limit },
         },
@@ -313,7 +311,7 @@ export default defineCommands([
       },
       { flags: '--metrics <names>', description: 'comma-separated metric names' },
     ],
-    endpoint: ([id]) => `/agents/${path(id!)}/analytics`,
+    endpoint: ([id]) => apiPath('agents', id!, 'analytics'),
     request: (_args, options) => ({ query: { period: options.period, metrics: options.metrics } }),
     print: (analytics: AnalyticsView) =>
       [
@@ -353,7 +351,7 @@ export default defineCommands([
       if (description) form.append('description', description);
       const doc = await (
         await ctx.api()
-      ).data<KnowledgeDocumentView>('POST', `/agents/${path(id!)}/knowledge`, { form });
+      ).data<KnowledgeDocumentView>('POST', apiPath('agents', id!, 'knowledge'), { form });
       ctx.out.result(
         doc,
         () => `Learned ${chalk.cyan(doc.id)} (${doc.format}, ${doc.chunk_count} passages)`,
@@ -364,7 +362,7 @@ export default defineCommands([
     path: ['agents', 'knowledge', 'list'],
     description: "List an agent's knowledge documents",
     args: [AGENT_ID],
-    endpoint: ([id]) => `/agents/${path(id!)}/knowledge`,
+    endpoint: ([id]) => apiPath('agents', id!, 'knowledge'),
     columns: ['ID', 'FILE', 'FORMAT', 'TYPE', 'PASSAGES'],
     row: (d: KnowledgeDocumentView) => [d.id, d.filename, d.format, d.type, String(d.chunk_count)],
   }),
@@ -373,7 +371,7 @@ export default defineCommands([
     description: 'Delete a knowledge document',
     args: [AGENT_ID, { name: 'document', description: 'document id (doc_...)' }],
     method: 'DELETE',
-    endpoint: ([id, document]) => `/agents/${path(id!, 'knowledge', document!)}`,
+    endpoint: ([id, document]) => apiPath('agents', id!, 'knowledge', document!),
     print: (result: DeletedView) => `Deleted ${result.id}`,
   }),
   command({

@@ -1,7 +1,7 @@
 // svc events list|get|tail, and svc whoami
 import type { MeView } from '../../shared/schemas/auth.js';
 import type { EventEnvelope } from '../../shared/schemas/events.js';
-import { apiCommand, listCommand } from '../api-commands.js';
+import { apiCommand, apiPath, listCommand } from '../api-commands.js';
 import { command, defineCommands, group } from '../command.js';
 import { UsageError } from '../errors.js';
 import { streamUntilInterrupted } from '../stream.js';
@@ -33,7 +33,7 @@ export default defineCommands([
     path: ['events', 'get'],
     description: 'Show one event',
     args: [{ name: 'id', description: 'event id (evt_...)' }],
-    endpoint: ([id]) => `/events/${encodeURIComponent(id!)}`,
+    endpoint: ([id]) => apiPath('events', id!),
     print: (event: EventEnvelope) => JSON.stringify(event, null, 2),
   }),
   command({

@@ -1,5 +1,5 @@
 // svc webhooks create|list|get|update|delete|test|deliveries|delivery|retry|tail
-import { apiCommand, listCommand, PAGE_OPTIONS } from '../api-commands.js';
+import { apiCommand, apiPath, listCommand, PAGE_OPTIONS } from '../api-commands.js';
 import { command, defineCommands, group, stringOption, type Options } from '../command.js';
 import { UsageError } from '../errors.js';
 import {
@@ -71,7 +71,6 @@ function describeWebhook(hook: WebhookView): string {
 }
 
 const WEBHOOK_ID = { name: 'id', description: 'webhook id (hook_...)' };
-const hookPath = (...parts: string[]) => `/webhooks/${parts.map(encodeURIComponent).join('/')}`;
 
 export default defineCommands([
   group(['webhooks'], 'Webhook subscriptions, deliveries, test, retry and live tail'),
@@ -140,7 +139,7 @@ export default defineCommands([
     path: ['webhooks', 'get'],
     description: 'Show a webhook',
     args: [WEBHOOK_ID],
-    endpoint: ([id]) => hookPath(id!),
+    endpoint: ([id]) => apiPath('webhooks', id!),
     print: describeWebhook,
   }),
   apiCommand({
@@ -159,7 +158,7 @@ export default defineCommands([
       ...settingOptions,
     ],
     method: 'PATCH',
-    endpoint: ([id]) => hookPath(id!),
+    endpoint: ([id]) => apiPath('webhooks', id!),
     request: (_args, options) => ({
       body: {
         url: options.url,
@@ -176,7 +175,7 @@ export default defineCommands([
     description: 'Delete a webhook',
     args: [WEBHOOK_ID],
     method: 'DELETE',
-    endpoint: ([id]) => hookPath(id!),
+    endpoint: ([id]) => apiPath('webhooks', id!),
     print: (result: DeletedView) => `Deleted webhook ${result.id}`,
   }),
   command({
@@ -193,7 +192,7 @@ export default defineCommands([
     async run(ctx, [id], options) {
       const result = await (
         await ctx.api()
-      ).data<WebhookTestResultView>('POST', hookPath(id!, 'test'), {
+      ).data<WebhookTestResultView>('POST', apiPath('webhooks', id!, 'test'), {
         body: { event_type: options.eventType },
       });
       ctx.out.result(
@@ -212,7 +211,7 @@ export default defineCommands([
       { flags: '--status <status>', description: 'delivery status', values: DELIVERY_STATUSES },
       ...PAGE_OPTIONS,
     ],
-    endpoint: ([id]) => hookPath(id!, 'deliveries'),
+    endpoint: ([id]) => apiPath('webhooks', id!, 'deliveries'),
     query: (options) => ({ status: options.status }),
     columns: ['ID', 'EVENT', 'STATUS', 'HTTP', 'ATTEMPTS', 'NEXT ATTEMPT'],
     row: (d: DeliveryView) => [
@@ -232,7 +231,8 @@ export default defineCommands([
       { name: 'delivery', description: 'delivery id (del_...)' },
     ],
     method: 'POST',
-    endpoint: ([webhook, delivery]) => hookPath(webhook!, 'deliveries', delivery!, 'retry'),
+    endpoint: ([webhook, delivery]) =>
+      apiPath('webhooks', webhook!, 'deliveries', delivery!, 'retry'),
     print: (result: DeliveryView) =>
       `${statusColour(result.status)} HTTP ${result.http_status ?? '-'} after ${result.attempts} attempt(s)${result.error ? ` (${result.error})` : ''}`,
   }),

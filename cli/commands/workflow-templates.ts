@@ -4,6 +4,7 @@
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { extname } from 'node:path';
+import { apiPath } from '../api-commands.js';
 import { command, defineCommands, stringOption, type Options } from '../command.js';
 import type { CliContext } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
@@ -252,9 +253,7 @@ export default defineCommands([
     description: "Print a webhook-triggered workflow's URL (POST to it to start a run)",
     args: [{ name: 'id', description: 'workflow id (wfl_...)' }],
     async run(ctx, [id]) {
-      const workflow = await (
-        await ctx.api()
-      ).data<Workflow>('GET', `/workflows/${encodeURIComponent(id!)}`);
+      const workflow = await (await ctx.api()).data<Workflow>('GET', apiPath('workflows', id!));
       if (workflow.trigger.type !== 'webhook') {
         throw new CliError(
           `Workflow ${workflow.id} has a ${workflow.trigger.type} trigger, not a webhook one. Set trigger {type: webhook, config: {path: NAME}} with: svc workflows update ${workflow.id} -f FILE`,

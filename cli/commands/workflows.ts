@@ -1,5 +1,5 @@
 // svc workflows list|get|create|update|delete|activate|pause|run|executions|execution|cancel
-import { apiCommand, listCommand } from '../api-commands.js';
+import { apiCommand, apiPath, listCommand } from '../api-commands.js';
 import { command, defineCommands, stringOption, type Options, group } from '../command.js';
 import type { CliContext } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
@@ -15,8 +15,6 @@ import {
   type WorkflowStep,
 } from '../workflow-views.js';
 import type { WorkflowDocument } from '../workflow-file.js';
-
-const path = (...parts: string[]) => parts.map(encodeURIComponent).join('/');
 
 const WORKFLOW_ID = { name: 'id', description: 'workflow id (wfl_...)' };
 const RUN_ARGS = [WORKFLOW_ID, { name: 'execution', description: 'execution id (wex_...)' }];
@@ -166,7 +164,7 @@ async function documentFrom(
 async function setStatus(ctx: CliContext, id: string, status: 'active' | 'paused') {
   const workflow = await (
     await ctx.api()
-  ).data<Workflow>('PATCH', `/workflows/${path(id)}`, { body: { status } });
+  ).data<Workflow>('PATCH', apiPath('workflows', id), { body: { status } });
   ctx.out.result(
     workflow,
     () => `Workflow ${chalk.cyan(workflow.id)} is ${statusColour(workflow.status)}`,
@@ -184,7 +182,7 @@ async function runAndWait(
     import('../follow-run.js'),
     import('../run-view.js'),
   ]);
-  const workflow = await api.data<Workflow>('GET', `/workflows/${path(workflowId)}`);
+  const workflow = await api.data<Workflow>('GET', apiPath('workflows', workflowId));
   const stderrTty = Boolean(process.stderr.isTTY);
   const view = new RunView(process.stderr, workflow.steps, {
     live: stderrTty && !ctx.out.json,
@@ -200,7 +198,7 @@ async function runAndWait(
       async start() {
         const started = await api.data<{ execution_id: string }>(
           'POST',
-          `/workflows/${path(workflowId)}/execute`,
+          apiPath('workflows', workflowId, 'execute'),
           { body: { input, wait_for_completion: false } },
         );
         return started.execution_id;
@@ -264,7 +262,7 @@ export default defineCommands([
     path: ['workflows', 'get'],
     description: 'Show a workflow and its steps',
     args: [WORKFLOW_ID],
-    endpoint: ([id]) => `/workflows/${path(id!)}`,
+    endpoint: ([id]) => apiPath('workflows', id!),
     print: describeWorkflow,
   }),
   {
@@ -298,7 +296,7 @@ export default defineCommands([
     examples: ['svc workflows update wfl_... -f refund.yaml'],
     async run(ctx, [id], options) {
       const { file, document } = await documentFrom(options);
-      const workflow = await sendDocument(ctx, 'PATCH', `/workflows/${path(id!)}`, file, document);
+      const workflow = await sendDocument(ctx, 'PATCH', apiPath('workflows', id!), file, document);
       ctx.out.result(workflow, () => `Updated ${describeWorkflow(workflow)}`);
     },
   },
@@ -307,7 +305,7 @@ export default defineCommands([
     description: 'Delete a workflow (its running runs are cancelled first)',
     args: [WORKFLOW_ID],
     method: 'DELETE',
-    endpoint: ([id]) => `/workflows/${path(id!)}`,
+    endpoint: ([id]) => apiPath('workflows', id!),
     print: (result: { id: string }) => `Deleted workflow ${result.id}`,
   }),
   {
@@ -349,7 +347,7 @@ export default defineCommands([
         await ctx.api()
       ).data<{ execution_id: string; status: string; created_at: string }>(
         'POST',
-        `/workflows/${path(id!)}/execute`,
+        apiPath('workflows', id!, 'execute'),
         { body: { input, wait_for_completion: false } },
       );
       ctx.out.result(started, () =>
@@ -371,7 +369,7 @@ export default defineCommands([
       },
       ...NEXT_PAGE_OPTIONS,
     ],
-    endpoint: ([id]) => `/workflows/${path(id!)}/executions`,
+    endpoint: ([id]) => apiPath('workflows', id!, 'executions'),
     query: (options) => ({ status: options.status }),
     columns: ['EXECUTION', 'STATUS', 'STEPS', 'CURRENT', 'STARTED', 'DURATION'],
     row: (e: Execution) => [
@@ -390,7 +388,7 @@ export default defineCommands([
     path: ['workflows', 'execution'],
     description: 'Show a run: status, current step, each step result, the result',
     args: RUN_ARGS,
-    endpoint: ([id, executionId]) => `/workflows/${path(id!, 'executions', executionId!)}`,
+    endpoint: ([id, executionId]) => apiPath('workflows', id!, 'executions', executionId!),
     print: describeExecution,
   }),
   apiCommand({
@@ -399,7 +397,7 @@ export default defineCommands([
     args: RUN_ARGS,
     method: 'POST',
     endpoint: ([id, executionId]) =>
-      `/workflows/${path(id!, 'executions', executionId!, 'cancel')}`,
+      apiPath('workflows', id!, 'executions', executionId!, 'cancel'),
     print: (result: { execution_id: string; status: string; cancelled_at: string }) =>
       `Cancelled run ${chalk.cyan(result.execution_id)} at ${result.cancelled_at}`,
   }),

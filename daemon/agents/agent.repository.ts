@@ -1,5 +1,6 @@
 // Agent rows. Deleted agents keep their row (deleted_at) so their executions stay explainable.
 import type { ListQueryInput, Page } from '../domain/pages.js';
+import { RowCache } from '../row-cache.js';
 import type { Db } from '../store/database.js';
 import { ListQuery } from '../store/list-query.js';
 
@@ -44,7 +45,7 @@ export interface AgentListQuery {
 export class AgentRepository {
   private readonly list: ListQuery<AgentRow, AgentListQuery>;
   /** Agents are read on every request about them: rows are kept until they are written. */
-  private readonly rows = new Map<string, AgentRow>();
+  private readonly rows = new RowCache<AgentRow>();
   private readonly insertStmt;
   private readonly getStmt;
   private readonly updateStmt;
@@ -84,26 +85,21 @@ export class AgentRepository {
 
   /** The row, the same object until the agent is written (callers must not mutate it). */
   get(id: string): AgentRow | undefined {
-    let row = this.rows.get(id);
-    if (!row) {
-      row = this.getStmt.get(id);
-      if (row) this.rows.set(id, row);
-    }
-    return row;
+    return this.rows.get(id, () => this.getStmt.get(id));
   }
 
   update(row: AgentRow): void {
-    this.rows.delete(row.id);
+    this.rows.forget(row.id);
     this.updateStmt.run(row);
   }
 
   markDeleted(id: string, at: number): void {
-    this.rows.delete(id);
+    this.rows.forget(id);
     this.deleteStmt.run(at, id);
   }
 
   addStats(id: string, delta: StatsDelta, at: number): void {
-    this.rows.delete(id);
+    this.rows.forget(id);
     this.statsStmt.run({
       id,
       at,

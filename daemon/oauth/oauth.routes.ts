@@ -61,26 +61,17 @@ const AUTHORIZE_PARAMS = [
   'code_challenge_method',
 ] as const;
 
+/** A query parameter checked by the handler (errors go back to the client), described here. */
+const documented = (description: string) => z.unknown().optional().meta({ description });
+
 const AuthorizeQuery = z.looseObject({
-  response_type: z.unknown().optional().meta({ description: 'Always `code`' }),
-  client_id: z.unknown().optional().meta({ description: 'The app (app_...)' }),
-  redirect_uri: z
-    .unknown()
-    .optional()
-    .meta({ description: 'Exactly one of the registered redirect URIs' }),
-  scope: z
-    .unknown()
-    .optional()
-    .meta({ description: "Space-separated; within the app's scopes (default: all of them)" }),
-  state: z.unknown().optional().meta({ description: 'Passed back unchanged' }),
-  code_challenge: z
-    .unknown()
-    .optional()
-    .meta({ description: 'PKCE (RFC 7636): base64url SHA-256 of the verifier' }),
-  code_challenge_method: z
-    .unknown()
-    .optional()
-    .meta({ description: '`S256` (required with PKCE)' }),
+  response_type: documented('Always `code`'),
+  client_id: documented('The app (app_...)'),
+  redirect_uri: documented('Exactly one of the registered redirect URIs'),
+  scope: documented("Space-separated; within the app's scopes (default: all of them)"),
+  state: documented('Passed back unchanged'),
+  code_challenge: documented('PKCE (RFC 7636): base64url SHA-256 of the verifier'),
+  code_challenge_method: documented('`S256` (required with PKCE)'),
 });
 
 const ConsentForm = z

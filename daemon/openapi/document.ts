@@ -96,29 +96,18 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], urls: ServerUr
         OAuthError: toJsonSchema(OAuthErrorBody),
       },
       headers: {
-        'X-Request-Id': {
-          description: 'The request id (req_...), also in meta.request_id.',
-          schema: { type: 'string' },
-        },
-        'X-RateLimit-Limit': {
-          description: 'Size of the tightest rate-limit bucket.',
-          schema: { type: 'integer' },
-        },
-        'X-RateLimit-Remaining': {
-          description: 'Requests left in that bucket.',
-          schema: { type: 'integer' },
-        },
-        'X-RateLimit-Reset': {
-          description: 'Unix time (s) when that bucket resets.',
-          schema: { type: 'integer' },
-        },
-        'Retry-After': {
-          description: 'Seconds to wait before retrying.',
-          schema: { type: 'integer' },
-        },
+        'X-Request-Id': header('The request id (req_...), also in meta.request_id.', 'string'),
+        'X-RateLimit-Limit': header('Size of the tightest rate-limit bucket.', 'integer'),
+        'X-RateLimit-Remaining': header('Requests left in that bucket.', 'integer'),
+        'X-RateLimit-Reset': header('Unix time (s) when that bucket resets.', 'integer'),
+        'Retry-After': header('Seconds to wait before retrying.', 'integer'),
       },
     },
   };
+}
+
+function header(description: string, type: 'string' | 'integer'): Doc {
+  return { description, schema: { type } };
 }
 
 function operation(route: RouteDef): Doc {

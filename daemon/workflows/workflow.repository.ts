@@ -1,6 +1,7 @@
 // Workflow rows and their versions (steps + settings per version, so a run keeps the definition
 // it started with). Rows and versions are cached: every run reads them.
 import type { ListQueryInput, Page } from '../domain/pages.js';
+import { RowCache } from '../row-cache.js';
 import type { Db } from '../store/database.js';
 import { ListQuery } from '../store/list-query.js';
 
@@ -37,8 +38,9 @@ export interface VersionRow {
 
 export class WorkflowRepository {
   private readonly list: ListQuery<WorkflowRow, WorkflowListFilter>;
-  private readonly rows = new Map<string, WorkflowRow>();
-  private readonly versions = new Map<string, VersionRow>();
+  private readonly rows = new RowCache<WorkflowRow>();
+  /** By `<workflow id>:<version>`. */
+  private readonly versions = new RowCache<VersionRow>();
   private readonly insertStmt;
   private readonly versionStmt;
   private readonly getStmt;
@@ -87,49 +89,40 @@ export class WorkflowRepository {
 
   /** The row, the same object until it is written (callers must not mutate it). */
   get(id: string): WorkflowRow | undefined {
-    let row = this.rows.get(id);
-    if (!row) {
-      row = this.getStmt.get(id);
-      if (row) this.rows.set(id, row);
-    }
-    return row;
+    return this.rows.get(id, () => this.getStmt.get(id));
   }
 
   version(workflowId: string, version: number): VersionRow | undefined {
-    const key = `${workflowId}:${version}`;
-    let row = this.versions.get(key);
-    if (!row) {
-      row = this.getVersionStmt.get(workflowId, version);
-      if (row) this.versions.set(key, row);
-    }
-    return row;
+    return this.versions.get(`${workflowId}:${version}`, () =>
+      this.getVersionStmt.get(workflowId, version),
+    );
   }
 
   /** Saves the row; a new version row when the steps or settings changed. */
   update(row: WorkflowRow, version: VersionRow | undefined): void {
-    this.rows.delete(row.id);
+    this.rows.forget(row.id);
     this.updateStmt.run(row);
     if (version) this.versionStmt.run(version);
   }
 
   delete(id: string): void {
-    this.rows.delete(id);
+    this.rows.forget(id);
     this.deleteStmt.run(id);
   }
 
   recordStart(id: string, at: number): void {
-    this.rows.delete(id);
+    this.rows.forget(id);
     this.startedStmt.run(at, id);
   }
 
   recordEnd(id: string, succeeded: boolean, durationMs: number): void {
-    this.rows.delete(id);
+    this.rows.forget(id);
     this.endedStmt.run(succeeded ? 1 : 0, durationMs, id);
   }
 
   /** Forgets cached rows (a transaction that wrote them rolled back). */
   forget(id: string): void {
-    this.rows.delete(id);
+    this.rows.forget(id);
   }
 
   page(query: WorkflowListFilter & ListQueryInput): Page<WorkflowRow> {

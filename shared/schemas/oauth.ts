@@ -42,32 +42,22 @@ export const OAuthGrantListInput = z
 
 export const OAuthGrantIdInput = z.strictObject({ id: z.string().min(1) });
 
+/** An optional form field, described in the document. */
+const optionalField = (description: string) => z.string().optional().meta({ description });
+
 /** POST /v1/oauth/token, application/x-www-form-urlencoded. */
 export const TokenRequestForm = z
   .object({
     grant_type: z.enum(['authorization_code', 'refresh_token']),
-    code: z.string().optional().meta({ description: 'authorization_code: the code' }),
-    redirect_uri: z
-      .string()
-      .optional()
-      .meta({ description: 'authorization_code: exactly the redirect_uri of the authorization' }),
-    code_verifier: z
-      .string()
-      .optional()
-      .meta({ description: 'authorization_code: the PKCE verifier (RFC 7636)' }),
-    refresh_token: z.string().optional().meta({ description: 'refresh_token: the refresh token' }),
-    scope: z
-      .string()
-      .optional()
-      .meta({ description: 'refresh_token: a narrower scope (space-separated); never wider' }),
-    client_id: z
-      .string()
-      .optional()
-      .meta({ description: 'client_secret_post or public client; else HTTP Basic' }),
-    client_secret: z
-      .string()
-      .optional()
-      .meta({ description: 'client_secret_post; or use HTTP Basic (client_secret_basic)' }),
+    code: optionalField('authorization_code: the code'),
+    redirect_uri: optionalField(
+      'authorization_code: exactly the redirect_uri of the authorization',
+    ),
+    code_verifier: optionalField('authorization_code: the PKCE verifier (RFC 7636)'),
+    refresh_token: optionalField('refresh_token: the refresh token'),
+    scope: optionalField('refresh_token: a narrower scope (space-separated); never wider'),
+    client_id: optionalField('client_secret_post or public client; else HTTP Basic'),
+    client_secret: optionalField('client_secret_post; or use HTTP Basic (client_secret_basic)'),
   })
   .meta({ title: 'TokenRequest' });
 
