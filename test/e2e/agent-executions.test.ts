@@ -30,6 +30,16 @@ interface Envelope {
   data: Record<string, any>;
 }
 
+/** A daemon of the test's own with an agent whose inputs matching `match` are delayed. */
+async function delayedOnOwnDaemon(t: ExecutionContext, match: string, delay: string) {
+  const own = await Sandbox.start();
+  t.teardown(() => own.daemon.stop());
+  const w = await own.workspace();
+  const agent = await w.agent();
+  assertCli(t, await own.stub(agent.id, '--match', match, '--delay', delay));
+  return { own, w, agent };
+}
+
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
 /** One daemon and its operator credential; agents live in per-test workspaces. */
@@ -265,12 +275,8 @@ test.serial(
 test.serial(
   'a processing execution survives a daemon restart and completes once its delay has passed',
   async (t) => {
-    const own = await Sandbox.start();
-    t.teardown(() => own.daemon.stop());
-    const w = await own.workspace();
-    const agent = await w.agent();
     // Long enough that a slow restart on a busy machine cannot reach it in real time.
-    assertCli(t, await own.stub(agent.id, '--match', 'slow', '--delay', '20s'));
+    const { own, w, agent } = await delayedOnOwnDaemon(t, 'slow', '20s');
     const started = await w.execute(agent.id, 'Slow one: where is my order?', false);
     t.is(started.status, 202, started.text);
     const id = started.body.data.execution_id as string;
@@ -294,11 +300,7 @@ test.serial(
   'a finished execution leaves no timer behind (its timeout timer is cancelled by owner)',
   async (t) => {
     // Its own daemon: no other test's timers come and go while the count is compared.
-    const own = await Sandbox.start();
-    t.teardown(() => own.daemon.stop());
-    const w = await own.workspace();
-    const agent = await w.agent();
-    assertCli(t, await own.stub(agent.id, '--match', 'later', '--delay', '20s'));
+    const { own, w, agent } = await delayedOnOwnDaemon(t, 'later', '20s');
     // Let the training timer of the new agent fire, so only the execution's timers reown.
     await own.advance('3s');
     const pending = async () => {

@@ -5,23 +5,18 @@
 // The training period is long (600 s) so that agents stay in training unless a test moves the
 // clock; the test that moves it is serial (ava runs serial tests before the concurrent ones).
 import test from 'ava';
-import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { sharedDaemon } from '../helpers/setup.js';
 import type { AgentView as Agent } from '../../shared/schemas/agents.js';
 import { apiCaller, assertError } from '../helpers/api.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
-let d: TestDaemon;
+const d = sharedDaemon(test, { env: { SVC_AGENT_TRAINING_SECONDS: '600' } });
 let operatorKey: string;
 let defaultWs: string;
 
 test.before(async () => {
-  d = await startDaemon({ env: { SVC_AGENT_TRAINING_SECONDS: '600' } });
   ({ key: operatorKey, workspaceId: defaultWs } = await d.operator());
-});
-
-test.after.always(async () => {
-  await d?.stop();
 });
 
 /** A fresh workspace over the control channel (what `svc workspaces create` does). */

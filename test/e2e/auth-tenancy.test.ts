@@ -2,10 +2,10 @@
 // the api_key query parameter, GET /v1/auth/me, X-Tenant-ID rules, independent scopes and
 // isolation of one workspace's events from another's.
 import test from 'ava';
-import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { sharedDaemon } from '../helpers/setup.js';
 import { assertError } from '../helpers/api.js';
 
-let daemon: TestDaemon;
+const daemon = sharedDaemon(test);
 let operatorKey: string;
 let defaultWs: string;
 let otherWs: string;
@@ -14,7 +14,6 @@ let keyA: string;
 let keyB: string;
 
 test.before(async () => {
-  daemon = await startDaemon();
   ({ key: operatorKey, workspaceId: defaultWs } = await daemon.operator());
   const created = await daemon.cli([
     'workspaces',
@@ -29,10 +28,6 @@ test.before(async () => {
   otherWs = created.json<{ id: string }>().id;
   keyA = (await daemon.createKey('admin', { name: 'a-admin' })).key;
   keyB = (await daemon.createKey('admin', { name: 'b-admin', workspace: otherWs })).key;
-});
-
-test.after.always(async () => {
-  await daemon?.stop();
 });
 
 async function trigger(type: string, workspace: string): Promise<{ id: string; type: string }> {

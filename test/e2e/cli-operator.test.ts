@@ -2,7 +2,8 @@
 // list, revoke, rotate, expiry), whoami, the sandbox clock, events, help, JSON output and
 // exit codes (0 ok, 1 the operation failed, 2 usage).
 import test from 'ava';
-import { startDaemon, type CliResult, type TestDaemon } from '../helpers/daemon.js';
+import type { CliResult } from '../helpers/daemon.js';
+import { sharedDaemon } from '../helpers/setup.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const output = (result: CliResult) => result.stdout + result.stderr;
@@ -16,16 +17,11 @@ interface KeyCreated {
   expires_at: string | null;
 }
 
-let d: TestDaemon;
+const d = sharedDaemon(test);
 let defaultWorkspace: string;
 
 test.before(async () => {
-  d = await startDaemon();
   defaultWorkspace = (await d.operator()).workspaceId;
-});
-
-test.after.always(async () => {
-  await d?.stop();
 });
 
 async function createKey(t: { is(a: unknown, b: unknown, m?: string): void }, args: string[]) {

@@ -1,18 +1,11 @@
 // With a terminal, `svc keys create` asks for what its flags did not give (a real pseudo-terminal
 // through util-linux `script`); without one it never prompts (see cli-operator.test.ts).
 import test from 'ava';
-import { SVC_BIN, startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { SVC_BIN } from '../helpers/daemon.js';
+import { sharedDaemon } from '../helpers/setup.js';
 import { inTerminal } from '../helpers/terminal.js';
 
-let daemon: TestDaemon;
-
-test.before(async () => {
-  daemon = await startDaemon();
-});
-
-test.after.always(async () => {
-  await daemon?.stop();
-});
+const daemon = sharedDaemon(test);
 
 test('keys create asks for a name and scopes in a terminal, and the key works', async (t) => {
   const screen = await inTerminal(

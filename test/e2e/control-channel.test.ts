@@ -2,21 +2,16 @@
 // nothing else, and the events.stream subscription delivers events live (through
 // `svc events tail`, the way operators use it).
 import test from 'ava';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, SVC_BIN, startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { sharedDaemon } from '../helpers/setup.js';
+import { CliStream } from '../helpers/cli-stream.js';
 
-let d: TestDaemon;
+const d = sharedDaemon(test);
 let token: string;
 
 test.before(async () => {
-  d = await startDaemon();
   token = readFileSync(join(d.dataDir, 'control-token'), 'utf8').trim();
-});
-
-test.after.always(async () => {
-  await d?.stop();
 });
 
 interface TrpcError {
@@ -151,48 +146,10 @@ test('events.stream and deliveries.stream without the control token are 401 befo
   controller.abort();
 });
 
-/** `svc events tail` as a child process; lines are collected as they come. */
-class Tail {
-  readonly lines: Record<string, any>[] = [];
-  readonly child: ChildProcess;
-  stderr = '';
-  private waiters: (() => void)[] = [];
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-
+/** `svc events tail --json` as a child process; lines are collected as they come. */
+class Tail extends CliStream {
   constructor(args: string[]) {
-    this.child = spawn(process.execPath, [SVC_BIN, 'events', 'tail', '--json', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, NO_COLOR: '1', CI: 'true', ...d.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let partial = '';
-    this.child.stdout!.on('data', (chunk: Buffer) => {
-      const parts = (partial + chunk.toString('utf8')).split('\n');
-      partial = parts.pop() ?? '';
-      for (const part of parts.filter(Boolean)) this.lines.push(JSON.parse(part));
-      for (const wake of this.waiters.splice(0)) wake();
-    });
-    this.child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString('utf8')));
-    this.exited = new Promise((resolve) =>
-      this.child.on('exit', (code, signal) => resolve({ code, signal })),
-    );
-  }
-
-  /** Resolves true once `check` holds on the lines so far, false after `timeoutMs`. */
-  async waitFor(check: (lines: Record<string, any>[]) => boolean, timeoutMs: number) {
-    const deadline = Date.now() + timeoutMs;
-    while (!check(this.lines)) {
-      const left = deadline - Date.now();
-      if (left <= 0) return false;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    }
-    return true;
+    super(['events', 'tail', '--json', ...args], d.env);
   }
 
   /**
@@ -212,14 +169,6 @@ class Tail {
       }
     }
     throw new Error(`events tail never streamed anything; stderr: ${this.stderr}`);
-  }
-
-  async stop() {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGINT');
-    return Promise.race([
-      this.exited,
-      new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 5_000)),
-    ]);
   }
 }
 

@@ -8,13 +8,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  runCli,
-  startDaemon,
-  SVC_BIN,
-  type CliResult,
-  type TestDaemon,
-} from '../helpers/daemon.js';
+import { runCli, SVC_BIN, type CliResult } from '../helpers/daemon.js';
+import { sharedDaemon } from '../helpers/setup.js';
 import { isAlive, waitForExit } from '../helpers/processes.js';
 import { readLog, waitForLog } from '../helpers/logs.js';
 
@@ -35,15 +30,7 @@ function freshDataDir(t: { teardown(fn: () => Promise<void>): void }) {
 
 const output = (result: CliResult) => result.stdout + result.stderr;
 
-let shared: TestDaemon;
-
-test.before(async () => {
-  shared = await startDaemon();
-});
-
-test.after.always(async () => {
-  await shared?.stop();
-});
+const shared = sharedDaemon(test);
 
 test('start prints the URL; status reports it; a second start on the same data dir fails; stop is graceful', async (t) => {
   const { dataDir, cli } = freshDataDir(t);

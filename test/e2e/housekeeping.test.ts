@@ -2,17 +2,9 @@
 // executions older than 30 days. Purged, not only hidden: moving the clock back (reset) does
 // not bring them back, and the log says what went.
 import test from 'ava';
-import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { sharedDaemon } from '../helpers/setup.js';
 
-let daemon: TestDaemon;
-
-test.before(async () => {
-  daemon = await startDaemon();
-});
-
-test.after.always(async () => {
-  await daemon?.stop();
-});
+const daemon = sharedDaemon(test);
 
 test('clock advance 31d purges events and executions older than 30 days', async (t) => {
   const { key, workspaceId } = await daemon.operator();

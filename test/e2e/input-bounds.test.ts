@@ -4,19 +4,14 @@
 import test from 'ava';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { sharedDaemon } from '../helpers/setup.js';
 
-let d: TestDaemon;
+const d = sharedDaemon(test);
 let auth: { key: string; tenant: string };
 
 test.before(async () => {
-  d = await startDaemon();
   const operator = await d.operator();
   auth = { key: operator.key, tenant: operator.workspaceId };
-});
-
-test.after.always(async () => {
-  await d?.stop();
 });
 
 /** `{"a":{"a":...}}` with `levels` objects. */

@@ -9,16 +9,16 @@ import test, { type ExecutionContext } from 'ava';
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { ERROR_CODES } from '../../shared/errors.js';
-import { ROOT, startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { ROOT } from '../helpers/daemon.js';
+import { sharedDaemon } from '../helpers/setup.js';
 
-let daemon: TestDaemon;
+const daemon = sharedDaemon(test);
 let key: string;
 let workspace: string;
 let host: string;
 let port: number;
 
 test.before(async () => {
-  daemon = await startDaemon();
   ({ key, workspaceId: workspace } = await daemon.operator());
   const url = new URL(daemon.url);
   host = url.hostname;
@@ -26,10 +26,6 @@ test.before(async () => {
   // One event so that list answers have something in them.
   const triggered = await daemon.cli(['events', 'trigger', 'agent.created', '--json']);
   if (triggered.code !== 0) throw new Error(`events trigger failed: ${triggered.stderr}`);
-});
-
-test.after.always(async () => {
-  await daemon?.stop();
 });
 
 interface RawAnswer {

@@ -56,6 +56,49 @@ async function authorize(
   return { params: oauth.validateAuthResponse(as, client, callback, state), verifier };
 }
 
+/** The whole code flow (consent, PKCE exchange) for `client`; the validated token answer. */
+async function signIn(client: oauth.Client, auth: oauth.ClientAuth, scope: string) {
+  const { params, verifier } = await authorize(client, scope);
+  const tokens = await oauth.processAuthorizationCodeResponse(
+    as,
+    client,
+    await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      auth,
+      params,
+      REDIRECT,
+      verifier,
+      insecure,
+    ),
+  );
+  return { tokens, code: params.get('code')!, verifier };
+}
+
+/** A refresh_token grant (with more parameters when given); the validated token answer. */
+async function refresh(
+  client: oauth.Client,
+  auth: oauth.ClientAuth,
+  refreshToken: string,
+  more: Record<string, string> = {},
+) {
+  return oauth.processRefreshTokenResponse(
+    as,
+    client,
+    await oauth.refreshTokenGrantRequest(as, client, auth, refreshToken, {
+      ...insecure,
+      additionalParameters: more,
+    }),
+  );
+}
+
+/** Revokes a token (RFC 7009) and checks the answer. */
+async function revoke(client: oauth.Client, auth: oauth.ClientAuth, token: string) {
+  await oauth.processRevocationResponse(
+    await oauth.revocationRequest(as, client, auth, token, insecure),
+  );
+}
+
 function t_assertCallback(callback: URL): void {
   if (`${callback.origin}${callback.pathname}` !== REDIRECT) {
     throw new Error(`redirected to ${callback.href}, not to the registered URI`);
@@ -144,11 +187,7 @@ test('the whole flow with oauth4webapi: consent, PKCE exchange, API calls, refre
   t.is(create.body.error.code, 'insufficient_scope');
 
   // Refresh: a new pair; the old refresh token is rotated out.
-  const refreshed = await oauth.processRefreshTokenResponse(
-    as,
-    client,
-    await oauth.refreshTokenGrantRequest(as, client, auth, tokens.refresh_token!, insecure),
-  );
+  const refreshed = await refresh(client, auth, tokens.refresh_token!);
   t.not(refreshed.access_token, tokens.access_token);
   t.not(refreshed.refresh_token, tokens.refresh_token);
   t.is(refreshed.scope, 'agents:read webhooks:read');
@@ -156,36 +195,21 @@ test('the whole flow with oauth4webapi: consent, PKCE exchange, API calls, refre
   t.is(meAgain.status, 200);
 
   // A narrower scope on refresh is allowed.
-  const narrowed = await oauth.processRefreshTokenResponse(
-    as,
-    client,
-    await oauth.refreshTokenGrantRequest(as, client, auth, refreshed.refresh_token!, {
-      ...insecure,
-      additionalParameters: { scope: 'agents:read' },
-    }),
-  );
+  const narrowed = await refresh(client, auth, refreshed.refresh_token!, { scope: 'agents:read' });
   t.is(narrowed.scope, 'agents:read');
   const narrowMe = await daemon.request('/v1/auth/me', { key: narrowed.access_token });
   t.deepEqual(narrowMe.body.data.scopes, ['agents:read']);
 
   // Revoke the access token: 401 at once; the refresh token still works.
-  await oauth.processRevocationResponse(
-    await oauth.revocationRequest(as, client, auth, narrowed.access_token, insecure),
-  );
+  await revoke(client, auth, narrowed.access_token);
   const revoked = await daemon.request('/v1/auth/me', { key: narrowed.access_token });
   t.is(revoked.status, 401);
   t.is(revoked.body.error.code, 'invalid_token');
-  const after = await oauth.processRefreshTokenResponse(
-    as,
-    client,
-    await oauth.refreshTokenGrantRequest(as, client, auth, narrowed.refresh_token!, insecure),
-  );
+  const after = await refresh(client, auth, narrowed.refresh_token!);
   t.is((await daemon.request('/v1/auth/me', { key: after.access_token })).status, 200);
 
   // Revoke the refresh token: the whole grant ends (its access tokens too).
-  await oauth.processRevocationResponse(
-    await oauth.revocationRequest(as, client, auth, after.refresh_token!, insecure),
-  );
+  await revoke(client, auth, after.refresh_token!);
   t.is((await daemon.request('/v1/auth/me', { key: after.access_token })).status, 401);
   const dead = await postForm(
     daemon,
@@ -201,19 +225,10 @@ test('the whole flow with oauth4webapi: consent, PKCE exchange, API calls, refre
 test('client_secret_post works as well as client_secret_basic', async (t) => {
   const app = await createApp(daemon, { scopes: ['agents:read'] });
   const client: oauth.Client = { client_id: app.client_id };
-  const { params, verifier } = await authorize(client, 'agents:read');
-  const tokens = await oauth.processAuthorizationCodeResponse(
-    as,
+  const { tokens } = await signIn(
     client,
-    await oauth.authorizationCodeGrantRequest(
-      as,
-      client,
-      oauth.ClientSecretPost(app.client_secret!),
-      params,
-      REDIRECT,
-      verifier,
-      insecure,
-    ),
+    oauth.ClientSecretPost(app.client_secret!),
+    'agents:read',
   );
   t.is((await daemon.request('/v1/auth/me', { key: tokens.access_token })).status, 200);
 });
@@ -222,29 +237,10 @@ test('a public app: no secret, PKCE, client_id only at the token and revoke endp
   const app = await createApp(daemon, { scopes: ['agents:read'], public: true });
   t.is(app.client_secret, null);
   const client: oauth.Client = { client_id: app.client_id, token_endpoint_auth_method: 'none' };
-  const { params, verifier } = await authorize(client, 'agents:read');
-  const tokens = await oauth.processAuthorizationCodeResponse(
-    as,
-    client,
-    await oauth.authorizationCodeGrantRequest(
-      as,
-      client,
-      oauth.None(),
-      params,
-      REDIRECT,
-      verifier,
-      insecure,
-    ),
-  );
+  const { tokens } = await signIn(client, oauth.None(), 'agents:read');
   t.is((await daemon.request('/v1/auth/me', { key: tokens.access_token })).status, 200);
-  const refreshed = await oauth.processRefreshTokenResponse(
-    as,
-    client,
-    await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure),
-  );
-  await oauth.processRevocationResponse(
-    await oauth.revocationRequest(as, client, oauth.None(), refreshed.refresh_token!, insecure),
-  );
+  const refreshed = await refresh(client, oauth.None(), tokens.refresh_token!);
+  await revoke(client, oauth.None(), refreshed.refresh_token!);
   t.is((await daemon.request('/v1/auth/me', { key: refreshed.access_token })).status, 401);
 });
 
@@ -394,19 +390,10 @@ test('svc oauth apps create|list|get|delete and grants list|revoke (delete revok
   t.true(human.stdout.includes(app.client_id));
 
   const client: oauth.Client = { client_id: app.client_id };
-  const { params, verifier } = await authorize(client, 'agents:read');
-  const tokens = await oauth.processAuthorizationCodeResponse(
-    as,
+  const { tokens } = await signIn(
     client,
-    await oauth.authorizationCodeGrantRequest(
-      as,
-      client,
-      oauth.ClientSecretBasic(app.client_secret),
-      params,
-      REDIRECT,
-      verifier,
-      insecure,
-    ),
+    oauth.ClientSecretBasic(app.client_secret),
+    'agents:read',
   );
   const grants = (
     await daemon.cli(['oauth', 'grants', 'list', '--client', app.client_id, '--json'])
@@ -434,19 +421,10 @@ test('svc oauth apps create|list|get|delete and grants list|revoke (delete revok
 test('svc oauth grants revoke ends the tokens of that grant at once', async (t) => {
   const app = await createApp(daemon, { scopes: ['agents:read'] });
   const client: oauth.Client = { client_id: app.client_id };
-  const { params, verifier } = await authorize(client, 'agents:read');
-  const tokens = await oauth.processAuthorizationCodeResponse(
-    as,
+  const { tokens } = await signIn(
     client,
-    await oauth.authorizationCodeGrantRequest(
-      as,
-      client,
-      oauth.ClientSecretBasic(app.client_secret!),
-      params,
-      REDIRECT,
-      verifier,
-      insecure,
-    ),
+    oauth.ClientSecretBasic(app.client_secret!),
+    'agents:read',
   );
   t.is((await daemon.request('/v1/auth/me', { key: tokens.access_token })).status, 200);
   const [grant] = (
@@ -508,34 +486,16 @@ test('codes, tokens and secrets never reach the daemon log, even when sent in a 
   const app = await createApp(daemon, { scopes: ['agents:read'] });
   const client: oauth.Client = { client_id: app.client_id };
   const auth = oauth.ClientSecretBasic(app.client_secret!);
-  const { params, verifier } = await authorize(client, 'agents:read');
-  const tokens = await oauth.processAuthorizationCodeResponse(
-    as,
-    client,
-    await oauth.authorizationCodeGrantRequest(
-      as,
-      client,
-      auth,
-      params,
-      REDIRECT,
-      verifier,
-      insecure,
-    ),
-  );
-  const refreshed = await oauth.processRefreshTokenResponse(
-    as,
-    client,
-    await oauth.refreshTokenGrantRequest(as, client, auth, tokens.refresh_token!, insecure),
-  );
+  const { tokens, code, verifier } = await signIn(client, auth, 'agents:read');
+  const refreshed = await refresh(client, auth, tokens.refresh_token!);
   // A careless client puts them in URLs: refused, and cut out of the request log.
   const inUrl = await daemon.request(
     `/v1/auth/me?access_token=${refreshed.access_token}&refresh_token=${refreshed.refresh_token}`,
   );
   t.is(inUrl.status, 401);
-  await daemon.request(
-    `/v1/oauth/token?code=${params.get('code')}&client_secret=${app.client_secret}`,
-    { method: 'POST' },
-  );
+  await daemon.request(`/v1/oauth/token?code=${code}&client_secret=${app.client_secret}`, {
+    method: 'POST',
+  });
   const marker = await daemon.request(`/v1/auth/me`, { key: refreshed.access_token });
   const requestId = marker.headers.get('x-request-id')!;
   // The logger writes in batches (every 200 ms): wait, bounded, until the last line is out.
@@ -544,7 +504,7 @@ test('codes, tokens and secrets never reach the daemon log, even when sent in a 
   t.true(log.includes(requestId), 'the request lines were written');
   for (const secret of [
     app.client_secret!,
-    params.get('code')!,
+    code,
     verifier,
     tokens.access_token,
     tokens.refresh_token!,

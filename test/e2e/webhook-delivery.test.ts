@@ -6,7 +6,8 @@
 // concurrent ones never move it.
 import test, { type ExecutionContext } from 'ava';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import type { TestDaemon } from '../helpers/daemon.js';
+import { sharedDaemon } from '../helpers/setup.js';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../helpers/receiver.js';
 import type { EventEnvelope as Envelope } from '../../shared/schemas/events.js';
 import type {
@@ -24,16 +25,11 @@ type Answer = Awaited<ReturnType<TestDaemon['request']>>;
 
 const MINUTE = 60_000;
 
-let daemon: TestDaemon;
+const daemon = sharedDaemon(test);
 let key: string;
 
 test.before(async () => {
-  daemon = await startDaemon();
   ({ key } = await daemon.operator());
-});
-
-test.after.always(async () => {
-  await daemon?.stop();
 });
 
 // --- the receiver's side of the contract, written from the spec's text ---------------------

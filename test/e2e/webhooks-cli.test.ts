@@ -3,24 +3,17 @@
 // each delivery attempt, and `listen` forwarding matching events signed with the secret it
 // prints. Signatures are checked with an HMAC written here from the spec's text.
 import test, { type ExecutionContext } from 'ava';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, SVC_BIN, startDaemon, type CliResult, type TestDaemon } from '../helpers/daemon.js';
+import type { CliResult } from '../helpers/daemon.js';
+import { sharedDaemon } from '../helpers/setup.js';
 import { startReceiver, type ReceivedRequest } from '../helpers/receiver.js';
 import type { WebhookView as Webhook } from '../../shared/schemas/webhooks.js';
 import { dueTimersRun } from '../helpers/events.js';
+import { CliStream } from '../helpers/cli-stream.js';
 
-let d: TestDaemon;
-
-test.before(async () => {
-  d = await startDaemon();
-});
-
-test.after.always(async () => {
-  await d?.stop();
-});
+const d = sharedDaemon(test);
 
 /** A fresh workspace, so that concurrent tests never receive each other's events. */
 function workspace(name: string): Promise<string> {
@@ -67,88 +60,12 @@ function verify(request: ReceivedRequest, secret: string): boolean {
   return timingSafeEqual(expected, Buffer.from(match[2]!, 'hex'));
 }
 
-/** A long-running CLI command (tail, listen) whose JSON lines are collected as they come. */
-class Stream {
-  readonly lines: Record<string, any>[] = [];
-  readonly child: ChildProcess;
-  stderr = '';
-  stdoutNoise = '';
-  private readonly waiters = new Set<() => void>();
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-
-  constructor(args: string[], options: { unsetEnv?: string[]; env?: NodeJS.ProcessEnv } = {}) {
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      NO_COLOR: '1',
-      CI: 'true',
-      ...d.env,
-      ...options.env,
-    };
-    for (const name of options.unsetEnv ?? []) delete env[name];
-    this.child = spawn(process.execPath, [SVC_BIN, ...args], {
-      cwd: ROOT,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let partial = '';
-    this.child.stdout!.on('data', (chunk: Buffer) => {
-      const parts = (partial + chunk.toString('utf8')).split('\n');
-      partial = parts.pop() ?? '';
-      for (const part of parts.filter(Boolean)) {
-        try {
-          this.lines.push(JSON.parse(part));
-        } catch {
-          this.stdoutNoise += part + '\n';
-        }
-      }
-      this.wake();
-    });
-    this.child.stderr!.on('data', (chunk: Buffer) => {
-      this.stderr += chunk.toString('utf8');
-      this.wake();
-    });
-    this.exited = new Promise((resolve) =>
-      this.child.on('exit', (code, signal) => {
-        resolve({ code, signal });
-        this.wake();
-      }),
-    );
-  }
-
-  private wake() {
-    for (const wake of [...this.waiters]) wake();
-  }
-
-  /** Resolves true once `check` holds, false after `timeoutMs`. */
-  async waitFor(check: () => boolean, timeoutMs: number): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
-    while (!check()) {
-      const left = deadline - Date.now();
-      if (left <= 0) return false;
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          this.waiters.delete(done);
-          resolve();
-        };
-        const timer = setTimeout(done, left);
-        this.waiters.add(done);
-      });
-    }
-    return true;
-  }
-
-  async stop() {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGINT');
-    return Promise.race([
-      this.exited,
-      new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 5_000)),
-    ]);
-  }
-
-  kill() {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
-  }
+/** A long-running CLI command (tail, listen) against the file's daemon. */
+function stream(
+  args: string[],
+  options: { unsetEnv?: string[]; env?: NodeJS.ProcessEnv } = {},
+): CliStream {
+  return new CliStream(args, { ...d.env, ...options.env }, options);
 }
 
 test('svc webhooks create --json shows the secret; get, list, update and delete', async (t) => {
@@ -344,7 +261,7 @@ test('svc webhooks tail --json prints a JSON line per delivery attempt', async (
   const ws = await workspace('cli tail');
   const receiver = await startReceiver(t);
   const hook = await createHook(t, ws, receiver.url, 'agent.created,agent.updated');
-  const tail = new Stream(['webhooks', 'tail', '--webhook', hook.id, '--json']);
+  const tail = stream(['webhooks', 'tail', '--webhook', hook.id, '--json']);
   t.teardown(() => tail.kill());
 
   // The subscription opens some time after the process starts: publish until one shows.
@@ -415,7 +332,7 @@ test('svc webhooks tail --json prints a JSON line per delivery attempt', async (
 test('svc listen forwards matching events signed with the secret it prints', async (t) => {
   const ws = await workspace('cli listen');
   const receiver = await startReceiver(t);
-  const listen = new Stream(
+  const listen = stream(
     ['listen', '--forward-to', receiver.url, '--events', 'agent.*', '--workspace', ws, '--json'],
     // As a developer's terminal runs it (the test runner sets NODE_ENV=test; see the next test).
     { unsetEnv: ['NODE_ENV'] },
@@ -490,7 +407,7 @@ test('svc listen forwards matching events signed with the secret it prints', asy
 test.serial('svc listen also works under a test runner (NODE_ENV=test)', async (t) => {
   const ws = await workspace('cli listen test env');
   const receiver = await startReceiver(t);
-  const listen = new Stream(['listen', '--forward-to', receiver.url, '--workspace', ws, '--json'], {
+  const listen = stream(['listen', '--forward-to', receiver.url, '--workspace', ws, '--json'], {
     env: { NODE_ENV: 'test' },
   });
   t.teardown(() => listen.kill());

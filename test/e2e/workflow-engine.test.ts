@@ -3,20 +3,16 @@
 // secrets masking, events and durability across a restart. Time moves with `svc clock advance`.
 import test, { type ExecutionContext } from 'ava';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { sharedDaemon } from '../helpers/setup.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { watchEvents } from '../helpers/events.js';
 import { afterRunEvents, waitForExecution, type Api } from '../helpers/workflows.js';
 
-let daemon: TestDaemon;
+const daemon = sharedDaemon(test);
 let key: string;
 
 test.before(async () => {
-  daemon = await startDaemon();
   key = (await daemon.operator()).key;
-});
-
-test.after.always(async () => {
-  await daemon?.stop();
 });
 
 type Answer = Awaited<ReturnType<TestDaemon['callJson']>>;

@@ -4,7 +4,8 @@
 // the wait), and executions gone after 30 days. One daemon of its own, tests in series, because
 // they move its clock far.
 import test, { type ExecutionContext } from 'ava';
-import { startDaemon, type CliResult, type TestDaemon } from '../helpers/daemon.js';
+import type { CliResult } from '../helpers/daemon.js';
+import { sharedDaemon } from '../helpers/setup.js';
 import { startReceiver } from '../helpers/receiver.js';
 import {
   activeAgent,
@@ -17,18 +18,13 @@ import {
   type Api,
 } from '../helpers/workflows.js';
 
-let d: TestDaemon;
+const d = sharedDaemon(test);
 let ws: string;
 let api: Api;
 
 test.before(async () => {
-  d = await startDaemon();
   ws = await d.createWorkspace('workflow-runs');
   api = await apiFor(d, ws);
-});
-
-test.after.always(async () => {
-  await d?.stop();
 });
 
 function svc(...args: string[]): Promise<CliResult> {

@@ -5,19 +5,12 @@
 import test, { type ExecutionContext } from 'ava';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { startDaemon, type CliResult, type TestDaemon } from '../helpers/daemon.js';
+import { type CliResult } from '../helpers/daemon.js';
+import { sharedDaemon } from '../helpers/setup.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { allEvents, apiFor, createWorkflow, type Api } from '../helpers/workflows.js';
 
-let d: TestDaemon;
-
-test.before(async () => {
-  d = await startDaemon();
-});
-
-test.after.always(async () => {
-  await d?.stop();
-});
+const d = sharedDaemon(test);
 
 function svc(ws: string, ...args: string[]): Promise<CliResult> {
   return d.cli([...args, '--workspace', ws]);

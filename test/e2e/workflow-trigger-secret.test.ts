@@ -6,7 +6,7 @@ import test from 'ava';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { signatureHeader } from '../../shared/signature.js';
-import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { sharedDaemon } from '../helpers/setup.js';
 import { activeAgent, allExecutions, apiFor, createWorkflow } from '../helpers/workflows.js';
 
 /** Every file of the data dir except the key file, as one latin1 string. */
@@ -17,15 +17,7 @@ function dataDirBytes(dir: string): string {
     .join('\n');
 }
 
-let d: TestDaemon;
-
-test.before(async () => {
-  d = await startDaemon();
-});
-
-test.after.always(async () => {
-  await d?.stop();
-});
+const d = sharedDaemon(test);
 
 function oneStep(agentId: string) {
   return [

@@ -2,7 +2,8 @@
 // clock advance` and again after a restart, not while paused; a webhook trigger with and without a
 // secret (a bad signature starts nothing); an event trigger fires once per matching event.
 import test from 'ava';
-import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { startDaemon } from '../helpers/daemon.js';
+import { sharedDaemon } from '../helpers/setup.js';
 import {
   activeAgent,
   allExecutions,
@@ -17,15 +18,7 @@ import {
 import { signatureHeader } from '../../shared/signature.js';
 import { running } from '../helpers/processes.js';
 
-let d: TestDaemon;
-
-test.before(async () => {
-  d = await startDaemon();
-});
-
-test.after.always(async () => {
-  await d?.stop();
-});
+const d = sharedDaemon(test);
 
 function oneStep(agentId: string) {
   return [

@@ -2,18 +2,14 @@
 // status filter and both pagination forms, PATCH re-validating the graph, delete, events, scopes,
 // tenant isolation, the per-operation create limit and the OpenAPI document.
 import test, { type ExecutionContext } from 'ava';
-import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import type { TestDaemon } from '../helpers/daemon.js';
+import { sharedDaemon } from '../helpers/setup.js';
 
-let daemon: TestDaemon;
+const daemon = sharedDaemon(test);
 let key: string;
 
 test.before(async () => {
-  daemon = await startDaemon();
   key = (await daemon.operator()).key;
-});
-
-test.after.always(async () => {
-  await daemon?.stop();
 });
 
 type Answer = Awaited<ReturnType<TestDaemon['callJson']>>;

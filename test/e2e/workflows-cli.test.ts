@@ -6,7 +6,8 @@
 import test, { type ExecutionContext } from 'ava';
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { SVC_BIN, ROOT, startDaemon, type CliResult, type TestDaemon } from '../helpers/daemon.js';
+import { SVC_BIN, ROOT, type CliResult } from '../helpers/daemon.js';
+import { sharedDaemon } from '../helpers/setup.js';
 import { startReceiver } from '../helpers/receiver.js';
 import {
   activeAgent,
@@ -19,15 +20,7 @@ import {
   type Api,
 } from '../helpers/workflows.js';
 
-let d: TestDaemon;
-
-test.before(async () => {
-  d = await startDaemon();
-});
-
-test.after.always(async () => {
-  await d?.stop();
-});
+const d = sharedDaemon(test);
 
 /** `svc <args> --workspace ws` (add --json yourself). */
 function svc(ws: string, ...args: string[]): Promise<CliResult> {

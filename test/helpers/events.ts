@@ -6,6 +6,7 @@ import type { EventEnvelope } from '../../shared/schemas/events.js';
 import type { DeliveryActivity } from '../../shared/schemas/webhooks.js';
 import { createControlClient } from '../../cli/control-client.js';
 import { control, controlToken, type ControlTarget } from './api.js';
+import { Wakeup } from './waiting.js';
 
 export interface Watch<T> {
   /** Every matching item since the watch opened, in the order the daemon sent them. */
@@ -129,11 +130,9 @@ function openWatch<T>(
   owner: Owner | undefined,
 ): Watch<T> & { until(check: () => boolean, timeoutMs: number, what: string): Promise<void> } {
   const items: T[] = [];
-  const waiters = new Set<() => void>();
+  const news = new Wakeup();
   let failure: Error | undefined;
-  const wakeAll = () => {
-    for (const wake of [...waiters]) wake();
-  };
+  const wakeAll = () => news.wake();
   const subscription = subscribe({
     onData(item) {
       if (keep(item)) items.push(item);
@@ -148,21 +147,9 @@ function openWatch<T>(
   owner?.teardown(() => subscription.unsubscribe());
 
   const until = async (check: () => boolean, timeoutMs: number, what: string) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!check()) {
-      if (failure) throw failure;
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no ${what} within ${timeoutMs} ms`);
-      await new Promise<void>((resolve) => {
-        const wake = () => {
-          clearTimeout(timer);
-          waiters.delete(wake);
-          resolve();
-        };
-        const timer = setTimeout(wake, left);
-        waiters.add(wake);
-      });
-    }
+    const held = await news.until(() => failure !== undefined || check(), timeoutMs);
+    if (failure) throw failure;
+    if (!held) throw new Error(`no ${what} within ${timeoutMs} ms`);
   };
 
   return {

@@ -2,7 +2,7 @@
 // It answers POST /v1/chat/completions with a configurable assistant message (a JSON object or
 // plain text), or an HTTP error, or never (hangs); every request is recorded.
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeServer, listenLocally } from './local-server.js';
 
 export interface ChatMessage {
   role: string;
@@ -104,13 +104,7 @@ export async function startFakeOpenAi(owner?: {
       });
     });
   });
-  server.on('clientError', (_error, socket) => socket.destroy());
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  const origin = `http://127.0.0.1:${port}`;
+  const origin = await listenLocally(server);
   let closed: Promise<void> | undefined;
 
   const fake: FakeOpenAi = {
@@ -139,12 +133,11 @@ export async function startFakeOpenAi(owner?: {
       );
     },
     close() {
-      closed ??= new Promise<void>((resolve) => {
+      closed ??= (() => {
         for (const res of hanging) res.destroy();
         hanging.clear();
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+        return closeServer(server);
+      })();
       return closed;
     },
   };

@@ -7,7 +7,8 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeServer, listenLocally } from './local-server.js';
+import { Wakeup } from './waiting.js';
 
 export interface ReceivedRequest {
   method: string;
@@ -59,7 +60,7 @@ export async function startReceiver(owner?: {
   teardown(fn: () => Promise<void> | void): void;
 }): Promise<Receiver> {
   const requests: ReceivedRequest[] = [];
-  const waiters = new Set<() => void>();
+  const arrivals = new Wakeup();
   const pending = new Set<NodeJS.Timeout>();
   let status = 200;
   let delayMs = 0;
@@ -99,7 +100,7 @@ export async function startReceiver(owner?: {
           return Array.isArray(value) ? value[0] : value;
         },
       });
-      for (const wake of [...waiters]) wake();
+      arrivals.wake();
       if (delayMs > 0) {
         const timer = setTimeout(() => {
           pending.delete(timer);
@@ -111,15 +112,7 @@ export async function startReceiver(owner?: {
       }
     });
   });
-  // Clients that give up (a delivery timeout) reset the connection: that is not an error here.
-  server.on('clientError', (_error, socket) => socket.destroy());
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  const origin = `http://127.0.0.1:${port}`;
+  const origin = await listenLocally(server);
   let closed: Promise<void> | undefined;
 
   const receiver: Receiver = {
@@ -136,22 +129,10 @@ export async function startReceiver(owner?: {
       failures = count;
       failureStatus = code;
     },
-    async waitFor(predicate, timeoutMs) {
-      const deadline = Date.now() + timeoutMs;
-      while (!predicate(requests)) {
-        const left = deadline - Date.now();
-        if (left <= 0 || closed) return false;
-        await new Promise<void>((resolve) => {
-          const wake = () => {
-            clearTimeout(timer);
-            waiters.delete(wake);
-            resolve();
-          };
-          const timer = setTimeout(wake, left);
-          waiters.add(wake);
-        });
-      }
-      return true;
+    waitFor(predicate, timeoutMs) {
+      return arrivals
+        .until(() => closed !== undefined || predicate(requests), timeoutMs)
+        .then((held) => held && predicate(requests));
     },
     async waitForCount(count, timeoutMs) {
       if (!(await receiver.waitFor((all) => all.length >= count, timeoutMs))) {
@@ -165,13 +146,13 @@ export async function startReceiver(owner?: {
       requests.length = 0;
     },
     close() {
-      closed ??= new Promise<void>((resolve) => {
+      closed ??= (() => {
         for (const timer of pending) clearTimeout(timer);
         pending.clear();
-        for (const wake of [...waiters]) wake();
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+        const done = closeServer(server);
+        arrivals.wake();
+        return done;
+      })();
       return closed;
     },
   };

@@ -23,6 +23,32 @@ export interface TwoTenants extends FileDaemon {
 }
 
 /**
+ * One daemon for the test file, started in test.before() and stopped in test.after.always():
+ * the answer stands for it (every property and method is the started daemon's), so tests use
+ * it as they would the daemon itself, only not at the module top level, before it started.
+ */
+export function sharedDaemon(
+  test: TestFn,
+  options: { env?: NodeJS.ProcessEnv; args?: string[] } = {},
+): TestDaemon {
+  let daemon: TestDaemon | undefined;
+  // Serial: the file's own test.before() hooks (concurrent ones) start after it, with a daemon.
+  test.serial.before(async () => {
+    daemon = await startDaemon(options);
+  });
+  test.after.always(async () => {
+    await daemon?.stop();
+  });
+  return new Proxy({} as TestDaemon, {
+    get(_target, name) {
+      if (!daemon) throw new Error('the daemon starts in test.before(): use it inside tests');
+      const value: unknown = Reflect.get(daemon, name);
+      return typeof value === 'function' ? value.bind(daemon) : value;
+    },
+  });
+}
+
+/**
  * One daemon for the test file. The fields of the answer are set once test.before() has run,
  * so tests read them, never the module top level.
  */

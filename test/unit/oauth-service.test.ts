@@ -33,6 +33,21 @@ function createApp(svc: TestApp, scopes: Scope[] = ['agents:read'], isPublic = f
   });
 }
 
+/** An app, approved once in the default workspace: the app and its grant. */
+function approvedApp(svc: TestApp) {
+  const created = createApp(svc);
+  svc.services.oauth.approve(
+    okRequest(svc, {
+      response_type: 'code',
+      client_id: created.app.client_id,
+      redirect_uri: REDIRECT,
+    }),
+    svc.defaultWorkspaceId,
+  );
+  const [grant] = svc.services.oauth.listGrants();
+  return { app: created.app, grant };
+}
+
 function okRequest(svc: TestApp, params: Record<string, unknown>): AuthorizeRequest {
   const check = svc.services.oauth.checkAuthorize(params);
   if (check.type !== 'ok') throw new Error(JSON.stringify(check));
@@ -234,12 +249,7 @@ test('the token lookup is cached by hash; revocation takes effect at once', asyn
       lookups += 1;
       return oauth.accessTokenByHash(hash);
     });
-    const { app } = createApp(svc);
-    oauth.approve(
-      okRequest(svc, { response_type: 'code', client_id: app.client_id, redirect_uri: REDIRECT }),
-      svc.defaultWorkspaceId,
-    );
-    const [grant] = oauth.listGrants();
+    const { grant } = approvedApp(svc);
     const issued = oauth.issueTokens(grant!.id, ['agents:read'])!;
     for (let i = 0; i < 5; i++) svc.services.credentials.resolve(issued.accessToken);
     t.is(lookups, 1, 'one store read for five requests');
@@ -258,12 +268,7 @@ test('the token lookup is cached by hash; revocation takes effect at once', asyn
 test('a rotated-out refresh token presented again revokes the whole grant', async (t) => {
   await withApp((svc) => {
     const oauth = svc.services.oauth;
-    const { app } = createApp(svc);
-    oauth.approve(
-      okRequest(svc, { response_type: 'code', client_id: app.client_id, redirect_uri: REDIRECT }),
-      svc.defaultWorkspaceId,
-    );
-    const [grant] = oauth.listGrants();
+    const { grant } = approvedApp(svc);
     const first = oauth.issueTokens(grant!.id, ['agents:read'])!;
     const found = oauth.lookupRefreshToken(first.refreshToken);
     if (found.type !== 'ok') throw new Error(found.type);
@@ -282,12 +287,7 @@ test('a rotated-out refresh token presented again revokes the whole grant', asyn
 test('deleting an app revokes every grant and token it had', async (t) => {
   await withApp((svc) => {
     const oauth = svc.services.oauth;
-    const { app } = createApp(svc);
-    oauth.approve(
-      okRequest(svc, { response_type: 'code', client_id: app.client_id, redirect_uri: REDIRECT }),
-      svc.defaultWorkspaceId,
-    );
-    const [grant] = oauth.listGrants();
+    const { app, grant } = approvedApp(svc);
     const issued = oauth.issueTokens(grant!.id, ['agents:read'])!;
     t.truthy(svc.services.credentials.resolve(issued.accessToken));
     oauth.deleteApp(app.client_id);
@@ -301,12 +301,7 @@ test('deleting an app revokes every grant and token it had', async (t) => {
 test('housekeeping removes codes and tokens a day after they expired; grants stay', async (t) => {
   await withApp((svc) => {
     const oauth = svc.services.oauth;
-    const { app } = createApp(svc);
-    oauth.approve(
-      okRequest(svc, { response_type: 'code', client_id: app.client_id, redirect_uri: REDIRECT }),
-      svc.defaultWorkspaceId,
-    );
-    const [grant] = oauth.listGrants();
+    const { grant } = approvedApp(svc);
     oauth.issueTokens(grant!.id, ['agents:read']);
     t.is(oauth.listGrants()[0]!.active_tokens, 2);
     svc.services.clock.setOffset(2 * 60 * MINUTE);

@@ -1,0 +1,31 @@
+// Waiting on something a test helper is told about (a request arrived, a line was printed, an
+// event came): whoever learns of news calls wake(), and each wait looks again then, bounded by
+// a timeout that only fails the test.
+
+export class Wakeup {
+  private readonly waiters = new Set<() => void>();
+
+  /** Something happened: every wait looks again. */
+  wake(): void {
+    for (const wake of [...this.waiters]) wake();
+  }
+
+  /** Resolves true once `check` holds (looked at on each wake), false after `timeoutMs`. */
+  async until(check: () => boolean, timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (!check()) {
+      const left = deadline - Date.now();
+      if (left <= 0) return false;
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          clearTimeout(timer);
+          this.waiters.delete(wake);
+          resolve();
+        };
+        const timer = setTimeout(wake, left);
+        this.waiters.add(wake);
+      });
+    }
+    return true;
+  }
+}
