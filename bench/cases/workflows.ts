@@ -20,9 +20,7 @@
 //
 // Settings (environment): BENCH_SECONDS, BENCH_WARMUP_SECONDS, BENCH_ROUNDS (as every case),
 // BENCH_WORKFLOW_CONNECTIONS (50).
-import autocannon from 'autocannon';
 import {
-  cpuSeconds,
   numberSetting,
   settings,
   startReceiver,
@@ -34,6 +32,7 @@ import {
   combineRounds,
   type RunFigures,
 } from '../harness.js';
+import { loadWithCpu } from '../load.js';
 
 export const WORKFLOW_TARGET_RUNS_PER_SECOND = 1000;
 const CONNECTIONS = Math.round(numberSetting('BENCH_WORKFLOW_CONNECTIONS', 50));
@@ -147,8 +146,7 @@ async function probe(target: Target, path: string): Promise<number> {
 }
 
 async function load(target: Target, path: string, seconds: number, connections: number) {
-  const cpuBefore = cpuSeconds(target.pid);
-  const result = await autocannon({
+  const { result, figures } = await loadWithCpu(target.pid, {
     url: `${target.url}${path}`,
     method: 'POST',
     headers: { ...target.headers, 'content-type': 'application/json' },
@@ -156,7 +154,6 @@ async function load(target: Target, path: string, seconds: number, connections: 
     connections,
     duration: seconds,
   });
-  const cpuAfter = cpuSeconds(target.pid);
   const other = Object.entries(result.statusCodeStats ?? {})
     .filter(([code, stats]) => code !== '200' && (stats.count ?? 0) > 0)
     .map(([code, stats]) => `${code} x${stats.count}`);
@@ -166,16 +163,7 @@ async function load(target: Target, path: string, seconds: number, connections: 
         `${result.timeouts}, other statuses ${other.join(', ') || 'none'}); the figures would mean nothing.`,
     );
   }
-  return {
-    reqPerSec: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    requests: result.requests.total,
-    cpuUsPerRequest:
-      cpuBefore === undefined || cpuAfter === undefined
-        ? undefined
-        : ((cpuAfter - cpuBefore) * 1e6) / result.requests.total,
-  } satisfies RunFigures;
+  return figures;
 }
 
 /**
