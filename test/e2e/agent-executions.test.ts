@@ -118,6 +118,13 @@ class Tenant {
     });
   }
 
+  /** A wait=false execution (202), once it has ended. */
+  async inBackground(t: ExecutionContext, agentId: string, input: string): Promise<Execution> {
+    const started = await this.execute(agentId, input, false);
+    t.is(started.status, 202, started.text);
+    return this.until(agentId, started.body.data.execution_id, (e) => e.status !== 'processing');
+  }
+
   /** The execution once `done` holds, read again on each event about it. */
   until(
     agentId: string,
@@ -621,13 +628,7 @@ test('blocked_actions: 403 guardrail_violation; other actions still run; PATCH c
   t.is(error.type, 'authorization_error');
   t.regex(error.message, /issue_refund/);
 
-  const background = await w.execute(agent.id, 'Refund my order now', false);
-  t.is(background.status, 202);
-  const failed = await w.until(
-    agent.id,
-    background.body.data.execution_id,
-    (e) => e.status !== 'processing',
-  );
+  const failed = await w.inBackground(t, agent.id, 'Refund my order now');
   t.is(failed.status, 'failed');
   t.is(failed.error?.code, 'guardrail_violation');
   t.true((await w.eventsOf(failed.execution_id)).some((e) => e.type === 'agent.execution.failed'));
@@ -689,13 +690,7 @@ test('stub --fail external_api_error: wait=true answers 502 external_api_error a
   const error = assertError(t, answer, 502, 'external_api_error');
   t.is(error.type, 'integration_error');
 
-  const background = await w.execute(agent.id, 'Look this up in the CRM', false);
-  t.is(background.status, 202);
-  const failed = await w.until(
-    agent.id,
-    background.body.data.execution_id,
-    (e) => e.status !== 'processing',
-  );
+  const failed = await w.inBackground(t, agent.id, 'Look this up in the CRM');
   t.is(failed.status, 'failed');
   t.is(failed.error?.code, 'external_api_error');
   t.regex(failed.completed_at ?? '', ISO);

@@ -15,7 +15,7 @@ import type {
   DeliveryView as Delivery,
   DeliveryDetailView as DeliveryDetail,
 } from '../../shared/schemas/webhooks.js';
-import { control } from '../helpers/api.js';
+import { assertFirstPage, control } from '../helpers/api.js';
 import { dueTimersRun } from '../helpers/events.js';
 
 /** The create response: the only one that carries the signing secret. */
@@ -535,11 +535,7 @@ test('the delivery log pages, shows attempts and the event; stats count outcomes
     events.map((e) => e.id).sort(),
   );
   const first = await w.listDeliveries(hook.id, '?limit=2');
-  t.is(first.body.data.length, 2);
-  t.true(first.body.has_more);
-  t.true(first.body.meta.has_more);
-  t.is(first.body.total_count, 5);
-  t.is(first.body.meta.next_cursor, first.body.data[1].id);
+  assertFirstPage(t, first.body, 2, 5);
   const seen: string[] = first.body.data.map((d: Delivery) => d.id);
   let cursor: string | null = first.body.meta.next_cursor;
   while (cursor) {
