@@ -481,14 +481,19 @@ test('execute validation: missing input, bad types, unknown agent, unknown execu
   );
 });
 
+/** An agent at `level` in a fresh workspace, and its wait=true answer to `input`. */
+async function answeredAt(t: ExecutionContext, level: string, input: string, status: number) {
+  const w = await main.workspace();
+  const agent = await w.agent({ autonomy_level: level });
+  const answer = await w.execute(agent.id, input, true);
+  t.is(answer.status, status, answer.text);
+  return { w, agent, execution: answer.body.data as Execution };
+}
+
 // --- autonomy --------------------------------------------------------------------------------
 
 test('L1 completes with a suggestion only (nothing executed)', async (t) => {
-  const w = await main.workspace();
-  const agent = await w.agent({ autonomy_level: 'L1' });
-  const answer = await w.execute(agent.id, 'Please refund my order', true);
-  t.is(answer.status, 200, answer.text);
-  const execution = answer.body.data as Execution;
+  const { execution } = await answeredAt(t, 'L1', 'Please refund my order', 200);
   t.is(execution.status, 'completed');
   t.is(execution.result?.action, 'issue_refund');
   t.regex(execution.result?.output ?? '', /suggest/i);
@@ -496,11 +501,7 @@ test('L1 completes with a suggestion only (nothing executed)', async (t) => {
 });
 
 test('L2 always awaits approval: wait=true is 202 awaiting_approval; approve -> completed; deciding twice 409 conflict', async (t) => {
-  const w = await main.workspace();
-  const agent = await w.agent({ autonomy_level: 'L2' });
-  const answer = await w.execute(agent.id, 'Where is my order?', true);
-  t.is(answer.status, 202, answer.text);
-  const waiting = answer.body.data as Execution;
+  const { w, agent, execution: waiting } = await answeredAt(t, 'L2', 'Where is my order?', 202);
   t.is(waiting.status, 'awaiting_approval');
   t.is(waiting.result?.action, 'check_order_status');
   t.is(waiting.completed_at, null);

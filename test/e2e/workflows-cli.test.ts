@@ -18,6 +18,7 @@ import {
   waitForExecution,
   workflowFile,
   type Api,
+  waitStep,
 } from '../helpers/workflows.js';
 
 const d = sharedDaemon(test);
@@ -401,13 +402,7 @@ test('in a terminal, run --wait draws a live view on stderr; stdout keeps the re
   const workflowId = await createWorkflow(api, {
     name: 'Two waits',
     steps: [
-      {
-        id: 'first',
-        name: 'First',
-        type: 'wait',
-        config: { duration_seconds: 0 },
-        next_step_id: 'second',
-      },
+      waitStep('first', 0, 'second'),
       { id: 'second', name: 'Second', type: 'wait', config: { duration_seconds: 0 } },
     ],
   });

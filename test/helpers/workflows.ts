@@ -160,3 +160,14 @@ export function answerStep(agentId: string) {
     },
   ];
 }
+
+/** A wait step (its name is the id, capitalised), then `next` when given. */
+export function waitStep(id: string, seconds: number, next?: string) {
+  return {
+    id,
+    name: id[0]!.toUpperCase() + id.slice(1),
+    type: 'wait',
+    config: { duration_seconds: seconds },
+    ...(next === undefined ? {} : { next_step_id: next }),
+  };
+}
