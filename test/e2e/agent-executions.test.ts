@@ -118,6 +118,13 @@ class Tenant {
     });
   }
 
+  /** A wait=false execution (202), once it has ended. */
+  async inBackground(t: ExecutionContext, agentId: string, input: string): Promise<Execution> {
+    const started = await this.execute(agentId, input, false);
+    t.is(started.status, 202, started.text);
+    return this.until(agentId, started.body.data.execution_id, (e) => e.status !== 'processing');
+  }
+
   /** The execution once `done` holds, read again on each event about it. */
   until(
     agentId: string,
@@ -474,14 +481,19 @@ test('execute validation: missing input, bad types, unknown agent, unknown execu
   );
 });
 
+/** An agent at `level` in a fresh workspace, and its wait=true answer to `input`. */
+async function answeredAt(t: ExecutionContext, level: string, input: string, status: number) {
+  const w = await main.workspace();
+  const agent = await w.agent({ autonomy_level: level });
+  const answer = await w.execute(agent.id, input, true);
+  t.is(answer.status, status, answer.text);
+  return { w, agent, execution: answer.body.data as Execution };
+}
+
 // --- autonomy --------------------------------------------------------------------------------
 
 test('L1 completes with a suggestion only (nothing executed)', async (t) => {
-  const w = await main.workspace();
-  const agent = await w.agent({ autonomy_level: 'L1' });
-  const answer = await w.execute(agent.id, 'Please refund my order', true);
-  t.is(answer.status, 200, answer.text);
-  const execution = answer.body.data as Execution;
+  const { execution } = await answeredAt(t, 'L1', 'Please refund my order', 200);
   t.is(execution.status, 'completed');
   t.is(execution.result?.action, 'issue_refund');
   t.regex(execution.result?.output ?? '', /suggest/i);
@@ -489,11 +501,7 @@ test('L1 completes with a suggestion only (nothing executed)', async (t) => {
 });
 
 test('L2 always awaits approval: wait=true is 202 awaiting_approval; approve -> completed; deciding twice 409 conflict', async (t) => {
-  const w = await main.workspace();
-  const agent = await w.agent({ autonomy_level: 'L2' });
-  const answer = await w.execute(agent.id, 'Where is my order?', true);
-  t.is(answer.status, 202, answer.text);
-  const waiting = answer.body.data as Execution;
+  const { w, agent, execution: waiting } = await answeredAt(t, 'L2', 'Where is my order?', 202);
   t.is(waiting.status, 'awaiting_approval');
   t.is(waiting.result?.action, 'check_order_status');
   t.is(waiting.completed_at, null);
@@ -621,13 +629,7 @@ test('blocked_actions: 403 guardrail_violation; other actions still run; PATCH c
   t.is(error.type, 'authorization_error');
   t.regex(error.message, /issue_refund/);
 
-  const background = await w.execute(agent.id, 'Refund my order now', false);
-  t.is(background.status, 202);
-  const failed = await w.until(
-    agent.id,
-    background.body.data.execution_id,
-    (e) => e.status !== 'processing',
-  );
+  const failed = await w.inBackground(t, agent.id, 'Refund my order now');
   t.is(failed.status, 'failed');
   t.is(failed.error?.code, 'guardrail_violation');
   t.true((await w.eventsOf(failed.execution_id)).some((e) => e.type === 'agent.execution.failed'));
@@ -689,13 +691,7 @@ test('stub --fail external_api_error: wait=true answers 502 external_api_error a
   const error = assertError(t, answer, 502, 'external_api_error');
   t.is(error.type, 'integration_error');
 
-  const background = await w.execute(agent.id, 'Look this up in the CRM', false);
-  t.is(background.status, 202);
-  const failed = await w.until(
-    agent.id,
-    background.body.data.execution_id,
-    (e) => e.status !== 'processing',
-  );
+  const failed = await w.inBackground(t, agent.id, 'Look this up in the CRM');
   t.is(failed.status, 'failed');
   t.is(failed.error?.code, 'external_api_error');
   t.regex(failed.completed_at ?? '', ISO);

@@ -33,6 +33,11 @@ function svc(ws: string, ...args: string[]): Promise<CliResult> {
   return d.cli([...args, '--workspace', ws, '--json']);
 }
 
+/** `svc agents execute AGENT --input INPUT ...more --workspace ws --json` */
+function execute(ws: string, agentId: string, input: string, ...more: string[]) {
+  return svc(ws, 'agents', 'execute', agentId, '--input', input, ...more);
+}
+
 function ok<T = any>(t: ExecutionContext, result: CliResult): T {
   t.is(result.code, 0, `exit ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
   return result.json<T>();
@@ -190,7 +195,7 @@ test('usage errors exit 2: missing flags, bad JSON flags, missing arguments, unk
   usage(t, await svc(ws, 'agents', 'create', '-f', join(files, 'missing.json')));
   usage(t, await svc(ws, 'agents', 'get'));
   usage(t, await svc(ws, 'agents', 'execute', agent.id));
-  usage(t, await svc(ws, 'agents', 'execute', agent.id, '--input', 'hi', '--context', 'not json'));
+  usage(t, await execute(ws, agent.id, 'hi', '--context', 'not json'));
   usage(t, await svc(ws, 'agents', 'approve', agent.id));
   usage(t, await svc(ws, 'agents', 'frobnicate'));
   usage(t, await svc(ws, 'agents', 'knowledge', 'upload', agent.id, join(files, 'missing.pdf')));
@@ -205,16 +210,13 @@ test('execute --wait, execution, approve and reject', async (t) => {
   const agent = await createAgent(ws, '--autonomy', 'L2');
   const training = failed(
     t,
-    await svc(ws, 'agents', 'execute', agent.id, '--input', 'Where is my order?', '--wait'),
+    await execute(ws, agent.id, 'Where is my order?', '--wait'),
     'agent_not_active',
   );
   t.is(training.agent_status, 'training');
   ok(t, await svc(ws, 'agents', 'deploy', agent.id));
 
-  const waiting = ok(
-    t,
-    await svc(ws, 'agents', 'execute', agent.id, '--input', 'Where is my order?', '--wait'),
-  );
+  const waiting = ok(t, await execute(ws, agent.id, 'Where is my order?', '--wait'));
   t.regex(waiting.execution_id, /^exec_/);
   t.is(waiting.status, 'awaiting_approval');
   t.is(waiting.result.action, 'check_order_status');
@@ -228,26 +230,14 @@ test('execute --wait, execution, approve and reject', async (t) => {
   t.like(approved, { status: 'completed', approval: { decision: 'approve', notes: 'fine' } });
   failed(t, await svc(ws, 'agents', 'reject', agent.id, waiting.execution_id), 'conflict');
 
-  const second = ok(
-    t,
-    await svc(ws, 'agents', 'execute', agent.id, '--input', 'Cancel my order', '--wait'),
-  );
+  const second = ok(t, await execute(ws, agent.id, 'Cancel my order', '--wait'));
   const rejected = ok(t, await svc(ws, 'agents', 'reject', agent.id, second.execution_id));
   t.like(rejected, { status: 'cancelled', approval: { decision: 'reject' } });
 
   // Without --wait: processing.
   const background = ok(
     t,
-    await svc(
-      ws,
-      'agents',
-      'execute',
-      agent.id,
-      '--input',
-      'Where is my parcel?',
-      '--context',
-      '{"order":"1"}',
-    ),
+    await execute(ws, agent.id, 'Where is my parcel?', '--context', '{"order":"1"}'),
   );
   t.like(background, { agent_id: agent.id, status: 'processing' });
   failed(
@@ -258,10 +248,7 @@ test('execute --wait, execution, approve and reject', async (t) => {
 
   const l3 = await createAgent(ws, '--autonomy', 'L3');
   ok(t, await svc(ws, 'agents', 'deploy', l3.id));
-  const completed = ok(
-    t,
-    await svc(ws, 'agents', 'execute', l3.id, '--input', 'Where is my order?', '--wait'),
-  );
+  const completed = ok(t, await execute(ws, l3.id, 'Where is my order?', '--wait'));
   t.is(completed.status, 'completed');
   const human = await d.cli([
     'agents',
@@ -328,7 +315,7 @@ test('messages --send, messages (history) and analytics', async (t) => {
   t.is(limited.data.length, 2);
   t.true(limited.has_more);
 
-  ok(t, await svc(ws, 'agents', 'execute', agent.id, '--input', 'Where is my order?', '--wait'));
+  ok(t, await execute(ws, agent.id, 'Where is my order?', '--wait'));
   const analytics = ok(
     t,
     await svc(
@@ -404,15 +391,7 @@ test('knowledge upload, list and delete; the uploaded passage is quoted', async 
 
   const answered = ok(
     t,
-    await svc(
-      ws,
-      'agents',
-      'execute',
-      agent.id,
-      '--input',
-      'Are returns accepted within thirty days?',
-      '--wait',
-    ),
+    await execute(ws, agent.id, 'Are returns accepted within thirty days?', '--wait'),
   );
   t.is(answered.result.output, passage);
 
@@ -430,47 +409,15 @@ test('stub add (result, fail, delay), list and clear', async (t) => {
   ok(t, await svc(ws, 'agents', 'deploy', agent.id));
   const result = { action: 'lookup_order', output: 'Order 9 shipped.', confidence: 0.9 };
 
-  const stub = ok(
-    t,
-    await svc(
-      ws,
-      'agents',
-      'stub',
-      'add',
-      agent.id,
-      '--match',
-      'order 9',
-      '--result',
-      JSON.stringify(result),
-    ),
-  );
+  const stubAdd = (...args: string[]) => svc(ws, 'agents', 'stub', 'add', agent.id, ...args);
+  const stub = ok(t, await stubAdd('--match', 'order 9', '--result', JSON.stringify(result)));
   t.regex(stub.id, /^stub_/);
   t.like(stub, { agent_id: agent.id, match: 'order 9', result, fail: null, delay_ms: null });
-  const failing = ok(
-    t,
-    await svc(
-      ws,
-      'agents',
-      'stub',
-      'add',
-      agent.id,
-      '--match',
-      '/crm/i',
-      '--fail',
-      'external_api_error',
-    ),
-  );
+  const failing = ok(t, await stubAdd('--match', '/crm/i', '--fail', 'external_api_error'));
   t.like(failing, { match: '/crm/i', fail: 'external_api_error', result: null });
-  const slow = ok(
-    t,
-    await svc(ws, 'agents', 'stub', 'add', agent.id, '--match', 'slow', '--delay', 'PT2M'),
-  );
+  const slow = ok(t, await stubAdd('--match', 'slow', '--delay', 'PT2M'));
   t.is(slow.delay_ms, 120_000);
-  failed(
-    t,
-    await svc(ws, 'agents', 'stub', 'add', agent.id, '--match', 'x', '--fail', 'no_such_code'),
-    'invalid_parameter',
-  );
+  failed(t, await stubAdd('--match', 'x', '--fail', 'no_such_code'), 'invalid_parameter');
   failed(
     t,
     await svc(
@@ -493,23 +440,17 @@ test('stub add (result, fail, delay), list and clear', async (t) => {
     [stub.id, failing.id, slow.id],
   );
 
-  const hit = ok(
-    t,
-    await svc(ws, 'agents', 'execute', agent.id, '--input', 'Where is ORDER 9?', '--wait'),
-  );
+  const hit = ok(t, await execute(ws, agent.id, 'Where is ORDER 9?', '--wait'));
   t.deepEqual(hit.result, result);
   const error = failed(
     t,
-    await svc(ws, 'agents', 'execute', agent.id, '--input', 'Check the CRM', '--wait'),
+    await execute(ws, agent.id, 'Check the CRM', '--wait'),
     'external_api_error',
   );
   t.is(error.status, 502);
 
   t.deepEqual(ok(t, await svc(ws, 'agents', 'stub', 'clear', agent.id)), { cleared: 3 });
   t.deepEqual(ok(t, await svc(ws, 'agents', 'stub', 'list', agent.id)), []);
-  const plain = ok(
-    t,
-    await svc(ws, 'agents', 'execute', agent.id, '--input', 'Check the CRM', '--wait'),
-  );
+  const plain = ok(t, await execute(ws, agent.id, 'Check the CRM', '--wait'));
   t.is(plain.status, 'completed');
 });

@@ -4,7 +4,7 @@
 import test from 'ava';
 import { twoTenants } from '../helpers/setup.js';
 import type { IntegrationView as Integration } from '../../shared/schemas/integrations.js';
-import { assertError } from '../helpers/api.js';
+import { assertError, assertFirstPage } from '../helpers/api.js';
 
 const tenants = twoTenants(test);
 const { call, newWorkspace } = tenants;
@@ -113,10 +113,7 @@ test('list, get and delete; after delete it is 404 not_found', async (t) => {
   t.true(all.body.data.every((item: Integration) => !('credentials' in item)));
 
   const first = await call('GET', '/v1/integrations?limit=3', undefined, opts);
-  t.is(first.body.data.length, 3);
-  t.true(first.body.has_more);
-  t.true(first.body.meta.has_more);
-  t.is(first.body.meta.next_cursor, first.body.data[2].id);
+  assertFirstPage(t, first.body, 3);
   const rest = await call(
     'GET',
     `/v1/integrations?limit=3&starting_after=${first.body.meta.next_cursor}`,

@@ -56,23 +56,44 @@ async function authorize(
   return { params: oauth.validateAuthResponse(as, client, callback, state), verifier };
 }
 
+/** The token request of the code flow (RFC 6749 §4.1.3, with the PKCE verifier). */
+function codeGrant(
+  client: oauth.Client,
+  auth: oauth.ClientAuth,
+  params: URLSearchParams,
+  verifier: string,
+) {
+  return oauth.authorizationCodeGrantRequest(
+    as,
+    client,
+    auth,
+    params,
+    REDIRECT,
+    verifier,
+    insecure,
+  );
+}
+
 /** The whole code flow (consent, PKCE exchange) for `client`; the validated token answer. */
 async function signIn(client: oauth.Client, auth: oauth.ClientAuth, scope: string) {
   const { params, verifier } = await authorize(client, scope);
   const tokens = await oauth.processAuthorizationCodeResponse(
     as,
     client,
-    await oauth.authorizationCodeGrantRequest(
-      as,
-      client,
-      auth,
-      params,
-      REDIRECT,
-      verifier,
-      insecure,
-    ),
+    await codeGrant(client, auth, params, verifier),
   );
   return { tokens, code: params.get('code')!, verifier };
+}
+
+/** A confidential app with agents:read, signed in once with its secret (HTTP Basic or POST). */
+async function signedInApp(authMethod: 'basic' | 'post' = 'basic') {
+  const app = await createApp(daemon, { scopes: ['agents:read'] });
+  const client: oauth.Client = { client_id: app.client_id };
+  const auth =
+    authMethod === 'post'
+      ? oauth.ClientSecretPost(app.client_secret!)
+      : oauth.ClientSecretBasic(app.client_secret!);
+  return { app, client, auth, ...(await signIn(client, auth, 'agents:read')) };
 }
 
 /** A refresh_token grant (with more parameters when given); the validated token answer. */
@@ -133,15 +154,7 @@ test('the whole flow with oauth4webapi: consent, PKCE exchange, API calls, refre
   t.regex(code, /^svc_ac_/);
   t.is(params.get('iss'), daemon.url);
 
-  const tokenResponse = await oauth.authorizationCodeGrantRequest(
-    as,
-    client,
-    auth,
-    params,
-    REDIRECT,
-    verifier,
-    insecure,
-  );
+  const tokenResponse = await codeGrant(client, auth, params, verifier);
   t.is(tokenResponse.headers.get('cache-control'), 'no-store');
   const tokens = await oauth.processAuthorizationCodeResponse(as, client, tokenResponse);
   t.is(tokens.token_type, 'bearer');
@@ -223,13 +236,7 @@ test('the whole flow with oauth4webapi: consent, PKCE exchange, API calls, refre
 });
 
 test('client_secret_post works as well as client_secret_basic', async (t) => {
-  const app = await createApp(daemon, { scopes: ['agents:read'] });
-  const client: oauth.Client = { client_id: app.client_id };
-  const { tokens } = await signIn(
-    client,
-    oauth.ClientSecretPost(app.client_secret!),
-    'agents:read',
-  );
+  const { tokens } = await signedInApp('post');
   t.is((await daemon.request('/v1/auth/me', { key: tokens.access_token })).status, 200);
 });
 
@@ -419,13 +426,7 @@ test('svc oauth apps create|list|get|delete and grants list|revoke (delete revok
 });
 
 test('svc oauth grants revoke ends the tokens of that grant at once', async (t) => {
-  const app = await createApp(daemon, { scopes: ['agents:read'] });
-  const client: oauth.Client = { client_id: app.client_id };
-  const { tokens } = await signIn(
-    client,
-    oauth.ClientSecretBasic(app.client_secret!),
-    'agents:read',
-  );
+  const { app, tokens } = await signedInApp();
   t.is((await daemon.request('/v1/auth/me', { key: tokens.access_token })).status, 200);
   const [grant] = (
     await daemon.cli(['oauth', 'grants', 'list', '--client', app.client_id, '--json'])
@@ -483,10 +484,7 @@ test('the OpenAPI document: oauth2 scheme with real URLs, form bodies, RFC answe
 });
 
 test('codes, tokens and secrets never reach the daemon log, even when sent in a URL', async (t) => {
-  const app = await createApp(daemon, { scopes: ['agents:read'] });
-  const client: oauth.Client = { client_id: app.client_id };
-  const auth = oauth.ClientSecretBasic(app.client_secret!);
-  const { tokens, code, verifier } = await signIn(client, auth, 'agents:read');
+  const { app, client, auth, tokens, code, verifier } = await signedInApp();
   const refreshed = await refresh(client, auth, tokens.refresh_token!);
   // A careless client puts them in URLs: refused, and cut out of the request log.
   const inUrl = await daemon.request(

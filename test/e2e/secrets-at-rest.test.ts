@@ -2,29 +2,23 @@
 // stored sealed (AES-256-GCM, key in <data dir>/secret.key, mode 0600), so the database files
 // (svc.db and its WAL) hold no plaintext secret; deliveries still verify with the secret shown
 // at create. A database written before (plaintext rows) is sealed by a migration at start.
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import Database from 'better-sqlite3';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { verifySignature } from '../../shared/signature.js';
 import { runCli, startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { dataDirBytes } from '../helpers/data-dir.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { MIGRATIONS } from '../../daemon/store/migrations.js';
-
-/** Every file of the data dir except the key file, as one latin1 string. */
-function dataDirBytes(dir: string): string {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile() && entry.name !== 'secret.key')
-    .map((entry) => readFileSync(join(entry.parentPath, entry.name)).toString('latin1'))
-    .join('\n');
-}
 
 async function auth(d: TestDaemon) {
   const operator = await d.operator();
   return { key: operator.key, tenant: operator.workspaceId };
 }
 
-test('the database holds no plaintext webhook secret or credentials; deliveries verify with the secret from create', async (t) => {
+/** A daemon of the test's own, its operator's auth, and a webhook on agent.created to a receiver. */
+async function daemonWithHook(t: ExecutionContext) {
   const receiver = await startReceiver(t);
   const d = await startDaemon();
   t.teardown(() => d.stop());
@@ -35,6 +29,11 @@ test('the database holds no plaintext webhook secret or credentials; deliveries 
     { url: receiver.url, events: ['agent.created'] },
     a,
   );
+  return { receiver, d, a, hook };
+}
+
+test('the database holds no plaintext webhook secret or credentials; deliveries verify with the secret from create', async (t) => {
+  const { receiver, d, a, hook } = await daemonWithHook(t);
   t.is(hook.status, 201, hook.text);
   const secret = hook.body.data.secret as string;
   t.regex(secret, /^whsec_/);
@@ -63,16 +62,7 @@ test('the database holds no plaintext webhook secret or credentials; deliveries 
 });
 
 test('a database with plaintext secrets (written before encryption) is sealed at start; deliveries still verify', async (t) => {
-  const receiver = await startReceiver(t);
-  const d = await startDaemon();
-  t.teardown(() => d.stop());
-  const a = await auth(d);
-  const hook = await d.callJson(
-    'POST',
-    '/v1/webhooks',
-    { url: receiver.url, events: ['agent.created'] },
-    a,
-  );
+  const { receiver, d, a, hook } = await daemonWithHook(t);
   const integration = await d.callJson(
     'POST',
     '/v1/integrations',

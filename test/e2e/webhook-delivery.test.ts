@@ -15,7 +15,7 @@ import type {
   DeliveryView as Delivery,
   DeliveryDetailView as DeliveryDetail,
 } from '../../shared/schemas/webhooks.js';
-import { control } from '../helpers/api.js';
+import { assertFirstPage, control } from '../helpers/api.js';
 import { dueTimersRun } from '../helpers/events.js';
 
 /** The create response: the only one that carries the signing secret. */
@@ -106,6 +106,20 @@ class Tenant {
     return control<Envelope>(daemon, 'events.trigger', { type, workspace_id: this.id });
   }
 
+  /** `svc events trigger TYPE` in this workspace, as a user would publish one. */
+  async publishByCli(t: ExecutionContext, type: string): Promise<Envelope> {
+    const triggered = await daemon.cli([
+      'events',
+      'trigger',
+      type,
+      '--workspace',
+      this.id,
+      '--json',
+    ]);
+    t.is(triggered.code, 0, triggered.stderr);
+    return triggered.json<Envelope>();
+  }
+
   async getHook(id: string): Promise<Webhook> {
     const answer = await this.call('GET', `/v1/webhooks/${id}`);
     if (answer.status !== 200) throw new Error(`get webhook: ${answer.status} ${answer.text}`);
@@ -168,16 +182,7 @@ test.serial(
     const receiver = await startReceiver(t);
     receiver.respondWith(500);
     const hook = await w.createHook(receiver, ['agent.created']);
-    const triggered = await daemon.cli([
-      'events',
-      'trigger',
-      'agent.created',
-      '--workspace',
-      w.id,
-      '--json',
-    ]);
-    t.is(triggered.code, 0, triggered.stderr);
-    const event = triggered.json<Envelope>();
+    const event = await w.publishByCli(t, 'agent.created');
 
     await expectCount(t, receiver, 1, 'first attempt is immediate');
     let delivery = await w.onlyDelivery(hook.id);
@@ -349,16 +354,7 @@ test('an event reaches the receiver as a signed POST of the envelope with the X-
   const hook = await w.createHook(receiver, ['agent.created', 'agent.updated']);
   t.regex(hook.secret, /^whsec_/);
 
-  const triggered = await daemon.cli([
-    'events',
-    'trigger',
-    'agent.created',
-    '--workspace',
-    w.id,
-    '--json',
-  ]);
-  t.is(triggered.code, 0, triggered.stderr);
-  const event = triggered.json<Envelope>();
+  const event = await w.publishByCli(t, 'agent.created');
   const [request] = await receiver.waitForCount(1, 5_000);
   const received = request!;
 
@@ -535,11 +531,7 @@ test('the delivery log pages, shows attempts and the event; stats count outcomes
     events.map((e) => e.id).sort(),
   );
   const first = await w.listDeliveries(hook.id, '?limit=2');
-  t.is(first.body.data.length, 2);
-  t.true(first.body.has_more);
-  t.true(first.body.meta.has_more);
-  t.is(first.body.total_count, 5);
-  t.is(first.body.meta.next_cursor, first.body.data[1].id);
+  assertFirstPage(t, first.body, 2, 5);
   const seen: string[] = first.body.data.map((d: Delivery) => d.id);
   let cursor: string | null = first.body.meta.next_cursor;
   while (cursor) {

@@ -4,7 +4,7 @@
 import test from 'ava';
 import { twoTenants } from '../helpers/setup.js';
 import type { WebhookView as Webhook } from '../../shared/schemas/webhooks.js';
-import { assertError } from '../helpers/api.js';
+import { assertError, assertFirstPage } from '../helpers/api.js';
 
 const tenants = twoTenants(test, { otherKeyName: 'other-admin' });
 const { call, newWorkspace } = tenants;
@@ -161,11 +161,7 @@ test('list: status filter, newest first, pagination with has_more, total_count a
 
   const first = await call('GET', '/v1/webhooks?limit=2', undefined, opts);
   t.is(first.status, 200, first.text);
-  t.is(first.body.data.length, 2);
-  t.true(first.body.has_more);
-  t.true(first.body.meta.has_more);
-  t.is(first.body.total_count, 5);
-  t.is(first.body.meta.next_cursor, first.body.data[1].id);
+  assertFirstPage(t, first.body, 2, 5);
 
   const seen: string[] = first.body.data.map((hook: Webhook) => hook.id);
   let cursor: string | null = first.body.meta.next_cursor;

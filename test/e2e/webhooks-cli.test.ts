@@ -31,6 +31,22 @@ async function trigger(ws: string, type: string): Promise<{ id: string; type: st
   return result.json();
 }
 
+/**
+ * A stream opens some time after its process starts: publish agent.created until `through`
+ * says one came through (each look bounded). The ids published, and whether one arrived.
+ */
+async function warmUp(
+  ws: string,
+  through: (warm: Set<string>) => Promise<boolean>,
+): Promise<{ warm: Set<string>; arrived: boolean }> {
+  const warm = new Set<string>();
+  for (let i = 0; i < 20; i++) {
+    warm.add((await trigger(ws, 'agent.created')).id);
+    if (await through(warm)) return { warm, arrived: true };
+  }
+  return { warm, arrived: false };
+}
+
 function assertOk(t: ExecutionContext, result: CliResult): void {
   t.is(result.code, 0, `exit ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
 }
@@ -264,17 +280,10 @@ test('svc webhooks tail --json prints a JSON line per delivery attempt', async (
   const tail = stream(['webhooks', 'tail', '--webhook', hook.id, '--json']);
   t.teardown(() => tail.kill());
 
-  // The subscription opens some time after the process starts: publish until one shows.
-  const warm = new Set<string>();
-  let streaming = false;
-  for (let i = 0; i < 20 && !streaming; i++) {
-    warm.add((await trigger(ws, 'agent.created')).id);
-    streaming = await tail.waitFor(
-      () => tail.lines.some((line) => warm.has(line.delivery?.event_id)),
-      1_000,
-    );
-  }
-  t.true(streaming, `webhooks tail never printed a delivery; stderr: ${tail.stderr}`);
+  const { arrived } = await warmUp(ws, (warm) =>
+    tail.waitFor(() => tail.lines.some((line) => warm.has(line.delivery?.event_id)), 1_000),
+  );
+  t.true(arrived, `webhooks tail never printed a delivery; stderr: ${tail.stderr}`);
   t.is(tail.stdoutNoise, '', 'with --json, stdout has only JSON lines');
 
   receiver.failNext(1, 503);
@@ -339,17 +348,10 @@ test('svc listen forwards matching events signed with the secret it prints', asy
   );
   t.teardown(() => listen.kill());
 
-  // The subscription opens some time after the process starts: publish until one arrives.
-  const warm = new Set<string>();
-  let forwarding = false;
-  for (let i = 0; i < 20 && !forwarding; i++) {
-    warm.add((await trigger(ws, 'agent.created')).id);
-    forwarding = await receiver.waitFor(
-      (all) => all.some((r) => warm.has(r.header('x-svc-event-id') ?? '')),
-      1_000,
-    );
-  }
-  t.true(forwarding, `listen never forwarded; stderr: ${listen.stderr}${listen.stdoutNoise}`);
+  const { warm, arrived } = await warmUp(ws, (warm) =>
+    receiver.waitFor((all) => all.some((r) => warm.has(r.header('x-svc-event-id') ?? '')), 1_000),
+  );
+  t.true(arrived, `listen never forwarded; stderr: ${listen.stderr}${listen.stdoutNoise}`);
 
   // By now the start-up message is out.
   let secret = /signing secret is (whsec_\w+)/.exec(listen.stderr)?.[1];

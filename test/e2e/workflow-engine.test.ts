@@ -6,7 +6,7 @@ import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { sharedDaemon } from '../helpers/setup.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { watchEvents } from '../helpers/events.js';
-import { afterRunEvents, waitForExecution, type Api } from '../helpers/workflows.js';
+import { afterRunEvents, waitForExecution, type Api, waitStep } from '../helpers/workflows.js';
 
 const daemon = sharedDaemon(test);
 let key: string;
@@ -14,6 +14,11 @@ let key: string;
 test.before(async () => {
   key = (await daemon.operator()).key;
 });
+
+/** [step_id, status] of each step result, in order. */
+function stepStates(execution: { step_results: { step_id: string; status: string }[] }) {
+  return execution.step_results.map((step) => [step.step_id, step.status]);
+}
 
 type Answer = Awaited<ReturnType<TestDaemon['callJson']>>;
 
@@ -137,13 +142,7 @@ test.serial('a wait step parks the run on the daemon clock until svc clock advan
   const w = await Tenant.create();
   const flow = await w.workflow(
     [
-      {
-        id: 'pause',
-        name: 'Pause',
-        type: 'wait',
-        config: { duration_seconds: 3600 },
-        next_step_id: 'after',
-      },
+      waitStep('pause', 3600, 'after'),
       {
         id: 'after',
         name: 'After',
@@ -173,14 +172,11 @@ test.serial('a wait step parks the run on the daemon clock until svc clock advan
   await advance(daemon, '2m');
   const done = await w.ended(flow, id);
   t.is(done.status, 'completed');
-  t.deepEqual(
-    done.step_results.map((s: any) => [s.step_id, s.status]),
-    [
-      ['pause', 'completed'],
-      ['after', 'completed'],
-      ['end', 'completed'],
-    ],
-  );
+  t.deepEqual(stepStates(done), [
+    ['pause', 'completed'],
+    ['after', 'completed'],
+    ['end', 'completed'],
+  ]);
   t.like(done.step_results[0].result, { waited_seconds: 3600 });
   t.true(done.step_results[0].duration_ms >= 3_600_000);
   t.deepEqual(done.result, { waited_seconds: 0, reason: 'done' });
@@ -259,13 +255,7 @@ test.serial('retry_policy retries a failed step after 1 s, then x multiplier', a
 test.serial('cancel stops a run in a wait, drops its timers and emits nothing more', async (t) => {
   const w = await Tenant.create();
   const flow = await w.workflow([
-    {
-      id: 'pause',
-      name: 'Pause',
-      type: 'wait',
-      config: { duration_seconds: 60 },
-      next_step_id: 'after',
-    },
+    waitStep('pause', 60, 'after'),
     { id: 'after', name: 'After', type: 'wait', config: { duration_seconds: 0 } },
   ]);
   const status = async () =>
@@ -318,13 +308,7 @@ test.serial('a run parked in a wait survives a daemon restart and completes once
   const w = await Tenant.create(own, (await own.operator()).key);
   const receiver = await startReceiver(t);
   const flow = await w.workflow([
-    {
-      id: 'pause',
-      name: 'Pause',
-      type: 'wait',
-      config: { duration_seconds: 30 },
-      next_step_id: 'notify',
-    },
+    waitStep('pause', 30, 'notify'),
     {
       id: 'notify',
       name: 'Notify',
@@ -422,16 +406,13 @@ test('agent -> condition -> agent -> webhook -> agent: wait=true answers 200 wit
   t.is(answer.status, 200, answer.text);
   const run = answer.body.data;
   t.is(run.status, 'completed');
-  t.deepEqual(
-    run.step_results.map((s: any) => [s.step_id, s.status]),
-    [
-      ['classify', 'completed'],
-      ['check', 'completed'],
-      ['handle', 'completed'],
-      ['notify', 'completed'],
-      ['close', 'completed'],
-    ],
-  );
+  t.deepEqual(stepStates(run), [
+    ['classify', 'completed'],
+    ['check', 'completed'],
+    ['handle', 'completed'],
+    ['notify', 'completed'],
+    ['close', 'completed'],
+  ]);
   t.like(run.step_results[1].result, { value: true, branch: 'if_true' });
   t.is(run.steps_completed, 5);
   t.is(run.steps_total, 5);
@@ -483,13 +464,7 @@ test('a failing step: 500 step_failed with extras, the failed event has exactly 
   const agent = await w.agent();
   await w.stub(agent, '--match', 'crm', '--fail', 'external_api_error');
   const flow = await w.workflow([
-    {
-      id: 'first',
-      name: 'First',
-      type: 'wait',
-      config: { duration_seconds: 0 },
-      next_step_id: 'lookup',
-    },
+    waitStep('first', 0, 'lookup'),
     {
       id: 'lookup',
       name: 'Look up',
@@ -556,13 +531,10 @@ test('on_error jumps to its handler; error_handling continue records and goes on
   ]);
   const handled = await w.run(withHandler, {});
   t.is(handled.status, 200, handled.text);
-  t.deepEqual(
-    handled.body.data.step_results.map((s: any) => [s.step_id, s.status]),
-    [
-      ['call', 'failed'],
-      ['recover', 'completed'],
-    ],
-  );
+  t.deepEqual(stepStates(handled.body.data), [
+    ['call', 'failed'],
+    ['recover', 'completed'],
+  ]);
   t.like(handled.body.data.step_results[0], {
     error: { code: 'external_api_error' },
     result: { status_code: 500 },

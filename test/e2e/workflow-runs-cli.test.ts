@@ -4,7 +4,7 @@
 // the wait), and executions gone after 30 days. One daemon of its own, tests in series, because
 // they move its clock far.
 import test, { type ExecutionContext } from 'ava';
-import type { CliResult } from '../helpers/daemon.js';
+import { assertExit, type CliResult } from '../helpers/daemon.js';
 import { sharedDaemon } from '../helpers/setup.js';
 import { startReceiver } from '../helpers/receiver.js';
 import {
@@ -29,14 +29,6 @@ test.before(async () => {
 
 function svc(...args: string[]): Promise<CliResult> {
   return d.cli([...args, '--workspace', ws]);
-}
-
-function assertExit(t: ExecutionContext, result: CliResult, code: number): void {
-  t.is(
-    result.code,
-    code,
-    `exit ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`,
-  );
 }
 
 /** A run of one webhook step (to a receiver of its own), started now and waited to its end. */

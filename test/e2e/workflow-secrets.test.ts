@@ -2,10 +2,10 @@
 // reaching the receiver of a webhook step, and the value never showing anywhere else: not in
 // the CLI's output, the execution view, the stored events, webhook deliveries, the daemon log,
 // nor in plain text in the database files. A missing secret fails the step, naming it.
-import test, { type ExecutionContext } from 'ava';
+import test from 'ava';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { type CliResult } from '../helpers/daemon.js';
+import { assertExit, type CliResult } from '../helpers/daemon.js';
 import { sharedDaemon } from '../helpers/setup.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { allEvents, apiFor, createWorkflow, type Api } from '../helpers/workflows.js';
@@ -14,14 +14,6 @@ const d = sharedDaemon(test);
 
 function svc(ws: string, ...args: string[]): Promise<CliResult> {
   return d.cli([...args, '--workspace', ws]);
-}
-
-function assertExit(t: ExecutionContext, result: CliResult, code: number): void {
-  t.is(
-    result.code,
-    code,
-    `exit ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`,
-  );
 }
 
 /** A value that cannot appear by chance, so that finding it anywhere is a leak. */

@@ -252,42 +252,21 @@ test('svc workflows init by flags writes a file that svc workflows create accept
 });
 
 test('svc workflows init without a terminal names the missing flag', async (t) => {
-  const noTemplate = await d.cli(['workflows', 'init', join(dir, 'x.yaml')]);
-  t.is(noTemplate.code, 2);
-  t.regex(noTemplate.stderr, /--template/);
-  const noName = await d.cli([
-    'workflows',
-    'init',
-    join(dir, 'x.yaml'),
-    '--template',
-    'tmpl_support_triage',
-  ]);
-  t.is(noName.code, 2);
-  t.regex(noName.stderr, /--name/);
-  const noAgent = await d.cli([
-    'workflows',
-    'init',
-    join(dir, 'x.yaml'),
-    '--template',
-    'tmpl_support_triage',
-    '--name',
-    'Triage',
-  ]);
-  t.is(noAgent.code, 2);
-  t.regex(noAgent.stderr, /--agent triager=agt_/);
-  const badRole = await d.cli([
-    'workflows',
-    'init',
-    join(dir, 'x.yaml'),
-    '--template',
-    'tmpl_support_triage',
-    '--name',
-    'Triage',
-    '--agent',
-    'janitor=agt_1',
-  ]);
-  t.is(badRole.code, 2);
-  t.regex(badRole.stderr, /no role "janitor"/);
+  // Each case adds one more flag than the one before and is told about the next one missing.
+  const cases: [string[], RegExp][] = [
+    [[], /--template/],
+    [['--template', 'tmpl_support_triage'], /--name/],
+    [['--template', 'tmpl_support_triage', '--name', 'Triage'], /--agent triager=agt_/],
+    [
+      ['--template', 'tmpl_support_triage', '--name', 'Triage', '--agent', 'janitor=agt_1'],
+      /no role "janitor"/,
+    ],
+  ];
+  for (const [flags, told] of cases) {
+    const result = await d.cli(['workflows', 'init', join(dir, 'x.yaml'), ...flags]);
+    t.is(result.code, 2, flags.join(' '));
+    t.regex(result.stderr, told);
+  }
 });
 
 test('svc workflows init asks in a terminal and can create a missing agent', async (t) => {

@@ -3,33 +3,18 @@
 // holds it in plain text, and a PATCH that leaves it out keeps it: a correctly signed hook is
 // still accepted and a wrongly signed one refused; secret: null removes it.
 import test from 'ava';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dataDirBytes } from '../helpers/data-dir.js';
 import { signatureHeader } from '../../shared/signature.js';
 import { sharedDaemon } from '../helpers/setup.js';
-import { activeAgent, allExecutions, apiFor, createWorkflow } from '../helpers/workflows.js';
-
-/** Every file of the data dir except the key file, as one latin1 string. */
-function dataDirBytes(dir: string): string {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile() && entry.name !== 'secret.key')
-    .map((entry) => readFileSync(join(entry.parentPath, entry.name)).toString('latin1'))
-    .join('\n');
-}
+import {
+  activeAgent,
+  allExecutions,
+  answerStep,
+  apiFor,
+  createWorkflow,
+} from '../helpers/workflows.js';
 
 const d = sharedDaemon(test);
-
-function oneStep(agentId: string) {
-  return [
-    {
-      id: 'answer',
-      name: 'Answer',
-      type: 'agent_action',
-      agent_id: agentId,
-      config: { action: 'answer', input_mapping: { text: '{{trigger.payload}}' } },
-    },
-  ];
-}
 
 test('the secret is never returned nor stored in plain text; a PATCH without it keeps it', async (t) => {
   const ws = await d.createWorkspace('hook-secret');
@@ -40,7 +25,7 @@ test('the secret is never returned nor stored in plain text; a PATCH without it 
     name: 'Signed orders',
     status: 'active',
     trigger: { type: 'webhook', config: { path: 'orders', secret } },
-    steps: oneStep(agent.id),
+    steps: answerStep(agent.id),
   });
   t.is(created.status, 201, JSON.stringify(created.body));
   const id = created.body.data.id as string;
@@ -174,7 +159,7 @@ test('a webhook trigger without a secret shows no has_secret', async (t) => {
   const id = await createWorkflow(api, {
     name: 'Open intake',
     trigger: { type: 'webhook', config: { path: 'open' } },
-    steps: oneStep(agent.id),
+    steps: answerStep(agent.id),
   });
   const got = await api('GET', `/workflows/${id}`);
   t.deepEqual(got.body.data.trigger, { type: 'webhook', config: { path: 'open' } });

@@ -14,23 +14,12 @@ import {
   waitForExecution,
   workflowFile,
   type Api,
+  answerStep,
 } from '../helpers/workflows.js';
 import { signatureHeader } from '../../shared/signature.js';
 import { running } from '../helpers/processes.js';
 
 const d = sharedDaemon(test);
-
-function oneStep(agentId: string) {
-  return [
-    {
-      id: 'answer',
-      name: 'Answer',
-      type: 'agent_action',
-      agent_id: agentId,
-      config: { action: 'answer', input_mapping: { text: '{{trigger.payload}}' } },
-    },
-  ];
-}
 
 async function workspaceApi(name: string): Promise<{ api: Api; ws: string }> {
   const ws = await d.createWorkspace(name);
@@ -97,7 +86,7 @@ test.serial('a paused scheduled workflow does not fire; activating starts from n
     name: 'Every 15 minutes',
     status: 'paused',
     trigger: { type: 'schedule', config: { cron: '*/15 * * * *' } },
-    steps: oneStep(agent.id),
+    steps: answerStep(agent.id),
   });
   t.is((await d.cli(['clock', 'advance', '3h'])).code, 0);
   t.is((await allExecutions(api, workflowId)).length, 0);
@@ -119,7 +108,7 @@ test('an invalid cron expression or time zone is refused at write time', async (
   const cron = await api('POST', '/workflows', {
     name: 'Bad cron',
     trigger: { type: 'schedule', config: { cron: '0 25 * * *' } },
-    steps: oneStep(agent.id),
+    steps: answerStep(agent.id),
   });
   t.is(cron.status, 400);
   t.is(cron.body.error.code, 'invalid_parameter');
@@ -127,10 +116,10 @@ test('an invalid cron expression or time zone is refused at write time', async (
   const zone = await api('POST', '/workflows', {
     name: 'Bad zone',
     trigger: { type: 'schedule', config: { cron: '0 5 * * *', timezone: 'Europe/Atlantis' } },
-    steps: oneStep(agent.id),
+    steps: answerStep(agent.id),
   });
   t.is(zone.body.error.param, 'trigger.config.timezone');
-  const ok = await createWorkflow(api, { name: 'Manual', steps: oneStep(agent.id) });
+  const ok = await createWorkflow(api, { name: 'Manual', steps: answerStep(agent.id) });
   const patched = await api('PATCH', `/workflows/${ok}`, {
     trigger: { type: 'schedule', config: { cron: 'every day' } },
   });
@@ -156,7 +145,7 @@ test('a webhook trigger without a secret starts a run with the body and headers'
           if_false: 'not_seen',
         },
       },
-      ...['seen', 'not_seen'].map((id) => ({ ...oneStep(agent.id)[0], id, name: id })),
+      ...['seen', 'not_seen'].map((id) => ({ ...answerStep(agent.id)[0], id, name: id })),
     ],
   });
   const url = await d.cli(['workflows', 'trigger-url', workflowId, '--json'], {
@@ -207,11 +196,11 @@ test('two workflows of a workspace cannot claim the same hook path', async (t) =
   const { api } = await workspaceApi('hooks-clash');
   const agent = await activeAgent(api);
   const trigger = { type: 'webhook', config: { path: 'leads' } };
-  await createWorkflow(api, { name: 'First', trigger, steps: oneStep(agent.id) });
+  await createWorkflow(api, { name: 'First', trigger, steps: answerStep(agent.id) });
   const second = await api('POST', '/workflows', {
     name: 'Second',
     trigger,
-    steps: oneStep(agent.id),
+    steps: answerStep(agent.id),
   });
   t.is(second.status, 409);
   t.is(second.body.error.code, 'conflict');
@@ -226,7 +215,7 @@ test('a webhook trigger with a secret needs a valid signature; a bad one starts 
     name: 'Signed intake',
     status: 'active',
     trigger: { type: 'webhook', config: { path: 'signed', secret } },
-    steps: oneStep(agent.id),
+    steps: answerStep(agent.id),
   });
   const url = `${d.url}/v1/hooks/${ws}/signed`;
   const body = JSON.stringify({ ticket: 7 });
@@ -269,7 +258,7 @@ test('an event trigger starts one run per matching event, and not from its own e
     name: 'On new agents and any workflow run',
     status: 'active',
     trigger: { type: 'event', config: { event_types: ['agent.created', 'workflow.execution.*'] } },
-    steps: oneStep(worker.id),
+    steps: answerStep(worker.id),
   });
   // Three matching events (agent.created) and one that does not match (agent.updated by deploy).
   const created: string[] = [];
@@ -301,7 +290,7 @@ test('an event trigger of another workspace hears nothing', async (t) => {
     name: 'On agents',
     status: 'active',
     trigger: { type: 'event', config: { event_types: ['agent.*'] } },
-    steps: oneStep(agent.id),
+    steps: answerStep(agent.id),
   });
   const before = (await allExecutions(listener.api, workflowId)).length;
   // A matching trigger would have started its run in the event's transaction, which has

@@ -3,10 +3,10 @@
 // pause, delete), `run` with and without --wait (the progress lines on stderr, the result on
 // stdout, exit 1 when the run fails, is cancelled or times out), waits moved by `svc clock
 // advance`, cancel, approvals, and the live view in a terminal.
-import test, { type ExecutionContext } from 'ava';
+import test from 'ava';
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { SVC_BIN, ROOT, type CliResult } from '../helpers/daemon.js';
+import { assertExit, SVC_BIN, ROOT, type CliResult } from '../helpers/daemon.js';
 import { sharedDaemon } from '../helpers/setup.js';
 import { startReceiver } from '../helpers/receiver.js';
 import {
@@ -18,6 +18,7 @@ import {
   waitForExecution,
   workflowFile,
   type Api,
+  waitStep,
 } from '../helpers/workflows.js';
 
 const d = sharedDaemon(test);
@@ -27,12 +28,9 @@ function svc(ws: string, ...args: string[]): Promise<CliResult> {
   return d.cli([...args, '--workspace', ws]);
 }
 
-function assertExit(t: ExecutionContext, result: CliResult, code: number): void {
-  t.is(
-    result.code,
-    code,
-    `exit ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`,
-  );
+/** `svc workflows run ID --input INPUT --wait ...more --workspace ws` */
+function runAndWait(ws: string, workflowId: string, input: string, ...more: string[]) {
+  return svc(ws, 'workflows', 'run', workflowId, '--input', input, '--wait', ...more);
 }
 
 /** A fresh workspace with an active agent and the REST helper. */
@@ -222,16 +220,7 @@ test('run --wait prints each step and the result; the webhook step got the inter
   t.regex(body.run, /^wex_/);
 
   // --json: exactly the completed execution on stdout.
-  const json = await svc(
-    ws,
-    'workflows',
-    'run',
-    workflowId,
-    '--input',
-    '{"order_id": "B-2", "amount": 20}',
-    '--wait',
-    '--json',
-  );
+  const json = await runAndWait(ws, workflowId, '{"order_id": "B-2", "amount": 20}', '--json');
   assertExit(t, json, 0);
   const execution = json.json();
   t.like(execution, { workflow_id: workflowId, status: 'completed', steps_total: 4 });
@@ -269,29 +258,12 @@ test('run --wait exits 1 naming the failed step and its error', async (t) => {
   receiver.respondWith(500);
   const workflowId = await createWorkflow(api, (await yamlBody(orderYaml(agentId, receiver.url)))!);
 
-  const human = await svc(
-    ws,
-    'workflows',
-    'run',
-    workflowId,
-    '--input',
-    '{"order_id": "C-3", "amount": 500}',
-    '--wait',
-  );
+  const human = await runAndWait(ws, workflowId, '{"order_id": "C-3", "amount": 500}');
   assertExit(t, human, 1);
   t.regex(human.stderr, /step notify \(webhook\) failed/);
   t.regex(human.stdout + human.stderr, /failed at step notify \(Notify the receiver\)/);
 
-  const json = await svc(
-    ws,
-    'workflows',
-    'run',
-    workflowId,
-    '--input',
-    '{"order_id": "C-4", "amount": 500}',
-    '--wait',
-    '--json',
-  );
+  const json = await runAndWait(ws, workflowId, '{"order_id": "C-4", "amount": 500}', '--json');
   assertExit(t, json, 1);
   const execution = json.json();
   t.is(execution.status, 'failed');
@@ -400,17 +372,7 @@ test('an agent step awaiting approval holds run --wait until approved', async (t
       },
     ],
   });
-  const waiting = d.cli([
-    'workflows',
-    'run',
-    workflowId,
-    '--input',
-    '{"text": "refund 40 EUR"}',
-    '--wait',
-    '--json',
-    '--workspace',
-    ws,
-  ]);
+  const waiting = runAndWait(ws, workflowId, '{"text": "refund 40 EUR"}', '--json');
   const executionId = await firstExecution(d, api, workflowId);
   await waitForExecution(api, workflowId, executionId, (e) => e.status === 'awaiting_approval');
   const pause = (await allEvents(api, 'agent.execution.awaiting_approval')).at(-1);
@@ -440,13 +402,7 @@ test('in a terminal, run --wait draws a live view on stderr; stdout keeps the re
   const workflowId = await createWorkflow(api, {
     name: 'Two waits',
     steps: [
-      {
-        id: 'first',
-        name: 'First',
-        type: 'wait',
-        config: { duration_seconds: 0 },
-        next_step_id: 'second',
-      },
+      waitStep('first', 0, 'second'),
       { id: 'second', name: 'Second', type: 'wait', config: { duration_seconds: 0 } },
     ],
   });

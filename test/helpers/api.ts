@@ -111,3 +111,20 @@ export function controlToken(target: ControlTarget): string {
     ? target.token
     : readFileSync(join(target.dataDir, 'control-token'), 'utf8').trim();
 }
+
+/**
+ * A first page of `limit` items out of more, in the spec's list form: has_more (top level and
+ * in meta), the next cursor at the last item, and total_count when given.
+ */
+export function assertFirstPage(
+  t: ExecutionContext,
+  body: { data: { id: string }[]; has_more: boolean; total_count?: number; meta: any },
+  limit: number,
+  total?: number,
+): void {
+  t.is(body.data.length, limit);
+  t.true(body.has_more);
+  t.true(body.meta.has_more);
+  t.is(body.meta.next_cursor, body.data[limit - 1]!.id);
+  if (total !== undefined) t.is(body.total_count, total);
+}

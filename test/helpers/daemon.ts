@@ -187,3 +187,16 @@ export async function startDaemon(
   };
   return daemon;
 }
+
+/** Asserts a CLI run's exit code; on a mismatch the message shows both outputs. */
+export function assertExit(
+  t: { is(actual: unknown, expected: unknown, message?: string): void },
+  result: CliResult,
+  code: number,
+): void {
+  t.is(
+    result.code,
+    code,
+    `exit ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`,
+  );
+}

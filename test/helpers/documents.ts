@@ -72,31 +72,14 @@ export function buildZip(entries: ZipEntry[], options: { store?: boolean } = {})
 
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4); // version needed
-    local.writeUInt16LE(0x0800, 6); // flags: UTF-8 names
-    local.writeUInt16LE(method, 8);
-    local.writeUInt16LE(dosTime, 10);
-    local.writeUInt16LE(dosDate, 12);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(packed.length, 18);
-    local.writeUInt32LE(data.length, 22);
-    local.writeUInt16LE(name.length, 26);
-    local.writeUInt16LE(0, 28); // extra length
+    const fields = { method, dosTime, dosDate, crc, packed: packed.length, size: data.length };
+    writeEntryFields(local, 4, { ...fields, name: name.length });
     locals.push(local, name, packed);
 
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE(20, 4); // version made by
-    central.writeUInt16LE(20, 6); // version needed
-    central.writeUInt16LE(0x0800, 8);
-    central.writeUInt16LE(method, 10);
-    central.writeUInt16LE(dosTime, 12);
-    central.writeUInt16LE(dosDate, 14);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(packed.length, 20);
-    central.writeUInt32LE(data.length, 24);
-    central.writeUInt16LE(name.length, 28);
-    central.writeUInt16LE(0, 30); // extra
+    writeEntryFields(central, 6, { ...fields, name: name.length });
     central.writeUInt16LE(0, 32); // comment
     central.writeUInt16LE(0, 34); // disk number start
     central.writeUInt16LE(0, 36); // internal attributes
@@ -165,4 +148,33 @@ export function buildDocx(
     ],
     options,
   );
+}
+
+/**
+ * The run of fields the local header and the central directory entry share (version needed to
+ * extract through extra field length), written from `at` (4 in a local header, 6 in an entry).
+ */
+function writeEntryFields(
+  header: Buffer,
+  at: number,
+  entry: {
+    method: number;
+    dosTime: number;
+    dosDate: number;
+    crc: number;
+    packed: number;
+    size: number;
+    name: number;
+  },
+): void {
+  header.writeUInt16LE(20, at); // version needed
+  header.writeUInt16LE(0x0800, at + 2); // flags: UTF-8 names
+  header.writeUInt16LE(entry.method, at + 4);
+  header.writeUInt16LE(entry.dosTime, at + 6);
+  header.writeUInt16LE(entry.dosDate, at + 8);
+  header.writeUInt32LE(entry.crc, at + 10);
+  header.writeUInt32LE(entry.packed, at + 14);
+  header.writeUInt32LE(entry.size, at + 18);
+  header.writeUInt16LE(entry.name, at + 22);
+  header.writeUInt16LE(0, at + 24); // extra length
 }

@@ -147,3 +147,27 @@ export async function firstExecution(d: TestDaemon, api: Api, workflowId: string
   );
   return page.body.data[0].execution_id;
 }
+
+/** One agent_action step that answers with the trigger's payload: a run's smallest real work. */
+export function answerStep(agentId: string) {
+  return [
+    {
+      id: 'answer',
+      name: 'Answer',
+      type: 'agent_action',
+      agent_id: agentId,
+      config: { action: 'answer', input_mapping: { text: '{{trigger.payload}}' } },
+    },
+  ];
+}
+
+/** A wait step (its name is the id, capitalised), then `next` when given. */
+export function waitStep(id: string, seconds: number, next?: string) {
+  return {
+    id,
+    name: id[0]!.toUpperCase() + id.slice(1),
+    type: 'wait',
+    config: { duration_seconds: seconds },
+    ...(next === undefined ? {} : { next_step_id: next }),
+  };
+}

@@ -88,6 +88,16 @@ test('ApiError takes status from the table unless overridden', (t) => {
   t.is(new ApiError('invalid_parameter', 'm', { status: 422 }).status, 422);
 });
 
+/** A JSON POST to the echo route, the body as given (valid JSON or not). */
+function postJson(payload: string) {
+  return svc.app.inject({
+    method: 'POST',
+    url: '/v1/__test/echo',
+    headers: { 'content-type': 'application/json' },
+    payload,
+  });
+}
+
 function checkShape(
   t: import('ava').ExecutionContext,
   response: { statusCode: number; headers: Record<string, unknown>; json(): any },
@@ -154,32 +164,17 @@ test('wrong method: 405 method_not_allowed with Allow', async (t) => {
 });
 
 test('bad JSON: 400 invalid_request_body', async (t) => {
-  const response = await svc.app.inject({
-    method: 'POST',
-    url: '/v1/__test/echo',
-    headers: { 'content-type': 'application/json' },
-    payload: '{"a": 1,',
-  });
+  const response = await postJson('{"a": 1,');
   checkShape(t, response, 'invalid_request_body');
 });
 
 test('__proto__ in a JSON body is refused', async (t) => {
-  const response = await svc.app.inject({
-    method: 'POST',
-    url: '/v1/__test/echo',
-    headers: { 'content-type': 'application/json' },
-    payload: '{"__proto__": {"admin": true}}',
-  });
+  const response = await postJson('{"__proto__": {"admin": true}}');
   checkShape(t, response, 'invalid_request_body');
 });
 
 test('body over 1 MiB: 413 payload_too_large', async (t) => {
-  const response = await svc.app.inject({
-    method: 'POST',
-    url: '/v1/__test/echo',
-    headers: { 'content-type': 'application/json' },
-    payload: JSON.stringify({ big: 'x'.repeat(1024 * 1024 + 10) }),
-  });
+  const response = await postJson(JSON.stringify({ big: 'x'.repeat(1024 * 1024 + 10) }));
   const body = checkShape(t, response, 'payload_too_large');
   t.is(body.error.type, 'validation_error');
 });
