@@ -376,6 +376,24 @@ export function combineRounds(runs: RunFigures[]): RunFigures {
   };
 }
 
+/** The daemon against the baseline: each one's rounds combined, the req/s and CPU ratios. */
+export function compareRounds(
+  daemon: RunFigures[],
+  baseline: RunFigures[],
+): { daemon: RunFigures; baseline: RunFigures; ratio: number; cpuRatio: number | undefined } {
+  const ours = combineRounds(daemon);
+  const theirs = combineRounds(baseline);
+  return {
+    daemon: ours,
+    baseline: theirs,
+    ratio: ours.reqPerSec / theirs.reqPerSec,
+    cpuRatio:
+      ours.cpuUsPerRequest && theirs.cpuUsPerRequest
+        ? theirs.cpuUsPerRequest / ours.cpuUsPerRequest
+        : undefined,
+  };
+}
+
 /** Nearest-rank percentile of sorted values. */
 export function percentile(sorted: number[], p: number): number {
   return sorted[

@@ -34,7 +34,7 @@ import {
   type DaemonContext,
   type Method,
   type Target,
-  combineRounds,
+  compareRounds,
   type RunFigures,
 } from '../harness.js';
 import { loadWithCpu } from '../load.js';
@@ -217,19 +217,7 @@ async function runScenario(
       );
     }
   }
-  const baselineFigures = combineRounds(runs.baseline);
-  const daemonFigures = combineRounds(runs.daemon);
-  return {
-    scenario,
-    bytes,
-    baseline: baselineFigures,
-    daemon: daemonFigures,
-    ratio: daemonFigures.reqPerSec / baselineFigures.reqPerSec,
-    cpuRatio:
-      baselineFigures.cpuUsPerRequest && daemonFigures.cpuUsPerRequest
-        ? baselineFigures.cpuUsPerRequest / daemonFigures.cpuUsPerRequest
-        : undefined,
-  };
+  return { scenario, bytes, ...compareRounds(runs.daemon, runs.baseline) };
 }
 
 function printHttp(results: ScenarioResult[]) {

@@ -29,7 +29,7 @@ import {
   type BenchCase,
   type ReceiverProcess,
   type Servers,
-  combineRounds,
+  compareRounds,
   type RunFigures,
 } from '../harness.js';
 import { loadWithCpu } from '../load.js';
@@ -243,20 +243,13 @@ async function benchWorkflows(servers: Servers): Promise<WorkflowBenchResult> {
     if (calls !== runs) {
       throw new Error(`${runs} runs completed but the receiver got ${calls} webhook calls`);
     }
-    const daemonFigures = combineRounds(measured.daemon);
-    const baselineFigures = combineRounds(measured.baseline);
+    const compared = compareRounds(measured.daemon, measured.baseline);
     return {
-      daemon: daemonFigures,
-      baseline: baselineFigures,
-      ratio: daemonFigures.reqPerSec / baselineFigures.reqPerSec,
-      cpuRatio:
-        daemonFigures.cpuUsPerRequest && baselineFigures.cpuUsPerRequest
-          ? baselineFigures.cpuUsPerRequest / daemonFigures.cpuUsPerRequest
-          : undefined,
+      ...compared,
       bytes,
       runs,
       webhookCalls: calls,
-      pass: daemonFigures.reqPerSec >= WORKFLOW_TARGET_RUNS_PER_SECOND,
+      pass: compared.daemon.reqPerSec >= WORKFLOW_TARGET_RUNS_PER_SECOND,
     };
   } finally {
     await stopChild(receiver.child);
