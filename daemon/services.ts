@@ -268,10 +268,25 @@ export function buildServices(
     ],
     log,
   );
+  // svc clock advance moves through every due time on its way, one after the other.
+  clockService.useAgenda({
+    nextDueAfter: (time) => {
+      const dueTimes = [timers.nextDueAfter(time), alarms.nextDueAfter(time)];
+      const known = dueTimes.filter((due): due is number => due !== undefined);
+      return known.length ? Math.min(...known) : undefined;
+    },
+    runDue: async () => {
+      await timers.runDue();
+      alarms.check();
+      await engine.idle();
+    },
+  });
   clockService.on('moved', async () => {
     await timers.runDue();
     // After the timers: a run whose timeout fell due answers its waiting request first.
     alarms.check();
+    // Runs that went on go as far as they can before the move answers.
+    await engine.idle();
     housekeeping.run();
   });
   return {

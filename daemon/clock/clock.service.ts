@@ -14,17 +14,35 @@ export interface ClockState {
   real_now: string;
 }
 
+/** What falls due on the daemon clock, for advance to move through in order. */
+export interface Agenda {
+  /** The earliest due time (timers, alarms) later than `time`. */
+  nextDueAfter(time: number): number | undefined;
+  /** Fires what is due now and waits for the work it started (steps of runs) to settle. */
+  runDue(): Promise<void>;
+}
+
+/** A guard against an agenda that keeps adding due times: past it, advance jumps to the end. */
+const MAX_STEPS = 100_000;
+
 /**
  * Emits `moved` after every move. Unlike other events, a move waits for its listeners (the
  * daemon fires due timers and housekeeping there): `svc clock advance` answers once done.
  */
 export class ClockService extends EventEmitter<{ moved: [] }> {
+  private agenda: Agenda | undefined;
+
   constructor(
     private readonly clock: OffsetClock,
     private readonly settings: SettingsRepository,
     private readonly environment: Environment,
   ) {
     super();
+  }
+
+  /** Set once the services that keep due times exist (the composition root). */
+  useAgenda(agenda: Agenda): void {
+    this.agenda = agenda;
   }
 
   /** Restores the persisted offset (sandbox only: production always runs on real time). */
@@ -51,7 +69,18 @@ export class ClockService extends EventEmitter<{ moved: [] }> {
         { param: 'by' },
       );
     }
-    return this.apply(this.clock.offset + ms);
+    const target = this.clock.offset + ms;
+    // Through every due time on the way, in order, each one's work settled before the next:
+    // a run whose wait ends before its deadline goes on (and may finish) before the deadline
+    // is reached, as it would have in real time.
+    for (let step = 0; this.agenda && step < MAX_STEPS; step++) {
+      const now = this.clock.now();
+      const next = this.agenda.nextDueAfter(now);
+      if (next === undefined || this.clock.offset + (next - now) >= target) break;
+      this.moveTo(this.clock.offset + (next - now));
+      await this.agenda.runDue();
+    }
+    return this.apply(target);
   }
 
   async set(epochMs: number): Promise<ClockState> {
@@ -71,9 +100,13 @@ export class ClockService extends EventEmitter<{ moved: [] }> {
     return this.apply(0);
   }
 
-  private async apply(offset: number): Promise<ClockState> {
+  private moveTo(offset: number): void {
     this.clock.setOffset(Math.round(offset));
     this.settings.set(OFFSET_KEY, String(this.clock.offset));
+  }
+
+  private async apply(offset: number): Promise<ClockState> {
+    this.moveTo(offset);
     for (const listener of this.listeners('moved'))
       await (listener as () => Promise<void> | void)();
     return this.show();

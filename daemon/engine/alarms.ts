@@ -27,6 +27,15 @@ export class Alarms {
   }
 
   /** Fires what is due (after the clock moved, or on the real-time wake-up). */
+  /** The earliest alarm later than `time`. */
+  nextDueAfter(time: number): number | undefined {
+    let next: number | undefined;
+    for (const alarm of this.alarms.values()) {
+      if (alarm.dueAt > time && (next === undefined || alarm.dueAt < next)) next = alarm.dueAt;
+    }
+    return next;
+  }
+
   check(): void {
     const now = this.clock.now();
     let next = Infinity;

@@ -4,6 +4,7 @@
 // only then does the engine start the next steps in memory. Timers only wake parked work up
 // (waits, retries, the run's timeout); after a restart, resume() starts again whatever the
 // stored frontier says is ready. See ARCHITECTURE.md.
+import { EventEmitter, once } from 'node:events';
 import { newId } from '../../shared/ids.js';
 import type {
   ExecutionFailedData,
@@ -66,6 +67,9 @@ const MEMORY_LIMIT = 20_000;
 
 export class WorkflowEngine {
   private readonly inFlight = new Map<string, Promise<void>>();
+  /** Steps in flight that wait for a later time on the daemon clock (see idle()). */
+  private readonly onClock = new Set<string>();
+  private readonly changes = new EventEmitter<{ 'on-clock': [] }>();
   private readonly memory = new Map<string, Memory>();
   private readonly waiters = new Map<string, Set<() => void>>();
   private readonly deadlines = new Map<string, () => void>();
@@ -199,6 +203,28 @@ export class WorkflowEngine {
     });
   }
 
+  /**
+   * Resolves once no step runs here: the steps in flight and the ones they start, until every
+   * run has parked or ended (svc clock advance waits for this between two due times). A step
+   * waiting for a later time on the daemon clock (untilDue) is not waited for: only a move of
+   * the clock ends it.
+   */
+  async idle(): Promise<void> {
+    for (;;) {
+      // What the last move settled (an agent execution a step waits for) goes on first.
+      await new Promise((resolve) => setImmediate(resolve));
+      const busy = [...this.inFlight].filter(([key]) => !this.onClock.has(key));
+      if (busy.length === 0 || this.closing) return;
+      // Woken when those settle, or when one of them starts to wait on the clock.
+      const stop = new AbortController();
+      await Promise.race([
+        Promise.allSettled(busy.map(([, run]) => run)),
+        once(this.changes, 'on-clock', { signal: stop.signal }).catch(() => undefined),
+      ]);
+      stop.abort();
+    }
+  }
+
   /** The run as the API shows it; for a run that just ended, the view its event carried. */
   viewOf(row: RunRow): WorkflowExecutionView {
     const final = this.finalViews.get(row.id);
@@ -296,13 +322,13 @@ export class WorkflowEngine {
       if (act.state !== 'ready') continue;
       const key = `${executionId}/${act.key}`;
       if (this.inFlight.has(key)) continue;
-      const run = this.launch(row, act).finally(() => this.inFlight.delete(key));
+      const run = this.launch(row, act, key).finally(() => this.inFlight.delete(key));
       this.inFlight.set(key, run);
     }
     this.watchDeadline(row);
   }
 
-  private async launch(row: RunRow, act: Activation): Promise<void> {
+  private async launch(row: RunRow, act: Activation, key: string): Promise<void> {
     try {
       const definition = this.definitionOf(row);
       const step = definition.byId.get(act.step_id)!;
@@ -312,6 +338,11 @@ export class WorkflowEngine {
         step,
         scope: this.scope(row),
         reveal: (name) => this.deps.reveal(row.workspace_id, name),
+        untilDue: (waiting) => {
+          this.onClock.add(key);
+          this.changes.emit('on-clock');
+          return waiting.finally(() => this.onClock.delete(key));
+        },
       });
       // Stopping: the step stays ready in the store and runs again after the restart.
       if (outcome.type === 'interrupted' || this.closing) return;

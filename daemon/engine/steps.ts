@@ -61,6 +61,8 @@ export interface StepContext {
   /** trigger, workflow, steps and each step id: everything but secrets. */
   scope: Scope;
   reveal(name: string): string | undefined;
+  /** Wraps a wait that only a later time on the daemon clock ends (a stub's delay). */
+  untilDue<T>(waiting: Promise<T>): Promise<T>;
 }
 
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 30_000;
@@ -162,7 +164,7 @@ export class StepRunner {
       store = decided?.store;
       const { status, execution } = decided
         ? decided.answer()
-        : await this.agents.execute(context.workspaceId, agentId, input);
+        : await context.untilDue(this.agents.execute(context.workspaceId, agentId, input));
       if (status === 200 && execution.status === 'completed') {
         return {
           type: 'completed',

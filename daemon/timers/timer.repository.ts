@@ -17,6 +17,7 @@ export class TimerRepository {
   private readonly insertStmt;
   private readonly dueStmt;
   private readonly nextDueStmt;
+  private readonly nextDueAfterStmt;
   private readonly deleteStmt;
   private readonly failStmt;
   private readonly countStmt;
@@ -36,6 +37,9 @@ export class TimerRepository {
     );
     this.nextDueStmt = db.prepare<[], { due_at: number }>(
       'SELECT due_at FROM timers ORDER BY due_at LIMIT 1',
+    );
+    this.nextDueAfterStmt = db.prepare<[number], { due_at: number }>(
+      'SELECT due_at FROM timers WHERE due_at > ? ORDER BY due_at LIMIT 1',
     );
     this.deleteStmt = db.prepare('DELETE FROM timers WHERE id = ?');
     this.deleteAll = db.transaction((ids: readonly string[]) => {
@@ -68,6 +72,11 @@ export class TimerRepository {
 
   nextDueAt(): number | undefined {
     return this.nextDueStmt.get()?.due_at;
+  }
+
+  /** The earliest due time later than `time`. */
+  nextDueAfter(time: number): number | undefined {
+    return this.nextDueAfterStmt.get(time)?.due_at;
   }
 
   delete(id: string): void {

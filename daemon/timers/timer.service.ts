@@ -96,6 +96,11 @@ export class TimerService {
     return this.repo.cancelOwned(owner);
   }
 
+  /** The earliest due time of a stored timer later than `time` (svc clock advance steps there). */
+  nextDueAfter(time: number): number | undefined {
+    return this.repo.nextDueAfter(time);
+  }
+
   pending(): number {
     return this.repo.count();
   }

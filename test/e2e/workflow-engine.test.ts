@@ -210,6 +210,72 @@ test.serial(
   },
 );
 
+test.serial(
+  "one clock advance past a wait and the deadline: the run goes on at the wait's end and completes; a wait ending after the deadline times out",
+  async (t) => {
+    const w = await Tenant.create();
+    const agent = await w.agent();
+    const steps = (seconds: number) => [
+      waitStep('pause', seconds, 'answer'),
+      {
+        id: 'answer',
+        name: 'Answer',
+        type: 'agent_action',
+        agent_id: agent,
+        config: { action: 'reply' },
+      },
+    ];
+    const early = await w.workflow(steps(1800), { settings: { timeout_seconds: 3600 } });
+    const late = await w.workflow(steps(5400), { settings: { timeout_seconds: 3600 } });
+    const first = (await w.run(early, {}, false)).body.data.execution_id as string;
+    const second = (await w.run(late, {}, false)).body.data.execution_id as string;
+    await w.stepIn(early, first, 'waiting');
+    await w.stepIn(late, second, 'waiting');
+    // The move answers once everything that fell due on the way, and what it started, is done.
+    await advance(daemon, '2h');
+    const done = await w.execution(early, first);
+    t.is(done.status, 'completed');
+    t.deepEqual(stepStates(done), [
+      ['pause', 'completed'],
+      ['answer', 'completed'],
+    ]);
+    const timedOut = await w.execution(late, second);
+    t.is(timedOut.status, 'timeout');
+    t.is(timedOut.failed_step, 'pause');
+  },
+);
+
+test.serial(
+  'an agent step whose stub takes 20 s on the daemon clock: the run waits for it; one advance past the delay, the 30 s execution timeout and a wait finishes the run',
+  async (t) => {
+    const w = await Tenant.create();
+    const agent = await w.agent();
+    await w.stub(agent, '--match', 'slow', '--delay', '20s');
+    const flow = await w.workflow([
+      {
+        id: 'think',
+        name: 'Think',
+        type: 'agent_action',
+        agent_id: agent,
+        config: { action: 'slow' },
+        next_step_id: 'after',
+      },
+      waitStep('after', 60),
+    ]);
+    const id = (await w.run(flow, {}, false)).body.data.execution_id as string;
+    await advance(daemon, '10s');
+    t.is((await w.execution(flow, id)).status, 'running');
+    // Past the stub's delay (20 s), the agent's execution timeout (30 s) and the wait after it.
+    await advance(daemon, '2m');
+    const done = await w.execution(flow, id);
+    t.is(done.status, 'completed');
+    t.deepEqual(stepStates(done), [
+      ['think', 'completed'],
+      ['after', 'completed'],
+    ]);
+  },
+);
+
 test.serial('retry_policy retries a failed step after 1 s, then x multiplier', async (t) => {
   const w = await Tenant.create();
   const receiver = await startReceiver(t);
