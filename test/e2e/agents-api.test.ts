@@ -714,42 +714,20 @@ test('scopes: agents:read reads only, agents:write manages but cannot execute, a
   const reader = (await d.createKey('agents:read', { workspace: ws })).key;
   const writer = (await d.createKey('agents:write', { workspace: ws })).key;
   const executor = (await d.createKey('agents:execute', { workspace: ws })).key;
+  /** The call with `key` in ws must be refused for its scope. */
+  const refused = async (key: string, method: string, path: string, body?: unknown) =>
+    assertError(t, await call(method, path, body, { key, tenant: ws }), 403, 'insufficient_scope');
 
-  assertError(
-    t,
-    await call(
-      'POST',
-      '/v1/agents',
-      { name: 'X', ontology: 'retail-v1' },
-      { key: reader, tenant: ws },
-    ),
-    403,
-    'insufficient_scope',
-  );
+  await refused(reader, 'POST', '/v1/agents', { name: 'X', ontology: 'retail-v1' });
   const agent = await createAgent({ autonomy_level: 'L3' }, { key: writer, tenant: ws });
   t.is((await call('GET', '/v1/agents', undefined, { key: reader, tenant: ws })).status, 200);
   t.is(
     (await call('GET', `/v1/agents/${agent.id}`, undefined, { key: reader, tenant: ws })).status,
     200,
   );
-  assertError(
-    t,
-    await call('PATCH', `/v1/agents/${agent.id}`, { name: 'Y' }, { key: reader, tenant: ws }),
-    403,
-    'insufficient_scope',
-  );
-  assertError(
-    t,
-    await call('DELETE', `/v1/agents/${agent.id}`, undefined, { key: reader, tenant: ws }),
-    403,
-    'insufficient_scope',
-  );
-  assertError(
-    t,
-    await call('POST', '/v1/agents/deploy', { agent_id: agent.id }, { key: reader, tenant: ws }),
-    403,
-    'insufficient_scope',
-  );
+  await refused(reader, 'PATCH', `/v1/agents/${agent.id}`, { name: 'Y' });
+  await refused(reader, 'DELETE', `/v1/agents/${agent.id}`);
+  await refused(reader, 'POST', '/v1/agents/deploy', { agent_id: agent.id });
   const deployed = await call(
     'POST',
     '/v1/agents/deploy',
@@ -759,28 +737,11 @@ test('scopes: agents:read reads only, agents:write manages but cannot execute, a
   t.is(deployed.status, 200, deployed.text);
 
   for (const key of [reader, writer]) {
-    assertError(
-      t,
-      await call(
-        'POST',
-        `/v1/agents/${agent.id}/execute`,
-        { input: 'Where is my order?', wait_for_completion: true },
-        { key, tenant: ws },
-      ),
-      403,
-      'insufficient_scope',
-    );
-    assertError(
-      t,
-      await call(
-        'POST',
-        `/v1/agents/${agent.id}/messages`,
-        { content: 'Hello' },
-        { key, tenant: ws },
-      ),
-      403,
-      'insufficient_scope',
-    );
+    await refused(key, 'POST', `/v1/agents/${agent.id}/execute`, {
+      input: 'Where is my order?',
+      wait_for_completion: true,
+    });
+    await refused(key, 'POST', `/v1/agents/${agent.id}/messages`, { content: 'Hello' });
   }
   const executed = await call(
     'POST',
@@ -789,17 +750,7 @@ test('scopes: agents:read reads only, agents:write manages but cannot execute, a
     { key: executor, tenant: ws },
   );
   t.is(executed.status, 200, executed.text);
-  assertError(
-    t,
-    await call(
-      'POST',
-      '/v1/agents',
-      { name: 'X', ontology: 'retail-v1' },
-      { key: executor, tenant: ws },
-    ),
-    403,
-    'insufficient_scope',
-  );
+  await refused(executor, 'POST', '/v1/agents', { name: 'X', ontology: 'retail-v1' });
   // admin implies everything.
   const admin = (await d.createKey('admin', { workspace: ws })).key;
   t.is(
