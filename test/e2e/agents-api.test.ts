@@ -5,7 +5,7 @@
 // The training period is long (600 s) so that agents stay in training unless a test moves the
 // clock; the test that moves it is serial (ava runs serial tests before the concurrent ones).
 import test from 'ava';
-import { sharedDaemon } from '../helpers/setup.js';
+import { sharedDaemon, scopedKeys } from '../helpers/setup.js';
 import type { AgentView as Agent } from '../../shared/schemas/agents.js';
 import { apiCaller, assertError } from '../helpers/api.js';
 
@@ -711,9 +711,11 @@ test("another workspace's agent is 404 agent_not_found (never 403), and is not l
 
 test('scopes: agents:read reads only, agents:write manages but cannot execute, agents:execute executes', async (t) => {
   const ws = await workspace();
-  const reader = (await d.createKey('agents:read', { workspace: ws })).key;
-  const writer = (await d.createKey('agents:write', { workspace: ws })).key;
-  const executor = (await d.createKey('agents:execute', { workspace: ws })).key;
+  const { reader, writer, executor } = await scopedKeys(
+    d,
+    { reader: 'agents:read', writer: 'agents:write', executor: 'agents:execute' },
+    ws,
+  );
   /** The call with `key` in ws must be refused for its scope. */
   const refused = async (key: string, method: string, path: string, body?: unknown) =>
     assertError(t, await call(method, path, body, { key, tenant: ws }), 403, 'insufficient_scope');

@@ -2,7 +2,7 @@
 // write-only credentials, list/get/disconnect, the integration.connected/disconnected events,
 // scopes, tenant isolation and validation of the provider slug.
 import test from 'ava';
-import { twoTenants } from '../helpers/setup.js';
+import { twoTenants, scopedKeys } from '../helpers/setup.js';
 import type { IntegrationView as Integration } from '../../shared/schemas/integrations.js';
 import { assertError, assertFirstPage } from '../helpers/api.js';
 
@@ -198,11 +198,11 @@ test("another workspace's integration is 404 and not listed", async (t) => {
 });
 
 test('scopes: integrations:read views, integrations:write connects and disconnects', async (t) => {
-  const reader = (await tenants.daemon.createKey('integrations:read', { name: 'int-reader' })).key;
-  const writer = (await tenants.daemon.createKey('integrations:write', { name: 'int-writer' })).key;
-  const unrelated = (
-    await tenants.daemon.createKey('webhooks:write webhooks:read', { name: 'hooks' })
-  ).key;
+  const { reader, writer, unrelated } = await scopedKeys(tenants.daemon, {
+    reader: 'integrations:read',
+    writer: 'integrations:write',
+    unrelated: 'webhooks:write webhooks:read',
+  });
   const existing = await connect({ provider: 'jira' });
 
   t.is((await call('GET', '/v1/integrations', undefined, { key: reader })).status, 200);
