@@ -4,7 +4,7 @@
 // clock), PATCH status, POST /v1/agents/deploy and 409 agent_not_active.
 // The training period is long (600 s) so that agents stay in training unless a test moves the
 // clock; the test that moves it is serial (ava runs serial tests before the concurrent ones).
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { sharedDaemon, scopedKeys } from '../helpers/setup.js';
 import type { AgentView as Agent } from '../../shared/schemas/agents.js';
 import { apiCaller, assertError } from '../helpers/api.js';
@@ -25,6 +25,34 @@ function workspace(tier = 'enterprise', name = 'Agents API'): Promise<string> {
 }
 
 const call = apiCaller(() => ({ daemon: d, key: operatorKey, tenant: defaultWs }));
+
+/**
+ * An agent that is not active (training, paused) refuses both to execute (with `execute` in the
+ * body) and to take messages: 409 agent_not_active naming its status and id.
+ */
+async function assertNotActive(
+  t: ExecutionContext,
+  ws: string,
+  agentId: string,
+  status: string,
+  execute: Record<string, unknown> = {},
+) {
+  const tries = [
+    call(
+      'POST',
+      `/v1/agents/${agentId}/execute`,
+      { input: 'Where is my order?', ...execute },
+      { tenant: ws },
+    ),
+    call('POST', `/v1/agents/${agentId}/messages`, { content: 'Hello' }, { tenant: ws }),
+  ];
+  for (const answer of await Promise.all(tries)) {
+    t.like(assertError(t, answer, 409, 'agent_not_active'), {
+      agent_status: status,
+      agent_id: agentId,
+    });
+  }
+}
 
 async function createAgent(
   fields: Record<string, unknown> = {},
@@ -64,25 +92,7 @@ test.serial(
     const agent = await createAgent({ autonomy_level: 'L3' }, { tenant: ws });
     t.is(agent.status, 'training');
 
-    const refused = await call(
-      'POST',
-      `/v1/agents/${agent.id}/execute`,
-      { input: 'Where is my order?', wait_for_completion: true },
-      { tenant: ws },
-    );
-    const error = assertError(t, refused, 409, 'agent_not_active');
-    t.is(error.agent_status, 'training');
-    t.is(error.agent_id, agent.id);
-    const message = await call(
-      'POST',
-      `/v1/agents/${agent.id}/messages`,
-      { content: 'Hello' },
-      { tenant: ws },
-    );
-    t.like(assertError(t, message, 409, 'agent_not_active'), {
-      agent_status: 'training',
-      agent_id: agent.id,
-    });
+    await assertNotActive(t, ws, agent.id, 'training', { wait_for_completion: true });
 
     // 600 s of training on the daemon clock.
     await advance('9m');
@@ -116,23 +126,7 @@ test.serial(
     );
     t.is(paused.status, 200, paused.text);
     t.is(paused.body.data.status, 'paused');
-    const refusedPaused = await call(
-      'POST',
-      `/v1/agents/${agent.id}/execute`,
-      { input: 'Where is my order?' },
-      { tenant: ws },
-    );
-    t.like(assertError(t, refusedPaused, 409, 'agent_not_active'), {
-      agent_status: 'paused',
-      agent_id: agent.id,
-    });
-    const messagePaused = await call(
-      'POST',
-      `/v1/agents/${agent.id}/messages`,
-      { content: 'Hello' },
-      { tenant: ws },
-    );
-    t.like(assertError(t, messagePaused, 409, 'agent_not_active'), { agent_status: 'paused' });
+    await assertNotActive(t, ws, agent.id, 'paused');
   },
 );
 
