@@ -4,8 +4,8 @@
 // clock), PATCH status, POST /v1/agents/deploy and 409 agent_not_active.
 // The training period is long (600 s) so that agents stay in training unless a test moves the
 // clock; the test that moves it is serial (ava runs serial tests before the concurrent ones).
-import test from 'ava';
-import { sharedDaemon } from '../helpers/setup.js';
+import test, { type ExecutionContext } from 'ava';
+import { sharedDaemon, scopedKeys } from '../helpers/setup.js';
 import type { AgentView as Agent } from '../../shared/schemas/agents.js';
 import { apiCaller, assertError } from '../helpers/api.js';
 
@@ -25,6 +25,34 @@ function workspace(tier = 'enterprise', name = 'Agents API'): Promise<string> {
 }
 
 const call = apiCaller(() => ({ daemon: d, key: operatorKey, tenant: defaultWs }));
+
+/**
+ * An agent that is not active (training, paused) refuses both to execute (with `execute` in the
+ * body) and to take messages: 409 agent_not_active naming its status and id.
+ */
+async function assertNotActive(
+  t: ExecutionContext,
+  ws: string,
+  agentId: string,
+  status: string,
+  execute: Record<string, unknown> = {},
+) {
+  const tries = [
+    call(
+      'POST',
+      `/v1/agents/${agentId}/execute`,
+      { input: 'Where is my order?', ...execute },
+      { tenant: ws },
+    ),
+    call('POST', `/v1/agents/${agentId}/messages`, { content: 'Hello' }, { tenant: ws }),
+  ];
+  for (const answer of await Promise.all(tries)) {
+    t.like(assertError(t, answer, 409, 'agent_not_active'), {
+      agent_status: status,
+      agent_id: agentId,
+    });
+  }
+}
 
 async function createAgent(
   fields: Record<string, unknown> = {},
@@ -64,25 +92,7 @@ test.serial(
     const agent = await createAgent({ autonomy_level: 'L3' }, { tenant: ws });
     t.is(agent.status, 'training');
 
-    const refused = await call(
-      'POST',
-      `/v1/agents/${agent.id}/execute`,
-      { input: 'Where is my order?', wait_for_completion: true },
-      { tenant: ws },
-    );
-    const error = assertError(t, refused, 409, 'agent_not_active');
-    t.is(error.agent_status, 'training');
-    t.is(error.agent_id, agent.id);
-    const message = await call(
-      'POST',
-      `/v1/agents/${agent.id}/messages`,
-      { content: 'Hello' },
-      { tenant: ws },
-    );
-    t.like(assertError(t, message, 409, 'agent_not_active'), {
-      agent_status: 'training',
-      agent_id: agent.id,
-    });
+    await assertNotActive(t, ws, agent.id, 'training', { wait_for_completion: true });
 
     // 600 s of training on the daemon clock.
     await advance('9m');
@@ -116,23 +126,7 @@ test.serial(
     );
     t.is(paused.status, 200, paused.text);
     t.is(paused.body.data.status, 'paused');
-    const refusedPaused = await call(
-      'POST',
-      `/v1/agents/${agent.id}/execute`,
-      { input: 'Where is my order?' },
-      { tenant: ws },
-    );
-    t.like(assertError(t, refusedPaused, 409, 'agent_not_active'), {
-      agent_status: 'paused',
-      agent_id: agent.id,
-    });
-    const messagePaused = await call(
-      'POST',
-      `/v1/agents/${agent.id}/messages`,
-      { content: 'Hello' },
-      { tenant: ws },
-    );
-    t.like(assertError(t, messagePaused, 409, 'agent_not_active'), { agent_status: 'paused' });
+    await assertNotActive(t, ws, agent.id, 'paused');
   },
 );
 
@@ -711,45 +705,25 @@ test("another workspace's agent is 404 agent_not_found (never 403), and is not l
 
 test('scopes: agents:read reads only, agents:write manages but cannot execute, agents:execute executes', async (t) => {
   const ws = await workspace();
-  const reader = (await d.createKey('agents:read', { workspace: ws })).key;
-  const writer = (await d.createKey('agents:write', { workspace: ws })).key;
-  const executor = (await d.createKey('agents:execute', { workspace: ws })).key;
-
-  assertError(
-    t,
-    await call(
-      'POST',
-      '/v1/agents',
-      { name: 'X', ontology: 'retail-v1' },
-      { key: reader, tenant: ws },
-    ),
-    403,
-    'insufficient_scope',
+  const { reader, writer, executor } = await scopedKeys(
+    d,
+    { reader: 'agents:read', writer: 'agents:write', executor: 'agents:execute' },
+    ws,
   );
+  /** The call with `key` in ws must be refused for its scope. */
+  const refused = async (key: string, method: string, path: string, body?: unknown) =>
+    assertError(t, await call(method, path, body, { key, tenant: ws }), 403, 'insufficient_scope');
+
+  await refused(reader, 'POST', '/v1/agents', { name: 'X', ontology: 'retail-v1' });
   const agent = await createAgent({ autonomy_level: 'L3' }, { key: writer, tenant: ws });
   t.is((await call('GET', '/v1/agents', undefined, { key: reader, tenant: ws })).status, 200);
   t.is(
     (await call('GET', `/v1/agents/${agent.id}`, undefined, { key: reader, tenant: ws })).status,
     200,
   );
-  assertError(
-    t,
-    await call('PATCH', `/v1/agents/${agent.id}`, { name: 'Y' }, { key: reader, tenant: ws }),
-    403,
-    'insufficient_scope',
-  );
-  assertError(
-    t,
-    await call('DELETE', `/v1/agents/${agent.id}`, undefined, { key: reader, tenant: ws }),
-    403,
-    'insufficient_scope',
-  );
-  assertError(
-    t,
-    await call('POST', '/v1/agents/deploy', { agent_id: agent.id }, { key: reader, tenant: ws }),
-    403,
-    'insufficient_scope',
-  );
+  await refused(reader, 'PATCH', `/v1/agents/${agent.id}`, { name: 'Y' });
+  await refused(reader, 'DELETE', `/v1/agents/${agent.id}`);
+  await refused(reader, 'POST', '/v1/agents/deploy', { agent_id: agent.id });
   const deployed = await call(
     'POST',
     '/v1/agents/deploy',
@@ -759,28 +733,11 @@ test('scopes: agents:read reads only, agents:write manages but cannot execute, a
   t.is(deployed.status, 200, deployed.text);
 
   for (const key of [reader, writer]) {
-    assertError(
-      t,
-      await call(
-        'POST',
-        `/v1/agents/${agent.id}/execute`,
-        { input: 'Where is my order?', wait_for_completion: true },
-        { key, tenant: ws },
-      ),
-      403,
-      'insufficient_scope',
-    );
-    assertError(
-      t,
-      await call(
-        'POST',
-        `/v1/agents/${agent.id}/messages`,
-        { content: 'Hello' },
-        { key, tenant: ws },
-      ),
-      403,
-      'insufficient_scope',
-    );
+    await refused(key, 'POST', `/v1/agents/${agent.id}/execute`, {
+      input: 'Where is my order?',
+      wait_for_completion: true,
+    });
+    await refused(key, 'POST', `/v1/agents/${agent.id}/messages`, { content: 'Hello' });
   }
   const executed = await call(
     'POST',
@@ -789,17 +746,7 @@ test('scopes: agents:read reads only, agents:write manages but cannot execute, a
     { key: executor, tenant: ws },
   );
   t.is(executed.status, 200, executed.text);
-  assertError(
-    t,
-    await call(
-      'POST',
-      '/v1/agents',
-      { name: 'X', ontology: 'retail-v1' },
-      { key: executor, tenant: ws },
-    ),
-    403,
-    'insufficient_scope',
-  );
+  await refused(executor, 'POST', '/v1/agents', { name: 'X', ontology: 'retail-v1' });
   // admin implies everything.
   const admin = (await d.createKey('admin', { workspace: ws })).key;
   t.is(

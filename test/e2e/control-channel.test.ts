@@ -152,6 +152,11 @@ class Tail extends CliStream {
     super(['events', 'tail', '--json', ...args], d.env);
   }
 
+  /** Resolves true once the event with this id is printed (false after 5 s). */
+  printed(id: string): Promise<boolean> {
+    return this.waitFor((lines) => lines.some((line) => line.id === id), 5_000);
+  }
+
   /**
    * The subscription starts some time after the process does: publish `type` until one
    * arrives, so that what the test triggers next is known to be streamed. Returns the ids used.
@@ -187,10 +192,7 @@ test.serial('svc events tail --json streams events as they are published', async
 
   const first = await trigger('agent.created');
   const second = await trigger('workflow.execution.completed');
-  t.true(
-    await tail.waitFor((lines) => lines.some((line) => line.id === second.id), 5_000),
-    `tail did not print ${second.id}; stderr: ${tail.stderr}`,
-  );
+  t.true(await tail.printed(second.id), `tail did not print ${second.id}; stderr: ${tail.stderr}`);
   const streamed = tail.lines.filter((line) => !warm.has(line.id));
   t.deepEqual(
     streamed.map((line) => [line.id, line.type]),
@@ -222,10 +224,7 @@ test.serial('svc events tail --events workflow.* streams only those types', asyn
   const kept = await trigger('workflow.execution.completed');
   const skippedToo = await trigger('integration.connected');
   const last = await trigger('workflow.updated');
-  t.true(
-    await tail.waitFor((lines) => lines.some((line) => line.id === last.id), 5_000),
-    `tail did not print ${last.id}; stderr: ${tail.stderr}`,
-  );
+  t.true(await tail.printed(last.id), `tail did not print ${last.id}; stderr: ${tail.stderr}`);
   const streamed = tail.lines.filter((line) => !warm.has(line.id));
   t.deepEqual(
     streamed.map((line) => line.id),

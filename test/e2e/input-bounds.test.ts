@@ -5,6 +5,7 @@ import test from 'ava';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sharedDaemon } from '../helpers/setup.js';
+import { createAgent } from '../helpers/agents.js';
 
 const d = sharedDaemon(test);
 let auth: { key: string; tenant: string };
@@ -29,16 +30,11 @@ function postRaw(path: string, body: string, contentType = 'application/json') {
   });
 }
 
-async function activeAgent(): Promise<string> {
-  const created = await d.callJson(
-    'POST',
-    '/v1/agents',
-    { name: 'Bounded', ontology: 'retail-v1', autonomy_level: 'L3' },
-    auth,
-  );
-  if (created.status !== 201) throw new Error(created.text);
-  await d.callJson('POST', '/v1/agents/deploy', { agent_id: created.body.data.id }, auth);
-  return created.body.data.id as string;
+/** A deployed L3 agent of the default workspace. */
+function activeAgent(): Promise<string> {
+  return createAgent((method, path, body) => d.callJson(method, path, body, auth), {
+    name: 'Bounded',
+  });
 }
 
 test.serial(

@@ -1,10 +1,10 @@
 // /v1/integrations against the real daemon (decisions §9, §10 "Integrations"): connect with
 // write-only credentials, list/get/disconnect, the integration.connected/disconnected events,
 // scopes, tenant isolation and validation of the provider slug.
-import test from 'ava';
-import { twoTenants } from '../helpers/setup.js';
+import test, { type ExecutionContext } from 'ava';
+import { twoTenants, scopedKeys } from '../helpers/setup.js';
 import type { IntegrationView as Integration } from '../../shared/schemas/integrations.js';
-import { assertError, assertFirstPage } from '../helpers/api.js';
+import { assertError, assertFirstPage, type Auth } from '../helpers/api.js';
 
 const tenants = twoTenants(test);
 const { call, newWorkspace } = tenants;
@@ -22,6 +22,13 @@ async function eventsOf(type: string, tenant = tenants.defaultWs) {
   const answer = await call('GET', `/v1/events?type=${type}&limit=100`, undefined, { tenant });
   if (answer.status !== 200) throw new Error(`events: ${answer.status} ${answer.text}`);
   return answer.body.data as { id: string; type: string; workspace_id: string; data: any }[];
+}
+
+/** Neither GET nor DELETE finds the integration with these credentials: 404 not_found. */
+async function assertNotFound(t: ExecutionContext, id: string, auth: Auth) {
+  for (const method of ['GET', 'DELETE']) {
+    assertError(t, await call(method, `/v1/integrations/${id}`, undefined, auth), 404, 'not_found');
+  }
 }
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
@@ -135,18 +142,7 @@ test('list, get and delete; after delete it is 404 not_found', async (t) => {
   const target = made[1]!;
   const deleted = await call('DELETE', `/v1/integrations/${target.id}`, undefined, opts);
   t.is(deleted.status, 200, deleted.text);
-  assertError(
-    t,
-    await call('GET', `/v1/integrations/${target.id}`, undefined, opts),
-    404,
-    'not_found',
-  );
-  assertError(
-    t,
-    await call('DELETE', `/v1/integrations/${target.id}`, undefined, opts),
-    404,
-    'not_found',
-  );
+  await assertNotFound(t, target.id, opts);
   const after = await call('GET', '/v1/integrations', undefined, opts);
   t.is(after.body.total_count, 3);
   t.false(after.body.data.some((item: Integration) => item.id === target.id));
@@ -163,18 +159,7 @@ test('list, get and delete; after delete it is 404 not_found', async (t) => {
 test("another workspace's integration is 404 and not listed", async (t) => {
   const mine = await connect({ provider: 'github' });
   const foreign = { key: tenants.otherKey, tenant: tenants.otherWs };
-  assertError(
-    t,
-    await call('GET', `/v1/integrations/${mine.id}`, undefined, foreign),
-    404,
-    'not_found',
-  );
-  assertError(
-    t,
-    await call('DELETE', `/v1/integrations/${mine.id}`, undefined, foreign),
-    404,
-    'not_found',
-  );
+  await assertNotFound(t, mine.id, foreign);
   const theirs = await call('GET', '/v1/integrations?limit=100', undefined, foreign);
   t.is(theirs.status, 200, theirs.text);
   t.false(theirs.body.data.some((item: Integration) => item.id === mine.id));
@@ -198,11 +183,11 @@ test("another workspace's integration is 404 and not listed", async (t) => {
 });
 
 test('scopes: integrations:read views, integrations:write connects and disconnects', async (t) => {
-  const reader = (await tenants.daemon.createKey('integrations:read', { name: 'int-reader' })).key;
-  const writer = (await tenants.daemon.createKey('integrations:write', { name: 'int-writer' })).key;
-  const unrelated = (
-    await tenants.daemon.createKey('webhooks:write webhooks:read', { name: 'hooks' })
-  ).key;
+  const { reader, writer, unrelated } = await scopedKeys(tenants.daemon, {
+    reader: 'integrations:read',
+    writer: 'integrations:write',
+    unrelated: 'webhooks:write webhooks:read',
+  });
   const existing = await connect({ provider: 'jira' });
 
   t.is((await call('GET', '/v1/integrations', undefined, { key: reader })).status, 200);

@@ -5,32 +5,26 @@
 import test from 'ava';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { sharedDaemon } from '../helpers/setup.js';
+import { createAgent } from '../helpers/agents.js';
 import { buildDocx, buildZip } from '../helpers/documents.js';
 
-let d: TestDaemon;
+// A short budget keeps the test quick; the default is 20 s.
+const d = sharedDaemon(test, { env: { SVC_KNOWLEDGE_EXTRACT_SECONDS: '4' } });
 let auth: { key: string; tenant: string };
 
 test.before(async () => {
-  // A short budget keeps the test quick; the default is 20 s.
-  d = await startDaemon({ env: { SVC_KNOWLEDGE_EXTRACT_SECONDS: '4' } });
   const operator = await d.operator();
   auth = { key: operator.key, tenant: operator.workspaceId };
 });
 
-test.after.always(async () => {
-  await d?.stop();
-});
-
-async function activeAgent(): Promise<string> {
-  const created = await d.callJson(
-    'POST',
-    '/v1/agents',
-    { name: 'Reader', ontology: 'retail-v1', autonomy_level: 'L3' },
-    auth,
+/** An L3 agent of the default workspace, left in training (knowledge uploads need no more). */
+function activeAgent(): Promise<string> {
+  return createAgent(
+    (method, path, body) => d.callJson(method, path, body, auth),
+    { name: 'Reader' },
+    false,
   );
-  if (created.status !== 201) throw new Error(created.text);
-  return created.body.data.id as string;
 }
 
 function upload(agentId: string, name: string, content: Buffer) {

@@ -3,7 +3,7 @@
 // 127.0.0.1, the way a hosts-file alias or a wildcard DNS name does; a TCP server on that port
 // counts connections, so "refused" means the daemon never connected. Redirects are answers,
 // never followed; the daemon's OpenAI key goes only to the daemon's own base URL.
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -44,6 +44,33 @@ async function production(extraArgs: string[] = []): Promise<TestDaemon> {
   });
 }
 
+/**
+ * Creates a webhook on agent.created to `url` and calls its test endpoint: the webhook's id and
+ * the test's answer (the create must succeed).
+ */
+async function testedHook(
+  t: ExecutionContext,
+  daemon: TestDaemon,
+  auth: { key: string; tenant: string },
+  url: string,
+) {
+  const created = await daemon.callJson(
+    'POST',
+    '/v1/webhooks',
+    { url, events: ['agent.created'] },
+    auth,
+  );
+  t.is(created.status, 201, created.text);
+  const hookId = created.body.data.id as string;
+  const tested = await daemon.callJson(
+    'POST',
+    `/v1/webhooks/${hookId}/test`,
+    { event_type: 'agent.created' },
+    auth,
+  );
+  return { hookId, tested };
+}
+
 let prod: TestDaemon;
 let prodAuth: { key: string; tenant: string };
 let listener: Listener;
@@ -62,20 +89,11 @@ test.after.always(async () => {
 test.serial(
   'production: a webhook on a name that resolves to 127.0.0.1 is never connected to (test endpoint and deliveries)',
   async (t) => {
-    const created = await prod.callJson(
-      'POST',
-      '/v1/webhooks',
-      { url: `https://hooks.example.test:${listener.port}/hooks`, events: ['agent.created'] },
+    const { hookId, tested } = await testedHook(
+      t,
+      prod,
       prodAuth,
-    );
-    t.is(created.status, 201, created.text);
-    const hookId = created.body.data.id as string;
-
-    const tested = await prod.callJson(
-      'POST',
-      `/v1/webhooks/${hookId}/test`,
-      { event_type: 'agent.created' },
-      prodAuth,
+      `https://hooks.example.test:${listener.port}/hooks`,
     );
     t.is(tested.status, 200, tested.text);
     t.is(tested.body.data.status, 'failed');
@@ -139,18 +157,11 @@ test.serial(
 );
 
 test.serial('production: a name that resolves to ::1 is refused too', async (t) => {
-  const created = await prod.callJson(
-    'POST',
-    '/v1/webhooks',
-    { url: `https://v6.example.test:${listener.port}/hooks`, events: ['agent.created'] },
+  const { tested } = await testedHook(
+    t,
+    prod,
     prodAuth,
-  );
-  t.is(created.status, 201, created.text);
-  const tested = await prod.callJson(
-    'POST',
-    `/v1/webhooks/${created.body.data.id}/test`,
-    { event_type: 'agent.created' },
-    prodAuth,
+    `https://v6.example.test:${listener.port}/hooks`,
   );
   t.regex(tested.body.data.error, /Refused: v6\.example\.test resolves to ::1 \(loopback\)/);
 });
@@ -194,18 +205,11 @@ test('production with --allow-private-network connects to the same name (the che
   const auth = { key: operator.key, tenant: operator.workspaceId };
   const local = await countingListener();
   t.teardown(() => local.close());
-  const created = await allowing.callJson(
-    'POST',
-    '/v1/webhooks',
-    { url: `https://hooks.example.test:${local.port}/hooks`, events: ['agent.created'] },
+  const { tested } = await testedHook(
+    t,
+    allowing,
     auth,
-  );
-  t.is(created.status, 201, created.text);
-  const tested = await allowing.callJson(
-    'POST',
-    `/v1/webhooks/${created.body.data.id}/test`,
-    { event_type: 'agent.created' },
-    auth,
+    `https://hooks.example.test:${local.port}/hooks`,
   );
   t.is(tested.body.data.status, 'failed', 'the listener is not TLS, so it fails after connecting');
   t.notRegex(tested.body.data.error, /Refused/);
@@ -271,18 +275,7 @@ test('redirects are answers, never followed: the brain (307) and webhooks (302, 
   t.is(target.requests.length, 0, 'the redirect was followed');
 
   for (const hop of [hookRedirect, permanent]) {
-    const hook = await sandbox.callJson(
-      'POST',
-      '/v1/webhooks',
-      { url: `${hop.url}/hooks`, events: ['agent.created'] },
-      auth,
-    );
-    const tested = await sandbox.callJson(
-      'POST',
-      `/v1/webhooks/${hook.body.data.id}/test`,
-      { event_type: 'agent.created' },
-      auth,
-    );
+    const { tested } = await testedHook(t, sandbox, auth, `${hop.url}/hooks`);
     t.is(tested.body.data.status, 'failed');
     t.is(tested.body.data.http_status, hop === permanent ? 308 : 302);
     t.is(hop.hits(), 1);

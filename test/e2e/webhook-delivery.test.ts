@@ -149,6 +149,18 @@ class Tenant {
   }
 }
 
+/** A fresh workspace, a receiver and a webhook on `events` to it. */
+async function hookedTenant(
+  t: ExecutionContext,
+  events: string[],
+  settings?: Record<string, unknown>,
+) {
+  const w = await Tenant.create();
+  const receiver = await startReceiver(t);
+  const hook = await w.createHook(receiver, events, settings);
+  return { w, receiver, hook };
+}
+
 async function advance(duration: string): Promise<void> {
   const result = await daemon.cli(['clock', 'advance', duration, '--json']);
   if (result.code !== 0)
@@ -178,10 +190,8 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 test.serial(
   'a failing receiver is retried after 1 min, 5 min, 15 min, 1 h; then delivery and webhook fail',
   async (t) => {
-    const w = await Tenant.create();
-    const receiver = await startReceiver(t);
+    const { w, receiver, hook } = await hookedTenant(t, ['agent.created']);
     receiver.respondWith(500);
-    const hook = await w.createHook(receiver, ['agent.created']);
     const event = await w.publishByCli(t, 'agent.created');
 
     await expectCount(t, receiver, 1, 'first attempt is immediate');
@@ -296,12 +306,10 @@ test.serial(
 test.serial(
   'max_attempts 2 fails the delivery and the webhook after the second attempt',
   async (t) => {
-    const w = await Tenant.create();
-    const receiver = await startReceiver(t);
-    receiver.respondWith(503);
-    const hook = await w.createHook(receiver, ['workflow.created'], {
+    const { w, receiver, hook } = await hookedTenant(t, ['workflow.created'], {
       retry_policy: { max_attempts: 2 },
     });
+    receiver.respondWith(503);
     await w.publish('workflow.created');
     await expectCount(t, receiver, 1, 'first attempt');
     t.is((await w.onlyDelivery(hook.id)).status, 'pending');
@@ -322,10 +330,8 @@ test.serial(
 test.serial(
   'a paused webhook holds a pending retry; PATCH status active sends it at once',
   async (t) => {
-    const w = await Tenant.create();
-    const receiver = await startReceiver(t);
+    const { w, receiver, hook } = await hookedTenant(t, ['agent.deleted']);
     receiver.failNext(1, 500);
-    const hook = await w.createHook(receiver, ['agent.deleted']);
     const event = await w.publish('agent.deleted');
     await expectCount(t, receiver, 1, 'first attempt fails');
 
@@ -349,9 +355,7 @@ test.serial(
 // --- concurrent: no clock moves from here on ------------------------------------------------
 
 test('an event reaches the receiver as a signed POST of the envelope with the X-Svc headers', async (t) => {
-  const w = await Tenant.create();
-  const receiver = await startReceiver(t);
-  const hook = await w.createHook(receiver, ['agent.created', 'agent.updated']);
+  const { w, receiver, hook } = await hookedTenant(t, ['agent.created', 'agent.updated']);
   t.regex(hook.secret, /^whsec_/);
 
   const event = await w.publishByCli(t, 'agent.created');
@@ -408,9 +412,10 @@ test('an event reaches the receiver as a signed POST of the envelope with the X-
 });
 
 test('integration.connected reaches a subscribed webhook without the credentials', async (t) => {
-  const w = await Tenant.create();
-  const receiver = await startReceiver(t);
-  const hook = await w.createHook(receiver, ['integration.connected', 'integration.disconnected']);
+  const { w, receiver, hook } = await hookedTenant(t, [
+    'integration.connected',
+    'integration.disconnected',
+  ]);
   const connected = await w.call('POST', '/v1/integrations', {
     provider: 'slack',
     name: 'Support Slack',
@@ -437,9 +442,7 @@ test('integration.connected reaches a subscribed webhook without the credentials
 });
 
 test('only subscribed event types are delivered, and only for the own workspace', async (t) => {
-  const w = await Tenant.create();
-  const receiver = await startReceiver(t);
-  const hook = await w.createHook(receiver, ['workflow.updated']);
+  const { w, receiver, hook } = await hookedTenant(t, ['workflow.updated']);
   const other = await Tenant.create('Elsewhere');
 
   await w.publish('agent.created');
@@ -478,10 +481,10 @@ test('a paused webhook gets nothing; active again, it gets new events', async (t
 });
 
 test('a receiver slower than timeout_seconds is a failed attempt with an error', async (t) => {
-  const w = await Tenant.create();
-  const receiver = await startReceiver(t);
+  const { w, receiver, hook } = await hookedTenant(t, ['agent.execution.failed'], {
+    timeout_seconds: 1,
+  });
   receiver.delay(2_500);
-  const hook = await w.createHook(receiver, ['agent.execution.failed'], { timeout_seconds: 1 });
   await w.publish('agent.execution.failed');
   await receiver.waitForCount(1, 5_000);
 
@@ -502,9 +505,7 @@ test('a receiver slower than timeout_seconds is a failed attempt with an error',
 });
 
 test('the delivery log pages, shows attempts and the event; stats count outcomes', async (t) => {
-  const w = await Tenant.create();
-  const receiver = await startReceiver(t);
-  const hook = await w.createHook(receiver, ['agent.updated'], {
+  const { w, receiver, hook } = await hookedTenant(t, ['agent.updated'], {
     retry_policy: { max_attempts: 1 },
   });
   const events: Envelope[] = [];
@@ -587,10 +588,8 @@ test('the delivery log pages, shows attempts and the event; stats count outcomes
 });
 
 test('POST .../retry redelivers now: same event and delivery id, a new attempt', async (t) => {
-  const w = await Tenant.create();
-  const receiver = await startReceiver(t);
+  const { w, receiver, hook } = await hookedTenant(t, ['workflow.deleted']);
   receiver.failNext(1, 500);
-  const hook = await w.createHook(receiver, ['workflow.deleted']);
   const event = await w.publish('workflow.deleted');
   await receiver.waitForCount(1, 5_000);
   const delivery = await w.onlyDelivery(hook.id);
@@ -636,9 +635,7 @@ test('POST .../retry redelivers now: same event and delivery id, a new attempt',
 });
 
 test('POST /webhooks/{id}/test sends a signed sample and reports the outcome', async (t) => {
-  const w = await Tenant.create();
-  const receiver = await startReceiver(t);
-  const hook = await w.createHook(receiver, ['agent.created']);
+  const { w, receiver, hook } = await hookedTenant(t, ['agent.created']);
 
   const ok = await w.call('POST', `/v1/webhooks/${hook.id}/test`, {
     event_type: 'workflow.execution.failed',

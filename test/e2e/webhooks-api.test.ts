@@ -2,7 +2,7 @@
 // with its one-time secret, URL and event-type validation, list/get/patch/delete, tenant
 // isolation, scopes, and the OpenAPI document's webhook and integration routes.
 import test from 'ava';
-import { twoTenants } from '../helpers/setup.js';
+import { twoTenants, scopedKeys } from '../helpers/setup.js';
 import type { WebhookView as Webhook } from '../../shared/schemas/webhooks.js';
 import { assertError, assertFirstPage } from '../helpers/api.js';
 
@@ -345,11 +345,11 @@ test("another workspace's webhook is 404, never 403, and not listed", async (t) 
 });
 
 test('scopes: webhooks:read lists but may not write; webhooks:write creates', async (t) => {
-  const reader = (await tenants.daemon.createKey('webhooks:read', { name: 'reader' })).key;
-  const writer = (await tenants.daemon.createKey('webhooks:write', { name: 'writer' })).key;
-  const other = (
-    await tenants.daemon.createKey('agents:read integrations:write', { name: 'other' })
-  ).key;
+  const { reader, writer, other } = await scopedKeys(tenants.daemon, {
+    reader: 'webhooks:read',
+    writer: 'webhooks:write',
+    other: 'agents:read integrations:write',
+  });
   const hook = await createHook();
 
   const listed = await call('GET', '/v1/webhooks', undefined, { key: reader });

@@ -79,6 +79,11 @@ function waitForRuns(
   );
 }
 
+/** The runs once all of them have ended (a minute at most). */
+function finishedRuns(d: TestDaemon, api: Api, workflowId: string, ids: string[]) {
+  return waitForRuns(d, api, workflowId, ids, (e) => TERMINAL.includes(e.status), 60_000);
+}
+
 /** prepare -> check -> [pause ->] notify; without a wait when waitSeconds is undefined. */
 function workflowBody(agentId: string, receiver: Receiver, waitSeconds?: number) {
   const afterCheck = waitSeconds === undefined ? 'notify' : 'pause';
@@ -167,14 +172,7 @@ test('50 runs parked in a wait survive SIGKILL and finish exactly once each', as
 
   const advanced = await d.cli(['clock', 'advance', '2h', '--json']);
   t.is(advanced.code, 0, advanced.stderr);
-  const finished = await waitForRuns(
-    d,
-    api,
-    workflowId,
-    ids,
-    (e) => TERMINAL.includes(e.status),
-    60_000,
-  );
+  const finished = await finishedRuns(d, api, workflowId, ids);
 
   for (const id of ids) {
     const summary = finished.get(id);
@@ -255,14 +253,7 @@ test('every run acknowledged before a SIGKILL mid-burst finishes after the resta
   t.true(acknowledged.length >= KILL_AFTER);
 
   await restart(d);
-  const finished = await waitForRuns(
-    d,
-    api,
-    workflowId,
-    acknowledged,
-    (e) => TERMINAL.includes(e.status),
-    60_000,
-  );
+  const finished = await finishedRuns(d, api, workflowId, acknowledged);
   const notCompleted = acknowledged.filter((id) => finished.get(id).status !== 'completed');
   t.deepEqual(notCompleted, [], 'every acknowledged run completed');
 

@@ -186,23 +186,19 @@ test('svc workflows init by flags writes a file that svc workflows create accept
   const env = { SVC_WORKSPACE: ws };
   const [a, b, c] = [await activeAgent(api), await activeAgent(api), await activeAgent(api)];
   const file = join(dir, 'leads.yaml');
-  const init = await d.cli(
-    [
-      'workflows',
-      'init',
-      file,
-      '--template',
-      'tmpl_lead_qualification',
-      '--name',
-      'Inbound leads',
-      '--agent',
-      `qualifier=${a.id}`,
-      '--agent',
-      `account_executive=${b.id}`,
-      '--agent',
-      `nurturer=${c.id}`,
-    ],
-    { env },
+  const initLeads = (name: string, ...more: string[]) =>
+    d.cli(
+      ['workflows', 'init', file, '--template', 'tmpl_lead_qualification', '--name', name, ...more],
+      { env },
+    );
+  const init = await initLeads(
+    'Inbound leads',
+    '--agent',
+    `qualifier=${a.id}`,
+    '--agent',
+    `account_executive=${b.id}`,
+    '--agent',
+    `nurturer=${c.id}`,
   );
   t.is(init.code, 0, init.stderr);
   const written = parseYaml(readFileSync(file, 'utf8'));
@@ -214,19 +210,7 @@ test('svc workflows init by flags writes a file that svc workflows create accept
   t.is(created.json().name, 'Inbound leads');
 
   // Again: the file exists, and without a terminal nothing is asked.
-  const again = await d.cli(
-    [
-      'workflows',
-      'init',
-      file,
-      '--template',
-      'tmpl_lead_qualification',
-      '--name',
-      'X',
-      '--create-agents',
-    ],
-    { env },
-  );
+  const again = await initLeads('X', '--create-agents');
   t.is(again.code, 2);
   t.regex(again.stderr, /--force/);
   const created2 = await d.cli(

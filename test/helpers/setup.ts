@@ -91,3 +91,17 @@ export function twoTenants(
     },
   }) as TwoTenants;
 }
+
+/** One key per name with the given scopes (in `workspace`, else the default one): name -> key. */
+export async function scopedKeys<Name extends string>(
+  daemon: TestDaemon,
+  scopes: Record<Name, string>,
+  workspace?: string,
+): Promise<Record<Name, string>> {
+  const keys = {} as Record<Name, string>;
+  for (const name of Object.keys(scopes) as Name[]) {
+    const options = workspace === undefined ? { name } : { name, workspace };
+    keys[name] = (await daemon.createKey(scopes[name], options)).key;
+  }
+  return keys;
+}

@@ -43,7 +43,12 @@ function setUp(t: import('ava').ExecutionContext) {
     for (const db of opened) if (db.open) db.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  return { open, make, clock, logged };
+  /** One database and a started service on it. */
+  const started = async () => {
+    const db = open();
+    return { db, timers: await make(db) };
+  };
+  return { open, make, started, clock, logged };
 }
 
 function rows(db: Db): TimerRow[] {
@@ -51,9 +56,8 @@ function rows(db: Db): TimerRow[] {
 }
 
 test('a timer due in 1 h fires only once the clock has reached it', async (t) => {
-  const { open, make, clock } = setUp(t);
-  const db = open();
-  const timers = await make(db);
+  const { started, clock } = setUp(t);
+  const { timers } = await started();
   const fired: unknown[] = [];
   timers.register('ping', (payload, timer) => {
     fired.push(payload);
@@ -81,8 +85,8 @@ test('a timer due in 1 h fires only once the clock has reached it', async (t) =>
 });
 
 test('timers fire in due order and only the due ones', async (t) => {
-  const { open, make, clock } = setUp(t);
-  const timers = await make(open());
+  const { started, clock } = setUp(t);
+  const { timers } = await started();
   const fired: string[] = [];
   timers.register('k', (payload) => {
     fired.push(payload as string);
@@ -99,9 +103,8 @@ test('timers fire in due order and only the due ones', async (t) => {
 });
 
 test('a failing handler is kept, its attempts and error recorded, and retried later', async (t) => {
-  const { open, make, clock, logged } = setUp(t);
-  const db = open();
-  const timers = await make(db);
+  const { started, clock, logged } = setUp(t);
+  const { db, timers } = await started();
   let calls = 0;
   timers.register('flaky', () => {
     calls += 1;
@@ -136,9 +139,8 @@ test('a failing handler is kept, its attempts and error recorded, and retried la
 });
 
 test('a timer of an unregistered kind is not lost', async (t) => {
-  const { open, make, clock } = setUp(t);
-  const db = open();
-  const timers = await make(db);
+  const { started, clock } = setUp(t);
+  const { db, timers } = await started();
   timers.schedule('nobody', clock.now(), {});
   await timers.runDue();
   const [row] = rows(db);
@@ -171,8 +173,8 @@ test('timers survive closing and reopening the database', async (t) => {
 });
 
 test('a follow-up scheduled for now by a handler runs in the same runDue', async (t) => {
-  const { open, make, clock } = setUp(t);
-  const timers = await make(open());
+  const { started, clock } = setUp(t);
+  const { timers } = await started();
   const fired: string[] = [];
   timers.register('step', (payload) => {
     const { n } = payload as { n: number };
@@ -199,8 +201,8 @@ test('a follow-up scheduled for now by a handler runs in the same runDue', async
 });
 
 test('runDue while one is running joins it; a timer scheduled meanwhile still runs', async (t) => {
-  const { open, make, clock } = setUp(t);
-  const timers = await make(open());
+  const { started, clock } = setUp(t);
+  const { timers } = await started();
   const fired: string[] = [];
   let release!: () => void;
   const gate = new Promise<void>((resolve) => (release = resolve));
@@ -222,9 +224,8 @@ test('runDue while one is running joins it; a timer scheduled meanwhile still ru
 });
 
 test('cancelOwned removes every pending timer of an owner, through an index', async (t) => {
-  const { open, make, clock } = setUp(t);
-  const db = open();
-  const timers = await make(db);
+  const { started, clock } = setUp(t);
+  const { db, timers } = await started();
   const fired: unknown[] = [];
   timers.register('x', (payload) => {
     fired.push(payload);
@@ -250,9 +251,8 @@ test('cancelOwned removes every pending timer of an owner, through an index', as
 });
 
 test('a due-now timer of a group commit that was rolled back and re-run fires once', async (t) => {
-  const { open, make, clock } = setUp(t);
-  const db = open();
-  const timers = await make(db);
+  const { started, clock } = setUp(t);
+  const { db, timers } = await started();
   const fired: unknown[] = [];
   timers.register('now', (payload) => {
     fired.push(payload);
@@ -273,9 +273,8 @@ test('a due-now timer of a group commit that was rolled back and re-run fires on
 });
 
 test('a timer that fails every attempt becomes dead, is counted and logged, and stops', async (t) => {
-  const { open, make, clock, logged } = setUp(t);
-  const db = open();
-  const timers = await make(db);
+  const { started, clock, logged } = setUp(t);
+  const { db, timers } = await started();
   let calls = 0;
   timers.register('broken', () => {
     calls += 1;
@@ -315,8 +314,8 @@ test('runDue right after start, while the first pass settles, still fires what i
 });
 
 test('a started service fires a due timer by itself', async (t) => {
-  const { open, make, clock } = setUp(t);
-  const timers = await make(open());
+  const { started, clock } = setUp(t);
+  const { timers } = await started();
   const fired = new Promise<unknown>((resolve) => timers.register('auto', resolve));
   timers.schedule('auto', clock.now() + 20, 'by itself');
   const result = await Promise.race([
