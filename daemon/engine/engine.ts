@@ -5,6 +5,8 @@
 // (waits, retries, the run's timeout); after a restart, resume() starts again whatever the
 // stored frontier says is ready. See ARCHITECTURE.md.
 import { EventEmitter, once } from 'node:events';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as delay } from 'node:timers/promises';
 import { newId } from '../../shared/ids.js';
 import type {
   ExecutionFailedData,
@@ -64,6 +66,8 @@ interface Transition {
 
 const UNFINISHED: ReadonlySet<RunStatus> = new Set(['running', 'awaiting_approval']);
 const MEMORY_LIMIT = 20_000;
+/** How long (real time) a clock move waits at most for the steps it set going. */
+const IDLE_WAIT_MS = 10_000;
 
 export class WorkflowEngine {
   private readonly inFlight = new Map<string, Promise<void>>();
@@ -207,20 +211,24 @@ export class WorkflowEngine {
    * Resolves once no step runs here: the steps in flight and the ones they start, until every
    * run has parked or ended (svc clock advance waits for this between two due times). A step
    * waiting for a later time on the daemon clock (untilDue) is not waited for: only a move of
-   * the clock ends it.
+   * the clock ends it. `maxMs` of real time at most: a receiver that does not answer must not
+   * hold the clock (its step goes on alongside, as without this wait).
    */
-  async idle(): Promise<void> {
+  async idle(maxMs = IDLE_WAIT_MS): Promise<void> {
+    const giveUpAt = performance.now() + maxMs;
     for (;;) {
       // What the last move settled (an agent execution a step waits for) goes on first.
       await new Promise((resolve) => setImmediate(resolve));
       const busy = [...this.inFlight].filter(([key]) => !this.onClock.has(key));
-      if (busy.length === 0 || this.closing) return;
-      // Woken when those settle, or when one of them starts to wait on the clock.
+      const left = giveUpAt - performance.now();
+      if (busy.length === 0 || this.closing || left <= 0) return;
+      // Woken when those settle, when one of them starts to wait on the clock, or at the bound.
       const stop = new AbortController();
       await Promise.race([
         Promise.allSettled(busy.map(([, run]) => run)),
-        once(this.changes, 'on-clock', { signal: stop.signal }).catch(() => undefined),
-      ]);
+        once(this.changes, 'on-clock', { signal: stop.signal }),
+        delay(left, undefined, { signal: stop.signal }),
+      ]).catch(() => undefined);
       stop.abort();
     }
   }
