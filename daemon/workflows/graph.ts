@@ -215,6 +215,16 @@ function checkConfig(
           'an object of header name to string',
         );
       }
+      if (config.timeout_seconds !== undefined) {
+        // The bound of a webhook subscription's timeout_seconds.
+        need(
+          'timeout_seconds',
+          Number.isInteger(config.timeout_seconds) &&
+            (config.timeout_seconds as number) >= 1 &&
+            (config.timeout_seconds as number) <= 60,
+          'a whole number of seconds from 1 to 60 (default 30)',
+        );
+      }
       return;
     }
   }

@@ -128,6 +128,19 @@ test('required config per type, and agents that must exist', (t) => {
       param: 'steps[0].config.method',
     },
   );
+  for (const timeout of [0, 61, 2.5, '30']) {
+    t.like(
+      refused([
+        {
+          id: 'h',
+          name: 'h',
+          type: 'webhook',
+          config: { url: 'http://x', timeout_seconds: timeout },
+        },
+      ]),
+      { param: 'steps[0].config.timeout_seconds' },
+    );
+  }
   t.like(refused([{ id: 'p', name: 'p', type: 'parallel', config: { steps: [] } }]), {
     param: 'steps[0].config.steps',
   });
