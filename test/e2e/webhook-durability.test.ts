@@ -3,23 +3,19 @@
 // reaches the receiver even when the daemon is SIGKILLed in the middle of a burst, and a
 // pending retry survives a graceful stop and start.
 import test from 'ava';
-import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { control } from '../helpers/api.js';
 import { dueTimersRun } from '../helpers/events.js';
-import { isAlive, restart, running, waitForExit, type Running } from '../helpers/processes.js';
+import {
+  daemonsOfFile,
+  isAlive,
+  restart,
+  running,
+  waitForExit,
+  type Running,
+} from '../helpers/processes.js';
 
-const daemons: TestDaemon[] = [];
-
-test.after.always(async () => {
-  await Promise.all(daemons.map((d) => d.stop()));
-});
-
-async function launch(): Promise<TestDaemon> {
-  const d = await startDaemon();
-  daemons.push(d);
-  return d;
-}
+const launch = daemonsOfFile(test);
 
 function trpc<T>(at: Running, path: string, input?: unknown): Promise<T> {
   return control<T>(at, path, input);

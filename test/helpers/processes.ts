@@ -4,7 +4,8 @@
 // the OS (kill -0), in one bounded wait here.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCli, type TestDaemon } from './daemon.js';
+import type { TestFn } from 'ava';
+import { runCli, startDaemon, type TestDaemon } from './daemon.js';
 
 export interface Running {
   url: string;
@@ -58,4 +59,20 @@ export async function waitForExit(pid: number, timeoutMs = 10_000): Promise<bool
 export async function killHard(pid: number): Promise<void> {
   process.kill(pid, 'SIGKILL');
   if (!(await waitForExit(pid, 5_000))) throw new Error(`daemon ${pid} survived SIGKILL`);
+}
+
+/**
+ * Daemons the tests of a file start for themselves (to kill and restart at will), each stopped
+ * (whatever runs on its data dir by then) once the file is done. Answers the starter.
+ */
+export function daemonsOfFile(test: TestFn): () => Promise<TestDaemon> {
+  const daemons: TestDaemon[] = [];
+  test.after.always(async () => {
+    await Promise.all(daemons.map((d) => d.stop()));
+  });
+  return async () => {
+    const d = await startDaemon();
+    daemons.push(d);
+    return d;
+  };
 }
