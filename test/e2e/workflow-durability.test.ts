@@ -9,7 +9,7 @@ import test, { type ExecutionContext } from 'ava';
 import type { TestDaemon } from '../helpers/daemon.js';
 import { control } from '../helpers/api.js';
 import { readUntil } from '../helpers/events.js';
-import { daemonsOfFile, killHard, restart, running } from '../helpers/processes.js';
+import { daemonsOfFile, killHard, restart, restNow, running } from '../helpers/processes.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import {
   activeAgent,
@@ -33,28 +33,7 @@ async function durable(t: ExecutionContext) {
 
 /** REST with the operator credential of whichever daemon runs now (it is new at each start). */
 function restApi(d: TestDaemon): Api {
-  let cached: { at: string; key: string; ws: string } | undefined;
-  return async (method, path, body) => {
-    const at = running(d);
-    if (!cached || cached.at !== at.url) {
-      const credential = await control<{ key: string; default_workspace_id: string }>(
-        at,
-        'auth.operatorCredential',
-      );
-      cached = { at: at.url, key: credential.key, ws: credential.default_workspace_id };
-    }
-    const response = await fetch(`${at.url}/v1${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${cached.key}`,
-        'x-tenant-id': cached.ws,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined };
-  };
+  return restNow(d, '/v1');
 }
 
 /**

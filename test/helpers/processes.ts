@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestFn } from 'ava';
+import { control } from './api.js';
 import { runCli, startDaemon, type TestDaemon } from './daemon.js';
 
 export interface Running {
@@ -74,5 +75,35 @@ export function daemonsOfFile(test: TestFn): () => Promise<TestDaemon> {
     const d = await startDaemon();
     daemons.push(d);
     return d;
+  };
+}
+
+/**
+ * JSON REST with the operator credential on whichever daemon runs on `d`'s data dir now (its
+ * address and credential change at each start): `rest(method, path, body?)`, paths under
+ * `prefix`. Answers the status and the parsed body.
+ */
+export function restNow(d: Pick<TestDaemon, 'dataDir'>, prefix = '') {
+  let cached: { at: string; key: string; ws: string } | undefined;
+  return async (method: string, path: string, body?: unknown) => {
+    const at = running(d);
+    if (!cached || cached.at !== at.url) {
+      const credential = await control<{ key: string; default_workspace_id: string }>(
+        at,
+        'auth.operatorCredential',
+      );
+      cached = { at: at.url, key: credential.key, ws: credential.default_workspace_id };
+    }
+    const response = await fetch(`${at.url}${prefix}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${cached.key}`,
+        'x-tenant-id': cached.ws,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined };
   };
 }
