@@ -7,7 +7,7 @@
 import test, { type ExecutionContext } from 'ava';
 import { sharedDaemon, scopedKeys } from '../helpers/setup.js';
 import type { AgentView as Agent } from '../../shared/schemas/agents.js';
-import { apiCaller, assertError } from '../helpers/api.js';
+import { apiCaller, assertError, createdWith, type Auth } from '../helpers/api.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
@@ -54,18 +54,13 @@ async function assertNotActive(
   }
 }
 
-async function createAgent(
-  fields: Record<string, unknown> = {},
-  options: { key?: string; tenant?: string } = {},
-): Promise<Agent> {
-  const answer = await call(
-    'POST',
+function createAgent(fields: Record<string, unknown> = {}, auth: Auth = {}): Promise<Agent> {
+  return createdWith(
+    call,
     '/v1/agents',
     { name: 'Support', ontology: 'retail-v1', ...fields },
-    options,
+    auth,
   );
-  if (answer.status !== 201) throw new Error(`create agent: ${answer.status} ${answer.text}`);
-  return answer.body.data as Agent;
 }
 
 const advance = (duration: string | number) => d.advance(duration);

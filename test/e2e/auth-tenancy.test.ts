@@ -15,17 +15,7 @@ let keyB: string;
 
 test.before(async () => {
   ({ key: operatorKey, workspaceId: defaultWs } = await daemon.operator());
-  const created = await daemon.cli([
-    'workspaces',
-    'create',
-    '--name',
-    'Other tenant',
-    '--tier',
-    'business',
-    '--json',
-  ]);
-  if (created.code !== 0) throw new Error(`workspaces create failed: ${created.stderr}`);
-  otherWs = created.json<{ id: string }>().id;
+  otherWs = await daemon.createWorkspace('Other tenant', 'business');
   keyA = (await daemon.createKey('admin', { name: 'a-admin' })).key;
   keyB = (await daemon.createKey('admin', { name: 'b-admin', workspace: otherWs })).key;
 });
@@ -249,19 +239,18 @@ test("workspace A's events are invisible to workspace B", async (t) => {
   const inA = await trigger('agent.created', defaultWs);
   const inB = await trigger('workflow.created', otherWs);
 
-  const listA = await daemon.request('/v1/events?limit=100', { key: keyA, tenant: defaultWs });
-  t.is(listA.status, 200);
-  const idsA = listA.body.data.map((event: { id: string }) => event.id);
-  t.true(idsA.includes(inA.id));
-  t.false(idsA.includes(inB.id));
-  for (const event of listA.body.data) t.is(event.workspace_id, defaultWs);
-
-  const listB = await daemon.request('/v1/events?limit=100', { key: keyB, tenant: otherWs });
-  t.is(listB.status, 200);
-  const idsB = listB.body.data.map((event: { id: string }) => event.id);
-  t.true(idsB.includes(inB.id));
-  t.false(idsB.includes(inA.id));
-  for (const event of listB.body.data) t.is(event.workspace_id, otherWs);
+  // Each admin key lists its own workspace's events only.
+  for (const [key, ws, own, foreign] of [
+    [keyA, defaultWs, inA, inB],
+    [keyB, otherWs, inB, inA],
+  ] as const) {
+    const list = await daemon.request('/v1/events?limit=100', { key, tenant: ws });
+    t.is(list.status, 200);
+    const ids = list.body.data.map((event: { id: string }) => event.id);
+    t.true(ids.includes(own.id));
+    t.false(ids.includes(foreign.id));
+    for (const event of list.body.data) t.is(event.workspace_id, ws);
+  }
 
   // A resource of another tenant is 404, never 403.
   const crossA = await daemon.request(`/v1/events/${inA.id}`, { key: keyB, tenant: otherWs });

@@ -57,17 +57,7 @@ function assertInvalid(
 test.before(async () => {
   daemon = await startDaemon();
   ({ key } = await daemon.operator());
-  const created = await daemon.cli([
-    'workspaces',
-    'create',
-    '--name',
-    'Events',
-    '--tier',
-    'enterprise',
-    '--json',
-  ]);
-  if (created.code !== 0) throw new Error(`workspaces create failed: ${created.stderr}`);
-  workspace = created.json<{ id: string }>().id;
+  workspace = await daemon.createWorkspace('Events', 'enterprise');
   // Interleave the types, and trigger a few at a time: equal created_at are ordered by id.
   const queue = Object.entries(TYPES).flatMap(([type, count]) =>
     Array.from({ length: count }, (_, i) => ({ type, i })),

@@ -4,18 +4,13 @@
 import test, { type ExecutionContext } from 'ava';
 import { twoTenants, scopedKeys } from '../helpers/setup.js';
 import type { IntegrationView as Integration } from '../../shared/schemas/integrations.js';
-import { assertError, assertFirstPage, type Auth } from '../helpers/api.js';
+import { assertError, assertFirstPage, type Auth, createdWith } from '../helpers/api.js';
 
 const tenants = twoTenants(test);
 const { call, newWorkspace } = tenants;
 
-async function connect(
-  body: Record<string, unknown>,
-  options: { key?: string; tenant?: string } = {},
-): Promise<Integration> {
-  const answer = await call('POST', '/v1/integrations', body, options);
-  if (answer.status !== 201) throw new Error(`connect: ${answer.status} ${answer.text}`);
-  return answer.body.data as Integration;
+function connect(body: Record<string, unknown>, auth: Auth = {}): Promise<Integration> {
+  return createdWith(call, '/v1/integrations', body, auth);
 }
 
 async function eventsOf(type: string, tenant = tenants.defaultWs) {

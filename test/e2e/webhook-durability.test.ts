@@ -3,52 +3,32 @@
 // reaches the receiver even when the daemon is SIGKILLed in the middle of a burst, and a
 // pending retry survives a graceful stop and start.
 import test from 'ava';
-import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import type { TestDaemon } from '../helpers/daemon.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { control } from '../helpers/api.js';
 import { dueTimersRun } from '../helpers/events.js';
-import { isAlive, restart, running, waitForExit, type Running } from '../helpers/processes.js';
+import {
+  daemonsOfFile,
+  isAlive,
+  restNow,
+  restart,
+  running,
+  waitForExit,
+  type Running,
+} from '../helpers/processes.js';
 
-const daemons: TestDaemon[] = [];
-
-test.after.always(async () => {
-  await Promise.all(daemons.map((d) => d.stop()));
-});
-
-async function launch(): Promise<TestDaemon> {
-  const d = await startDaemon();
-  daemons.push(d);
-  return d;
-}
+const launch = daemonsOfFile(test);
 
 function trpc<T>(at: Running, path: string, input?: unknown): Promise<T> {
   return control<T>(at, path, input);
 }
 
-/** A REST call with the operator credential of the daemon running now. */
-async function rest(at: Running, method: string, path: string, body?: unknown) {
-  const operator = await trpc<{ key: string; default_workspace_id: string }>(
-    at,
-    'auth.operatorCredential',
-  );
-  const response = await fetch(`${at.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${operator.key}`,
-      'x-tenant-id': operator.default_workspace_id,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: response.status, body: (await response.json()) as any };
-}
-
 async function createHook(
-  at: Running,
+  d: TestDaemon,
   receiver: Receiver,
   events: string[],
 ): Promise<{ id: string }> {
-  const answer = await rest(at, 'POST', '/v1/webhooks', { url: receiver.url, events });
+  const answer = await restNow(d)('POST', '/v1/webhooks', { url: receiver.url, events });
   if (answer.status !== 201) throw new Error(`create webhook: ${JSON.stringify(answer.body)}`);
   return answer.body.data;
 }
@@ -60,7 +40,7 @@ test('every acknowledged event is delivered although the daemon is SIGKILLed mid
   const d = await launch();
   const receiver = await startReceiver(t);
   const before = running(d);
-  await createHook(before, receiver, ['agent.created']);
+  await createHook(d, receiver, ['agent.created']);
 
   // A burst of 300 parallel events; SIGKILL as soon as 100 are acknowledged.
   const TOTAL = 300;
@@ -112,7 +92,7 @@ test('every acknowledged event is delivered although the daemon is SIGKILLed mid
 
   // The restarted daemon knows every acknowledged event.
   for (const id of acknowledged.slice(0, 5).concat(acknowledged.slice(-5))) {
-    const stored = await rest(after, 'GET', `/v1/events/${id}`);
+    const stored = await restNow(d)('GET', `/v1/events/${id}`);
     t.is(stored.status, 200, `event ${id} is stored`);
   }
 });
@@ -122,7 +102,7 @@ test('a pending retry survives a graceful stop and start', async (t) => {
   const receiver = await startReceiver(t);
   receiver.respondWith(500);
   const before = running(d);
-  const hook = await createHook(before, receiver, ['workflow.execution.failed']);
+  const hook = await createHook(d, receiver, ['workflow.execution.failed']);
   const event = await trpc<{ id: string }>(before, 'events.trigger', {
     type: 'workflow.execution.failed',
   });
@@ -137,7 +117,7 @@ test('a pending retry survives a graceful stop and start', async (t) => {
   // Whatever is due at the restart has run once its due timers have: the retry is not.
   await dueTimersRun(after);
   t.is(receiver.requests.length, 1, 'the retry is not due yet after the restart');
-  const pending = await rest(after, 'GET', `/v1/webhooks/${hook.id}/deliveries`);
+  const pending = await restNow(d)('GET', `/v1/webhooks/${hook.id}/deliveries`);
   t.is(pending.status, 200);
   t.like(pending.body.data[0], { event_id: event.id, status: 'pending', attempts: 1 });
 
@@ -151,6 +131,6 @@ test('a pending retry survives a graceful stop and start', async (t) => {
 
   // The attempt is recorded by the time its timer has run (the advance waits for that).
   await dueTimersRun(after);
-  const delivery = (await rest(after, 'GET', `/v1/webhooks/${hook.id}/deliveries`)).body.data[0];
+  const delivery = (await restNow(d)('GET', `/v1/webhooks/${hook.id}/deliveries`)).body.data[0];
   t.like(delivery, { status: 'delivered', attempts: 2, http_status: 200 });
 });

@@ -4,23 +4,14 @@
 import test from 'ava';
 import { twoTenants, scopedKeys } from '../helpers/setup.js';
 import type { WebhookView as Webhook } from '../../shared/schemas/webhooks.js';
-import { assertError, assertFirstPage } from '../helpers/api.js';
+import { assertError, assertFirstPage, createdWith, type Auth } from '../helpers/api.js';
 
 const tenants = twoTenants(test, { otherKeyName: 'other-admin' });
 const { call, newWorkspace } = tenants;
 
-async function createHook(
-  body: Record<string, unknown> = {},
-  options: { key?: string; tenant?: string } = {},
-): Promise<Webhook> {
-  const answer = await call(
-    'POST',
-    '/v1/webhooks',
-    { url: 'http://127.0.0.1:9/hooks', events: ['agent.created'], ...body },
-    options,
-  );
-  if (answer.status !== 201) throw new Error(`create webhook: ${answer.status} ${answer.text}`);
-  return answer.body.data as Webhook;
+function createHook(body: Record<string, unknown> = {}, auth: Auth = {}): Promise<Webhook> {
+  const defaults = { url: 'http://127.0.0.1:9/hooks', events: ['agent.created'] };
+  return createdWith(call, '/v1/webhooks', { ...defaults, ...body }, auth);
 }
 
 test('POST /v1/webhooks creates an active webhook (201) and shows the secret this once', async (t) => {

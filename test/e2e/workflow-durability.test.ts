@@ -5,11 +5,11 @@
 // workflow.execution.completed event per run. And when the daemon is SIGKILLed in the middle of a
 // burst of runs, every run it acknowledged still finishes after the restart (a step in flight
 // at the kill may run again; a finished one never does).
-import test from 'ava';
-import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import test, { type ExecutionContext } from 'ava';
+import type { TestDaemon } from '../helpers/daemon.js';
 import { control } from '../helpers/api.js';
 import { readUntil } from '../helpers/events.js';
-import { killHard, restart, running } from '../helpers/processes.js';
+import { daemonsOfFile, killHard, restart, restNow, running } from '../helpers/processes.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import {
   activeAgent,
@@ -20,36 +20,20 @@ import {
   TERMINAL,
 } from '../helpers/workflows.js';
 
-const daemons: TestDaemon[] = [];
+const launch = daemonsOfFile(test);
 
-test.after.always(async () => {
-  await Promise.all(daemons.map((d) => d.stop()));
-});
+/** A daemon of the test's own, REST on it, a receiver and an active agent. */
+async function durable(t: ExecutionContext) {
+  const d = await launch();
+  const api = restApi(d);
+  const receiver = await startReceiver(t);
+  const agent = await activeAgent(api);
+  return { d, api, receiver, agent };
+}
 
 /** REST with the operator credential of whichever daemon runs now (it is new at each start). */
 function restApi(d: TestDaemon): Api {
-  let cached: { at: string; key: string; ws: string } | undefined;
-  return async (method, path, body) => {
-    const at = running(d);
-    if (!cached || cached.at !== at.url) {
-      const credential = await control<{ key: string; default_workspace_id: string }>(
-        at,
-        'auth.operatorCredential',
-      );
-      cached = { at: at.url, key: credential.key, ws: credential.default_workspace_id };
-    }
-    const response = await fetch(`${at.url}/v1${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${cached.key}`,
-        'x-tenant-id': cached.ws,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined };
-  };
+  return restNow(d, '/v1');
 }
 
 /**
@@ -134,11 +118,7 @@ function workflowBody(agentId: string, receiver: Receiver, waitSeconds?: number)
 const STEPS = ['prepare', 'check', 'pause', 'notify'];
 
 test('50 runs parked in a wait survive SIGKILL and finish exactly once each', async (t) => {
-  const d = await startDaemon();
-  daemons.push(d);
-  const api = restApi(d);
-  const receiver = await startReceiver(t);
-  const agent = await activeAgent(api);
+  const { d, api, receiver, agent } = await durable(t);
   const workflowId = await createWorkflow(api, workflowBody(agent.id, receiver, 3600));
 
   const RUNS = 50;
@@ -222,11 +202,7 @@ test('50 runs parked in a wait survive SIGKILL and finish exactly once each', as
 });
 
 test('every run acknowledged before a SIGKILL mid-burst finishes after the restart', async (t) => {
-  const d = await startDaemon();
-  daemons.push(d);
-  const api = restApi(d);
-  const receiver = await startReceiver(t);
-  const agent = await activeAgent(api);
+  const { d, api, receiver, agent } = await durable(t);
   // No wait here: runs go straight through, so the kill lands while steps are in flight.
   const workflowId = await createWorkflow(api, workflowBody(agent.id, receiver));
 

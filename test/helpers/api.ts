@@ -128,3 +128,15 @@ export function assertFirstPage(
   t.is(body.meta.next_cursor, body.data[limit - 1]!.id);
   if (total !== undefined) t.is(body.total_count, total);
 }
+
+/** POSTs `body` to a collection with `call`; the created object (anything but 201 throws). */
+export async function createdWith<T = any>(
+  call: ReturnType<typeof apiCaller>,
+  path: string,
+  body: Record<string, unknown>,
+  auth: Auth = {},
+): Promise<T> {
+  const answer = await call('POST', path, body, auth);
+  if (answer.status !== 201) throw new Error(`POST ${path}: ${answer.status} ${answer.text}`);
+  return answer.body.data as T;
+}

@@ -4,7 +4,9 @@
 // the OS (kill -0), in one bounded wait here.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCli, type TestDaemon } from './daemon.js';
+import type { TestFn } from 'ava';
+import { control } from './api.js';
+import { runCli, startDaemon, type TestDaemon } from './daemon.js';
 
 export interface Running {
   url: string;
@@ -58,4 +60,50 @@ export async function waitForExit(pid: number, timeoutMs = 10_000): Promise<bool
 export async function killHard(pid: number): Promise<void> {
   process.kill(pid, 'SIGKILL');
   if (!(await waitForExit(pid, 5_000))) throw new Error(`daemon ${pid} survived SIGKILL`);
+}
+
+/**
+ * Daemons the tests of a file start for themselves (to kill and restart at will), each stopped
+ * (whatever runs on its data dir by then) once the file is done. Answers the starter.
+ */
+export function daemonsOfFile(test: TestFn): () => Promise<TestDaemon> {
+  const daemons: TestDaemon[] = [];
+  test.after.always(async () => {
+    await Promise.all(daemons.map((d) => d.stop()));
+  });
+  return async () => {
+    const d = await startDaemon();
+    daemons.push(d);
+    return d;
+  };
+}
+
+/**
+ * JSON REST with the operator credential on whichever daemon runs on `d`'s data dir now (its
+ * address and credential change at each start): `rest(method, path, body?)`, paths under
+ * `prefix`. Answers the status and the parsed body.
+ */
+export function restNow(d: Pick<TestDaemon, 'dataDir'>, prefix = '') {
+  let cached: { at: string; key: string; ws: string } | undefined;
+  return async (method: string, path: string, body?: unknown) => {
+    const at = running(d);
+    if (!cached || cached.at !== at.url) {
+      const credential = await control<{ key: string; default_workspace_id: string }>(
+        at,
+        'auth.operatorCredential',
+      );
+      cached = { at: at.url, key: credential.key, ws: credential.default_workspace_id };
+    }
+    const response = await fetch(`${at.url}${prefix}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${cached.key}`,
+        'x-tenant-id': cached.ws,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined };
+  };
 }

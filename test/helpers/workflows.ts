@@ -85,38 +85,31 @@ export async function waitForExecution(
   return execution;
 }
 
-/** Every stored event of these types (all pages), oldest first. */
-export async function allEvents(api: Api, types: string): Promise<any[]> {
-  const events: any[] = [];
+/** Every item of a list (`path` with its query, if any), page after page of 100. */
+async function allPages(api: Api, path: string): Promise<any[]> {
+  const items: any[] = [];
+  const joiner = path.includes('?') ? '&' : '?';
   let cursor: string | undefined;
   for (;;) {
     const page = await api(
       'GET',
-      `/events?type=${encodeURIComponent(types)}&limit=100${cursor ? `&starting_after=${cursor}` : ''}`,
+      `${path}${joiner}limit=100${cursor ? `&starting_after=${cursor}` : ''}`,
     );
-    if (page.status !== 200) throw new Error(`GET /events: ${JSON.stringify(page.body)}`);
-    events.push(...page.body.data);
-    if (!page.body.has_more) break;
+    if (page.status !== 200) throw new Error(`GET ${path}: ${JSON.stringify(page.body)}`);
+    items.push(...page.body.data);
+    if (!page.body.has_more) return items;
     cursor = page.body.meta.next_cursor;
   }
-  return events.reverse();
+}
+
+/** Every stored event of these types (all pages), oldest first. */
+export async function allEvents(api: Api, types: string): Promise<any[]> {
+  return (await allPages(api, `/events?type=${encodeURIComponent(types)}`)).reverse();
 }
 
 /** Every execution of a workflow (all pages). */
-export async function allExecutions(api: Api, workflowId: string): Promise<any[]> {
-  const executions: any[] = [];
-  let cursor: string | undefined;
-  for (;;) {
-    const page = await api(
-      'GET',
-      `/workflows/${workflowId}/executions?limit=100${cursor ? `&starting_after=${cursor}` : ''}`,
-    );
-    if (page.status !== 200) throw new Error(`GET executions: ${JSON.stringify(page.body)}`);
-    executions.push(...page.body.data);
-    if (!page.body.has_more) break;
-    cursor = page.body.meta.next_cursor;
-  }
-  return executions;
+export function allExecutions(api: Api, workflowId: string): Promise<any[]> {
+  return allPages(api, `/workflows/${workflowId}/executions`);
 }
 
 export const TERMINAL = ['completed', 'failed', 'cancelled', 'timeout'];

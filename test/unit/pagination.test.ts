@@ -3,7 +3,7 @@
 import test from 'ava';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Clock } from '../../daemon/clock/clock.js';
+import { StillClock } from '../helpers/still-clock.js';
 import { OffsetClock } from '../../daemon/clock/clock.js';
 import { EventRepository } from '../../daemon/events/event.repository.js';
 import { EventService } from '../../daemon/events/event.service.js';
@@ -19,17 +19,6 @@ function itemId(item: { json: string }): string {
 }
 
 const DAY = 86_400_000;
-
-/** A clock that stands still unless moved: many events get the same created_at. */
-class StillClock implements Clock {
-  constructor(public ms: number) {}
-  now(): number {
-    return this.ms;
-  }
-  iso(): string {
-    return new Date(this.ms).toISOString();
-  }
-}
 
 function openStore(t: import('ava').ExecutionContext): Db {
   const dir = tempDir();

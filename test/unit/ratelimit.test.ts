@@ -1,18 +1,8 @@
 // FixedWindowLimiter on a fake clock, and the rate plans as data (decisions 6 and 10).
 import test from 'ava';
-import type { Clock } from '../../daemon/clock/clock.js';
+import { StillClock as FakeClock } from '../helpers/still-clock.js';
 import { FixedWindowLimiter, type BucketSpec } from '../../daemon/ratelimit/limiter.js';
 import { OPERATIONS, RatePlans } from '../../daemon/ratelimit/plans.js';
-
-class FakeClock implements Clock {
-  constructor(public ms: number) {}
-  now(): number {
-    return this.ms;
-  }
-  iso(): string {
-    return new Date(this.ms).toISOString();
-  }
-}
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -25,9 +15,14 @@ function bucket(name: string, limit: number, windowMs: number): BucketSpec {
   return { name, limit, windowMs, describe: `${limit} per ${windowMs} ms` };
 }
 
+/** A limiter on a still clock at `ms`. */
+function limiterAt(ms: number) {
+  const clock = new FakeClock(ms);
+  return { clock, limiter: new FixedWindowLimiter(clock) };
+}
+
 test('counts hits and reports the remaining count of one bucket', (t) => {
-  const clock = new FakeClock(T0);
-  const limiter = new FixedWindowLimiter(clock);
+  const { limiter } = limiterAt(T0);
   const spec = bucket('b', 3, MINUTE);
   const remaining: number[] = [];
   for (let i = 0; i < 3; i++) {
@@ -86,8 +81,7 @@ test('the tightest bucket is the one with the fewest requests left', (t) => {
 });
 
 test('when several buckets are full, the one that resets last is reported', (t) => {
-  const clock = new FakeClock(T0);
-  const limiter = new FixedWindowLimiter(clock);
+  const { limiter } = limiterAt(T0);
   const burst = bucket('burst', 2, SECOND);
   const minute = bucket('minute', 2, MINUTE);
   const hits = [
@@ -110,8 +104,7 @@ test('when several buckets are full, the one that resets last is reported', (t) 
 });
 
 test('a refused request is counted in none of its buckets', (t) => {
-  const clock = new FakeClock(T0);
-  const limiter = new FixedWindowLimiter(clock);
+  const { limiter } = limiterAt(T0);
   const small = bucket('small', 1, MINUTE);
   const large = bucket('large', 10, MINUTE);
   t.true(limiter.hit([{ spec: small, key: 'k' }]).allowed);
@@ -157,8 +150,7 @@ test('a new window starts with a fresh count', (t) => {
 });
 
 test('counters are per key and per bucket name', (t) => {
-  const clock = new FakeClock(T0);
-  const limiter = new FixedWindowLimiter(clock);
+  const { limiter } = limiterAt(T0);
   const spec = bucket('minute', 3, MINUTE);
   const other = bucket('other', 3, MINUTE);
   for (let i = 0; i < 500; i++) {
@@ -181,8 +173,7 @@ test('counters are per key and per bucket name', (t) => {
 });
 
 test('many keys past the prune threshold keep counting correctly', (t) => {
-  const clock = new FakeClock(T0);
-  const limiter = new FixedWindowLimiter(clock);
+  const { clock, limiter } = limiterAt(T0);
   const spec = bucket('second', 1, SECOND);
   const live = bucket('day', 2, DAY);
   t.true(limiter.hit([{ spec: live, key: 'keep' }]).allowed);
@@ -254,8 +245,7 @@ test('operation limits as written for free, starter and business', (t) => {
 });
 
 test('a free credential through the limiter: 6th request in a second is refused', (t) => {
-  const clock = new FakeClock(T0);
-  const limiter = new FixedWindowLimiter(clock);
+  const { limiter } = limiterAt(T0);
   const plans = new RatePlans(100);
   const hits = () => [
     ...plans.forCredential('free', 'key_a'),

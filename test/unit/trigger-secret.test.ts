@@ -14,6 +14,12 @@ import {
 const box = SecretBox.fromKeyFile(join(mkdtempSync(join(tmpdir(), 'svc-trigger-')), 'secret.key'));
 const SECRET = 'whsec_trigger_plain_1';
 
+/** A new webhook trigger on path orders with SECRET, as stored. */
+function storedWithSecret() {
+  return resolveTrigger({ type: 'webhook', config: { path: 'orders', secret: SECRET } }, null, box)
+    .stored;
+}
+
 test('a new secret is stored sealed, checked in plain text and shown as has_secret', (t) => {
   const { stored, plain } = resolveTrigger(
     { type: 'webhook', config: { path: 'orders', secret: SECRET } },
@@ -33,11 +39,7 @@ test('a new secret is stored sealed, checked in plain text and shown as has_secr
 });
 
 test('a write without the secret keeps it, null removes it, a string replaces it', (t) => {
-  const first = resolveTrigger(
-    { type: 'webhook', config: { path: 'orders', secret: SECRET } },
-    null,
-    box,
-  ).stored;
+  const first = storedWithSecret();
   const kept = resolveTrigger({ type: 'webhook', config: { path: 'renamed' } }, first, box);
   t.is(kept.stored.config.secret, first.config.secret);
   t.deepEqual(kept.plain.config, { path: 'renamed', secret: SECRET });
@@ -63,11 +65,7 @@ test('a write without the secret keeps it, null removes it, a string replaces it
 });
 
 test('other trigger types carry no secret over from a webhook trigger', (t) => {
-  const first = resolveTrigger(
-    { type: 'webhook', config: { path: 'orders', secret: SECRET } },
-    null,
-    box,
-  ).stored;
+  const first = storedWithSecret();
   const schedule = resolveTrigger({ type: 'schedule', config: { cron: '@daily' } }, first, box);
   t.deepEqual(schedule.stored, { type: 'schedule', config: { cron: '@daily' } });
   t.deepEqual(resolveTrigger({ type: 'manual' }, first, box).stored, {

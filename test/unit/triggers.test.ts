@@ -86,6 +86,21 @@ function errorOf(fn: () => unknown): ApiError {
 
 const hourly = { type: 'schedule', config: { cron: '0 * * * *', timezone: 'UTC' } };
 
+/** Stores an active workflow `id` with `trigger` in WS, as the workflow service's write does. */
+function created(
+  node: Pick<ReturnType<ReturnType<typeof setUp>['boot']>, 'db' | 'triggers'>,
+  id: string,
+  trigger: unknown,
+) {
+  node.db.transaction(() =>
+    node.triggers.onWrite({
+      workspaceId: WS,
+      before: null,
+      after: { id, status: 'active', trigger: trigger as never },
+    }),
+  )();
+}
+
 test('cron: next and latest occurrence in a time zone, from any instant', (t) => {
   const at = Date.parse('2030-01-01T07:59:59.500Z');
   const eight = { cron: '0 8 * * *', timezone: 'UTC' };
@@ -118,13 +133,7 @@ test('a schedule fires once per occurrence that became due, with scheduled_at', 
   const { boot, advance, started } = setUp(t);
   const node = boot();
   node.timers.start();
-  node.db.transaction(() =>
-    node.triggers.onWrite({
-      workspaceId: WS,
-      before: null,
-      after: { id: 'wfl_a', status: 'active', trigger: hourly },
-    }),
-  )();
+  created(node, 'wfl_a', hourly);
   await advance(node, 3 * HOUR + 60_000);
   t.deepEqual(
     started.map((run) => (run.run.trigger.payload as { scheduled_at: string }).scheduled_at),
@@ -162,13 +171,7 @@ test('occurrences missed while the daemon was down fire once, for the latest', a
   const { boot, shutdown, clock, started } = setUp(t);
   const first = boot();
   first.timers.start();
-  first.db.transaction(() =>
-    first.triggers.onWrite({
-      workspaceId: WS,
-      before: null,
-      after: { id: 'wfl_r', status: 'active', trigger: hourly },
-    }),
-  )();
+  created(first, 'wfl_r', hourly);
   await shutdown(first);
   clock.setOffset(clock.offset + 4 * HOUR + 30 * 60_000);
   const second = boot();
@@ -236,17 +239,10 @@ function event(type: string, data: Record<string, unknown>, id = 'evt_1'): Event
 test('an event trigger starts one run per matching event, never from its own runs', (t) => {
   const { boot, started } = setUp(t);
   const { db, triggers } = boot();
-  db.transaction(() =>
-    triggers.onWrite({
-      workspaceId: WS,
-      before: null,
-      after: {
-        id: 'wfl_e',
-        status: 'active',
-        trigger: { type: 'event', config: { event_types: ['agent.*', 'workflow.execution.*'] } },
-      },
-    }),
-  )();
+  created({ db, triggers }, 'wfl_e', {
+    type: 'event',
+    config: { event_types: ['agent.*', 'workflow.execution.*'] },
+  });
   triggers.fanout(event('agent.created', { id: 'agt_1' }));
   triggers.fanout(event('integration.connected', { id: 'int_1' }));
   triggers.fanout(
