@@ -96,6 +96,19 @@ async function signedInApp(authMethod: 'basic' | 'post' = 'basic') {
   return { app, client, auth, ...(await signIn(client, auth, 'agents:read')) };
 }
 
+/** A refresh_token grant posted as a plain form with HTTP Basic: the raw answer, for refusals. */
+function refreshByForm(
+  app: { client_id: string; client_secret: string | null },
+  refreshToken: string,
+) {
+  return postForm(
+    daemon,
+    '/v1/oauth/token',
+    { grant_type: 'refresh_token', refresh_token: refreshToken },
+    basic(app.client_id, app.client_secret!),
+  );
+}
+
 /** A refresh_token grant (with more parameters when given); the validated token answer. */
 async function refresh(
   client: oauth.Client,
@@ -224,12 +237,7 @@ test('the whole flow with oauth4webapi: consent, PKCE exchange, API calls, refre
   // Revoke the refresh token: the whole grant ends (its access tokens too).
   await revoke(client, auth, after.refresh_token!);
   t.is((await daemon.request('/v1/auth/me', { key: after.access_token })).status, 401);
-  const dead = await postForm(
-    daemon,
-    '/v1/oauth/token',
-    { grant_type: 'refresh_token', refresh_token: after.refresh_token! },
-    basic(app.client_id, app.client_secret!),
-  );
+  const dead = await refreshByForm(app, after.refresh_token!);
   t.is(dead.status, 400);
   t.is(dead.body.error, 'invalid_grant');
   t.is(dead.body.access_token, undefined);
@@ -435,12 +443,7 @@ test('svc oauth grants revoke ends the tokens of that grant at once', async (t) 
   t.is(revoked.code, 0, revoked.stderr);
   t.is(revoked.json().status, 'revoked');
   t.is((await daemon.request('/v1/auth/me', { key: tokens.access_token })).status, 401);
-  const refresh = await postForm(
-    daemon,
-    '/v1/oauth/token',
-    { grant_type: 'refresh_token', refresh_token: tokens.refresh_token! },
-    basic(app.client_id, app.client_secret!),
-  );
+  const refresh = await refreshByForm(app, tokens.refresh_token!);
   t.is(refresh.body.error, 'invalid_grant');
 });
 

@@ -202,6 +202,15 @@ async function consentForm(app: RegisteredApp) {
   return { browser, form: parseConsentForm(page.text) };
 }
 
+/** Submits the consent form with decision approve, the fields and headers as given. */
+function approve(
+  browser: Browser,
+  fields: Record<string, string>,
+  headers: Record<string, string>,
+) {
+  return browser.post(`${daemon.url}/oauth/authorize`, { ...fields, decision: 'approve' }, headers);
+}
+
 function assertRefused(t: ExecutionContext, answer: { status: number; location?: URL }) {
   t.is(answer.status, 403);
   t.is(answer.location, undefined, 'no redirect, so no code');
@@ -222,23 +231,23 @@ test('forged consent: no cookie -> 403, no code', async (t) => {
 test('forged consent: wrong CSRF token -> 403, no code', async (t) => {
   const app = await createApp(daemon, { scopes: ['agents:read'] });
   const { browser, form } = await consentForm(app);
-  const answer = await browser.post(
-    `${daemon.url}/oauth/authorize`,
-    { ...form.fields, csrf_token: 'x'.repeat(43), workspace_id: defaultWs, decision: 'approve' },
+  const answer = await approve(
+    browser,
+    { ...form.fields, csrf_token: 'x'.repeat(43), workspace_id: defaultWs },
     { origin: daemon.url },
   );
   assertRefused(t, answer);
   // The token of one browser's cookie does not work with another's.
   const other = await consentForm(app);
-  const crossed = await browser.post(
-    `${daemon.url}/oauth/authorize`,
-    { ...other.form.fields, workspace_id: defaultWs, decision: 'approve' },
+  const crossed = await approve(
+    browser,
+    { ...other.form.fields, workspace_id: defaultWs },
     { origin: daemon.url },
   );
   assertRefused(t, crossed);
-  const missing = await browser.post(
-    `${daemon.url}/oauth/authorize`,
-    { ...form.fields, csrf_token: '', workspace_id: defaultWs, decision: 'approve' },
+  const missing = await approve(
+    browser,
+    { ...form.fields, csrf_token: '', workspace_id: defaultWs },
     { origin: daemon.url },
   );
   assertRefused(t, missing);
@@ -247,16 +256,16 @@ test('forged consent: wrong CSRF token -> 403, no code', async (t) => {
 test('forged consent: foreign Origin -> 403, no code', async (t) => {
   const app = await createApp(daemon, { scopes: ['agents:read'] });
   const { browser, form } = await consentForm(app);
-  const answer = await browser.post(
-    `${daemon.url}/oauth/authorize`,
-    { ...form.fields, workspace_id: defaultWs, decision: 'approve' },
+  const answer = await approve(
+    browser,
+    { ...form.fields, workspace_id: defaultWs },
     { origin: 'http://evil.example' },
   );
   assertRefused(t, answer);
   t.regex(answer.text, /another site/);
-  const crossSite = await browser.post(
-    `${daemon.url}/oauth/authorize`,
-    { ...form.fields, workspace_id: defaultWs, decision: 'approve' },
+  const crossSite = await approve(
+    browser,
+    { ...form.fields, workspace_id: defaultWs },
     { 'sec-fetch-site': 'cross-site' },
   );
   assertRefused(t, crossSite);
@@ -265,9 +274,9 @@ test('forged consent: foreign Origin -> 403, no code', async (t) => {
 test('consent for a workspace that does not exist: 400, no code', async (t) => {
   const app = await createApp(daemon, { scopes: ['agents:read'] });
   const { browser, form } = await consentForm(app);
-  const answer = await browser.post(
-    `${daemon.url}/oauth/authorize`,
-    { ...form.fields, workspace_id: 'ws_nope', decision: 'approve' },
+  const answer = await approve(
+    browser,
+    { ...form.fields, workspace_id: 'ws_nope' },
     { origin: daemon.url },
   );
   t.is(answer.status, 400);

@@ -68,6 +68,14 @@ function finishedRuns(d: TestDaemon, api: Api, workflowId: string, ids: string[]
   return waitForRuns(d, api, workflowId, ids, (e) => TERMINAL.includes(e.status), 60_000);
 }
 
+/** How many workflow.execution.completed events each run has. */
+async function completedPerRun(api: Api): Promise<Map<string, number>> {
+  const perRun = new Map<string, number>();
+  for (const event of await allEvents(api, 'workflow.execution.completed'))
+    perRun.set(event.data.execution_id, (perRun.get(event.data.execution_id) ?? 0) + 1);
+  return perRun;
+}
+
 /** prepare -> check -> [pause ->] notify; without a wait when waitSeconds is undefined. */
 function workflowBody(agentId: string, receiver: Receiver, waitSeconds?: number) {
   const afterCheck = waitSeconds === undefined ? 'notify' : 'pause';
@@ -189,10 +197,7 @@ test('50 runs parked in a wait survive SIGKILL and finish exactly once each', as
   t.is(receiver.requests.length, RUNS + 1, 'one webhook call per run (and the marker)');
   t.true(ids.every((id) => calls.get(id) === 1));
 
-  const completed = await allEvents(api, 'workflow.execution.completed');
-  const perRun = new Map<string, number>();
-  for (const event of completed)
-    perRun.set(event.data.execution_id, (perRun.get(event.data.execution_id) ?? 0) + 1);
+  const perRun = await completedPerRun(api);
   t.true(
     ids.every((id) => perRun.get(id) === 1),
     `exactly one completed event per run (${[...perRun.values()].filter((n) => n !== 1).length} wrong)`,
@@ -246,10 +251,7 @@ test('every run acknowledged before a SIGKILL mid-burst finishes after the resta
     acknowledged.every((id) => seen.has(id)),
     'every acknowledged run called the receiver',
   );
-  const completedEvents = await allEvents(api, 'workflow.execution.completed');
-  const perRun = new Map<string, number>();
-  for (const event of completedEvents)
-    perRun.set(event.data.execution_id, (perRun.get(event.data.execution_id) ?? 0) + 1);
+  const perRun = await completedPerRun(api);
   t.true(
     acknowledged.every((id) => perRun.get(id) === 1),
     'one completed event per run',

@@ -12,6 +12,7 @@ import {
   answerStep,
   apiFor,
   createWorkflow,
+  hookPoster,
 } from '../helpers/workflows.js';
 
 const d = sharedDaemon(test);
@@ -42,14 +43,8 @@ test('the secret is never returned nor stored in plain text; a PATCH without it 
   t.is(renamed.status, 200, JSON.stringify(renamed.body));
   t.deepEqual(renamed.body.data.trigger.config, { path: 'orders-v2', has_secret: true });
 
-  const url = `${d.url}/v1/hooks/${ws}/orders-v2`;
   const body = JSON.stringify({ order: 1 });
-  const post = (headers: Record<string, string>) =>
-    fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body,
-    });
+  const post = hookPoster(d, ws, 'orders-v2', body);
   const wrong = await post({ 'x-svc-signature': signatureHeader('whsec_not_the_secret', body) });
   t.is(wrong.status, 401);
   t.is((await allExecutions(api, id)).length, 0, 'a wrongly signed hook started a run');
@@ -129,17 +124,10 @@ test('a status change keeps the secret, and from-template never shows it', async
   const activated = await api('PATCH', `/workflows/${id}`, { status: 'active' });
   t.is(activated.status, 200, JSON.stringify(activated.body));
   t.is(activated.body.data.trigger.config.has_secret, true);
-  const url = `${d.url}/v1/hooks/${ws}/posts`;
   const body = JSON.stringify({ text: 'hello', author_id: 'u1' });
+  const postTo = hookPoster(d, ws, 'posts', body);
   const post = (signingSecret: string) =>
-    fetch(url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-svc-signature': signatureHeader(signingSecret, body),
-      },
-      body,
-    });
+    postTo({ 'x-svc-signature': signatureHeader(signingSecret, body) });
   t.is((await post('whsec_wrong_template_secret')).status, 401);
   t.is((await post(secret)).status, 202);
   t.false(dataDirBytes(d.dataDir).includes(secret), 'the trigger secret is in the data dir');

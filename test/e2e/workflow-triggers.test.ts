@@ -15,6 +15,7 @@ import {
   workflowFile,
   type Api,
   answerStep,
+  hookPoster,
 } from '../helpers/workflows.js';
 import { signatureHeader } from '../../shared/signature.js';
 import { running } from '../helpers/processes.js';
@@ -217,14 +218,8 @@ test('a webhook trigger with a secret needs a valid signature; a bad one starts 
     trigger: { type: 'webhook', config: { path: 'signed', secret } },
     steps: answerStep(agent.id),
   });
-  const url = `${d.url}/v1/hooks/${ws}/signed`;
   const body = JSON.stringify({ ticket: 7 });
-  const post = (headers: Record<string, string>) =>
-    fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body,
-    });
+  const post = hookPoster(d, ws, 'signed', body);
 
   const refusals: Record<string, string>[] = [
     {},

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestFn } from 'ava';
+import { pidExists } from '../../daemon/lock.js';
 import { control } from './api.js';
 import { runCli, startDaemon, type TestDaemon } from './daemon.js';
 
@@ -34,14 +35,8 @@ export async function restart(d: Pick<TestDaemon, 'dataDir' | 'env'>): Promise<R
   return running(d);
 }
 
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+/** Whether the process exists (the daemon's own check, which a zombie passes too). */
+export const isAlive = pidExists;
 
 /**
  * Resolves true once the process is gone, false after `timeoutMs`. The one real-time poll of

@@ -164,3 +164,14 @@ export function waitStep(id: string, seconds: number, next?: string) {
     ...(next === undefined ? {} : { next_step_id: next }),
   };
 }
+
+/** POSTs `body` (JSON text) to a webhook trigger's URL, with the headers given at each call. */
+export function hookPoster(d: Pick<TestDaemon, 'url'>, ws: string, path: string, body: string) {
+  const url = `${d.url}/v1/hooks/${ws}/${path}`;
+  return (headers: Record<string, string>) =>
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body,
+    });
+}
