@@ -183,9 +183,9 @@ export function createControlRouter(deps: ControlDeps) {
           input.data ?? sampleEventData(input.type, workspaceId, clock.iso()),
         );
       }),
-      stream: operator.input(EventStreamInput).subscription(async function* ({ input, signal }) {
+      stream: operator.input(EventStreamInput).subscription(({ input, signal }) => {
         const filter = input ?? {};
-        yield* live(
+        return live(
           events,
           'published',
           (event) =>
@@ -268,9 +268,9 @@ export function createControlRouter(deps: ControlDeps) {
     }),
     deliveries: t.router({
       /** Every delivery attempt as it happens (svc webhooks tail). */
-      stream: operator.input(DeliveryStreamInput).subscription(async function* ({ input, signal }) {
+      stream: operator.input(DeliveryStreamInput).subscription(({ input, signal }) => {
         const filter = input ?? {};
-        yield* live(
+        return live(
           deliveries,
           'attempted',
           (activity) =>
@@ -291,20 +291,26 @@ export type ControlRouter = ReturnType<typeof createControlRouter>;
  * Yields what a service emits under `name`, as it happens (events.on queues what arrives while
  * the client reads), until the client goes away.
  */
-async function* live<Events extends Record<K, [unknown]>, K extends string>(
+function live<Events extends Record<K, [unknown]>, K extends string>(
   emitter: EventEmitter<Events>,
   name: K,
   accept: (item: Events[K][0]) => boolean,
   signal: AbortSignal | undefined,
 ): AsyncGenerator<Events[K][0]> {
-  try {
-    for await (const [item] of on(emitter as EventEmitter, name, { signal })) {
-      if (accept(item as Events[K][0])) yield item as Events[K][0];
+  // Listening starts here, when the subscription is set up, not at the first read: tRPC tells
+  // the client the stream has started before it reads, and what is published in between would
+  // otherwise be missed (svc workflows run --wait subscribes, then starts the run).
+  const items = on(emitter as EventEmitter, name, { signal });
+  return (async function* () {
+    try {
+      for await (const [item] of items) {
+        if (accept(item as Events[K][0])) yield item as Events[K][0];
+      }
+    } catch (error) {
+      // A client that goes away aborts the signal, which ends events.on with an AbortError.
+      if (!signal?.aborted) throw error;
     }
-  } catch (error) {
-    // A client that goes away aborts the signal, which ends events.on with an AbortError.
-    if (!signal?.aborted) throw error;
-  }
+  })();
 }
 
 function matchesType(pattern: string, type: string): boolean {

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestFn } from 'ava';
-import { pidExists } from '../../daemon/lock.js';
+import { pidExists } from '../../shared/process.js';
 import { control } from './api.js';
 import { runCli, startDaemon, type TestDaemon } from './daemon.js';
 
