@@ -87,14 +87,13 @@ export class ExecutionService {
     agentId: string,
     input: ExecuteInput,
   ): Promise<{ status: 200 | 202; execution: AgentExecutionView }> {
-    if (input.wait_for_completion) {
-      const decided = await this.decideNow(workspaceId, agentId, input);
-      if (decided) {
-        await this.commits.run(decided.store);
-        return decided.answer();
-      }
+    const { agent, delayMs } = this.admit(workspaceId, agentId, input);
+    if (input.wait_for_completion && delayMs === 0) {
+      const decided = await this.decide(agent, workspaceId, input);
+      await this.commits.run(decided.store);
+      return decided.answer();
     }
-    return this.executeLater(workspaceId, agentId, input);
+    return this.executeLater(agent, workspaceId, input, delayMs);
   }
 
   /**
@@ -109,12 +108,29 @@ export class ExecutionService {
     agentId: string,
     input: ExecuteInput,
   ): Promise<DecidedExecution | undefined> {
+    const { agent, delayMs } = this.admit(workspaceId, agentId, input);
+    return delayMs > 0 ? undefined : this.decide(agent, workspaceId, input);
+  }
+
+  /** The active agent, within its hourly guardrail, and the stub delay this input gets. */
+  private admit(
+    workspaceId: string,
+    agentId: string,
+    input: ExecuteInput,
+  ): { agent: AgentRow; delayMs: number } {
     const agent = this.agents.activeRow(workspaceId, agentId);
     this.checkHourlyLimit(agent);
-    if (this.thinker.stubDelay(agent.id, input.input) > 0) return undefined;
+    return { agent, delayMs: this.thinker.stubDelay(agent.id, input.input) };
+  }
+
+  private async decide(
+    agent: AgentRow,
+    workspaceId: string,
+    input: ExecuteInput,
+  ): Promise<DecidedExecution> {
     const row = this.newRow(agent, workspaceId, input);
     const started = performance.now();
-    const outcome = this.decide(
+    const outcome = this.judge(
       agent,
       await this.thinker.think(agent, input.input, input.context ?? {}),
     );
@@ -130,15 +146,13 @@ export class ExecutionService {
 
   /** Stored as processing; a durable timer finishes it after the stub's delay. */
   private async executeLater(
+    agent: AgentRow,
     workspaceId: string,
-    agentId: string,
     input: ExecuteInput,
+    delayMs: number,
   ): Promise<{ status: 200 | 202; execution: AgentExecutionView }> {
-    const agent = this.agents.activeRow(workspaceId, agentId);
-    this.checkHourlyLimit(agent);
     const now = this.clock.now();
     const row = this.newRow(agent, workspaceId, input);
-    const delayMs = this.thinker.stubDelay(agent.id, input.input);
     this.db.transaction(() => {
       this.repo.insert(row);
       this.events.publish(workspaceId, 'agent.execution.started', this.eventData(agent, row));
@@ -255,7 +269,7 @@ export class ExecutionService {
   }
 
   /** Guardrails and autonomy turn a proposal into an outcome. */
-  private decide(agent: AgentRow, thought: Thought): Outcome {
+  private judge(agent: AgentRow, thought: Thought): Outcome {
     if ('error' in thought)
       return {
         type: 'failed',
@@ -382,7 +396,7 @@ export class ExecutionService {
     );
     const finished = this.finish(
       row,
-      this.decide(agent, thought),
+      this.judge(agent, thought),
       this.clock.now() - row.created_at,
     );
     this.db.transaction(() => {

@@ -1,7 +1,7 @@
 // What each step type does when it runs, as a StepOutcome the engine stores. Runners read the
 // run's scope (earlier results, the trigger, secrets) and never write: the engine records the
 // outcome together with what follows, in one transaction.
-import type { AgentExecutionView } from '../../shared/schemas/agents.js';
+import type { AgentExecutionView, ExecuteInput } from '../../shared/schemas/agents.js';
 import type { DecidedExecution } from '../agents/execution.service.js';
 import type { WorkflowStepView } from '../../shared/schemas/workflows.js';
 import type { Clock } from '../clock/clock.js';
@@ -36,21 +36,19 @@ export type StepOutcome = (
   store?: () => void;
 };
 
-type AgentInput = { input: string; context: Record<string, unknown>; wait_for_completion: boolean };
-
 /** How agent steps reach the agents' own execution path (guardrails, autonomy, stubs, brains). */
 export interface AgentPort {
   /** Decided at once, its writes left to the step's transition; undefined when it must wait. */
   decideNow(
     workspaceId: string,
     agentId: string,
-    input: AgentInput,
+    input: ExecuteInput,
   ): Promise<DecidedExecution | undefined>;
   /** Stored and finished later (a stub's delay), waited for. */
   execute(
     workspaceId: string,
     agentId: string,
-    input: AgentInput,
+    input: ExecuteInput,
   ): Promise<{ status: 200 | 202; execution: AgentExecutionView }>;
 }
 
@@ -144,7 +142,7 @@ export class StepRunner {
     for (const [key, value] of Object.entries(step.config)) {
       if (!['action', 'input_mapping', 'input'].includes(key)) extras[key] = value;
     }
-    const input: AgentInput = {
+    const input: ExecuteInput = {
       input: maskSecrets(text, used),
       context: maskSecrets(
         {
