@@ -268,6 +268,13 @@ export function buildServices(
     ],
     log,
   );
+  /** Fires what is due now, then lets the runs it resumed go as far as they can. */
+  const runDue = async () => {
+    await timers.runDue();
+    // After the timers: a run whose timeout fell due answers its waiting request first.
+    alarms.check();
+    await engine.idle();
+  };
   // svc clock advance moves through every due time on its way, one after the other.
   clockService.useAgenda({
     nextDueAfter: (time) => {
@@ -275,18 +282,10 @@ export function buildServices(
       const known = dueTimes.filter((due): due is number => due !== undefined);
       return known.length ? Math.min(...known) : undefined;
     },
-    runDue: async () => {
-      await timers.runDue();
-      alarms.check();
-      await engine.idle();
-    },
+    runDue,
   });
   clockService.on('moved', async () => {
-    await timers.runDue();
-    // After the timers: a run whose timeout fell due answers its waiting request first.
-    alarms.check();
-    // Runs that went on go as far as they can before the move answers.
-    await engine.idle();
+    await runDue();
     housekeeping.run();
   });
   return {
