@@ -1,18 +1,35 @@
 // Rows read on every request about them and written rarely (agents, workflows, workflow
-// versions): a repository keeps them here until it writes them. A cached row is the same object
+// versions), except for their running counters (stats): a repository keeps them here until it writes them. A cached row is the same object
 // on every read, so callers must not mutate it.
 
 export class RowCache<Row> {
   private readonly rows = new Map<string, Row>();
+  /** Rows whose running counters (stats) changed in the store since they were cached. */
+  private readonly countersMoved = new Set<string>();
 
-  /** The cached row, else the one `load` reads (kept when there is one). */
+  /** The row as stored: the cached one unless its counters moved, else the one `load` reads. */
   get(key: string, load: () => Row | undefined): Row | undefined {
+    if (this.countersMoved.delete(key)) this.rows.delete(key);
+    return this.configured(key, load);
+  }
+
+  /**
+   * The row for what it is configured to be: its running counters may lag behind the store.
+   * Work that only uses the configuration (executing an agent, running a workflow) need not
+   * read the row again each time one of them counts an interaction.
+   */
+  configured(key: string, load: () => Row | undefined): Row | undefined {
     let row = this.rows.get(key);
     if (!row) {
       row = load();
       if (row) this.rows.set(key, row);
     }
     return row;
+  }
+
+  /** The row's counters changed in the store: get() reads it again, configured() need not. */
+  moveCounters(key: string): void {
+    this.countersMoved.add(key);
   }
 
   /** Drops the row: the next read loads it again (call it before or after writing it). */

@@ -88,6 +88,11 @@ export class AgentRepository {
     return this.rows.get(id, () => this.getStmt.get(id));
   }
 
+  /** The row for what the agent is configured to be: stat_* and last_active_at may lag. */
+  configured(id: string): AgentRow | undefined {
+    return this.rows.configured(id, () => this.getStmt.get(id));
+  }
+
   update(row: AgentRow): void {
     this.rows.forget(row.id);
     this.updateStmt.run(row);
@@ -99,7 +104,7 @@ export class AgentRepository {
   }
 
   addStats(id: string, delta: StatsDelta, at: number): void {
-    this.rows.forget(id);
+    this.rows.moveCounters(id);
     this.statsStmt.run({
       id,
       at,

@@ -100,9 +100,9 @@ export class AgentService {
     return this.repo.get(id);
   }
 
-  /** The agent, which must be active to execute or converse. */
+  /** The agent, which must be active to execute or converse (its stats may lag: see configured). */
   activeRow(workspaceId: string, id: string): AgentRow {
-    const row = this.row(workspaceId, id);
+    const row = ownedRow(this.repo.configured(id), workspaceId, id, 'agent');
     if (row.status !== 'active') {
       const hint =
         row.status === 'training'

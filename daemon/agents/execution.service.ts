@@ -112,6 +112,24 @@ export class ExecutionService {
     return delayMs > 0 ? undefined : this.decide(agent, workspaceId, input);
   }
 
+  /**
+   * decideNow() without waiting for anything: decided when a stub or a local brain answers
+   * (no network, no delay), else undefined and nothing was done. Throws what admission throws
+   * (an inactive agent, the hourly guardrail).
+   */
+  decideLocally(
+    workspaceId: string,
+    agentId: string,
+    input: ExecuteInput,
+  ): DecidedExecution | undefined {
+    const { agent, delayMs } = this.admit(workspaceId, agentId, input);
+    if (delayMs > 0) return undefined;
+    const row = this.newRow(agent, workspaceId, input);
+    const started = performance.now();
+    const thought = this.thinker.thinkLocally(agent, input.input, input.context ?? {});
+    return thought && this.decided(agent, row, thought, started);
+  }
+
   /** The active agent, within its hourly guardrail, and the stub delay this input gets. */
   private admit(
     workspaceId: string,
@@ -130,14 +148,25 @@ export class ExecutionService {
   ): Promise<DecidedExecution> {
     const row = this.newRow(agent, workspaceId, input);
     const started = performance.now();
-    const outcome = this.judge(
-      agent,
-      await this.thinker.think(agent, input.input, input.context ?? {}),
-    );
+    const thought = await this.thinker.think(agent, input.input, input.context ?? {});
+    return this.decided(agent, row, thought, started);
+  }
+
+  private decided(
+    agent: AgentRow,
+    row: ExecutionRow,
+    thought: Thought,
+    started: number,
+  ): DecidedExecution {
+    const outcome = this.judge(agent, thought);
     const finished = this.finish(row, outcome, Math.round(performance.now() - started));
     return {
       store: () => {
-        this.events.publish(workspaceId, 'agent.execution.started', this.eventData(agent, row));
+        this.events.publish(
+          row.workspace_id,
+          'agent.execution.started',
+          this.eventData(agent, row),
+        );
         this.complete(agent, finished, true);
       },
       answer: () => this.answer(agent, finished),

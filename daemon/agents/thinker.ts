@@ -4,7 +4,7 @@ import { ApiError } from '../domain/errors.js';
 import type { AgentRow } from './agent.repository.js';
 import type { AgentService } from './agent.service.js';
 import type { AgentSettings } from './agent-settings.js';
-import type { Brain, BrainResult } from './brains/brain.js';
+import type { Brain, BrainInput, BrainResult } from './brains/brain.js';
 import type { KnowledgeService } from './knowledge/knowledge.service.js';
 import type { StubService } from './stub.service.js';
 
@@ -25,6 +25,39 @@ export class Thinker {
   }
 
   async think(agent: AgentRow, input: string, context: Record<string, unknown>): Promise<Thought> {
+    const stubbed = this.fromStub(agent, input);
+    if (stubbed) return stubbed;
+    const { brain, brainInput } = this.brainFor(agent, input, context);
+    try {
+      return await brain.think(brainInput);
+    } catch (error) {
+      if (error instanceof ApiError) return { error };
+      throw error;
+    }
+  }
+
+  /**
+   * The thought at once when neither a network nor time is needed (a stub, or a local brain
+   * such as the simulated one); undefined when only think() can answer. No side effects.
+   */
+  thinkLocally(
+    agent: AgentRow,
+    input: string,
+    context: Record<string, unknown>,
+  ): Thought | undefined {
+    const stubbed = this.fromStub(agent, input);
+    if (stubbed) return stubbed;
+    const { brain, brainInput } = this.brainFor(agent, input, context);
+    if (!brain.thinkLocally) return undefined;
+    try {
+      return brain.thinkLocally(brainInput);
+    } catch (error) {
+      if (error instanceof ApiError) return { error };
+      throw error;
+    }
+  }
+
+  private fromStub(agent: AgentRow, input: string): Thought | undefined {
     const stub = this.stubs.match(agent.id, input);
     if (stub?.fail)
       return {
@@ -33,20 +66,23 @@ export class Thinker {
           `The sandbox stub ${stub.id} fails inputs matching '${stub.match}' with ${stub.fail}.`,
         ),
       };
-    if (stub?.result) return stub.result;
+    return stub?.result ?? undefined;
+  }
+
+  private brainFor(
+    agent: AgentRow,
+    input: string,
+    context: Record<string, unknown>,
+  ): { brain: Brain; brainInput: BrainInput } {
     const profile = this.agents.profile(agent);
     const brain = this.brains[profile.brain?.provider ?? this.settings.brain];
-    try {
-      return await brain.think({
-        agent: profile,
-        input,
-        context,
-        passages: this.knowledge.retrieve(agent.id, input),
-        timeoutMs: this.settings.executionTimeoutMs,
-      });
-    } catch (error) {
-      if (error instanceof ApiError) return { error };
-      throw error;
-    }
+    const brainInput: BrainInput = {
+      agent: profile,
+      input,
+      context,
+      passages: this.knowledge.retrieve(agent.id, input),
+      timeoutMs: this.settings.executionTimeoutMs,
+    };
+    return { brain, brainInput };
   }
 }

@@ -22,8 +22,7 @@ import type { TimerService } from '../timers/timer.service.js';
 import type { Definition, WorkflowService } from '../workflows/workflow.service.js';
 import type { Alarms } from './alarms.js';
 import type { RunRepository, RunRow, RunStatus } from './run.repository.js';
-import { evaluateCondition } from './expressions.js';
-import type { StepOutcome, StepRunner } from './steps.js';
+import type { StepContext, StepOutcome, StepRunner } from './steps.js';
 import { executionView, parseState, type Activation, type RunState } from './views.js';
 
 const WAKE_TIMER = 'workflow.wake';
@@ -35,6 +34,11 @@ export interface StartOptions {
   /** The run's input; trigger.payload unless the trigger carries its own payload. */
   input: Record<string, unknown>;
   trigger?: { type: TriggerType; payload?: unknown; headers?: Record<string, string> };
+  /**
+   * Run the first steps that need only the store and the CPU in the caller's transaction (see
+   * advance). Not from inside an event's publication: their events would start runs there.
+   */
+  inline?: boolean;
 }
 
 export interface EngineDeps {
@@ -66,6 +70,8 @@ interface Transition {
 
 const UNFINISHED: ReadonlySet<RunStatus> = new Set(['running', 'awaiting_approval']);
 const MEMORY_LIMIT = 20_000;
+/** Steps one transition runs inline at most (a guard: a graph has no cycles). */
+const MAX_INLINE_STEPS = 1000;
 /** How long (real time) a clock move waits at most for the steps it set going. */
 const IDLE_WAIT_MS = 10_000;
 
@@ -97,7 +103,7 @@ export class WorkflowEngine {
    * step starts once that transaction has committed.
    */
   start(workspaceId: string, workflowId: string, options: StartOptions): WorkflowExecutionView {
-    const workflow = this.deps.workflows.row(workspaceId, workflowId);
+    const workflow = this.deps.workflows.configuredRow(workspaceId, workflowId);
     const definition = this.deps.workflows.definition(workflow.id, workflow.version)!;
     const now = this.deps.clock.now();
     const payload = options.trigger?.payload ?? options.input;
@@ -144,6 +150,10 @@ export class WorkflowEngine {
       this.deps.repo.insert(row);
       this.deps.workflows.recordStart(workflow.id, now);
       this.deps.events.publish(workspaceId, 'workflow.execution.started', view);
+      if (options.inline) {
+        const t: Transition = { row, state, definition, now };
+        if (this.advance(t) > 0) this.commit(t);
+      }
     };
     if (this.deps.db.inTransaction) store();
     else this.deps.db.transaction(store)();
@@ -330,28 +340,15 @@ export class WorkflowEngine {
       if (act.state !== 'ready') continue;
       const key = `${executionId}/${act.key}`;
       if (this.inFlight.has(key)) continue;
-      const run = this.launch(row, act, key).finally(() => this.inFlight.delete(key));
+      const run = this.launch(row, act).finally(() => this.inFlight.delete(key));
       this.inFlight.set(key, run);
     }
     this.watchDeadline(row);
   }
 
-  private async launch(row: RunRow, act: Activation, key: string): Promise<void> {
+  private async launch(row: RunRow, act: Activation): Promise<void> {
     try {
-      const definition = this.definitionOf(row);
-      const step = definition.byId.get(act.step_id)!;
-      const outcome = await this.deps.steps.run({
-        workspaceId: row.workspace_id,
-        executionId: row.id,
-        step,
-        scope: this.scope(row),
-        reveal: (name) => this.deps.reveal(row.workspace_id, name),
-        untilDue: (waiting) => {
-          this.onClock.add(key);
-          this.changes.emit('on-clock');
-          return waiting.finally(() => this.onClock.delete(key));
-        },
-      });
+      const outcome = await this.deps.steps.run(this.stepContext(row, act));
       // Stopping: the step stays ready in the store and runs again after the restart.
       if (outcome.type === 'interrupted' || this.closing) return;
       const status = await this.deps.commits.run(() => {
@@ -373,6 +370,22 @@ export class WorkflowEngine {
     this.pump(row.id);
   }
 
+  private stepContext(row: RunRow, act: Activation): StepContext {
+    const key = `${row.id}/${act.key}`;
+    return {
+      workspaceId: row.workspace_id,
+      executionId: row.id,
+      step: this.definitionOf(row).byId.get(act.step_id)!,
+      scope: this.scope(row),
+      reveal: (name) => this.deps.reveal(row.workspace_id, name),
+      untilDue: (waiting) => {
+        this.onClock.add(key);
+        this.changes.emit('on-clock');
+        return waiting.finally(() => this.onClock.delete(key));
+      },
+    };
+  }
+
   /** Timer: a wait ended, or a retry is due. */
   private async wake(executionId: string, key: string): Promise<void> {
     await this.deps.commits.run(() => {
@@ -387,11 +400,13 @@ export class WorkflowEngine {
           reason: step.config.reason ?? null,
         };
         this.apply(t, act, { type: 'completed', result, next: [] });
+        this.advance(t);
         this.commit(t);
       } else if (act.state === 'retrying') {
         act.state = 'ready';
         act.started_at = t.now;
         delete act.wake_at;
+        this.advance(t);
         this.commit(t);
       }
     });
@@ -435,7 +450,10 @@ export class WorkflowEngine {
     // Gone or moved on (cancelled, timed out, a parallel sibling won): the outcome is dropped.
     if (!act || act.state !== expected) return undefined;
     if (t.now >= t.row.deadline_at) this.end(t, 'timeout');
-    else this.apply(t, act, outcome);
+    else {
+      this.apply(t, act, outcome);
+      this.advance(t);
+    }
     this.commit(t);
     return t.row.status;
   }
@@ -513,44 +531,38 @@ export class WorkflowEngine {
       case 'interrupted':
         break;
     }
-    this.runInline(t);
-    if (UNFINISHED.has(t.row.status) && t.state.acts.length === 0 && t.state.joins.length === 0) {
-      this.end(t, 'completed');
-    }
   }
 
-  /** Conditions are pure and instant: they run inside the transition that reached them. */
-  private runInline(t: Transition): void {
-    for (let guard = 0; guard < 1000 && UNFINISHED.has(t.row.status); guard++) {
+  /**
+   * After a change: the ready steps that need only the store and the CPU (conditions, waits,
+   * forks, agents a stub or a local brain decides; StepRunner.runNow) run inside this
+   * transaction, one after the other; the others start once it has committed. A run with
+   * nothing left completes.
+   */
+  private advance(t: Transition): number {
+    const later = new Set<string>();
+    let ran = 0;
+    while (ran < MAX_INLINE_STEPS && UNFINISHED.has(t.row.status)) {
       const act = t.state.acts.find(
         (candidate) =>
           candidate.state === 'ready' &&
-          t.definition.byId.get(candidate.step_id)?.type === 'condition',
+          !later.has(candidate.key) &&
+          !this.inFlight.has(`${t.row.id}/${candidate.key}`),
       );
-      if (!act) return;
-      const step = t.definition.byId.get(act.step_id)!;
-      let outcome: StepOutcome;
-      try {
-        // Conditions may not read secrets (they are not interpolated into anything stored).
-        const value = evaluateConditionSafely(String(step.config.condition), this.scope(t.row));
-        const target = step.config[value ? 'if_true' : 'if_false'];
-        const next = typeof target === 'string' ? target : step.next_step_id;
-        outcome = {
-          type: 'completed',
-          result: { value, branch: value ? 'if_true' : 'if_false', next_step_id: next ?? null },
-          next: next ? [next] : [],
-        };
-      } catch (error) {
-        outcome = {
-          type: 'failed',
-          code: 'invalid_expression',
-          message: error instanceof Error ? error.message : String(error),
-          agentId: null,
-          result: null,
-        };
+      if (!act) break;
+      const outcome = this.deps.steps.runNow(this.stepContext(t.row, act));
+      if (!outcome || outcome.type === 'interrupted') {
+        later.add(act.key);
+        continue;
       }
+      outcome.store?.();
       this.apply(t, act, outcome);
+      ran += 1;
     }
+    if (UNFINISHED.has(t.row.status) && t.state.acts.length === 0 && t.state.joins.length === 0) {
+      this.end(t, 'completed');
+    }
+    return ran;
   }
 
   /** Removes the activation and starts its successors (or ends its branch). */
@@ -828,18 +840,4 @@ export class WorkflowEngine {
       workflow: { execution_id: row.id, workflow_id: row.workflow_id, result: last },
     };
   }
-}
-
-function evaluateConditionSafely(condition: string, scope: Record<string, unknown>): boolean {
-  return evaluateCondition(condition, {
-    ...scope,
-    secrets: new Proxy(
-      {},
-      {
-        get: () => {
-          throw new Error('Conditions cannot read secrets.');
-        },
-      },
-    ),
-  });
 }

@@ -202,6 +202,22 @@ export function secretsScope(
   });
 }
 
+/**
+ * The `secrets` object of a condition's scope: reading it fails. A branch taken on a secret's
+ * value would tell it (in the stored result and the path the run takes), and nothing a
+ * condition produces can be masked.
+ */
+export function refusedSecrets(condition: string): Record<string, string> {
+  const refuse = (): never => {
+    throw new ExpressionError(condition, 'conditions cannot read secrets');
+  };
+  return new Proxy({} as Record<string, string>, {
+    get: refuse,
+    has: () => true,
+    getOwnPropertyDescriptor: refuse,
+  });
+}
+
 /** Replaces every secret value inside a JSON-like value with [secret:NAME]. */
 export function maskSecrets<T>(value: T, used: ReadonlyMap<string, string>): T {
   if (used.size === 0) return value;

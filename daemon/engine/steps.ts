@@ -13,6 +13,7 @@ import {
   interpolate,
   maskSecrets,
   MissingSecretError,
+  refusedSecrets,
   secretsScope,
   type Scope,
 } from './expressions.js';
@@ -38,7 +39,16 @@ export type StepOutcome = (
 
 /** How agent steps reach the agents' own execution path (guardrails, autonomy, stubs, brains). */
 export interface AgentPort {
-  /** Decided at once, its writes left to the step's transition; undefined when it must wait. */
+  /**
+   * Decided without waiting (a stub or a local brain), its writes left to the step's
+   * transition; undefined, having done nothing, when it needs the network or time.
+   */
+  decideLocally(
+    workspaceId: string,
+    agentId: string,
+    input: ExecuteInput,
+  ): DecidedExecution | undefined;
+  /** Decided once the brain answered, its writes left to the step's transition; undefined when it must wait. */
   decideNow(
     workspaceId: string,
     agentId: string,
@@ -73,27 +83,54 @@ export class StepRunner {
     private readonly outbound: OutboundHttp,
   ) {}
 
-  async run(context: StepContext): Promise<StepOutcome> {
-    const used = new Map<string, string>();
-    const scope: Scope = { ...context.scope, secrets: secretsScope(context.reveal, used) };
+  /**
+   * Runs the step at once when it needs only the store and the CPU: a condition, a wait (its
+   * timer is part of the outcome), a parallel fork, an agent step that a stub or a local brain
+   * decides. The engine does so inside the transaction that reached the step. Undefined, having
+   * started nothing, when the step needs the network or time: then run() it.
+   */
+  runNow(context: StepContext): StepOutcome | undefined {
+    const { scope, used } = this.scopeOf(context);
+    let outcome: StepOutcome | undefined;
     try {
-      const outcome = await this.runType(context, scope, used);
+      outcome = this.typeNow(context, scope, used);
+    } catch (error) {
+      outcome = failure(error, context.step);
+    }
+    return outcome && maskOutcome(outcome, used);
+  }
+
+  /** Runs the step to its outcome, whatever it needs (after the commit that reached it). */
+  async run(context: StepContext): Promise<StepOutcome> {
+    const { scope, used } = this.scopeOf(context);
+    try {
+      const outcome =
+        this.typeNow(context, scope, used) ?? (await this.typeLater(context, scope, used));
       return maskOutcome(outcome, used);
     } catch (error) {
       return maskOutcome(failure(error, context.step), used);
     }
   }
 
-  private async runType(
+  private scopeOf(context: StepContext): { scope: Scope; used: Map<string, string> } {
+    const used = new Map<string, string>();
+    return { scope: { ...context.scope, secrets: secretsScope(context.reveal, used) }, used };
+  }
+
+  private typeNow(
     context: StepContext,
     scope: Scope,
     used: ReadonlyMap<string, string>,
-  ): Promise<StepOutcome> {
+  ): StepOutcome | undefined {
     const { step } = context;
     const config = step.config;
     switch (step.type) {
       case 'condition': {
-        const value = evaluateCondition(String(config.condition), scope);
+        const condition = String(config.condition);
+        const value = evaluateCondition(condition, {
+          ...scope,
+          secrets: refusedSecrets(condition),
+        });
         const target = config[value ? 'if_true' : 'if_false'];
         const next = typeof target === 'string' ? target : step.next_step_id;
         return {
@@ -115,23 +152,32 @@ export class StepRunner {
           waitForAll: config.wait_for_all !== false,
         };
       case 'agent_action':
-        return this.agentAction(context, scope, used);
+        return this.agentNow(context, scope, used);
       case 'webhook':
-        return this.webhook(context, scope);
+        return undefined;
     }
+  }
+
+  private typeLater(
+    context: StepContext,
+    scope: Scope,
+    used: ReadonlyMap<string, string>,
+  ): Promise<StepOutcome> {
+    return context.step.type === 'webhook'
+      ? this.webhook(context, scope)
+      : this.agentLater(context, scope, used);
   }
 
   /**
    * Agents see [secret:NAME] where a secret was interpolated: their executions are stored and
    * shown, and secret values never are.
    */
-  private async agentAction(
+  private agentInput(
     context: StepContext,
     scope: Scope,
     used: ReadonlyMap<string, string>,
-  ): Promise<StepOutcome> {
+  ): ExecuteInput {
     const { step } = context;
-    const agentId = step.agent_id!;
     const action = String(step.config.action);
     const mapped = interpolate(step.config.input_mapping ?? {}, scope) as Record<string, unknown>;
     const text =
@@ -142,7 +188,7 @@ export class StepRunner {
     for (const [key, value] of Object.entries(step.config)) {
       if (!['action', 'input_mapping', 'input'].includes(key)) extras[key] = value;
     }
-    const input: ExecuteInput = {
+    return {
       input: maskSecrets(text, used),
       context: maskSecrets(
         {
@@ -156,44 +202,75 @@ export class StepRunner {
       ),
       wait_for_completion: true,
     };
-    let store: (() => void) | undefined;
+  }
+
+  private agentNow(
+    context: StepContext,
+    scope: Scope,
+    used: ReadonlyMap<string, string>,
+  ): StepOutcome | undefined {
+    const agentId = context.step.agent_id!;
+    const input = this.agentInput(context, scope, used);
+    let decided: DecidedExecution | undefined;
+    try {
+      decided = this.agents.decideLocally(context.workspaceId, agentId, input);
+    } catch (error) {
+      return agentFailure(error, agentId);
+    }
+    return decided && this.agentOutcome(context.step, decided.answer, decided.store);
+  }
+
+  private async agentLater(
+    context: StepContext,
+    scope: Scope,
+    used: ReadonlyMap<string, string>,
+  ): Promise<StepOutcome> {
+    const agentId = context.step.agent_id!;
+    const input = this.agentInput(context, scope, used);
     try {
       const decided = await this.agents.decideNow(context.workspaceId, agentId, input);
-      store = decided?.store;
-      const { status, execution } = decided
-        ? decided.answer()
-        : await context.untilDue(this.agents.execute(context.workspaceId, agentId, input));
-      if (status === 200 && execution.status === 'completed') {
-        return {
-          type: 'completed',
-          result: { agent_execution_id: execution.execution_id, ...execution.result },
-          next: nextOf(step),
-          store,
-        };
-      }
-      if (execution.status === 'awaiting_approval') {
-        return {
-          type: 'awaiting_approval',
-          agentExecutionId: execution.execution_id,
-          agentId,
-          store,
-        };
-      }
-      // Still processing: the daemon is shutting down and released the wait.
-      return { type: 'interrupted' };
+      if (decided) return this.agentOutcome(context.step, decided.answer, decided.store);
+      const answer = await context.untilDue(
+        this.agents.execute(context.workspaceId, agentId, input),
+      );
+      return this.agentOutcome(context.step, () => answer);
     } catch (error) {
-      if (error instanceof ApiError) {
-        return {
-          type: 'failed',
-          code: error.code,
-          message: error.message,
-          agentId,
-          result: null,
-          store,
-        };
-      }
-      throw error;
+      return agentFailure(error, agentId);
     }
+  }
+
+  /** What an agent execution's answer means for the step (a failed one throws ApiError). */
+  private agentOutcome(
+    step: WorkflowStepView,
+    answer: DecidedExecution['answer'],
+    store?: () => void,
+  ): StepOutcome {
+    const agentId = step.agent_id!;
+    let status: 200 | 202;
+    let execution: AgentExecutionView;
+    try {
+      ({ status, execution } = answer());
+    } catch (error) {
+      return { ...agentFailure(error, agentId), store };
+    }
+    if (status === 200 && execution.status === 'completed') {
+      return {
+        type: 'completed',
+        result: { agent_execution_id: execution.execution_id, ...execution.result },
+        next: nextOf(step),
+        store,
+      };
+    }
+    if (execution.status === 'awaiting_approval') {
+      return {
+        type: 'awaiting_approval',
+        agentExecutionId: execution.execution_id,
+        agentId,
+        store,
+      };
+    }
+    // Still processing: the daemon is shutting down and released the wait.
+    return { type: 'interrupted' };
   }
 
   private async webhook(context: StepContext, scope: Scope): Promise<StepOutcome> {
@@ -241,6 +318,14 @@ export class StepRunner {
 
 function nextOf(step: WorkflowStepView): string[] {
   return step.next_step_id ? [step.next_step_id] : [];
+}
+
+/** An agent's ApiError (inactive agent, guardrail, failed execution) fails the step; others are bugs. */
+function agentFailure(error: unknown, agentId: string): StepOutcome {
+  if (error instanceof ApiError) {
+    return { type: 'failed', code: error.code, message: error.message, agentId, result: null };
+  }
+  throw error;
 }
 
 function interpolateExtras(extras: Record<string, unknown>, scope: Scope): Record<string, unknown> {

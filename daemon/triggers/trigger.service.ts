@@ -30,6 +30,8 @@ export interface GroupCommit {
 export interface RunRequest {
   input: Record<string, unknown>;
   trigger: { type: TriggerType; payload: unknown; headers?: Record<string, string> };
+  /** Steps that need no waiting may run in the caller's transaction (never in an event's). */
+  inline?: boolean;
 }
 
 /** The engine's entry point: starts a run, inside the caller's transaction when there is one. */
@@ -231,6 +233,7 @@ export class TriggerService {
           this.runs.start(hook.workspaceId, row.workflow_id, {
             input: asInput(payload),
             trigger: { type: 'webhook', payload, headers: visibleHeaders(hook.headers) },
+            inline: true,
           }),
         );
         return { execution_id };
@@ -288,6 +291,7 @@ export class TriggerService {
       this.runs.start(row.workspace_id, row.workflow_id, {
         input: payload,
         trigger: { type: 'schedule', payload },
+        inline: true,
       });
       const next = nextOccurrence(schedule, timer.fire_at);
       this.repo.setNextFire(row.workflow_id, next);

@@ -31,7 +31,7 @@ export class RunService {
     workflowId: string,
     body: ExecuteInput,
   ): Promise<{ status: 200 | 202; execution: ExecuteAnswerView }> {
-    const workflow = this.workflows.row(workspaceId, workflowId);
+    const workflow = this.workflows.configuredRow(workspaceId, workflowId);
     if (workflow.status === 'paused' || workflow.status === 'archived') {
       throw new ApiError(
         'workflow_not_active',
@@ -39,11 +39,13 @@ export class RunService {
         { extras: { workflow_status: workflow.status } },
       );
     }
-    // Group-committed with other starts; the first step starts once it is committed.
+    // Group-committed with other starts, with the first steps that need no waiting; the next
+    // ones start once it is committed.
     const started = await this.commits.run(() =>
       this.engine.start(workspaceId, workflow.id, {
         input: body.input,
         trigger: { type: 'manual', payload: body.input },
+        inline: true,
       }),
     );
     if (!body.wait_for_completion) {

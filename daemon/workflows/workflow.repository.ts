@@ -92,6 +92,11 @@ export class WorkflowRepository {
     return this.rows.get(id, () => this.getStmt.get(id));
   }
 
+  /** The row for what the workflow is configured to be: stat_* and last_executed_at may lag. */
+  configured(id: string): WorkflowRow | undefined {
+    return this.rows.configured(id, () => this.getStmt.get(id));
+  }
+
   version(workflowId: string, version: number): VersionRow | undefined {
     return this.versions.get(`${workflowId}:${version}`, () =>
       this.getVersionStmt.get(workflowId, version),
@@ -111,12 +116,12 @@ export class WorkflowRepository {
   }
 
   recordStart(id: string, at: number): void {
-    this.rows.forget(id);
+    this.rows.moveCounters(id);
     this.startedStmt.run(at, id);
   }
 
   recordEnd(id: string, succeeded: boolean, durationMs: number): void {
-    this.rows.forget(id);
+    this.rows.moveCounters(id);
     this.endedStmt.run(succeeded ? 1 : 0, durationMs, id);
   }
 

@@ -187,6 +187,11 @@ export class WorkflowService {
     return ownedRow(this.repo.get(id), workspaceId, id, 'workflow');
   }
 
+  /** row() for running it: its stats and last_executed_at may lag (see RowCache.configured). */
+  configuredRow(workspaceId: string, id: string): WorkflowRow {
+    return ownedRow(this.repo.configured(id), workspaceId, id, 'workflow');
+  }
+
   /** The parsed definition of one version (cached; versions never change). */
   definition(workflowId: string, version: number): Definition | undefined {
     const key = `${workflowId}:${version}`;

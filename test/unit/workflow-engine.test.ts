@@ -165,3 +165,117 @@ test('a step with the deadline passed ends the run timeout, with one failed even
   await advance(600_000);
   t.is(services.engine.find(run.execution_id)!.step_results.length, 0);
 });
+
+/** An active L3 agent of the default workspace (the simulated brain answers at once). */
+function activeAgent(services: Services, workspaceId: string): string {
+  const workspace = services.workspaces.get(workspaceId)!;
+  const agent = services.agents.create(workspace, {
+    name: 'Helper',
+    ontology: 'retail-v1',
+    type: 'customer-service',
+    autonomy_level: 'L3',
+  });
+  services.agents.deploy(workspaceId, agent.id);
+  return agent.id;
+}
+
+const agentStep = (id: string, agentId: string, next?: string) => ({
+  id,
+  name: id,
+  type: 'agent_action',
+  agent_id: agentId,
+  config: { action: id, input_mapping: { text: '{{trigger.payload.text}}' } },
+  ...(next ? { next_step_id: next } : {}),
+});
+
+const count = (services: Services, table: string): number =>
+  (services.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+
+test('steps that need no waiting run in the transaction that starts the run (inline), each once', async (t) => {
+  const { services, workspaceId } = await setUp(t);
+  const agentId = activeAgent(services, workspaceId);
+  const workflow = services.workflows.create(workspaceId, {
+    name: 'local',
+    steps: [
+      agentStep('classify', agentId, 'check'),
+      {
+        id: 'check',
+        name: 'check',
+        type: 'condition',
+        config: {
+          condition: 'classify.result.confidence > 0',
+          if_true: 'reply',
+          if_false: 'reply',
+        },
+      },
+      agentStep('reply', agentId),
+    ],
+  });
+  const run = services.db.transaction(() =>
+    services.engine.start(workspaceId, workflow.id, { input: { text: 'hello' }, inline: true }),
+  )();
+  // No microtask, no group commit has run yet: the whole run was that one transaction.
+  const view = services.engine.find(run.execution_id)!;
+  t.is(view.status, 'completed');
+  t.deepEqual(
+    view.step_results.map((step) => [step.step_id, step.status]),
+    [
+      ['classify', 'completed'],
+      ['check', 'completed'],
+      ['reply', 'completed'],
+    ],
+  );
+  t.is(count(services, 'agent_executions'), 2);
+  await settle(services);
+  t.is(services.engine.find(run.execution_id)!.step_results.length, 3);
+  t.is(count(services, 'agent_executions'), 2);
+});
+
+test('a start that rolls back leaves nothing of the steps it ran inline', async (t) => {
+  const { services, workspaceId } = await setUp(t);
+  const agentId = activeAgent(services, workspaceId);
+  const workflow = services.workflows.create(workspaceId, {
+    name: 'rolled back',
+    steps: [agentStep('answer', agentId)],
+  });
+  const runsBefore = count(services, 'workflow_executions');
+  const eventsBefore = count(services, 'events');
+  t.throws(
+    () =>
+      services.db.transaction(() => {
+        services.engine.start(workspaceId, workflow.id, { input: { text: 'hi' }, inline: true });
+        throw new Error('the caller failed after the start');
+      })(),
+    { message: 'the caller failed after the start' },
+  );
+  await settle(services);
+  t.is(count(services, 'workflow_executions'), runsBefore);
+  t.is(count(services, 'agent_executions'), 0);
+  t.is(count(services, 'workflow_step_runs'), 0);
+  t.is(count(services, 'events'), eventsBefore);
+});
+
+test('a condition cannot read secrets: the step fails invalid_expression, the value is not shown', async (t) => {
+  const { services, workspaceId } = await setUp(t);
+  services.secrets.set(workspaceId, 'TOKEN', 'tok_very_secret');
+  const workflow = services.workflows.create(workspaceId, {
+    name: 'peek',
+    steps: [
+      wait('first', 0, 'peek'),
+      {
+        id: 'peek',
+        name: 'peek',
+        type: 'condition',
+        config: { condition: "secrets.TOKEN != ''", if_true: 'last', if_false: 'last' },
+      },
+      wait('last', 0),
+    ],
+  });
+  const run = services.engine.start(workspaceId, workflow.id, { input: {} });
+  await settle(services);
+  const view = services.engine.find(run.execution_id)!;
+  t.is(view.status, 'failed');
+  t.like(view.error, { code: 'invalid_expression' });
+  t.regex(view.error!.message, /conditions cannot read secrets/);
+  t.false(JSON.stringify(view).includes('tok_very_secret'));
+});

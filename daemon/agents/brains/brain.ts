@@ -46,4 +46,9 @@ export interface BrainResult {
 export interface Brain {
   readonly name: 'simulated' | 'openai';
   think(input: BrainInput): Promise<BrainResult>;
+  /**
+   * The same answer at once, for a brain that needs nothing but the CPU (no network): a
+   * workflow runs such an agent step inside the transaction that reached it, like a condition.
+   */
+  thinkLocally?(input: BrainInput): BrainResult;
 }

@@ -9,21 +9,21 @@ const NO_KNOWLEDGE_CONFIDENCE = { rule: 0.75, fallback: 0.6 };
 export class SimulatedBrain implements Brain {
   readonly name = 'simulated' as const;
 
-  think({ agent, input, passages }: BrainInput): Promise<BrainResult> {
+  think(input: BrainInput): Promise<BrainResult> {
+    return Promise.resolve(this.thinkLocally(input));
+  }
+
+  thinkLocally({ agent, input, passages }: BrainInput): BrainResult {
     const { action, matchedRule } = classify(input, agent.type, agent.capabilities);
     const best = passages[0];
     if (best && best.coverage > 0) {
-      return Promise.resolve({
-        action,
-        output: best.text,
-        confidence: round(0.5 + 0.45 * best.coverage),
-      });
+      return { action, output: best.text, confidence: round(0.5 + 0.45 * best.coverage) };
     }
-    return Promise.resolve({
+    return {
       action,
       output: compose(action, input, agent.personality.tone),
       confidence: matchedRule ? NO_KNOWLEDGE_CONFIDENCE.rule : NO_KNOWLEDGE_CONFIDENCE.fallback,
-    });
+    };
   }
 }
 
