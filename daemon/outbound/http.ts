@@ -1,21 +1,14 @@
 // Every HTTP call the daemon makes to the outside (webhook deliveries, the webhook test
-// endpoint, the OpenAI-compatible brain, workflow webhook steps) goes through OutboundHttp:
-// one ky instance with the URL policy, a check of the address each connection really uses,
-// a timeout, no redirects (a 3xx is the answer), a cap on the response body and one user agent.
-//
-// The address check runs when the socket connects, on the addresses the name resolves to at
-// that moment (a custom lookup on an undici Agent): a DNS answer that changes between the URL
-// check and the connection cannot pass, and a refused address is never connected to. Literal
-// IP addresses skip DNS and are checked before connecting too; the socket's remote address is
-// checked once more after connecting, before anything is sent.
-import dns, { type LookupAddress, type LookupOptions } from 'node:dns';
+// endpoint, the OpenAI-compatible brain, workflow webhook steps) goes through OutboundHttp. The
+// calls are made in a worker thread (http-worker.ts, with HttpCaller: ky, the URL policy, the
+// address check, timeouts, caps): building and sending a request and reading its answer is
+// several times the CPU of handing it over, and the daemon's own thread serves the API, runs
+// the engine and writes the store. Measured on the five-step workflow bench (one webhook call
+// per run): about a sixth of the main thread's time per run moved off it.
+import { Worker } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
-import { isIP, type Socket } from 'node:net';
-import ky, { TimeoutError, type KyInstance } from 'ky';
-import type { Agent, buildConnector, Dispatcher } from 'undici';
-import { VERSION } from '../../shared/package-info.js';
-import { ApiError } from '../domain/errors.js';
-import { addressRange, checkOutboundUrl, isPublicAddress, type UrlPolicy } from './url-policy.js';
+import { workerScript } from '../worker-script.js';
+import { checkOutboundUrl, type UrlPolicy } from './url-policy.js';
 
 /** Bytes of a response body read at most, unless the call asks otherwise. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
@@ -59,100 +52,26 @@ export interface OutboundFailure {
 }
 
 export type OutboundResult = OutboundResponse | OutboundFailure;
-
-/** Raised inside the connector when an address is refused; turned into a 'refused_address' failure. */
-class RefusedAddressError extends Error {
-  readonly code = 'SVC_REFUSED_ADDRESS';
-  constructor(host: string, address: string) {
-    super(
-      `${host} resolves to ${address} (${addressRange(address)}), an address production does not call. Start the daemon with --allow-private-network to allow it.`,
-    );
-  }
+/** A call handed to the worker, and its answer. */
+export interface WorkerCall {
+  id: number;
+  call: OutboundRequest;
 }
-
-class TooLargeError extends Error {
-  constructor(
-    message: string,
-    readonly status: number,
-  ) {
-    super(message);
-  }
+export interface WorkerAnswer {
+  id: number;
+  result: OutboundResult;
 }
-
-type LookupCallback = (
-  error: NodeJS.ErrnoException | null,
-  address: string | LookupAddress[],
-  family?: number,
-) => void;
-
-type Undici = typeof import('undici');
-
-/**
- * What the transport gets beside ky's Request. ky passes options it does not know to `fetch` as
- * its second argument (its documented way for fetch-only options such as undici's dispatcher).
- */
-interface TransportOptions {
-  /** The body, as a string: a Request body is a web stream that ky tees and the transport would read back. */
-  payload?: string | undefined;
-  maxResponseBytes: number;
-}
-
-/** The answer's body, read by the transport (see `transport`). */
-const BODY = Symbol('svc.outbound.body');
-type ReadResponse = Response & { [BODY]?: string };
 
 export class OutboundHttp {
-  private readonly http: KyInstance;
-  /** undici is loaded at the first call: it costs daemon start-up time that most runs never use. */
-  private client?: Promise<{ undici: Undici; agent: Agent }>;
+  /** Started at the first call: most daemon runs never make one. */
+  private worker: Worker | undefined;
+  private nextId = 1;
+  private readonly pending = new Map<
+    number,
+    { resolve: (result: OutboundResult) => void; started: number }
+  >();
 
-  constructor(private readonly policy: UrlPolicy) {
-    this.http = ky.create({
-      retry: 0,
-      throwHttpErrors: false,
-      redirect: 'manual',
-      headers: { 'user-agent': `svc/${VERSION}` },
-      fetch: (input, init) => this.transport(input as Request, init as TransportOptions),
-    });
-  }
-
-  /**
-   * ky builds the request (headers, timeout signal, no redirects); this sends it with undici's
-   * dispatcher API and reads the answer, capped, before ky sees it. fetch() would build a
-   * second Request and web streams for the same call: several times the CPU of the call itself
-   * (measured: ~0.5 ms against ~0.08 ms per call), and deliveries and webhook steps are hot.
-   */
-  private async transport(request: Request, options: TransportOptions): Promise<Response> {
-    const { agent } = await this.undici();
-    const url = new URL(request.url);
-    const headers: Record<string, string> = {};
-    for (const [name, value] of request.headers) headers[name] = value;
-    const answer = await agent.request({
-      origin: url.origin,
-      path: `${url.pathname}${url.search}`,
-      method: request.method as Dispatcher.HttpMethod,
-      headers,
-      body: options.payload,
-      signal: request.signal,
-    });
-    const response: ReadResponse = new Response(null, { status: answer.statusCode });
-    response[BODY] = await readCapped(answer, options.maxResponseBytes);
-    return response;
-  }
-
-  private undici(): Promise<{ undici: Undici; agent: Agent }> {
-    this.client ??= import('undici').then((undici) => {
-      const checkAddresses =
-        this.policy.environment === 'production' && !this.policy.allowPrivateNetwork;
-      const agent = new undici.Agent({
-        connect: checkAddresses ? guardedConnector(undici) : undefined,
-        // Idle sockets are kept briefly (the receivers of a burst of deliveries are the same).
-        keepAliveTimeout: 4_000,
-      });
-      return { undici, agent };
-    });
-    return this.client;
-  }
+  constructor(private readonly policy: UrlPolicy) {}
 
   /** The URL policy's verdict on a URL as written (ApiError invalid_url), for values being stored. */
   checkUrl(raw: string, param = 'url'): string {
@@ -164,142 +83,57 @@ export class OutboundHttp {
    * schedules (deliveries, workflow steps) decide what a failure means. The timeout covers the
    * whole call, the answer's body included.
    */
-  async request(call: OutboundRequest): Promise<OutboundResult> {
-    const started = performance.now();
-    const elapsed = () => Math.round(performance.now() - started);
-    const failed = (
-      reason: OutboundFailure['reason'],
-      message: string,
-      status: number | null = null,
-    ): OutboundFailure => ({ type: 'failed', reason, message, status, timeMs: elapsed() });
-    let url: string;
-    try {
-      url = checkOutboundUrl(call.url, this.policy, call.param);
-    } catch (error) {
-      return failed('invalid_url', error instanceof ApiError ? error.message : String(error));
-    }
-    const transport: TransportOptions = {
-      payload: call.body,
-      maxResponseBytes: call.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-    };
-    try {
-      const response: ReadResponse = await this.http(url, {
-        method: call.method ?? 'GET',
-        headers: call.headers,
-        timeout: call.timeoutMs,
-        ...transport,
-      });
-      return {
-        type: 'response',
-        status: response.status,
-        body: response[BODY] ?? '',
-        timeMs: elapsed(),
-      };
-    } catch (error) {
-      if (error instanceof TimeoutError) {
-        return failed('timeout', `No answer within ${formatSeconds(call.timeoutMs)}.`);
-      }
-      if (error instanceof TooLargeError) return failed('too_large', error.message, error.status);
-      const refused = findCause(error, (cause) => cause instanceof RefusedAddressError);
-      if (refused) return failed('refused_address', `Refused: ${refused.message}`);
-      const cause = findCause(error, (c) => typeof (c as { code?: unknown }).code === 'string');
-      const code = (cause as { code?: string } | undefined)?.code;
-      return failed(
-        'connect',
-        `Could not connect: ${code ?? (error instanceof Error ? error.message : String(error))}.`,
-      );
-    }
+  request(call: OutboundRequest): Promise<OutboundResult> {
+    return new Promise((resolve) => {
+      const id = this.nextId++;
+      const worker = this.thread();
+      // While calls are under way the worker keeps the process alive; idle, it does not.
+      if (this.pending.size === 0) worker.ref();
+      this.pending.set(id, { resolve, started: performance.now() });
+      worker.postMessage({ id, call } satisfies WorkerCall);
+    });
   }
 
   async close(): Promise<void> {
-    if (this.client) await (await this.client).agent.close();
+    const worker = this.worker;
+    this.worker = undefined;
+    if (worker) await worker.terminate();
+    this.failPending('The daemon is stopping.');
   }
-}
 
-/** A connector that connects only to public addresses (see isPublicAddress). */
-function guardedConnector(undici: Undici): buildConnector.connector {
-  const base = undici.buildConnector({ lookup: guardedLookup, timeout: 10_000 });
-  return (options, callback) => {
-    const host = options.hostname.replace(/^\[|\]$/g, '');
-    if (isIP(host) && !isPublicAddress(host)) {
-      callback(new RefusedAddressError(host, host), null);
-      return;
-    }
-    base(options, (error, socket) => {
-      if (error || !socket) {
-        callback(error ?? new Error('no socket'), null);
-        return;
-      }
-      // The address the socket really uses: a last check before anything is written to it.
-      const remote = (socket as Socket).remoteAddress;
-      if (remote && !isPublicAddress(remote)) {
-        socket.destroy();
-        callback(new RefusedAddressError(host, remote), null);
-        return;
-      }
-      callback(null, socket);
+  private thread(): Worker {
+    if (this.worker) return this.worker;
+    const { script, eval: isEval } = workerScript('http-worker', import.meta.url);
+    const worker = new Worker(script, { eval: isEval, workerData: this.policy });
+    worker.on('message', ({ id, result }: WorkerAnswer) => {
+      const waiting = this.pending.get(id);
+      this.pending.delete(id);
+      if (this.pending.size === 0) worker.unref();
+      waiting?.resolve(result);
     });
-  };
-}
-
-/** dns.lookup, refusing the name when any address it resolves to is not public. */
-function guardedLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
-  dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error) {
-      callback(error, []);
-      return;
-    }
-    const refused = addresses.find((entry) => !isPublicAddress(entry.address));
-    if (refused) {
-      callback(new RefusedAddressError(hostname, refused.address) as NodeJS.ErrnoException, []);
-      return;
-    }
-    if (options.all) callback(null, addresses);
-    else callback(null, addresses[0]!.address, addresses[0]!.family);
-  });
-}
-
-/** Reads the body as UTF-8, failing past maxBytes (the call's signal ends it on timeout). */
-async function readCapped(answer: Dispatcher.ResponseData, maxBytes: number): Promise<string> {
-  const declared = Number(answer.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    discard(answer.body);
-    throw new TooLargeError(
-      `The answer is ${declared} bytes, over the ${maxBytes} bytes read at most.`,
-      answer.statusCode,
-    );
+    // A worker that dies fails the calls it had; the next call starts a new one.
+    const lost = (why: string) => {
+      if (this.worker !== worker) return;
+      this.worker = undefined;
+      this.failPending(why);
+    };
+    worker.on('error', (error) => lost(`The outbound HTTP worker failed: ${error.message}`));
+    worker.on('exit', () => lost('The outbound HTTP worker stopped.'));
+    worker.unref();
+    this.worker = worker;
+    return worker;
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of answer.body as AsyncIterable<Buffer>) {
-    size += chunk.byteLength;
-    if (size > maxBytes) {
-      discard(answer.body);
-      throw new TooLargeError(
-        `The answer is over the ${maxBytes} bytes read at most.`,
-        answer.statusCode,
-      );
+
+  private failPending(message: string): void {
+    for (const [id, { resolve, started }] of this.pending) {
+      this.pending.delete(id);
+      resolve({
+        type: 'failed',
+        reason: 'connect',
+        message,
+        status: null,
+        timeMs: Math.round(performance.now() - started),
+      });
     }
-    chunks.push(chunk);
   }
-  return chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
-}
-
-/** Closes an answer's body unread (the connection is dropped; nobody waits on its error). */
-function discard(body: Dispatcher.ResponseData['body']): void {
-  body.on('error', () => undefined);
-  body.destroy();
-}
-
-function findCause(error: unknown, test: (cause: unknown) => boolean): Error | undefined {
-  let current: unknown = error;
-  for (let depth = 0; current && depth < 8; depth++) {
-    if (test(current)) return current as Error;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
-function formatSeconds(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
 }

@@ -1,6 +1,7 @@
 // The outbound module (daemon/outbound/http.ts) against a real local server: what is sent, the
 // answer read back, a 3xx kept as the answer, the cap on an answer's size (declared and
-// streamed), a timeout that covers the body, and production's refusal of a loopback address.
+// streamed), a timeout that covers the body, production's refusal of a loopback address, and
+// the worker thread the calls are made in.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import test from 'ava';
@@ -119,4 +120,25 @@ test('production refuses a loopback address, and an http URL, before any request
   });
   t.like(loopback, { type: 'failed', reason: 'invalid_url' });
   t.is(receiver.seen.length, 0);
+});
+
+test('calls run concurrently in the worker; close() fails the unanswered ones, and the next call starts a new worker', async (t) => {
+  const held: ServerResponse[] = [];
+  const receiver = await server((res, seen) => {
+    if (seen.body === 'hold') held.push(res);
+    else res.end(`ok ${seen.body}`);
+  });
+  const outbound = sandbox();
+  t.teardown(() => Promise.all([receiver.close(), outbound.close()]));
+  const call = (body: string) =>
+    outbound.request({ url: receiver.url, method: 'POST', body, timeoutMs: 10_000 });
+  const hanging = call('hold');
+  const answers = await Promise.all([1, 2, 3].map((n) => call(String(n))));
+  t.deepEqual(
+    answers.map((answer) => answer.type === 'response' && answer.body),
+    ['ok 1', 'ok 2', 'ok 3'],
+  );
+  await outbound.close();
+  t.like(await hanging, { type: 'failed', reason: 'connect', message: 'The daemon is stopping.' });
+  t.like(await call('4'), { type: 'response', status: 200, body: 'ok 4' });
 });

@@ -3,25 +3,10 @@
 // much memory ends in 413 and the worker is stopped; the daemon keeps answering meanwhile.
 import { Worker } from 'node:worker_threads';
 import { ApiError } from '../../domain/errors.js';
+import { workerScript } from '../../worker-script.js';
 import type { KnowledgeFormat } from './extract.js';
 import type { ExtractJob, ExtractOutcome } from './extract-worker.js';
 import { MAX_CONCURRENT_EXTRACTIONS, WORKER_HEAP_MB } from './limits.js';
-
-// Compiled, the worker is extract-worker.js next to this file. Under tsx (unit tests) it is the
-// .ts source: a worker thread does not inherit tsx's loader hooks, so a one-line bootstrap
-// loads the source through tsx's API.
-const FROM_SOURCE = import.meta.url.endsWith('.ts');
-const WORKER_URL = new URL(`./extract-worker${FROM_SOURCE ? '.ts' : '.js'}`, import.meta.url);
-
-function workerScript(): { script: string | URL; eval: boolean } {
-  if (!FROM_SOURCE) return { script: WORKER_URL, eval: false };
-  const api = JSON.stringify(import.meta.resolve('tsx/esm/api'));
-  const url = JSON.stringify(WORKER_URL.href);
-  return {
-    script: `import(${api}).then(({ tsImport }) => tsImport(${url}, ${url}))`,
-    eval: true,
-  };
-}
 
 export class KnowledgeExtractor {
   private running = 0;
@@ -56,7 +41,7 @@ export class KnowledgeExtractor {
 
   private runWorker(job: ExtractJob): Promise<ExtractOutcome> {
     return new Promise((resolve, reject) => {
-      const { script, eval: isEval } = workerScript();
+      const { script, eval: isEval } = workerScript('extract-worker', import.meta.url);
       const worker = new Worker(script, {
         eval: isEval,
         workerData: job,

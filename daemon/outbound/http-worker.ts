@@ -1,0 +1,15 @@
+// The worker thread of OutboundHttp (http.ts): makes each call it is handed with HttpCaller and
+// answers with its result, calls running concurrently.
+import { parentPort, workerData } from 'node:worker_threads';
+import { HttpCaller } from './http-caller.js';
+import type { WorkerAnswer, WorkerCall } from './http.js';
+import type { UrlPolicy } from './url-policy.js';
+
+const caller = new HttpCaller(workerData as UrlPolicy);
+const port = parentPort!;
+
+port.on('message', ({ id, call }: WorkerCall) => {
+  void caller
+    .request(call)
+    .then((result) => port.postMessage({ id, result } satisfies WorkerAnswer));
+});
