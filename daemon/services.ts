@@ -77,6 +77,8 @@ export interface ServiceOptions {
 
 export interface Services {
   db: Db;
+  /** Group commit: changes queued in one tick share a transaction. */
+  commits: CommitQueue;
   clock: OffsetClock;
   clockService: ClockService;
   timers: TimerService;
@@ -290,6 +292,7 @@ export function buildServices(
   });
   return {
     db,
+    commits,
     clock,
     clockService,
     timers,

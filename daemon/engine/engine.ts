@@ -21,7 +21,7 @@ import type { Transactions } from '../domain/transactions.js';
 import type { TimerService } from '../timers/timer.service.js';
 import type { Definition, WorkflowService } from '../workflows/workflow.service.js';
 import type { Alarms } from './alarms.js';
-import type { RunRepository, RunRow, RunStatus } from './run.repository.js';
+import type { RunRepository, RunRow, RunStatus, StepRunRow } from './run.repository.js';
 import type { StepContext, StepOutcome, StepRunner } from './steps.js';
 import { executionView, parseState, type Activation, type RunState } from './views.js';
 
@@ -58,6 +58,8 @@ export interface EngineDeps {
 /** What a run keeps in memory while it is active here: earlier results for the scope. */
 interface Memory {
   results: Map<string, unknown>;
+  /** trigger.* of the scope, parsed once (steps only read it). */
+  trigger?: { type: string; payload: unknown; headers: Record<string, string> };
 }
 
 /** One transition being applied, inside a transaction. */
@@ -66,6 +68,12 @@ interface Transition {
   state: RunState;
   definition: Definition;
   now: number;
+  /** The stored result of the last step this transition completed (the run's result if it ends). */
+  lastResult?: string | null;
+  /** The step rows this transition wrote (all of the run's when it began with none). */
+  recorded: StepRunRow[];
+  /** The run is not stored yet: the start's transition inserts it once, as it ends up. */
+  fresh?: boolean;
 }
 
 const UNFINISHED: ReadonlySet<RunStatus> = new Set(['running', 'awaiting_approval']);
@@ -147,13 +155,15 @@ export class WorkflowEngine {
     };
     const view = executionView(row, state, definition, []);
     const store = () => {
-      this.deps.repo.insert(row);
       this.deps.workflows.recordStart(workflow.id, now);
       this.deps.events.publish(workspaceId, 'workflow.execution.started', view);
-      if (options.inline) {
-        const t: Transition = { row, state, definition, now };
-        if (this.advance(t) > 0) this.commit(t);
+      if (!options.inline) {
+        this.deps.repo.insert(row);
+        return;
       }
+      const t: Transition = { row, state, definition, now, recorded: [], fresh: true };
+      this.advance(t);
+      this.commit(t);
     };
     if (this.deps.db.inTransaction) store();
     else this.deps.db.transaction(store)();
@@ -263,6 +273,13 @@ export class WorkflowEngine {
   view(row: RunRow): WorkflowExecutionView {
     const definition = this.definitionOf(row);
     return executionView(row, parseState(row.frontier), definition, this.deps.repo.steps(row.id));
+  }
+
+  /** The run after a transition; its step rows are read only if it did not write them all. */
+  private viewAfter(t: Transition): WorkflowExecutionView {
+    const all = t.recorded.length > 0 && t.recorded[0]!.seq === 0;
+    const steps = all ? t.recorded : this.deps.repo.steps(t.row.id);
+    return executionView(t.row, t.state, t.definition, steps);
   }
 
   /** The agents' decision on an approval a run waits for (inside the deciding transaction). */
@@ -466,6 +483,7 @@ export class WorkflowEngine {
       state: parseState(row.frontier),
       definition: this.definitionOf(row),
       now: this.deps.clock.now(),
+      recorded: [],
     };
   }
 
@@ -643,22 +661,26 @@ export class WorkflowEngine {
   ): void {
     const seq = t.state.seq++;
     const step = t.definition.byId.get(act.step_id)!;
-    this.deps.repo.insertStep({
+    const stored = result === undefined ? null : JSON.stringify(result);
+    const stepRow: StepRunRow = {
       execution_id: t.row.id,
       seq,
       step_id: act.step_id,
       attempt: act.attempt,
       status,
-      result: result === undefined ? null : JSON.stringify(result),
+      result: stored,
       error_code: error?.code ?? null,
       error_message: error?.message ?? null,
       started_at: act.started_at,
       completed_at: t.now,
-    });
+    };
+    this.deps.repo.insertStep(stepRow);
+    t.recorded.push(stepRow);
     if (!final) return;
     if (status === 'completed') {
       t.row.steps_completed += 1;
       t.state.last_seq = seq;
+      t.lastResult = stored;
       this.remember(t.row.id, act.step_id, result);
     }
     const data: StepCompletedData = {
@@ -710,9 +732,13 @@ export class WorkflowEngine {
     state.acts = [];
     state.joins = [];
     if (status === 'completed') {
-      const last =
-        state.last_seq === null ? undefined : this.deps.repo.step(row.id, state.last_seq);
-      row.result = last?.result ?? null;
+      // The last completed step's result: from this transition, else from its stored row.
+      row.result =
+        t.lastResult !== undefined
+          ? t.lastResult
+          : state.last_seq === null
+            ? null
+            : (this.deps.repo.step(row.id, state.last_seq)?.result ?? null);
     } else if (status === 'timeout') {
       row.error_code = 'workflow_timeout';
       row.error_message = `The run exceeded settings.timeout_seconds (${t.definition.settings.timeout_seconds} s).`;
@@ -737,9 +763,10 @@ export class WorkflowEngine {
         : 'running';
     }
     row.frontier = JSON.stringify(state);
-    this.deps.repo.save(row);
+    if (t.fresh) this.deps.repo.insert(row);
+    else this.deps.repo.save(row);
     if (row.status === 'completed') {
-      const view = this.view(row);
+      const view = this.viewAfter(t);
       if (this.waiters.has(row.id)) {
         if (this.finalViews.size > MEMORY_LIMIT) this.finalViews.clear();
         this.finalViews.set(row.id, view);
@@ -821,21 +848,21 @@ export class WorkflowEngine {
 
   /** trigger, workflow, steps.<id>.result and <id>.result (secrets are added by the runner). */
   private scope(row: RunRow): Record<string, unknown> {
-    const results = this.memoryOf(row.id).results;
+    const memory = this.memoryOf(row.id);
     const steps: Record<string, { result: unknown }> = {};
     let last: unknown = null;
-    for (const [id, result] of results) {
+    for (const [id, result] of memory.results) {
       steps[id] = { result };
       last = result;
     }
-    const headers = row.frontier.includes('"headers"') ? parseState(row.frontier).headers : {};
+    memory.trigger ??= {
+      type: row.trigger_type,
+      payload: JSON.parse(row.input) as unknown,
+      headers: (row.frontier.includes('"headers"') && parseState(row.frontier).headers) || {},
+    };
     return {
       ...steps,
-      trigger: {
-        type: row.trigger_type,
-        payload: JSON.parse(row.input) as unknown,
-        headers: headers ?? {},
-      },
+      trigger: memory.trigger,
       steps,
       workflow: { execution_id: row.id, workflow_id: row.workflow_id, result: last },
     };

@@ -14,6 +14,8 @@ export interface TriggerRow {
   next_fire_at: number | null;
 }
 
+const HOOK_CACHE_LIMIT = 10_000;
+
 export class TriggerRepository {
   private readonly getStmt;
   private readonly upsertStmt;
@@ -27,7 +29,13 @@ export class TriggerRepository {
   private readonly purgeRunsStmt;
   private readonly anyEventStmt;
 
-  constructor(db: Db) {
+  /**
+   * Webhook triggers by workspace and path, read on every hook call. Only rows read outside a
+   * transaction (committed) are kept; every write of a trigger forgets them all.
+   */
+  private readonly hooks = new Map<string, TriggerRow>();
+
+  constructor(private readonly db: Db) {
     this.getStmt = db.prepare<[string], TriggerRow>(
       'SELECT * FROM workflow_triggers WHERE workflow_id = ?',
     );
@@ -68,15 +76,27 @@ export class TriggerRepository {
   }
 
   upsert(row: TriggerRow): void {
+    this.hooks.clear();
     this.upsertStmt.run(row);
   }
 
   delete(workflowId: string): void {
+    this.hooks.clear();
     this.deleteStmt.run(workflowId);
   }
 
+  /** The row, the same object until a trigger is written (callers must not mutate it). */
   byHookPath(workspaceId: string, path: string): TriggerRow | undefined {
-    return this.byPathStmt.get(workspaceId, path);
+    const key = `${workspaceId}/${path}`;
+    let row = this.hooks.get(key);
+    if (!row) {
+      row = this.byPathStmt.get(workspaceId, path);
+      if (row && !this.db.inTransaction) {
+        if (this.hooks.size >= HOOK_CACHE_LIMIT) this.hooks.clear();
+        this.hooks.set(key, row);
+      }
+    }
+    return row;
   }
 
   hasEventTriggers(): boolean {
@@ -93,6 +113,7 @@ export class TriggerRepository {
   }
 
   setNextFire(workflowId: string, atMs: number): void {
+    this.hooks.clear();
     this.nextFireStmt.run(atMs, workflowId);
   }
 

@@ -279,3 +279,38 @@ test('a condition cannot read secrets: the step fails invalid_expression, the va
   t.regex(view.error!.message, /conditions cannot read secrets/);
   t.false(JSON.stringify(view).includes('tok_very_secret'));
 });
+
+test('a start retried alone after its group commit rolled back stores the run once, whole', async (t) => {
+  const { services, workspaceId } = await setUp(t);
+  const agentId = activeAgent(services, workspaceId);
+  const workflow = services.workflows.create(workspaceId, {
+    name: 'retried',
+    steps: [agentStep('first', agentId, 'second'), agentStep('second', agentId)],
+  });
+  // Queued in the same tick: one transaction, which the failing change rolls back; each change
+  // then runs again alone.
+  const started = services.commits.run(() =>
+    services.engine.start(workspaceId, workflow.id, { input: { text: 'hi' }, inline: true }),
+  );
+  const failing = services.commits.run(() => {
+    throw new Error('another change fails');
+  });
+  await t.throwsAsync(failing, { message: 'another change fails' });
+  const run = await started;
+  await settle(services);
+  const view = services.engine.find(run.execution_id)!;
+  t.is(view.status, 'completed');
+  t.deepEqual(
+    view.step_results.map((step) => [step.step_id, step.status]),
+    [
+      ['first', 'completed'],
+      ['second', 'completed'],
+    ],
+  );
+  t.is(count(services, 'workflow_executions'), 1);
+  t.is(count(services, 'agent_executions'), 2);
+  const started_events = services.db
+    .prepare("SELECT COUNT(*) AS n FROM events WHERE type = 'workflow.execution.started'")
+    .get() as { n: number };
+  t.is(started_events.n, 1);
+});

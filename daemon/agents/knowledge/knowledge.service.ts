@@ -89,8 +89,9 @@ export class KnowledgeService {
 
   /** The passages that cover the most of the input's terms, best first. */
   retrieve(agentId: string, input: string, limit = 3): Passage[] {
+    if (!this.agentHasDocuments(agentId)) return [];
     const terms = searchTerms(input);
-    if (terms.length === 0 || !this.agentHasDocuments(agentId)) return [];
+    if (terms.length === 0) return [];
     const query = terms.map((term) => `"${term}"*`).join(' OR ');
     return this.repo
       .search(agentId, query, 20)
