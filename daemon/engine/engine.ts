@@ -167,7 +167,8 @@ export class WorkflowEngine {
     };
     if (this.deps.db.inTransaction) store();
     else this.deps.db.transaction(store)();
-    queueMicrotask(() => this.pump(row.id));
+    // Steps left to start once committed (none when the run ended inline).
+    if (state.acts.some((act) => act.state === 'ready')) queueMicrotask(() => this.pump(row.id));
     return view;
   }
 
@@ -777,6 +778,8 @@ export class WorkflowEngine {
         ...this.failedData(t),
       });
     }
+    // An ended run's memory goes now (were this rolled back, it is rebuilt from the store).
+    if (!UNFINISHED.has(row.status)) this.memory.delete(row.id);
     if (row.status !== 'running') queueMicrotask(() => this.settled(row.id));
   }
 
@@ -802,11 +805,14 @@ export class WorkflowEngine {
 
   /** The run ended or waits for a person: answer waiting requests; forget its memory. */
   private settled(executionId: string): void {
-    const row = this.deps.repo.get(executionId);
-    if (row && !UNFINISHED.has(row.status)) {
-      this.memory.delete(executionId);
-      this.deadlines.get(executionId)?.();
-      this.deadlines.delete(executionId);
+    // Memory and alarms are for runs going on here; a run that ended has done with them.
+    if (this.memory.has(executionId) || this.deadlines.has(executionId)) {
+      const row = this.deps.repo.get(executionId);
+      if (row && !UNFINISHED.has(row.status)) {
+        this.memory.delete(executionId);
+        this.deadlines.get(executionId)?.();
+        this.deadlines.delete(executionId);
+      }
     }
     const set = this.waiters.get(executionId);
     if (!set) return;
