@@ -89,7 +89,7 @@ export class WorkflowEngine {
   private readonly onClock = new Set<string>();
   private readonly changes = new EventEmitter<{ 'on-clock': [] }>();
   private readonly memory = new Map<string, Memory>();
-  private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly waiters = new Map<string, Set<(row?: RunRow) => void>>();
   private readonly deadlines = new Map<string, () => void>();
   /** The final view of runs someone waits for, built once for the event and the answer. */
   private readonly finalViews = new Map<string, WorkflowExecutionView>();
@@ -211,20 +211,21 @@ export class WorkflowEngine {
    * Resolves when the run ends or waits for an approval, or once `maxMs` have passed on the
    * daemon clock (an alarm, not a real-time sleep), or at shutdown.
    */
-  waitFor(executionId: string, maxMs: number): Promise<void> {
+  waitFor(executionId: string, maxMs: number): Promise<RunRow | undefined> {
     return new Promise((resolve) => {
       let cancelAlarm = (): void => undefined;
-      const done = () => {
+      /** Answers the run as it stands (given when the caller has just read it). */
+      const done = (row?: RunRow) => {
         cancelAlarm();
         this.waiters.get(executionId)?.delete(done);
-        resolve();
+        resolve(row ?? this.deps.repo.get(executionId));
       };
       const set = this.waiters.get(executionId) ?? new Set();
       set.add(done);
       this.waiters.set(executionId, set);
-      cancelAlarm = this.deps.alarms.at(this.deps.clock.now() + maxMs, done);
+      cancelAlarm = this.deps.alarms.at(this.deps.clock.now() + maxMs, () => done());
       const row = this.deps.repo.get(executionId);
-      if (!row || row.status !== 'running') done();
+      if (!row || row.status !== 'running') done(row);
     });
   }
 
@@ -806,8 +807,9 @@ export class WorkflowEngine {
   /** The run ended or waits for a person: answer waiting requests; forget its memory. */
   private settled(executionId: string): void {
     // Memory and alarms are for runs going on here; a run that ended has done with them.
+    let row: RunRow | undefined;
     if (this.memory.has(executionId) || this.deadlines.has(executionId)) {
-      const row = this.deps.repo.get(executionId);
+      row = this.deps.repo.get(executionId);
       if (row && !UNFINISHED.has(row.status)) {
         this.memory.delete(executionId);
         this.deadlines.get(executionId)?.();
@@ -817,7 +819,7 @@ export class WorkflowEngine {
     const set = this.waiters.get(executionId);
     if (!set) return;
     this.waiters.delete(executionId);
-    for (const done of set) done();
+    for (const done of set) done(row);
   }
 
   // --- scope ------------------------------------------------------------------------------------

@@ -184,10 +184,7 @@ export class StepRunner {
       step.config.input !== undefined
         ? String(interpolate(step.config.input, scope))
         : `${action}: ${JSON.stringify(mapped)}`;
-    const extras: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(step.config)) {
-      if (!['action', 'input_mapping', 'input'].includes(key)) extras[key] = value;
-    }
+    const extras = extrasOf(step);
     return {
       input: maskSecrets(text, used),
       context: maskSecrets(
@@ -328,10 +325,26 @@ function agentFailure(error: unknown, agentId: string): StepOutcome {
   throw error;
 }
 
-function interpolateExtras(extras: Record<string, unknown>, scope: Scope): Record<string, unknown> {
-  return Object.keys(extras).length === 0
-    ? {}
-    : (interpolate(extras, scope) as Record<string, unknown>);
+/** An agent step's config beside action, input_mapping and input (passed on as context). */
+const extrasByStep = new WeakMap<WorkflowStepView, Record<string, unknown> | null>();
+
+function extrasOf(step: WorkflowStepView): Record<string, unknown> | null {
+  let extras = extrasByStep.get(step);
+  if (extras === undefined) {
+    const found = Object.entries(step.config).filter(
+      ([key]) => !['action', 'input_mapping', 'input'].includes(key),
+    );
+    extras = found.length === 0 ? null : Object.fromEntries(found);
+    extrasByStep.set(step, extras);
+  }
+  return extras;
+}
+
+function interpolateExtras(
+  extras: Record<string, unknown> | null,
+  scope: Scope,
+): Record<string, unknown> {
+  return extras === null ? {} : (interpolate(extras, scope) as Record<string, unknown>);
 }
 
 function failure(error: unknown, step: WorkflowStepView): StepOutcome {

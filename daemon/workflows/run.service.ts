@@ -59,8 +59,7 @@ export class RunService {
         },
       };
     }
-    await this.engine.waitFor(started.execution_id, MAX_WAIT_MS);
-    const row = this.repo.get(started.execution_id)!;
+    const row = (await this.engine.waitFor(started.execution_id, MAX_WAIT_MS))!;
     const view = this.engine.viewOf(row);
     switch (row.status) {
       case 'completed':
