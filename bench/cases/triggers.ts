@@ -124,7 +124,7 @@ async function executionCounts(daemon: DaemonContext, workflowId: string) {
 
 async function benchWebhookTriggers(servers: Servers): Promise<TriggerBenchResult> {
   const connections = CONNECTIONS;
-  const { seconds, rounds, warmupSeconds: warmup } = settings;
+  const { seconds, rounds, engineWarmupSeconds: warmup } = settings;
   const { daemon, baseline } = servers;
   const { hookPath, workflowId } = await hookWorkflow(daemon);
   let accepted = 0;

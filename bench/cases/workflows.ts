@@ -18,7 +18,8 @@
 // receiver's count is checked against the completed runs: one webhook call per run, no more, no
 // fewer (the bench fails if not).
 //
-// Settings (environment): BENCH_SECONDS, BENCH_WARMUP_SECONDS, BENCH_ROUNDS (as every case),
+// Settings (environment): BENCH_SECONDS, BENCH_WARMUP_SECONDS (default 6 here: see
+// settings.engineWarmupSeconds), BENCH_ROUNDS (as every case),
 // BENCH_WORKFLOW_CONNECTIONS (50).
 import {
   numberSetting,
@@ -227,7 +228,7 @@ async function benchWorkflows(servers: Servers): Promise<WorkflowBenchResult> {
         process.stdout.write(
           `  workflows: ${target.label} (round ${round + 1}/${settings.rounds}) ...`,
         );
-        await load(target, pathOf(target), settings.warmupSeconds, CONNECTIONS);
+        await load(target, pathOf(target), settings.engineWarmupSeconds, CONNECTIONS);
         const figures = await load(target, pathOf(target), settings.seconds, CONNECTIONS);
         measured[target.label].push(figures);
         process.stdout.write(
@@ -284,7 +285,7 @@ const workflowsCase: BenchCase = {
   needs: 'servers',
   describe: () =>
     `workflows: durable five-step runs with wait_for_completion, ${CONNECTIONS} connections, ` +
-    `${settings.warmupSeconds} s warm-up + ${settings.seconds} s x ${settings.rounds} round(s)`,
+    `${settings.engineWarmupSeconds} s warm-up + ${settings.seconds} s x ${settings.rounds} round(s)`,
   async run(servers) {
     const result = await benchWorkflows(servers!);
     return {
