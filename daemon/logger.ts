@@ -59,12 +59,20 @@ export function createLogger(
     {
       level,
       base: { pid: process.pid },
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: isoTimestamp,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       formatters: { level: (label) => ({ level: label }) },
     },
     destination,
   );
+}
+
+/** pino's isoTime, formatted once per millisecond (a busy daemon logs several lines in one). */
+let lastStamp = { ms: Number.NaN, text: '' };
+function isoTimestamp(): string {
+  const ms = Date.now();
+  if (ms !== lastStamp.ms) lastStamp = { ms, text: `,"time":"${new Date(ms).toISOString()}"` };
+  return lastStamp.text;
 }
 
 function bufferedDestination(dest: string | number) {

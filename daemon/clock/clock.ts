@@ -16,7 +16,7 @@ export class OffsetClock implements Clock {
   }
 
   iso(): string {
-    return new Date(this.now()).toISOString();
+    return toIso(this.now());
   }
 
   get offset(): number {

@@ -74,6 +74,8 @@ interface Transition {
   recorded: StepRunRow[];
   /** The run is not stored yet: the start's transition inserts it once, as it ends up. */
   fresh?: boolean;
+  /** How a fresh run ended, for the workflow's stats (written with its start). */
+  ended?: { succeeded: boolean; durationMs: number };
 }
 
 const UNFINISHED: ReadonlySet<RunStatus> = new Set(['running', 'awaiting_approval']);
@@ -153,12 +155,12 @@ export class WorkflowEngine {
       completed_at: null,
       cancelled_at: null,
     };
-    const view = executionView(row, state, definition, []);
+    const view = executionView(row, state, definition, [], payload);
     const store = () => {
-      this.deps.workflows.recordStart(workflow.id, now);
       this.deps.events.publish(workspaceId, 'workflow.execution.started', view);
       if (!options.inline) {
         this.deps.repo.insert(row);
+        this.deps.workflows.recordStart(workflow.id, now);
         return;
       }
       const t: Transition = { row, state, definition, now, recorded: [], fresh: true };
@@ -281,7 +283,14 @@ export class WorkflowEngine {
   private viewAfter(t: Transition): WorkflowExecutionView {
     const all = t.recorded.length > 0 && t.recorded[0]!.seq === 0;
     const steps = all ? t.recorded : this.deps.repo.steps(t.row.id);
-    return executionView(t.row, t.state, t.definition, steps);
+    const trigger = this.memory.get(t.row.id)?.trigger;
+    return executionView(
+      t.row,
+      t.state,
+      t.definition,
+      steps,
+      trigger ? trigger.payload : undefined,
+    );
   }
 
   /** The agents' decision on an approval a run waits for (inside the deciding transaction). */
@@ -359,15 +368,15 @@ export class WorkflowEngine {
       if (act.state !== 'ready') continue;
       const key = `${executionId}/${act.key}`;
       if (this.inFlight.has(key)) continue;
-      const run = this.launch(row, act).finally(() => this.inFlight.delete(key));
+      const run = this.launch(row, state, act).finally(() => this.inFlight.delete(key));
       this.inFlight.set(key, run);
     }
     this.watchDeadline(row);
   }
 
-  private async launch(row: RunRow, act: Activation): Promise<void> {
+  private async launch(row: RunRow, state: RunState, act: Activation): Promise<void> {
     try {
-      const outcome = await this.deps.steps.run(this.stepContext(row, act));
+      const outcome = await this.deps.steps.run(this.stepContext(row, state, act));
       // Stopping: the step stays ready in the store and runs again after the restart.
       if (outcome.type === 'interrupted' || this.closing) return;
       const status = await this.deps.commits.run(() => {
@@ -389,13 +398,13 @@ export class WorkflowEngine {
     this.pump(row.id);
   }
 
-  private stepContext(row: RunRow, act: Activation): StepContext {
+  private stepContext(row: RunRow, state: RunState, act: Activation): StepContext {
     const key = `${row.id}/${act.key}`;
     return {
       workspaceId: row.workspace_id,
       executionId: row.id,
       step: this.definitionOf(row).byId.get(act.step_id)!,
-      scope: this.scope(row),
+      scope: this.scope(row, state),
       reveal: (name) => this.deps.reveal(row.workspace_id, name),
       untilDue: (waiting) => {
         this.onClock.add(key);
@@ -570,7 +579,7 @@ export class WorkflowEngine {
           !this.inFlight.has(`${t.row.id}/${candidate.key}`),
       );
       if (!act) break;
-      const outcome = this.deps.steps.runNow(this.stepContext(t.row, act));
+      const outcome = this.deps.steps.runNow(this.stepContext(t.row, t.state, act));
       if (!outcome || outcome.type === 'interrupted') {
         later.add(act.key);
         continue;
@@ -753,7 +762,9 @@ export class WorkflowEngine {
     }
     // Only a run that parked (a wait, a retry, an approval) ever had timers.
     if (state.armed) this.deps.timers.cancelOwned(row.id);
-    this.deps.workflows.recordEnd(row.workflow_id, status === 'completed', t.now - row.created_at);
+    const ended = { succeeded: status === 'completed', durationMs: t.now - row.created_at };
+    if (t.fresh) t.ended = ended;
+    else this.deps.workflows.recordEnd(row.workflow_id, ended.succeeded, ended.durationMs);
   }
 
   /** Writes the run and its final event; wakes waiters once committed. */
@@ -765,8 +776,14 @@ export class WorkflowEngine {
         : 'running';
     }
     row.frontier = JSON.stringify(state);
-    if (t.fresh) this.deps.repo.insert(row);
-    else this.deps.repo.save(row);
+    if (t.fresh) {
+      this.deps.repo.insert(row);
+      // The workflow's stats count the start, and the end when it ended here too: one write.
+      if (t.ended) {
+        const { succeeded, durationMs } = t.ended;
+        this.deps.workflows.recordRun(row.workflow_id, row.created_at, succeeded, durationMs);
+      } else this.deps.workflows.recordStart(row.workflow_id, row.created_at);
+    } else this.deps.repo.save(row);
     if (row.status === 'completed') {
       const view = this.viewAfter(t);
       if (this.waiters.has(row.id)) {
@@ -855,7 +872,7 @@ export class WorkflowEngine {
   }
 
   /** trigger, workflow, steps.<id>.result and <id>.result (secrets are added by the runner). */
-  private scope(row: RunRow): Record<string, unknown> {
+  private scope(row: RunRow, state: RunState): Record<string, unknown> {
     const memory = this.memoryOf(row.id);
     const steps: Record<string, { result: unknown }> = {};
     let last: unknown = null;
@@ -866,7 +883,7 @@ export class WorkflowEngine {
     memory.trigger ??= {
       type: row.trigger_type,
       payload: JSON.parse(row.input) as unknown,
-      headers: (row.frontier.includes('"headers"') && parseState(row.frontier).headers) || {},
+      headers: state.headers ?? {},
     };
     return {
       ...steps,

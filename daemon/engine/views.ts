@@ -61,6 +61,8 @@ export function executionView(
   state: RunState,
   definition: Definition,
   steps: readonly StepRunRow[],
+  /** row.input parsed, when the caller has it. */
+  input: unknown = JSON.parse(row.input),
 ): WorkflowExecutionView {
   const stepResults: StepResultView[] = steps.map((step) => {
     const def = definition.byId.get(step.step_id);
@@ -106,7 +108,7 @@ export function executionView(
     workflow_name: definition.name,
     status: row.status,
     trigger: { type: row.trigger_type as WorkflowExecutionView['trigger']['type'] },
-    input: JSON.parse(row.input) as Record<string, unknown>,
+    input: input as Record<string, unknown>,
     current_step: state.acts[0]?.step_id ?? null,
     steps_completed: row.steps_completed,
     steps_total: definition.steps.length,

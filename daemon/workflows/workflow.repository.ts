@@ -49,6 +49,7 @@ export class WorkflowRepository {
   private readonly deleteStmt;
   private readonly startedStmt;
   private readonly endedStmt;
+  private readonly startedAndEndedStmt;
 
   constructor(db: Db) {
     this.list = new ListQuery<WorkflowRow, WorkflowListFilter>(db, {
@@ -75,6 +76,10 @@ export class WorkflowRepository {
     this.deleteStmt = db.prepare('DELETE FROM workflows WHERE id = ?');
     this.startedStmt = db.prepare(
       'UPDATE workflows SET stat_total = stat_total + 1, last_executed_at = ? WHERE id = ?',
+    );
+    this.startedAndEndedStmt = db.prepare(
+      `UPDATE workflows SET stat_total = stat_total + 1, last_executed_at = ?, stat_ended = stat_ended + 1,
+         stat_succeeded = stat_succeeded + ?, stat_duration_ms = stat_duration_ms + ? WHERE id = ?`,
     );
     this.endedStmt = db.prepare(
       `UPDATE workflows SET stat_ended = stat_ended + 1, stat_succeeded = stat_succeeded + ?,
@@ -118,6 +123,12 @@ export class WorkflowRepository {
   recordStart(id: string, at: number): void {
     this.rows.moveCounters(id);
     this.startedStmt.run(at, id);
+  }
+
+  /** A run that started and ended in one transaction: recordStart and recordEnd in one write. */
+  recordRun(id: string, at: number, succeeded: boolean, durationMs: number): void {
+    this.rows.moveCounters(id);
+    this.startedAndEndedStmt.run(at, succeeded ? 1 : 0, durationMs, id);
   }
 
   recordEnd(id: string, succeeded: boolean, durationMs: number): void {
