@@ -83,6 +83,8 @@ function bufferedDestination(dest: string | number) {
 
 /** Removes credential values from a URL's query string before it is logged. */
 export function redactUrl(url: string): string {
+  // Most URLs have no query string: nothing to look at.
+  if (!url.includes('?')) return url;
   return url.replace(
     /([?&](?:api_key|access_token|token|client_secret|code|code_verifier|refresh_token)=)[^&#]*/gi,
     '$1[redacted]',

@@ -163,6 +163,8 @@ export class WorkflowEngine {
         this.deps.workflows.recordStart(workflow.id, now);
         return;
       }
+      // A new run has no step rows to read its memory from.
+      this.keep(row.id, { results: new Map() });
       const t: Transition = { row, state, definition, now, recorded: [], fresh: true };
       this.advance(t);
       this.commit(t);
@@ -857,10 +859,14 @@ export class WorkflowEngine {
           memory.results.set(step.step_id, step.result === null ? null : JSON.parse(step.result));
         }
       }
-      if (this.memory.size >= MEMORY_LIMIT) this.memory.clear();
-      this.memory.set(executionId, memory);
+      this.keep(executionId, memory);
     }
     return memory;
+  }
+
+  private keep(executionId: string, memory: Memory): void {
+    if (this.memory.size >= MEMORY_LIMIT) this.memory.clear();
+    this.memory.set(executionId, memory);
   }
 
   private remember(executionId: string, stepId: string, result: unknown): void {
