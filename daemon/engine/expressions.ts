@@ -121,6 +121,19 @@ export function templateParts(text: string): Part[] {
   return parts;
 }
 
+const partsCache = new Map<string, Part[]>();
+
+/** templateParts of a step's config string, split once (configs are interpolated on every run). */
+function cachedParts(text: string): Part[] {
+  let parts = partsCache.get(text);
+  if (!parts) {
+    parts = templateParts(text);
+    if (partsCache.size >= CACHE_LIMIT) partsCache.clear();
+    partsCache.set(text, parts);
+  }
+  return parts;
+}
+
 /** Every expression of a template string, for checking at write time. */
 export function templateExpressions(text: string): string[] {
   return templateParts(text).flatMap((part) => ('expr' in part ? [part.expr] : []));
@@ -132,7 +145,7 @@ export function templateExpressions(text: string): string[] {
  */
 export function interpolateString(text: string, scope: Scope): unknown {
   if (!text.includes('{{')) return text;
-  const parts = templateParts(text);
+  const parts = cachedParts(text);
   if (parts.length === 1 && 'expr' in parts[0]!) return evaluate(parts[0].expr, scope);
   return parts
     .map((part) => ('expr' in part ? asText(evaluate(part.expr, scope)) : part.text))
