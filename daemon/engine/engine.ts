@@ -163,8 +163,11 @@ export class WorkflowEngine {
         this.deps.workflows.recordStart(workflow.id, now);
         return;
       }
-      // A new run has no step rows to read its memory from.
-      this.keep(row.id, { results: new Map() });
+      // A new run has no step rows to read its memory from, and its trigger is at hand.
+      this.keep(row.id, {
+        results: new Map(),
+        trigger: { type: row.trigger_type, payload, headers: state.headers ?? {} },
+      });
       const t: Transition = { row, state, definition, now, recorded: [], fresh: true };
       this.advance(t);
       this.commit(t);
