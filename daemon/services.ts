@@ -162,7 +162,7 @@ export function buildServices(
   );
 
   const agentSettings = options.agentSettings ?? agentSettingsFromEnv();
-  const agentRepository = new AgentRepository(db);
+  const agentRepository = new AgentRepository(db, commits);
   const executionRepository = new ExecutionRepository(db);
   const messageRepository = new MessageRepository(db);
   const agents = new AgentService(
@@ -214,7 +214,7 @@ export function buildServices(
 
   const workflows = new WorkflowService(
     db,
-    new WorkflowRepository(db),
+    new WorkflowRepository(db, commits),
     events,
     clock,
     urlPolicy,

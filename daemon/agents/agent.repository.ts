@@ -1,6 +1,7 @@
 // Agent rows. Deleted agents keep their row (deleted_at) so their executions stay explainable.
 import type { ListQueryInput, Page } from '../domain/pages.js';
 import { RowCache } from '../row-cache.js';
+import { PendingCounters, type CounterDeferral } from '../store/commit-queue.js';
 import type { Db } from '../store/database.js';
 import { ListQuery } from '../store/list-query.js';
 
@@ -36,6 +37,27 @@ export interface StatsDelta {
   timeMs: number | null;
 }
 
+/** What the stats UPDATE adds (and last_active_at). */
+interface StatsRow {
+  at: number;
+  interactions: number;
+  finished: number;
+  succeeded: number;
+  timed: number;
+  time_ms: number;
+}
+
+function addStatsRows(earlier: StatsRow, later: StatsRow): StatsRow {
+  return {
+    at: Math.max(earlier.at, later.at),
+    interactions: earlier.interactions + later.interactions,
+    finished: earlier.finished + later.finished,
+    succeeded: earlier.succeeded + later.succeeded,
+    timed: earlier.timed + later.timed,
+    time_ms: earlier.time_ms + later.time_ms,
+  };
+}
+
 export interface AgentListQuery {
   workspaceId: string;
   status?: string | undefined;
@@ -51,8 +73,11 @@ export class AgentRepository {
   private readonly updateStmt;
   private readonly deleteStmt;
   private readonly statsStmt;
+  /** Stats added by a group commit's changes, written once at its end. */
+  private readonly stats: PendingCounters<StatsRow>;
 
-  constructor(db: Db) {
+  /** `deferral`: the commit queue, so that stats are written once per group commit. */
+  constructor(db: Db, deferral?: CounterDeferral) {
     this.list = new ListQuery(db, {
       table: 'agents',
       scope: { workspace_id: 'workspaceId', deleted_at: null },
@@ -77,6 +102,11 @@ export class AgentRepository {
          stat_succeeded = stat_succeeded + @succeeded, stat_timed = stat_timed + @timed, stat_time_ms = stat_time_ms + @time_ms,
          last_active_at = @at WHERE id = @id`,
     );
+    this.stats = new PendingCounters<StatsRow>(deferral, addStatsRows, (id, stats) => {
+      // A row read since the stats were added (in the same transaction) is behind again.
+      this.rows.moveCounters(id);
+      this.statsStmt.run({ id, ...stats });
+    });
   }
 
   insert(row: Omit<AgentRow, 'last_active_at' | 'deleted_at' | `stat_${string}`>): void {
@@ -105,8 +135,7 @@ export class AgentRepository {
 
   addStats(id: string, delta: StatsDelta, at: number): void {
     this.rows.moveCounters(id);
-    this.statsStmt.run({
-      id,
+    this.stats.add(id, {
       at,
       interactions: delta.interactions,
       finished: delta.finished,

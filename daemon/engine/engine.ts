@@ -74,8 +74,6 @@ interface Transition {
   recorded: StepRunRow[];
   /** The run is not stored yet: the start's transition inserts it once, as it ends up. */
   fresh?: boolean;
-  /** How a fresh run ended, for the workflow's stats (written with its start). */
-  ended?: { succeeded: boolean; durationMs: number };
 }
 
 const UNFINISHED: ReadonlySet<RunStatus> = new Set(['running', 'awaiting_approval']);
@@ -157,10 +155,10 @@ export class WorkflowEngine {
     };
     const view = executionView(row, state, definition, [], payload);
     const store = () => {
+      this.deps.workflows.recordStart(workflow.id, now);
       this.deps.events.publish(workspaceId, 'workflow.execution.started', view);
       if (!options.inline) {
         this.deps.repo.insert(row);
-        this.deps.workflows.recordStart(workflow.id, now);
         return;
       }
       // A new run has no step rows to read its memory from, and its trigger is at hand.
@@ -767,9 +765,7 @@ export class WorkflowEngine {
     }
     // Only a run that parked (a wait, a retry, an approval) ever had timers.
     if (state.armed) this.deps.timers.cancelOwned(row.id);
-    const ended = { succeeded: status === 'completed', durationMs: t.now - row.created_at };
-    if (t.fresh) t.ended = ended;
-    else this.deps.workflows.recordEnd(row.workflow_id, ended.succeeded, ended.durationMs);
+    this.deps.workflows.recordEnd(row.workflow_id, status === 'completed', t.now - row.created_at);
   }
 
   /** Writes the run and its final event; wakes waiters once committed. */
@@ -781,14 +777,8 @@ export class WorkflowEngine {
         : 'running';
     }
     row.frontier = JSON.stringify(state);
-    if (t.fresh) {
-      this.deps.repo.insert(row);
-      // The workflow's stats count the start, and the end when it ended here too: one write.
-      if (t.ended) {
-        const { succeeded, durationMs } = t.ended;
-        this.deps.workflows.recordRun(row.workflow_id, row.created_at, succeeded, durationMs);
-      } else this.deps.workflows.recordStart(row.workflow_id, row.created_at);
-    } else this.deps.repo.save(row);
+    if (t.fresh) this.deps.repo.insert(row);
+    else this.deps.repo.save(row);
     if (row.status === 'completed') {
       const view = this.viewAfter(t);
       if (this.waiters.has(row.id)) {

@@ -3,6 +3,9 @@
 // only once its change is committed, so nothing acknowledged can be lost. If one change throws,
 // the group is rolled back and each change is retried in its own transaction, so a failure
 // stays with its own caller.
+//
+// Running counters (an agent's or a workflow's stats) that many changes of a group add to are
+// written once, just before the group commits (deferCounters), instead of once per change.
 import type { Db } from './database.js';
 
 interface Pending {
@@ -11,8 +14,28 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
-export class CommitQueue {
+/** What a repository adds to counters during a transaction, written at its end. */
+export interface CounterWrites {
+  /** Writes what was added since the last call (inside the transaction, before it commits). */
+  write(): void;
+  /** The transaction rolled back: forget what was added. */
+  discard(): void;
+}
+
+export interface CounterDeferral {
+  /**
+   * Inside work of the queue: `writes` is written just before the transaction commits (true).
+   * Outside: false, and the caller writes at once. Work must not count inside a nested
+   * transaction whose failure it catches (that savepoint's counts would still be written).
+   */
+  deferCounters(writes: CounterWrites): boolean;
+}
+
+export class CommitQueue implements CounterDeferral {
   private pending: Pending[] = [];
+  /** Counter writes waiting for the end of the running transaction. */
+  private readonly counters = new Set<CounterWrites>();
+  private working = false;
 
   constructor(private readonly db: Db) {}
 
@@ -24,12 +47,18 @@ export class CommitQueue {
     });
   }
 
+  deferCounters(writes: CounterWrites): boolean {
+    if (!this.working) return false;
+    this.counters.add(writes);
+    return true;
+  }
+
   private flush(): void {
     const batch = this.pending;
     this.pending = [];
     let values: unknown[];
     try {
-      values = this.db.transaction(() => batch.map((item) => item.work()))();
+      values = this.transact(() => batch.map((item) => item.work()));
     } catch {
       for (const item of batch) this.runAlone(item);
       return;
@@ -39,9 +68,57 @@ export class CommitQueue {
 
   private runAlone(item: Pending): void {
     try {
-      item.resolve(this.db.transaction(item.work)());
+      item.resolve(this.transact(item.work));
     } catch (error) {
       item.reject(error);
     }
+  }
+
+  /** One transaction: the work, then the counters it added to; on failure, none of them. */
+  private transact<T>(work: () => T): T {
+    this.working = true;
+    try {
+      return this.db.transaction(() => {
+        const value = work();
+        for (const writes of this.counters) writes.write();
+        return value;
+      })();
+    } catch (error) {
+      for (const writes of this.counters) writes.discard();
+      throw error;
+    } finally {
+      this.counters.clear();
+      this.working = false;
+    }
+  }
+}
+
+/** Deltas added to rows' counters, merged per row until written (see deferCounters). */
+export class PendingCounters<Delta> implements CounterWrites {
+  private readonly deltas = new Map<string, Delta>();
+
+  constructor(
+    private readonly deferral: CounterDeferral | undefined,
+    private readonly merge: (earlier: Delta, later: Delta) => Delta,
+    private readonly writeRow: (id: string, delta: Delta) => void,
+  ) {}
+
+  /** Adds to a row's counters: at the end of the queue's transaction, or at once outside it. */
+  add(id: string, delta: Delta): void {
+    if (!this.deferral?.deferCounters(this)) {
+      this.writeRow(id, delta);
+      return;
+    }
+    const earlier = this.deltas.get(id);
+    this.deltas.set(id, earlier === undefined ? delta : this.merge(earlier, delta));
+  }
+
+  write(): void {
+    for (const [id, delta] of this.deltas) this.writeRow(id, delta);
+    this.deltas.clear();
+  }
+
+  discard(): void {
+    this.deltas.clear();
   }
 }

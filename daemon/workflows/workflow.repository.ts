@@ -2,6 +2,7 @@
 // it started with). Rows and versions are cached: every run reads them.
 import type { ListQueryInput, Page } from '../domain/pages.js';
 import { RowCache } from '../row-cache.js';
+import { PendingCounters, type CounterDeferral } from '../store/commit-queue.js';
 import type { Db } from '../store/database.js';
 import { ListQuery } from '../store/list-query.js';
 
@@ -36,6 +37,25 @@ export interface VersionRow {
   created_at: number;
 }
 
+/** What the stats UPDATE adds; `at` is the last start (last_executed_at) when started > 0. */
+interface RunStats {
+  started: number;
+  at: number;
+  ended: number;
+  succeeded: number;
+  duration_ms: number;
+}
+
+function addRunStats(earlier: RunStats, later: RunStats): RunStats {
+  return {
+    started: earlier.started + later.started,
+    at: Math.max(earlier.at, later.at),
+    ended: earlier.ended + later.ended,
+    succeeded: earlier.succeeded + later.succeeded,
+    duration_ms: earlier.duration_ms + later.duration_ms,
+  };
+}
+
 export class WorkflowRepository {
   private readonly list: ListQuery<WorkflowRow, WorkflowListFilter>;
   private readonly rows = new RowCache<WorkflowRow>();
@@ -47,11 +67,12 @@ export class WorkflowRepository {
   private readonly getVersionStmt;
   private readonly updateStmt;
   private readonly deleteStmt;
-  private readonly startedStmt;
-  private readonly endedStmt;
-  private readonly startedAndEndedStmt;
+  private readonly statsStmt;
+  /** Run counts added by a group commit's changes, written once at its end. */
+  private readonly stats: PendingCounters<RunStats>;
 
-  constructor(db: Db) {
+  /** `deferral`: the commit queue, so that stats are written once per group commit. */
+  constructor(db: Db, deferral?: CounterDeferral) {
     this.list = new ListQuery<WorkflowRow, WorkflowListFilter>(db, {
       table: 'workflows',
       scope: { workspace_id: 'workspaceId' },
@@ -74,17 +95,17 @@ export class WorkflowRepository {
          version = @version, updated_at = @updated_at WHERE id = @id`,
     );
     this.deleteStmt = db.prepare('DELETE FROM workflows WHERE id = ?');
-    this.startedStmt = db.prepare(
-      'UPDATE workflows SET stat_total = stat_total + 1, last_executed_at = ? WHERE id = ?',
+    this.statsStmt = db.prepare(
+      `UPDATE workflows SET stat_total = stat_total + @started,
+         last_executed_at = CASE WHEN @started > 0 THEN @at ELSE last_executed_at END,
+         stat_ended = stat_ended + @ended, stat_succeeded = stat_succeeded + @succeeded,
+         stat_duration_ms = stat_duration_ms + @duration_ms WHERE id = @id`,
     );
-    this.startedAndEndedStmt = db.prepare(
-      `UPDATE workflows SET stat_total = stat_total + 1, last_executed_at = ?, stat_ended = stat_ended + 1,
-         stat_succeeded = stat_succeeded + ?, stat_duration_ms = stat_duration_ms + ? WHERE id = ?`,
-    );
-    this.endedStmt = db.prepare(
-      `UPDATE workflows SET stat_ended = stat_ended + 1, stat_succeeded = stat_succeeded + ?,
-         stat_duration_ms = stat_duration_ms + ? WHERE id = ?`,
-    );
+    this.stats = new PendingCounters<RunStats>(deferral, addRunStats, (id, stats) => {
+      // A row read since the stats were added (in the same transaction) is behind again.
+      this.rows.moveCounters(id);
+      this.statsStmt.run({ id, ...stats });
+    });
   }
 
   insert(row: Omit<WorkflowRow, 'last_executed_at' | `stat_${string}`>, version: VersionRow): void {
@@ -122,18 +143,18 @@ export class WorkflowRepository {
 
   recordStart(id: string, at: number): void {
     this.rows.moveCounters(id);
-    this.startedStmt.run(at, id);
-  }
-
-  /** A run that started and ended in one transaction: recordStart and recordEnd in one write. */
-  recordRun(id: string, at: number, succeeded: boolean, durationMs: number): void {
-    this.rows.moveCounters(id);
-    this.startedAndEndedStmt.run(at, succeeded ? 1 : 0, durationMs, id);
+    this.stats.add(id, { started: 1, at, ended: 0, succeeded: 0, duration_ms: 0 });
   }
 
   recordEnd(id: string, succeeded: boolean, durationMs: number): void {
     this.rows.moveCounters(id);
-    this.endedStmt.run(succeeded ? 1 : 0, durationMs, id);
+    this.stats.add(id, {
+      started: 0,
+      at: 0,
+      ended: 1,
+      succeeded: succeeded ? 1 : 0,
+      duration_ms: durationMs,
+    });
   }
 
   /** Forgets cached rows (a transaction that wrote them rolled back). */

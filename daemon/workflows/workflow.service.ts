@@ -218,10 +218,6 @@ export class WorkflowService {
     this.repo.recordStart(id, at);
   }
 
-  recordRun(id: string, at: number, succeeded: boolean, durationMs: number): void {
-    this.repo.recordRun(id, at, succeeded, durationMs);
-  }
-
   recordEnd(id: string, succeeded: boolean, durationMs: number): void {
     this.repo.recordEnd(id, succeeded, durationMs);
   }

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { CommitQueue } from '../../daemon/store/commit-queue.js';
+import { CommitQueue, PendingCounters } from '../../daemon/store/commit-queue.js';
 import { openDatabase } from '../../daemon/store/database.js';
 
 function setUp() {
@@ -54,4 +54,62 @@ test('nothing is visible before the group commits', async (t) => {
   t.deepEqual(all(), []);
   await pending;
   t.deepEqual(all(), [{ id: 1, v: 'later' }]);
+});
+
+function counters(queue: CommitQueue, db: ReturnType<typeof setUp>['db']) {
+  db.exec('CREATE TABLE c (id TEXT PRIMARY KEY, n INTEGER NOT NULL)');
+  db.exec("INSERT INTO c (id, n) VALUES ('a', 0), ('b', 0)");
+  const add = db.prepare('UPDATE c SET n = n + ? WHERE id = ?');
+  const writes: [string, number][] = [];
+  const pending = new PendingCounters<number>(
+    queue,
+    (earlier, later) => earlier + later,
+    (id, n) => {
+      writes.push([id, n]);
+      add.run(n, id);
+    },
+  );
+  const value = (id: string) =>
+    (db.prepare('SELECT n FROM c WHERE id = ?').get(id) as { n: number }).n;
+  return { pending, writes, value };
+}
+
+test('counters added by the changes of a group are written once per row, at its end', async (t) => {
+  const { db, queue } = setUp();
+  const { pending, writes, value } = counters(queue, db);
+  await Promise.all([
+    queue.run(() => pending.add('a', 1)),
+    queue.run(() => {
+      pending.add('a', 2);
+      pending.add('b', 5);
+    }),
+    queue.run(() => pending.add('a', 3)),
+  ]);
+  t.deepEqual(writes, [
+    ['a', 6],
+    ['b', 5],
+  ]);
+  t.is(value('a'), 6);
+  t.is(value('b'), 5);
+  pending.add('b', 1);
+  t.deepEqual(writes.at(-1), ['b', 1], 'outside the queue: written at once');
+  t.is(value('b'), 6);
+});
+
+test('a group rolled back drops its counters; each change retried alone counts once', async (t) => {
+  const { db, queue } = setUp();
+  const { pending, value } = counters(queue, db);
+  const outcomes = await Promise.allSettled([
+    queue.run(() => pending.add('a', 1)),
+    queue.run(() => {
+      pending.add('a', 100);
+      throw new Error('boom');
+    }),
+    queue.run(() => pending.add('a', 10)),
+  ]);
+  t.deepEqual(
+    outcomes.map((outcome) => outcome.status),
+    ['fulfilled', 'rejected', 'fulfilled'],
+  );
+  t.is(value('a'), 11);
 });
