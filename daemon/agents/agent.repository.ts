@@ -38,25 +38,14 @@ export interface StatsDelta {
 }
 
 /** What the stats UPDATE adds (and last_active_at). */
-interface StatsRow {
+type StatsRow = {
   at: number;
   interactions: number;
   finished: number;
   succeeded: number;
   timed: number;
   time_ms: number;
-}
-
-function addStatsRows(earlier: StatsRow, later: StatsRow): StatsRow {
-  return {
-    at: Math.max(earlier.at, later.at),
-    interactions: earlier.interactions + later.interactions,
-    finished: earlier.finished + later.finished,
-    succeeded: earlier.succeeded + later.succeeded,
-    timed: earlier.timed + later.timed,
-    time_ms: earlier.time_ms + later.time_ms,
-  };
-}
+};
 
 export interface AgentListQuery {
   workspaceId: string;
@@ -102,7 +91,7 @@ export class AgentRepository {
          stat_succeeded = stat_succeeded + @succeeded, stat_timed = stat_timed + @timed, stat_time_ms = stat_time_ms + @time_ms,
          last_active_at = @at WHERE id = @id`,
     );
-    this.stats = new PendingCounters<StatsRow>(deferral, addStatsRows, (id, stats) => {
+    this.stats = new PendingCounters<StatsRow>(deferral, (id, stats) => {
       // A row read since the stats were added (in the same transaction) is behind again.
       this.rows.moveCounters(id);
       this.statsStmt.run({ id, ...stats });

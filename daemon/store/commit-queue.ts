@@ -93,13 +93,23 @@ export class CommitQueue implements CounterDeferral {
   }
 }
 
+/** What is added to a row's counters: each field is added up, but `at` (a time) keeps the latest. */
+export type CounterDelta = { at: number } & Record<string, number>;
+
+function mergeDeltas<Delta extends CounterDelta>(earlier: Delta, later: Delta): Delta {
+  const merged: Record<string, number> = { ...earlier };
+  for (const [key, value] of Object.entries(later)) {
+    merged[key] = key === 'at' ? Math.max(earlier.at, value) : (merged[key] ?? 0) + value;
+  }
+  return merged as Delta;
+}
+
 /** Deltas added to rows' counters, merged per row until written (see deferCounters). */
-export class PendingCounters<Delta> implements CounterWrites {
+export class PendingCounters<Delta extends CounterDelta> implements CounterWrites {
   private readonly deltas = new Map<string, Delta>();
 
   constructor(
     private readonly deferral: CounterDeferral | undefined,
-    private readonly merge: (earlier: Delta, later: Delta) => Delta,
     private readonly writeRow: (id: string, delta: Delta) => void,
   ) {}
 
@@ -110,7 +120,7 @@ export class PendingCounters<Delta> implements CounterWrites {
       return;
     }
     const earlier = this.deltas.get(id);
-    this.deltas.set(id, earlier === undefined ? delta : this.merge(earlier, delta));
+    this.deltas.set(id, earlier === undefined ? delta : mergeDeltas(earlier, delta));
   }
 
   write(): void {

@@ -38,23 +38,13 @@ export interface VersionRow {
 }
 
 /** What the stats UPDATE adds; `at` is the last start (last_executed_at) when started > 0. */
-interface RunStats {
+type RunStats = {
   started: number;
   at: number;
   ended: number;
   succeeded: number;
   duration_ms: number;
-}
-
-function addRunStats(earlier: RunStats, later: RunStats): RunStats {
-  return {
-    started: earlier.started + later.started,
-    at: Math.max(earlier.at, later.at),
-    ended: earlier.ended + later.ended,
-    succeeded: earlier.succeeded + later.succeeded,
-    duration_ms: earlier.duration_ms + later.duration_ms,
-  };
-}
+};
 
 export class WorkflowRepository {
   private readonly list: ListQuery<WorkflowRow, WorkflowListFilter>;
@@ -101,7 +91,7 @@ export class WorkflowRepository {
          stat_ended = stat_ended + @ended, stat_succeeded = stat_succeeded + @succeeded,
          stat_duration_ms = stat_duration_ms + @duration_ms WHERE id = @id`,
     );
-    this.stats = new PendingCounters<RunStats>(deferral, addRunStats, (id, stats) => {
+    this.stats = new PendingCounters<RunStats>(deferral, (id, stats) => {
       // A row read since the stats were added (in the same transaction) is behind again.
       this.rows.moveCounters(id);
       this.statsStmt.run({ id, ...stats });

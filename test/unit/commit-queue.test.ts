@@ -60,15 +60,11 @@ function counters(queue: CommitQueue, db: ReturnType<typeof setUp>['db']) {
   db.exec('CREATE TABLE c (id TEXT PRIMARY KEY, n INTEGER NOT NULL)');
   db.exec("INSERT INTO c (id, n) VALUES ('a', 0), ('b', 0)");
   const add = db.prepare('UPDATE c SET n = n + ? WHERE id = ?');
-  const writes: [string, number][] = [];
-  const pending = new PendingCounters<number>(
-    queue,
-    (earlier, later) => earlier + later,
-    (id, n) => {
-      writes.push([id, n]);
-      add.run(n, id);
-    },
-  );
+  const writes: [string, number, number][] = [];
+  const pending = new PendingCounters<{ at: number; n: number }>(queue, (id, { n, at }) => {
+    writes.push([id, n, at]);
+    add.run(n, id);
+  });
   const value = (id: string) =>
     (db.prepare('SELECT n FROM c WHERE id = ?').get(id) as { n: number }).n;
   return { pending, writes, value };
@@ -78,21 +74,25 @@ test('counters added by the changes of a group are written once per row, at its 
   const { db, queue } = setUp();
   const { pending, writes, value } = counters(queue, db);
   await Promise.all([
-    queue.run(() => pending.add('a', 1)),
+    queue.run(() => pending.add('a', { at: 1, n: 1 })),
     queue.run(() => {
-      pending.add('a', 2);
-      pending.add('b', 5);
+      pending.add('a', { at: 2, n: 2 });
+      pending.add('b', { at: 2, n: 5 });
     }),
-    queue.run(() => pending.add('a', 3)),
+    queue.run(() => pending.add('a', { at: 3, n: 3 })),
   ]);
-  t.deepEqual(writes, [
-    ['a', 6],
-    ['b', 5],
-  ]);
+  t.deepEqual(
+    writes,
+    [
+      ['a', 6, 3],
+      ['b', 5, 2],
+    ],
+    'counts added up, the latest time kept',
+  );
   t.is(value('a'), 6);
   t.is(value('b'), 5);
-  pending.add('b', 1);
-  t.deepEqual(writes.at(-1), ['b', 1], 'outside the queue: written at once');
+  pending.add('b', { at: 4, n: 1 });
+  t.deepEqual(writes.at(-1), ['b', 1, 4], 'outside the queue: written at once');
   t.is(value('b'), 6);
 });
 
@@ -100,12 +100,12 @@ test('a group rolled back drops its counters; each change retried alone counts o
   const { db, queue } = setUp();
   const { pending, value } = counters(queue, db);
   const outcomes = await Promise.allSettled([
-    queue.run(() => pending.add('a', 1)),
+    queue.run(() => pending.add('a', { at: 1, n: 1 })),
     queue.run(() => {
-      pending.add('a', 100);
+      pending.add('a', { at: 1, n: 100 });
       throw new Error('boom');
     }),
-    queue.run(() => pending.add('a', 10)),
+    queue.run(() => pending.add('a', { at: 1, n: 10 })),
   ]);
   t.deepEqual(
     outcomes.map((outcome) => outcome.status),
