@@ -66,7 +66,7 @@ export class AgentRepository {
   private readonly stats: PendingCounters<StatsRow>;
 
   /** `deferral`: the commit queue, so that stats are written once per group commit. */
-  constructor(db: Db, deferral?: CounterDeferral) {
+  constructor(db: Db, deferral: CounterDeferral) {
     this.list = new ListQuery(db, {
       table: 'agents',
       scope: { workspace_id: 'workspaceId', deleted_at: null },

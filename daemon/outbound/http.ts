@@ -8,7 +8,7 @@
 import { Worker } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import { workerScript } from '../worker-script.js';
-import { checkOutboundUrl, type UrlPolicy } from './url-policy.js';
+import type { UrlPolicy } from './url-policy.js';
 
 /** Bytes of a response body read at most, unless the call asks otherwise. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
@@ -72,11 +72,6 @@ export class OutboundHttp {
   >();
 
   constructor(private readonly policy: UrlPolicy) {}
-
-  /** The URL policy's verdict on a URL as written (ApiError invalid_url), for values being stored. */
-  checkUrl(raw: string, param = 'url'): string {
-    return checkOutboundUrl(raw, this.policy, param);
-  }
 
   /**
    * One HTTP call: never throws, never retries, never follows a redirect. Callers that keep

@@ -109,13 +109,13 @@ export class PendingCounters<Delta extends CounterDelta> implements CounterWrite
   private readonly deltas = new Map<string, Delta>();
 
   constructor(
-    private readonly deferral: CounterDeferral | undefined,
+    private readonly deferral: CounterDeferral,
     private readonly writeRow: (id: string, delta: Delta) => void,
   ) {}
 
   /** Adds to a row's counters: at the end of the queue's transaction, or at once outside it. */
   add(id: string, delta: Delta): void {
-    if (!this.deferral?.deferCounters(this)) {
+    if (!this.deferral.deferCounters(this)) {
       this.writeRow(id, delta);
       return;
     }

@@ -62,7 +62,7 @@ export class WorkflowRepository {
   private readonly stats: PendingCounters<RunStats>;
 
   /** `deferral`: the commit queue, so that stats are written once per group commit. */
-  constructor(db: Db, deferral?: CounterDeferral) {
+  constructor(db: Db, deferral: CounterDeferral) {
     this.list = new ListQuery<WorkflowRow, WorkflowListFilter>(db, {
       table: 'workflows',
       scope: { workspace_id: 'workspaceId' },
