@@ -104,8 +104,11 @@ export class StepRunner {
   async run(context: StepContext): Promise<StepOutcome> {
     const { scope, used } = this.scopeOf(context);
     try {
-      const outcome =
-        this.typeNow(context, scope, used) ?? (await this.typeLater(context, scope, used));
+      // An agent step goes straight to decideNow, which a local brain answers as well: trying
+      // decideLocally first would admit its execution twice.
+      const now =
+        context.step.type === 'agent_action' ? undefined : this.typeNow(context, scope, used);
+      const outcome = now ?? (await this.typeLater(context, scope, used));
       return maskOutcome(outcome, used);
     } catch (error) {
       return maskOutcome(failure(error, context.step), used);
