@@ -6,7 +6,13 @@ import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { sharedDaemon } from '../helpers/setup.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { watchEvents } from '../helpers/events.js';
-import { afterRunEvents, waitForExecution, type Api, waitStep } from '../helpers/workflows.js';
+import {
+  afterRunEvents,
+  stepStates,
+  waitForExecution,
+  type Api,
+  waitStep,
+} from '../helpers/workflows.js';
 
 const daemon = sharedDaemon(test);
 let key: string;
@@ -14,11 +20,6 @@ let key: string;
 test.before(async () => {
   key = (await daemon.operator()).key;
 });
-
-/** [step_id, status] of each step result, in order. */
-function stepStates(execution: { step_results: { step_id: string; status: string }[] }) {
-  return execution.step_results.map((step) => [step.step_id, step.status]);
-}
 
 type Answer = Awaited<ReturnType<TestDaemon['callJson']>>;
 

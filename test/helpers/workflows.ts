@@ -154,6 +154,11 @@ export function answerStep(agentId: string) {
   ];
 }
 
+/** [step_id, status] of each step result of an execution, in order. */
+export function stepStates(execution: { step_results: { step_id: string; status: string }[] }) {
+  return execution.step_results.map((step) => [step.step_id, step.status]);
+}
+
 /** A wait step (its name is the id, capitalised), then `next` when given. */
 export function waitStep(id: string, seconds: number, next?: string) {
   return {

@@ -5,6 +5,7 @@ import test from 'ava';
 import { rmSync } from 'node:fs';
 import { buildServices, type Services } from '../../daemon/services.js';
 import { tempDir } from '../helpers/app.js';
+import { stepStates, waitStep } from '../helpers/workflows.js';
 
 async function setUp(t: import('ava').ExecutionContext) {
   const dir = tempDir();
@@ -39,19 +40,11 @@ async function settle(services: Services): Promise<void> {
   }
 }
 
-const wait = (id: string, seconds: number, next?: string) => ({
-  id,
-  name: id,
-  type: 'wait',
-  config: { duration_seconds: seconds },
-  ...(next ? { next_step_id: next } : {}),
-});
-
 test('a wait parks on the injected clock; the run completes once the clock has passed it', async (t) => {
   const { services, workspaceId, advance } = await setUp(t);
   const workflow = services.workflows.create(workspaceId, {
     name: 'w',
-    steps: [wait('a', 10, 'b'), wait('b', 0)],
+    steps: [waitStep('a', 10, 'b'), waitStep('b', 0)],
   });
   const run = services.engine.start(workspaceId, workflow.id, { input: { x: 1 } });
   await settle(services);
@@ -62,13 +55,10 @@ test('a wait parks on the injected clock; the run completes once the clock has p
   t.is(row().status, 'running');
   await advance(1_001);
   t.is(row().status, 'completed');
-  t.deepEqual(
-    row().step_results.map((step) => [step.step_id, step.status]),
-    [
-      ['a', 'completed'],
-      ['b', 'completed'],
-    ],
-  );
+  t.deepEqual(stepStates(row()), [
+    ['a', 'completed'],
+    ['b', 'completed'],
+  ]);
 });
 
 test('parallel without wait_for_all: the first chain to end wins, the others are dropped', async (t) => {
@@ -83,9 +73,9 @@ test('parallel without wait_for_all: the first chain to end wins, the others are
         config: { steps: ['fast', 'slow'], wait_for_all: false },
         next_step_id: 'after',
       },
-      wait('fast', 5),
-      wait('slow', 500),
-      wait('after', 0),
+      waitStep('fast', 5),
+      waitStep('slow', 500),
+      waitStep('after', 0),
     ],
   });
   const run = services.engine.start(workspaceId, workflow.id, { input: {} });
@@ -110,8 +100,8 @@ test('cancel inside a parallel branch stops every branch and drops the timers', 
     name: 'branches',
     steps: [
       { id: 'fan', name: 'fan', type: 'parallel', config: { steps: ['x', 'y'] } },
-      wait('x', 60),
-      wait('y', 120),
+      waitStep('x', 60),
+      waitStep('y', 120),
     ],
   });
   const pendingBefore = services.timers.pending();
@@ -131,7 +121,7 @@ test('wait_for_completion answers 202 with the running run after 60 s of daemon-
   const { services, workspaceId, advance } = await setUp(t);
   const workflow = services.workflows.create(workspaceId, {
     name: 'slow',
-    steps: [wait('long', 600)],
+    steps: [waitStep('long', 600)],
   });
   const answer = services.runs.execute(workspaceId, workflow.id, {
     input: {},
@@ -148,7 +138,7 @@ test('a step with the deadline passed ends the run timeout, with one failed even
   const { services, workspaceId, advance } = await setUp(t);
   const workflow = services.workflows.create(workspaceId, {
     name: 'late',
-    steps: [wait('long', 600, 'next'), wait('next', 0)],
+    steps: [waitStep('long', 600, 'next'), waitStep('next', 0)],
     settings: { timeout_seconds: 30 },
   });
   const run = services.engine.start(workspaceId, workflow.id, { input: {} });
@@ -217,14 +207,11 @@ test('steps that need no waiting run in the transaction that starts the run (inl
   // No microtask, no group commit has run yet: the whole run was that one transaction.
   const view = services.engine.find(run.execution_id)!;
   t.is(view.status, 'completed');
-  t.deepEqual(
-    view.step_results.map((step) => [step.step_id, step.status]),
-    [
-      ['classify', 'completed'],
-      ['check', 'completed'],
-      ['reply', 'completed'],
-    ],
-  );
+  t.deepEqual(stepStates(view), [
+    ['classify', 'completed'],
+    ['check', 'completed'],
+    ['reply', 'completed'],
+  ]);
   t.is(count(services, 'agent_executions'), 2);
   await settle(services);
   t.is(services.engine.find(run.execution_id)!.step_results.length, 3);
@@ -261,14 +248,14 @@ test('a condition cannot read secrets: the step fails invalid_expression, the va
   const workflow = services.workflows.create(workspaceId, {
     name: 'peek',
     steps: [
-      wait('first', 0, 'peek'),
+      waitStep('first', 0, 'peek'),
       {
         id: 'peek',
         name: 'peek',
         type: 'condition',
         config: { condition: "secrets.TOKEN != ''", if_true: 'last', if_false: 'last' },
       },
-      wait('last', 0),
+      waitStep('last', 0),
     ],
   });
   const run = services.engine.start(workspaceId, workflow.id, { input: {} });
@@ -300,13 +287,10 @@ test('a start retried alone after its group commit rolled back stores the run on
   await settle(services);
   const view = services.engine.find(run.execution_id)!;
   t.is(view.status, 'completed');
-  t.deepEqual(
-    view.step_results.map((step) => [step.step_id, step.status]),
-    [
-      ['first', 'completed'],
-      ['second', 'completed'],
-    ],
-  );
+  t.deepEqual(stepStates(view), [
+    ['first', 'completed'],
+    ['second', 'completed'],
+  ]);
   t.is(count(services, 'workflow_executions'), 1);
   t.is(count(services, 'agent_executions'), 2);
   const started_events = services.db
