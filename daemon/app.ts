@@ -209,6 +209,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
       services.triggers.catchUp();
       timers.start();
       housekeeping.start();
+      services.checkpointer?.start();
       services.engine.resume();
     },
     async close() {
@@ -221,6 +222,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
       await timers.stop();
       services.alarms.clear();
       await services.outbound.close();
+      await services.checkpointer?.stop();
       services.db.close();
     },
   };
