@@ -2,6 +2,7 @@
 // finished step attempt, and the approvals a run waits on. Only this module writes them.
 import type { ListQueryInput, Page } from '../domain/pages.js';
 import type { Db } from '../store/database.js';
+import { ListCounts } from '../store/list-counts.js';
 import { ListQuery } from '../store/list-query.js';
 
 export interface RunListFilter {
@@ -73,11 +74,24 @@ export class RunRepository {
   private readonly approvalDeleteStmt;
 
   constructor(db: Db) {
+    const counts = new ListCounts(db, 'runs');
     this.list = new ListQuery<RunRow, RunListFilter>(db, {
       table: 'workflow_executions',
       scope: { workflow_id: 'workflowId' },
       filters: { status: 'status' },
       conditions: (query) => [['created_at >= ?', query.since]],
+      // The counters hold the runs past retention that housekeeping has not purged yet.
+      count: ({ workflowId, status, since }) => {
+        const statusSql = status ? ' AND status = ?' : '';
+        const statusParams = status ? [status] : [];
+        const expired = counts.countRows('workflow_executions', [
+          `workflow_id = ? AND created_at < ?${statusSql}`,
+          workflowId,
+          since,
+          ...statusParams,
+        ]);
+        return counts.sum(workflowId, status ? ['bucket = ?', status] : undefined) - expired;
+      },
     });
     this.insertStmt = db.prepare(
       `INSERT INTO workflow_executions (id, workflow_id, workspace_id, version, status, trigger_type, input, frontier,

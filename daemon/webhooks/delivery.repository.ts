@@ -1,6 +1,7 @@
 // Delivery rows (one per event per webhook) and the history of their attempts.
 import type { ListQueryInput, Page } from '../domain/pages.js';
 import type { Db } from '../store/database.js';
+import { ListCounts } from '../store/list-counts.js';
 import { ListQuery } from '../store/list-query.js';
 
 export interface DeliveryRow {
@@ -46,10 +47,13 @@ export class DeliveryRepository {
   private readonly list: ListQuery<DeliveryRow, DeliveryListQuery>;
 
   constructor(db: Db) {
+    const counts = new ListCounts(db, 'deliveries');
     this.list = new ListQuery(db, {
       table: 'deliveries',
       scope: { webhook_id: 'webhookId' },
       filters: { status: 'status' },
+      count: ({ webhookId, status }) =>
+        counts.sum(webhookId, status ? ['bucket = ?', status] : undefined),
     });
     this.insertStmt = db.prepare(
       `INSERT INTO deliveries (id, webhook_id, workspace_id, event_id, event_type, body, status, created_at, next_attempt_at)
