@@ -9,6 +9,7 @@ export interface TableCommand {
   args: ArgSpec[];
   options: OptionSpec[];
   examples: string[];
+  takesEarlySignals: boolean;
 }
 
 export interface CommandTable {
@@ -32,6 +33,7 @@ export function describeCommands(entries: readonly CliEntry[]): CommandTable {
       args: entry.args ?? [],
       options: (entry.options ?? []).map((option) => ({ ...option })),
       examples: entry.examples ?? [],
+      takesEarlySignals: entry.takesEarlySignals ?? false,
     });
   }
   return { groups, commands };

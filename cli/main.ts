@@ -99,10 +99,12 @@ function addCommand(parent: Command, spec: TableCommand): void {
     const self = received.at(-1) as Command;
     const args = received.slice(0, spec.args.length) as string[];
     const options = self.optsWithGlobals<GlobalOptions>();
-    const [handler, { CliContext }] = await Promise.all([
+    const [handler, { CliContext }, { passEarlySignals }] = await Promise.all([
       findSpec(spec.path),
       import('./context.js'),
+      import('./early-signals.js'),
     ]);
+    if (!spec.takesEarlySignals) passEarlySignals();
     await handler.run(new CliContext(options), args, options);
   });
 }
