@@ -48,6 +48,8 @@ import { Workflow } from '../shared/schemas/workflows.js';
 import { oauthRoutes, oauthScopeErrorHandler } from './oauth/oauth.routes.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+/** Control-channel requests: a fixture with its knowledge files (40 MiB, base64). */
+export const MAX_CONTROL_BODY_BYTES = 64 * 1024 * 1024;
 
 export interface AppOptions extends ServiceOptions {
   controlToken: string;
@@ -169,6 +171,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     agents: services.agents,
     secrets: services.secrets,
     oauth: services.oauth,
+    fixtures: services.fixtures,
     daemon: {
       environment: options.environment,
       status: (): DaemonStatus => ({
@@ -191,6 +194,11 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
   // The guards run only for the control channel's routes (an encapsulated scope), not for REST.
   await app.register(async (control) => {
     control.addHook('onRequest', controlRequestGuard(options.controlToken));
+    // Fixtures carry their knowledge documents: a larger body than REST's 1 MiB, read only once
+    // the token was checked (onRequest runs before the body is read).
+    control.addHook('onRoute', (route) => {
+      route.bodyLimit = MAX_CONTROL_BODY_BYTES;
+    });
     control.addHook('preHandler', controlInputGuard);
     await control.register(fastifyTRPCPlugin, {
       prefix: '/trpc',

@@ -62,6 +62,8 @@ import { openDatabase, type Db } from './store/database.js';
 import { Housekeeping } from './housekeeping.js';
 import { serverUrls, type ServerUrls } from './domain/urls.js';
 import { MIGRATIONS } from './store/migrations.js';
+import { FixtureRepository } from './fixtures/fixture.repository.js';
+import { FixtureService } from './fixtures/fixture.service.js';
 
 export interface ServiceOptions {
   dataDir: string;
@@ -110,6 +112,8 @@ export interface Services {
   alarms: Alarms;
   /** Every outbound HTTP call goes through it (daemon/outbound/http.ts). */
   outbound: OutboundHttp;
+  /** svc fixtures apply. */
+  fixtures: FixtureService;
 }
 
 export function buildServices(
@@ -287,7 +291,27 @@ export function buildServices(
     await runDue();
     housekeeping.run();
   });
+  const fixtures = new FixtureService({
+    repo: new FixtureRepository(db),
+    environment: options.environment,
+    clock,
+    clockService,
+    workspaces,
+    keys,
+    secrets,
+    integrations,
+    agents,
+    knowledge,
+    stubs,
+    workflows,
+    templates,
+    webhooks,
+    oauth,
+    events,
+    runs,
+  });
   return {
+    fixtures,
     db,
     commits,
     clock,

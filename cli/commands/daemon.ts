@@ -36,9 +36,14 @@ export default defineCommands([
         flags: '--allow-private-network',
         description: 'production: allow outbound calls to loopback/private addresses',
       },
+      {
+        flags: '--fixtures <file>',
+        description: 'apply this fixture file once the daemon is up, before returning',
+      },
     ],
     examples: [
       'svc daemon start',
+      'svc daemon start --fixtures fixtures/support-desk.yaml --json',
       'svc daemon start --port 0 --data-dir ./.svc --json',
       'svc daemon start --foreground',
     ],

@@ -9,6 +9,7 @@ import type { AgentService } from '../agents/agent.service.js';
 import type { StubService } from '../agents/stub.service.js';
 import type { SecretService } from '../secrets/secret.service.js';
 import type { OAuthService } from '../oauth/oauth.service.js';
+import type { FixtureService } from '../fixtures/fixture.service.js';
 
 export interface DaemonStatus {
   pid: number;
@@ -43,5 +44,6 @@ export interface ControlDeps {
   stubs: StubService;
   secrets: SecretService;
   oauth: OAuthService;
+  fixtures: FixtureService;
   daemon: DaemonControl;
 }

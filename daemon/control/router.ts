@@ -38,6 +38,7 @@ import {
   OAuthGrantListInput,
 } from '../../shared/schemas/oauth.js';
 import { appView, grantView } from '../oauth/oauth.views.js';
+import { FixtureApplyInput, fixtureJsonSchema } from '../../shared/schemas/fixtures.js';
 
 export interface ControlContext {
   authorized: boolean;
@@ -265,6 +266,14 @@ export function createControlRouter(deps: ControlDeps) {
           .input(OAuthGrantIdInput)
           .mutation(({ input }) => grantView(deps.oauth.revokeGrant(input.id))),
       }),
+    }),
+    fixtures: t.router({
+      /** svc fixtures apply (`apply` is a reserved word in tRPC routers): the parsed file and the files it names; dry_run plans only. */
+      applyFixture: operator
+        .input(FixtureApplyInput)
+        .mutation(({ input }) => deps.fixtures.apply(input)),
+      /** The fixture file's JSON Schema (svc fixtures schema). */
+      schema: operator.query(() => fixtureJsonSchema()),
     }),
     deliveries: t.router({
       /** Every delivery attempt as it happens (svc webhooks tail). */

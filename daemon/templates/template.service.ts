@@ -49,6 +49,11 @@ export class TemplateService<W> {
   }
 
   createWorkflow(workspace: Workspace, body: FromTemplateBody): W {
+    return this.workflows.create(workspace, this.workflowBody(workspace, body));
+  }
+
+  /** The workflow a template and its customizations make, checked (roles mapped to agents). */
+  workflowBody(workspace: Workspace, body: FromTemplateBody): WorkflowCreateInput {
     const template = this.get(body.template_id);
     const { agents, settings, trigger, steps } = body.customizations;
     const choices = { ...body, agents, settings, trigger, steps };
@@ -78,7 +83,7 @@ export class TemplateService<W> {
         );
       }
     }
-    return this.workflows.create(workspace, checkedBody(workflowFromTemplate(template, choices)));
+    return checkedBody(workflowFromTemplate(template, choices));
   }
 }
 

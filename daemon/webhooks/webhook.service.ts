@@ -42,9 +42,10 @@ export class WebhookService {
     private readonly secretBox: SecretBox,
   ) {}
 
-  create(workspaceId: string, input: WebhookCreateInput): WebhookView {
+  /** `fixedSecret`: a signing secret chosen by the caller (sandbox fixtures), else a random one. */
+  create(workspaceId: string, input: WebhookCreateInput, fixedSecret?: string): WebhookView {
     const now = this.clock.now();
-    const secret = `whsec_${randomBase62(32)}`;
+    const secret = fixedSecret ?? `whsec_${randomBase62(32)}`;
     const row: WebhookRow = {
       id: newId('webhook'),
       workspace_id: workspaceId,
@@ -122,6 +123,13 @@ export class WebhookService {
     })();
     this.activeCache.delete(workspaceId);
     return toWebhookView(row);
+  }
+
+  /** Replaces the signing secret (sandbox fixtures that fix it); deliveries sign with it next. */
+  setSecret(workspaceId: string, id: string, secret: string): void {
+    const row = { ...this.row(workspaceId, id) };
+    this.repo.update({ ...row, secret: this.secretBox.seal(secret), updated_at: this.clock.now() });
+    this.activeCache.delete(workspaceId);
   }
 
   delete(workspaceId: string, id: string): { id: string; deleted: true } {

@@ -23,6 +23,13 @@ export interface UploadInput {
   description?: string | undefined;
 }
 
+/** A document checked and split into passages, not stored yet. */
+export interface PreparedDocument {
+  input: UploadInput;
+  format: DocumentRow['format'];
+  chunks: string[];
+}
+
 export class KnowledgeService {
   /** Whether an agent has any document, asked on every execution: kept until it changes. */
   private readonly hasDocuments = new Map<string, boolean>();
@@ -38,6 +45,14 @@ export class KnowledgeService {
     agent: { id: string; workspace_id: string },
     input: UploadInput,
   ): Promise<KnowledgeDocumentView> {
+    return this.store(agent, await this.prepare(input));
+  }
+
+  /**
+   * Checks a document and extracts its passages, storing nothing: fixtures prepare every document
+   * before they create anything, so an unsupported file fails the apply with nothing created.
+   */
+  async prepare(input: UploadInput): Promise<PreparedDocument> {
     if (input.content.length > MAX_KNOWLEDGE_BYTES) {
       throw new ApiError(
         'payload_too_large',
@@ -54,6 +69,15 @@ export class KnowledgeService {
         { param: 'file' },
       );
     }
+    return { input, format, chunks };
+  }
+
+  /** Stores a prepared document for the agent. */
+  store(
+    agent: { id: string; workspace_id: string },
+    prepared: PreparedDocument,
+  ): KnowledgeDocumentView {
+    const { input, format, chunks } = prepared;
     const row: DocumentRow = {
       id: newId('document'),
       agent_id: agent.id,

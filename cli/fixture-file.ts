@@ -1,0 +1,170 @@
+// Reads a fixture file for `svc fixtures apply` (JSON or YAML, `-` for stdin) with the bounds of
+// workflow files (1 MiB, 100 YAML alias expansions), and the files it names by path: knowledge
+// documents and workflow files, relative to the fixture file. The daemon gets all of it in one
+// request and checks it (one code path for every client of the control channel).
+import { readFile } from 'node:fs/promises';
+import { dirname, extname, resolve } from 'node:path';
+import { CliError, UsageError } from './errors.js';
+import { parseWorkflowText } from './workflow-file.js';
+
+const MAX_FIXTURE_BYTES = 1024 * 1024;
+const MAX_YAML_ALIASES = 100;
+/** Knowledge documents are at most 10 MiB each; a fixture sends at most this much in all. */
+const MAX_ATTACHED_BYTES = 40 * 1024 * 1024;
+
+export interface FixturePayload {
+  fixture: Record<string, unknown>;
+  files: Record<string, { content_base64: string }>;
+  workflow_files: Record<string, Record<string, unknown>>;
+}
+
+export async function readFixture(file: string): Promise<FixturePayload> {
+  let text: string;
+  try {
+    text = file === '-' ? await readStdin() : await readFile(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`${file}: cannot read the fixture file (${(error as Error).message}).`);
+  }
+  if (Buffer.byteLength(text) > MAX_FIXTURE_BYTES) {
+    throw new UsageError(`${file}: a fixture file is at most 1 MiB; split it in two.`);
+  }
+  const fixture = await parseFixture(text, file);
+  const base = file === '-' ? process.cwd() : dirname(resolve(file));
+  return { fixture, ...(await attachments(fixture, base)) };
+}
+
+async function parseFixture(text: string, name: string): Promise<Record<string, unknown>> {
+  let value: unknown;
+  if (extname(name).toLowerCase() === '.json') {
+    try {
+      value = JSON.parse(text) as unknown;
+    } catch (error) {
+      throw new UsageError(`${name}: not valid JSON (${(error as Error).message}).`);
+    }
+  } else {
+    // YAML reads JSON too; maxAliasCount makes a "billion laughs" file an error, not a hang.
+    const { parseDocument } = await import('yaml');
+    const document = parseDocument(text, { prettyErrors: true });
+    const [first] = document.errors;
+    if (first) {
+      const where = first.linePos?.[0];
+      throw new UsageError(
+        `${name}: not valid YAML${where ? ` at line ${where.line}, column ${where.col}` : ''} (${first.message.split('\n')[0]}).`,
+      );
+    }
+    try {
+      value = document.toJS({ maxAliasCount: MAX_YAML_ALIASES }) as unknown;
+    } catch (error) {
+      throw new UsageError(`${name}: ${(error as Error).message}`);
+    }
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) {
+    throw new UsageError(
+      `${name}: a fixture file holds one object with sections (workspaces, agents, workflows, ...). See: svc fixtures schema`,
+    );
+  }
+  return value as Record<string, unknown>;
+}
+
+/** The files the fixture names, read relative to it; a missing one names its entry and field. */
+async function attachments(
+  fixture: Record<string, unknown>,
+  base: string,
+): Promise<Omit<FixturePayload, 'fixture'>> {
+  const files: FixturePayload['files'] = {};
+  const workflowFiles: FixturePayload['workflow_files'] = {};
+  let total = 0;
+  for (const [name, agent] of entries(fixture.agents)) {
+    const knowledge = (agent as { knowledge?: unknown }).knowledge;
+    if (!Array.isArray(knowledge)) continue;
+    for (const [index, item] of knowledge.entries()) {
+      const path = typeof item === 'string' ? item : (item as { path?: unknown } | null)?.path;
+      if (typeof path !== 'string' || path in files) continue;
+      let content: Buffer;
+      try {
+        content = await readFile(resolve(base, path));
+      } catch (error) {
+        throw fileError(`agents.${name}.knowledge[${index}]`, path, error);
+      }
+      total += content.length;
+      if (total > MAX_ATTACHED_BYTES) {
+        throw new CliError(
+          `agents.${name}.knowledge[${index}]: the fixture's knowledge files add up to over 40 MiB; apply them in several fixture files.`,
+        );
+      }
+      files[path] = { content_base64: content.toString('base64') };
+    }
+  }
+  for (const [name, workflow] of entries(fixture.workflows)) {
+    const path = (workflow as { file?: unknown }).file;
+    if (typeof path !== 'string' || path in workflowFiles) continue;
+    let text: string;
+    try {
+      text = await readFile(resolve(base, path), 'utf8');
+    } catch (error) {
+      throw fileError(`workflows.${name}.file`, path, error);
+    }
+    try {
+      workflowFiles[path] = await parseWorkflowText(text, path);
+    } catch (error) {
+      throw new CliError(`workflows.${name}.file: ${(error as Error).message}`);
+    }
+  }
+  return { files, workflow_files: workflowFiles };
+}
+
+function entries(section: unknown): [string, unknown][] {
+  return section && typeof section === 'object' && !Array.isArray(section)
+    ? Object.entries(section).filter(([, value]) => value && typeof value === 'object')
+    : [];
+}
+
+function fileError(at: string, path: string, error: unknown): CliError {
+  const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+  return new CliError(
+    `${at}: ${missing ? `no file ${path}` : `cannot read ${path} (${(error as Error).message})`} (paths are relative to the fixture file). Nothing was applied.`,
+    1,
+    'invalid_parameter',
+    { param: at },
+  );
+}
+
+function readStdin(): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    let text = '';
+    process.stdin.setEncoding('utf8');
+    process.stdin.on('data', (chunk: string) => (text += chunk));
+    process.stdin.on('end', () => resolvePromise(text));
+    process.stdin.on('error', reject);
+  });
+}
+
+/** `SVC_<KIND>_<NAME>_ID=...` lines (and the values shown once) for CI. */
+export function envLines(result: {
+  ids: Record<string, Record<string, string> | undefined>;
+  secrets: { kind: string; name: string; field: string; value: string }[];
+}): string {
+  const word = (text: string) => text.toUpperCase().replace(/[^A-Z0-9]+/g, '_');
+  const singular: Record<string, string> = {
+    workspaces: 'WORKSPACE',
+    keys: 'KEY',
+    secrets: 'SECRET',
+    integrations: 'INTEGRATION',
+    agents: 'AGENT',
+    workflows: 'WORKFLOW',
+    webhooks: 'WEBHOOK',
+    oauth_apps: 'OAUTH_APP',
+  };
+  const lines: string[] = [];
+  for (const [kind, byName] of Object.entries(result.ids)) {
+    for (const [name, id] of Object.entries(byName ?? {})) {
+      lines.push(`SVC_${singular[kind] ?? word(kind)}_${word(name)}_ID=${id}`);
+    }
+  }
+  for (const shown of result.secrets) {
+    lines.push(
+      `SVC_${singular[shown.kind] ?? word(shown.kind)}_${word(shown.name)}_${word(shown.field)}=${shown.value}`,
+    );
+  }
+  return lines.join('\n') + '\n';
+}
