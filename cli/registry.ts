@@ -9,6 +9,7 @@ import fixtures from './commands/fixtures.js';
 import keys from './commands/keys.js';
 import listen from './commands/listen.js';
 import secrets from './commands/secrets.js';
+import state from './commands/state.js';
 import oauth from './commands/oauth.js';
 import webhooks from './commands/webhooks.js';
 import workflowTemplates from './commands/workflow-templates.js';
@@ -29,4 +30,5 @@ export const COMMANDS: CliEntry[] = [
   ...webhooks,
   ...listen,
   ...fixtures,
+  ...state,
 ];

@@ -1,6 +1,7 @@
 // Builds the whole daemon (store, services, REST routes, control channel) without listening,
 // so tests can build one on a temp dir and use app.inject(); server.ts does the listening.
 import Fastify, {
+  type FastifyServerOptions,
   type FastifyBaseLogger,
   type FastifyError,
   type FastifyInstance,
@@ -16,7 +17,8 @@ import { meRoutes } from './auth/me.routes.js';
 import { toIso } from './clock/clock.js';
 import { createControlRouter, controlContextFactory } from './control/router.js';
 import { controlInputGuard, controlRequestGuard } from './control/request-guard.js';
-import type { DaemonStatus } from './control/deps.js';
+import type { DaemonStatus, StoreSwap } from './control/deps.js';
+import { writeSnapshot } from './store/snapshot.js';
 import { eventRoutes } from './events/event.routes.js';
 import { AccessGuard } from './http/access.js';
 import {
@@ -53,6 +55,10 @@ export const MAX_CONTROL_BODY_BYTES = 64 * 1024 * 1024;
 
 export interface AppOptions extends ServiceOptions {
   controlToken: string;
+  /** The host's server (daemon/http/app-host.ts) routes requests to this app: see Fastify's option. */
+  serverFactory?: FastifyServerOptions['serverFactory'];
+  /** svc state import|reset: given by the host, which can swap the store under the app. */
+  storeSwap?: StoreSwap;
   logger?: Logger;
   enterpriseRateMultiplier?: number;
   onShutdownRequest?: () => void;
@@ -67,6 +73,8 @@ export interface SvcApp {
   start(): void;
   /** Stops accepting requests, lets in-flight work finish, closes the store. */
   close(): Promise<void>;
+  /** Stops the services (runs parked, timers stopped) and closes the store; HTTP stays up. */
+  drain(): Promise<void>;
 }
 
 export async function buildApp(options: AppOptions): Promise<SvcApp> {
@@ -93,6 +101,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     genReqId: requestIdGenerator(),
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    ...(options.serverFactory ? { serverFactory: options.serverFactory } : {}),
   });
   const services = buildServices({ ...options, urls }, app.log);
   const {
@@ -172,6 +181,15 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     secrets: services.secrets,
     oauth: services.oauth,
     fixtures: services.fixtures,
+    state: {
+      export: (file) =>
+        writeSnapshot(services.db, file, {
+          svcVersion: VERSION,
+          environment: options.environment,
+          createdAt: clock.iso(),
+        }),
+      swap: options.storeSwap,
+    },
     daemon: {
       environment: options.environment,
       status: (): DaemonStatus => ({
@@ -206,6 +224,25 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     });
   });
 
+  // Work stops first (runs parked), then timers and the store: for a shutdown with HTTP closed in
+  // between, for a store swap (drain) with HTTP left to the host.
+  let workStopped: Promise<void> | undefined;
+  const stopWork = () =>
+    (workStopped ??= (async () => {
+      housekeeping.stop();
+      services.executions.releaseWaiters();
+      await services.engine.stop();
+    })());
+  let drained: Promise<void> | undefined;
+  const drain = () =>
+    (drained ??= (async () => {
+      await stopWork();
+      await timers.stop();
+      services.alarms.clear();
+      await services.outbound.close();
+      await services.checkpointer?.stop();
+      services.db.close();
+    })());
   let closed = false;
   return {
     app,
@@ -223,16 +260,11 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     async close() {
       if (closed) return;
       closed = true;
-      housekeeping.stop();
-      services.executions.releaseWaiters();
-      await services.engine.stop();
+      await stopWork();
       await app.close();
-      await timers.stop();
-      services.alarms.clear();
-      await services.outbound.close();
-      await services.checkpointer?.stop();
-      services.db.close();
+      await drain();
     },
+    drain,
   };
 }
 

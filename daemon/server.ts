@@ -6,11 +6,24 @@ import { chmodSync, rmSync, writeFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { VERSION } from '../shared/package-info.js';
 import { dataDirFiles, type RuntimeInfo } from '../shared/paths.js';
-import { buildApp, type SvcApp } from './app.js';
+import type { SvcApp } from './app.js';
+import { AppHost } from './http/app-host.js';
+import { storeSwap } from './http/store-swap.js';
 import type { DaemonConfig } from './config.js';
 import { serverUrls } from './domain/urls.js';
 import { acquireLock } from './lock.js';
 import { prepareDataDir } from './data-dir.js';
+import { join } from 'node:path';
+
+function listen(host: AppHost, address: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    host.server.once('error', reject);
+    host.server.listen({ host: address, port }, () => {
+      host.server.off('error', reject);
+      resolve();
+    });
+  });
+}
 
 export class PortInUseError extends Error {
   constructor(host: string, port: number) {
@@ -40,24 +53,34 @@ export async function startDaemon(config: DaemonConfig, logger: Logger): Promise
     chmodSync(files.controlToken, 0o600);
 
     const onShutdownRequest: { handler?: () => void } = {};
-    svc = await buildApp({
-      dataDir: config.dataDir,
-      environment: config.environment,
-      controlToken,
+    const databaseFile = join(config.dataDir, 'svc.db');
+    const swap: { host?: AppHost } = {};
+    // The host keeps one listening server and can rebuild the app on another store (state import).
+    const host = new AppHost(
+      {
+        dataDir: config.dataDir,
+        environment: config.environment,
+        controlToken,
+        logger,
+        enterpriseRateMultiplier: config.enterpriseRateMultiplier,
+        allowPrivateNetwork: config.allowPrivateNetwork,
+        urls: serverUrls(config.host, config.port),
+        onShutdownRequest: () => onShutdownRequest.handler?.(),
+        storeSwap: storeSwap(config.dataDir, databaseFile, () => swap.host!),
+      },
+      databaseFile,
       logger,
-      enterpriseRateMultiplier: config.enterpriseRateMultiplier,
-      allowPrivateNetwork: config.allowPrivateNetwork,
-      urls: serverUrls(config.host, config.port),
-      onShutdownRequest: () => onShutdownRequest.handler?.(),
-    });
+    );
+    swap.host = host;
+    svc = await host.build();
     try {
-      await svc.app.listen({ host: config.host, port: config.port });
+      await listen(host, config.host, config.port);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
         throw new PortInUseError(config.host, config.port);
       throw error;
     }
-    const address = svc.app.server.address();
+    const address = host.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     Object.assign(svc.urls, serverUrls(config.host, port));
 
@@ -77,7 +100,7 @@ export async function startDaemon(config: DaemonConfig, logger: Logger): Promise
       'svc daemon listening',
     );
 
-    const running = svc;
+    const running = host;
     let resolveStopped!: () => void;
     const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));
     let stopping: Promise<void> | undefined;
@@ -94,7 +117,14 @@ export async function startDaemon(config: DaemonConfig, logger: Logger): Promise
       })());
     // A control-channel shutdown answers first, then stops.
     onShutdownRequest.handler = () => setImmediate(() => void shutdown('control channel'));
-    return { svc, runtime, stopped, shutdown };
+    return {
+      get svc() {
+        return host.svc;
+      },
+      runtime,
+      stopped,
+      shutdown,
+    };
   } catch (error) {
     await svc?.close().catch(() => undefined);
     rmSync(files.controlToken, { force: true });

@@ -51,6 +51,13 @@ export default defineCommands([
     takesEarlySignals: true,
     async run(ctx, _args, options) {
       const flags = daemonFlags(ctx, options);
+      if (options.foreground && options.fixtures) {
+        throw new CliError(
+          '--fixtures applies a file before `svc daemon start` returns, which --foreground never does. Start in the background, or run svc fixtures apply FILE from another terminal.',
+          2,
+          'usage_error',
+        );
+      }
       if (!options.foreground) passEarlySignals();
       const { runInForeground, startInBackground } = await import('../daemon-process.js');
       if (options.foreground) {
@@ -59,15 +66,21 @@ export default defineCommands([
         process.exit(await runInForeground(ctx, flags));
       }
       const started = await startInBackground(ctx, flags);
-      ctx.out.result(
-        {
-          url: started.url,
-          pid: started.pid,
-          environment: started.environment,
-          data_dir: ctx.dataDir,
-        },
-        () =>
-          `svc daemon running at ${chalk.cyan(started.url)} (pid ${started.pid}, ${started.environment}, data dir ${ctx.dataDir})`,
+      const startedLine = `svc daemon running at ${chalk.cyan(started.url)} (pid ${started.pid}, ${started.environment}, data dir ${ctx.dataDir})`;
+      const answer = {
+        url: started.url,
+        pid: started.pid,
+        environment: started.environment,
+        data_dir: ctx.dataDir,
+      };
+      if (!options.fixtures) {
+        ctx.out.result(answer, () => startedLine);
+        return;
+      }
+      const { applyFixtureFile, describeApply } = await import('./fixtures.js');
+      const fixtures = await applyFixtureFile(ctx, options.fixtures, { appUrl: started.url });
+      ctx.out.result({ ...answer, fixtures }, () =>
+        [startedLine, describeApply(fixtures)].join('\n'),
       );
     },
   }),

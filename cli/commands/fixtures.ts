@@ -8,13 +8,18 @@ import { chalk, table } from '../output.js';
 export async function applyFixtureFile(
   ctx: CliContext,
   file: string,
-  options: { dryRun?: boolean; envFile?: string },
+  options: { dryRun?: boolean; envFile?: string | undefined; appUrl?: string },
 ) {
   const { readFixture, envLines } = await import('../fixture-file.js');
   const payload = await readFixture(file);
-  const result = await (
-    await ctx.control()
-  ).fixtures.applyFixture.mutate({ ...payload, dry_run: options.dryRun === true });
+  // svc daemon start --port 0 --fixtures: the daemon's address is the one it just reported.
+  const control = options.appUrl
+    ? (await import('../control-client.js')).createControlClient(options.appUrl, ctx.controlToken())
+    : await ctx.control();
+  const result = await control.fixtures.applyFixture.mutate({
+    ...payload,
+    dry_run: options.dryRun === true,
+  });
   if (options.envFile && !result.dry_run) {
     const { writeFileSync, chmodSync } = await import('node:fs');
     // Holds key and client secrets: readable by the user alone.

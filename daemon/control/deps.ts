@@ -10,6 +10,7 @@ import type { StubService } from '../agents/stub.service.js';
 import type { SecretService } from '../secrets/secret.service.js';
 import type { OAuthService } from '../oauth/oauth.service.js';
 import type { FixtureService } from '../fixtures/fixture.service.js';
+import type { SnapshotInfo, SnapshotWritten } from '../store/snapshot.js';
 
 export interface DaemonStatus {
   pid: number;
@@ -33,6 +34,27 @@ export interface DaemonControl {
   requestShutdown(): void;
 }
 
+/** What svc state import answers. */
+export interface ImportAnswer {
+  imported: string;
+  snapshot: SnapshotInfo;
+  /** The store schema after the import (migrations ran when the snapshot's was older). */
+  schema_version: number;
+  migrated: boolean;
+  dropped_secrets: string[];
+  /** Webhooks and hook triggers whose secret could not be opened got these (shown once). */
+  new_secrets: { what: string; id: string; secret: string }[];
+}
+
+/** svc state import|reset, which the daemon's host carries out (daemon/http/app-host.ts). */
+export interface StoreSwap {
+  importSnapshot(input: {
+    file: string;
+    drop_secrets?: boolean | undefined;
+  }): Promise<ImportAnswer>;
+  reset(): Promise<{ reset: true; data_dir: string }>;
+}
+
 export interface ControlDeps {
   workspaces: WorkspaceService;
   keys: KeyService;
@@ -45,5 +67,6 @@ export interface ControlDeps {
   secrets: SecretService;
   oauth: OAuthService;
   fixtures: FixtureService;
+  state: { export(file: string): SnapshotWritten; swap: StoreSwap | undefined };
   daemon: DaemonControl;
 }

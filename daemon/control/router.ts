@@ -4,6 +4,7 @@ import { initTRPC, TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import type { CreateFastifyContextOptions } from '@trpc/server/adapters/fastify';
 import { timingSafeEqual } from 'node:crypto';
+import { isAbsolute } from 'node:path';
 import { on, type EventEmitter } from 'node:events';
 import {
   ClockAdvanceInput,
@@ -15,6 +16,8 @@ import {
   KeyIdInput,
   KeyListInput,
   KeyRotateInput,
+  StateExportInput,
+  StateImportInput,
   WorkspaceCreateInput,
 } from '../../shared/schemas/control.js';
 import { toIso } from '../clock/clock.js';
@@ -109,6 +112,12 @@ export function createControlRouter(deps: ControlDeps) {
   const requireAgent = (agentId: string) => {
     if (!agents.find(agentId))
       throw new ApiError('agent_not_found', `No agent ${agentId}. List them with: svc agents list`);
+  };
+  const storeSwap = () => {
+    if (!deps.state.swap) {
+      throw new ApiError('conflict', 'This daemon cannot swap its store (it runs without a host).');
+    }
+    return deps.state.swap;
   };
   return t.router({
     daemon: t.router({
@@ -267,6 +276,20 @@ export function createControlRouter(deps: ControlDeps) {
           .mutation(({ input }) => grantView(deps.oauth.revokeGrant(input.id))),
       }),
     }),
+    state: t.router({
+      /** svc state export: a consistent snapshot, taken while the daemon serves. */
+      export: operator
+        .input(StateExportInput)
+        .mutation(({ input }) => deps.state.export(absolute(input.file))),
+      /** svc state import: replaces the store with a snapshot (the daemon pauses, then resumes). */
+      import: operator
+        .input(StateImportInput)
+        .mutation(({ input }) =>
+          storeSwap().importSnapshot({ ...input, file: absolute(input.file) }),
+        ),
+      /** svc state reset: an empty sandbox, as on a first start. */
+      reset: operator.mutation(() => storeSwap().reset()),
+    }),
     fixtures: t.router({
       /** svc fixtures apply (`apply` is a reserved word in tRPC routers): the parsed file and the files it names; dry_run plans only. */
       applyFixture: operator
@@ -293,6 +316,19 @@ export function createControlRouter(deps: ControlDeps) {
 }
 
 const AgentIdInput = z.strictObject({ agent_id: z.string() });
+
+function absolute(file: string): string {
+  if (!isAbsolute(file)) {
+    throw new ApiError(
+      'invalid_parameter',
+      `Give the snapshot file as an absolute path, not ${file}.`,
+      {
+        param: 'file',
+      },
+    );
+  }
+  return file;
+}
 
 export type ControlRouter = ReturnType<typeof createControlRouter>;
 

@@ -49,3 +49,11 @@ export const DeliveryStreamInput = z
     webhook_id: z.string().optional(),
   })
   .optional();
+
+/** svc state export|import: a snapshot file, as an absolute path (the CLI resolves it). */
+export const StateExportInput = z.strictObject({ file: z.string().min(1).max(4096) });
+export const StateImportInput = z.strictObject({
+  file: z.string().min(1).max(4096),
+  /** Drop the secrets this data dir's key cannot open instead of refusing the snapshot. */
+  drop_secrets: z.boolean().optional(),
+});

@@ -1,0 +1,85 @@
+// svc state export|import|reset: snapshots of the whole sandbox, saved and restored in place
+// while the daemon keeps running (over the control channel).
+import { resolve } from 'node:path';
+import { command, defineCommands, group } from '../command.js';
+import { UsageError } from '../errors.js';
+import { chalk } from '../output.js';
+
+export default defineCommands([
+  group(['state'], 'Save, restore and reset the whole sandbox (snapshots)'),
+  command({
+    path: ['state', 'export'],
+    description: 'Write a consistent snapshot of the sandbox to FILE while the daemon serves',
+    args: [{ name: 'file', description: 'where to write the snapshot' }],
+    examples: ['svc state export before-test.svcsnap'],
+    async run(ctx, [file]) {
+      const written = await (await ctx.control()).state.export.mutate({ file: resolve(file!) });
+      ctx.out.result(
+        written,
+        () =>
+          `Snapshot written to ${chalk.bold(written.file)} (${written.bytes} bytes, svc ${written.svc_version}, store schema ${written.schema_version})`,
+      );
+    },
+  }),
+  command({
+    path: ['state', 'import'],
+    description:
+      'Replace the sandbox with a snapshot: the daemon pauses, swaps its store and resumes',
+    args: [{ name: 'file', description: 'a snapshot written by svc state export' }],
+    options: [
+      {
+        flags: '--drop-secrets',
+        description:
+          "import a snapshot from another data dir: drop the secrets this data dir's key cannot open",
+      },
+    ],
+    examples: [
+      'svc state import before-test.svcsnap',
+      'svc state import ci.svcsnap --drop-secrets',
+    ],
+    async run(ctx, [file], options) {
+      const answer = await (
+        await ctx.control()
+      ).state.import.mutate({ file: resolve(file!), drop_secrets: options.dropSecrets === true });
+      ctx.out.result(answer, () => {
+        const lines = [
+          `Imported ${answer.imported} (made by svc ${answer.snapshot.svc_version} at ${answer.snapshot.created_at}${answer.migrated ? `; store schema ${answer.snapshot.schema_version} migrated to ${answer.schema_version}` : ''})`,
+        ];
+        for (const dropped of answer.dropped_secrets)
+          lines.push(chalk.yellow(`dropped ${dropped}`));
+        for (const renewed of answer.new_secrets) {
+          lines.push(`${renewed.what} replaced: ${chalk.bold(renewed.secret)} (shown once)`);
+        }
+        return lines.join('\n');
+      });
+    },
+  }),
+  command({
+    path: ['state', 'reset'],
+    description:
+      'Empty the sandbox, as on a first start (asks first in a terminal; --yes otherwise)',
+    options: [{ flags: '--yes', description: 'do not ask for confirmation' }],
+    examples: ['svc state reset --yes'],
+    async run(ctx, _args, options) {
+      if (options.yes !== true) {
+        const { askConfirm, canPrompt } = await import('../dialogs.js');
+        if (!canPrompt()) {
+          throw new UsageError(
+            'svc state reset deletes everything in the sandbox; pass --yes to confirm without a terminal.',
+          );
+        }
+        const sure = await askConfirm(
+          '--yes',
+          'Delete every workspace, agent, workflow, run and event of this sandbox?',
+          false,
+        );
+        if (!sure) {
+          ctx.out.result({ reset: false }, () => 'Nothing was reset.');
+          return;
+        }
+      }
+      const answer = await (await ctx.control()).state.reset.mutate();
+      ctx.out.result(answer, () => `The sandbox is empty again (data dir ${ctx.dataDir}).`);
+    },
+  }),
+]);

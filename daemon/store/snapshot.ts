@@ -1,0 +1,314 @@
+// Snapshots of the whole sandbox (`svc state export|import`): a SQLite database file written with
+// VACUUM INTO on the daemon's own connection (one consistent read, while the daemon serves; the
+// store is opened in exclusive locking mode, so no second connection could read it), plus a
+// svc_snapshot table that records the format, the svc and schema versions and when it was taken.
+// Everything lives in the store, so the copy holds it all: workspaces, key hashes, agents,
+// knowledge, workflows, runs with their timers, deliveries, events, OAuth apps and grants,
+// sealed secrets, and the sandbox clock offset (settings).
+import Database from 'better-sqlite3';
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { randomBase62 } from '../../shared/ids.js';
+import { SecretBox } from '../crypto/secret-box.js';
+import { ApiError } from '../domain/errors.js';
+import { migrate, type Db } from './database.js';
+import type { Migration } from './migrations.js';
+
+export const SNAPSHOT_FORMAT = 'svc-snapshot';
+export const SNAPSHOT_FORMAT_VERSION = 1;
+
+export interface SnapshotInfo {
+  format: string;
+  format_version: number;
+  svc_version: string;
+  schema_version: number;
+  environment: string;
+  created_at: string;
+}
+
+export interface SnapshotWritten extends SnapshotInfo {
+  file: string;
+  bytes: number;
+}
+
+/** Writes a consistent snapshot of `db` to `file` (through a temp file: never a half file). */
+export function writeSnapshot(
+  db: Db,
+  file: string,
+  meta: { svcVersion: string; environment: string; createdAt: string },
+): SnapshotWritten {
+  const temp = `${file}.${randomBytes(4).toString('hex')}.partial`;
+  try {
+    db.prepare('VACUUM INTO ?').run(temp);
+    const copy = new Database(temp);
+    try {
+      copy.pragma('journal_mode = DELETE');
+      const info: SnapshotInfo = {
+        format: SNAPSHOT_FORMAT,
+        format_version: SNAPSHOT_FORMAT_VERSION,
+        svc_version: meta.svcVersion,
+        schema_version: copy.pragma('user_version', { simple: true }) as number,
+        environment: meta.environment,
+        created_at: meta.createdAt,
+      };
+      copy.exec('CREATE TABLE svc_snapshot (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
+      const insert = copy.prepare('INSERT INTO svc_snapshot (key, value) VALUES (?, ?)');
+      for (const [key, value] of Object.entries(info)) insert.run(key, String(value));
+      copy.close();
+      renameSync(temp, file);
+      return { ...info, file, bytes: statSync(file).size };
+    } finally {
+      if (copy.open) copy.close();
+    }
+  } catch (error) {
+    rmSync(temp, { force: true });
+    if (error instanceof ApiError) throw error;
+    throw new ApiError(
+      'invalid_parameter',
+      `Cannot write the snapshot to ${file}: ${(error as Error).message}. Give a path in a directory you can write to.`,
+      { param: 'file' },
+    );
+  }
+}
+
+/** A sealed value of the snapshot that this data dir's key cannot open. */
+export interface UnreadableSecret {
+  /** `secret CRM_TOKEN (workspace ws_...)`, `webhook hook_...`: what the user knows it as. */
+  what: string;
+  table: string;
+  id: string;
+}
+
+export interface PreparedImport {
+  info: SnapshotInfo;
+  /** Schema version of the snapshot before migrations ran. */
+  from_schema_version: number;
+  unreadable: UnreadableSecret[];
+  /** With --drop-secrets: new signing secrets given to webhooks and hook triggers (shown once). */
+  replaced_secrets: { what: string; id: string; secret: string }[];
+}
+
+/**
+ * Copies a snapshot to `staging` and makes it this svc's store: checks it is a snapshot of a
+ * schema this svc knows, finds the sealed values this data dir's key cannot open (refused unless
+ * `dropSecrets`, which drops them, or gives webhooks and hooks new secrets), and runs migrations.
+ */
+export function prepareImport(
+  file: string,
+  staging: string,
+  options: {
+    migrations: readonly Migration[];
+    secretBox: SecretBox;
+    svcVersion: string;
+    dropSecrets: boolean;
+  },
+): PreparedImport {
+  rmSync(staging, { force: true });
+  try {
+    copyFileSync(file, staging);
+  } catch (error) {
+    throw new ApiError(
+      'invalid_parameter',
+      `Cannot read the snapshot ${file}: ${(error as Error).message}.`,
+      { param: 'file' },
+    );
+  }
+  let db: Db | undefined;
+  try {
+    db = openSnapshot(staging, file);
+    const info = readInfo(db, file);
+    const latest = options.migrations.at(-1)?.version ?? 0;
+    if (info.schema_version > latest) {
+      throw new ApiError(
+        'conflict',
+        `The snapshot ${file} was made by svc ${info.svc_version} (store schema ${info.schema_version}); this svc ${options.svcVersion} knows store schemas up to ${latest}. Import it with svc ${info.svc_version} or newer.`,
+        { param: 'file' },
+      );
+    }
+    const unreadable = findUnreadable(db, options.secretBox);
+    if (unreadable.length > 0 && !options.dropSecrets) {
+      throw new ApiError(
+        'conflict',
+        `The snapshot's secrets were sealed with another data dir's key (secret.key), so ${unreadable.length} cannot be opened here: ${unreadable
+          .map((item) => item.what)
+          .join(
+            ', ',
+          )}. Import it with --drop-secrets to drop them (webhooks and hook triggers get new signing secrets), or import it into the data dir it came from.`,
+        { param: 'file', extras: { unreadable_secrets: unreadable.map((item) => item.what) } },
+      );
+    }
+    const replaced = options.dropSecrets ? dropUnreadable(db, unreadable, options.secretBox) : [];
+    db.exec('DROP TABLE svc_snapshot');
+    migrate(db, options.migrations, { secretBox: options.secretBox });
+    db.pragma('journal_mode = WAL');
+    db.close();
+    return {
+      info,
+      from_schema_version: info.schema_version,
+      unreadable,
+      replaced_secrets: replaced,
+    };
+  } catch (error) {
+    if (db?.open) db.close();
+    rmSync(staging, { force: true });
+    rmSync(`${staging}-wal`, { force: true });
+    rmSync(`${staging}-shm`, { force: true });
+    throw error;
+  }
+}
+
+function openSnapshot(path: string, shownAs: string): Db {
+  try {
+    const db = new Database(path);
+    db.pragma('journal_mode = DELETE');
+    return db;
+  } catch {
+    throw notSnapshot(shownAs);
+  }
+}
+
+function readInfo(db: Db, file: string): SnapshotInfo {
+  let rows: { key: string; value: string }[];
+  try {
+    rows = db
+      .prepare<[], { key: string; value: string }>('SELECT key, value FROM svc_snapshot')
+      .all();
+  } catch {
+    throw notSnapshot(file);
+  }
+  const values = Object.fromEntries(rows.map((row) => [row.key, row.value]));
+  if (values.format !== SNAPSHOT_FORMAT) throw notSnapshot(file);
+  const formatVersion = Number(values.format_version);
+  if (formatVersion > SNAPSHOT_FORMAT_VERSION) {
+    throw new ApiError(
+      'conflict',
+      `The snapshot ${file} is in snapshot format ${formatVersion} (svc ${values.svc_version}); this svc reads format ${SNAPSHOT_FORMAT_VERSION}. Upgrade svc.`,
+      { param: 'file' },
+    );
+  }
+  return {
+    format: SNAPSHOT_FORMAT,
+    format_version: formatVersion,
+    svc_version: values.svc_version ?? 'unknown',
+    schema_version: db.pragma('user_version', { simple: true }) as number,
+    environment: values.environment ?? 'sandbox',
+    created_at: values.created_at ?? '',
+  };
+}
+
+function notSnapshot(file: string): ApiError {
+  return new ApiError(
+    'invalid_parameter',
+    `${file} is not an svc snapshot (make one with: svc state export FILE).`,
+    { param: 'file' },
+  );
+}
+
+/** Sealed values the key cannot open, by table. Plain values (older stores) are left to migrations. */
+function findUnreadable(db: Db, box: SecretBox): UnreadableSecret[] {
+  const opens = (text: string | null) => {
+    if (text === null || !SecretBox.isSealed(text)) return true;
+    try {
+      box.open(text);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const found: UnreadableSecret[] = [];
+  const tables = new Set(
+    db
+      .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'")
+      .all()
+      .map((row) => row.name),
+  );
+  if (tables.has('secrets')) {
+    for (const row of db
+      .prepare<[], { workspace_id: string; name: string; sealed: string }>(
+        'SELECT workspace_id, name, sealed FROM secrets',
+      )
+      .all()) {
+      if (!opens(row.sealed)) {
+        found.push({
+          what: `secret ${row.name} (workspace ${row.workspace_id})`,
+          table: 'secrets',
+          id: `${row.workspace_id}/${row.name}`,
+        });
+      }
+    }
+  }
+  for (const row of db
+    .prepare<[], { id: string; secret: string }>('SELECT id, secret FROM webhooks')
+    .all()) {
+    if (!opens(row.secret)) {
+      found.push({ what: `webhook ${row.id} signing secret`, table: 'webhooks', id: row.id });
+    }
+  }
+  for (const row of db
+    .prepare<[], { id: string; credentials: string | null }>(
+      'SELECT id, credentials FROM integrations',
+    )
+    .all()) {
+    if (!opens(row.credentials)) {
+      found.push({ what: `integration ${row.id} credentials`, table: 'integrations', id: row.id });
+    }
+  }
+  if (tables.has('workflows')) {
+    for (const row of db
+      .prepare<[], { id: string; trigger: string }>('SELECT id, trigger FROM workflows')
+      .all()) {
+      const secret = (JSON.parse(row.trigger) as { config?: { secret?: unknown } }).config?.secret;
+      if (typeof secret === 'string' && !opens(secret)) {
+        found.push({
+          what: `workflow ${row.id} hook trigger secret`,
+          table: 'workflows',
+          id: row.id,
+        });
+      }
+    }
+  }
+  return found;
+}
+
+function dropUnreadable(
+  db: Db,
+  unreadable: UnreadableSecret[],
+  box: SecretBox,
+): PreparedImport['replaced_secrets'] {
+  const replaced: PreparedImport['replaced_secrets'] = [];
+  db.transaction(() => {
+    for (const item of unreadable) {
+      if (item.table === 'secrets') {
+        const [workspaceId, name] = item.id.split('/');
+        db.prepare('DELETE FROM secrets WHERE workspace_id = ? AND name = ?').run(
+          workspaceId,
+          name,
+        );
+      } else if (item.table === 'integrations') {
+        db.prepare('UPDATE integrations SET credentials = NULL WHERE id = ?').run(item.id);
+      } else if (item.table === 'webhooks') {
+        const secret = `whsec_${randomBase62(32)}`;
+        db.prepare('UPDATE webhooks SET secret = ? WHERE id = ?').run(box.seal(secret), item.id);
+        replaced.push({ what: item.what, id: item.id, secret });
+      } else if (item.table === 'workflows') {
+        const secret = `whsec_${randomBase62(32)}`;
+        const sealed = box.seal(secret);
+        const row = db
+          .prepare<[string], { trigger: string }>('SELECT trigger FROM workflows WHERE id = ?')
+          .get(item.id)!;
+        const trigger = JSON.parse(row.trigger) as { config: Record<string, unknown> };
+        trigger.config.secret = sealed;
+        db.prepare('UPDATE workflows SET trigger = ? WHERE id = ?').run(
+          JSON.stringify(trigger),
+          item.id,
+        );
+        db.prepare('UPDATE workflow_triggers SET hook_secret = ? WHERE workflow_id = ?').run(
+          box.seal(secret),
+          item.id,
+        );
+        replaced.push({ what: item.what, id: item.id, secret });
+      }
+    }
+  })();
+  return replaced;
+}
