@@ -4,6 +4,7 @@ import type { CliEntry } from './command.js';
 import agents from './commands/agents.js';
 import clock from './commands/clock.js';
 import daemon from './commands/daemon.js';
+import dashboard from './commands/dashboard.js';
 import events from './commands/events.js';
 import keys from './commands/keys.js';
 import listen from './commands/listen.js';
@@ -27,4 +28,5 @@ export const COMMANDS: CliEntry[] = [
   ...workflowTemplates,
   ...webhooks,
   ...listen,
+  ...dashboard,
 ];

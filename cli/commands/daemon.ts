@@ -60,9 +60,11 @@ export default defineCommands([
           pid: started.pid,
           environment: started.environment,
           data_dir: ctx.dataDir,
+          dashboard_url: `${started.url}/ui`,
         },
         () =>
-          `svc daemon running at ${chalk.cyan(started.url)} (pid ${started.pid}, ${started.environment}, data dir ${ctx.dataDir})`,
+          `svc daemon running at ${chalk.cyan(started.url)} (pid ${started.pid}, ${started.environment}, data dir ${ctx.dataDir})\n` +
+          `Dashboard at ${chalk.cyan(`${started.url}/ui`)} (log in with: svc dashboard)`,
       );
     },
   }),

@@ -32,6 +32,11 @@ export interface DaemonControl {
   requestShutdown(): void;
 }
 
+/** The dashboard's login links (svc dashboard): single use, valid 5 minutes. */
+export interface DashboardLogin {
+  login(): { url: string; login_url: string; expires_at: string };
+}
+
 export interface ControlDeps {
   workspaces: WorkspaceService;
   keys: KeyService;
@@ -44,4 +49,5 @@ export interface ControlDeps {
   secrets: SecretService;
   oauth: OAuthService;
   daemon: DaemonControl;
+  dashboard: DashboardLogin;
 }

@@ -266,6 +266,10 @@ export function createControlRouter(deps: ControlDeps) {
           .mutation(({ input }) => grantView(deps.oauth.revokeGrant(input.id))),
       }),
     }),
+    dashboard: t.router({
+      /** A one-time login link for the dashboard (svc dashboard). */
+      login: operator.mutation(() => deps.dashboard.login()),
+    }),
     deliveries: t.router({
       /** Every delivery attempt as it happens (svc webhooks tail). */
       stream: operator.input(DeliveryStreamInput).subscription(({ input, signal }) => {

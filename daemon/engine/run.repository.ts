@@ -12,6 +12,19 @@ export interface RunListFilter {
   since: number;
 }
 
+/** The runs of a workspace, across its workflows (the dashboard's runs page). */
+export interface WorkspaceRunFilter {
+  workspaceId: string;
+  workflowId?: string | undefined;
+  status?: string | undefined;
+  /** Created at or after (ms on the daemon clock). */
+  from?: number | undefined;
+  /** Created before (ms on the daemon clock). */
+  to?: number | undefined;
+  /** Runs created before this are past retention. */
+  since: number;
+}
+
 export type RunStatus =
   'running' | 'awaiting_approval' | 'completed' | 'failed' | 'cancelled' | 'timeout';
 
@@ -58,6 +71,8 @@ export interface ApprovalRow {
 
 export class RunRepository {
   private readonly list: ListQuery<RunRow, RunListFilter>;
+  private readonly workspaceList: ListQuery<RunRow, WorkspaceRunFilter>;
+  private readonly statusCountStmt;
   private readonly insertStmt;
   private readonly getStmt;
   private readonly saveStmt;
@@ -93,6 +108,18 @@ export class RunRepository {
         return counts.sum(workflowId, status ? ['bucket = ?', status] : undefined) - expired;
       },
     });
+    this.workspaceList = new ListQuery<RunRow, WorkspaceRunFilter>(db, {
+      table: 'workflow_executions',
+      scope: { workspace_id: 'workspaceId' },
+      filters: { workflow_id: 'workflowId', status: 'status' },
+      conditions: (query) => [
+        ['created_at >= ?', Math.max(query.since, query.from ?? 0)],
+        query.to !== undefined && ['created_at < ?', query.to],
+      ],
+    });
+    this.statusCountStmt = db.prepare<[string, number], { status: RunStatus; n: number }>(
+      'SELECT status, COUNT(*) AS n FROM workflow_executions WHERE workspace_id = ? AND created_at >= ? GROUP BY status',
+    );
     this.insertStmt = db.prepare(
       `INSERT INTO workflow_executions (id, workflow_id, workspace_id, version, status, trigger_type, input, frontier,
          steps_completed, result, error_code, error_message, failed_step, failed_agent_id, deadline_at, created_at, completed_at, cancelled_at)
@@ -174,6 +201,17 @@ export class RunRepository {
 
   page(query: RunListFilter & ListQueryInput): Page<RunRow> {
     return this.list.page(query);
+  }
+
+  pageOfWorkspace(query: WorkspaceRunFilter & ListQueryInput): Page<RunRow> {
+    return this.workspaceList.page(query);
+  }
+
+  /** How many runs of the workspace were created since a time, by status. */
+  statusCounts(workspaceId: string, since: number): Record<string, number> {
+    return Object.fromEntries(
+      this.statusCountStmt.all(workspaceId, since).map((row) => [row.status, row.n]),
+    );
   }
 
   purgeBefore(cutoff: number): number {

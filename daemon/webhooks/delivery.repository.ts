@@ -29,6 +29,10 @@ export interface AttemptRow {
   http_status: number | null;
   response_time_ms: number;
   error: string | null;
+  /** The X-Svc-Signature header sent (null for attempts stored before it was kept). */
+  signature: string | null;
+  /** The first bytes of the receiver's answer, as text (null when there was no answer). */
+  response_head: string | null;
 }
 
 export interface DeliveryListQuery {
@@ -61,8 +65,8 @@ export class DeliveryRepository {
     );
     this.getStmt = db.prepare<[string], DeliveryRow>('SELECT * FROM deliveries WHERE id = ?');
     this.attemptStmt = db.prepare(
-      `INSERT INTO delivery_attempts (delivery_id, attempt, attempted_at, http_status, response_time_ms, error)
-       VALUES (@delivery_id, @attempt, @attempted_at, @http_status, @response_time_ms, @error)`,
+      `INSERT INTO delivery_attempts (delivery_id, attempt, attempted_at, http_status, response_time_ms, error, signature, response_head)
+       VALUES (@delivery_id, @attempt, @attempted_at, @http_status, @response_time_ms, @error, @signature, @response_head)`,
     );
     this.attemptsStmt = db.prepare<[string], AttemptRow>(
       'SELECT * FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt',

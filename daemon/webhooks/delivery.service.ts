@@ -20,6 +20,9 @@ import type { DeliveryRepository, DeliveryRow } from './delivery.repository.js';
 import type { WebhookRow } from './webhook.repository.js';
 import { DELIVERY_TIMER, type WebhookService } from './webhook.service.js';
 
+/** How much of a receiver's answer each attempt keeps (shown by the dashboard). */
+export const RESPONSE_HEAD_CHARS = 512;
+
 /** Emits `attempted` with each delivery attempt once it is stored (svc webhooks tail). */
 export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity] }> {
   constructor(
@@ -55,6 +58,24 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
         http_status: attempt.http_status,
         response_time_ms: attempt.response_time_ms,
         error: attempt.error,
+      })),
+      event: JSON.parse(row.body) as Record<string, unknown>,
+    };
+  }
+
+  /** The delivery with each attempt's signature header and the start of the answer (dashboard). */
+  attemptLog(workspaceId: string, webhookId: string, deliveryId: string) {
+    const row = this.delivery(workspaceId, webhookId, deliveryId);
+    return {
+      ...toDeliveryView(row),
+      attempts_history: this.repo.attempts(row.id).map((attempt) => ({
+        attempt: attempt.attempt,
+        attempted_at: toIso(attempt.attempted_at),
+        http_status: attempt.http_status,
+        response_time_ms: attempt.response_time_ms,
+        error: attempt.error,
+        signature: attempt.signature,
+        response_head: attempt.response_head,
       })),
       event: JSON.parse(row.body) as Record<string, unknown>,
     };
@@ -156,6 +177,8 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
         http_status: result.status,
         response_time_ms: result.timeMs,
         error: result.error,
+        signature: result.signature,
+        response_head: result.responseHead,
       });
       this.repo.saveResult(updated);
       const finishedNow = row.status === 'pending' && updated.status !== 'pending';
@@ -189,6 +212,7 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
     body: string,
     ids: { eventId: string; eventType: string; deliveryId: string },
   ): Promise<SendResult> {
+    const signature = signatureHeader(this.webhooks.signingSecret(hook), body);
     const result = await this.outbound.request({
       url: hook.url,
       method: 'POST',
@@ -196,7 +220,7 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
       headers: {
         'content-type': 'application/json',
         'user-agent': `svc-webhooks/${VERSION}`,
-        'x-svc-signature': signatureHeader(this.webhooks.signingSecret(hook), body),
+        'x-svc-signature': signature,
         'x-svc-event-id': ids.eventId,
         'x-svc-event-type': ids.eventType,
         'x-svc-delivery-id': ids.deliveryId,
@@ -208,11 +232,23 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
     if (result.type === 'failed') {
       // An answer too long to read still is the receiver's answer.
       if (result.reason === 'too_large' && result.status !== null) {
-        return statusResult(result.status, result.timeMs);
+        return statusResult(result.status, result.timeMs, signature, null);
       }
-      return { ok: false, status: null, timeMs: result.timeMs, error: result.message };
+      return {
+        ok: false,
+        status: null,
+        timeMs: result.timeMs,
+        error: result.message,
+        signature,
+        responseHead: null,
+      };
     }
-    return statusResult(result.status, result.timeMs);
+    return statusResult(
+      result.status,
+      result.timeMs,
+      signature,
+      result.body.slice(0, RESPONSE_HEAD_CHARS),
+    );
   }
 
   private delivery(workspaceId: string, webhookId: string, deliveryId: string): DeliveryRow {
@@ -232,11 +268,25 @@ interface SendResult {
   status: number | null;
   timeMs: number;
   error: string | null;
+  signature: string;
+  responseHead: string | null;
 }
 
-function statusResult(status: number, timeMs: number): SendResult {
+function statusResult(
+  status: number,
+  timeMs: number,
+  signature: string,
+  responseHead: string | null,
+): SendResult {
   const ok = status >= 200 && status < 300;
-  return { ok, status, timeMs, error: ok ? null : `The receiver answered HTTP ${status}.` };
+  return {
+    ok,
+    status,
+    timeMs,
+    error: ok ? null : `The receiver answered HTTP ${status}.`,
+    signature,
+    responseHead,
+  };
 }
 
 export function toDeliveryView(row: DeliveryRow): DeliveryView {
