@@ -5,6 +5,7 @@ import agents from './commands/agents.js';
 import clock from './commands/clock.js';
 import daemon from './commands/daemon.js';
 import events from './commands/events.js';
+import faults from './commands/faults.js';
 import keys from './commands/keys.js';
 import listen from './commands/listen.js';
 import secrets from './commands/secrets.js';
@@ -27,4 +28,5 @@ export const COMMANDS: CliEntry[] = [
   ...workflowTemplates,
   ...webhooks,
   ...listen,
+  ...faults,
 ];

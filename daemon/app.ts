@@ -169,6 +169,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     agents: services.agents,
     secrets: services.secrets,
     oauth: services.oauth,
+    faults: services.faults,
     daemon: {
       environment: options.environment,
       status: (): DaemonStatus => ({

@@ -60,7 +60,10 @@ import { type WorkflowView } from '../shared/schemas/workflows.js';
 import { checkpoint, openDatabase, type Db } from './store/database.js';
 import { Housekeeping } from './housekeeping.js';
 import { serverUrls, type ServerUrls } from './domain/urls.js';
+import { ApiError } from './domain/errors.js';
 import { MIGRATIONS } from './store/migrations.js';
+import { FaultRepository } from './faults/fault.repository.js';
+import { FaultService } from './faults/fault.service.js';
 
 export interface ServiceOptions {
   dataDir: string;
@@ -107,6 +110,8 @@ export interface Services {
   alarms: Alarms;
   /** Every outbound HTTP call goes through it (daemon/outbound/http.ts). */
   outbound: OutboundHttp;
+  /** Sandbox fault rules (svc faults). */
+  faults: FaultService;
 }
 
 export function buildServices(
@@ -189,7 +194,30 @@ export function buildServices(
       secrets.reveal(workspaceId, name),
     ),
   };
-  const thinker = new Thinker(agents, stubs, knowledge, brains, agentSettings);
+  const alarms = new Alarms(clock);
+  // Sandbox fault rules, asked where real outcomes are produced: outbound HTTP, steps, agents.
+  const faults = new FaultService(
+    new FaultRepository(db),
+    clock,
+    alarms,
+    {
+      webhook: (workspaceId, id) => void webhooks.row(workspaceId, id),
+      workflowStep: (workspaceId, workflowId, stepId) => {
+        const row = workflows.row(workspaceId, workflowId);
+        const definition = workflows.definition(row.id, row.version);
+        if (!definition?.byId.has(stepId)) {
+          throw new ApiError('invalid_parameter', `Workflow ${workflowId} has no step ${stepId}.`, {
+            param: 'step',
+          });
+        }
+      },
+      agent: (workspaceId, id) => void agents.row(workspaceId, id),
+    },
+    options.environment === 'sandbox',
+    log,
+  );
+  outbound.useFaults(faults);
+  const thinker = new Thinker(agents, stubs, knowledge, brains, agentSettings, faults);
   const executions = new ExecutionService(
     db,
     commits,
@@ -221,7 +249,6 @@ export function buildServices(
     (workspaceId, agentId) => agentRepository.get(agentId)?.workspace_id === workspaceId,
     secretBox,
   );
-  const alarms = new Alarms(clock);
   const runRepository = new RunRepository(db);
   const engine = new WorkflowEngine({
     db,
@@ -232,7 +259,7 @@ export function buildServices(
     timers,
     clock,
     alarms,
-    steps: new StepRunner(executions, clock, urlPolicy, outbound),
+    steps: new StepRunner(executions, clock, urlPolicy, outbound, faults),
     reveal: (workspaceId, name) => secrets.reveal(workspaceId, name),
     log,
   });
@@ -319,5 +346,6 @@ export function buildServices(
     triggers,
     templates,
     outbound,
+    faults,
   };
 }

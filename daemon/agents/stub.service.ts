@@ -47,7 +47,7 @@ export class StubService {
         { param: 'fail' },
       );
     }
-    compile(input.match);
+    compileMatch(input.match);
     const row: StubRow = {
       id: newId('stub'),
       agent_id: agentId,
@@ -80,7 +80,7 @@ export class StubService {
   match(agentId: string, input: string): Stub | undefined {
     let matchers = this.cache.get(agentId);
     if (!matchers) {
-      matchers = this.repo.list(agentId).map((row) => ({ row, test: compile(row.match) }));
+      matchers = this.repo.list(agentId).map((row) => ({ row, test: compileMatch(row.match) }));
       this.cache.set(agentId, matchers);
     }
     const found = matchers.find((matcher) => matcher.test(input));
@@ -88,7 +88,8 @@ export class StubService {
   }
 }
 
-function compile(match: string): (input: string) => boolean {
+/** A matcher: case-insensitive substring, or /regex/flags (also used by fault rules). */
+export function compileMatch(match: string): (input: string) => boolean {
   const regex = /^\/(.+)\/([gimsuy]*)$/s.exec(match);
   if (regex) {
     let pattern: RegExp;

@@ -9,6 +9,7 @@ import type { AgentService } from '../agents/agent.service.js';
 import type { StubService } from '../agents/stub.service.js';
 import type { SecretService } from '../secrets/secret.service.js';
 import type { OAuthService } from '../oauth/oauth.service.js';
+import type { FaultService } from '../faults/fault.service.js';
 
 export interface DaemonStatus {
   pid: number;
@@ -44,4 +45,6 @@ export interface ControlDeps {
   secrets: SecretService;
   oauth: OAuthService;
   daemon: DaemonControl;
+  /** Sandbox fault rules (svc faults). */
+  faults: FaultService;
 }

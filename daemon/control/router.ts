@@ -38,6 +38,7 @@ import {
   OAuthGrantListInput,
 } from '../../shared/schemas/oauth.js';
 import { appView, grantView } from '../oauth/oauth.views.js';
+import { FaultAddInput, FaultIdInput, FaultListInput } from '../../shared/schemas/faults.js';
 
 export interface ControlContext {
   authorized: boolean;
@@ -265,6 +266,24 @@ export function createControlRouter(deps: ControlDeps) {
           .input(OAuthGrantIdInput)
           .mutation(({ input }) => grantView(deps.oauth.revokeGrant(input.id))),
       }),
+    }),
+    /** Sandbox fault rules (svc faults add|list|remove|clear); production refuses them. */
+    faults: t.router({
+      add: operator.input(FaultAddInput).mutation(({ input }) => {
+        const { workspace_id: workspaceId, ...rule } = input;
+        return deps.faults.add(workspaces.existingId(workspaceId), rule);
+      }),
+      list: operator
+        .input(FaultListInput)
+        .query(({ input }) => deps.faults.list(workspaces.existingId(input?.workspace_id))),
+      remove: operator
+        .input(FaultIdInput)
+        .mutation(({ input }) =>
+          deps.faults.remove(workspaces.existingId(input.workspace_id), input.id),
+        ),
+      clear: operator.input(FaultListInput).mutation(({ input }) => ({
+        cleared: deps.faults.clear(workspaces.existingId(input?.workspace_id)),
+      })),
     }),
     deliveries: t.router({
       /** Every delivery attempt as it happens (svc webhooks tail). */

@@ -406,6 +406,8 @@ export class WorkflowEngine {
     return {
       workspaceId: row.workspace_id,
       executionId: row.id,
+      workflowId: row.workflow_id,
+      attempt: act.attempt,
       step: this.definitionOf(row).byId.get(act.step_id)!,
       scope: this.scope(row, state),
       reveal: (name) => this.deps.reveal(row.workspace_id, name),
@@ -505,7 +507,7 @@ export class WorkflowEngine {
     const step = t.definition.byId.get(act.step_id)!;
     switch (outcome.type) {
       case 'completed': {
-        this.record(t, act, 'completed', outcome.result, null);
+        this.record(t, act, 'completed', outcome.result, null, true, outcome.injectedFault);
         const next =
           outcome.next.length > 0 || step.type === 'condition'
             ? outcome.next
@@ -520,14 +522,14 @@ export class WorkflowEngine {
           t.definition.settings.retry_policy;
         const error = { code: outcome.code, message: outcome.message };
         if (act.attempt < maxAttempts) {
-          this.record(t, act, 'failed', outcome.result, error, false);
+          this.record(t, act, 'failed', outcome.result, error, false, outcome.injectedFault);
           act.attempt += 1;
           act.state = 'retrying';
           act.wake_at = t.now + delayAfterAttempt(stepBackoff(multiplier), act.attempt - 1);
           this.park(t, act);
           break;
         }
-        this.record(t, act, 'failed', outcome.result, error);
+        this.record(t, act, 'failed', outcome.result, error, true, outcome.injectedFault);
         if (step.on_error) this.follow(t, act, [step.on_error]);
         else if (t.definition.settings.error_handling === 'continue') {
           this.follow(t, act, step.next_step_id ? [step.next_step_id] : []);
@@ -672,6 +674,7 @@ export class WorkflowEngine {
     result: unknown,
     error: { code: string; message: string } | null,
     final = true,
+    injectedFault: string | null = null,
   ): void {
     const seq = t.state.seq++;
     const step = t.definition.byId.get(act.step_id)!;
@@ -687,6 +690,7 @@ export class WorkflowEngine {
       error_message: error?.message ?? null,
       started_at: act.started_at,
       completed_at: t.now,
+      injected_fault: injectedFault,
     };
     this.deps.repo.insertStep(stepRow);
     t.recorded.push(stepRow);

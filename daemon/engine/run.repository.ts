@@ -47,6 +47,8 @@ export interface StepRunRow {
   error_message: string | null;
   started_at: number;
   completed_at: number;
+  /** The sandbox fault rule (flt_...) that produced this attempt's outcome. */
+  injected_fault: string | null;
 }
 
 export interface ApprovalRow {
@@ -92,8 +94,8 @@ export class RunRepository {
          failed_agent_id = @failed_agent_id, completed_at = @completed_at, cancelled_at = @cancelled_at WHERE id = @id`,
     );
     this.stepStmt = db.prepare(
-      `INSERT INTO workflow_step_runs (execution_id, seq, step_id, attempt, status, result, error_code, error_message, started_at, completed_at)
-       VALUES (@execution_id, @seq, @step_id, @attempt, @status, @result, @error_code, @error_message, @started_at, @completed_at)`,
+      `INSERT INTO workflow_step_runs (execution_id, seq, step_id, attempt, status, result, error_code, error_message, started_at, completed_at, injected_fault)
+       VALUES (@execution_id, @seq, @step_id, @attempt, @status, @result, @error_code, @error_message, @started_at, @completed_at, @injected_fault)`,
     );
     this.stepsStmt = db.prepare<[string], StepRunRow>(
       'SELECT * FROM workflow_step_runs WHERE execution_id = ? ORDER BY seq',

@@ -80,6 +80,7 @@ export function executionView(
       duration_ms: step.completed_at - step.started_at,
       started_at: toIso(step.started_at),
       completed_at: toIso(step.completed_at),
+      injected_fault: step.injected_fault ?? null,
     };
   });
   for (const act of state.acts) {
@@ -99,6 +100,7 @@ export function executionView(
       duration_ms: null,
       started_at: toIso(act.started_at),
       completed_at: null,
+      injected_fault: null,
     });
   }
   const ended = row.completed_at ?? row.cancelled_at;

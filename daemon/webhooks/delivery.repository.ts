@@ -28,6 +28,8 @@ export interface AttemptRow {
   http_status: number | null;
   response_time_ms: number;
   error: string | null;
+  /** The sandbox fault rule (flt_...) that produced this attempt's outcome. */
+  injected_fault: string | null;
 }
 
 export interface DeliveryListQuery {
@@ -57,8 +59,8 @@ export class DeliveryRepository {
     );
     this.getStmt = db.prepare<[string], DeliveryRow>('SELECT * FROM deliveries WHERE id = ?');
     this.attemptStmt = db.prepare(
-      `INSERT INTO delivery_attempts (delivery_id, attempt, attempted_at, http_status, response_time_ms, error)
-       VALUES (@delivery_id, @attempt, @attempted_at, @http_status, @response_time_ms, @error)`,
+      `INSERT INTO delivery_attempts (delivery_id, attempt, attempted_at, http_status, response_time_ms, error, injected_fault)
+       VALUES (@delivery_id, @attempt, @attempted_at, @http_status, @response_time_ms, @error, @injected_fault)`,
     );
     this.attemptsStmt = db.prepare<[string], AttemptRow>(
       'SELECT * FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt',

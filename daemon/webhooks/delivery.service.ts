@@ -14,7 +14,7 @@ import { sampleEventData } from '../events/samples.js';
 import { ApiError } from '../domain/errors.js';
 import { mapPage, type ListQueryInput, type Page } from '../domain/pages.js';
 import type { Transactions } from '../domain/transactions.js';
-import type { OutboundHttp } from '../outbound/http.js';
+import type { CallScope, OutboundHttp } from '../outbound/http.js';
 import type { TimerService } from '../timers/timer.service.js';
 import type { DeliveryRepository, DeliveryRow } from './delivery.repository.js';
 import type { WebhookRow } from './webhook.repository.js';
@@ -55,6 +55,7 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
         http_status: attempt.http_status,
         response_time_ms: attempt.response_time_ms,
         error: attempt.error,
+        injected_fault: attempt.injected_fault,
       })),
       event: JSON.parse(row.body) as Record<string, unknown>,
     };
@@ -120,11 +121,17 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
     hook: WebhookRow,
     options: { automatic: boolean },
   ): Promise<void> {
-    const result = await this.send(hook, row.body, {
-      eventId: row.event_id,
-      eventType: row.event_type,
-      deliveryId: row.id,
-    });
+    const result = await this.send(
+      hook,
+      row.body,
+      { eventId: row.event_id, eventType: row.event_type, deliveryId: row.id },
+      {
+        workspaceId: hook.workspace_id,
+        webhookId: hook.id,
+        attempt: row.attempts + 1,
+        matchText: () => row.event_type,
+      },
+    );
     const now = this.clock.now();
     const attempts = row.attempts + 1;
     const updated: DeliveryRow = {
@@ -156,6 +163,7 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
         http_status: result.status,
         response_time_ms: result.timeMs,
         error: result.error,
+        injected_fault: result.injectedFault,
       });
       this.repo.saveResult(updated);
       const finishedNow = row.status === 'pending' && updated.status !== 'pending';
@@ -183,36 +191,50 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
     });
   }
 
-  /** One POST through the outbound module; a 3xx is an answer (a failure), never followed. */
+  /**
+   * One POST through the outbound module; a 3xx is an answer (a failure), never followed. With
+   * a scope (a stored delivery's attempt), sandbox fault rules may answer instead.
+   */
   private async send(
     hook: WebhookRow,
     body: string,
     ids: { eventId: string; eventType: string; deliveryId: string },
+    scope?: CallScope,
   ): Promise<SendResult> {
-    const result = await this.outbound.request({
-      url: hook.url,
-      method: 'POST',
-      body,
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': `svc-webhooks/${VERSION}`,
-        'x-svc-signature': signatureHeader(this.webhooks.signingSecret(hook), body),
-        'x-svc-event-id': ids.eventId,
-        'x-svc-event-type': ids.eventType,
-        'x-svc-delivery-id': ids.deliveryId,
+    const result = await this.outbound.request(
+      {
+        url: hook.url,
+        method: 'POST',
+        body,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': `svc-webhooks/${VERSION}`,
+          'x-svc-signature': signatureHeader(this.webhooks.signingSecret(hook), body),
+          'x-svc-event-id': ids.eventId,
+          'x-svc-event-type': ids.eventType,
+          'x-svc-delivery-id': ids.deliveryId,
+        },
+        timeoutMs: hook.timeout_seconds * 1000,
+        // The receiver's answer is not used: read a little of it, then let it go.
+        maxResponseBytes: 64 * 1024,
       },
-      timeoutMs: hook.timeout_seconds * 1000,
-      // The receiver's answer is not used: read a little of it, then let it go.
-      maxResponseBytes: 64 * 1024,
-    });
+      scope,
+    );
+    const injectedFault = result.injectedFault ?? null;
     if (result.type === 'failed') {
       // An answer too long to read still is the receiver's answer.
       if (result.reason === 'too_large' && result.status !== null) {
-        return statusResult(result.status, result.timeMs);
+        return statusResult(result.status, result.timeMs, injectedFault);
       }
-      return { ok: false, status: null, timeMs: result.timeMs, error: result.message };
+      return {
+        ok: false,
+        status: null,
+        timeMs: result.timeMs,
+        error: result.message,
+        injectedFault,
+      };
     }
-    return statusResult(result.status, result.timeMs);
+    return statusResult(result.status, result.timeMs, injectedFault);
   }
 
   private delivery(workspaceId: string, webhookId: string, deliveryId: string): DeliveryRow {
@@ -232,11 +254,19 @@ interface SendResult {
   status: number | null;
   timeMs: number;
   error: string | null;
+  /** The sandbox fault rule that produced this outcome (flt_...). */
+  injectedFault: string | null;
 }
 
-function statusResult(status: number, timeMs: number): SendResult {
+function statusResult(status: number, timeMs: number, injectedFault: string | null): SendResult {
   const ok = status >= 200 && status < 300;
-  return { ok, status, timeMs, error: ok ? null : `The receiver answered HTTP ${status}.` };
+  return {
+    ok,
+    status,
+    timeMs,
+    error: ok ? null : `The receiver answered HTTP ${status}.`,
+    injectedFault,
+  };
 }
 
 export function toDeliveryView(row: DeliveryRow): DeliveryView {

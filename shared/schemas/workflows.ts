@@ -233,6 +233,10 @@ export const StepResult = z
     duration_ms: z.number().int().nullable(),
     started_at: Timestamp,
     completed_at: Timestamp.nullable(),
+    injected_fault: z.string().nullable().meta({
+      description:
+        'Sandbox: the fault rule (flt_..., svc faults) that produced this attempt, else null',
+    }),
   })
   .meta({ title: 'WorkflowStepResult' });
 

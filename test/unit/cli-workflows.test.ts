@@ -119,6 +119,7 @@ function step(id: string, partial: Partial<StepResult>): StepResult {
     result: null,
     error: null,
     duration_ms: null,
+    injected_fault: null,
     started_at: '2030-01-01T00:00:00.000Z',
     completed_at: null,
     ...partial,
