@@ -6,6 +6,8 @@ import clock from './commands/clock.js';
 import daemon from './commands/daemon.js';
 import events from './commands/events.js';
 import faults from './commands/faults.js';
+import webhookReplay from './commands/webhook-replay.js';
+import workflowRerun from './commands/workflow-rerun.js';
 import keys from './commands/keys.js';
 import listen from './commands/listen.js';
 import secrets from './commands/secrets.js';
@@ -24,9 +26,11 @@ export const COMMANDS: CliEntry[] = [
   ...events,
   ...agents,
   ...workflows,
+  ...workflowRerun,
   ...secrets,
   ...workflowTemplates,
   ...webhooks,
+  ...webhookReplay,
   ...listen,
   ...faults,
 ];

@@ -39,6 +39,7 @@ import {
 } from '../../shared/schemas/oauth.js';
 import { appView, grantView } from '../oauth/oauth.views.js';
 import { FaultAddInput, FaultIdInput, FaultListInput } from '../../shared/schemas/faults.js';
+import { WebhookReplayInput } from '../../shared/schemas/replay.js';
 
 export interface ControlContext {
   authorized: boolean;
@@ -284,6 +285,31 @@ export function createControlRouter(deps: ControlDeps) {
       clear: operator.input(FaultListInput).mutation(({ input }) => ({
         cleared: deps.faults.clear(workspaces.existingId(input?.workspace_id)),
       })),
+    }),
+    webhooks: t.router({
+      /** svc webhooks replay: stored events sent again as new deliveries. */
+      replay: operator.input(WebhookReplayInput).mutation(({ input }) => {
+        const now = clock.now();
+        const to = input.to === undefined ? now : Date.parse(input.to);
+        const from =
+          input.since_ms !== undefined
+            ? now - input.since_ms
+            : input.from === undefined
+              ? 0
+              : Date.parse(input.from);
+        if (from > to) {
+          throw new ApiError('invalid_parameter', '--from must be before --to.', {
+            param: 'from',
+          });
+        }
+        return deliveries.replay(workspaces.existingId(input.workspace_id), input.webhook_id, {
+          from,
+          to,
+          status: input.status,
+          eventType: input.event_type,
+          dryRun: input.dry_run,
+        });
+      }),
     }),
     deliveries: t.router({
       /** Every delivery attempt as it happens (svc webhooks tail). */

@@ -39,6 +39,11 @@ export interface StartOptions {
    * advance). Not from inside an event's publication: their events would start runs there.
    */
   inline?: boolean;
+  /**
+   * A re-run of `of`: it starts at `fromStepId` (else at the entry), with `keep` (the original's
+   * step rows before that step) as its own history, their results in scope.
+   */
+  rerun?: { of: string; fromStepId?: string | undefined; keep: StepRunRow[] };
 }
 
 export interface EngineDeps {
@@ -115,13 +120,22 @@ export class WorkflowEngine {
     const definition = this.deps.workflows.definition(workflow.id, workflow.version)!;
     const now = this.deps.clock.now();
     const payload = options.trigger?.payload ?? options.input;
+    const id = newId('workflowExecution');
+    const entry = options.rerun?.fromStepId ?? definition.steps[0]!.id;
+    // A re-run from a step: the original's earlier step rows become this run's own.
+    const kept: StepRunRow[] = (options.rerun?.keep ?? []).map((step, seq) => ({
+      ...step,
+      execution_id: id,
+      seq,
+    }));
+    const lastKept = kept.findLastIndex((step) => step.status === 'completed');
     const state: RunState = {
       n: 1,
-      seq: 0,
+      seq: kept.length,
       acts: [
         {
-          key: `${definition.steps[0]!.id}#0`,
-          step_id: definition.steps[0]!.id,
+          key: `${entry}#0`,
+          step_id: entry,
           attempt: 1,
           branch: null,
           state: 'ready',
@@ -129,12 +143,12 @@ export class WorkflowEngine {
         },
       ],
       joins: [],
-      last_seq: null,
+      last_seq: lastKept === -1 ? null : lastKept,
       armed: false,
       ...(options.trigger?.headers ? { headers: options.trigger.headers } : {}),
     };
     const row: RunRow = {
-      id: newId('workflowExecution'),
+      id,
       workflow_id: workflow.id,
       workspace_id: workspaceId,
       version: workflow.version,
@@ -142,7 +156,7 @@ export class WorkflowEngine {
       trigger_type: options.trigger?.type ?? 'manual',
       input: JSON.stringify(payload),
       frontier: JSON.stringify(state),
-      steps_completed: 0,
+      steps_completed: kept.filter((step) => step.status === 'completed').length,
       result: null,
       error_code: null,
       error_message: null,
@@ -152,10 +166,13 @@ export class WorkflowEngine {
       created_at: now,
       completed_at: null,
       cancelled_at: null,
+      rerun_of: options.rerun?.of ?? null,
+      from_step_id: options.rerun?.fromStepId ?? null,
     };
-    const view = executionView(row, state, definition, [], payload);
+    const view = executionView(row, state, definition, kept, payload);
     const store = () => {
       this.deps.workflows.recordStart(workflow.id, now);
+      for (const step of kept) this.deps.repo.insertStep(step);
       this.deps.events.publish(workspaceId, 'workflow.execution.started', view);
       if (!options.inline) {
         this.deps.repo.insert(row);
@@ -163,7 +180,11 @@ export class WorkflowEngine {
       }
       // A new run has no step rows to read its memory from, and its trigger is at hand.
       this.keep(row.id, {
-        results: new Map(),
+        results: new Map(
+          kept
+            .filter((step) => step.status === 'completed')
+            .map((step) => [step.step_id, step.result === null ? null : JSON.parse(step.result)]),
+        ),
         trigger: { type: row.trigger_type, payload, headers: state.headers ?? {} },
       });
       const t: Transition = { row, state, definition, now, recorded: [], fresh: true };
@@ -279,7 +300,14 @@ export class WorkflowEngine {
   /** The run as the API shows it. */
   view(row: RunRow): WorkflowExecutionView {
     const definition = this.definitionOf(row);
-    return executionView(row, parseState(row.frontier), definition, this.deps.repo.steps(row.id));
+    return executionView(
+      row,
+      parseState(row.frontier),
+      definition,
+      this.deps.repo.steps(row.id),
+      undefined,
+      this.deps.repo.rerunsOf(row.id),
+    );
   }
 
   /** The run after a transition; its step rows are read only if it did not write them all. */
@@ -293,6 +321,8 @@ export class WorkflowEngine {
       t.definition,
       steps,
       trigger ? trigger.payload : undefined,
+      // A run that just started has no re-runs: only ending ones look.
+      t.fresh ? [] : this.deps.repo.rerunsOf(t.row.id),
     );
   }
 

@@ -34,6 +34,9 @@ export interface RunRow {
   created_at: number;
   completed_at: number | null;
   cancelled_at: number | null;
+  /** The run this one re-runs (svc workflows rerun), and the step it started at. */
+  rerun_of: string | null;
+  from_step_id: string | null;
 }
 
 export interface StepRunRow {
@@ -73,6 +76,7 @@ export class RunRepository {
   private readonly approvalInsertStmt;
   private readonly approvalGetStmt;
   private readonly approvalDeleteStmt;
+  private readonly rerunsStmt;
 
   constructor(db: Db) {
     this.list = new ListQuery<RunRow, RunListFilter>(db, {
@@ -83,9 +87,11 @@ export class RunRepository {
     });
     this.insertStmt = db.prepare(
       `INSERT INTO workflow_executions (id, workflow_id, workspace_id, version, status, trigger_type, input, frontier,
-         steps_completed, result, error_code, error_message, failed_step, failed_agent_id, deadline_at, created_at, completed_at, cancelled_at)
+         steps_completed, result, error_code, error_message, failed_step, failed_agent_id, deadline_at, created_at, completed_at, cancelled_at,
+         rerun_of, from_step_id)
        VALUES (@id, @workflow_id, @workspace_id, @version, @status, @trigger_type, @input, @frontier,
-         @steps_completed, @result, @error_code, @error_message, @failed_step, @failed_agent_id, @deadline_at, @created_at, @completed_at, @cancelled_at)`,
+         @steps_completed, @result, @error_code, @error_message, @failed_step, @failed_agent_id, @deadline_at, @created_at, @completed_at, @cancelled_at,
+         @rerun_of, @from_step_id)`,
     );
     this.getStmt = db.prepare<[string], RunRow>('SELECT * FROM workflow_executions WHERE id = ?');
     this.saveStmt = db.prepare(
@@ -122,6 +128,9 @@ export class RunRepository {
     this.approvalGetStmt = db.prepare<[string], ApprovalRow>(
       'SELECT * FROM workflow_approvals WHERE agent_execution_id = ?',
     );
+    this.rerunsStmt = db.prepare<[string], { id: string }>(
+      'SELECT id FROM workflow_executions WHERE rerun_of = ? ORDER BY created_at, id',
+    );
     this.approvalDeleteStmt = db.prepare(
       'DELETE FROM workflow_approvals WHERE agent_execution_id = ?',
     );
@@ -149,6 +158,11 @@ export class RunRepository {
 
   step(executionId: string, seq: number): StepRunRow | undefined {
     return this.stepAtStmt.get(executionId, seq);
+  }
+
+  /** The runs that re-run this one, oldest first. */
+  rerunsOf(executionId: string): string[] {
+    return this.rerunsStmt.all(executionId).map((row) => row.id);
   }
 
   /** Runs that have not ended, to resume after a restart. */

@@ -63,6 +63,8 @@ export function executionView(
   steps: readonly StepRunRow[],
   /** row.input parsed, when the caller has it. */
   input: unknown = JSON.parse(row.input),
+  /** The runs that re-run this one. */
+  reruns: string[] = [],
 ): WorkflowExecutionView {
   const stepResults: StepResultView[] = steps.map((step) => {
     const def = definition.byId.get(step.step_id);
@@ -129,5 +131,8 @@ export function executionView(
     created_at: toIso(row.created_at),
     completed_at: toIso(row.completed_at),
     cancelled_at: toIso(row.cancelled_at),
+    rerun_of: row.rerun_of ?? null,
+    from_step_id: row.from_step_id ?? null,
+    reruns,
   };
 }

@@ -44,6 +44,7 @@ export class DeliveryRepository {
   private readonly attemptsStmt;
   private readonly resultStmt;
   private readonly pendingStmt;
+  private readonly windowStmt;
 
   private readonly list: ListQuery<DeliveryRow, DeliveryListQuery>;
 
@@ -68,6 +69,9 @@ export class DeliveryRepository {
     this.resultStmt = db.prepare(
       `UPDATE deliveries SET status = @status, attempts = @attempts, http_status = @http_status, response_time_ms = @response_time_ms,
          error = @error, delivered_at = @delivered_at, last_attempt_at = @last_attempt_at, next_attempt_at = @next_attempt_at WHERE id = @id`,
+    );
+    this.windowStmt = db.prepare<[string, number, number], DeliveryRow>(
+      'SELECT * FROM deliveries WHERE webhook_id = ? AND created_at >= ? AND created_at <= ? ORDER BY created_at, id',
     );
     this.pendingStmt = db.prepare<[string], { id: string }>(
       "SELECT id FROM deliveries WHERE webhook_id = ? AND status = 'pending'",
@@ -108,6 +112,11 @@ export class DeliveryRepository {
 
   pendingIds(webhookId: string): string[] {
     return this.pendingStmt.all(webhookId).map((row) => row.id);
+  }
+
+  /** A webhook's deliveries created in [from, to], oldest first. */
+  inWindow(webhookId: string, from: number, to: number): DeliveryRow[] {
+    return this.windowStmt.all(webhookId, from, to);
   }
 
   page(query: DeliveryListQuery & ListQueryInput): Page<DeliveryRow> {

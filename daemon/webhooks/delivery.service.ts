@@ -70,6 +70,65 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
     return this.detail(workspaceId, webhookId, deliveryId);
   }
 
+  /**
+   * svc webhooks replay: the stored events of a webhook's deliveries in a time window, sent again
+   * as new deliveries (same event id and body, new delivery ids, first attempt now, then the
+   * usual schedule). An event counts once, judged by its latest delivery: `failed` replays the
+   * events whose last delivery failed (not those a later replay delivered). A webhook that is
+   * not active would hold them: it is refused, with the fix.
+   */
+  replay(workspaceId: string, webhookId: string, filter: ReplayFilter): ReplayResult {
+    const hook = this.webhooks.row(workspaceId, webhookId);
+    if (hook.status !== 'active' && !filter.dryRun) {
+      throw new ApiError(
+        'conflict',
+        `Webhook ${hook.id} is ${hook.status}: it would hold the replayed deliveries. Activate it first: svc webhooks update ${hook.id} --status active`,
+        { extras: { webhook_status: hook.status } },
+      );
+    }
+    const latest = new Map<string, DeliveryRow>();
+    for (const row of this.repo.inWindow(hook.id, filter.from, filter.to)) {
+      latest.set(row.event_id, row);
+    }
+    const chosen = [...latest.values()].filter(
+      (row) =>
+        (filter.status === 'all' ? row.status !== 'pending' : row.status === filter.status) &&
+        (filter.eventType === undefined || row.event_type === filter.eventType),
+    );
+    const now = this.clock.now();
+    const replays = chosen.map((row) => ({
+      event_id: row.event_id,
+      event_type: row.event_type,
+      original_delivery_id: row.id,
+      original_status: row.status,
+      delivery_id: filter.dryRun ? null : newId('delivery'),
+    }));
+    if (!filter.dryRun && replays.length > 0) {
+      this.db.transaction(() => {
+        replays.forEach((replay, index) => {
+          const deliveryId = replay.delivery_id!;
+          this.repo.insert({
+            id: deliveryId,
+            webhook_id: hook.id,
+            workspace_id: hook.workspace_id,
+            event_id: replay.event_id,
+            event_type: replay.event_type,
+            body: chosen[index]!.body,
+            created_at: now,
+            next_attempt_at: now,
+          });
+          this.timers.schedule(DELIVERY_TIMER, now, { delivery_id: deliveryId }, deliveryId);
+        });
+      })();
+    }
+    return {
+      webhook_id: hook.id,
+      dry_run: filter.dryRun,
+      count: replays.length,
+      deliveries: replays,
+    };
+  }
+
   /** POST /webhooks/{id}/test: a sample event of the type, sent now, not stored. */
   async test(workspaceId: string, webhookId: string, eventType: string) {
     if (!isEventType(eventType)) {
@@ -247,6 +306,30 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
     }
     return row;
   }
+}
+
+export interface ReplayFilter {
+  /** Deliveries created in [from, to] (daemon clock, ms). */
+  from: number;
+  to: number;
+  status: 'failed' | 'delivered' | 'all';
+  eventType?: string | undefined;
+  /** List what would be sent, send nothing. */
+  dryRun: boolean;
+}
+
+export interface ReplayResult {
+  webhook_id: string;
+  dry_run: boolean;
+  count: number;
+  deliveries: {
+    event_id: string;
+    event_type: string;
+    original_delivery_id: string;
+    original_status: string;
+    /** The new delivery (null in a dry run). */
+    delivery_id: string | null;
+  }[];
 }
 
 interface SendResult {
