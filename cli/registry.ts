@@ -8,6 +8,7 @@ import events from './commands/events.js';
 import faults from './commands/faults.js';
 import webhookReplay from './commands/webhook-replay.js';
 import workflowRerun from './commands/workflow-rerun.js';
+import agentRecord from './commands/agent-record.js';
 import keys from './commands/keys.js';
 import listen from './commands/listen.js';
 import secrets from './commands/secrets.js';
@@ -25,6 +26,7 @@ export const COMMANDS: CliEntry[] = [
   ...clock,
   ...events,
   ...agents,
+  ...agentRecord,
   ...workflows,
   ...workflowRerun,
   ...secrets,

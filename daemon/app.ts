@@ -170,6 +170,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     secrets: services.secrets,
     oauth: services.oauth,
     faults: services.faults,
+    recorder: services.openaiBrain,
     daemon: {
       environment: options.environment,
       status: (): DaemonStatus => ({

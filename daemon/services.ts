@@ -30,6 +30,8 @@ import { OpenAiBrain } from './agents/brains/openai.js';
 import { OutboundHttp } from './outbound/http.js';
 import { SettingsRepository } from './store/settings.repository.js';
 import { SimulatedBrain } from './agents/brains/simulated.js';
+import { ReplayBrain } from './agents/brains/replay.js';
+import { Cassettes, cassetteDir } from './agents/brains/cassette.js';
 import { StubRepository } from './agents/stub.repository.js';
 import { StubService } from './agents/stub.service.js';
 import { Thinker } from './agents/thinker.js';
@@ -112,6 +114,8 @@ export interface Services {
   outbound: OutboundHttp;
   /** Sandbox fault rules (svc faults). */
   faults: FaultService;
+  /** The openai brain (svc agents record starts and stops its recording). */
+  openaiBrain: OpenAiBrain;
 }
 
 export function buildServices(
@@ -187,12 +191,20 @@ export function buildServices(
   );
   const stubs = new StubService(new StubRepository(db), clock);
   const secrets = new SecretService(new SecretRepository(db), secretBox, clock);
+  // Recorded model answers (svc agents record, the replay brain), one folder for all.
+  const cassettes = new Cassettes(cassetteDir(options.dataDir));
+  // An agent's brain.api_key_secret names a workspace secret (svc secrets set).
+  const openai = new OpenAiBrain(
+    agentSettings.openai,
+    outbound,
+    (workspaceId, name) => secrets.reveal(workspaceId, name),
+    cassettes,
+  );
+  if (agentSettings.recordTo) openai.recordTo(agentSettings.recordTo);
   const brains = {
     simulated: new SimulatedBrain(),
-    // An agent's brain.api_key_secret names a workspace secret (svc secrets set).
-    openai: new OpenAiBrain(agentSettings.openai, outbound, (workspaceId, name) =>
-      secrets.reveal(workspaceId, name),
-    ),
+    openai,
+    replay: new ReplayBrain(agentSettings.replay, agentSettings.openai, cassettes, openai),
   };
   const alarms = new Alarms(clock);
   // Sandbox fault rules, asked where real outcomes are produced: outbound HTTP, steps, agents.
@@ -347,5 +359,6 @@ export function buildServices(
     templates,
     outbound,
     faults,
+    openaiBrain: openai,
   };
 }

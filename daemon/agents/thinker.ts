@@ -59,14 +59,15 @@ export class Thinker {
     const stub = this.stubs.match(agent.id, input);
     const { brain, brainInput } = this.brainFor(agent, input, context);
     // Fault rules are asked once per execution: here only when this answers, else in think().
-    if (!stub?.fail && !stub?.result && !brain.thinkLocally) return undefined;
+    const local = brain.thinkLocally !== undefined && (brain.answersLocally?.(brainInput) ?? true);
+    if (!stub?.fail && !stub?.result && !local) return undefined;
     const injected = this.fromFault(agent, input);
     if (injected) return injected;
     const stubbed = this.fromStub(agent, input);
     if (stubbed) return stubbed;
-    if (!brain.thinkLocally) return undefined;
+    if (!local) return undefined;
     try {
-      return brain.thinkLocally(brainInput);
+      return brain.thinkLocally!(brainInput);
     } catch (error) {
       if (error instanceof ApiError) return { error };
       throw error;

@@ -47,4 +47,9 @@ export interface ControlDeps {
   daemon: DaemonControl;
   /** Sandbox fault rules (svc faults). */
   faults: FaultService;
+  /** The openai brain's cassette recording (svc agents record). */
+  recorder: {
+    recordTo(name: string | undefined): string | null;
+    readonly recordingTo: string | null;
+  };
 }

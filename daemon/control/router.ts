@@ -234,6 +234,11 @@ export function createControlRouter(deps: ControlDeps) {
           return { cleared: stubs.clear(input.agent_id) };
         }),
       }),
+      /** svc agents record: the openai brain writes each request and answer to a cassette. */
+      record: operator.input(AgentRecordInput).mutation(({ input }) => ({
+        recording: deps.recorder.recordTo(input.stop ? undefined : input.cassette),
+      })),
+      recording: operator.query(() => ({ recording: deps.recorder.recordingTo })),
     }),
     oauth: t.router({
       apps: t.router({
@@ -329,6 +334,10 @@ export function createControlRouter(deps: ControlDeps) {
 }
 
 const AgentIdInput = z.strictObject({ agent_id: z.string() });
+const AgentRecordInput = z.union([
+  z.strictObject({ cassette: z.string().min(1).max(500), stop: z.literal(false).optional() }),
+  z.strictObject({ stop: z.literal(true) }),
+]);
 
 export type ControlRouter = ReturnType<typeof createControlRouter>;
 
