@@ -8,7 +8,13 @@ import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { control } from '../helpers/api.js';
 import { waitForLog } from '../helpers/logs.js';
 import { restart } from '../helpers/processes.js';
-import { apiFor, createWorkflow, waitForExecution, type Api } from '../helpers/workflows.js';
+import {
+  apiFor,
+  createWorkflow,
+  getExecution,
+  waitForExecution,
+  type Api,
+} from '../helpers/workflows.js';
 
 let d: TestDaemon;
 let api: Api;
@@ -149,6 +155,27 @@ test.serial(
     await d.cli(['faults', 'clear', '--workspace', ws]);
   },
 );
+
+test.serial('--latency holds a webhook step until the daemon clock has moved on', async (t) => {
+  const receiver = await startReceiver(t);
+  const flow = await webhookFlow(receiver, 1);
+  const fault = await addFault('--workflow', flow, '--step', 'charge', '--latency', '10m');
+  const started = await api('POST', `/workflows/${flow}/execute`, {
+    input: { n: 2 },
+    wait_for_completion: false,
+  });
+  const id = started.body.data.execution_id as string;
+  await d.advance(0);
+  t.is((await getExecution(api, flow, id)).status, 'running');
+  t.is(receiver.requests.length, 0, 'held before the call');
+  await d.advance('10m');
+  const done = await waitForExecution(api, flow, id, (e) => e.status !== 'running');
+  t.is(done.status, 'completed');
+  t.like(done.step_results[0], { status: 'completed', injected_fault: fault.id });
+  t.true(done.step_results[0].duration_ms >= 600_000, String(done.step_results[0].duration_ms));
+  t.is(receiver.requests.length, 1, 'then the real call');
+  await d.cli(['faults', 'clear', '--workspace', ws]);
+});
 
 test.serial('a seeded 30% rule gives the same outcomes over two identical runs', async (t) => {
   const receiver = await startReceiver(t);
