@@ -9,6 +9,7 @@ import { control } from '../helpers/api.js';
 import { waitForLog } from '../helpers/logs.js';
 import { restart } from '../helpers/processes.js';
 import {
+  answerStep,
   apiFor,
   createWorkflow,
   getExecution,
@@ -235,6 +236,66 @@ test.serial(
       listed.find((f: any) => f.id === fault.id),
       { hits: 1, retired: true },
     );
+
+    // In a workflow: the agent step's first attempt fails with the agent's fault; a --fail rule
+    // on the step fails its second attempt (whatever the step type); the third completes.
+    const flow = await createWorkflow(api, {
+      name: 'Agent flow',
+      status: 'active',
+      settings: { retry_policy: { max_attempts: 3, backoff_multiplier: 2 } },
+      steps: answerStep(agent),
+    });
+    const agentFault = await addFault(
+      '--agent',
+      agent,
+      '--attempts',
+      '1',
+      '--fail',
+      'external_api_error',
+    );
+    const stepFault = await addFault(
+      '--workflow',
+      flow,
+      '--step',
+      'answer',
+      '--attempts',
+      '2',
+      '--fail',
+      'invalid_parameter',
+    );
+    const started = await api('POST', `/workflows/${flow}/execute`, {
+      input: { q: 'Where is my order?' },
+      wait_for_completion: false,
+    });
+    const id = started.body.data.execution_id as string;
+    for (const [made, delay] of [
+      [1, '1s'],
+      [2, '2s'],
+    ] as const) {
+      await waitForExecution(
+        api,
+        flow,
+        id,
+        (e) => e.step_results.filter((s: any) => s.status === 'failed').length >= made,
+      );
+      await d.advance(delay);
+    }
+    const done = await waitForExecution(api, flow, id, (e) => e.status !== 'running');
+    t.is(done.status, 'completed');
+    t.deepEqual(
+      done.step_results.map((s: any) => [
+        s.attempt,
+        s.status,
+        s.error?.code ?? null,
+        s.injected_fault,
+      ]),
+      [
+        [1, 'failed', 'external_api_error', agentFault.id],
+        [2, 'failed', 'invalid_parameter', stepFault.id],
+        [3, 'completed', null, null],
+      ],
+    );
+    await d.cli(['faults', 'clear', '--workspace', ws]);
   },
 );
 
