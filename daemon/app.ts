@@ -189,6 +189,8 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     agents: services.agents,
     secrets: services.secrets,
     oauth: services.oauth,
+    faults: services.faults,
+    recorder: services.openaiBrain,
     daemon: {
       environment: options.environment,
       status,

@@ -23,6 +23,8 @@ export interface ExecutionRow {
   created_at: number;
   completed_at: number | null;
   decided_at: number | null;
+  /** The sandbox fault rule (flt_...) that failed this execution. */
+  injected_fault: string | null;
 }
 
 export interface PeriodFigures {
@@ -60,9 +62,9 @@ export class ExecutionRepository {
     });
     this.insertStmt = db.prepare(
       `INSERT INTO agent_executions (id, agent_id, workspace_id, status, autonomy_level, input, context, action, output, confidence,
-         error_code, error_message, execution_time_ms, needed_approval, decision, decision_notes, created_at, completed_at, decided_at)
+         error_code, error_message, execution_time_ms, needed_approval, decision, decision_notes, created_at, completed_at, decided_at, injected_fault)
        VALUES (@id, @agent_id, @workspace_id, @status, @autonomy_level, @input, @context, @action, @output, @confidence,
-         @error_code, @error_message, @execution_time_ms, @needed_approval, @decision, @decision_notes, @created_at, @completed_at, @decided_at)`,
+         @error_code, @error_message, @execution_time_ms, @needed_approval, @decision, @decision_notes, @created_at, @completed_at, @decided_at, @injected_fault)`,
     );
     this.getStmt = db.prepare<[string], ExecutionRow>(
       'SELECT * FROM agent_executions WHERE id = ?',
@@ -71,7 +73,7 @@ export class ExecutionRepository {
       `UPDATE agent_executions SET status = @status, action = @action, output = @output, confidence = @confidence,
          error_code = @error_code, error_message = @error_message, execution_time_ms = @execution_time_ms,
          needed_approval = @needed_approval, decision = @decision, decision_notes = @decision_notes,
-         completed_at = @completed_at, decided_at = @decided_at WHERE id = @id`,
+         completed_at = @completed_at, decided_at = @decided_at, injected_fault = @injected_fault WHERE id = @id`,
     );
     this.recentStmt = db.prepare<[string, number], { n: number }>(
       "SELECT COUNT(*) AS n FROM agent_executions WHERE agent_id = ? AND created_at >= ? AND status != 'failed'",

@@ -33,7 +33,13 @@ export const EXECUTION_RETENTION_MS = 30 * 86_400_000;
 type Outcome =
   | { type: 'completed'; result: BrainResult }
   | { type: 'awaiting_approval'; result: BrainResult }
-  | { type: 'failed'; result: BrainResult | null; code: ErrorCode; message: string };
+  | {
+      type: 'failed';
+      result: BrainResult | null;
+      code: ErrorCode;
+      message: string;
+      injectedFault?: string | undefined;
+    };
 
 /** An execution decided at once whose writes the caller makes (see decideNow). */
 export interface DecidedExecution {
@@ -287,6 +293,7 @@ export class ExecutionService {
       created_at: this.clock.now(),
       completed_at: null,
       decided_at: null,
+      injected_fault: null,
     };
   }
 
@@ -311,6 +318,7 @@ export class ExecutionService {
         result: null,
         code: thought.error.code,
         message: thought.error.message,
+        injectedFault: thought.injectedFault,
       };
     const { guardrails } = this.agents.viewOf(agent);
     if (guardrails.blocked_actions.includes(thought.action)) {
@@ -350,6 +358,7 @@ export class ExecutionService {
       execution_time_ms: timeMs,
       needed_approval: outcome.type === 'awaiting_approval' ? 1 : 0,
       completed_at: outcome.type === 'awaiting_approval' ? null : now,
+      injected_fault: outcome.type === 'failed' ? (outcome.injectedFault ?? null) : null,
     };
   }
 
@@ -479,7 +488,11 @@ export class ExecutionService {
         code in ERROR_CODES ? code : 'internal_server_error',
         row.error_message ?? 'The execution failed.',
         {
-          extras: { execution_id: row.id, agent_id: agent.id },
+          extras: {
+            execution_id: row.id,
+            agent_id: agent.id,
+            ...(row.injected_fault ? { injected_fault: row.injected_fault } : {}),
+          },
         },
       );
     }

@@ -9,6 +9,7 @@ import type { AgentService } from '../agents/agent.service.js';
 import type { StubService } from '../agents/stub.service.js';
 import type { SecretService } from '../secrets/secret.service.js';
 import type { OAuthService } from '../oauth/oauth.service.js';
+import type { FaultService } from '../faults/fault.service.js';
 
 export interface DaemonStatus {
   pid: number;
@@ -50,4 +51,11 @@ export interface ControlDeps {
   oauth: OAuthService;
   daemon: DaemonControl;
   dashboard: DashboardLogin;
+  /** Sandbox fault rules (svc faults). */
+  faults: FaultService;
+  /** The openai brain's cassette recording (svc agents record). */
+  recorder: {
+    recordTo(name: string | undefined): string | null;
+    readonly recordingTo: string | null;
+  };
 }

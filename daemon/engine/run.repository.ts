@@ -48,6 +48,9 @@ export interface RunRow {
   created_at: number;
   completed_at: number | null;
   cancelled_at: number | null;
+  /** The run this one re-runs (svc workflows rerun), and the step it started at. */
+  rerun_of: string | null;
+  from_step_id: string | null;
 }
 
 export interface StepRunRow {
@@ -61,6 +64,8 @@ export interface StepRunRow {
   error_message: string | null;
   started_at: number;
   completed_at: number;
+  /** The sandbox fault rule (flt_...) that produced this attempt's outcome. */
+  injected_fault: string | null;
 }
 
 export interface ApprovalRow {
@@ -87,6 +92,7 @@ export class RunRepository {
   private readonly approvalInsertStmt;
   private readonly approvalGetStmt;
   private readonly approvalDeleteStmt;
+  private readonly rerunsStmt;
 
   constructor(db: Db) {
     const counts = new ListCounts(db, 'runs');
@@ -122,9 +128,11 @@ export class RunRepository {
     );
     this.insertStmt = db.prepare(
       `INSERT INTO workflow_executions (id, workflow_id, workspace_id, version, status, trigger_type, input, frontier,
-         steps_completed, result, error_code, error_message, failed_step, failed_agent_id, deadline_at, created_at, completed_at, cancelled_at)
+         steps_completed, result, error_code, error_message, failed_step, failed_agent_id, deadline_at, created_at, completed_at, cancelled_at,
+         rerun_of, from_step_id)
        VALUES (@id, @workflow_id, @workspace_id, @version, @status, @trigger_type, @input, @frontier,
-         @steps_completed, @result, @error_code, @error_message, @failed_step, @failed_agent_id, @deadline_at, @created_at, @completed_at, @cancelled_at)`,
+         @steps_completed, @result, @error_code, @error_message, @failed_step, @failed_agent_id, @deadline_at, @created_at, @completed_at, @cancelled_at,
+         @rerun_of, @from_step_id)`,
     );
     this.getStmt = db.prepare<[string], RunRow>('SELECT * FROM workflow_executions WHERE id = ?');
     this.saveStmt = db.prepare(
@@ -133,8 +141,8 @@ export class RunRepository {
          failed_agent_id = @failed_agent_id, completed_at = @completed_at, cancelled_at = @cancelled_at WHERE id = @id`,
     );
     this.stepStmt = db.prepare(
-      `INSERT INTO workflow_step_runs (execution_id, seq, step_id, attempt, status, result, error_code, error_message, started_at, completed_at)
-       VALUES (@execution_id, @seq, @step_id, @attempt, @status, @result, @error_code, @error_message, @started_at, @completed_at)`,
+      `INSERT INTO workflow_step_runs (execution_id, seq, step_id, attempt, status, result, error_code, error_message, started_at, completed_at, injected_fault)
+       VALUES (@execution_id, @seq, @step_id, @attempt, @status, @result, @error_code, @error_message, @started_at, @completed_at, @injected_fault)`,
     );
     this.stepsStmt = db.prepare<[string], StepRunRow>(
       'SELECT * FROM workflow_step_runs WHERE execution_id = ? ORDER BY seq',
@@ -160,6 +168,9 @@ export class RunRepository {
     );
     this.approvalGetStmt = db.prepare<[string], ApprovalRow>(
       'SELECT * FROM workflow_approvals WHERE agent_execution_id = ?',
+    );
+    this.rerunsStmt = db.prepare<[string], { id: string }>(
+      'SELECT id FROM workflow_executions WHERE rerun_of = ? ORDER BY created_at, id',
     );
     this.approvalDeleteStmt = db.prepare(
       'DELETE FROM workflow_approvals WHERE agent_execution_id = ?',
@@ -188,6 +199,11 @@ export class RunRepository {
 
   step(executionId: string, seq: number): StepRunRow | undefined {
     return this.stepAtStmt.get(executionId, seq);
+  }
+
+  /** The runs that re-run this one, oldest first. */
+  rerunsOf(executionId: string): string[] {
+    return this.rerunsStmt.all(executionId).map((row) => row.id);
   }
 
   /** Runs that have not ended, to resume after a restart. */

@@ -3,9 +3,11 @@
 import type {
   ExecuteAnswerView,
   ExecuteInput,
+  RerunInput,
   WorkflowExecutionView,
   WorkflowStepView,
 } from '../../shared/schemas/workflows.js';
+import type { Definition } from './workflow.service.js';
 import { toIso, type Clock } from '../clock/clock.js';
 import type { WorkflowEngine } from '../engine/engine.js';
 import type { RunRepository, RunRow } from '../engine/run.repository.js';
@@ -49,14 +51,7 @@ export class RunService {
     workflowId: string,
     body: ExecuteInput,
   ): Promise<{ status: 200 | 202; execution: ExecuteAnswerView }> {
-    const workflow = this.workflows.configuredRow(workspaceId, workflowId);
-    if (workflow.status === 'paused' || workflow.status === 'archived') {
-      throw new ApiError(
-        'workflow_not_active',
-        `Workflow ${workflow.id} is ${workflow.status}. Activate it first: PATCH /v1/workflows/${workflow.id} {"status": "active"}.`,
-        { extras: { workflow_status: workflow.status } },
-      );
-    }
+    const workflow = this.runnable(workspaceId, workflowId);
     // Group-committed with other starts, with the first steps that need no waiting; the next
     // ones start once it is committed.
     const started = await this.commits.run(() =>
@@ -66,7 +61,75 @@ export class RunService {
         inline: true,
       }),
     );
-    if (!body.wait_for_completion) {
+    return this.answer(started, body.wait_for_completion === true);
+  }
+
+  /**
+   * POST .../executions/{id}/rerun: a new run with the original's input (and trigger type and
+   * headers), on the workflow as it is now. With from_step_id, the step rows the original
+   * wrote before its first attempt of that step become the new run's own (their results in
+   * scope, not run again) and the run starts at that step, like Temporal's reset.
+   */
+  async rerun(
+    workspaceId: string,
+    workflowId: string,
+    executionId: string,
+    body: RerunInput,
+  ): Promise<{ status: 200 | 202; execution: ExecuteAnswerView }> {
+    const source = this.row(workspaceId, workflowId, executionId);
+    const workflow = this.runnable(workspaceId, workflowId);
+    const fromStepId = body.from_step_id;
+    let keep: ReturnType<RunRepository['steps']> = [];
+    if (fromStepId !== undefined) {
+      const definition = this.workflows.definition(workflow.id, workflow.version)!;
+      checkRerunStep(definition, fromStepId);
+      const steps = this.repo.steps(source.id);
+      const cut = steps.findIndex((step) => step.step_id === fromStepId);
+      const pending = parseState(source.frontier).acts.some((act) => act.step_id === fromStepId);
+      if (cut === -1 && !pending) {
+        throw new ApiError(
+          'conflict',
+          `Run ${source.id} never reached step ${fromStepId}: there are no earlier results to keep. Re-run it whole (without from_step_id) or pick a step it ran.`,
+          { param: 'from_step_id' },
+        );
+      }
+      keep = cut === -1 ? steps : steps.slice(0, cut);
+    }
+    const input = JSON.parse(source.input) as Record<string, unknown>;
+    const headers = parseState(source.frontier).headers;
+    const started = await this.commits.run(() =>
+      this.engine.start(workspaceId, workflow.id, {
+        input,
+        trigger: {
+          type: source.trigger_type as 'manual',
+          payload: input,
+          ...(headers ? { headers } : {}),
+        },
+        inline: true,
+        rerun: { of: source.id, fromStepId, keep },
+      }),
+    );
+    return this.answer(started, body.wait_for_completion === true);
+  }
+
+  private runnable(workspaceId: string, workflowId: string) {
+    const workflow = this.workflows.configuredRow(workspaceId, workflowId);
+    if (workflow.status === 'paused' || workflow.status === 'archived') {
+      throw new ApiError(
+        'workflow_not_active',
+        `Workflow ${workflow.id} is ${workflow.status}. Activate it first: PATCH /v1/workflows/${workflow.id} {"status": "active"}.`,
+        { extras: { workflow_status: workflow.status } },
+      );
+    }
+    return workflow;
+  }
+
+  /** What execute and rerun answer: at once (202), or the run once it ended (up to 60 s). */
+  private async answer(
+    started: WorkflowExecutionView,
+    wait: boolean,
+  ): Promise<{ status: 200 | 202; execution: ExecuteAnswerView }> {
+    if (!wait) {
       return {
         status: 202,
         execution: {
@@ -74,6 +137,9 @@ export class RunService {
           workflow_id: started.workflow_id,
           status: 'running',
           created_at: started.created_at,
+          ...(started.rerun_of
+            ? { rerun_of: started.rerun_of, from_step_id: started.from_step_id }
+            : {}),
         },
       };
     }
@@ -251,5 +317,44 @@ export class RunService {
       );
     }
     return row;
+  }
+}
+
+/**
+ * A re-run starts at a step of the top level: a step inside a parallel step's chains would run
+ * without its join (its siblings and what follows the join would never run).
+ */
+function checkRerunStep(definition: Definition, stepId: string): void {
+  if (!definition.byId.has(stepId)) {
+    throw new ApiError(
+      'invalid_parameter',
+      `The workflow has no step ${stepId}. from_step_id names one of its steps.`,
+      { param: 'from_step_id' },
+    );
+  }
+  const inBranches = new Set<string>();
+  const follow = (id: string | null | undefined) => {
+    while (id && !inBranches.has(id)) {
+      inBranches.add(id);
+      const step = definition.byId.get(id);
+      if (!step) return;
+      for (const target of [step.config.if_true, step.config.if_false, step.on_error]) {
+        if (typeof target === 'string') follow(target);
+      }
+      if (step.type === 'parallel')
+        for (const child of (step.config.steps as string[]) ?? []) follow(child);
+      id = step.next_step_id;
+    }
+  };
+  for (const step of definition.steps) {
+    if (step.type === 'parallel')
+      for (const child of (step.config.steps as string[]) ?? []) follow(child);
+  }
+  if (inBranches.has(stepId)) {
+    throw new ApiError(
+      'invalid_parameter',
+      `Step ${stepId} runs inside a parallel step's branches; a re-run starts at a step outside them (e.g. the parallel step itself).`,
+      { param: 'from_step_id' },
+    );
   }
 }
