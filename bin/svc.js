@@ -9,4 +9,9 @@ if (!existsSync(main)) {
   );
   process.exit(1);
 }
+// Signals that come while the CLI loads are held until its command decides (cli/early-signals.ts).
+const { holdEarlySignals } = await import(
+  new URL('../dist/cli/early-signals.js', import.meta.url).href
+);
+holdEarlySignals();
 await import(main.href);

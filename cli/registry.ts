@@ -4,6 +4,7 @@ import type { CliEntry } from './command.js';
 import agents from './commands/agents.js';
 import clock from './commands/clock.js';
 import daemon from './commands/daemon.js';
+import dashboard from './commands/dashboard.js';
 import events from './commands/events.js';
 import faults from './commands/faults.js';
 import webhookReplay from './commands/webhook-replay.js';
@@ -34,5 +35,6 @@ export const COMMANDS: CliEntry[] = [
   ...webhooks,
   ...webhookReplay,
   ...listen,
+  ...dashboard,
   ...faults,
 ];

@@ -15,6 +15,11 @@ export async function readWorkflowFile(file: string): Promise<WorkflowDocument> 
   } catch (error) {
     throw new UsageError(`-f ${file}: cannot read the file (${(error as Error).message}).`);
   }
+  if (Buffer.byteLength(text) > MAX_WORKFLOW_FILE_BYTES) {
+    throw new UsageError(
+      `-f ${file}: the file is larger than 1 MiB, the API's body limit. Split it into several workflows.`,
+    );
+  }
   return parseWorkflowText(text, file);
 }
 
@@ -51,6 +56,7 @@ function parseJson(text: string, name: string): unknown {
 
 async function parseYaml(text: string, name: string): Promise<unknown> {
   const { parseDocument } = await import('yaml');
+  // maxAliasCount bounds alias expansion (a "billion laughs" file is an error, not a hang).
   const document = parseDocument(text, { prettyErrors: true });
   const [first] = document.errors;
   if (first) {
@@ -59,8 +65,18 @@ async function parseYaml(text: string, name: string): Promise<unknown> {
       `-f ${name}: not valid YAML${where ? ` at line ${where.line}, column ${where.col}` : ''} (${first.message.split('\n')[0]}).`,
     );
   }
-  return document.toJS() as unknown;
+  try {
+    return document.toJS({ maxAliasCount: MAX_YAML_ALIASES }) as unknown;
+  } catch (error) {
+    throw new UsageError(`-f ${name}: ${(error as Error).message}`);
+  }
 }
+
+/** A workflow file's size at most: the daemon's request body limit. */
+const MAX_WORKFLOW_FILE_BYTES = 1024 * 1024;
+
+/** Alias expansions a workflow file may use (the yaml package's own default, stated). */
+const MAX_YAML_ALIASES = 100;
 
 function describe(value: unknown): string {
   if (value === null || value === undefined) return 'nothing';

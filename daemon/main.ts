@@ -4,10 +4,12 @@ import type { Logger } from 'pino';
 import type { DaemonMessage } from '../shared/daemon-launch.js';
 import type { DaemonConfig } from './config.js';
 import { startDaemon } from './server.js';
+import type { StopSignals } from './stop-signals.js';
 
 export async function runDaemon(
   config: DaemonConfig,
   logger: Logger,
+  signals: StopSignals,
   report: (message: DaemonMessage) => void,
 ): Promise<number> {
   let daemon;
@@ -20,13 +22,14 @@ export async function runDaemon(
     report({ type: 'error', message });
     return 1;
   }
-  const onSignal = (signal: NodeJS.Signals) => void daemon.shutdown(signal);
-  process.once('SIGTERM', onSignal);
-  process.once('SIGINT', onSignal);
   process.on('unhandledRejection', (reason) =>
     logger.error({ err: reason }, 'unhandled rejection'),
   );
-  report({ type: 'ready', url: daemon.runtime.url, pid: process.pid });
+  // A signal that came while starting stops it now, before it reports ready.
+  const stopRequested = signals.requested;
+  const running = daemon;
+  signals.onStop(logger, (signal) => void running.shutdown(signal));
+  if (!stopRequested) report({ type: 'ready', url: daemon.runtime.url, pid: process.pid });
   await daemon.stopped;
   return 0;
 }

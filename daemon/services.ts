@@ -59,7 +59,8 @@ import { TriggerService } from './triggers/trigger.service.js';
 import { TemplateService } from './templates/template.service.js';
 import { loadTemplates } from './templates/template.loader.js';
 import { type WorkflowView } from '../shared/schemas/workflows.js';
-import { checkpoint, openDatabase, type Db } from './store/database.js';
+import { Checkpointer } from './store/checkpointer.js';
+import { openDatabase, type Db } from './store/database.js';
 import { Housekeeping } from './housekeeping.js';
 import { serverUrls, type ServerUrls } from './domain/urls.js';
 import { ApiError } from './domain/errors.js';
@@ -87,8 +88,10 @@ export interface Services {
   clock: OffsetClock;
   clockService: ClockService;
   timers: TimerService;
-  /** Retention and WAL checkpoints; app.start() starts it. */
+  /** Retention; app.start() starts it. */
   housekeeping: Housekeeping;
+  /** WAL checkpoints in a worker thread (none for an in-memory store); app.start() starts it. */
+  checkpointer: Checkpointer | undefined;
   workspaces: WorkspaceService;
   keys: KeyService;
   credentials: CredentialService;
@@ -126,9 +129,10 @@ export function buildServices(
   // Integration credentials and webhook signing secrets are sealed with it (AES-256-GCM, key
   // file 0600 in the data dir); migration 4 seals rows stored before.
   const secretBox = SecretBox.fromKeyFile(dataDirFiles(options.dataDir).secretKey);
-  const db = openDatabase(options.databaseFile ?? join(options.dataDir, 'svc.db'), MIGRATIONS, {
-    secretBox,
-  });
+  const databaseFile = options.databaseFile ?? join(options.dataDir, 'svc.db');
+  const db = openDatabase(databaseFile, MIGRATIONS, { secretBox });
+  const checkpointer =
+    databaseFile === ':memory:' ? undefined : new Checkpointer(databaseFile, log);
   const settings = new SettingsRepository(db);
   const commits = new CommitQueue(db);
   const clock = new OffsetClock();
@@ -299,13 +303,6 @@ export function buildServices(
       { name: 'workflow executions', run: () => runs.purgeExpired() },
       { name: 'event trigger chains', run: () => triggers.purgeExpired() },
       { name: 'oauth codes and tokens', run: () => oauth.purgeExpired() },
-      {
-        name: 'wal checkpoint',
-        run: () => {
-          checkpoint(db);
-          return 0;
-        },
-      },
     ],
     log,
   );
@@ -336,6 +333,7 @@ export function buildServices(
     clockService,
     timers,
     housekeeping,
+    checkpointer,
     workspaces,
     keys,
     credentials,

@@ -1,5 +1,7 @@
 // Agent execution rows, and the figures analytics and guardrails read from them.
+import type { ListQueryInput, Page } from '../domain/pages.js';
 import type { Db } from '../store/database.js';
+import { ListQuery } from '../store/list-query.js';
 
 export interface ExecutionRow {
   id: string;
@@ -41,6 +43,8 @@ export interface PeriodFigures {
 }
 
 export class ExecutionRepository {
+  /** Executions of a workspace awaiting approval (a partial index holds just those). */
+  private readonly awaitingList: ListQuery<ExecutionRow, { workspaceId: string }>;
   private readonly insertStmt;
   private readonly getStmt;
   private readonly saveStmt;
@@ -51,6 +55,11 @@ export class ExecutionRepository {
   private readonly runningStmt;
 
   constructor(db: Db) {
+    this.awaitingList = new ListQuery<ExecutionRow, { workspaceId: string }>(db, {
+      table: 'agent_executions',
+      scope: { workspace_id: 'workspaceId' },
+      conditions: () => [["status = 'awaiting_approval'"]],
+    });
     this.insertStmt = db.prepare(
       `INSERT INTO agent_executions (id, agent_id, workspace_id, status, autonomy_level, input, context, action, output, confidence,
          error_code, error_message, execution_time_ms, needed_approval, decision, decision_notes, created_at, completed_at, decided_at, injected_fault)
@@ -91,6 +100,10 @@ export class ExecutionRepository {
     this.actionsStmt = db.prepare<[string, number], { action: string; n: number }>(
       'SELECT action, COUNT(*) AS n FROM agent_executions WHERE agent_id = ? AND created_at >= ? AND action IS NOT NULL GROUP BY action ORDER BY action',
     );
+  }
+
+  awaitingApproval(query: { workspaceId: string } & ListQueryInput): Page<ExecutionRow> {
+    return this.awaitingList.page(query);
   }
 
   purgeBefore(cutoff: number): number {

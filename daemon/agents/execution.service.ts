@@ -13,6 +13,7 @@ import { ERROR_CODES, type ErrorCode } from '../../shared/errors.js';
 import { toIso, type Clock } from '../clock/clock.js';
 import type { EventService } from '../events/event.service.js';
 import { ApiError } from '../domain/errors.js';
+import { mapPage, type ListQueryInput, type Page } from '../domain/pages.js';
 import type { CommitQueue } from '../store/commit-queue.js';
 import type { Transactions } from '../domain/transactions.js';
 import type { TimerService } from '../timers/timer.service.js';
@@ -216,6 +217,11 @@ export class ExecutionService {
 
   get(workspaceId: string, agentId: string, executionId: string): AgentExecutionView {
     return toExecutionView(this.row(workspaceId, agentId, executionId));
+  }
+
+  /** The workspace's executions waiting for a person's decision, newest first (the dashboard). */
+  awaitingApproval(workspaceId: string, query: ListQueryInput): Page<AgentExecutionView> {
+    return mapPage(this.repo.awaitingApproval({ ...query, workspaceId }), toExecutionView);
   }
 
   /** POST .../approve: approve -> completed, reject -> cancelled. */

@@ -1,11 +1,13 @@
 // Sandbox stubs (svc agents stub add|list|clear): deterministic answers for tests. A stub
-// matches an input by case-insensitive substring, or by /regex/flags; the first match wins.
+// matches an input by case-insensitive substring, or by /regex/flags (RE2, see stub-pattern.ts);
+// the first match wins.
 import { ERROR_CODES, type ErrorCode } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import type { StubInput } from '../../shared/schemas/agents.js';
 import { toIso, type Clock } from '../clock/clock.js';
 import { ApiError } from '../domain/errors.js';
 import type { BrainResult } from './brains/brain.js';
+import { compileStubMatch, type StubMatcher } from './stub-pattern.js';
 import type { StubRepository, StubRow } from './stub.repository.js';
 
 export interface Stub {
@@ -20,7 +22,7 @@ export interface Stub {
 
 export class StubService {
   /** Compiled matchers per agent, dropped when the agent's stubs change. */
-  private readonly cache = new Map<string, { row: StubRow; test: (input: string) => boolean }[]>();
+  private readonly cache = new Map<string, { row: StubRow; test: StubMatcher }[]>();
 
   constructor(
     private readonly repo: StubRepository,
@@ -47,7 +49,7 @@ export class StubService {
         { param: 'fail' },
       );
     }
-    compileMatch(input.match);
+    compileStubMatch(input.match);
     const row: StubRow = {
       id: newId('stub'),
       agent_id: agentId,
@@ -80,7 +82,7 @@ export class StubService {
   match(agentId: string, input: string): Stub | undefined {
     let matchers = this.cache.get(agentId);
     if (!matchers) {
-      matchers = this.repo.list(agentId).map((row) => ({ row, test: compileMatch(row.match) }));
+      matchers = this.repo.list(agentId).map((row) => ({ row, test: storedMatcher(row.match) }));
       this.cache.set(agentId, matchers);
     }
     const found = matchers.find((matcher) => matcher.test(input));
@@ -88,22 +90,16 @@ export class StubService {
   }
 }
 
-/** A matcher: case-insensitive substring, or /regex/flags (also used by fault rules). */
-export function compileMatch(match: string): (input: string) => boolean {
-  const regex = /^\/(.+)\/([gimsuy]*)$/s.exec(match);
-  if (regex) {
-    let pattern: RegExp;
-    try {
-      pattern = new RegExp(regex[1]!, regex[2]!.replace('g', ''));
-    } catch {
-      throw new ApiError('invalid_parameter', `'${match}' is not a valid regular expression.`, {
-        param: 'match',
-      });
-    }
-    return (input) => pattern.test(input);
+/**
+ * A stored stub's matcher. A pattern stored before patterns ran on RE2 and that RE2 cannot run
+ * (a backreference, a lookaround) never matches, rather than failing every execution.
+ */
+function storedMatcher(match: string): StubMatcher {
+  try {
+    return compileStubMatch(match);
+  } catch {
+    return () => false;
   }
-  const needle = match.toLowerCase();
-  return (input) => input.toLowerCase().includes(needle);
 }
 
 function toStub(row: StubRow): Stub {

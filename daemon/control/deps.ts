@@ -33,6 +33,11 @@ export interface DaemonControl {
   requestShutdown(): void;
 }
 
+/** The dashboard's login links (svc dashboard): single use, valid 5 minutes. */
+export interface DashboardLogin {
+  login(): { url: string; login_url: string; expires_at: string };
+}
+
 export interface ControlDeps {
   workspaces: WorkspaceService;
   keys: KeyService;
@@ -45,6 +50,7 @@ export interface ControlDeps {
   secrets: SecretService;
   oauth: OAuthService;
   daemon: DaemonControl;
+  dashboard: DashboardLogin;
   /** Sandbox fault rules (svc faults). */
   faults: FaultService;
   /** The openai brain's cassette recording (svc agents record). */

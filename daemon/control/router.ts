@@ -273,6 +273,10 @@ export function createControlRouter(deps: ControlDeps) {
           .mutation(({ input }) => grantView(deps.oauth.revokeGrant(input.id))),
       }),
     }),
+    dashboard: t.router({
+      /** A one-time login link for the dashboard (svc dashboard). */
+      login: operator.mutation(() => deps.dashboard.login()),
+    }),
     /** Sandbox fault rules (svc faults add|list|remove|clear); production refuses them. */
     faults: t.router({
       add: operator.input(FaultAddInput).mutation(({ input }) => {

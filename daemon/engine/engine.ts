@@ -81,6 +81,14 @@ interface Transition {
   fresh?: boolean;
 }
 
+/** A run changed (a step ended, it parked, it ended or was cancelled); the dashboard listens. */
+export interface RunChange {
+  execution_id: string;
+  workflow_id: string;
+  workspace_id: string;
+  status: RunStatus;
+}
+
 const UNFINISHED: ReadonlySet<RunStatus> = new Set(['running', 'awaiting_approval']);
 const MEMORY_LIMIT = 20_000;
 /** Steps one transition runs inline at most (a guard: a graph has no cycles). */
@@ -93,6 +101,7 @@ export class WorkflowEngine {
   /** Steps in flight that wait for a later time on the daemon clock (see idle()). */
   private readonly onClock = new Set<string>();
   private readonly changes = new EventEmitter<{ 'on-clock': [] }>();
+  private readonly runChanges = new EventEmitter<{ changed: [RunChange] }>();
   private readonly memory = new Map<string, Memory>();
   private readonly waiters = new Map<string, Set<(row?: RunRow) => void>>();
   private readonly deadlines = new Map<string, () => void>();
@@ -101,6 +110,8 @@ export class WorkflowEngine {
   private closing = false;
 
   constructor(private readonly deps: EngineDeps) {
+    // One listener per open dashboard page: no leak warning past ten of them.
+    this.runChanges.setMaxListeners(0);
     deps.timers.register(WAKE_TIMER, (payload) => {
       const { execution_id, key } = payload as { execution_id: string; key: string };
       return this.wake(execution_id, key);
@@ -176,6 +187,7 @@ export class WorkflowEngine {
       this.deps.events.publish(workspaceId, 'workflow.execution.started', view);
       if (!options.inline) {
         this.deps.repo.insert(row);
+        this.announce(row);
         return;
       }
       // A new run has no step rows to read its memory from, and its trigger is at hand.
@@ -205,6 +217,24 @@ export class WorkflowEngine {
     return ids.length;
   }
 
+  /** Hears each committed change of a run; returns the function that stops listening. */
+  onRunChange(listener: (change: RunChange) => void): () => void {
+    this.runChanges.on('changed', listener);
+    return () => this.runChanges.off('changed', listener);
+  }
+
+  /** Once the change is committed (the same tick's group commit has ended by then). */
+  private announce(row: RunRow): void {
+    if (this.runChanges.listenerCount('changed') === 0) return;
+    const change: RunChange = {
+      execution_id: row.id,
+      workflow_id: row.workflow_id,
+      workspace_id: row.workspace_id,
+      status: row.status,
+    };
+    queueMicrotask(() => this.runChanges.emit('changed', change));
+  }
+
   /** Cancels a run wherever it is; false when it had already ended. */
   cancel(executionId: string): RunRow | undefined {
     const row = this.deps.repo.get(executionId);
@@ -224,6 +254,7 @@ export class WorkflowEngine {
     };
     if (this.deps.db.inTransaction) apply();
     else this.deps.db.transaction(apply)();
+    this.announce(cancelled);
     this.settled(row.id);
     return cancelled;
   }
@@ -813,6 +844,7 @@ export class WorkflowEngine {
     row.frontier = JSON.stringify(state);
     if (t.fresh) this.deps.repo.insert(row);
     else this.deps.repo.save(row);
+    this.announce(row);
     if (row.status === 'completed') {
       const view = this.viewAfter(t);
       if (this.waiters.has(row.id)) {

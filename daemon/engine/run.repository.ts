@@ -2,11 +2,25 @@
 // finished step attempt, and the approvals a run waits on. Only this module writes them.
 import type { ListQueryInput, Page } from '../domain/pages.js';
 import type { Db } from '../store/database.js';
+import { ListCounts } from '../store/list-counts.js';
 import { ListQuery } from '../store/list-query.js';
 
 export interface RunListFilter {
   workflowId: string;
   status?: string | undefined;
+  /** Runs created before this are past retention. */
+  since: number;
+}
+
+/** The runs of a workspace, across its workflows (the dashboard's runs page). */
+export interface WorkspaceRunFilter {
+  workspaceId: string;
+  workflowId?: string | undefined;
+  status?: string | undefined;
+  /** Created at or after (ms on the daemon clock). */
+  from?: number | undefined;
+  /** Created before (ms on the daemon clock). */
+  to?: number | undefined;
   /** Runs created before this are past retention. */
   since: number;
 }
@@ -62,6 +76,8 @@ export interface ApprovalRow {
 
 export class RunRepository {
   private readonly list: ListQuery<RunRow, RunListFilter>;
+  private readonly workspaceList: ListQuery<RunRow, WorkspaceRunFilter>;
+  private readonly statusCountStmt;
   private readonly insertStmt;
   private readonly getStmt;
   private readonly saveStmt;
@@ -79,12 +95,37 @@ export class RunRepository {
   private readonly rerunsStmt;
 
   constructor(db: Db) {
+    const counts = new ListCounts(db, 'runs');
     this.list = new ListQuery<RunRow, RunListFilter>(db, {
       table: 'workflow_executions',
       scope: { workflow_id: 'workflowId' },
       filters: { status: 'status' },
       conditions: (query) => [['created_at >= ?', query.since]],
+      // The counters hold the runs past retention that housekeeping has not purged yet.
+      count: ({ workflowId, status, since }) => {
+        const statusSql = status ? ' AND status = ?' : '';
+        const statusParams = status ? [status] : [];
+        const expired = counts.countRows('workflow_executions', [
+          `workflow_id = ? AND created_at < ?${statusSql}`,
+          workflowId,
+          since,
+          ...statusParams,
+        ]);
+        return counts.sum(workflowId, status ? ['bucket = ?', status] : undefined) - expired;
+      },
     });
+    this.workspaceList = new ListQuery<RunRow, WorkspaceRunFilter>(db, {
+      table: 'workflow_executions',
+      scope: { workspace_id: 'workspaceId' },
+      filters: { workflow_id: 'workflowId', status: 'status' },
+      conditions: (query) => [
+        ['created_at >= ?', Math.max(query.since, query.from ?? 0)],
+        query.to !== undefined && ['created_at < ?', query.to],
+      ],
+    });
+    this.statusCountStmt = db.prepare<[string, number], { status: RunStatus; n: number }>(
+      'SELECT status, COUNT(*) AS n FROM workflow_executions WHERE workspace_id = ? AND created_at >= ? GROUP BY status',
+    );
     this.insertStmt = db.prepare(
       `INSERT INTO workflow_executions (id, workflow_id, workspace_id, version, status, trigger_type, input, frontier,
          steps_completed, result, error_code, error_message, failed_step, failed_agent_id, deadline_at, created_at, completed_at, cancelled_at,
@@ -176,6 +217,17 @@ export class RunRepository {
 
   page(query: RunListFilter & ListQueryInput): Page<RunRow> {
     return this.list.page(query);
+  }
+
+  pageOfWorkspace(query: WorkspaceRunFilter & ListQueryInput): Page<RunRow> {
+    return this.workspaceList.page(query);
+  }
+
+  /** How many runs of the workspace were created since a time, by status. */
+  statusCounts(workspaceId: string, since: number): Record<string, number> {
+    return Object.fromEntries(
+      this.statusCountStmt.all(workspaceId, since).map((row) => [row.status, row.n]),
+    );
   }
 
   purgeBefore(cutoff: number): number {

@@ -1,6 +1,7 @@
 // Delivery rows (one per event per webhook) and the history of their attempts.
 import type { ListQueryInput, Page } from '../domain/pages.js';
 import type { Db } from '../store/database.js';
+import { ListCounts } from '../store/list-counts.js';
 import { ListQuery } from '../store/list-query.js';
 
 export interface DeliveryRow {
@@ -28,6 +29,10 @@ export interface AttemptRow {
   http_status: number | null;
   response_time_ms: number;
   error: string | null;
+  /** The X-Svc-Signature header sent (null for attempts stored before it was kept). */
+  signature: string | null;
+  /** The first bytes of the receiver's answer, as text (null when there was no answer). */
+  response_head: string | null;
   /** The sandbox fault rule (flt_...) that produced this attempt's outcome. */
   injected_fault: string | null;
 }
@@ -49,10 +54,13 @@ export class DeliveryRepository {
   private readonly list: ListQuery<DeliveryRow, DeliveryListQuery>;
 
   constructor(db: Db) {
+    const counts = new ListCounts(db, 'deliveries');
     this.list = new ListQuery(db, {
       table: 'deliveries',
       scope: { webhook_id: 'webhookId' },
       filters: { status: 'status' },
+      count: ({ webhookId, status }) =>
+        counts.sum(webhookId, status ? ['bucket = ?', status] : undefined),
     });
     this.insertStmt = db.prepare(
       `INSERT INTO deliveries (id, webhook_id, workspace_id, event_id, event_type, body, status, created_at, next_attempt_at)
@@ -60,8 +68,8 @@ export class DeliveryRepository {
     );
     this.getStmt = db.prepare<[string], DeliveryRow>('SELECT * FROM deliveries WHERE id = ?');
     this.attemptStmt = db.prepare(
-      `INSERT INTO delivery_attempts (delivery_id, attempt, attempted_at, http_status, response_time_ms, error, injected_fault)
-       VALUES (@delivery_id, @attempt, @attempted_at, @http_status, @response_time_ms, @error, @injected_fault)`,
+      `INSERT INTO delivery_attempts (delivery_id, attempt, attempted_at, http_status, response_time_ms, error, signature, response_head, injected_fault)
+       VALUES (@delivery_id, @attempt, @attempted_at, @http_status, @response_time_ms, @error, @signature, @response_head, @injected_fault)`,
     );
     this.attemptsStmt = db.prepare<[string], AttemptRow>(
       'SELECT * FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt',

@@ -20,6 +20,9 @@ import type { DeliveryRepository, DeliveryRow } from './delivery.repository.js';
 import type { WebhookRow } from './webhook.repository.js';
 import { DELIVERY_TIMER, type WebhookService } from './webhook.service.js';
 
+/** How much of a receiver's answer each attempt keeps (shown by the dashboard). */
+export const RESPONSE_HEAD_CHARS = 512;
+
 /** Emits `attempted` with each delivery attempt once it is stored (svc webhooks tail). */
 export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity] }> {
   constructor(
@@ -55,6 +58,25 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
         http_status: attempt.http_status,
         response_time_ms: attempt.response_time_ms,
         error: attempt.error,
+        injected_fault: attempt.injected_fault,
+      })),
+      event: JSON.parse(row.body) as Record<string, unknown>,
+    };
+  }
+
+  /** The delivery with each attempt's signature header and the start of the answer (dashboard). */
+  attemptLog(workspaceId: string, webhookId: string, deliveryId: string) {
+    const row = this.delivery(workspaceId, webhookId, deliveryId);
+    return {
+      ...toDeliveryView(row),
+      attempts_history: this.repo.attempts(row.id).map((attempt) => ({
+        attempt: attempt.attempt,
+        attempted_at: toIso(attempt.attempted_at),
+        http_status: attempt.http_status,
+        response_time_ms: attempt.response_time_ms,
+        error: attempt.error,
+        signature: attempt.signature,
+        response_head: attempt.response_head,
         injected_fault: attempt.injected_fault,
       })),
       event: JSON.parse(row.body) as Record<string, unknown>,
@@ -222,6 +244,8 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
         http_status: result.status,
         response_time_ms: result.timeMs,
         error: result.error,
+        signature: result.signature,
+        response_head: result.responseHead,
         injected_fault: result.injectedFault,
       });
       this.repo.saveResult(updated);
@@ -260,6 +284,7 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
     ids: { eventId: string; eventType: string; deliveryId: string },
     scope?: CallScope,
   ): Promise<SendResult> {
+    const signature = signatureHeader(this.webhooks.signingSecret(hook), body);
     const result = await this.outbound.request(
       {
         url: hook.url,
@@ -268,7 +293,7 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
         headers: {
           'content-type': 'application/json',
           'user-agent': `svc-webhooks/${VERSION}`,
-          'x-svc-signature': signatureHeader(this.webhooks.signingSecret(hook), body),
+          'x-svc-signature': signature,
           'x-svc-event-id': ids.eventId,
           'x-svc-event-type': ids.eventType,
           'x-svc-delivery-id': ids.deliveryId,
@@ -283,17 +308,25 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
     if (result.type === 'failed') {
       // An answer too long to read still is the receiver's answer.
       if (result.reason === 'too_large' && result.status !== null) {
-        return statusResult(result.status, result.timeMs, injectedFault);
+        return statusResult(result.status, result.timeMs, signature, null, injectedFault);
       }
       return {
         ok: false,
         status: null,
         timeMs: result.timeMs,
         error: result.message,
+        signature,
+        responseHead: null,
         injectedFault,
       };
     }
-    return statusResult(result.status, result.timeMs, injectedFault);
+    return statusResult(
+      result.status,
+      result.timeMs,
+      signature,
+      result.body.slice(0, RESPONSE_HEAD_CHARS),
+      injectedFault,
+    );
   }
 
   private delivery(workspaceId: string, webhookId: string, deliveryId: string): DeliveryRow {
@@ -337,17 +370,27 @@ interface SendResult {
   status: number | null;
   timeMs: number;
   error: string | null;
+  signature: string;
+  responseHead: string | null;
   /** The sandbox fault rule that produced this outcome (flt_...). */
   injectedFault: string | null;
 }
 
-function statusResult(status: number, timeMs: number, injectedFault: string | null): SendResult {
+function statusResult(
+  status: number,
+  timeMs: number,
+  signature: string,
+  responseHead: string | null,
+  injectedFault: string | null,
+): SendResult {
   const ok = status >= 200 && status < 300;
   return {
     ok,
     status,
     timeMs,
     error: ok ? null : `The receiver answered HTTP ${status}.`,
+    signature,
+    responseHead,
     injectedFault,
   };
 }

@@ -5,12 +5,13 @@ import type {
   ExecuteInput,
   RerunInput,
   WorkflowExecutionView,
+  WorkflowStepView,
 } from '../../shared/schemas/workflows.js';
-import { parseState } from '../engine/views.js';
 import type { Definition } from './workflow.service.js';
 import { toIso, type Clock } from '../clock/clock.js';
 import type { WorkflowEngine } from '../engine/engine.js';
 import type { RunRepository, RunRow } from '../engine/run.repository.js';
+import { parseState } from '../engine/views.js';
 import { ApiError } from '../domain/errors.js';
 import { mapPage, type ListQueryInput, type Page } from '../domain/pages.js';
 import type { CommitQueue } from '../store/commit-queue.js';
@@ -19,6 +20,22 @@ import type { WorkflowService } from './workflow.service.js';
 export const RUN_RETENTION_MS = 30 * 86_400_000;
 /** wait_for_completion answers 202 with the running execution past this. */
 export const MAX_WAIT_MS = 60_000;
+
+/** What the dashboard shows of a run: the API's view, the steps it ran, and what it waits for. */
+export interface RunDetail {
+  execution: WorkflowExecutionView;
+  /** The definition the run started with (its pinned version). */
+  steps: WorkflowStepView[];
+  /** Pending activations; a wait or a retry has the time it wakes up (daemon clock). */
+  pending: {
+    step_id: string;
+    state: string;
+    attempt: number;
+    started_at: string;
+    wake_at: string | null;
+    agent_execution_id: string | null;
+  }[];
+}
 
 export class RunService {
   constructor(
@@ -204,6 +221,70 @@ export class RunService {
     };
   }
 
+  /** The runs of a workspace across its workflows, newest first (the dashboard's runs page). */
+  listInWorkspace(
+    workspaceId: string,
+    query: ListQueryInput & {
+      workflow_id?: string | undefined;
+      status?: string | undefined;
+      from?: number | undefined;
+      to?: number | undefined;
+    },
+  ): Page<WorkflowExecutionView> {
+    return mapPage(
+      this.repo.pageOfWorkspace({
+        ...query,
+        workspaceId,
+        workflowId: query.workflow_id,
+        since: this.cutoff(),
+      }),
+      (row) => this.engine.view(row),
+    );
+  }
+
+  /** Runs of the workspace created in the last `ms` on the daemon clock, by status. */
+  statusCounts(workspaceId: string, ms: number): Record<string, number> {
+    return this.repo.statusCounts(workspaceId, Math.max(this.cutoff(), this.clock.now() - ms));
+  }
+
+  /** A run of the workspace by its id alone, with its definition and pending work. */
+  detail(workspaceId: string, executionId: string): RunDetail {
+    const row = this.rowInWorkspace(workspaceId, executionId);
+    const definition = this.workflows.definition(row.workflow_id, row.version);
+    return {
+      execution: this.engine.view(row),
+      steps: definition?.steps ?? [],
+      pending: parseState(row.frontier).acts.map((act) => ({
+        step_id: act.step_id,
+        state: act.state,
+        attempt: act.attempt,
+        started_at: toIso(act.started_at),
+        wake_at: toIso(act.wake_at ?? null),
+        agent_execution_id: act.agent_execution_id ?? null,
+      })),
+    };
+  }
+
+  /** Cancel, knowing the run's id alone (same rule as cancel). */
+  cancelInWorkspace(workspaceId: string, executionId: string) {
+    const row = this.rowInWorkspace(workspaceId, executionId);
+    return this.cancel(workspaceId, row.workflow_id, row.id);
+  }
+
+  /** Starts a new manual run of the same workflow with the same input. */
+  runAgain(workspaceId: string, executionId: string) {
+    const row = this.rowInWorkspace(workspaceId, executionId);
+    return this.execute(workspaceId, row.workflow_id, {
+      input: JSON.parse(row.input) as Record<string, unknown>,
+      wait_for_completion: false,
+    });
+  }
+
+  /** The run that waits on an agent execution's approval, if a workflow step asked for it. */
+  runAwaiting(agentExecutionId: string): string | null {
+    return this.repo.approval(agentExecutionId)?.execution_id ?? null;
+  }
+
   /** Deletes runs past the 30-day retention on the daemon clock. */
   purgeExpired(): number {
     return this.engine.purgeBefore(this.cutoff());
@@ -211,6 +292,18 @@ export class RunService {
 
   private cutoff(): number {
     return this.clock.now() - RUN_RETENTION_MS;
+  }
+
+  private rowInWorkspace(workspaceId: string, executionId: string): RunRow {
+    const row = this.repo.get(executionId);
+    if (!row || row.workspace_id !== workspaceId || row.created_at < this.cutoff()) {
+      throw new ApiError(
+        'execution_not_found',
+        `No execution ${executionId} in this workspace (executions are kept 30 days).`,
+        { param: 'execution_id' },
+      );
+    }
+    return row;
   }
 
   private row(workspaceId: string, workflowId: string, executionId: string): RunRow {
