@@ -6,7 +6,7 @@
 import { ERROR_CODES } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import type { FaultAdd, FaultView } from '../../shared/schemas/faults.js';
-import { compileStubMatch as compileMatch } from '../agents/stub-pattern.js';
+import { compileStubMatch } from '../agents/stub-pattern.js';
 import { toIso, type Clock } from '../clock/clock.js';
 import { ApiError, invalidParameter } from '../domain/errors.js';
 import type { Alarms } from '../engine/alarms.js';
@@ -137,7 +137,7 @@ export class FaultService {
 
   private keep(row: FaultRow): void {
     const rules = this.rules.get(row.workspace_id) ?? [];
-    rules.push({ row, matches: row.match === null ? undefined : compileMatch(row.match) });
+    rules.push({ row, matches: row.match === null ? undefined : compileStubMatch(row.match) });
     this.rules.set(row.workspace_id, rules);
   }
 
@@ -222,7 +222,7 @@ export class FaultService {
         '--seed goes with --rate (the seeded share of calls to fail).',
       );
     }
-    if (input.match !== undefined) compileMatch(input.match);
+    if (input.match !== undefined) compileStubMatch(input.match);
     if (input.webhook_id !== undefined) this.existing.webhook(workspaceId, input.webhook_id);
     if (input.workflow_id !== undefined) {
       this.existing.workflowStep(workspaceId, input.workflow_id, input.step_id!);

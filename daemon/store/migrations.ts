@@ -536,7 +536,9 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE delivery_attempts ADD COLUMN response_head TEXT;
     `,
   },
+
   {
+    // Issue 18 was given version 9; main had taken 9 and 10 by the time it merged: 11 here.
     version: 11,
     name: 'fault injection and re-runs',
     sql: `

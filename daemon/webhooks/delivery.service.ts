@@ -77,6 +77,7 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
         error: attempt.error,
         signature: attempt.signature,
         response_head: attempt.response_head,
+        injected_fault: attempt.injected_fault,
       })),
       event: JSON.parse(row.body) as Record<string, unknown>,
     };

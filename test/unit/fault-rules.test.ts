@@ -1,7 +1,7 @@
 // Fault rules decide on calls as pure functions: where a rule points, which attempts it takes,
 // its seeded share (same sequence of calls, same outcomes), its --times and its --match.
 import test from 'ava';
-import { compileStubMatch as compileMatch } from '../../daemon/agents/stub-pattern.js';
+import { compileStubMatch } from '../../daemon/agents/stub-pattern.js';
 import type { FaultRow } from '../../daemon/faults/fault.repository.js';
 import {
   coversAttempt,
@@ -51,7 +51,7 @@ const delivery = (fields: Partial<FaultCall> = {}): FaultCall => ({
 
 /** Applies decisions in order, as the service does, and answers which calls were hit. */
 function run(row: FaultRow, calls: FaultCall[]): boolean[] {
-  const matches = row.match === null ? undefined : compileMatch(row.match);
+  const matches = row.match === null ? undefined : compileStubMatch(row.match);
   return calls.map((call) => {
     if (!targets(row, call)) return false;
     const decision = decide(row, call, matches);
