@@ -1,10 +1,12 @@
 // Sandbox stubs (svc agents stub add|list|clear): deterministic answers for tests. A stub
-// matches an input by case-insensitive substring, or by /regex/flags; the first match wins.
+// matches an input by case-insensitive substring, or by /regex/flags (run on RE2, see
+// domain/user-patterns.ts); the first match wins.
 import { ERROR_CODES, type ErrorCode } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import type { StubInput } from '../../shared/schemas/agents.js';
 import { toIso, type Clock } from '../clock/clock.js';
 import { ApiError } from '../domain/errors.js';
+import { compileUserRegex, slashedPattern } from '../domain/user-patterns.js';
 import type { BrainResult } from './brains/brain.js';
 import type { StubRepository, StubRow } from './stub.repository.js';
 
@@ -80,7 +82,7 @@ export class StubService {
   match(agentId: string, input: string): Stub | undefined {
     let matchers = this.cache.get(agentId);
     if (!matchers) {
-      matchers = this.repo.list(agentId).map((row) => ({ row, test: compile(row.match) }));
+      matchers = this.repo.list(agentId).map((row) => ({ row, test: storedMatcher(row.match) }));
       this.cache.set(agentId, matchers);
     }
     const found = matchers.find((matcher) => matcher.test(input));
@@ -88,21 +90,27 @@ export class StubService {
   }
 }
 
+/** A stub's matcher: /regex/flags runs on RE2 (never backtracks), other text is a substring. */
 function compile(match: string): (input: string) => boolean {
-  const regex = /^\/(.+)\/([gimsuy]*)$/s.exec(match);
-  if (regex) {
-    let pattern: RegExp;
-    try {
-      pattern = new RegExp(regex[1]!, regex[2]!.replace('g', ''));
-    } catch {
-      throw new ApiError('invalid_parameter', `'${match}' is not a valid regular expression.`, {
-        param: 'match',
-      });
-    }
+  const slashed = slashedPattern(match);
+  if (slashed) {
+    const pattern = compileUserRegex(slashed.source, slashed.flags, 'match');
     return (input) => pattern.test(input);
   }
   const needle = match.toLowerCase();
   return (input) => input.toLowerCase().includes(needle);
+}
+
+/**
+ * The matcher of a stored stub. One written before patterns ran on RE2 may use a feature RE2
+ * lacks (a backreference): it matches nothing rather than fail every execution of its agent.
+ */
+function storedMatcher(match: string): (input: string) => boolean {
+  try {
+    return compile(match);
+  } catch {
+    return () => false;
+  }
 }
 
 function toStub(row: StubRow): Stub {

@@ -23,6 +23,7 @@ import type { KeyRecord } from '../keys/key.service.js';
 import type { Workspace } from '../domain/workspace.js';
 import { sampleEventData } from '../events/samples.js';
 import { StubAddInput } from '../../shared/schemas/agents.js';
+import { typeMatcher } from '../../shared/event-type-patterns.js';
 import {
   SecretDeleteInput,
   SecretListInput,
@@ -71,6 +72,7 @@ const t = initTRPC.context<ControlContext>().create({
       data: {
         ...shape.data,
         svc_code: cause instanceof ApiError ? cause.code : undefined,
+        svc_param: cause instanceof ApiError ? cause.param : undefined,
         stack: undefined,
       },
     };
@@ -185,12 +187,13 @@ export function createControlRouter(deps: ControlDeps) {
       }),
       stream: operator.input(EventStreamInput).subscription(({ input, signal }) => {
         const filter = input ?? {};
+        const matchesType = filter.types?.length ? typeMatcher(filter.types) : () => true;
         return live(
           events,
           'published',
           (event) =>
             (!filter.workspace_id || event.workspace_id === filter.workspace_id) &&
-            (!filter.types?.length || filter.types.some((type) => matchesType(type, event.type))),
+            matchesType(event.type),
           signal,
         );
       }),
@@ -311,10 +314,6 @@ function live<Events extends Record<K, [unknown]>, K extends string>(
       if (!signal?.aborted) throw error;
     }
   })();
-}
-
-function matchesType(pattern: string, type: string): boolean {
-  return pattern.endsWith('*') ? type.startsWith(pattern.slice(0, -1)) : pattern === type;
 }
 
 function workspaceView(ws: Workspace, defaultId: string) {
