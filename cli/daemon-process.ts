@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, openSync, closeSync, readFileSync } from 'node:fs';
+import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
 import ky from 'ky';
 import {
@@ -12,6 +13,7 @@ import {
   FOREGROUND_ARG,
   type DaemonFlags,
   type DaemonMessage,
+  type ForegroundRequest,
 } from '../shared/daemon-launch.js';
 import { PACKAGE_ROOT } from '../shared/package-info.js';
 import { isAlive, isSvcDaemon, pidExists } from '../shared/process.js';
@@ -82,28 +84,57 @@ export async function startInBackground(ctx: CliContext, flags: DaemonFlags): Pr
 
 /**
  * Runs the daemon attached to this terminal (its logs on stdout) until it stops; answers its
- * exit code. A SIGINT or SIGTERM of the CLI becomes a SIGTERM of the daemon (a graceful stop;
- * Ctrl-C also reaches the daemon from the terminal, and stopping twice is harmless); if the CLI
- * dies, the daemon stops too (entry.ts watches the IPC channel).
+ * exit code. A supervisor may signal the whole process group (docker stop, systemd, CI,
+ * `timeout`), so the daemon may get the signal itself as well as through the CLI: the CLI passes
+ * its first two SIGINT/SIGTERM on as stop requests over IPC, which never count towards forcing
+ * the exit, and a third as a forced exit (daemon/stop-signals.ts). If the CLI dies, the daemon
+ * stops too (entry.ts watches the IPC channel). A signal that came while the CLI loaded
+ * (bin/svc.js keeps it) means the daemon is not started at all.
  */
 export async function runInForeground(ctx: CliContext, flags: DaemonFlags): Promise<number> {
+  if (earlySignal() !== undefined) {
+    process.stderr.write(`svc: ${earlySignal()} before the daemon started; not starting it.\n`);
+    return 0;
+  }
   const child = spawn(process.execPath, [DAEMON_ENTRY, FOREGROUND_ARG], {
     env: daemonEnv({ ...flags, dataDir: ctx.dataDir }, process.env),
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
+  let ready = false;
   child.on('message', (message: DaemonMessage) => {
+    if (message.type === 'ready') ready = true;
     if (message.type === 'error') process.stderr.write(`svc: ${message.message}\n`);
   });
-  const stop = () => child.kill('SIGTERM');
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
-  try {
-    const [code] = (await once(child, 'exit')) as [number | null];
-    return code ?? 1;
-  } finally {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
+  let signals = 0;
+  const pass = (signal: NodeJS.Signals) => {
+    signals += 1;
+    const request: ForegroundRequest =
+      signals >= FORCING_SIGNALS
+        ? { type: 'force', reason: `${signal} to the foreground CLI ${signals} times` }
+        : { type: 'stop', signal };
+    if (child.connected) child.send(request, () => undefined);
+    else child.kill(request.type === 'force' ? 'SIGKILL' : 'SIGTERM');
+  };
+  // Kept until the CLI exits: a supervisor's late signal must not kill it after the daemon's exit.
+  process.on('SIGINT', pass);
+  process.on('SIGTERM', pass);
+  const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+  if (code !== null) return code;
+  // Killed by a stop signal while Node itself was booting, before the daemon's code could answer
+  // it (a group signal right after the start): nothing had started, and stopping was asked.
+  if (!ready && (signal === 'SIGTERM' || signal === 'SIGINT')) {
+    process.stderr.write(`svc: the daemon was stopped by ${signal} before it started.\n`);
+    return 0;
   }
+  return 128 + (signal ? (osConstants.signals[signal] ?? 0) : 0);
+}
+
+/** The third SIGINT/SIGTERM of the foreground CLI forces the daemon's exit. */
+const FORCING_SIGNALS = 3;
+
+/** The signal bin/svc.js saw while the CLI was loading, if any. */
+function earlySignal(): string | undefined {
+  return (globalThis as { svcEarlySignal?: string }).svcEarlySignal;
 }
 
 async function waitForHealth(url: string): Promise<void> {

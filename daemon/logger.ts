@@ -49,8 +49,13 @@ export function createLogger(
       ]),
       {
         flush(done?: (error?: Error) => void) {
-          toFile.flush();
-          toStdout.flush(done);
+          let left = 2;
+          const one = (error?: Error) => {
+            left -= 1;
+            if (left === 0) done?.(error);
+          };
+          toFile.flush(one);
+          toStdout.flush(one);
         },
       },
     );

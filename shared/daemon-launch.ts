@@ -15,6 +15,13 @@ export interface DaemonFlags {
 export type DaemonMessage =
   { type: 'ready'; url: string; pid: number } | { type: 'error'; message: string };
 
+/**
+ * Sent by the foreground CLI to its daemon: the CLI was signalled (stop), or signalled a third
+ * time (force). Unlike a signal, a stop request never counts towards forcing the exit.
+ */
+export type ForegroundRequest =
+  { type: 'stop'; signal: string } | { type: 'force'; reason: string };
+
 /** The entry point's argument for a daemon that logs to stdout as well and ends with its CLI. */
 export const FOREGROUND_ARG = '--foreground';
 

@@ -45,8 +45,10 @@ export default defineCommands([
       const flags = daemonFlags(ctx, options);
       const { runInForeground, startInBackground } = await import('../daemon-process.js');
       if (options.foreground) {
-        process.exitCode = await runInForeground(ctx, flags);
-        return;
+        const code = await runInForeground(ctx, flags);
+        // At once, as the daemon does (daemon/entry.ts): a supervisor's signal landing while
+        // Node drains its event loop would otherwise kill the CLI, without the daemon's code.
+        process.exit(code);
       }
       const started = await startInBackground(ctx, flags);
       ctx.out.result(
