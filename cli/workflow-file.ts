@@ -8,6 +8,11 @@ import { UsageError } from './errors.js';
 
 export type WorkflowDocument = Record<string, unknown>;
 
+/** A workflow file's size: the daemon's body limit (1 MiB), in characters. */
+const MAX_WORKFLOW_FILE_CHARS = 1024 * 1024;
+/** How many alias expansions a YAML document may make (the yaml package's own default is 100). */
+const MAX_YAML_ALIASES = 100;
+
 export async function readWorkflowFile(file: string): Promise<WorkflowDocument> {
   let text: string;
   try {
@@ -20,6 +25,11 @@ export async function readWorkflowFile(file: string): Promise<WorkflowDocument> 
 
 /** Parses a workflow document; `name` (a file name) picks the format by its extension. */
 export async function parseWorkflowText(text: string, name: string): Promise<WorkflowDocument> {
+  if (text.length > MAX_WORKFLOW_FILE_CHARS) {
+    throw new UsageError(
+      `-f ${name}: the file is over ${MAX_WORKFLOW_FILE_CHARS / 1024} KiB; the daemon takes request bodies of at most 1 MiB.`,
+    );
+  }
   const extension = extname(name).toLowerCase();
   let value: unknown;
   if (extension === '.json') {
@@ -59,7 +69,14 @@ async function parseYaml(text: string, name: string): Promise<unknown> {
       `-f ${name}: not valid YAML${where ? ` at line ${where.line}, column ${where.col}` : ''} (${first.message.split('\n')[0]}).`,
     );
   }
-  return document.toJS() as unknown;
+  try {
+    return document.toJS({ maxAliasCount: MAX_YAML_ALIASES }) as unknown;
+  } catch (error) {
+    // The yaml package refuses a document whose aliases expand too much (a "billion laughs").
+    throw new UsageError(
+      `-f ${name}: its YAML aliases (*name) expand too much (${(error as Error).message.split('\n')[0]}). Write the repeated parts out.`,
+    );
+  }
 }
 
 function describe(value: unknown): string {

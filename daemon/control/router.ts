@@ -305,6 +305,15 @@ function live<Events extends Record<K, [unknown]>, K extends string>(
   // otherwise be missed (svc workflows run --wait subscribes, then starts the run).
   const items = on(emitter as EventEmitter, name, { signal });
   return (async function* () {
+    if (openLiveStreams >= MAX_LIVE_STREAMS) {
+      items.return?.(undefined).catch(() => undefined);
+      const cause = new ApiError(
+        'rate_limit_exceeded',
+        `${MAX_LIVE_STREAMS} live streams are open on the control channel, the most it serves at once. Close one (svc listen, svc events tail, svc workflows run --wait) and try again.`,
+      );
+      throw new TRPCError({ code: 'TOO_MANY_REQUESTS', message: cause.message, cause });
+    }
+    openLiveStreams += 1;
     try {
       for await (const [item] of items) {
         if (accept(item as Events[K][0])) yield item as Events[K][0];
@@ -312,9 +321,19 @@ function live<Events extends Record<K, [unknown]>, K extends string>(
     } catch (error) {
       // A client that goes away aborts the signal, which ends events.on with an AbortError.
       if (!signal?.aborted) throw error;
+    } finally {
+      openLiveStreams -= 1;
     }
   })();
 }
+
+/**
+ * Live streams (events, deliveries) open at once on the control channel. Its one credential is
+ * the control token, so this is the per-credential bound: each stream holds a listener and a
+ * queue of what it has not yet sent.
+ */
+const MAX_LIVE_STREAMS = 32;
+let openLiveStreams = 0;
 
 function workspaceView(ws: Workspace, defaultId: string) {
   return {
@@ -348,6 +367,7 @@ function trpcCode(status: number): TRPCError['code'] {
   if (status === 409) return 'CONFLICT';
   if (status === 401) return 'UNAUTHORIZED';
   if (status === 403) return 'FORBIDDEN';
+  if (status === 429) return 'TOO_MANY_REQUESTS';
   if (status >= 500) return 'INTERNAL_SERVER_ERROR';
   return 'BAD_REQUEST';
 }
