@@ -9,12 +9,9 @@ if (!existsSync(main)) {
   );
   process.exit(1);
 }
-// `svc daemon start --foreground` runs under supervisors that may signal it at once: a SIGINT
-// or SIGTERM while the CLI loads is kept here rather than killing it, and answered by not
-// starting the daemon, with exit code 0 (cli/daemon-process.ts, runInForeground).
-if (['daemon', 'start', '--foreground'].every((word) => process.argv.includes(word))) {
-  const keep = (signal) => (globalThis.svcEarlySignal ??= signal);
-  process.on('SIGINT', keep);
-  process.on('SIGTERM', keep);
-}
+// Signals that come while the CLI loads are held until its command decides (cli/early-signals.ts).
+const { holdEarlySignals } = await import(
+  new URL('../dist/cli/early-signals.js', import.meta.url).href
+);
+holdEarlySignals();
 await import(main.href);

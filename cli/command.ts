@@ -51,6 +51,11 @@ export interface CommandSpec<Os extends readonly OptionSpec[] = readonly OptionS
   options?: Os;
   /** Shown under the help: example invocations. */
   examples?: string[];
+  /**
+   * The command acts on SIGTERM/SIGINT that came while the CLI loaded (takeEarlySignals or
+   * passEarlySignals); by default they take their default action before it runs.
+   */
+  takesEarlySignals?: boolean;
   run(ctx: CliContext, args: string[], options: OptionValues<Os>): Promise<void>;
 }
 

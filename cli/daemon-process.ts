@@ -2,10 +2,10 @@
 // for its readiness message and for /healthz, and reports why it failed otherwise; --foreground
 // spawns it attached instead and waits for it to end; stop asks over the control channel
 // (SIGTERM if that fails) and waits for the exit.
-import { spawn } from 'node:child_process';
+import { takeEarlySignals } from './early-signals.js';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, openSync, closeSync, readFileSync } from 'node:fs';
-import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
 import ky from 'ky';
 import {
@@ -13,7 +13,6 @@ import {
   FOREGROUND_ARG,
   type DaemonFlags,
   type DaemonMessage,
-  type ForegroundRequest,
 } from '../shared/daemon-launch.js';
 import { PACKAGE_ROOT } from '../shared/package-info.js';
 import { isAlive, isSvcDaemon, pidExists } from '../shared/process.js';
@@ -50,28 +49,31 @@ export async function startInBackground(ctx: CliContext, flags: DaemonFlags): Pr
   });
   closeSync(stderrFd);
 
-  const message = await new Promise<DaemonMessage>((resolve) => {
-    const timer = setTimeout(
-      () =>
+  const message = await new Promise<Extract<DaemonMessage, { type: 'ready' | 'error' }>>(
+    (resolve) => {
+      const timer = setTimeout(
+        () =>
+          resolve({
+            type: 'error',
+            message: `The daemon did not become ready within ${START_TIMEOUT_MS / 1000} s. See: svc daemon logs`,
+          }),
+        START_TIMEOUT_MS,
+      );
+      child.on('message', (received: DaemonMessage) => {
+        if (received.type === 'signals' || received.type === 'stopped') return;
+        clearTimeout(timer);
+        resolve(received);
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
         resolve({
           type: 'error',
-          message: `The daemon did not become ready within ${START_TIMEOUT_MS / 1000} s. See: svc daemon logs`,
-        }),
-      START_TIMEOUT_MS,
-    );
-    child.once('message', (received) => {
-      clearTimeout(timer);
-      resolve(received as DaemonMessage);
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({
-        type: 'error',
-        message:
-          `The daemon exited during start-up (code ${code}). ${lastLines(files.stderr)}`.trim(),
+          message:
+            `The daemon exited during start-up (code ${code}). ${lastLines(files.stderr)}`.trim(),
+        });
       });
-    });
-  });
+    },
+  );
   child.removeAllListeners();
   if (child.connected) child.disconnect();
   child.unref();
@@ -84,57 +86,61 @@ export async function startInBackground(ctx: CliContext, flags: DaemonFlags): Pr
 
 /**
  * Runs the daemon attached to this terminal (its logs on stdout) until it stops; answers its
- * exit code. A supervisor may signal the whole process group (docker stop, systemd, CI,
- * `timeout`), so the daemon may get the signal itself as well as through the CLI: the CLI passes
- * its first two SIGINT/SIGTERM on as stop requests over IPC, which never count towards forcing
- * the exit, and a third as a forced exit (daemon/stop-signals.ts). If the CLI dies, the daemon
- * stops too (entry.ts watches the IPC channel). A signal that came while the CLI loaded
- * (bin/svc.js keeps it) means the daemon is not started at all.
+ * exit code. The daemon runs in a process group of its own, so a signal sent to this CLI's
+ * group (Ctrl-C, docker stop, systemd, `timeout`) reaches it once, through this CLI, which
+ * passes each SIGINT or SIGTERM on as a SIGTERM: once or twice is a graceful stop, a third
+ * forces it (daemon/stop-signals.ts). If the CLI dies, the daemon stops too (entry.ts watches
+ * the IPC channel).
  */
 export async function runInForeground(ctx: CliContext, flags: DaemonFlags): Promise<number> {
-  if (earlySignal() !== undefined) {
-    process.stderr.write(`svc: ${earlySignal()} before the daemon started; not starting it.\n`);
-    return 0;
-  }
-  const child = spawn(process.execPath, [DAEMON_ENTRY, FOREGROUND_ARG], {
+  // This CLI's own handlers go in before the held ones come out: with no listener at all for a
+  // moment, Node would stop watching the signal and drop one that is on its way.
+  // eslint-disable-next-line prefer-const -- assigned once spawned, read by the handler before
+  let child: ChildProcess | undefined;
+  let received = 0;
+  const stop = () => {
+    received += 1;
+    if (child) forward(child);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  // Stopped before the daemon was started: nothing to stop, a clean exit.
+  if (takeEarlySignals().length > 0 || received > 0) return 0;
+  child = spawn(process.execPath, [DAEMON_ENTRY, FOREGROUND_ARG], {
     env: daemonEnv({ ...flags, dataDir: ctx.dataDir }, process.env),
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    detached: true,
   });
-  let ready = false;
-  child.on('message', (message: DaemonMessage) => {
-    if (message.type === 'ready') ready = true;
-    if (message.type === 'error') process.stderr.write(`svc: ${message.message}\n`);
-  });
-  let signals = 0;
-  const pass = (signal: NodeJS.Signals) => {
-    signals += 1;
-    const request: ForegroundRequest =
-      signals >= FORCING_SIGNALS
-        ? { type: 'force', reason: `${signal} to the foreground CLI ${signals} times` }
-        : { type: 'stop', signal };
-    if (child.connected) child.send(request, () => undefined);
-    else child.kill(request.type === 'force' ? 'SIGKILL' : 'SIGTERM');
+  // A signal that comes before the daemon handles signals waits for it (until then the
+  // default action would kill it, uncleanly). The first signal starts the graceful stop; a
+  // second is only acknowledged (with the group's own copy, supervisors often send two); a
+  // third is passed on twice, which forces the daemon out.
+  let handlesSignals = false;
+  let forwarded = 0;
+  let stoppedCode: number | undefined;
+  const forward = (target: ChildProcess) => {
+    if (!handlesSignals) return;
+    for (; forwarded < received; forwarded += 1) {
+      if (forwarded === 0 || forwarded >= 2) target.kill('SIGTERM');
+      if (forwarded === 1) process.stderr.write('svc: stopping; a third signal forces it\n');
+    }
   };
-  // Kept until the CLI exits: a supervisor's late signal must not kill it after the daemon's exit.
-  process.on('SIGINT', pass);
-  process.on('SIGTERM', pass);
-  const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
-  if (code !== null) return code;
-  // Killed by a stop signal while Node itself was booting, before the daemon's code could answer
-  // it (a group signal right after the start): nothing had started, and stopping was asked.
-  if (!ready && (signal === 'SIGTERM' || signal === 'SIGINT')) {
-    process.stderr.write(`svc: the daemon was stopped by ${signal} before it started.\n`);
-    return 0;
-  }
-  return 128 + (signal ? (osConstants.signals[signal] ?? 0) : 0);
-}
-
-/** The third SIGINT/SIGTERM of the foreground CLI forces the daemon's exit. */
-const FORCING_SIGNALS = 3;
-
-/** The signal bin/svc.js saw while the CLI was loading, if any. */
-function earlySignal(): string | undefined {
-  return (globalThis as { svcEarlySignal?: string }).svcEarlySignal;
+  const daemon = child;
+  daemon.on('message', (message: DaemonMessage) => {
+    if (message.type === 'error') process.stderr.write(`svc: ${message.message}\n`);
+    if (message.type === 'stopped') stoppedCode = message.code;
+    if (message.type !== 'signals') return;
+    handlesSignals = true;
+    forward(daemon);
+  });
+  // The handlers stay once the daemon has exited: a supervisor's late second signal must not
+  // kill this CLI on its way out and turn the daemon's exit code into a signal.
+  const [code, signal] = (await once(daemon, 'exit')) as [number | null, NodeJS.Signals | null];
+  // It finished its graceful stop: a signal that met it on its way out changes nothing.
+  if (stoppedCode !== undefined) return stoppedCode;
+  if (signal) process.stderr.write(`svc: the daemon was ended by ${signal}\n`);
+  else if (code !== 0) process.stderr.write(`svc: the daemon exited with code ${code}\n`);
+  return code ?? 1;
 }
 
 async function waitForHealth(url: string): Promise<void> {

@@ -1,13 +1,46 @@
-// Entry of the svc command: builds the commander tree from the command specs, runs one, and maps
-// failures to exit codes (1 the operation failed, 2 usage).
+// Entry of the svc command: builds the commander tree from the command table, runs one command,
+// and maps failures to exit codes (1 the operation failed, 2 usage). Only commander and the table
+// load for help and parsing; the command's module, the context and chalk load when it runs.
 import { Command, CommanderError, Option } from 'commander';
+import { readFileSync } from 'node:fs';
 import { VERSION } from '../shared/package-info.js';
-import { isGroup, type CommandSpec } from './command.js';
-import { CliContext, type GlobalOptions } from './context.js';
-import { COMMANDS } from './registry.js';
-import { reportError } from './report-error.js';
+import type { CommandSpec } from './command.js';
+import { COMMAND_TABLE_FILE, type CommandTable, type TableCommand } from './command-table.js';
+import type { GlobalOptions } from './context.js';
 
-function buildProgram(): Command {
+/** The table written by the build; computed from the registry when it is absent (sources). */
+async function loadTable(): Promise<CommandTable> {
+  try {
+    const text = readFileSync(new URL(COMMAND_TABLE_FILE, import.meta.url), 'utf8');
+    return JSON.parse(text) as CommandTable;
+  } catch {
+    const [{ COMMANDS }, { describeCommands }] = await Promise.all([
+      import('./registry.js'),
+      import('./command-table.js'),
+    ]);
+    return describeCommands(COMMANDS);
+  }
+}
+
+/** The runnable spec of a command, from its module (all modules register in one list). */
+async function findSpec(path: string[]): Promise<CommandSpec> {
+  const [{ COMMANDS }, { isGroup }] = await Promise.all([
+    import('./registry.js'),
+    import('./command.js'),
+  ]);
+  const key = path.join(' ');
+  const spec = COMMANDS.find((entry) => !isGroup(entry) && entry.path.join(' ') === key);
+  if (!spec || isGroup(spec))
+    throw new Error(`svc: no handler for "${key}"; rebuild with npm run build`);
+  return spec;
+}
+
+async function reportError(error: unknown, json: boolean): Promise<number> {
+  const { reportError: report } = await import('./report-error.js');
+  return report(error, json);
+}
+
+function buildProgram(table: CommandTable): Command {
   const program = new Command('svc')
     .description('Local sandbox of the agent and workflow automation service.')
     .version(VERSION, '-v, --version')
@@ -26,12 +59,9 @@ function buildProgram(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
 
-  const descriptions = new Map(
-    COMMANDS.filter(isGroup).map((entry) => [entry.group.join(' '), entry.description]),
-  );
+  const descriptions = new Map(Object.entries(table.groups));
   const groups = new Map<string, Command>();
-  for (const spec of COMMANDS) {
-    if (isGroup(spec)) continue;
+  for (const spec of table.commands) {
     let parent = program;
     for (const [depth, word] of spec.path.slice(0, -1).entries()) {
       const key = spec.path.slice(0, depth + 1).join(' ');
@@ -50,11 +80,11 @@ function buildProgram(): Command {
   return program;
 }
 
-function addCommand(parent: Command, spec: CommandSpec): void {
+function addCommand(parent: Command, spec: TableCommand): void {
   const command = parent.command(spec.path.at(-1)!).description(spec.description).exitOverride();
-  for (const arg of spec.args ?? [])
+  for (const arg of spec.args)
     command.argument(arg.required === false ? `[${arg.name}]` : `<${arg.name}>`, arg.description);
-  for (const option of spec.options ?? []) {
+  for (const option of spec.options) {
     const described = option.values
       ? `${option.description} (one of: ${option.values.join(', ')})`
       : option.description;
@@ -63,18 +93,24 @@ function addCommand(parent: Command, spec: CommandSpec): void {
     if (option.choices) opt.choices(option.choices);
     command.addOption(opt);
   }
-  if (spec.examples?.length)
+  if (spec.examples.length)
     command.addHelpText('after', `\nExamples:\n${spec.examples.map((e) => `  $ ${e}`).join('\n')}`);
   command.action(async (...received: unknown[]) => {
     const self = received.at(-1) as Command;
-    const args = received.slice(0, spec.args?.length ?? 0) as string[];
+    const args = received.slice(0, spec.args.length) as string[];
     const options = self.optsWithGlobals<GlobalOptions>();
-    await spec.run(new CliContext(options), args, options);
+    const [handler, { CliContext }, { passEarlySignals }] = await Promise.all([
+      findSpec(spec.path),
+      import('./context.js'),
+      import('./early-signals.js'),
+    ]);
+    if (!spec.takesEarlySignals) passEarlySignals();
+    await handler.run(new CliContext(options), args, options);
   });
 }
 
 async function main(argv: string[]): Promise<void> {
-  const program = buildProgram();
+  const program = buildProgram(await loadTable());
   const json = argv.includes('--json');
   try {
     await program.parseAsync(argv);
@@ -91,10 +127,10 @@ async function main(argv: string[]): Promise<void> {
       process.exitCode = 2;
       return;
     }
-    process.exitCode = reportError(error, json);
+    process.exitCode = await reportError(error, json);
   }
 }
 
-await main(process.argv).catch((error: unknown) => {
-  process.exitCode = reportError(error, false);
+await main(process.argv).catch(async (error: unknown) => {
+  process.exitCode = await reportError(error, false);
 });

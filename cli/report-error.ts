@@ -1,6 +1,6 @@
 // Prints a failure as "what happened / how to fix" on stderr (or one JSON document with --json)
 // and returns the exit code.
-import { ApiRequestError } from '../shared/api-client.js';
+import { ApiRequestError } from '../shared/api-error.js';
 import { CliError } from './errors.js';
 import { chalk } from './output.js';
 

@@ -14,14 +14,9 @@ export interface DaemonConfig {
   logLevel: LogLevel;
   enterpriseRateMultiplier: number;
   allowPrivateNetwork: boolean;
-  /** How long a graceful stop may take before the exit is forced (SVC_DRAIN_TIMEOUT_MS). */
-  drainTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
-
-/** Under the CLI's 30 s wait in `svc daemon stop`, so the daemon says why it stopped itself. */
-const DEFAULT_DRAIN_TIMEOUT_MS = 20_000;
 
 const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -49,10 +44,6 @@ export function resolveConfig(
   if (!Number.isFinite(multiplier) || multiplier < 1) {
     throw new ConfigError('SVC_ENTERPRISE_RATE_MULTIPLIER must be a number >= 1.');
   }
-  const drainTimeoutMs = Number(env.SVC_DRAIN_TIMEOUT_MS ?? DEFAULT_DRAIN_TIMEOUT_MS);
-  if (!Number.isInteger(drainTimeoutMs) || drainTimeoutMs < 1) {
-    throw new ConfigError('SVC_DRAIN_TIMEOUT_MS must be a whole number of milliseconds >= 1.');
-  }
   return {
     host: flags.host ?? env.SVC_HOST ?? DEFAULT_HOST,
     port,
@@ -61,6 +52,5 @@ export function resolveConfig(
     logLevel,
     enterpriseRateMultiplier: multiplier,
     allowPrivateNetwork: flags.allowPrivateNetwork ?? env.SVC_ALLOW_PRIVATE_NETWORK === '1',
-    drainTimeoutMs,
   };
 }

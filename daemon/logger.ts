@@ -49,13 +49,8 @@ export function createLogger(
       ]),
       {
         flush(done?: (error?: Error) => void) {
-          let left = 2;
-          const one = (error?: Error) => {
-            left -= 1;
-            if (left === 0) done?.(error);
-          };
-          toFile.flush(one);
-          toStdout.flush(one);
+          toFile.flush();
+          toStdout.flush(done);
         },
       },
     );

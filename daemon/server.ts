@@ -26,8 +26,6 @@ export interface RunningDaemon {
   /** Resolves when the daemon has shut down. */
   stopped: Promise<void>;
   shutdown(reason: string): Promise<void>;
-  /** Who answers a control-channel stop (svc daemon stop); by default shutdown() itself. */
-  onShutdownRequest(stop: (reason: string) => void): void;
 }
 
 export async function startDaemon(config: DaemonConfig, logger: Logger): Promise<RunningDaemon> {
@@ -95,15 +93,8 @@ export async function startDaemon(config: DaemonConfig, logger: Logger): Promise
         resolveStopped();
       })());
     // A control-channel shutdown answers first, then stops.
-    let stopOnRequest = (reason: string): void => void shutdown(reason);
-    onShutdownRequest.handler = () => setImmediate(() => stopOnRequest('control channel'));
-    return {
-      svc,
-      runtime,
-      stopped,
-      shutdown,
-      onShutdownRequest: (stop) => (stopOnRequest = stop),
-    };
+    onShutdownRequest.handler = () => setImmediate(() => void shutdown('control channel'));
+    return { svc, runtime, stopped, shutdown };
   } catch (error) {
     await svc?.close().catch(() => undefined);
     rmSync(files.controlToken, { force: true });

@@ -30,6 +30,8 @@ import { OpenAiBrain } from './agents/brains/openai.js';
 import { OutboundHttp } from './outbound/http.js';
 import { SettingsRepository } from './store/settings.repository.js';
 import { SimulatedBrain } from './agents/brains/simulated.js';
+import { ReplayBrain } from './agents/brains/replay.js';
+import { Cassettes, cassetteDir } from './agents/brains/cassette.js';
 import { StubRepository } from './agents/stub.repository.js';
 import { StubService } from './agents/stub.service.js';
 import { Thinker } from './agents/thinker.js';
@@ -57,10 +59,14 @@ import { TriggerService } from './triggers/trigger.service.js';
 import { TemplateService } from './templates/template.service.js';
 import { loadTemplates } from './templates/template.loader.js';
 import { type WorkflowView } from '../shared/schemas/workflows.js';
-import { checkpoint, openDatabase, type Db } from './store/database.js';
+import { Checkpointer } from './store/checkpointer.js';
+import { openDatabase, type Db } from './store/database.js';
 import { Housekeeping } from './housekeeping.js';
 import { serverUrls, type ServerUrls } from './domain/urls.js';
+import { ApiError } from './domain/errors.js';
 import { MIGRATIONS } from './store/migrations.js';
+import { FaultRepository } from './faults/fault.repository.js';
+import { FaultService } from './faults/fault.service.js';
 
 export interface ServiceOptions {
   dataDir: string;
@@ -82,8 +88,10 @@ export interface Services {
   clock: OffsetClock;
   clockService: ClockService;
   timers: TimerService;
-  /** Retention and WAL checkpoints; app.start() starts it. */
+  /** Retention; app.start() starts it. */
   housekeeping: Housekeeping;
+  /** WAL checkpoints in a worker thread (none for an in-memory store); app.start() starts it. */
+  checkpointer: Checkpointer | undefined;
   workspaces: WorkspaceService;
   keys: KeyService;
   credentials: CredentialService;
@@ -107,6 +115,10 @@ export interface Services {
   alarms: Alarms;
   /** Every outbound HTTP call goes through it (daemon/outbound/http.ts). */
   outbound: OutboundHttp;
+  /** Sandbox fault rules (svc faults). */
+  faults: FaultService;
+  /** The openai brain (svc agents record starts and stops its recording). */
+  openaiBrain: OpenAiBrain;
 }
 
 export function buildServices(
@@ -117,9 +129,10 @@ export function buildServices(
   // Integration credentials and webhook signing secrets are sealed with it (AES-256-GCM, key
   // file 0600 in the data dir); migration 4 seals rows stored before.
   const secretBox = SecretBox.fromKeyFile(dataDirFiles(options.dataDir).secretKey);
-  const db = openDatabase(options.databaseFile ?? join(options.dataDir, 'svc.db'), MIGRATIONS, {
-    secretBox,
-  });
+  const databaseFile = options.databaseFile ?? join(options.dataDir, 'svc.db');
+  const db = openDatabase(databaseFile, MIGRATIONS, { secretBox });
+  const checkpointer =
+    databaseFile === ':memory:' ? undefined : new Checkpointer(databaseFile, log);
   const settings = new SettingsRepository(db);
   const commits = new CommitQueue(db);
   const clock = new OffsetClock();
@@ -182,14 +195,45 @@ export function buildServices(
   );
   const stubs = new StubService(new StubRepository(db), clock);
   const secrets = new SecretService(new SecretRepository(db), secretBox, clock);
+  // Recorded model answers (svc agents record, the replay brain), one folder for all.
+  const cassettes = new Cassettes(cassetteDir(options.dataDir));
+  // An agent's brain.api_key_secret names a workspace secret (svc secrets set).
+  const openai = new OpenAiBrain(
+    agentSettings.openai,
+    outbound,
+    (workspaceId, name) => secrets.reveal(workspaceId, name),
+    cassettes,
+  );
+  if (agentSettings.recordTo) openai.recordTo(agentSettings.recordTo);
   const brains = {
     simulated: new SimulatedBrain(),
-    // An agent's brain.api_key_secret names a workspace secret (svc secrets set).
-    openai: new OpenAiBrain(agentSettings.openai, outbound, (workspaceId, name) =>
-      secrets.reveal(workspaceId, name),
-    ),
+    openai,
+    replay: new ReplayBrain(agentSettings.replay, agentSettings.openai, cassettes, openai),
   };
-  const thinker = new Thinker(agents, stubs, knowledge, brains, agentSettings);
+  const alarms = new Alarms(clock);
+  // Sandbox fault rules, asked where real outcomes are produced: outbound HTTP, steps, agents.
+  const faults = new FaultService(
+    new FaultRepository(db),
+    clock,
+    alarms,
+    {
+      webhook: (workspaceId, id) => void webhooks.row(workspaceId, id),
+      workflowStep: (workspaceId, workflowId, stepId) => {
+        const row = workflows.row(workspaceId, workflowId);
+        const definition = workflows.definition(row.id, row.version);
+        if (!definition?.byId.has(stepId)) {
+          throw new ApiError('invalid_parameter', `Workflow ${workflowId} has no step ${stepId}.`, {
+            param: 'step',
+          });
+        }
+      },
+      agent: (workspaceId, id) => void agents.row(workspaceId, id),
+    },
+    options.environment === 'sandbox',
+    log,
+  );
+  outbound.useFaults(faults);
+  const thinker = new Thinker(agents, stubs, knowledge, brains, agentSettings, faults);
   const executions = new ExecutionService(
     db,
     commits,
@@ -221,7 +265,6 @@ export function buildServices(
     (workspaceId, agentId) => agentRepository.get(agentId)?.workspace_id === workspaceId,
     secretBox,
   );
-  const alarms = new Alarms(clock);
   const runRepository = new RunRepository(db);
   const engine = new WorkflowEngine({
     db,
@@ -232,7 +275,7 @@ export function buildServices(
     timers,
     clock,
     alarms,
-    steps: new StepRunner(executions, clock, urlPolicy, outbound),
+    steps: new StepRunner(executions, clock, urlPolicy, outbound, faults),
     reveal: (workspaceId, name) => secrets.reveal(workspaceId, name),
     log,
   });
@@ -260,13 +303,6 @@ export function buildServices(
       { name: 'workflow executions', run: () => runs.purgeExpired() },
       { name: 'event trigger chains', run: () => triggers.purgeExpired() },
       { name: 'oauth codes and tokens', run: () => oauth.purgeExpired() },
-      {
-        name: 'wal checkpoint',
-        run: () => {
-          checkpoint(db);
-          return 0;
-        },
-      },
     ],
     log,
   );
@@ -297,6 +333,7 @@ export function buildServices(
     clockService,
     timers,
     housekeeping,
+    checkpointer,
     workspaces,
     keys,
     credentials,
@@ -319,5 +356,7 @@ export function buildServices(
     triggers,
     templates,
     outbound,
+    faults,
+    openaiBrain: openai,
   };
 }

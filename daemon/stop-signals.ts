@@ -1,79 +1,74 @@
-// How the daemon process answers SIGTERM and SIGINT. A supervisor that signals a whole process
-// group (docker stop, systemd's default KillMode, CI runners, `timeout`) reaches both
-// `svc daemon start --foreground` and the daemon, and the CLI passes the stop on as well, so
-// one stop can arrive twice. The first and the second signal ask for the graceful stop (the
-// second is only logged); a third forces the exit, as does the drain timeout (main.ts), and the
-// log says so. Stops that are no signal (the foreground CLI's request over IPC, the CLI going
-// away) do not count towards the three. entry.ts installs this before the daemon's modules
-// load, so a signal during start-up is remembered and answered once the daemon runs, not the
-// default kill. Node built-ins only: it must load fast.
+// How SIGTERM and SIGINT stop the daemon. A supervisor that signals the whole process group
+// (docker stop, systemd, CI runners, `timeout`) and the foreground CLI that passes the signal on
+// can deliver the same stop twice, so: the first signal starts the graceful stop, the second is
+// logged and changes nothing, a third forces the exit, and so does a drain that outlasts its
+// timeout. Installed first thing at start, so a signal that comes while the daemon is still
+// loading stops it as soon as it can (never the default action, which kills at once).
+import type { Logger } from 'pino';
 
-/** What answers a stop: set once the daemon runs (main.ts). */
-export interface StopHandlers {
-  /** Starts the graceful stop (idempotent). */
-  stop(reason: string): void;
-  /** Logs why and exits now, with code 1. */
-  force(reason: string): void;
-  /** Logs a stop that arrived while the daemon was already stopping. */
-  again(reason: string): void;
-}
-
-export const FORCING_SIGNAL_COUNT = 3;
+export const FORCE_AFTER_SIGNALS = 3;
+export const DEFAULT_DRAIN_TIMEOUT_MS = 15_000;
+export const FORCED_EXIT_CODE = 1;
 
 export class StopSignals {
-  private signals = 0;
-  private requested: string | undefined;
-  private handlers: StopHandlers | undefined;
+  private received = 0;
+  private stop: ((signal: NodeJS.Signals) => void) | undefined;
+  private pending: NodeJS.Signals | undefined;
+  private logger: Logger | undefined;
+  private readonly handler = (signal: NodeJS.Signals) => this.onSignal(signal);
 
-  /** Listens for SIGTERM and SIGINT from now on (for the life of the process). */
+  constructor(private readonly drainTimeoutMs = DEFAULT_DRAIN_TIMEOUT_MS) {}
+
   install(): this {
-    process.on('SIGTERM', this.onSignal);
-    process.on('SIGINT', this.onSignal);
+    process.on('SIGTERM', this.handler);
+    process.on('SIGINT', this.handler);
     return this;
   }
 
-  /** A stop that is not a signal (the CLI asked over IPC, or went away): never forces. */
-  request(reason: string): void {
-    if (this.requested !== undefined) {
-      this.handlers?.again(reason);
+  uninstall(): void {
+    process.off('SIGTERM', this.handler);
+    process.off('SIGINT', this.handler);
+  }
+
+  /** Where the graceful stop starts; a signal that came before is acted on now. */
+  onStop(logger: Logger, stop: (signal: NodeJS.Signals) => void): void {
+    this.logger = logger;
+    this.stop = stop;
+    if (this.pending) this.begin(this.pending);
+  }
+
+  /** Whether a signal came before onStop(): a daemon still starting should not serve. */
+  get requested(): boolean {
+    return this.received > 0;
+  }
+
+  private onSignal(signal: NodeJS.Signals): void {
+    this.received += 1;
+    if (this.received === 1) {
+      if (this.stop) this.begin(signal);
+      else this.pending = signal;
       return;
     }
-    this.requested = reason;
-    this.handlers?.stop(reason);
-  }
-
-  /** Exits now (the foreground CLI was signalled a third time). */
-  force(reason: string): void {
-    if (this.handlers) this.handlers.force(reason);
-    else forceWithoutLogger(reason);
-  }
-
-  /**
-   * The daemon runs: stops from now on go to `handlers`, and a stop that arrived while it
-   * started is answered at once.
-   */
-  attach(handlers: StopHandlers): void {
-    this.handlers = handlers;
-    if (this.requested !== undefined) handlers.stop(this.requested);
-  }
-
-  /** Whether a stop was asked for (the daemon then need not finish starting). */
-  get stopRequested(): boolean {
-    return this.requested !== undefined;
-  }
-
-  private readonly onSignal = (signal: NodeJS.Signals): void => {
-    this.signals += 1;
-    if (this.signals >= FORCING_SIGNAL_COUNT) {
-      this.force(`${signal} received ${this.signals} times`);
+    if (this.received < FORCE_AFTER_SIGNALS) {
+      this.logger?.info({ signal }, 'svc daemon already stopping; a third signal forces the exit');
       return;
     }
-    this.request(signal);
-  };
-}
+    this.force(`signal ${signal} received ${this.received} times`);
+  }
 
-/** Before the logger exists there is only stderr (the log file's stream is not open yet). */
-function forceWithoutLogger(reason: string): void {
-  process.stderr.write(`svc daemon: forced exit (${reason}) before it finished starting\n`);
-  process.exit(1);
+  private begin(signal: NodeJS.Signals): void {
+    this.pending = undefined;
+    // Unreferenced: a stop that finishes in time lets the process end without waiting for it.
+    setTimeout(
+      () => this.force(`the graceful stop took longer than ${this.drainTimeoutMs / 1000} s`),
+      this.drainTimeoutMs,
+    ).unref();
+    this.stop?.(signal);
+  }
+
+  private force(reason: string): void {
+    this.logger?.warn({ reason }, 'svc daemon forced to exit before its graceful stop ended');
+    this.logger?.flush();
+    process.exit(FORCED_EXIT_CODE);
+  }
 }

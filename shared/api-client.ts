@@ -2,33 +2,15 @@
 // turns error bodies into ApiRequestError with the spec's code. Used by the CLI; exported for
 // scripts and tests.
 import ky, { HTTPError, type KyInstance } from 'ky';
+import { ApiRequestError, type ApiErrorBody } from './api-error.js';
+
+export { ApiRequestError, type ApiErrorBody } from './api-error.js';
 
 export interface ApiClientOptions {
   baseUrl: string;
   apiKey: string;
   tenantId?: string | undefined;
   timeoutMs?: number;
-}
-
-export interface ApiErrorBody {
-  error?: {
-    code?: string;
-    message?: string;
-    param?: string;
-    request_id?: string;
-    [extra: string]: unknown;
-  };
-}
-
-export class ApiRequestError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly body: ApiErrorBody | undefined,
-  ) {
-    super(message);
-  }
 }
 
 export type Query = Record<string, string | number | boolean | undefined>;

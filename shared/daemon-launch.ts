@@ -13,14 +13,12 @@ export interface DaemonFlags {
 
 /** Sent once over IPC: ready to serve, or why the daemon could not start. */
 export type DaemonMessage =
-  { type: 'ready'; url: string; pid: number } | { type: 'error'; message: string };
-
-/**
- * Sent by the foreground CLI to its daemon: the CLI was signalled (stop), or signalled a third
- * time (force). Unlike a signal, a stop request never counts towards forcing the exit.
- */
-export type ForegroundRequest =
-  { type: 'stop'; signal: string } | { type: 'force'; reason: string };
+  | { type: 'ready'; url: string; pid: number }
+  | { type: 'error'; message: string }
+  /** Sent first: the daemon handles SIGTERM and SIGINT from now on (a graceful stop). */
+  | { type: 'signals' }
+  /** Sent last: the graceful stop is done (a signal during the exit that follows is moot). */
+  | { type: 'stopped'; code: number };
 
 /** The entry point's argument for a daemon that logs to stdout as well and ends with its CLI. */
 export const FOREGROUND_ARG = '--foreground';

@@ -67,14 +67,14 @@ const scenarios: Scenario[] = [
     method: 'GET',
     path: '/v1/auth/me',
     baselinePath: '/me',
-    targetRatio: 0.5,
+    targetRatio: 0.6,
   },
   {
     name: 'GET /v1/events?limit=20',
     method: 'GET',
     path: '/v1/events?limit=20',
     baselinePath: '/events',
-    targetRatio: 0.5,
+    targetRatio: 0.4,
     async setup(ctx) {
       // Publish sample events through the control channel (what `svc events trigger` does).
       let published = 0;
@@ -92,7 +92,7 @@ const scenarios: Scenario[] = [
     method: 'GET',
     path: (ctx) => `/v1/agents/${ctx.agentId}`,
     baselinePath: '/agent',
-    targetRatio: 0.5,
+    targetRatio: 0.6,
     status: 200,
     setup: async (ctx) => void (await benchAgent(ctx)),
   },

@@ -1,4 +1,5 @@
 // svc daemon start|stop|status|logs
+import { passEarlySignals } from '../early-signals.js';
 import { command, defineCommands, group, stringOption, type Options } from '../command.js';
 import type { CliContext } from '../context.js';
 import { CliError } from '../errors.js';
@@ -41,14 +42,16 @@ export default defineCommands([
       'svc daemon start --port 0 --data-dir ./.svc --json',
       'svc daemon start --foreground',
     ],
+    // A supervisor may signal a foreground daemon's CLI before it has started the daemon.
+    takesEarlySignals: true,
     async run(ctx, _args, options) {
       const flags = daemonFlags(ctx, options);
+      if (!options.foreground) passEarlySignals();
       const { runInForeground, startInBackground } = await import('../daemon-process.js');
       if (options.foreground) {
-        const code = await runInForeground(ctx, flags);
-        // At once, as the daemon does (daemon/entry.ts): a supervisor's signal landing while
-        // Node drains its event loop would otherwise kill the CLI, without the daemon's code.
-        process.exit(code);
+        // At once, for the reason daemon/entry.ts gives: a late signal must not kill the CLI
+        // while the natural exit closes its signal handlers.
+        process.exit(await runInForeground(ctx, flags));
       }
       const started = await startInBackground(ctx, flags);
       ctx.out.result(
@@ -57,9 +60,11 @@ export default defineCommands([
           pid: started.pid,
           environment: started.environment,
           data_dir: ctx.dataDir,
+          dashboard_url: `${started.url}/ui`,
         },
         () =>
-          `svc daemon running at ${chalk.cyan(started.url)} (pid ${started.pid}, ${started.environment}, data dir ${ctx.dataDir})`,
+          `svc daemon running at ${chalk.cyan(started.url)} (pid ${started.pid}, ${started.environment}, data dir ${ctx.dataDir})\n` +
+          `Dashboard at ${chalk.cyan(`${started.url}/ui`)} (log in with: svc dashboard)`,
       );
     },
   }),

@@ -1,13 +1,13 @@
 // Sandbox stubs (svc agents stub add|list|clear): deterministic answers for tests. A stub
-// matches an input by case-insensitive substring, or by /regex/flags (run on RE2, see
-// domain/user-patterns.ts); the first match wins.
+// matches an input by case-insensitive substring, or by /regex/flags (RE2, see stub-pattern.ts);
+// the first match wins.
 import { ERROR_CODES, type ErrorCode } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import type { StubInput } from '../../shared/schemas/agents.js';
 import { toIso, type Clock } from '../clock/clock.js';
 import { ApiError } from '../domain/errors.js';
-import { compileUserRegex, slashedPattern } from '../domain/user-patterns.js';
 import type { BrainResult } from './brains/brain.js';
+import { compileStubMatch, type StubMatcher } from './stub-pattern.js';
 import type { StubRepository, StubRow } from './stub.repository.js';
 
 export interface Stub {
@@ -25,7 +25,7 @@ export const MAX_STUBS_PER_AGENT = 100;
 
 export class StubService {
   /** Compiled matchers per agent, dropped when the agent's stubs change. */
-  private readonly cache = new Map<string, { row: StubRow; test: (input: string) => boolean }[]>();
+  private readonly cache = new Map<string, { row: StubRow; test: StubMatcher }[]>();
 
   constructor(
     private readonly repo: StubRepository,
@@ -52,7 +52,7 @@ export class StubService {
         { param: 'fail' },
       );
     }
-    compile(input.match);
+    compileStubMatch(input.match);
     // Every execution of the agent tries its stubs in turn: their number bounds that work.
     if (this.repo.list(agentId).length >= MAX_STUBS_PER_AGENT) {
       throw new ApiError(
@@ -100,24 +100,13 @@ export class StubService {
   }
 }
 
-/** A stub's matcher: /regex/flags runs on RE2 (never backtracks), other text is a substring. */
-function compile(match: string): (input: string) => boolean {
-  const slashed = slashedPattern(match);
-  if (slashed) {
-    const pattern = compileUserRegex(slashed.source, slashed.flags, 'match');
-    return (input) => pattern.test(input);
-  }
-  const needle = match.toLowerCase();
-  return (input) => input.toLowerCase().includes(needle);
-}
-
 /**
- * The matcher of a stored stub. One written before patterns ran on RE2 may use a feature RE2
- * lacks (a backreference): it matches nothing rather than fail every execution of its agent.
+ * A stored stub's matcher. A pattern stored before patterns ran on RE2 and that RE2 cannot run
+ * (a backreference, a lookaround) never matches, rather than failing every execution.
  */
-function storedMatcher(match: string): (input: string) => boolean {
+function storedMatcher(match: string): StubMatcher {
   try {
-    return compile(match);
+    return compileStubMatch(match);
   } catch {
     return () => false;
   }

@@ -9,6 +9,7 @@ import type { AgentService } from '../agents/agent.service.js';
 import type { StubService } from '../agents/stub.service.js';
 import type { SecretService } from '../secrets/secret.service.js';
 import type { OAuthService } from '../oauth/oauth.service.js';
+import type { FaultService } from '../faults/fault.service.js';
 
 export interface DaemonStatus {
   pid: number;
@@ -32,6 +33,11 @@ export interface DaemonControl {
   requestShutdown(): void;
 }
 
+/** The dashboard's login links (svc dashboard): single use, valid 5 minutes. */
+export interface DashboardLogin {
+  login(): { url: string; login_url: string; expires_at: string };
+}
+
 export interface ControlDeps {
   workspaces: WorkspaceService;
   keys: KeyService;
@@ -44,4 +50,12 @@ export interface ControlDeps {
   secrets: SecretService;
   oauth: OAuthService;
   daemon: DaemonControl;
+  dashboard: DashboardLogin;
+  /** Sandbox fault rules (svc faults). */
+  faults: FaultService;
+  /** The openai brain's cassette recording (svc agents record). */
+  recorder: {
+    recordTo(name: string | undefined): string | null;
+    readonly recordingTo: string | null;
+  };
 }

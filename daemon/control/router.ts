@@ -39,6 +39,8 @@ import {
   OAuthGrantListInput,
 } from '../../shared/schemas/oauth.js';
 import { appView, grantView } from '../oauth/oauth.views.js';
+import { FaultAddInput, FaultIdInput, FaultListInput } from '../../shared/schemas/faults.js';
+import { WebhookReplayInput } from '../../shared/schemas/replay.js';
 
 export interface ControlContext {
   authorized: boolean;
@@ -235,6 +237,11 @@ export function createControlRouter(deps: ControlDeps) {
           return { cleared: stubs.clear(input.agent_id) };
         }),
       }),
+      /** svc agents record: the openai brain writes each request and answer to a cassette. */
+      record: operator.input(AgentRecordInput).mutation(({ input }) => ({
+        recording: deps.recorder.recordTo(input.stop ? undefined : input.cassette),
+      })),
+      recording: operator.query(() => ({ recording: deps.recorder.recordingTo })),
     }),
     oauth: t.router({
       apps: t.router({
@@ -269,6 +276,53 @@ export function createControlRouter(deps: ControlDeps) {
           .mutation(({ input }) => grantView(deps.oauth.revokeGrant(input.id))),
       }),
     }),
+    dashboard: t.router({
+      /** A one-time login link for the dashboard (svc dashboard). */
+      login: operator.mutation(() => deps.dashboard.login()),
+    }),
+    /** Sandbox fault rules (svc faults add|list|remove|clear); production refuses them. */
+    faults: t.router({
+      add: operator.input(FaultAddInput).mutation(({ input }) => {
+        const { workspace_id: workspaceId, ...rule } = input;
+        return deps.faults.add(workspaces.existingId(workspaceId), rule);
+      }),
+      list: operator
+        .input(FaultListInput)
+        .query(({ input }) => deps.faults.list(workspaces.existingId(input?.workspace_id))),
+      remove: operator
+        .input(FaultIdInput)
+        .mutation(({ input }) =>
+          deps.faults.remove(workspaces.existingId(input.workspace_id), input.id),
+        ),
+      clear: operator.input(FaultListInput).mutation(({ input }) => ({
+        cleared: deps.faults.clear(workspaces.existingId(input?.workspace_id)),
+      })),
+    }),
+    webhooks: t.router({
+      /** svc webhooks replay: stored events sent again as new deliveries. */
+      replay: operator.input(WebhookReplayInput).mutation(({ input }) => {
+        const now = clock.now();
+        const to = input.to === undefined ? now : Date.parse(input.to);
+        const from =
+          input.since_ms !== undefined
+            ? now - input.since_ms
+            : input.from === undefined
+              ? 0
+              : Date.parse(input.from);
+        if (from > to) {
+          throw new ApiError('invalid_parameter', '--from must be before --to.', {
+            param: 'from',
+          });
+        }
+        return deliveries.replay(workspaces.existingId(input.workspace_id), input.webhook_id, {
+          from,
+          to,
+          status: input.status,
+          eventType: input.event_type,
+          dryRun: input.dry_run,
+        });
+      }),
+    }),
     deliveries: t.router({
       /** Every delivery attempt as it happens (svc webhooks tail). */
       stream: operator.input(DeliveryStreamInput).subscription(({ input, signal }) => {
@@ -287,6 +341,10 @@ export function createControlRouter(deps: ControlDeps) {
 }
 
 const AgentIdInput = z.strictObject({ agent_id: z.string() });
+const AgentRecordInput = z.union([
+  z.strictObject({ cassette: z.string().min(1).max(500), stop: z.literal(false).optional() }),
+  z.strictObject({ stop: z.literal(true) }),
+]);
 
 export type ControlRouter = ReturnType<typeof createControlRouter>;
 

@@ -1,6 +1,7 @@
 // The event log: one row per event, the envelope stored as the JSON text that is sent.
 import type { ListQueryInput, Page } from '../domain/pages.js';
 import type { Db } from '../store/database.js';
+import { ListCounts } from '../store/list-counts.js';
 import { ListQuery, type Condition } from '../store/list-query.js';
 
 export interface EventRow {
@@ -30,11 +31,27 @@ export class EventRepository {
   private readonly list: ListQuery<Pick<EventRow, 'envelope'>, EventFilter>;
 
   constructor(db: Db) {
+    const counts = new ListCounts(db, 'events');
     this.list = new ListQuery(db, {
       table: 'events',
       columns: 'envelope',
       scope: { workspace_id: 'workspaceId' },
-      conditions: (filter) => [['created_at >= ?', filter.since], typeCondition(filter)],
+      conditions: (filter) => [['created_at >= ?', filter.since], typeCondition(filter, 'type')],
+      // The counters hold the events past retention that housekeeping has not purged yet.
+      count: (filter) => {
+        const kept = counts.sum(filter.workspaceId, typeCondition(filter, 'bucket'));
+        const types = typeCondition(filter, 'type');
+        const [typeSql, ...typeParams] = types ?? ['1'];
+        return (
+          kept -
+          counts.countRows('events', [
+            `workspace_id = ? AND created_at < ? AND ${typeSql}`,
+            filter.workspaceId,
+            filter.since,
+            ...typeParams,
+          ])
+        );
+      },
     });
     this.insertStmt = db.prepare(
       'INSERT INTO events (id, workspace_id, type, created_at, envelope) VALUES (@id, @workspace_id, @type, @created_at, @envelope)',
@@ -69,16 +86,16 @@ export class EventRepository {
   }
 }
 
-/** Any of the exact types or prefixes; no condition when neither was asked for. */
-function typeCondition(filter: EventFilter): Condition | undefined {
+/** Any of the exact types or prefixes, on `column`; no condition when neither was asked for. */
+function typeCondition(filter: EventFilter, column: 'type' | 'bucket'): Condition | undefined {
   const alternatives: string[] = [];
   const params: (string | number)[] = [];
   if (filter.types.length > 0) {
-    alternatives.push(`type IN (${filter.types.map(() => '?').join(', ')})`);
+    alternatives.push(`${column} IN (${filter.types.map(() => '?').join(', ')})`);
     params.push(...filter.types);
   }
   for (const prefix of filter.prefixes) {
-    alternatives.push('substr(type, 1, ?) = ?');
+    alternatives.push(`substr(${column}, 1, ?) = ?`);
     params.push(prefix.length, prefix);
   }
   if (alternatives.length === 0) return undefined;

@@ -31,12 +31,11 @@ export function openDatabase(
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   if (file !== ':memory:') {
-    // Only the daemon opens its database (the CLI goes through the daemon): holding the lock
-    // saves the shared-memory locking every statement would otherwise do.
-    db.pragma('locking_mode = EXCLUSIVE');
-    // Checkpoints (the only fsyncs with synchronous=NORMAL) run less often, and also from
-    // housekeeping (checkpoint()), instead of every 1,000 pages on a request's commit.
-    db.pragma('wal_autocheckpoint = 10000');
+    // Checkpoints (the only fsyncs with synchronous=NORMAL) never run inside a request's
+    // commit: the Checkpointer's worker thread runs them on its own connection (which is why
+    // the locking mode stays NORMAL). A WAL that starts over is cut back to 64 MiB.
+    db.pragma('wal_autocheckpoint = 0');
+    db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
   }
   try {
     migrate(db, migrations, context);
@@ -73,9 +72,4 @@ export function migrate(
     db.pragma('secure_delete = OFF');
     db.pragma('wal_checkpoint(TRUNCATE)');
   }
-}
-
-/** Moves committed WAL pages into the database file without blocking writers. */
-export function checkpoint(db: Db): void {
-  db.pragma('wal_checkpoint(PASSIVE)');
 }

@@ -39,6 +39,8 @@ export interface ListSpec<Q> {
   conditions?: (query: Q) => readonly (Condition | false | undefined)[];
   /** Default NEWEST_FIRST. */
   order?: ListOrder;
+  /** How many rows the list holds for `query` (e.g. from ListCounts); default a COUNT(*). */
+  count?: (query: Q) => number;
 }
 
 export class ListQuery<Row, Q> {
@@ -73,10 +75,15 @@ export class ListQuery<Row, Q> {
         `SELECT ${this.columns} FROM ${this.spec.table} WHERE ${filter.sql}${after} ${this.orderBy} LIMIT ?`,
       )
       .all(...filter.params, ...afterParams, limit + 1) as Row[];
-    const count = this.statements
+    return toPage(rows, limit, this.count(query, filter));
+  }
+
+  private count(query: Q, filter: Where): number {
+    if (this.spec.count) return this.spec.count(query);
+    const row = this.statements
       .get(`SELECT COUNT(*) AS n FROM ${this.spec.table} WHERE ${filter.sql}`)
       .get(...filter.params) as { n: number };
-    return toPage(rows, limit, count.n);
+    return row.n;
   }
 
   /** Where the row `id` stands in the list's order; undefined when it is not in the list. */

@@ -99,7 +99,17 @@ export function validateSteps(
   return out;
 }
 
+/** The longest expression (a condition, or one {{...}}): a bound on the work one evaluation does. */
+export const MAX_EXPRESSION_LENGTH = 2_000;
+
 function checkExpression(expr: string, param: string): void {
+  if (expr.length > MAX_EXPRESSION_LENGTH) {
+    throw invalid(
+      param,
+      `The expression is ${expr.length} characters long; at most ${MAX_EXPRESSION_LENGTH} are allowed. ` +
+        'Split the logic over several condition steps.',
+    );
+  }
   try {
     compile(expr);
   } catch (error) {

@@ -1,9 +1,9 @@
 // Every input a user controls that drives work has a limit, answered with a clear 4xx
-// (issue 20, item 3; the full list is in the README's Security section). This file checks the
-// limits added with it: expressions (length, bracket depth, what interpolation may expand to),
+// (issue 20, item 3; the full list is in the README's Security section). This file checks
+// these limits: expressions (length, bracket depth, what interpolation may expand to),
 // a parallel step's width and repeated branches, event type patterns per trigger, stubs per
-// agent and live streams on the control channel. Older limits have their own tests
-// (input-bounds, knowledge-bounds, malformed-input, workflows-api).
+// agent and live streams on the control channel. Others have their own tests (input-bounds,
+// knowledge-bounds, malformed-input, workflows-api, user-patterns, never-wedged).
 import test from 'ava';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -36,16 +36,16 @@ function conditionWorkflow(condition: string) {
   };
 }
 
-test('an expression over 1,000 characters or nested over 32 brackets: 400 invalid_step_config naming the field', async (t) => {
+test('an expression over 2,000 characters or nested over 32 brackets: 400 invalid_step_config naming the field', async (t) => {
   const long = await api(
     'POST',
     '/workflows',
-    conditionWorkflow('a == ' + '1 + '.repeat(300) + '1'),
+    conditionWorkflow('a == ' + '1 + '.repeat(600) + '1'),
   );
   t.is(long.status, 400, JSON.stringify(long.body));
   t.is(long.body.error.code, 'invalid_step_config');
   t.is(long.body.error.param, 'steps[0].config.condition');
-  t.regex(long.body.error.message, /longer than 1000 characters/);
+  t.regex(long.body.error.message, /at most 2000 are allowed/);
 
   const deep = await api(
     'POST',

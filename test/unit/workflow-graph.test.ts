@@ -3,7 +3,7 @@
 import test from 'ava';
 import type { WorkflowStepInput } from '../../shared/schemas/workflows.js';
 import { ApiError } from '../../daemon/domain/errors.js';
-import { findCycle, validateSteps } from '../../daemon/workflows/graph.js';
+import { findCycle, MAX_EXPRESSION_LENGTH, validateSteps } from '../../daemon/workflows/graph.js';
 
 const context = { agentExists: (id: string) => id === 'agt_known' };
 
@@ -223,4 +223,22 @@ test('findCycle: diamonds are not cycles', (t) => {
     context,
   );
   t.is(findCycle(steps), undefined);
+});
+
+test('an expression longer than MAX_EXPRESSION_LENGTH is refused, in a condition and in a template', (t) => {
+  const long = `trigger.payload.amount > 1 ${'&& true '.repeat(MAX_EXPRESSION_LENGTH / 8)}`;
+  const condition = refused([
+    {
+      id: 'check',
+      name: 'Check',
+      type: 'condition',
+      config: { condition: long, if_true: 'check' },
+    },
+  ]);
+  t.is(condition.param, 'steps[0].config.condition');
+  t.regex(condition.message, /at most 2000/);
+  const template = refused([
+    { ...agentStep('a'), config: { action: 'x', input_mapping: { text: `{{${long}}}` } } },
+  ]);
+  t.is(template.param, 'steps[0].config.input_mapping.text');
 });

@@ -1,0 +1,186 @@
+// The memory case of `npm run bench`: the daemon's resident memory idle, after a long load, and
+// (with BENCH_SOAK=1) over a 10-minute soak.
+//
+// A daemon of its own (fresh data dir) with an active agent, a one-step workflow (the agent
+// answers) and a webhook subscribed to workflow.execution.completed that points at the bench's
+// receiver (bench/webhook-receiver.ts): every run is also one delivery. RSS is read from
+// /proc/<pid>/status (VmRSS: every thread of the process, the outbound and checkpoint workers
+// included).
+//   idle: 3 s after the start;                                       target < 80 MB
+//   after BENCH_MEMORY_RUNS (100,000) runs, POST .../execute with wait_for_completion, and
+//   their deliveries, all received, then 5 s of rest;                target < 150 MB
+//   soak (BENCH_SOAK=1, BENCH_SOAK_MINUTES 10): the same load for a minute at a time, RSS and
+//   the minute's p99 printed after each; target: the last minute's RSS within 10% of the
+//   first's (flat).
+import autocannon from 'autocannon';
+import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  api,
+  apiHeaders,
+  benchAgent,
+  cliJson,
+  numberSetting,
+  startReceiver,
+  startSvcDaemon,
+  stopChild,
+  stopSvcDaemon,
+  table,
+  type BenchCase,
+  type Daemon,
+  type ReceiverProcess,
+} from '../harness.js';
+
+const RUNS = Math.round(numberSetting('BENCH_MEMORY_RUNS', 100_000));
+const SOAK = process.env.BENCH_SOAK === '1';
+const SOAK_MINUTES = Math.round(numberSetting('BENCH_SOAK_MINUTES', 10));
+const CONNECTIONS = 32;
+const IDLE_TARGET_MB = 80;
+const LOADED_TARGET_MB = 150;
+const SOAK_GROWTH = 1.1;
+
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+  return kb / 1024;
+}
+
+interface MemoryResult {
+  idle: number;
+  loaded: number;
+  runs: number;
+  delivered: number;
+  soak: { minute: number; rss: number; p99: number; runsPerSecond: number }[];
+}
+
+async function setUp(daemon: Daemon, receiver: ReceiverProcess): Promise<string> {
+  const created = await cliJson<{ key: string }>(
+    ['keys', 'create', '--name', 'bench', '--scopes', 'admin'],
+    daemon.env,
+  );
+  const whoami = await cliJson<{ workspace_id: string }>(['whoami'], daemon.env);
+  daemon.key = created.key;
+  daemon.workspaceId = whoami.workspace_id;
+  const agentId = await benchAgent(daemon);
+  await api(daemon, 'POST', '/v1/webhooks', {
+    url: receiver.url,
+    events: ['workflow.execution.completed'],
+  });
+  const workflow = await api<{ id: string }>(daemon, 'POST', '/v1/workflows', {
+    name: 'Bench: memory',
+    status: 'active',
+    steps: [
+      {
+        id: 'answer',
+        name: 'Answer',
+        type: 'agent_action',
+        agent_id: agentId,
+        config: { action: 'answer_question', input_mapping: { text: '{{trigger.payload.text}}' } },
+      },
+    ],
+  });
+  return `${daemon.url}/v1/workflows/${workflow.id}/execute`;
+}
+
+function load(daemon: Daemon, url: string, options: { amount?: number; duration?: number }) {
+  return autocannon({
+    url,
+    method: 'POST',
+    headers: { ...apiHeaders(daemon), 'content-type': 'application/json' },
+    body: JSON.stringify({ input: { text: 'Where is my order?' }, wait_for_completion: true }),
+    connections: CONNECTIONS,
+    ...options,
+  });
+}
+
+/** Waits until the receiver has `expected` deliveries (or they stop coming for 30 s). */
+async function deliveriesReceived(receiver: ReceiverProcess, expected: number): Promise<number> {
+  let last = -1;
+  let since = Date.now();
+  for (;;) {
+    const { unique } = await receiver.ask('status');
+    if (unique >= expected) return unique;
+    if (unique !== last) {
+      last = unique;
+      since = Date.now();
+    } else if (Date.now() - since > 30_000) return unique;
+    await sleep(250);
+  }
+}
+
+async function runMemory(): Promise<MemoryResult> {
+  const daemon = await startSvcDaemon();
+  const receiver = await startReceiver();
+  try {
+    const executeUrl = await setUp(daemon, receiver);
+    await sleep(3_000);
+    const idle = rssMb(daemon.pid);
+    process.stdout.write(`  memory: idle ${idle.toFixed(1)} MB; ${RUNS} runs ... `);
+    const loaded = await load(daemon, executeUrl, { amount: RUNS });
+    const runs = loaded['2xx'];
+    const delivered = await deliveriesReceived(receiver, runs);
+    await sleep(5_000);
+    const after = rssMb(daemon.pid);
+    process.stdout.write(`${runs} runs, ${delivered} deliveries, RSS ${after.toFixed(1)} MB\n`);
+    const soak: MemoryResult['soak'] = [];
+    for (let minute = 1; SOAK && minute <= SOAK_MINUTES; minute += 1) {
+      const result = await load(daemon, executeUrl, { duration: 60 });
+      const rss = rssMb(daemon.pid);
+      soak.push({ minute, rss, p99: result.latency.p99, runsPerSecond: result.requests.average });
+      console.log(
+        `  soak minute ${minute}: RSS ${rss.toFixed(1)} MB, p99 ${result.latency.p99} ms, ` +
+          `${result.requests.average.toFixed(0)} runs/s`,
+      );
+    }
+    return { idle, loaded: after, runs, delivered, soak };
+  } finally {
+    await stopChild(receiver.child);
+    await stopSvcDaemon(daemon);
+  }
+}
+
+const memoryCase: BenchCase = {
+  order: 95,
+  needs: 'standalone',
+  describe: () =>
+    `memory: daemon RSS idle (target < ${IDLE_TARGET_MB} MB) and after ${RUNS} runs and their ` +
+    `deliveries (BENCH_MEMORY_RUNS; target < ${LOADED_TARGET_MB} MB)` +
+    (SOAK ? `, then a ${SOAK_MINUTES}-minute soak` : '; BENCH_SOAK=1 adds a 10-minute soak'),
+  async run() {
+    const result = await runMemory();
+    const first = result.soak[0]?.rss;
+    const last = result.soak.at(-1)?.rss;
+    const flat = first === undefined || last === undefined || last <= first * SOAK_GROWTH;
+    const verdicts = {
+      idle: result.idle < IDLE_TARGET_MB,
+      loaded: result.loaded < LOADED_TARGET_MB && result.delivered >= result.runs,
+      flat,
+    };
+    return {
+      missed: Object.values(verdicts).filter((ok) => !ok).length,
+      print() {
+        const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
+        const rows = [
+          ['idle RSS MB', result.idle.toFixed(1), `< ${IDLE_TARGET_MB}`, verdict(verdicts.idle)],
+          [
+            `RSS MB after ${result.runs} runs, ${result.delivered} deliveries`,
+            result.loaded.toFixed(1),
+            `< ${LOADED_TARGET_MB}, every delivery received`,
+            verdict(verdicts.loaded),
+          ],
+        ];
+        if (first !== undefined && last !== undefined)
+          rows.push([
+            `soak RSS MB, minute 1 -> ${result.soak.length}`,
+            `${first.toFixed(1)} -> ${last.toFixed(1)}`,
+            `growth <= ${Math.round((SOAK_GROWTH - 1) * 100)}%`,
+            verdict(flat),
+          ]);
+        console.log('\nDaemon memory:');
+        console.log(table(['figure', 'value', 'target', 'verdict'], rows));
+      },
+    };
+  },
+};
+
+export default memoryCase;

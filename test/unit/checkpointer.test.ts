@@ -1,0 +1,62 @@
+// WAL checkpoints run in a worker thread on a second connection: committed pages reach the
+// database file while the daemon's connection keeps writing, the WAL starts over instead of
+// growing, and nothing committed is lost when the checkpointer and the store close.
+import test from 'ava';
+import Database from 'better-sqlite3';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Checkpointer } from '../../daemon/store/checkpointer.js';
+import { openDatabase } from '../../daemon/store/database.js';
+import { tempDir } from '../helpers/app.js';
+
+const silent = { error: () => undefined };
+
+test('a worker checkpoints while the store writes; the WAL starts over and no row is lost', async (t) => {
+  const dir = tempDir();
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'svc.db');
+  const db = openDatabase(file, []);
+  t.is(db.pragma('wal_autocheckpoint', { simple: true }), 0, 'no checkpoint on commit');
+  db.exec('CREATE TABLE rows (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+  const insert = db.prepare('INSERT INTO rows (body) VALUES (?)');
+  const checkpointer = new Checkpointer(file, silent, 10);
+  checkpointer.start();
+
+  // Sustained writes with pauses for the worker, until its reports show the WAL's frame count
+  // falling back (a restart after a complete checkpoint) instead of only growing. Bounded by
+  // time, not by a count of batches: a busy machine can take seconds to start the worker.
+  const logSizes: number[] = [];
+  let written = 0;
+  let restarts = 0;
+  const deadline = Date.now() + 60_000;
+  while (restarts === 0 && Date.now() < deadline) {
+    db.transaction(() => {
+      for (let i = 0; i < 200; i += 1) insert.run('x'.repeat(500));
+    })();
+    written += 200;
+    await sleep(15);
+    const report = checkpointer.lastReport();
+    if (report && report.log !== logSizes.at(-1)) {
+      if (logSizes.length > 0 && report.log < logSizes.at(-1)!) restarts += 1;
+      logSizes.push(report.log);
+    }
+  }
+  t.true(logSizes.length > 0, 'the worker reported checkpoints');
+  t.true(restarts > 0, `the WAL started over at least once (frames: ${logSizes.join(',')})`);
+
+  await checkpointer.stop();
+  db.close();
+  const reopened = new Database(file, { readonly: true });
+  t.teardown(() => reopened.close());
+  t.is((reopened.prepare('SELECT count(*) AS n FROM rows').get() as { n: number }).n, written);
+});
+
+test('stop() without start() and a second stop() do nothing', async (t) => {
+  const dir = tempDir();
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const checkpointer = new Checkpointer(join(dir, 'none.db'), silent);
+  await checkpointer.stop();
+  await checkpointer.stop();
+  t.is(checkpointer.lastReport(), undefined);
+});

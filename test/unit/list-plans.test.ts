@@ -1,0 +1,224 @@
+// Lists stay fast however much is stored: every list query reads through an index in the list's
+// order (EXPLAIN QUERY PLAN: no table scan, no sort), and the lists that grow without bound
+// (events, runs, deliveries) take total_count from counters that match a COUNT(*) through
+// inserts, status changes, deletes and retention.
+import test from 'ava';
+import { AgentRepository } from '../../daemon/agents/agent.repository.js';
+import { KnowledgeRepository } from '../../daemon/agents/knowledge.repository.js';
+import { MessageRepository } from '../../daemon/agents/message.repository.js';
+import { RunRepository } from '../../daemon/engine/run.repository.js';
+import { EventRepository } from '../../daemon/events/event.repository.js';
+import { IntegrationRepository } from '../../daemon/integrations/integration.repository.js';
+import { CommitQueue } from '../../daemon/store/commit-queue.js';
+import { openDatabase, type Db } from '../../daemon/store/database.js';
+import { DeliveryRepository } from '../../daemon/webhooks/delivery.repository.js';
+import { WebhookRepository } from '../../daemon/webhooks/webhook.repository.js';
+import { WorkflowRepository } from '../../daemon/workflows/workflow.repository.js';
+
+/** A migrated in-memory store whose rows need no parents (foreign keys off). */
+function store(): Db {
+  const db = openDatabase(':memory:');
+  db.pragma('foreign_keys = OFF');
+  return db;
+}
+
+/** The SELECTs the store prepares while `work` runs. */
+function preparedSelects(db: Db, work: () => void): string[] {
+  const seen: string[] = [];
+  const prepare = db.prepare.bind(db);
+  db.prepare = ((sql: string) => {
+    if (/^\s*SELECT/i.test(sql)) seen.push(sql);
+    return prepare(sql);
+  }) as Db['prepare'];
+  try {
+    work();
+  } finally {
+    db.prepare = prepare as Db['prepare'];
+  }
+  return seen;
+}
+
+function plan(db: Db, sql: string): string[] {
+  const statement = db.prepare(`EXPLAIN QUERY PLAN ${sql}`);
+  const params = new Array<null>(sql.split('?').length - 1).fill(null);
+  return (statement.all(...params) as { detail: string }[]).map((row) => row.detail);
+}
+
+test('every list query reads through an index in its order: no table scan, no sort', (t) => {
+  const db = store();
+  const commits = new CommitQueue(db);
+  const page = { limit: 20 };
+  // Built first: their constructors prepare other statements (inserts, search).
+  const events = new EventRepository(db);
+  const runs = new RunRepository(db);
+  const deliveries = new DeliveryRepository(db);
+  const agents = new AgentRepository(db, commits);
+  const workflows = new WorkflowRepository(db, commits);
+  const webhooks = new WebhookRepository(db);
+  const integrations = new IntegrationRepository(db);
+  const messages = new MessageRepository(db);
+  const knowledge = new KnowledgeRepository(db);
+  const lists: [string, () => unknown][] = [
+    [
+      'events',
+      () => events.page({ workspaceId: 'ws', types: [], prefixes: [], since: 0, ...page }),
+    ],
+    [
+      'events by type',
+      () =>
+        events.page({
+          workspaceId: 'ws',
+          types: ['agent.created'],
+          prefixes: ['workflow.'],
+          since: 0,
+          ...page,
+        }),
+    ],
+    ['runs', () => runs.page({ workflowId: 'wfl', since: 0, ...page })],
+    ['runs by status', () => runs.page({ workflowId: 'wfl', status: 'failed', since: 0, ...page })],
+    ['deliveries', () => deliveries.page({ webhookId: 'hook', ...page })],
+    [
+      'deliveries by status',
+      () => deliveries.page({ webhookId: 'hook', status: 'failed', ...page }),
+    ],
+    ['agents', () => agents.page({ workspaceId: 'ws', status: 'active', ...page })],
+    ['workflows', () => workflows.page({ workspaceId: 'ws', ...page })],
+    ['webhooks', () => webhooks.page({ workspaceId: 'ws', ...page })],
+    ['integrations', () => integrations.page({ workspaceId: 'ws', ...page })],
+    ['messages', () => messages.page({ agentId: 'agt', ...page })],
+    ['knowledge', () => knowledge.page({ agentId: 'agt', ...page })],
+  ];
+
+  for (const [name, list] of lists) {
+    const selects = preparedSelects(db, list);
+    t.true(selects.length > 0, `${name}: list statements prepared`);
+    for (const sql of selects) {
+      const details = plan(db, sql);
+      const scans = details.filter((detail) => /^SCAN \w+$/.test(detail));
+      const sorts = details.filter((detail) => detail.includes('TEMP B-TREE'));
+      t.deepEqual(scans, [], `${name}: ${sql}\n${details.join('\n')}`);
+      t.deepEqual(sorts, [], `${name}: ${sql}\n${details.join('\n')}`);
+    }
+  }
+});
+
+/** Inserts a row with `values`, and 0 or '' in every other NOT NULL column without a default. */
+function insertRow(db: Db, table: string, values: Record<string, string | number>): void {
+  const columns = db.prepare(`PRAGMA table_info(${table})`).all() as {
+    name: string;
+    type: string;
+    notnull: number;
+    dflt_value: unknown;
+  }[];
+  const row: Record<string, string | number> = {};
+  for (const column of columns) {
+    if (column.notnull && column.dflt_value === null)
+      row[column.name] = /INT/i.test(column.type) ? 0 : '';
+  }
+  Object.assign(row, values);
+  const names = Object.keys(row);
+  db.prepare(
+    `INSERT INTO ${table} (${names.join(', ')}) VALUES (${names.map((name) => `@${name}`).join(', ')})`,
+  ).run(row);
+}
+
+function countRows(db: Db, sql: string, ...params: (string | number)[]): number {
+  return (db.prepare(`SELECT COUNT(*) AS n FROM ${sql}`).get(...params) as { n: number }).n;
+}
+
+test('total_count of events, runs and deliveries comes from counters that match COUNT(*)', (t) => {
+  const db = store();
+  const events = new EventRepository(db);
+  const runs = new RunRepository(db);
+  const deliveries = new DeliveryRepository(db);
+  const types = ['agent.created', 'agent.updated', 'workflow.execution.completed'];
+  const statuses = ['running', 'completed', 'failed'];
+  for (let i = 0; i < 300; i += 1) {
+    const created = 1_000 + i;
+    const ws = i % 2 ? 'ws_a' : 'ws_b';
+    insertRow(db, 'events', {
+      id: `evt_${i}`,
+      workspace_id: ws,
+      type: types[i % 3]!,
+      created_at: created,
+    });
+    insertRow(db, 'workflow_executions', {
+      id: `wex_${i}`,
+      workflow_id: i % 2 ? 'wfl_a' : 'wfl_b',
+      status: statuses[i % 3]!,
+      created_at: created,
+    });
+    insertRow(db, 'deliveries', {
+      id: `del_${i}`,
+      webhook_id: i % 2 ? 'hook_a' : 'hook_b',
+      status: 'pending',
+      created_at: created,
+    });
+  }
+  // Status changes, deletions (purges, cascades) and rows left past retention.
+  db.prepare(
+    "UPDATE workflow_executions SET status = 'completed' WHERE status = 'running' AND created_at % 5 = 0",
+  ).run();
+  db.prepare("UPDATE deliveries SET status = 'failed' WHERE created_at % 4 = 0").run();
+  db.prepare("UPDATE deliveries SET status = 'delivered' WHERE created_at % 4 = 1").run();
+  db.prepare('DELETE FROM events WHERE created_at % 7 = 0').run();
+  db.prepare('DELETE FROM workflow_executions WHERE created_at % 11 = 0').run();
+  db.prepare('DELETE FROM deliveries WHERE created_at % 13 = 0').run();
+  const since = 1_100;
+  const page = { limit: 5 };
+
+  for (const ws of ['ws_a', 'ws_b', 'ws_none']) {
+    t.is(
+      events.page({ workspaceId: ws, types: [], prefixes: [], since, ...page }).totalCount,
+      countRows(db, 'events WHERE workspace_id = ? AND created_at >= ?', ws, since),
+    );
+    t.is(
+      events.page({
+        workspaceId: ws,
+        types: ['agent.created'],
+        prefixes: ['workflow.'],
+        since,
+        ...page,
+      }).totalCount,
+      countRows(
+        db,
+        "events WHERE workspace_id = ? AND created_at >= ? AND (type = 'agent.created' OR type LIKE 'workflow.%')",
+        ws,
+        since,
+      ),
+    );
+  }
+  for (const workflowId of ['wfl_a', 'wfl_b']) {
+    t.is(
+      runs.page({ workflowId, since, ...page }).totalCount,
+      countRows(
+        db,
+        'workflow_executions WHERE workflow_id = ? AND created_at >= ?',
+        workflowId,
+        since,
+      ),
+    );
+    for (const status of statuses)
+      t.is(
+        runs.page({ workflowId, status, since, ...page }).totalCount,
+        countRows(
+          db,
+          'workflow_executions WHERE workflow_id = ? AND status = ? AND created_at >= ?',
+          workflowId,
+          status,
+          since,
+        ),
+      );
+  }
+  for (const webhookId of ['hook_a', 'hook_b']) {
+    t.is(
+      deliveries.page({ webhookId, ...page }).totalCount,
+      countRows(db, 'deliveries WHERE webhook_id = ?', webhookId),
+    );
+    for (const status of ['pending', 'delivered', 'failed'])
+      t.is(
+        deliveries.page({ webhookId, status, ...page }).totalCount,
+        countRows(db, 'deliveries WHERE webhook_id = ? AND status = ?', webhookId, status),
+      );
+  }
+});
