@@ -23,6 +23,7 @@ import type { KeyRecord } from '../keys/key.service.js';
 import type { Workspace } from '../domain/workspace.js';
 import { sampleEventData } from '../events/samples.js';
 import { StubAddInput } from '../../shared/schemas/agents.js';
+import { typeMatcher } from '../../shared/event-type-patterns.js';
 import {
   SecretDeleteInput,
   SecretListInput,
@@ -73,6 +74,7 @@ const t = initTRPC.context<ControlContext>().create({
       data: {
         ...shape.data,
         svc_code: cause instanceof ApiError ? cause.code : undefined,
+        svc_param: cause instanceof ApiError ? cause.param : undefined,
         stack: undefined,
       },
     };
@@ -187,12 +189,13 @@ export function createControlRouter(deps: ControlDeps) {
       }),
       stream: operator.input(EventStreamInput).subscription(({ input, signal }) => {
         const filter = input ?? {};
+        const matchesType = filter.types?.length ? typeMatcher(filter.types) : () => true;
         return live(
           events,
           'published',
           (event) =>
             (!filter.workspace_id || event.workspace_id === filter.workspace_id) &&
-            (!filter.types?.length || filter.types.some((type) => matchesType(type, event.type))),
+            matchesType(event.type),
           signal,
         );
       }),
@@ -360,6 +363,15 @@ function live<Events extends Record<K, [unknown]>, K extends string>(
   // otherwise be missed (svc workflows run --wait subscribes, then starts the run).
   const items = on(emitter as EventEmitter, name, { signal });
   return (async function* () {
+    if (openLiveStreams >= MAX_LIVE_STREAMS) {
+      items.return?.(undefined).catch(() => undefined);
+      const cause = new ApiError(
+        'rate_limit_exceeded',
+        `${MAX_LIVE_STREAMS} live streams are open on the control channel, the most it serves at once. Close one (svc listen, svc events tail, svc workflows run --wait) and try again.`,
+      );
+      throw new TRPCError({ code: 'TOO_MANY_REQUESTS', message: cause.message, cause });
+    }
+    openLiveStreams += 1;
     try {
       for await (const [item] of items) {
         if (accept(item as Events[K][0])) yield item as Events[K][0];
@@ -367,13 +379,19 @@ function live<Events extends Record<K, [unknown]>, K extends string>(
     } catch (error) {
       // A client that goes away aborts the signal, which ends events.on with an AbortError.
       if (!signal?.aborted) throw error;
+    } finally {
+      openLiveStreams -= 1;
     }
   })();
 }
 
-function matchesType(pattern: string, type: string): boolean {
-  return pattern.endsWith('*') ? type.startsWith(pattern.slice(0, -1)) : pattern === type;
-}
+/**
+ * Live streams (events, deliveries) open at once on the control channel. Its one credential is
+ * the control token, so this is the per-credential bound: each stream holds a listener and a
+ * queue of what it has not yet sent.
+ */
+const MAX_LIVE_STREAMS = 32;
+let openLiveStreams = 0;
 
 function workspaceView(ws: Workspace, defaultId: string) {
   return {
@@ -407,6 +425,7 @@ function trpcCode(status: number): TRPCError['code'] {
   if (status === 409) return 'CONFLICT';
   if (status === 401) return 'UNAUTHORIZED';
   if (status === 403) return 'FORBIDDEN';
+  if (status === 429) return 'TOO_MANY_REQUESTS';
   if (status >= 500) return 'INTERNAL_SERVER_ERROR';
   return 'BAD_REQUEST';
 }

@@ -11,6 +11,7 @@ import {
   evaluateCondition,
   ExpressionError,
   interpolate,
+  InterpolationBudget,
   maskSecrets,
   MissingSecretError,
   refusedSecrets,
@@ -239,10 +240,15 @@ export class StepRunner {
   ): ExecuteInput {
     const { step } = context;
     const action = String(step.config.action);
-    const mapped = interpolate(step.config.input_mapping ?? {}, scope) as Record<string, unknown>;
+    // One budget for the whole step: its strings together expand to a bounded size.
+    const budget = new InterpolationBudget();
+    const mapped = interpolate(step.config.input_mapping ?? {}, scope, budget) as Record<
+      string,
+      unknown
+    >;
     const text =
       step.config.input !== undefined
-        ? String(interpolate(step.config.input, scope))
+        ? String(interpolate(step.config.input, scope, budget))
         : `${action}: ${JSON.stringify(mapped)}`;
     const extras = extrasOf(step);
     return {
@@ -253,7 +259,7 @@ export class StepRunner {
           workflow_execution_id: context.executionId,
           step_id: step.id,
           action,
-          ...interpolateExtras(extras, scope),
+          ...interpolateExtras(extras, scope, budget),
         },
         used,
       ),
@@ -333,15 +339,18 @@ export class StepRunner {
   private async webhook(context: StepContext, scope: Scope): Promise<StepOutcome> {
     const { step } = context;
     const config = step.config;
-    const url = checkOutboundUrl(String(interpolate(config.url, scope)), this.urlPolicy);
+    const budget = new InterpolationBudget();
+    const url = checkOutboundUrl(String(interpolate(config.url, scope, budget)), this.urlPolicy);
     const method = String(config.method ?? 'POST').toUpperCase();
     const headers = Object.fromEntries(
       Object.entries(
-        (interpolate(config.headers ?? {}, scope) as Record<string, unknown>) ?? {},
+        (interpolate(config.headers ?? {}, scope, budget) as Record<string, unknown>) ?? {},
       ).map(([key, value]) => [key, value === null ? '' : String(value)]),
     );
     const body =
-      config.body === undefined || method === 'GET' ? undefined : interpolate(config.body, scope);
+      config.body === undefined || method === 'GET'
+        ? undefined
+        : interpolate(config.body, scope, budget);
     const timeoutMs =
       typeof config.timeout_seconds === 'number'
         ? config.timeout_seconds * 1000
@@ -431,8 +440,9 @@ function extrasOf(step: WorkflowStepView): Record<string, unknown> | null {
 function interpolateExtras(
   extras: Record<string, unknown> | null,
   scope: Scope,
+  budget: InterpolationBudget,
 ): Record<string, unknown> {
-  return extras === null ? {} : (interpolate(extras, scope) as Record<string, unknown>);
+  return extras === null ? {} : (interpolate(extras, scope, budget) as Record<string, unknown>);
 }
 
 function failure(error: unknown, step: WorkflowStepView): StepOutcome {
