@@ -33,6 +33,29 @@ export default tseslint.config(
     },
   },
   {
+    // The dashboard's page scripts run in the browser.
+    files: ['daemon/ui/web/**/*.js'],
+    languageOptions: {
+      sourceType: 'module',
+      globals: Object.fromEntries(
+        [
+          'window',
+          'document',
+          'fetch',
+          'EventSource',
+          'location',
+          'history',
+          'setTimeout',
+          'clearTimeout',
+          'URLSearchParams',
+          'navigator',
+          'Intl',
+          'queueMicrotask',
+        ].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
@@ -84,7 +107,7 @@ export default tseslint.config(
  */
 function layers() {
   const http = {
-    regex: '(^|/)(http|control|openapi)/|\\.routes\\.js$|(^|/)(app|server)\\.js$',
+    regex: '(^|/)(http|control|openapi|ui)/|\\.routes\\.js$|(^|/)(app|server)\\.js$',
     message:
       'Only the HTTP layer (http/, *.routes.ts, app.ts, control/) imports the HTTP layer; shared words live in daemon/domain/.',
   };
@@ -109,6 +132,8 @@ function layers() {
     'daemon/**/*.routes.ts',
     'daemon/control/**',
     'daemon/openapi/**',
+    // The dashboard is an HTTP adapter too: its guard, sessions, pages and SSE.
+    'daemon/ui/**',
     'daemon/app.ts',
     'daemon/server.ts',
     'daemon/main.ts',

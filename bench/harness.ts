@@ -401,6 +401,14 @@ export function compareRounds(
 }
 
 /** Nearest-rank percentile of sorted values. */
+/** Milliseconds one GET /healthz takes, its body read. */
+export async function healthzMs(url: string): Promise<number> {
+  const started = performance.now();
+  const response = await fetch(`${url}/healthz`);
+  await response.arrayBuffer();
+  return performance.now() - started;
+}
+
 export function percentile(sorted: number[], p: number): number {
   return sorted[
     Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))

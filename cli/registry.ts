@@ -4,8 +4,13 @@ import type { CliEntry } from './command.js';
 import agents from './commands/agents.js';
 import clock from './commands/clock.js';
 import daemon from './commands/daemon.js';
+import dashboard from './commands/dashboard.js';
 import events from './commands/events.js';
 import fixtures from './commands/fixtures.js';
+import faults from './commands/faults.js';
+import webhookReplay from './commands/webhook-replay.js';
+import workflowRerun from './commands/workflow-rerun.js';
+import agentRecord from './commands/agent-record.js';
 import keys from './commands/keys.js';
 import listen from './commands/listen.js';
 import secrets from './commands/secrets.js';
@@ -24,11 +29,16 @@ export const COMMANDS: CliEntry[] = [
   ...clock,
   ...events,
   ...agents,
+  ...agentRecord,
   ...workflows,
+  ...workflowRerun,
   ...secrets,
   ...workflowTemplates,
   ...webhooks,
+  ...webhookReplay,
   ...listen,
   ...fixtures,
   ...state,
+  ...dashboard,
+  ...faults,
 ];

@@ -6,7 +6,7 @@ import { chalk } from './output.js';
 
 interface TrpcLikeError {
   message: string;
-  data?: { svc_code?: string; code?: string; httpStatus?: number } | null;
+  data?: { svc_code?: string; svc_param?: string; code?: string; httpStatus?: number } | null;
 }
 
 export function reportError(error: unknown, json: boolean): number {
@@ -55,7 +55,10 @@ function describe(error: unknown): {
       (error.data?.code === 'BAD_REQUEST'
         ? 'invalid_parameter'
         : (error.data?.code ?? 'control_error').toLowerCase());
-    return { code, message: error.message, exitCode: 1, details: {} };
+    const details: Record<string, unknown> = {};
+    if (error.data?.httpStatus !== undefined) details.status = error.data.httpStatus;
+    if (error.data?.svc_param !== undefined) details.param = error.data.svc_param;
+    return { code, message: error.message, exitCode: 1, details };
   }
   const message = error instanceof Error ? error.message : String(error);
   return { code: 'cli_error', message, exitCode: 1, details: {} };

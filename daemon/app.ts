@@ -48,6 +48,8 @@ import { templateRoutes } from './templates/template.routes.js';
 import { hookRoutes } from './triggers/hook.routes.js';
 import { Workflow } from '../shared/schemas/workflows.js';
 import { oauthRoutes, oauthScopeErrorHandler } from './oauth/oauth.routes.js';
+import { dashboardRoutes } from './ui/ui.routes.js';
+import { DashboardSessions } from './ui/sessions.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** Control-channel requests: a fixture with its knowledge files (40 MiB, base64). */
@@ -169,6 +171,24 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     registerRoutes(scope, oauth, guard, clock);
   });
 
+  const status = (): DaemonStatus => ({
+    pid: process.pid,
+    version: VERSION,
+    environment: options.environment,
+    url: urls.app,
+    data_dir: options.dataDir,
+    started_at: toIso(startedAt),
+    uptime_ms: Date.now() - startedAt,
+    clock: { now: clock.iso(), offset_ms: clock.offset },
+    pending_timers: timers.pending(),
+    dead_timers: timers.dead(),
+    default_workspace_id: workspaces.defaultWorkspaceId,
+    operator_user_id: workspaces.operatorUser.id,
+  });
+  // The dashboard (/ui): sessions live in memory only; svc dashboard mints its login links.
+  const dashboardSessions = new DashboardSessions();
+  await dashboardRoutes(app, { services, urls, sessions: dashboardSessions, clock, status });
+
   const router = createControlRouter({
     workspaces,
     keys,
@@ -190,23 +210,22 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
         }),
       swap: options.storeSwap,
     },
+    faults: services.faults,
+    recorder: services.openaiBrain,
     daemon: {
       environment: options.environment,
-      status: (): DaemonStatus => ({
-        pid: process.pid,
-        version: VERSION,
-        environment: options.environment,
-        url: urls.app,
-        data_dir: options.dataDir,
-        started_at: toIso(startedAt),
-        uptime_ms: Date.now() - startedAt,
-        clock: { now: clock.iso(), offset_ms: clock.offset },
-        pending_timers: timers.pending(),
-        dead_timers: timers.dead(),
-        default_workspace_id: workspaces.defaultWorkspaceId,
-        operator_user_id: workspaces.operatorUser.id,
-      }),
+      status,
       requestShutdown: () => options.onShutdownRequest?.(),
+    },
+    dashboard: {
+      login: () => {
+        const { token, expiresAt } = dashboardSessions.mintLoginToken();
+        return {
+          url: `${urls.app}/ui`,
+          login_url: `${urls.app}/ui/login?token=${token}`,
+          expires_at: toIso(expiresAt),
+        };
+      },
     },
   });
   // The guards run only for the control channel's routes (an encapsulated scope), not for REST.

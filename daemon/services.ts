@@ -30,6 +30,8 @@ import { OpenAiBrain } from './agents/brains/openai.js';
 import { OutboundHttp } from './outbound/http.js';
 import { SettingsRepository } from './store/settings.repository.js';
 import { SimulatedBrain } from './agents/brains/simulated.js';
+import { ReplayBrain } from './agents/brains/replay.js';
+import { Cassettes, cassetteDir } from './agents/brains/cassette.js';
 import { StubRepository } from './agents/stub.repository.js';
 import { StubService } from './agents/stub.service.js';
 import { Thinker } from './agents/thinker.js';
@@ -61,9 +63,12 @@ import { Checkpointer } from './store/checkpointer.js';
 import { openDatabase, type Db } from './store/database.js';
 import { Housekeeping } from './housekeeping.js';
 import { serverUrls, type ServerUrls } from './domain/urls.js';
+import { ApiError } from './domain/errors.js';
 import { MIGRATIONS } from './store/migrations.js';
 import { FixtureRepository } from './fixtures/fixture.repository.js';
 import { FixtureService } from './fixtures/fixture.service.js';
+import { FaultRepository } from './faults/fault.repository.js';
+import { FaultService } from './faults/fault.service.js';
 
 export interface ServiceOptions {
   dataDir: string;
@@ -114,6 +119,10 @@ export interface Services {
   outbound: OutboundHttp;
   /** svc fixtures apply. */
   fixtures: FixtureService;
+  /** Sandbox fault rules (svc faults). */
+  faults: FaultService;
+  /** The openai brain (svc agents record starts and stops its recording). */
+  openaiBrain: OpenAiBrain;
 }
 
 export function buildServices(
@@ -190,14 +199,45 @@ export function buildServices(
   );
   const stubs = new StubService(new StubRepository(db), clock);
   const secrets = new SecretService(new SecretRepository(db), secretBox, clock);
+  // Recorded model answers (svc agents record, the replay brain), one folder for all.
+  const cassettes = new Cassettes(cassetteDir(options.dataDir));
+  // An agent's brain.api_key_secret names a workspace secret (svc secrets set).
+  const openai = new OpenAiBrain(
+    agentSettings.openai,
+    outbound,
+    (workspaceId, name) => secrets.reveal(workspaceId, name),
+    cassettes,
+  );
+  if (agentSettings.recordTo) openai.recordTo(agentSettings.recordTo);
   const brains = {
     simulated: new SimulatedBrain(),
-    // An agent's brain.api_key_secret names a workspace secret (svc secrets set).
-    openai: new OpenAiBrain(agentSettings.openai, outbound, (workspaceId, name) =>
-      secrets.reveal(workspaceId, name),
-    ),
+    openai,
+    replay: new ReplayBrain(agentSettings.replay, agentSettings.openai, cassettes, openai),
   };
-  const thinker = new Thinker(agents, stubs, knowledge, brains, agentSettings);
+  const alarms = new Alarms(clock);
+  // Sandbox fault rules, asked where real outcomes are produced: outbound HTTP, steps, agents.
+  const faults = new FaultService(
+    new FaultRepository(db),
+    clock,
+    alarms,
+    {
+      webhook: (workspaceId, id) => void webhooks.row(workspaceId, id),
+      workflowStep: (workspaceId, workflowId, stepId) => {
+        const row = workflows.row(workspaceId, workflowId);
+        const definition = workflows.definition(row.id, row.version);
+        if (!definition?.byId.has(stepId)) {
+          throw new ApiError('invalid_parameter', `Workflow ${workflowId} has no step ${stepId}.`, {
+            param: 'step',
+          });
+        }
+      },
+      agent: (workspaceId, id) => void agents.row(workspaceId, id),
+    },
+    options.environment === 'sandbox',
+    log,
+  );
+  outbound.useFaults(faults);
+  const thinker = new Thinker(agents, stubs, knowledge, brains, agentSettings, faults);
   const executions = new ExecutionService(
     db,
     commits,
@@ -229,7 +269,6 @@ export function buildServices(
     (workspaceId, agentId) => agentRepository.get(agentId)?.workspace_id === workspaceId,
     secretBox,
   );
-  const alarms = new Alarms(clock);
   const runRepository = new RunRepository(db);
   const engine = new WorkflowEngine({
     db,
@@ -240,7 +279,7 @@ export function buildServices(
     timers,
     clock,
     alarms,
-    steps: new StepRunner(executions, clock, urlPolicy, outbound),
+    steps: new StepRunner(executions, clock, urlPolicy, outbound, faults),
     reveal: (workspaceId, name) => secrets.reveal(workspaceId, name),
     log,
   });
@@ -341,5 +380,7 @@ export function buildServices(
     triggers,
     templates,
     outbound,
+    faults,
+    openaiBrain: openai,
   };
 }

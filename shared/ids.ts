@@ -20,6 +20,7 @@ export const ID_PREFIXES = {
   conversation: 'conv_',
   document: 'doc_',
   stub: 'stub_',
+  fault: 'flt_',
   oauthApp: 'app_',
   oauthGrant: 'grant_',
   oauthToken: 'tok_',

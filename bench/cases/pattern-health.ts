@@ -2,8 +2,14 @@
 // stub /(a+)+$/ executes inputs of 99,999 a's and a '!' (a backtracking engine takes minutes over
 // one; RE2, which runs stub patterns, is linear), 8 at a time, while sequential probes time
 // /healthz. Target: p99 < 10 ms. Percentiles are nearest-rank (the harness's).
-import { performance } from 'node:perf_hooks';
-import { api, benchAgent, percentile, type BenchCase, type DaemonContext } from '../harness.js';
+import {
+  api,
+  benchAgent,
+  healthzMs,
+  percentile,
+  type BenchCase,
+  type DaemonContext,
+} from '../harness.js';
 
 const TARGET_P99_MS = 10;
 const EXECUTIONS = 200;
@@ -15,13 +21,6 @@ interface PatternHealthResult {
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
-}
-
-async function probe(url: string): Promise<number> {
-  const started = performance.now();
-  const response = await fetch(`${url}/healthz`);
-  await response.arrayBuffer();
-  return performance.now() - started;
 }
 
 async function runPatternHealth(ctx: DaemonContext): Promise<PatternHealthResult> {
@@ -51,7 +50,7 @@ async function runPatternHealth(ctx: DaemonContext): Promise<PatternHealthResult
     () => (done = true),
   );
   const during: number[] = [];
-  while (!done) during.push(await probe(ctx.url));
+  while (!done) during.push(await healthzMs(ctx.url));
   await executions;
   during.sort((a, b) => a - b);
   return {

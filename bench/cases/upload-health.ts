@@ -5,7 +5,7 @@
 // passages a document may keep) once its extraction has run: the work is the same. The percentiles are nearest-rank (the harness's).
 import { performance } from 'node:perf_hooks';
 import { buildDocx } from '../../test/helpers/documents.js';
-import { percentile, type BenchCase, type DaemonContext } from '../harness.js';
+import { healthzMs, percentile, type BenchCase, type DaemonContext } from '../harness.js';
 
 interface UploadHealthResult {
   uploadStatus: number;
@@ -17,13 +17,6 @@ interface UploadHealthResult {
   maxMs: number;
 }
 
-async function probe(url: string): Promise<number> {
-  const started = performance.now();
-  const response = await fetch(`${url}/healthz`);
-  await response.arrayBuffer();
-  return performance.now() - started;
-}
-
 async function runUploadHealth(target: DaemonContext): Promise<UploadHealthResult> {
   const headers = { authorization: `Bearer ${target.key}`, 'x-tenant-id': target.workspaceId };
   const created = await fetch(`${target.url}/v1/agents`, {
@@ -33,7 +26,7 @@ async function runUploadHealth(target: DaemonContext): Promise<UploadHealthResul
   });
   const agentId = ((await created.json()) as { data: { id: string } }).data.id;
   const idle: number[] = [];
-  for (let i = 0; i < 50; i++) idle.push(await probe(target.url));
+  for (let i = 0; i < 50; i++) idle.push(await healthzMs(target.url));
   idle.sort((a, b) => a - b);
   if (!created.ok) throw new Error(`POST /v1/agents answered ${created.status}`);
 
@@ -53,7 +46,7 @@ async function runUploadHealth(target: DaemonContext): Promise<UploadHealthResul
     return { status: response.status, ms: performance.now() - started };
   });
   const during: number[] = [];
-  while (!done) during.push(await probe(target.url));
+  while (!done) during.push(await healthzMs(target.url));
   const uploaded = await upload;
   // 413 is this document's expected answer (it extracts to more passages than a document may
   // keep), given only after the whole extraction ran; anything else means it did not run.

@@ -66,12 +66,15 @@ export default defineCommands([
         process.exit(await runInForeground(ctx, flags));
       }
       const started = await startInBackground(ctx, flags);
-      const startedLine = `svc daemon running at ${chalk.cyan(started.url)} (pid ${started.pid}, ${started.environment}, data dir ${ctx.dataDir})`;
+      const startedLine =
+        `svc daemon running at ${chalk.cyan(started.url)} (pid ${started.pid}, ${started.environment}, data dir ${ctx.dataDir})\n` +
+        `Dashboard at ${chalk.cyan(`${started.url}/ui`)} (log in with: svc dashboard)`;
       const answer = {
         url: started.url,
         pid: started.pid,
         environment: started.environment,
         data_dir: ctx.dataDir,
+        dashboard_url: `${started.url}/ui`,
       };
       if (!options.fixtures) {
         ctx.out.result(answer, () => startedLine);

@@ -22,6 +22,7 @@ import { ownedRow, type Workspace } from '../domain/workspace.js';
 import type { AgentListQuery, AgentRepository, AgentRow } from './agent.repository.js';
 import type { AgentSettings } from './agent-settings.js';
 import type { AgentProfile } from './brains/brain.js';
+import { checkCassetteName } from './brains/cassette.js';
 
 const TRAINING_TIMER = 'agent.training';
 const TIERS_WITH_L4: readonly Tier[] = ['business', 'enterprise'];
@@ -190,6 +191,22 @@ export class AgentService {
 
   /** An agent's own model endpoint must be a URL the daemon may call. */
   private checkBrain(brain: AgentBrainChoice): AgentBrainChoice {
+    if (brain.provider === 'replay') {
+      if (brain.cassette === undefined) {
+        throw new ApiError(
+          'missing_required_field',
+          'The replay brain answers from a cassette: set brain.cassette (e.g. support.json, recorded with svc agents record).',
+          { param: 'brain.cassette', extras: { required_fields: ['brain.cassette'] } },
+        );
+      }
+      checkCassetteName(brain.cassette);
+    } else if (brain.cassette !== undefined || brain.record_missing !== undefined) {
+      throw new ApiError(
+        'invalid_parameter',
+        'brain.cassette and brain.record_missing belong to the replay brain (provider: replay).',
+        { param: 'brain.cassette' },
+      );
+    }
     if (brain.base_url === undefined) {
       if (brain.api_key_secret !== undefined) {
         throw new ApiError(

@@ -1,5 +1,7 @@
 // Agent execution rows, and the figures analytics and guardrails read from them.
+import type { ListQueryInput, Page } from '../domain/pages.js';
 import type { Db } from '../store/database.js';
+import { ListQuery } from '../store/list-query.js';
 
 export interface ExecutionRow {
   id: string;
@@ -21,6 +23,8 @@ export interface ExecutionRow {
   created_at: number;
   completed_at: number | null;
   decided_at: number | null;
+  /** The sandbox fault rule (flt_...) that failed this execution. */
+  injected_fault: string | null;
 }
 
 export interface PeriodFigures {
@@ -39,6 +43,8 @@ export interface PeriodFigures {
 }
 
 export class ExecutionRepository {
+  /** Executions of a workspace awaiting approval (a partial index holds just those). */
+  private readonly awaitingList: ListQuery<ExecutionRow, { workspaceId: string }>;
   private readonly insertStmt;
   private readonly getStmt;
   private readonly saveStmt;
@@ -49,11 +55,16 @@ export class ExecutionRepository {
   private readonly runningStmt;
 
   constructor(db: Db) {
+    this.awaitingList = new ListQuery<ExecutionRow, { workspaceId: string }>(db, {
+      table: 'agent_executions',
+      scope: { workspace_id: 'workspaceId' },
+      conditions: () => [["status = 'awaiting_approval'"]],
+    });
     this.insertStmt = db.prepare(
       `INSERT INTO agent_executions (id, agent_id, workspace_id, status, autonomy_level, input, context, action, output, confidence,
-         error_code, error_message, execution_time_ms, needed_approval, decision, decision_notes, created_at, completed_at, decided_at)
+         error_code, error_message, execution_time_ms, needed_approval, decision, decision_notes, created_at, completed_at, decided_at, injected_fault)
        VALUES (@id, @agent_id, @workspace_id, @status, @autonomy_level, @input, @context, @action, @output, @confidence,
-         @error_code, @error_message, @execution_time_ms, @needed_approval, @decision, @decision_notes, @created_at, @completed_at, @decided_at)`,
+         @error_code, @error_message, @execution_time_ms, @needed_approval, @decision, @decision_notes, @created_at, @completed_at, @decided_at, @injected_fault)`,
     );
     this.getStmt = db.prepare<[string], ExecutionRow>(
       'SELECT * FROM agent_executions WHERE id = ?',
@@ -62,7 +73,7 @@ export class ExecutionRepository {
       `UPDATE agent_executions SET status = @status, action = @action, output = @output, confidence = @confidence,
          error_code = @error_code, error_message = @error_message, execution_time_ms = @execution_time_ms,
          needed_approval = @needed_approval, decision = @decision, decision_notes = @decision_notes,
-         completed_at = @completed_at, decided_at = @decided_at WHERE id = @id`,
+         completed_at = @completed_at, decided_at = @decided_at, injected_fault = @injected_fault WHERE id = @id`,
     );
     this.recentStmt = db.prepare<[string, number], { n: number }>(
       "SELECT COUNT(*) AS n FROM agent_executions WHERE agent_id = ? AND created_at >= ? AND status != 'failed'",
@@ -89,6 +100,10 @@ export class ExecutionRepository {
     this.actionsStmt = db.prepare<[string, number], { action: string; n: number }>(
       'SELECT action, COUNT(*) AS n FROM agent_executions WHERE agent_id = ? AND created_at >= ? AND action IS NOT NULL GROUP BY action ORDER BY action',
     );
+  }
+
+  awaitingApproval(query: { workspaceId: string } & ListQueryInput): Page<ExecutionRow> {
+    return this.awaitingList.page(query);
   }
 
   purgeBefore(cutoff: number): number {

@@ -13,6 +13,7 @@ import { ERROR_CODES, type ErrorCode } from '../../shared/errors.js';
 import { toIso, type Clock } from '../clock/clock.js';
 import type { EventService } from '../events/event.service.js';
 import { ApiError } from '../domain/errors.js';
+import { mapPage, type ListQueryInput, type Page } from '../domain/pages.js';
 import type { CommitQueue } from '../store/commit-queue.js';
 import type { Transactions } from '../domain/transactions.js';
 import type { TimerService } from '../timers/timer.service.js';
@@ -32,7 +33,13 @@ export const EXECUTION_RETENTION_MS = 30 * 86_400_000;
 type Outcome =
   | { type: 'completed'; result: BrainResult }
   | { type: 'awaiting_approval'; result: BrainResult }
-  | { type: 'failed'; result: BrainResult | null; code: ErrorCode; message: string };
+  | {
+      type: 'failed';
+      result: BrainResult | null;
+      code: ErrorCode;
+      message: string;
+      injectedFault?: string | undefined;
+    };
 
 /** An execution decided at once whose writes the caller makes (see decideNow). */
 export interface DecidedExecution {
@@ -212,6 +219,11 @@ export class ExecutionService {
     return toExecutionView(this.row(workspaceId, agentId, executionId));
   }
 
+  /** The workspace's executions waiting for a person's decision, newest first (the dashboard). */
+  awaitingApproval(workspaceId: string, query: ListQueryInput): Page<AgentExecutionView> {
+    return mapPage(this.repo.awaitingApproval({ ...query, workspaceId }), toExecutionView);
+  }
+
   /** POST .../approve: approve -> completed, reject -> cancelled. */
   decideApproval(
     workspaceId: string,
@@ -281,6 +293,7 @@ export class ExecutionService {
       created_at: this.clock.now(),
       completed_at: null,
       decided_at: null,
+      injected_fault: null,
     };
   }
 
@@ -305,6 +318,7 @@ export class ExecutionService {
         result: null,
         code: thought.error.code,
         message: thought.error.message,
+        injectedFault: thought.injectedFault,
       };
     const { guardrails } = this.agents.viewOf(agent);
     if (guardrails.blocked_actions.includes(thought.action)) {
@@ -344,6 +358,7 @@ export class ExecutionService {
       execution_time_ms: timeMs,
       needed_approval: outcome.type === 'awaiting_approval' ? 1 : 0,
       completed_at: outcome.type === 'awaiting_approval' ? null : now,
+      injected_fault: outcome.type === 'failed' ? (outcome.injectedFault ?? null) : null,
     };
   }
 
@@ -473,7 +488,11 @@ export class ExecutionService {
         code in ERROR_CODES ? code : 'internal_server_error',
         row.error_message ?? 'The execution failed.',
         {
-          extras: { execution_id: row.id, agent_id: agent.id },
+          extras: {
+            execution_id: row.id,
+            agent_id: agent.id,
+            ...(row.injected_fault ? { injected_fault: row.injected_fault } : {}),
+          },
         },
       );
     }

@@ -20,6 +20,9 @@ export interface Stub {
   created_at: string;
 }
 
+/** Stubs one agent may have. */
+export const MAX_STUBS_PER_AGENT = 100;
+
 export class StubService {
   /** Compiled matchers per agent, dropped when the agent's stubs change. */
   private readonly cache = new Map<string, { row: StubRow; test: StubMatcher }[]>();
@@ -50,6 +53,13 @@ export class StubService {
       );
     }
     compileStubMatch(input.match);
+    // Every execution of the agent tries its stubs in turn: their number bounds that work.
+    if (this.repo.list(agentId).length >= MAX_STUBS_PER_AGENT) {
+      throw new ApiError(
+        'conflict',
+        `Agent ${agentId} has ${MAX_STUBS_PER_AGENT} stubs, the most an agent may have. Remove them with: svc agents stub clear ${agentId}`,
+      );
+    }
     const row: StubRow = {
       id: newId('stub'),
       agent_id: agentId,

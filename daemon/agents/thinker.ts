@@ -1,6 +1,8 @@
 // Where an agent's answer comes from: a matching sandbox stub first, else the agent's brain
 // (its own choice, or the daemon's) fed with the passages of its knowledge that match.
+import type { ErrorCode } from '../../shared/errors.js';
 import { ApiError } from '../domain/errors.js';
+import type { FaultCall, InjectedFault } from '../faults/fault.service.js';
 import type { AgentRow } from './agent.repository.js';
 import type { AgentService } from './agent.service.js';
 import type { AgentSettings } from './agent-settings.js';
@@ -8,7 +10,13 @@ import type { Brain, BrainInput, BrainResult } from './brains/brain.js';
 import type { KnowledgeService } from './knowledge/knowledge.service.js';
 import type { StubService } from './stub.service.js';
 
-export type Thought = BrainResult | { error: ApiError };
+/** A proposal, or why there is none (`injectedFault`: a sandbox fault rule made it fail). */
+export type Thought = BrainResult | { error: ApiError; injectedFault?: string | undefined };
+
+/** The sandbox's fault rules, as agents ask them (FaultService). */
+export interface AgentFaults {
+  decide(call: FaultCall): InjectedFault | undefined;
+}
 
 export class Thinker {
   constructor(
@@ -17,6 +25,7 @@ export class Thinker {
     private readonly knowledge: KnowledgeService,
     private readonly brains: Record<Brain['name'], Brain>,
     private readonly settings: AgentSettings,
+    private readonly faults?: AgentFaults,
   ) {}
 
   /** Milliseconds a matching stub makes the agent take (0 when none). */
@@ -25,6 +34,8 @@ export class Thinker {
   }
 
   async think(agent: AgentRow, input: string, context: Record<string, unknown>): Promise<Thought> {
+    const injected = this.fromFault(agent, input);
+    if (injected) return injected;
     const stubbed = this.fromStub(agent, input);
     if (stubbed) return stubbed;
     const { brain, brainInput } = this.brainFor(agent, input, context);
@@ -45,16 +56,61 @@ export class Thinker {
     input: string,
     context: Record<string, unknown>,
   ): Thought | undefined {
+    const stub = this.stubs.match(agent.id, input);
+    const { brain, brainInput } = this.brainFor(agent, input, context);
+    // Fault rules are asked once per execution: here only when this answers, else in think().
+    const local = brain.thinkLocally !== undefined && (brain.answersLocally?.(brainInput) ?? true);
+    if (!stub?.fail && !stub?.result && !local) return undefined;
+    const injected = this.fromFault(agent, input);
+    if (injected) return injected;
     const stubbed = this.fromStub(agent, input);
     if (stubbed) return stubbed;
-    const { brain, brainInput } = this.brainFor(agent, input, context);
-    if (!brain.thinkLocally) return undefined;
+    if (!local) return undefined;
     try {
-      return brain.thinkLocally(brainInput);
+      return brain.thinkLocally!(brainInput);
     } catch (error) {
       if (error instanceof ApiError) return { error };
       throw error;
     }
+  }
+
+  /**
+   * A sandbox fault rule on this agent (svc faults --agent) fails the execution as the brain
+   * would have: --fail CODE with that code, --timeout as execution_timeout, --status and
+   * --reset as the model endpoint's external_api_error.
+   */
+  private fromFault(agent: AgentRow, input: string): Thought | undefined {
+    const fault = this.faults?.decide({
+      point: 'agent',
+      workspaceId: agent.workspace_id,
+      agentId: agent.id,
+      matchText: () => input,
+    });
+    if (!fault) return undefined;
+    const marked = `(injected by the sandbox fault rule ${fault.id})`;
+    let error: ApiError;
+    const extras = { extras: { injected_fault: fault.id } };
+    if (fault.fail) {
+      error = new ApiError(
+        fault.fail as ErrorCode,
+        `Agent ${agent.id} failed with ${fault.fail} ${marked}.`,
+        extras,
+      );
+    } else if (fault.timeout) {
+      error = new ApiError(
+        'execution_timeout',
+        `Agent ${agent.id}'s model did not answer in time ${marked}.`,
+        extras,
+      );
+    } else {
+      const what = fault.status !== null ? `answered HTTP ${fault.status}` : 'reset the connection';
+      error = new ApiError(
+        'external_api_error',
+        `Agent ${agent.id}'s model endpoint ${what} ${marked}.`,
+        extras,
+      );
+    }
+    return { error, injectedFault: fault.id };
   }
 
   private fromStub(agent: AgentRow, input: string): Thought | undefined {

@@ -11,6 +11,7 @@ import type { SecretService } from '../secrets/secret.service.js';
 import type { OAuthService } from '../oauth/oauth.service.js';
 import type { FixtureService } from '../fixtures/fixture.service.js';
 import type { SnapshotInfo, SnapshotWritten } from '../store/snapshot.js';
+import type { FaultService } from '../faults/fault.service.js';
 
 export interface DaemonStatus {
   pid: number;
@@ -55,6 +56,11 @@ export interface StoreSwap {
   reset(): Promise<{ reset: true; data_dir: string }>;
 }
 
+/** The dashboard's login links (svc dashboard): single use, valid 5 minutes. */
+export interface DashboardLogin {
+  login(): { url: string; login_url: string; expires_at: string };
+}
+
 export interface ControlDeps {
   workspaces: WorkspaceService;
   keys: KeyService;
@@ -69,4 +75,12 @@ export interface ControlDeps {
   fixtures: FixtureService;
   state: { export(file: string): SnapshotWritten; swap: StoreSwap | undefined };
   daemon: DaemonControl;
+  dashboard: DashboardLogin;
+  /** Sandbox fault rules (svc faults). */
+  faults: FaultService;
+  /** The openai brain's cassette recording (svc agents record). */
+  recorder: {
+    recordTo(name: string | undefined): string | null;
+    readonly recordingTo: string | null;
+  };
 }

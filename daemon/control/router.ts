@@ -26,6 +26,7 @@ import type { KeyRecord } from '../keys/key.service.js';
 import type { Workspace } from '../domain/workspace.js';
 import { sampleEventData } from '../events/samples.js';
 import { StubAddInput } from '../../shared/schemas/agents.js';
+import { typeMatcher } from '../../shared/event-type-patterns.js';
 import {
   SecretDeleteInput,
   SecretListInput,
@@ -42,6 +43,8 @@ import {
 } from '../../shared/schemas/oauth.js';
 import { appView, grantView } from '../oauth/oauth.views.js';
 import { FixtureApplyInput, fixtureJsonSchema } from '../../shared/schemas/fixtures.js';
+import { FaultAddInput, FaultIdInput, FaultListInput } from '../../shared/schemas/faults.js';
+import { WebhookReplayInput } from '../../shared/schemas/replay.js';
 
 export interface ControlContext {
   authorized: boolean;
@@ -75,6 +78,7 @@ const t = initTRPC.context<ControlContext>().create({
       data: {
         ...shape.data,
         svc_code: cause instanceof ApiError ? cause.code : undefined,
+        svc_param: cause instanceof ApiError ? cause.param : undefined,
         stack: undefined,
       },
     };
@@ -195,12 +199,13 @@ export function createControlRouter(deps: ControlDeps) {
       }),
       stream: operator.input(EventStreamInput).subscription(({ input, signal }) => {
         const filter = input ?? {};
+        const matchesType = filter.types?.length ? typeMatcher(filter.types) : () => true;
         return live(
           events,
           'published',
           (event) =>
             (!filter.workspace_id || event.workspace_id === filter.workspace_id) &&
-            (!filter.types?.length || filter.types.some((type) => matchesType(type, event.type))),
+            matchesType(event.type),
           signal,
         );
       }),
@@ -242,6 +247,11 @@ export function createControlRouter(deps: ControlDeps) {
           return { cleared: stubs.clear(input.agent_id) };
         }),
       }),
+      /** svc agents record: the openai brain writes each request and answer to a cassette. */
+      record: operator.input(AgentRecordInput).mutation(({ input }) => ({
+        recording: deps.recorder.recordTo(input.stop ? undefined : input.cassette),
+      })),
+      recording: operator.query(() => ({ recording: deps.recorder.recordingTo })),
     }),
     oauth: t.router({
       apps: t.router({
@@ -298,6 +308,53 @@ export function createControlRouter(deps: ControlDeps) {
       /** The fixture file's JSON Schema (svc fixtures schema). */
       schema: operator.query(() => fixtureJsonSchema()),
     }),
+    dashboard: t.router({
+      /** A one-time login link for the dashboard (svc dashboard). */
+      login: operator.mutation(() => deps.dashboard.login()),
+    }),
+    /** Sandbox fault rules (svc faults add|list|remove|clear); production refuses them. */
+    faults: t.router({
+      add: operator.input(FaultAddInput).mutation(({ input }) => {
+        const { workspace_id: workspaceId, ...rule } = input;
+        return deps.faults.add(workspaces.existingId(workspaceId), rule);
+      }),
+      list: operator
+        .input(FaultListInput)
+        .query(({ input }) => deps.faults.list(workspaces.existingId(input?.workspace_id))),
+      remove: operator
+        .input(FaultIdInput)
+        .mutation(({ input }) =>
+          deps.faults.remove(workspaces.existingId(input.workspace_id), input.id),
+        ),
+      clear: operator.input(FaultListInput).mutation(({ input }) => ({
+        cleared: deps.faults.clear(workspaces.existingId(input?.workspace_id)),
+      })),
+    }),
+    webhooks: t.router({
+      /** svc webhooks replay: stored events sent again as new deliveries. */
+      replay: operator.input(WebhookReplayInput).mutation(({ input }) => {
+        const now = clock.now();
+        const to = input.to === undefined ? now : Date.parse(input.to);
+        const from =
+          input.since_ms !== undefined
+            ? now - input.since_ms
+            : input.from === undefined
+              ? 0
+              : Date.parse(input.from);
+        if (from > to) {
+          throw new ApiError('invalid_parameter', '--from must be before --to.', {
+            param: 'from',
+          });
+        }
+        return deliveries.replay(workspaces.existingId(input.workspace_id), input.webhook_id, {
+          from,
+          to,
+          status: input.status,
+          eventType: input.event_type,
+          dryRun: input.dry_run,
+        });
+      }),
+    }),
     deliveries: t.router({
       /** Every delivery attempt as it happens (svc webhooks tail). */
       stream: operator.input(DeliveryStreamInput).subscription(({ input, signal }) => {
@@ -316,6 +373,10 @@ export function createControlRouter(deps: ControlDeps) {
 }
 
 const AgentIdInput = z.strictObject({ agent_id: z.string() });
+const AgentRecordInput = z.union([
+  z.strictObject({ cassette: z.string().min(1).max(500), stop: z.literal(false).optional() }),
+  z.strictObject({ stop: z.literal(true) }),
+]);
 
 function absolute(file: string): string {
   if (!isAbsolute(file)) {
@@ -347,6 +408,15 @@ function live<Events extends Record<K, [unknown]>, K extends string>(
   // otherwise be missed (svc workflows run --wait subscribes, then starts the run).
   const items = on(emitter as EventEmitter, name, { signal });
   return (async function* () {
+    if (openLiveStreams >= MAX_LIVE_STREAMS) {
+      items.return?.(undefined).catch(() => undefined);
+      const cause = new ApiError(
+        'rate_limit_exceeded',
+        `${MAX_LIVE_STREAMS} live streams are open on the control channel, the most it serves at once. Close one (svc listen, svc events tail, svc workflows run --wait) and try again.`,
+      );
+      throw new TRPCError({ code: 'TOO_MANY_REQUESTS', message: cause.message, cause });
+    }
+    openLiveStreams += 1;
     try {
       for await (const [item] of items) {
         if (accept(item as Events[K][0])) yield item as Events[K][0];
@@ -354,13 +424,19 @@ function live<Events extends Record<K, [unknown]>, K extends string>(
     } catch (error) {
       // A client that goes away aborts the signal, which ends events.on with an AbortError.
       if (!signal?.aborted) throw error;
+    } finally {
+      openLiveStreams -= 1;
     }
   })();
 }
 
-function matchesType(pattern: string, type: string): boolean {
-  return pattern.endsWith('*') ? type.startsWith(pattern.slice(0, -1)) : pattern === type;
-}
+/**
+ * Live streams (events, deliveries) open at once on the control channel. Its one credential is
+ * the control token, so this is the per-credential bound: each stream holds a listener and a
+ * queue of what it has not yet sent.
+ */
+const MAX_LIVE_STREAMS = 32;
+let openLiveStreams = 0;
 
 function workspaceView(ws: Workspace, defaultId: string) {
   return {
@@ -394,6 +470,7 @@ function trpcCode(status: number): TRPCError['code'] {
   if (status === 409) return 'CONFLICT';
   if (status === 401) return 'UNAUTHORIZED';
   if (status === 403) return 'FORBIDDEN';
+  if (status === 429) return 'TOO_MANY_REQUESTS';
   if (status >= 500) return 'INTERNAL_SERVER_ERROR';
   return 'BAD_REQUEST';
 }

@@ -39,6 +39,11 @@ export interface StartOptions {
    * advance). Not from inside an event's publication: their events would start runs there.
    */
   inline?: boolean;
+  /**
+   * A re-run of `of`: it starts at `fromStepId` (else at the entry), with `keep` (the original's
+   * step rows before that step) as its own history, their results in scope.
+   */
+  rerun?: { of: string; fromStepId?: string | undefined; keep: StepRunRow[] };
 }
 
 export interface EngineDeps {
@@ -76,6 +81,14 @@ interface Transition {
   fresh?: boolean;
 }
 
+/** A run changed (a step ended, it parked, it ended or was cancelled); the dashboard listens. */
+export interface RunChange {
+  execution_id: string;
+  workflow_id: string;
+  workspace_id: string;
+  status: RunStatus;
+}
+
 const UNFINISHED: ReadonlySet<RunStatus> = new Set(['running', 'awaiting_approval']);
 const MEMORY_LIMIT = 20_000;
 /** Steps one transition runs inline at most (a guard: a graph has no cycles). */
@@ -88,6 +101,7 @@ export class WorkflowEngine {
   /** Steps in flight that wait for a later time on the daemon clock (see idle()). */
   private readonly onClock = new Set<string>();
   private readonly changes = new EventEmitter<{ 'on-clock': [] }>();
+  private readonly runChanges = new EventEmitter<{ changed: [RunChange] }>();
   private readonly memory = new Map<string, Memory>();
   private readonly waiters = new Map<string, Set<(row?: RunRow) => void>>();
   private readonly deadlines = new Map<string, () => void>();
@@ -96,6 +110,8 @@ export class WorkflowEngine {
   private closing = false;
 
   constructor(private readonly deps: EngineDeps) {
+    // One listener per open dashboard page: no leak warning past ten of them.
+    this.runChanges.setMaxListeners(0);
     deps.timers.register(WAKE_TIMER, (payload) => {
       const { execution_id, key } = payload as { execution_id: string; key: string };
       return this.wake(execution_id, key);
@@ -115,13 +131,22 @@ export class WorkflowEngine {
     const definition = this.deps.workflows.definition(workflow.id, workflow.version)!;
     const now = this.deps.clock.now();
     const payload = options.trigger?.payload ?? options.input;
+    const id = newId('workflowExecution');
+    const entry = options.rerun?.fromStepId ?? definition.steps[0]!.id;
+    // A re-run from a step: the original's earlier step rows become this run's own.
+    const kept: StepRunRow[] = (options.rerun?.keep ?? []).map((step, seq) => ({
+      ...step,
+      execution_id: id,
+      seq,
+    }));
+    const lastKept = kept.findLastIndex((step) => step.status === 'completed');
     const state: RunState = {
       n: 1,
-      seq: 0,
+      seq: kept.length,
       acts: [
         {
-          key: `${definition.steps[0]!.id}#0`,
-          step_id: definition.steps[0]!.id,
+          key: `${entry}#0`,
+          step_id: entry,
           attempt: 1,
           branch: null,
           state: 'ready',
@@ -129,12 +154,12 @@ export class WorkflowEngine {
         },
       ],
       joins: [],
-      last_seq: null,
+      last_seq: lastKept === -1 ? null : lastKept,
       armed: false,
       ...(options.trigger?.headers ? { headers: options.trigger.headers } : {}),
     };
     const row: RunRow = {
-      id: newId('workflowExecution'),
+      id,
       workflow_id: workflow.id,
       workspace_id: workspaceId,
       version: workflow.version,
@@ -142,7 +167,7 @@ export class WorkflowEngine {
       trigger_type: options.trigger?.type ?? 'manual',
       input: JSON.stringify(payload),
       frontier: JSON.stringify(state),
-      steps_completed: 0,
+      steps_completed: kept.filter((step) => step.status === 'completed').length,
       result: null,
       error_code: null,
       error_message: null,
@@ -152,18 +177,26 @@ export class WorkflowEngine {
       created_at: now,
       completed_at: null,
       cancelled_at: null,
+      rerun_of: options.rerun?.of ?? null,
+      from_step_id: options.rerun?.fromStepId ?? null,
     };
-    const view = executionView(row, state, definition, [], payload);
+    const view = executionView(row, state, definition, kept, payload);
     const store = () => {
       this.deps.workflows.recordStart(workflow.id, now);
+      for (const step of kept) this.deps.repo.insertStep(step);
       this.deps.events.publish(workspaceId, 'workflow.execution.started', view);
       if (!options.inline) {
         this.deps.repo.insert(row);
+        this.announce(row);
         return;
       }
       // A new run has no step rows to read its memory from, and its trigger is at hand.
       this.keep(row.id, {
-        results: new Map(),
+        results: new Map(
+          kept
+            .filter((step) => step.status === 'completed')
+            .map((step) => [step.step_id, step.result === null ? null : JSON.parse(step.result)]),
+        ),
         trigger: { type: row.trigger_type, payload, headers: state.headers ?? {} },
       });
       const t: Transition = { row, state, definition, now, recorded: [], fresh: true };
@@ -182,6 +215,24 @@ export class WorkflowEngine {
     const ids = this.deps.repo.unfinishedIds();
     for (const id of ids) this.pump(id);
     return ids.length;
+  }
+
+  /** Hears each committed change of a run; returns the function that stops listening. */
+  onRunChange(listener: (change: RunChange) => void): () => void {
+    this.runChanges.on('changed', listener);
+    return () => this.runChanges.off('changed', listener);
+  }
+
+  /** Once the change is committed (the same tick's group commit has ended by then). */
+  private announce(row: RunRow): void {
+    if (this.runChanges.listenerCount('changed') === 0) return;
+    const change: RunChange = {
+      execution_id: row.id,
+      workflow_id: row.workflow_id,
+      workspace_id: row.workspace_id,
+      status: row.status,
+    };
+    queueMicrotask(() => this.runChanges.emit('changed', change));
   }
 
   /** Cancels a run wherever it is; false when it had already ended. */
@@ -203,6 +254,7 @@ export class WorkflowEngine {
     };
     if (this.deps.db.inTransaction) apply();
     else this.deps.db.transaction(apply)();
+    this.announce(cancelled);
     this.settled(row.id);
     return cancelled;
   }
@@ -279,7 +331,14 @@ export class WorkflowEngine {
   /** The run as the API shows it. */
   view(row: RunRow): WorkflowExecutionView {
     const definition = this.definitionOf(row);
-    return executionView(row, parseState(row.frontier), definition, this.deps.repo.steps(row.id));
+    return executionView(
+      row,
+      parseState(row.frontier),
+      definition,
+      this.deps.repo.steps(row.id),
+      undefined,
+      this.deps.repo.rerunsOf(row.id),
+    );
   }
 
   /** The run after a transition; its step rows are read only if it did not write them all. */
@@ -293,6 +352,8 @@ export class WorkflowEngine {
       t.definition,
       steps,
       trigger ? trigger.payload : undefined,
+      // A run that just started has no re-runs: only ending ones look.
+      t.fresh ? [] : this.deps.repo.rerunsOf(t.row.id),
     );
   }
 
@@ -406,6 +467,8 @@ export class WorkflowEngine {
     return {
       workspaceId: row.workspace_id,
       executionId: row.id,
+      workflowId: row.workflow_id,
+      attempt: act.attempt,
       step: this.definitionOf(row).byId.get(act.step_id)!,
       scope: this.scope(row, state),
       reveal: (name) => this.deps.reveal(row.workspace_id, name),
@@ -505,7 +568,7 @@ export class WorkflowEngine {
     const step = t.definition.byId.get(act.step_id)!;
     switch (outcome.type) {
       case 'completed': {
-        this.record(t, act, 'completed', outcome.result, null);
+        this.record(t, act, 'completed', outcome.result, null, true, outcome.injectedFault);
         const next =
           outcome.next.length > 0 || step.type === 'condition'
             ? outcome.next
@@ -520,14 +583,14 @@ export class WorkflowEngine {
           t.definition.settings.retry_policy;
         const error = { code: outcome.code, message: outcome.message };
         if (act.attempt < maxAttempts) {
-          this.record(t, act, 'failed', outcome.result, error, false);
+          this.record(t, act, 'failed', outcome.result, error, false, outcome.injectedFault);
           act.attempt += 1;
           act.state = 'retrying';
           act.wake_at = t.now + delayAfterAttempt(stepBackoff(multiplier), act.attempt - 1);
           this.park(t, act);
           break;
         }
-        this.record(t, act, 'failed', outcome.result, error);
+        this.record(t, act, 'failed', outcome.result, error, true, outcome.injectedFault);
         if (step.on_error) this.follow(t, act, [step.on_error]);
         else if (t.definition.settings.error_handling === 'continue') {
           this.follow(t, act, step.next_step_id ? [step.next_step_id] : []);
@@ -672,6 +735,7 @@ export class WorkflowEngine {
     result: unknown,
     error: { code: string; message: string } | null,
     final = true,
+    injectedFault: string | null = null,
   ): void {
     const seq = t.state.seq++;
     const step = t.definition.byId.get(act.step_id)!;
@@ -687,6 +751,7 @@ export class WorkflowEngine {
       error_message: error?.message ?? null,
       started_at: act.started_at,
       completed_at: t.now,
+      injected_fault: injectedFault,
     };
     this.deps.repo.insertStep(stepRow);
     t.recorded.push(stepRow);
@@ -779,6 +844,7 @@ export class WorkflowEngine {
     row.frontier = JSON.stringify(state);
     if (t.fresh) this.deps.repo.insert(row);
     else this.deps.repo.save(row);
+    this.announce(row);
     if (row.status === 'completed') {
       const view = this.viewAfter(t);
       if (this.waiters.has(row.id)) {

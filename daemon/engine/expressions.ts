@@ -29,12 +29,41 @@ export class MissingSecretError extends Error {
 const cache = new Map<string, Compiled>();
 const CACHE_LIMIT = 5000;
 
-/** Compiles an expression (throws ExpressionError on a syntax error). */
+/** How deep brackets ( [ { may nest in an expression (the parser recurses per level). */
+export const MAX_EXPRESSION_DEPTH = 32;
+/** Characters that interpolating one step's config may produce, in all. */
+export const MAX_INTERPOLATED_CHARS = 1_000_000;
+
+/**
+ * Why an expression nests too deep; undefined when within the bound. (Its length is bounded
+ * when a workflow is written: MAX_EXPRESSION_LENGTH in workflows/graph.ts.)
+ */
+export function expressionBoundProblem(source: string): string | undefined {
+  let depth = 0;
+  let quote: string | undefined;
+  for (let i = 0; i < source.length; i++) {
+    const char = source[i]!;
+    if (quote) {
+      if (char === '\\') i++;
+      else if (char === quote) quote = undefined;
+    } else if (char === '"' || char === "'") quote = char;
+    else if (char === '(' || char === '[' || char === '{') {
+      depth += 1;
+      if (depth > MAX_EXPRESSION_DEPTH)
+        return `its brackets nest more than ${MAX_EXPRESSION_DEPTH} levels`;
+    } else if (char === ')' || char === ']' || char === '}') depth = Math.max(0, depth - 1);
+  }
+  return undefined;
+}
+
+/** Compiles an expression (throws ExpressionError on a syntax error or nesting too deep). */
 export function compile(source: string): Compiled {
   let compiled = cache.get(source);
   if (compiled) return compiled;
   const text = source.trim();
   if (text === '') throw new ExpressionError(source, 'it is empty');
+  const problem = expressionBoundProblem(text);
+  if (problem) throw new ExpressionError(shorten(source), problem);
   try {
     compiled = expressions.compile(text) as Compiled;
   } catch (error) {
@@ -44,6 +73,11 @@ export function compile(source: string): Compiled {
   if (cache.size >= CACHE_LIMIT) cache.clear();
   cache.set(source, compiled);
   return compiled;
+}
+
+/** An over-long expression, cut for the error message. */
+function shorten(source: string): string {
+  return source.length > 80 ? `${source.slice(0, 77)}...` : source;
 }
 
 /** Evaluates an expression; undefined (a missing path) becomes null. */
@@ -140,25 +174,67 @@ export function templateExpressions(text: string): string[] {
 }
 
 /**
+ * What interpolating one config may still produce (MAX_INTERPOLATED_CHARS in all): a config of
+ * many `{{trigger.payload}}` would otherwise copy a large payload many times over.
+ */
+export class InterpolationBudget {
+  private left = MAX_INTERPOLATED_CHARS;
+  private readonly sizes = new WeakMap<object, number>();
+
+  /** Counts a value an expression produced (objects by their JSON size). */
+  charge(value: unknown, text: string): void {
+    let size = 0;
+    if (typeof value === 'string') size = value.length;
+    else if (value !== null && typeof value === 'object') {
+      size = this.sizes.get(value) ?? JSON.stringify(value)?.length ?? 0;
+      this.sizes.set(value, size);
+    }
+    this.left -= size;
+    if (this.left < 0) {
+      throw new ExpressionError(
+        shorten(text),
+        `the step's config expands to more than ${MAX_INTERPOLATED_CHARS.toLocaleString('en-US')} characters`,
+      );
+    }
+  }
+}
+
+/**
  * Interpolates a string: exactly one `{{expr}}` keeps the value's type; expressions embedded in
  * text become text (objects as JSON, null as an empty string).
  */
-export function interpolateString(text: string, scope: Scope): unknown {
+export function interpolateString(
+  text: string,
+  scope: Scope,
+  budget = new InterpolationBudget(),
+): unknown {
   if (!text.includes('{{')) return text;
   const parts = cachedParts(text);
-  if (parts.length === 1 && 'expr' in parts[0]!) return evaluate(parts[0].expr, scope);
-  return parts
-    .map((part) => ('expr' in part ? asText(evaluate(part.expr, scope)) : part.text))
-    .join('');
+  if (parts.length === 1 && 'expr' in parts[0]!) {
+    const value = evaluate(parts[0].expr, scope);
+    budget.charge(value, text);
+    return value;
+  }
+  const texts = parts.map((part) => {
+    if (!('expr' in part)) return part.text;
+    const value = asText(evaluate(part.expr, scope));
+    budget.charge(value, text);
+    return value;
+  });
+  return texts.join('');
 }
 
 /** Interpolates every string inside a JSON-like value (object keys stay as they are). */
-export function interpolate(value: unknown, scope: Scope): unknown {
-  if (typeof value === 'string') return interpolateString(value, scope);
-  if (Array.isArray(value)) return value.map((item) => interpolate(item, scope));
+export function interpolate(
+  value: unknown,
+  scope: Scope,
+  budget = new InterpolationBudget(),
+): unknown {
+  if (typeof value === 'string') return interpolateString(value, scope, budget);
+  if (Array.isArray(value)) return value.map((item) => interpolate(item, scope, budget));
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) out[key] = interpolate(item, scope);
+    for (const [key, item] of Object.entries(value)) out[key] = interpolate(item, scope, budget);
     return out;
   }
   return value;

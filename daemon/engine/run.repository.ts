@@ -12,6 +12,19 @@ export interface RunListFilter {
   since: number;
 }
 
+/** The runs of a workspace, across its workflows (the dashboard's runs page). */
+export interface WorkspaceRunFilter {
+  workspaceId: string;
+  workflowId?: string | undefined;
+  status?: string | undefined;
+  /** Created at or after (ms on the daemon clock). */
+  from?: number | undefined;
+  /** Created before (ms on the daemon clock). */
+  to?: number | undefined;
+  /** Runs created before this are past retention. */
+  since: number;
+}
+
 export type RunStatus =
   'running' | 'awaiting_approval' | 'completed' | 'failed' | 'cancelled' | 'timeout';
 
@@ -35,6 +48,9 @@ export interface RunRow {
   created_at: number;
   completed_at: number | null;
   cancelled_at: number | null;
+  /** The run this one re-runs (svc workflows rerun), and the step it started at. */
+  rerun_of: string | null;
+  from_step_id: string | null;
 }
 
 export interface StepRunRow {
@@ -48,6 +64,8 @@ export interface StepRunRow {
   error_message: string | null;
   started_at: number;
   completed_at: number;
+  /** The sandbox fault rule (flt_...) that produced this attempt's outcome. */
+  injected_fault: string | null;
 }
 
 export interface ApprovalRow {
@@ -58,6 +76,8 @@ export interface ApprovalRow {
 
 export class RunRepository {
   private readonly list: ListQuery<RunRow, RunListFilter>;
+  private readonly workspaceList: ListQuery<RunRow, WorkspaceRunFilter>;
+  private readonly statusCountStmt;
   private readonly insertStmt;
   private readonly getStmt;
   private readonly saveStmt;
@@ -72,6 +92,7 @@ export class RunRepository {
   private readonly approvalInsertStmt;
   private readonly approvalGetStmt;
   private readonly approvalDeleteStmt;
+  private readonly rerunsStmt;
 
   constructor(db: Db) {
     const counts = new ListCounts(db, 'runs');
@@ -93,11 +114,25 @@ export class RunRepository {
         return counts.sum(workflowId, status ? ['bucket = ?', status] : undefined) - expired;
       },
     });
+    this.workspaceList = new ListQuery<RunRow, WorkspaceRunFilter>(db, {
+      table: 'workflow_executions',
+      scope: { workspace_id: 'workspaceId' },
+      filters: { workflow_id: 'workflowId', status: 'status' },
+      conditions: (query) => [
+        ['created_at >= ?', Math.max(query.since, query.from ?? 0)],
+        query.to !== undefined && ['created_at < ?', query.to],
+      ],
+    });
+    this.statusCountStmt = db.prepare<[string, number], { status: RunStatus; n: number }>(
+      'SELECT status, COUNT(*) AS n FROM workflow_executions WHERE workspace_id = ? AND created_at >= ? GROUP BY status',
+    );
     this.insertStmt = db.prepare(
       `INSERT INTO workflow_executions (id, workflow_id, workspace_id, version, status, trigger_type, input, frontier,
-         steps_completed, result, error_code, error_message, failed_step, failed_agent_id, deadline_at, created_at, completed_at, cancelled_at)
+         steps_completed, result, error_code, error_message, failed_step, failed_agent_id, deadline_at, created_at, completed_at, cancelled_at,
+         rerun_of, from_step_id)
        VALUES (@id, @workflow_id, @workspace_id, @version, @status, @trigger_type, @input, @frontier,
-         @steps_completed, @result, @error_code, @error_message, @failed_step, @failed_agent_id, @deadline_at, @created_at, @completed_at, @cancelled_at)`,
+         @steps_completed, @result, @error_code, @error_message, @failed_step, @failed_agent_id, @deadline_at, @created_at, @completed_at, @cancelled_at,
+         @rerun_of, @from_step_id)`,
     );
     this.getStmt = db.prepare<[string], RunRow>('SELECT * FROM workflow_executions WHERE id = ?');
     this.saveStmt = db.prepare(
@@ -106,8 +141,8 @@ export class RunRepository {
          failed_agent_id = @failed_agent_id, completed_at = @completed_at, cancelled_at = @cancelled_at WHERE id = @id`,
     );
     this.stepStmt = db.prepare(
-      `INSERT INTO workflow_step_runs (execution_id, seq, step_id, attempt, status, result, error_code, error_message, started_at, completed_at)
-       VALUES (@execution_id, @seq, @step_id, @attempt, @status, @result, @error_code, @error_message, @started_at, @completed_at)`,
+      `INSERT INTO workflow_step_runs (execution_id, seq, step_id, attempt, status, result, error_code, error_message, started_at, completed_at, injected_fault)
+       VALUES (@execution_id, @seq, @step_id, @attempt, @status, @result, @error_code, @error_message, @started_at, @completed_at, @injected_fault)`,
     );
     this.stepsStmt = db.prepare<[string], StepRunRow>(
       'SELECT * FROM workflow_step_runs WHERE execution_id = ? ORDER BY seq',
@@ -133,6 +168,9 @@ export class RunRepository {
     );
     this.approvalGetStmt = db.prepare<[string], ApprovalRow>(
       'SELECT * FROM workflow_approvals WHERE agent_execution_id = ?',
+    );
+    this.rerunsStmt = db.prepare<[string], { id: string }>(
+      'SELECT id FROM workflow_executions WHERE rerun_of = ? ORDER BY created_at, id',
     );
     this.approvalDeleteStmt = db.prepare(
       'DELETE FROM workflow_approvals WHERE agent_execution_id = ?',
@@ -163,6 +201,11 @@ export class RunRepository {
     return this.stepAtStmt.get(executionId, seq);
   }
 
+  /** The runs that re-run this one, oldest first. */
+  rerunsOf(executionId: string): string[] {
+    return this.rerunsStmt.all(executionId).map((row) => row.id);
+  }
+
   /** Runs that have not ended, to resume after a restart. */
   unfinishedIds(): string[] {
     return this.unfinishedStmt.all().map((row) => row.id);
@@ -174,6 +217,17 @@ export class RunRepository {
 
   page(query: RunListFilter & ListQueryInput): Page<RunRow> {
     return this.list.page(query);
+  }
+
+  pageOfWorkspace(query: WorkspaceRunFilter & ListQueryInput): Page<RunRow> {
+    return this.workspaceList.page(query);
+  }
+
+  /** How many runs of the workspace were created since a time, by status. */
+  statusCounts(workspaceId: string, since: number): Record<string, number> {
+    return Object.fromEntries(
+      this.statusCountStmt.all(workspaceId, since).map((row) => [row.status, row.n]),
+    );
   }
 
   purgeBefore(cutoff: number): number {

@@ -11,6 +11,7 @@ import {
   evaluateCondition,
   ExpressionError,
   interpolate,
+  InterpolationBudget,
   maskSecrets,
   MissingSecretError,
   refusedSecrets,
@@ -19,6 +20,7 @@ import {
 } from './expressions.js';
 import type { OutboundHttp } from '../outbound/http.js';
 import { callWebhook } from './webhook-call.js';
+import type { FaultCall, InjectedFault } from '../faults/fault.service.js';
 
 /** The result of running one step once. */
 export type StepOutcome = (
@@ -30,6 +32,8 @@ export type StepOutcome = (
   /** The process is stopping: leave the step as it was, it runs again after the restart. */
   | { type: 'interrupted' }
 ) & {
+  /** The sandbox fault rule (flt_...) that produced this outcome (svc faults). */
+  injectedFault?: string | null | undefined;
   /**
    * The step's own records (an agent step's execution, decided at once), written in the
    * transaction that records the outcome: one commit per step, and never one without the other.
@@ -65,6 +69,9 @@ export interface AgentPort {
 export interface StepContext {
   workspaceId: string;
   executionId: string;
+  workflowId: string;
+  /** This activation's attempt, 1 for the first (retries count up). */
+  attempt: number;
   step: WorkflowStepView;
   /** trigger, workflow, steps and each step id: everything but secrets. */
   scope: Scope;
@@ -75,13 +82,59 @@ export interface StepContext {
 
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 30_000;
 
+/** The sandbox's fault rules, as steps ask them (FaultService). */
+export interface StepFaults {
+  decide(call: FaultCall): InjectedFault | undefined;
+}
+
+/** Step attempts whose fault rules runNow asked already (run() must not ask again). */
+const ASKED_LIMIT = 10_000;
+
 export class StepRunner {
+  private readonly asked = new Set<string>();
+
   constructor(
     private readonly agents: AgentPort,
     private readonly clock: Clock,
     private readonly urlPolicy: UrlPolicy,
     private readonly outbound: OutboundHttp,
+    private readonly faults?: StepFaults,
   ) {}
+
+  /**
+   * A --fail rule on this step (svc faults --workflow --step) fails it as the step itself
+   * would: a failed outcome with the rule's code, which the engine retries per retry_policy.
+   * Asked once per attempt, whichever of runNow and run gets to the step.
+   */
+  private injectedFailure(context: StepContext): StepOutcome | undefined {
+    if (!this.faults) return undefined;
+    const key = `${context.executionId}/${context.step.id}#${context.attempt}`;
+    if (this.asked.delete(key)) return undefined;
+    const fault = this.faults.decide({
+      point: 'step',
+      workspaceId: context.workspaceId,
+      workflowId: context.workflowId,
+      stepId: context.step.id,
+      attempt: context.attempt,
+      matchText: () => runInput(context),
+    });
+    if (!fault?.fail) return undefined;
+    return {
+      type: 'failed',
+      code: fault.fail,
+      message: `Step ${context.step.id} failed with ${fault.fail} (injected by the sandbox fault rule ${fault.id}).`,
+      agentId: context.step.type === 'agent_action' ? (context.step.agent_id ?? null) : null,
+      result: null,
+      injectedFault: fault.id,
+    };
+  }
+
+  /** runNow asked the rules and left the step to run(): remember it for run(). */
+  private markAsked(context: StepContext): void {
+    if (!this.faults) return;
+    if (this.asked.size >= ASKED_LIMIT) this.asked.clear();
+    this.asked.add(`${context.executionId}/${context.step.id}#${context.attempt}`);
+  }
 
   /**
    * Runs the step at once when it needs only the store and the CPU: a condition, a wait (its
@@ -90,6 +143,8 @@ export class StepRunner {
    * started nothing, when the step needs the network or time: then run() it.
    */
   runNow(context: StepContext): StepOutcome | undefined {
+    const injected = this.injectedFailure(context);
+    if (injected) return injected;
     const { scope, used } = this.scopeOf(context);
     let outcome: StepOutcome | undefined;
     try {
@@ -97,11 +152,14 @@ export class StepRunner {
     } catch (error) {
       outcome = failure(error, context.step);
     }
+    if (!outcome) this.markAsked(context);
     return outcome && maskOutcome(outcome, used);
   }
 
   /** Runs the step to its outcome, whatever it needs (after the commit that reached it). */
   async run(context: StepContext): Promise<StepOutcome> {
+    const injected = this.injectedFailure(context);
+    if (injected) return injected;
     const { scope, used } = this.scopeOf(context);
     try {
       // An agent step goes straight to decideNow, which a local brain answers as well: trying
@@ -182,10 +240,15 @@ export class StepRunner {
   ): ExecuteInput {
     const { step } = context;
     const action = String(step.config.action);
-    const mapped = interpolate(step.config.input_mapping ?? {}, scope) as Record<string, unknown>;
+    // One budget for the whole step: its strings together expand to a bounded size.
+    const budget = new InterpolationBudget();
+    const mapped = interpolate(step.config.input_mapping ?? {}, scope, budget) as Record<
+      string,
+      unknown
+    >;
     const text =
       step.config.input !== undefined
-        ? String(interpolate(step.config.input, scope))
+        ? String(interpolate(step.config.input, scope, budget))
         : `${action}: ${JSON.stringify(mapped)}`;
     const extras = extrasOf(step);
     return {
@@ -196,7 +259,7 @@ export class StepRunner {
           workflow_execution_id: context.executionId,
           step_id: step.id,
           action,
-          ...interpolateExtras(extras, scope),
+          ...interpolateExtras(extras, scope, budget),
         },
         used,
       ),
@@ -276,20 +339,35 @@ export class StepRunner {
   private async webhook(context: StepContext, scope: Scope): Promise<StepOutcome> {
     const { step } = context;
     const config = step.config;
-    const url = checkOutboundUrl(String(interpolate(config.url, scope)), this.urlPolicy);
+    const budget = new InterpolationBudget();
+    const url = checkOutboundUrl(String(interpolate(config.url, scope, budget)), this.urlPolicy);
     const method = String(config.method ?? 'POST').toUpperCase();
     const headers = Object.fromEntries(
       Object.entries(
-        (interpolate(config.headers ?? {}, scope) as Record<string, unknown>) ?? {},
+        (interpolate(config.headers ?? {}, scope, budget) as Record<string, unknown>) ?? {},
       ).map(([key, value]) => [key, value === null ? '' : String(value)]),
     );
     const body =
-      config.body === undefined || method === 'GET' ? undefined : interpolate(config.body, scope);
+      config.body === undefined || method === 'GET'
+        ? undefined
+        : interpolate(config.body, scope, budget);
     const timeoutMs =
       typeof config.timeout_seconds === 'number'
         ? config.timeout_seconds * 1000
         : DEFAULT_WEBHOOK_TIMEOUT_MS;
-    const answer = await callWebhook(this.outbound, { url, method, headers, body, timeoutMs });
+    const answer = await callWebhook(
+      this.outbound,
+      { url, method, headers, body, timeoutMs },
+      {
+        workspaceId: context.workspaceId,
+        workflowId: context.workflowId,
+        stepId: step.id,
+        attempt: context.attempt,
+        matchText: () => runInput(context),
+        untilDue: context.untilDue,
+      },
+    );
+    const injectedFault = answer.injectedFault;
     switch (answer.type) {
       case 'unreachable':
         return {
@@ -298,11 +376,12 @@ export class StepRunner {
           message: `${method} ${url}: ${answer.message}`,
           agentId: null,
           result: null,
+          injectedFault,
         };
       case 'answered': {
         const result = { status_code: answer.status, body: answer.body };
         if (answer.status >= 200 && answer.status < 300) {
-          return { type: 'completed', result, next: nextOf(step) };
+          return { type: 'completed', result, next: nextOf(step), injectedFault };
         }
         return {
           type: 'failed',
@@ -310,10 +389,17 @@ export class StepRunner {
           message: `${method} ${url} answered HTTP ${answer.status}.`,
           agentId: null,
           result,
+          injectedFault,
         };
       }
     }
   }
+}
+
+/** What a fault rule's --match reads for a step: the run's input (trigger payload), as JSON. */
+function runInput(context: StepContext): string {
+  const trigger = context.scope.trigger as { payload?: unknown } | undefined;
+  return JSON.stringify(trigger?.payload ?? null);
 }
 
 function nextOf(step: WorkflowStepView): string[] {
@@ -323,7 +409,15 @@ function nextOf(step: WorkflowStepView): string[] {
 /** An agent's ApiError (inactive agent, guardrail, failed execution) fails the step; others are bugs. */
 function agentFailure(error: unknown, agentId: string): StepOutcome {
   if (error instanceof ApiError) {
-    return { type: 'failed', code: error.code, message: error.message, agentId, result: null };
+    const injected = error.extras.injected_fault;
+    return {
+      type: 'failed',
+      code: error.code,
+      message: error.message,
+      agentId,
+      result: null,
+      injectedFault: typeof injected === 'string' ? injected : null,
+    };
   }
   throw error;
 }
@@ -346,8 +440,9 @@ function extrasOf(step: WorkflowStepView): Record<string, unknown> | null {
 function interpolateExtras(
   extras: Record<string, unknown> | null,
   scope: Scope,
+  budget: InterpolationBudget,
 ): Record<string, unknown> {
-  return extras === null ? {} : (interpolate(extras, scope) as Record<string, unknown>);
+  return extras === null ? {} : (interpolate(extras, scope, budget) as Record<string, unknown>);
 }
 
 function failure(error: unknown, step: WorkflowStepView): StepOutcome {

@@ -63,6 +63,8 @@ export function executionView(
   steps: readonly StepRunRow[],
   /** row.input parsed, when the caller has it. */
   input: unknown = JSON.parse(row.input),
+  /** The runs that re-run this one. */
+  reruns: string[] = [],
 ): WorkflowExecutionView {
   const stepResults: StepResultView[] = steps.map((step) => {
     const def = definition.byId.get(step.step_id);
@@ -80,6 +82,7 @@ export function executionView(
       duration_ms: step.completed_at - step.started_at,
       started_at: toIso(step.started_at),
       completed_at: toIso(step.completed_at),
+      injected_fault: step.injected_fault ?? null,
     };
   });
   for (const act of state.acts) {
@@ -99,6 +102,7 @@ export function executionView(
       duration_ms: null,
       started_at: toIso(act.started_at),
       completed_at: null,
+      injected_fault: null,
     });
   }
   const ended = row.completed_at ?? row.cancelled_at;
@@ -127,5 +131,8 @@ export function executionView(
     created_at: toIso(row.created_at),
     completed_at: toIso(row.completed_at),
     cancelled_at: toIso(row.cancelled_at),
+    rerun_of: row.rerun_of ?? null,
+    from_step_id: row.from_step_id ?? null,
+    reruns,
   };
 }

@@ -3,6 +3,7 @@
 // accepted event is never lost between the log and its consumers. Live listeners hear of it
 // after the commit.
 import { EventEmitter } from 'node:events';
+import { typePatternProblem } from '../../shared/event-type-patterns.js';
 import { newId } from '../../shared/ids.js';
 import { isEventType, type EventEnvelope, type EventType } from '../../shared/schemas/events.js';
 import { toIso, type Clock } from '../clock/clock.js';
@@ -112,6 +113,8 @@ export function parseTypeFilter(text: string | undefined): { types: string[]; pr
     .split(',')
     .map((part) => part.trim())
     .filter(Boolean)) {
+    const problem = typePatternProblem(word);
+    if (problem) throw invalidParameter('type', `'${word}' ${problem}.`);
     if (word.endsWith('*')) prefixes.push(word.slice(0, -1));
     else if (isEventType(word)) types.push(word);
     else

@@ -8,6 +8,7 @@
 import { Worker } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import { workerScript } from '../worker-script.js';
+import type { FaultCall, InjectedFault } from '../faults/fault.service.js';
 import type { UrlPolicy } from './url-policy.js';
 
 /** Bytes of a response body read at most, unless the call asks otherwise. */
@@ -28,12 +29,37 @@ export interface OutboundRequest {
   param?: string | undefined;
 }
 
+/**
+ * Who a call is made for, so that sandbox fault rules (svc faults) can target it. Stays in this
+ * thread: it is not part of the call handed to the worker.
+ */
+export interface CallScope {
+  workspaceId: string;
+  webhookId?: string | undefined;
+  workflowId?: string | undefined;
+  stepId?: string | undefined;
+  /** The delivery's or the step's attempt, 1 for the first. */
+  attempt: number;
+  /** What a rule's --match reads (the event type of a delivery, a run's input). */
+  matchText(): string;
+  /** Wraps a wait that only a later time on the daemon clock ends (a step's --latency). */
+  untilDue?: (<T>(waiting: Promise<T>) => Promise<T>) | undefined;
+}
+
+/** The sandbox's fault rules, as the outbound module asks them (FaultService). */
+export interface FaultInjector {
+  decide(call: FaultCall): InjectedFault | undefined;
+  delay(ms: number): Promise<void>;
+}
+
 /** What the other side answered: any status, 3xx included (redirects are never followed). */
 export interface OutboundResponse {
   type: 'response';
   status: number;
   body: string;
   timeMs: number;
+  /** The fault rule (flt_...) that produced or delayed this answer, in the sandbox. */
+  injectedFault?: string | undefined;
 }
 
 /**
@@ -49,6 +75,8 @@ export interface OutboundFailure {
   /** The status when the failure came after it (too_large), else null. */
   status: number | null;
   timeMs: number;
+  /** The fault rule (flt_...) that produced this failure, in the sandbox. */
+  injectedFault?: string | undefined;
 }
 
 export type OutboundResult = OutboundResponse | OutboundFailure;
@@ -71,14 +99,87 @@ export class OutboundHttp {
     { resolve: (result: OutboundResult) => void; started: number }
   >();
 
+  private faults: FaultInjector | undefined;
+
   constructor(private readonly policy: UrlPolicy) {}
+
+  /** Sandbox: calls made with a scope are first put to the fault rules. */
+  useFaults(faults: FaultInjector): void {
+    this.faults = faults;
+  }
 
   /**
    * One HTTP call: never throws, never retries, never follows a redirect. Callers that keep
    * schedules (deliveries, workflow steps) decide what a failure means. The timeout covers the
-   * whole call, the answer's body included.
+   * whole call, the answer's body included. With a scope, a sandbox fault rule may answer
+   * instead of the other side (see inject): the caller cannot tell, but for `injectedFault`.
    */
-  request(call: OutboundRequest): Promise<OutboundResult> {
+  request(call: OutboundRequest, scope?: CallScope): Promise<OutboundResult> {
+    const fault =
+      scope &&
+      this.faults?.decide({
+        point: 'http',
+        url: call.url,
+        workspaceId: scope.workspaceId,
+        webhookId: scope.webhookId,
+        workflowId: scope.workflowId,
+        stepId: scope.stepId,
+        attempt: scope.attempt,
+        matchText: scope.matchText,
+      });
+    return fault ? this.inject(call, scope, fault) : this.send(call);
+  }
+
+  /**
+   * The result a real call with this fault would have had: after the latency (on the daemon
+   * clock), the status as the answer, a timeout failure that took the call's whole timeout
+   * (answered at once: the sandbox does not hold the call for it in real time), a reset
+   * connection, or, with a latency alone, the real call.
+   */
+  private async inject(
+    call: OutboundRequest,
+    scope: CallScope,
+    fault: InjectedFault,
+  ): Promise<OutboundResult> {
+    const latency = fault.latencyMs ?? 0;
+    if (latency > 0) {
+      const waiting = this.faults!.delay(latency);
+      await (scope.untilDue ? scope.untilDue(waiting) : waiting);
+    }
+    let result: OutboundResult;
+    if (fault.status !== null) {
+      result = {
+        type: 'response',
+        status: fault.status,
+        body: JSON.stringify({
+          error: { type: 'injected_fault', message: `Injected by svc fault rule ${fault.id}.` },
+        }),
+        timeMs: latency,
+      };
+    } else if (fault.timeout) {
+      result = {
+        type: 'failed',
+        reason: 'timeout',
+        message: `No answer within ${formatSeconds(call.timeoutMs)}.`,
+        status: null,
+        timeMs: latency + call.timeoutMs,
+      };
+    } else if (fault.reset) {
+      result = {
+        type: 'failed',
+        reason: 'connect',
+        message: 'Could not connect: ECONNRESET.',
+        status: null,
+        timeMs: latency,
+      };
+    } else {
+      const real = await this.send(call);
+      result = { ...real, timeMs: real.timeMs + latency };
+    }
+    return { ...result, injectedFault: fault.id };
+  }
+
+  private send(call: OutboundRequest): Promise<OutboundResult> {
     return new Promise((resolve) => {
       const id = this.nextId++;
       const worker = this.thread();
@@ -131,4 +232,8 @@ export class OutboundHttp {
       });
     }
   }
+}
+
+function formatSeconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
 }

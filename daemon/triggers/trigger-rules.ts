@@ -1,6 +1,7 @@
 // What a workflow's trigger means, checked on every write: the config per type (400 with
 // param trigger.config.<field>), and the tagged value the trigger tables are kept from.
 import type { z } from 'zod';
+import { matchesTypePattern } from '../../shared/event-type-patterns.js';
 import { EVENT_TYPES, isEventType } from '../../shared/schemas/events.js';
 import { TRIGGER_CONFIGS, TRIGGER_TYPES, type TriggerType } from '../../shared/schemas/triggers.js';
 import { ApiError, missingFields } from '../domain/errors.js';
@@ -81,9 +82,7 @@ function checkPattern(pattern: string, index: number): void {
 
 /** Does an event type match one of the patterns (exact types, or prefixes ending in *)? */
 export function matchesPatterns(patterns: readonly string[], type: string): boolean {
-  return patterns.some((pattern) =>
-    pattern.endsWith('*') ? type.startsWith(pattern.slice(0, -1)) : pattern === type,
-  );
+  return patterns.some((pattern) => matchesTypePattern(pattern, type));
 }
 
 function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {

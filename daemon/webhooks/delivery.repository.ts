@@ -29,6 +29,12 @@ export interface AttemptRow {
   http_status: number | null;
   response_time_ms: number;
   error: string | null;
+  /** The X-Svc-Signature header sent (null for attempts stored before it was kept). */
+  signature: string | null;
+  /** The first bytes of the receiver's answer, as text (null when there was no answer). */
+  response_head: string | null;
+  /** The sandbox fault rule (flt_...) that produced this attempt's outcome. */
+  injected_fault: string | null;
 }
 
 export interface DeliveryListQuery {
@@ -43,6 +49,7 @@ export class DeliveryRepository {
   private readonly attemptsStmt;
   private readonly resultStmt;
   private readonly pendingStmt;
+  private readonly windowStmt;
 
   private readonly list: ListQuery<DeliveryRow, DeliveryListQuery>;
 
@@ -61,8 +68,8 @@ export class DeliveryRepository {
     );
     this.getStmt = db.prepare<[string], DeliveryRow>('SELECT * FROM deliveries WHERE id = ?');
     this.attemptStmt = db.prepare(
-      `INSERT INTO delivery_attempts (delivery_id, attempt, attempted_at, http_status, response_time_ms, error)
-       VALUES (@delivery_id, @attempt, @attempted_at, @http_status, @response_time_ms, @error)`,
+      `INSERT INTO delivery_attempts (delivery_id, attempt, attempted_at, http_status, response_time_ms, error, signature, response_head, injected_fault)
+       VALUES (@delivery_id, @attempt, @attempted_at, @http_status, @response_time_ms, @error, @signature, @response_head, @injected_fault)`,
     );
     this.attemptsStmt = db.prepare<[string], AttemptRow>(
       'SELECT * FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt',
@@ -70,6 +77,9 @@ export class DeliveryRepository {
     this.resultStmt = db.prepare(
       `UPDATE deliveries SET status = @status, attempts = @attempts, http_status = @http_status, response_time_ms = @response_time_ms,
          error = @error, delivered_at = @delivered_at, last_attempt_at = @last_attempt_at, next_attempt_at = @next_attempt_at WHERE id = @id`,
+    );
+    this.windowStmt = db.prepare<[string, number, number], DeliveryRow>(
+      'SELECT * FROM deliveries WHERE webhook_id = ? AND created_at >= ? AND created_at <= ? ORDER BY created_at, id',
     );
     this.pendingStmt = db.prepare<[string], { id: string }>(
       "SELECT id FROM deliveries WHERE webhook_id = ? AND status = 'pending'",
@@ -110,6 +120,11 @@ export class DeliveryRepository {
 
   pendingIds(webhookId: string): string[] {
     return this.pendingStmt.all(webhookId).map((row) => row.id);
+  }
+
+  /** A webhook's deliveries created in [from, to], oldest first. */
+  inWindow(webhookId: string, from: number, to: number): DeliveryRow[] {
+    return this.windowStmt.all(webhookId, from, to);
   }
 
   page(query: DeliveryListQuery & ListQueryInput): Page<DeliveryRow> {

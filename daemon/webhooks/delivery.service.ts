@@ -14,11 +14,14 @@ import { sampleEventData } from '../events/samples.js';
 import { ApiError } from '../domain/errors.js';
 import { mapPage, type ListQueryInput, type Page } from '../domain/pages.js';
 import type { Transactions } from '../domain/transactions.js';
-import type { OutboundHttp } from '../outbound/http.js';
+import type { CallScope, OutboundHttp } from '../outbound/http.js';
 import type { TimerService } from '../timers/timer.service.js';
 import type { DeliveryRepository, DeliveryRow } from './delivery.repository.js';
 import type { WebhookRow } from './webhook.repository.js';
 import { DELIVERY_TIMER, type WebhookService } from './webhook.service.js';
+
+/** How much of a receiver's answer each attempt keeps (shown by the dashboard). */
+export const RESPONSE_HEAD_CHARS = 512;
 
 /** Emits `attempted` with each delivery attempt once it is stored (svc webhooks tail). */
 export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity] }> {
@@ -55,6 +58,26 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
         http_status: attempt.http_status,
         response_time_ms: attempt.response_time_ms,
         error: attempt.error,
+        injected_fault: attempt.injected_fault,
+      })),
+      event: JSON.parse(row.body) as Record<string, unknown>,
+    };
+  }
+
+  /** The delivery with each attempt's signature header and the start of the answer (dashboard). */
+  attemptLog(workspaceId: string, webhookId: string, deliveryId: string) {
+    const row = this.delivery(workspaceId, webhookId, deliveryId);
+    return {
+      ...toDeliveryView(row),
+      attempts_history: this.repo.attempts(row.id).map((attempt) => ({
+        attempt: attempt.attempt,
+        attempted_at: toIso(attempt.attempted_at),
+        http_status: attempt.http_status,
+        response_time_ms: attempt.response_time_ms,
+        error: attempt.error,
+        signature: attempt.signature,
+        response_head: attempt.response_head,
+        injected_fault: attempt.injected_fault,
       })),
       event: JSON.parse(row.body) as Record<string, unknown>,
     };
@@ -67,6 +90,65 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
     this.timers.cancelOwned(row.id);
     await this.attempt(row, hook, { automatic: false });
     return this.detail(workspaceId, webhookId, deliveryId);
+  }
+
+  /**
+   * svc webhooks replay: the stored events of a webhook's deliveries in a time window, sent again
+   * as new deliveries (same event id and body, new delivery ids, first attempt now, then the
+   * usual schedule). An event counts once, judged by its latest delivery: `failed` replays the
+   * events whose last delivery failed (not those a later replay delivered). A webhook that is
+   * not active would hold them: it is refused, with the fix.
+   */
+  replay(workspaceId: string, webhookId: string, filter: ReplayFilter): ReplayResult {
+    const hook = this.webhooks.row(workspaceId, webhookId);
+    if (hook.status !== 'active' && !filter.dryRun) {
+      throw new ApiError(
+        'conflict',
+        `Webhook ${hook.id} is ${hook.status}: it would hold the replayed deliveries. Activate it first: svc webhooks update ${hook.id} --status active`,
+        { extras: { webhook_status: hook.status } },
+      );
+    }
+    const latest = new Map<string, DeliveryRow>();
+    for (const row of this.repo.inWindow(hook.id, filter.from, filter.to)) {
+      latest.set(row.event_id, row);
+    }
+    const chosen = [...latest.values()].filter(
+      (row) =>
+        (filter.status === 'all' ? row.status !== 'pending' : row.status === filter.status) &&
+        (filter.eventType === undefined || row.event_type === filter.eventType),
+    );
+    const now = this.clock.now();
+    const replays = chosen.map((row) => ({
+      event_id: row.event_id,
+      event_type: row.event_type,
+      original_delivery_id: row.id,
+      original_status: row.status,
+      delivery_id: filter.dryRun ? null : newId('delivery'),
+    }));
+    if (!filter.dryRun && replays.length > 0) {
+      this.db.transaction(() => {
+        replays.forEach((replay, index) => {
+          const deliveryId = replay.delivery_id!;
+          this.repo.insert({
+            id: deliveryId,
+            webhook_id: hook.id,
+            workspace_id: hook.workspace_id,
+            event_id: replay.event_id,
+            event_type: replay.event_type,
+            body: chosen[index]!.body,
+            created_at: now,
+            next_attempt_at: now,
+          });
+          this.timers.schedule(DELIVERY_TIMER, now, { delivery_id: deliveryId }, deliveryId);
+        });
+      })();
+    }
+    return {
+      webhook_id: hook.id,
+      dry_run: filter.dryRun,
+      count: replays.length,
+      deliveries: replays,
+    };
   }
 
   /** POST /webhooks/{id}/test: a sample event of the type, sent now, not stored. */
@@ -120,11 +202,17 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
     hook: WebhookRow,
     options: { automatic: boolean },
   ): Promise<void> {
-    const result = await this.send(hook, row.body, {
-      eventId: row.event_id,
-      eventType: row.event_type,
-      deliveryId: row.id,
-    });
+    const result = await this.send(
+      hook,
+      row.body,
+      { eventId: row.event_id, eventType: row.event_type, deliveryId: row.id },
+      {
+        workspaceId: hook.workspace_id,
+        webhookId: hook.id,
+        attempt: row.attempts + 1,
+        matchText: () => row.event_type,
+      },
+    );
     const now = this.clock.now();
     const attempts = row.attempts + 1;
     const updated: DeliveryRow = {
@@ -156,6 +244,9 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
         http_status: result.status,
         response_time_ms: result.timeMs,
         error: result.error,
+        signature: result.signature,
+        response_head: result.responseHead,
+        injected_fault: result.injectedFault,
       });
       this.repo.saveResult(updated);
       const finishedNow = row.status === 'pending' && updated.status !== 'pending';
@@ -183,36 +274,59 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
     });
   }
 
-  /** One POST through the outbound module; a 3xx is an answer (a failure), never followed. */
+  /**
+   * One POST through the outbound module; a 3xx is an answer (a failure), never followed. With
+   * a scope (a stored delivery's attempt), sandbox fault rules may answer instead.
+   */
   private async send(
     hook: WebhookRow,
     body: string,
     ids: { eventId: string; eventType: string; deliveryId: string },
+    scope?: CallScope,
   ): Promise<SendResult> {
-    const result = await this.outbound.request({
-      url: hook.url,
-      method: 'POST',
-      body,
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': `svc-webhooks/${VERSION}`,
-        'x-svc-signature': signatureHeader(this.webhooks.signingSecret(hook), body),
-        'x-svc-event-id': ids.eventId,
-        'x-svc-event-type': ids.eventType,
-        'x-svc-delivery-id': ids.deliveryId,
+    const signature = signatureHeader(this.webhooks.signingSecret(hook), body);
+    const result = await this.outbound.request(
+      {
+        url: hook.url,
+        method: 'POST',
+        body,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': `svc-webhooks/${VERSION}`,
+          'x-svc-signature': signature,
+          'x-svc-event-id': ids.eventId,
+          'x-svc-event-type': ids.eventType,
+          'x-svc-delivery-id': ids.deliveryId,
+        },
+        timeoutMs: hook.timeout_seconds * 1000,
+        // The receiver's answer is not used: read a little of it, then let it go.
+        maxResponseBytes: 64 * 1024,
       },
-      timeoutMs: hook.timeout_seconds * 1000,
-      // The receiver's answer is not used: read a little of it, then let it go.
-      maxResponseBytes: 64 * 1024,
-    });
+      scope,
+    );
+    const injectedFault = result.injectedFault ?? null;
     if (result.type === 'failed') {
       // An answer too long to read still is the receiver's answer.
       if (result.reason === 'too_large' && result.status !== null) {
-        return statusResult(result.status, result.timeMs);
+        return statusResult(result.status, result.timeMs, signature, null, injectedFault);
       }
-      return { ok: false, status: null, timeMs: result.timeMs, error: result.message };
+      return {
+        ok: false,
+        status: null,
+        timeMs: result.timeMs,
+        error: result.message,
+        signature,
+        responseHead: null,
+        injectedFault,
+      };
     }
-    return statusResult(result.status, result.timeMs);
+    return statusResult(
+      result.status,
+      result.timeMs,
+      signature,
+      result.body.slice(0, RESPONSE_HEAD_CHARS),
+      injectedFault,
+    );
   }
 
   private delivery(workspaceId: string, webhookId: string, deliveryId: string): DeliveryRow {
@@ -227,16 +341,58 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
   }
 }
 
+export interface ReplayFilter {
+  /** Deliveries created in [from, to] (daemon clock, ms). */
+  from: number;
+  to: number;
+  status: 'failed' | 'delivered' | 'all';
+  eventType?: string | undefined;
+  /** List what would be sent, send nothing. */
+  dryRun: boolean;
+}
+
+export interface ReplayResult {
+  webhook_id: string;
+  dry_run: boolean;
+  count: number;
+  deliveries: {
+    event_id: string;
+    event_type: string;
+    original_delivery_id: string;
+    original_status: string;
+    /** The new delivery (null in a dry run). */
+    delivery_id: string | null;
+  }[];
+}
+
 interface SendResult {
   ok: boolean;
   status: number | null;
   timeMs: number;
   error: string | null;
+  signature: string;
+  responseHead: string | null;
+  /** The sandbox fault rule that produced this outcome (flt_...). */
+  injectedFault: string | null;
 }
 
-function statusResult(status: number, timeMs: number): SendResult {
+function statusResult(
+  status: number,
+  timeMs: number,
+  signature: string,
+  responseHead: string | null,
+  injectedFault: string | null,
+): SendResult {
   const ok = status >= 200 && status < 300;
-  return { ok, status, timeMs, error: ok ? null : `The receiver answered HTTP ${status}.` };
+  return {
+    ok,
+    status,
+    timeMs,
+    error: ok ? null : `The receiver answered HTTP ${status}.`,
+    signature,
+    responseHead,
+    injectedFault,
+  };
 }
 
 export function toDeliveryView(row: DeliveryRow): DeliveryView {

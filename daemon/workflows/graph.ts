@@ -18,6 +18,8 @@ import {
 
 export const WEBHOOK_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export const MAX_WAIT_SECONDS = 30 * 86_400;
+/** Branches one parallel step may start at once. */
+export const MAX_PARALLEL_BRANCHES = 50;
 
 export interface GraphContext {
   /** Whether an agent of the workspace has this id. */
@@ -184,8 +186,19 @@ function checkConfig(
         Array.isArray(children) && children.length > 0,
         'a non-empty array of step ids',
       );
+      need(
+        'steps',
+        (children as unknown[]).length <= MAX_PARALLEL_BRANCHES,
+        `at most ${MAX_PARALLEL_BRANCHES} step ids (branches run at once)`,
+      );
       (children as unknown[]).forEach((child, j) => {
         reference(`${at}.config.steps[${j}]`, child, step.id);
+        if ((children as unknown[]).indexOf(child) !== j) {
+          throw invalid(
+            `${at}.config.steps[${j}]`,
+            `Step '${step.id}' lists branch '${String(child)}' twice. List each branch once.`,
+          );
+        }
       });
       if (config.wait_for_all !== undefined)
         need('wait_for_all', typeof config.wait_for_all === 'boolean', 'a boolean');

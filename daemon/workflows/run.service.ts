@@ -3,11 +3,15 @@
 import type {
   ExecuteAnswerView,
   ExecuteInput,
+  RerunInput,
   WorkflowExecutionView,
+  WorkflowStepView,
 } from '../../shared/schemas/workflows.js';
+import type { Definition } from './workflow.service.js';
 import { toIso, type Clock } from '../clock/clock.js';
 import type { WorkflowEngine } from '../engine/engine.js';
 import type { RunRepository, RunRow } from '../engine/run.repository.js';
+import { parseState } from '../engine/views.js';
 import { ApiError } from '../domain/errors.js';
 import { mapPage, type ListQueryInput, type Page } from '../domain/pages.js';
 import type { CommitQueue } from '../store/commit-queue.js';
@@ -16,6 +20,22 @@ import type { WorkflowService } from './workflow.service.js';
 export const RUN_RETENTION_MS = 30 * 86_400_000;
 /** wait_for_completion answers 202 with the running execution past this. */
 export const MAX_WAIT_MS = 60_000;
+
+/** What the dashboard shows of a run: the API's view, the steps it ran, and what it waits for. */
+export interface RunDetail {
+  execution: WorkflowExecutionView;
+  /** The definition the run started with (its pinned version). */
+  steps: WorkflowStepView[];
+  /** Pending activations; a wait or a retry has the time it wakes up (daemon clock). */
+  pending: {
+    step_id: string;
+    state: string;
+    attempt: number;
+    started_at: string;
+    wake_at: string | null;
+    agent_execution_id: string | null;
+  }[];
+}
 
 export class RunService {
   constructor(
@@ -31,14 +51,7 @@ export class RunService {
     workflowId: string,
     body: ExecuteInput,
   ): Promise<{ status: 200 | 202; execution: ExecuteAnswerView }> {
-    const workflow = this.workflows.configuredRow(workspaceId, workflowId);
-    if (workflow.status === 'paused' || workflow.status === 'archived') {
-      throw new ApiError(
-        'workflow_not_active',
-        `Workflow ${workflow.id} is ${workflow.status}. Activate it first: PATCH /v1/workflows/${workflow.id} {"status": "active"}.`,
-        { extras: { workflow_status: workflow.status } },
-      );
-    }
+    const workflow = this.runnable(workspaceId, workflowId);
     // Group-committed with other starts, with the first steps that need no waiting; the next
     // ones start once it is committed.
     const started = await this.commits.run(() =>
@@ -48,7 +61,75 @@ export class RunService {
         inline: true,
       }),
     );
-    if (!body.wait_for_completion) {
+    return this.answer(started, body.wait_for_completion === true);
+  }
+
+  /**
+   * POST .../executions/{id}/rerun: a new run with the original's input (and trigger type and
+   * headers), on the workflow as it is now. With from_step_id, the step rows the original
+   * wrote before its first attempt of that step become the new run's own (their results in
+   * scope, not run again) and the run starts at that step, like Temporal's reset.
+   */
+  async rerun(
+    workspaceId: string,
+    workflowId: string,
+    executionId: string,
+    body: RerunInput,
+  ): Promise<{ status: 200 | 202; execution: ExecuteAnswerView }> {
+    const source = this.row(workspaceId, workflowId, executionId);
+    const workflow = this.runnable(workspaceId, workflowId);
+    const fromStepId = body.from_step_id;
+    let keep: ReturnType<RunRepository['steps']> = [];
+    if (fromStepId !== undefined) {
+      const definition = this.workflows.definition(workflow.id, workflow.version)!;
+      checkRerunStep(definition, fromStepId);
+      const steps = this.repo.steps(source.id);
+      const cut = steps.findIndex((step) => step.step_id === fromStepId);
+      const pending = parseState(source.frontier).acts.some((act) => act.step_id === fromStepId);
+      if (cut === -1 && !pending) {
+        throw new ApiError(
+          'conflict',
+          `Run ${source.id} never reached step ${fromStepId}: there are no earlier results to keep. Re-run it whole (without from_step_id) or pick a step it ran.`,
+          { param: 'from_step_id' },
+        );
+      }
+      keep = cut === -1 ? steps : steps.slice(0, cut);
+    }
+    const input = JSON.parse(source.input) as Record<string, unknown>;
+    const headers = parseState(source.frontier).headers;
+    const started = await this.commits.run(() =>
+      this.engine.start(workspaceId, workflow.id, {
+        input,
+        trigger: {
+          type: source.trigger_type as 'manual',
+          payload: input,
+          ...(headers ? { headers } : {}),
+        },
+        inline: true,
+        rerun: { of: source.id, fromStepId, keep },
+      }),
+    );
+    return this.answer(started, body.wait_for_completion === true);
+  }
+
+  private runnable(workspaceId: string, workflowId: string) {
+    const workflow = this.workflows.configuredRow(workspaceId, workflowId);
+    if (workflow.status === 'paused' || workflow.status === 'archived') {
+      throw new ApiError(
+        'workflow_not_active',
+        `Workflow ${workflow.id} is ${workflow.status}. Activate it first: PATCH /v1/workflows/${workflow.id} {"status": "active"}.`,
+        { extras: { workflow_status: workflow.status } },
+      );
+    }
+    return workflow;
+  }
+
+  /** What execute and rerun answer: at once (202), or the run once it ended (up to 60 s). */
+  private async answer(
+    started: WorkflowExecutionView,
+    wait: boolean,
+  ): Promise<{ status: 200 | 202; execution: ExecuteAnswerView }> {
+    if (!wait) {
       return {
         status: 202,
         execution: {
@@ -56,6 +137,9 @@ export class RunService {
           workflow_id: started.workflow_id,
           status: 'running',
           created_at: started.created_at,
+          ...(started.rerun_of
+            ? { rerun_of: started.rerun_of, from_step_id: started.from_step_id }
+            : {}),
         },
       };
     }
@@ -137,6 +221,70 @@ export class RunService {
     };
   }
 
+  /** The runs of a workspace across its workflows, newest first (the dashboard's runs page). */
+  listInWorkspace(
+    workspaceId: string,
+    query: ListQueryInput & {
+      workflow_id?: string | undefined;
+      status?: string | undefined;
+      from?: number | undefined;
+      to?: number | undefined;
+    },
+  ): Page<WorkflowExecutionView> {
+    return mapPage(
+      this.repo.pageOfWorkspace({
+        ...query,
+        workspaceId,
+        workflowId: query.workflow_id,
+        since: this.cutoff(),
+      }),
+      (row) => this.engine.view(row),
+    );
+  }
+
+  /** Runs of the workspace created in the last `ms` on the daemon clock, by status. */
+  statusCounts(workspaceId: string, ms: number): Record<string, number> {
+    return this.repo.statusCounts(workspaceId, Math.max(this.cutoff(), this.clock.now() - ms));
+  }
+
+  /** A run of the workspace by its id alone, with its definition and pending work. */
+  detail(workspaceId: string, executionId: string): RunDetail {
+    const row = this.rowInWorkspace(workspaceId, executionId);
+    const definition = this.workflows.definition(row.workflow_id, row.version);
+    return {
+      execution: this.engine.view(row),
+      steps: definition?.steps ?? [],
+      pending: parseState(row.frontier).acts.map((act) => ({
+        step_id: act.step_id,
+        state: act.state,
+        attempt: act.attempt,
+        started_at: toIso(act.started_at),
+        wake_at: toIso(act.wake_at ?? null),
+        agent_execution_id: act.agent_execution_id ?? null,
+      })),
+    };
+  }
+
+  /** Cancel, knowing the run's id alone (same rule as cancel). */
+  cancelInWorkspace(workspaceId: string, executionId: string) {
+    const row = this.rowInWorkspace(workspaceId, executionId);
+    return this.cancel(workspaceId, row.workflow_id, row.id);
+  }
+
+  /** Starts a new manual run of the same workflow with the same input. */
+  runAgain(workspaceId: string, executionId: string) {
+    const row = this.rowInWorkspace(workspaceId, executionId);
+    return this.execute(workspaceId, row.workflow_id, {
+      input: JSON.parse(row.input) as Record<string, unknown>,
+      wait_for_completion: false,
+    });
+  }
+
+  /** The run that waits on an agent execution's approval, if a workflow step asked for it. */
+  runAwaiting(agentExecutionId: string): string | null {
+    return this.repo.approval(agentExecutionId)?.execution_id ?? null;
+  }
+
   /** Deletes runs past the 30-day retention on the daemon clock. */
   purgeExpired(): number {
     return this.engine.purgeBefore(this.cutoff());
@@ -144,6 +292,18 @@ export class RunService {
 
   private cutoff(): number {
     return this.clock.now() - RUN_RETENTION_MS;
+  }
+
+  private rowInWorkspace(workspaceId: string, executionId: string): RunRow {
+    const row = this.repo.get(executionId);
+    if (!row || row.workspace_id !== workspaceId || row.created_at < this.cutoff()) {
+      throw new ApiError(
+        'execution_not_found',
+        `No execution ${executionId} in this workspace (executions are kept 30 days).`,
+        { param: 'execution_id' },
+      );
+    }
+    return row;
   }
 
   private row(workspaceId: string, workflowId: string, executionId: string): RunRow {
@@ -157,5 +317,44 @@ export class RunService {
       );
     }
     return row;
+  }
+}
+
+/**
+ * A re-run starts at a step of the top level: a step inside a parallel step's chains would run
+ * without its join (its siblings and what follows the join would never run).
+ */
+function checkRerunStep(definition: Definition, stepId: string): void {
+  if (!definition.byId.has(stepId)) {
+    throw new ApiError(
+      'invalid_parameter',
+      `The workflow has no step ${stepId}. from_step_id names one of its steps.`,
+      { param: 'from_step_id' },
+    );
+  }
+  const inBranches = new Set<string>();
+  const follow = (id: string | null | undefined) => {
+    while (id && !inBranches.has(id)) {
+      inBranches.add(id);
+      const step = definition.byId.get(id);
+      if (!step) return;
+      for (const target of [step.config.if_true, step.config.if_false, step.on_error]) {
+        if (typeof target === 'string') follow(target);
+      }
+      if (step.type === 'parallel')
+        for (const child of (step.config.steps as string[]) ?? []) follow(child);
+      id = step.next_step_id;
+    }
+  };
+  for (const step of definition.steps) {
+    if (step.type === 'parallel')
+      for (const child of (step.config.steps as string[]) ?? []) follow(child);
+  }
+  if (inBranches.has(stepId)) {
+    throw new ApiError(
+      'invalid_parameter',
+      `Step ${stepId} runs inside a parallel step's branches; a re-run starts at a step outside them (e.g. the parallel step itself).`,
+      { param: 'from_step_id' },
+    );
   }
 }

@@ -5,6 +5,7 @@ import {
   ExecuteBody,
   ExecutionListQuery,
   ExecutionParams,
+  RerunBody,
   Workflow,
   WorkflowCreateBody,
   WorkflowExecution,
@@ -139,6 +140,40 @@ export function workflowRoutes(workflows: WorkflowService, runs: RunService): Ro
       response: CancelledExecution,
       handler: ({ params, ctx }) =>
         runs.cancel(ctx.workspace.id, params.workflow_id, params.execution_id),
+    }),
+    objectRoute({
+      method: 'POST',
+      path: '/v1/workflows/:workflow_id/executions/:execution_id/rerun',
+      operationId: 'rerunWorkflowExecution',
+      summary: 'Re-run a run',
+      description:
+        "Starts a new run with the original run's input (and trigger type), on the workflow as it is now. With from_step_id, the step results the original run recorded before it first reached that step are kept (copied into the new run's step_results, not run again) and execution starts at that step, like Temporal's reset; a step inside a parallel step's branches is 400 invalid_parameter, a step the original never reached is 409 conflict. The new run has rerun_of (and from_step_id); the original lists it in reruns. Answers like execute: 202 {execution_id, workflow_id, status, created_at, rerun_of, from_step_id}, or with wait_for_completion the finished run (200; 500 step_failed; 408 workflow_timeout).",
+      tag,
+      auth: execute,
+      rateLimit: { operation: 'workflows.execute', perParam: 'workflow_id' },
+      params: ExecutionParams,
+      body: RerunBody,
+      status: 202,
+      alsoStatus: [200],
+      errors: [
+        'workflow_not_found',
+        'execution_not_found',
+        'workflow_not_active',
+        'conflict',
+        'step_failed',
+        'workflow_timeout',
+      ],
+      response: ExecuteAnswer,
+      handler: async ({ params, body, ctx, reply }) => {
+        const { status, execution } = await runs.rerun(
+          ctx.workspace.id,
+          params.workflow_id,
+          params.execution_id,
+          body,
+        );
+        reply.code(status);
+        return execution;
+      },
     }),
   ];
 }

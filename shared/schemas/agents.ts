@@ -36,8 +36,16 @@ export const SecretName = z
 
 const Brain = z
   .strictObject({
-    provider: z.enum(['simulated', 'openai']),
+    provider: z.enum(['simulated', 'openai', 'replay']),
     model: z.string().max(200).optional(),
+    cassette: z.string().max(500).optional().meta({
+      description:
+        "replay: the cassette to answer from (svc agents record), a .json file named relative to the daemon's cassette folder (SVC_CASSETTE_DIR, default <data dir>/cassettes); absolute paths and .. are refused",
+    }),
+    record_missing: z.boolean().optional().meta({
+      description:
+        "replay: a request the cassette lacks is asked of the real endpoint (base_url, else the daemon's) and appended, instead of failing the execution",
+    }),
     base_url: z.string().max(500).optional(),
     api_key_secret: SecretName.optional().meta({
       description:
@@ -113,8 +121,10 @@ export const Agent = workspaceObject({
   }),
   brain: z
     .object({
-      provider: z.enum(['simulated', 'openai']),
+      provider: z.enum(['simulated', 'openai', 'replay']),
       model: z.string().optional(),
+      cassette: z.string().optional(),
+      record_missing: z.boolean().optional(),
       base_url: z.string().optional(),
       api_key_secret: z.string().optional(),
     })

@@ -1,7 +1,8 @@
 // Inputs of the control channel (tRPC), shared by the daemon and the CLI.
 import { z } from 'zod';
 import { TIERS } from '../tiers.js';
-import { EVENT_TYPES } from './events.js';
+import { MAX_TYPE_PATTERNS } from '../event-type-patterns.js';
+import { EVENT_TYPES, EventTypePattern } from './events.js';
 import { SCOPES } from '../scopes.js';
 
 export const WorkspaceCreateInput = z.strictObject({
@@ -32,7 +33,7 @@ export const ClockSetInput = z.strictObject({ to: z.string().min(1) });
 export const EventStreamInput = z
   .strictObject({
     workspace_id: z.string().optional(),
-    types: z.array(z.string()).optional(),
+    types: z.array(EventTypePattern).max(MAX_TYPE_PATTERNS).optional(),
   })
   .optional();
 

@@ -1,5 +1,6 @@
 // Event types (exactly the spec's list) and the event envelope.
 import { z } from 'zod';
+import { MAX_TYPE_PATTERN_LENGTH } from '../event-type-patterns.js';
 import { ListQuery, Timestamp } from './common.js';
 
 export const EVENT_TYPES = [
@@ -45,3 +46,11 @@ export const EventListQuery = ListQuery.extend({
     description: 'An event type, or a prefix ending in * (agent.*); comma-separated for several',
   }),
 });
+
+/** An event type or a prefix ending in * (agent.*): compared as text, never as a regex. */
+export const EventTypePattern = z
+  .string()
+  .min(1)
+  .max(MAX_TYPE_PATTERN_LENGTH)
+  .regex(/^[^*]*\*?$/, '* may only end a pattern, as in agent.*')
+  .meta({ description: 'An event type (agent.created) or a prefix ending in * (agent.*)' });

@@ -1,6 +1,8 @@
 // Trigger configurations of a workflow by type, and the webhook-trigger intake's answer. The
 // workflow schema keeps `trigger.config` an open object; these check it per type on every write.
 import { z } from 'zod';
+import { MAX_TYPE_PATTERNS } from '../event-type-patterns.js';
+import { EventTypePattern } from './events.js';
 import { TRIGGER_TYPES } from './workflows.js';
 
 export { TRIGGER_TYPES };
@@ -42,8 +44,9 @@ export const WebhookTriggerConfig = z
 export const EventTriggerConfig = z
   .strictObject({
     event_types: z
-      .array(z.string())
+      .array(EventTypePattern)
       .min(1)
+      .max(MAX_TYPE_PATTERNS)
       .meta({ description: 'Event types or prefixes ending in *, e.g. agent.* or agent.created' }),
   })
   .meta({ title: 'EventTriggerConfig' });

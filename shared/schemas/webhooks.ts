@@ -127,6 +127,10 @@ export const DeliveryAttempt = z.object({
   http_status: z.number().int().nullable(),
   response_time_ms: z.number().int(),
   error: z.string().nullable(),
+  injected_fault: z.string().nullable().meta({
+    description:
+      'Sandbox: the fault rule (flt_..., svc faults) that produced this attempt, else null',
+  }),
 });
 
 export const DeliveryDetail = Delivery.extend({

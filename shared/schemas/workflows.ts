@@ -210,6 +210,18 @@ export const ExecuteBody = z.strictObject({
 
 export type ExecuteInput = z.infer<typeof ExecuteBody>;
 
+export const RerunBody = z.strictObject({
+  from_step_id: z.string().min(1).max(64).optional().meta({
+    description:
+      'Start at this step: the steps the original run finished before it keep their results (and are not run again); without it, the whole run starts over',
+  }),
+  wait_for_completion: z.boolean().optional().meta({
+    description: 'Answer with the finished run (up to 60 s); default false',
+  }),
+});
+
+export type RerunInput = z.infer<typeof RerunBody>;
+
 const ErrorInfo = z.object({
   code: z.string(),
   message: z.string(),
@@ -233,6 +245,10 @@ export const StepResult = z
     duration_ms: z.number().int().nullable(),
     started_at: Timestamp,
     completed_at: Timestamp.nullable(),
+    injected_fault: z.string().nullable().meta({
+      description:
+        'Sandbox: the fault rule (flt_..., svc faults) that produced this attempt, else null',
+    }),
   })
   .meta({ title: 'WorkflowStepResult' });
 
@@ -261,6 +277,16 @@ export const WorkflowExecution = z
     created_at: Timestamp,
     completed_at: Timestamp.nullable(),
     cancelled_at: Timestamp.nullable(),
+    rerun_of: z.string().nullable().meta({
+      description: 'The run this one re-runs (POST .../executions/{execution_id}/rerun), else null',
+    }),
+    from_step_id: z.string().nullable().meta({
+      description:
+        'A re-run from a step: the step it started at (earlier steps keep the original results)',
+    }),
+    reruns: z
+      .array(z.string())
+      .meta({ description: 'The re-runs of this run, oldest first (their execution ids)' }),
   })
   .meta({ title: 'WorkflowExecution' });
 

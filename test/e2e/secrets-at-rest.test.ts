@@ -8,6 +8,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { verifySignature } from '../../shared/signature.js';
 import { runCli, startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { downgradeTo } from '../helpers/schema.js';
 import { dataDirBytes } from '../helpers/data-dir.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { MIGRATIONS } from '../../daemon/store/migrations.js';
@@ -83,7 +84,7 @@ test('a database with plaintext secrets (written before encryption) is sealed at
     integration.body.data.id,
   );
   const sealing = MIGRATIONS.find((migration) => migration.name === 'secrets at rest')!;
-  db.pragma(`user_version = ${sealing.version - 1}`);
+  downgradeTo(db, sealing.version - 1);
   db.close();
   t.true(
     dataDirBytes(d.dataDir).includes('ghp_older_plaintext_token_777'),

@@ -104,6 +104,9 @@ function execution(partial: Partial<Execution>): Execution {
     created_at: '2030-01-01T00:00:00.000Z',
     completed_at: null,
     cancelled_at: null,
+    rerun_of: null,
+    from_step_id: null,
+    reruns: [],
     ...partial,
   };
 }
@@ -119,6 +122,7 @@ function step(id: string, partial: Partial<StepResult>): StepResult {
     result: null,
     error: null,
     duration_ms: null,
+    injected_fault: null,
     started_at: '2030-01-01T00:00:00.000Z',
     completed_at: null,
     ...partial,

@@ -13,8 +13,12 @@ export interface AgentProfile {
     empathy_level: string | null;
   };
   brain: {
-    provider: 'simulated' | 'openai';
+    provider: 'simulated' | 'openai' | 'replay';
     model?: string | undefined;
+    /** replay: the cassette (relative to the cassette folder). */
+    cassette?: string | undefined;
+    /** replay: ask the real endpoint for requests the cassette lacks, and append them. */
+    record_missing?: boolean | undefined;
     base_url?: string | undefined;
     /** The workspace secret holding the key for base_url. */
     api_key_secret?: string | undefined;
@@ -44,11 +48,13 @@ export interface BrainResult {
 }
 
 export interface Brain {
-  readonly name: 'simulated' | 'openai';
+  readonly name: 'simulated' | 'openai' | 'replay';
   think(input: BrainInput): Promise<BrainResult>;
   /**
    * The same answer at once, for a brain that needs nothing but the CPU (no network): a
    * workflow runs such an agent step inside the transaction that reached it, like a condition.
    */
   thinkLocally?(input: BrainInput): BrainResult;
+  /** With thinkLocally: whether this input is answered locally (else think() must). Default yes. */
+  answersLocally?(input: BrainInput): boolean;
 }

@@ -10,6 +10,7 @@
 import { ApiError } from '../../domain/errors.js';
 import type { OutboundHttp } from '../../outbound/http.js';
 import type { Brain, BrainInput, BrainResult } from './brain.js';
+import { normalizeRequest, redact, requestKey, type Cassettes } from './cassette.js';
 import { classify } from './classify.js';
 
 export interface OpenAiSettings {
@@ -30,34 +31,39 @@ interface ChatResponse {
 
 export class OpenAiBrain implements Brain {
   readonly name = 'openai' as const;
+  /** The cassette every answer is recorded to (svc agents record), if any. */
+  private recording: string | undefined;
 
   constructor(
     private readonly settings: OpenAiSettings,
     private readonly outbound: OutboundHttp,
     /** Workspace secrets (svc secrets set), read for an agent's brain.api_key_secret. */
     private readonly secrets: SecretLookup,
+    private readonly cassettes?: Cassettes,
   ) {}
 
-  async think({ agent, input, context, passages, timeoutMs }: BrainInput): Promise<BrainResult> {
+  /** Starts (a name) or stops (undefined) recording every request and answer to a cassette. */
+  recordTo(name: string | undefined): string | null {
+    if (name !== undefined) this.cassettes?.file(name, 'cassette');
+    this.recording = name;
+    return name ?? null;
+  }
+
+  get recordingTo(): string | null {
+    return this.recording ?? null;
+  }
+
+  think(input: BrainInput): Promise<BrainResult> {
+    return this.ask(input, this.recording);
+  }
+
+  /** Asks the endpoint; with `recordTo`, the request and its answer go to that cassette. */
+  async ask(input: BrainInput, recordTo?: string): Promise<BrainResult> {
+    const { agent, timeoutMs } = input;
     const daemonBaseUrl = trimSlash(this.settings.baseUrl);
     const baseUrl = agent.brain?.base_url ? trimSlash(agent.brain.base_url) : daemonBaseUrl;
     const apiKey = this.keyFor(agent, baseUrl, daemonBaseUrl);
-    const model = agent.brain?.model ?? this.settings.model;
-    const fallback = classify(input, agent.type, agent.capabilities);
-    const system = [
-      `You are ${agent.name}, a ${agent.type} agent.`,
-      agent.personality.tone ? `Tone: ${agent.personality.tone}.` : '',
-      agent.personality.response_length
-        ? `Response length: ${agent.personality.response_length}.`
-        : '',
-      'Answer ONLY with a JSON object: {"action": "<snake_case action>", "output": "<your reply>", "confidence": <0..1>}.',
-      `Suggested action: ${fallback.action}.`,
-      passages.length
-        ? `Knowledge you may quote:\n${passages.map((p) => `- ${p.text}`).join('\n')}`
-        : '',
-    ]
-      .filter(Boolean)
-      .join('\n');
+    const { body, fallbackAction } = chatRequest(input, agent.brain?.model ?? this.settings.model);
     const result = await this.outbound.request({
       url: `${baseUrl}/chat/completions`,
       method: 'POST',
@@ -66,19 +72,7 @@ export class OpenAiBrain implements Brain {
         accept: 'application/json',
         ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
       },
-      body: JSON.stringify({
-        model,
-        temperature: 0,
-        messages: [
-          { role: 'system', content: system },
-          {
-            role: 'user',
-            content: Object.keys(context).length
-              ? `${input}\n\nContext: ${JSON.stringify(context)}`
-              : input,
-          },
-        ],
-      }),
+      body: JSON.stringify(body),
       timeoutMs,
       maxResponseBytes: MAX_ANSWER_BYTES,
       param: 'brain.base_url',
@@ -102,20 +96,29 @@ export class OpenAiBrain implements Brain {
         `The model endpoint ${baseUrl} answered HTTP ${result.status}${redirect ? ' (a redirect, which svc does not follow: use the final URL as base_url)' : ''}.`,
       );
     }
-    let body: ChatResponse;
-    try {
-      body = JSON.parse(result.body) as ChatResponse;
-    } catch {
-      throw new ApiError('external_api_error', `The model at ${baseUrl} did not answer JSON.`);
-    }
-    const content = body.choices?.[0]?.message?.content?.trim();
-    if (!content)
-      throw new ApiError(
-        'external_api_error',
-        `The model at ${baseUrl} answered without content.`,
-        { status: 502 },
+    const answer = readAnswer(result.body, `The model at ${baseUrl}`, fallbackAction);
+    if (recordTo !== undefined && this.cassettes) {
+      const request = normalizeRequest(body);
+      let recorded: unknown = result.body;
+      try {
+        recorded = JSON.parse(result.body) as unknown;
+      } catch {
+        // Kept as text.
+      }
+      const secrets = [apiKey, this.settings.apiKey].filter((key): key is string => !!key);
+      await this.cassettes.record(
+        recordTo,
+        redact(
+          {
+            key: requestKey(request),
+            request,
+            response: { status: result.status, body: recorded },
+          },
+          secrets,
+        ),
       );
-    return parseAnswer(content, fallback.action);
+    }
+    return answer;
   }
 
   /** The bearer key for this call (see the file comment), or undefined to send none. */
@@ -137,6 +140,64 @@ export class OpenAiBrain implements Brain {
     }
     return baseUrl === daemonBaseUrl ? this.settings.apiKey : undefined;
   }
+}
+
+/**
+ * The chat completions body the openai brain sends for an input (the replay brain builds the
+ * same one to find its recorded answer), and the action to fall back on.
+ */
+export function chatRequest(
+  { agent, input, context, passages }: BrainInput,
+  model: string,
+): {
+  body: { model: string; temperature: number; messages: { role: string; content: string }[] };
+  fallbackAction: string;
+} {
+  const fallback = classify(input, agent.type, agent.capabilities);
+  const system = [
+    `You are ${agent.name}, a ${agent.type} agent.`,
+    agent.personality.tone ? `Tone: ${agent.personality.tone}.` : '',
+    agent.personality.response_length
+      ? `Response length: ${agent.personality.response_length}.`
+      : '',
+    'Answer ONLY with a JSON object: {"action": "<snake_case action>", "output": "<your reply>", "confidence": <0..1>}.',
+    `Suggested action: ${fallback.action}.`,
+    passages.length
+      ? `Knowledge you may quote:\n${passages.map((p) => `- ${p.text}`).join('\n')}`
+      : '',
+  ]
+    .filter(Boolean)
+    .join('\n');
+  return {
+    body: {
+      model,
+      temperature: 0,
+      messages: [
+        { role: 'system', content: system },
+        {
+          role: 'user',
+          content: Object.keys(context).length
+            ? `${input}\n\nContext: ${JSON.stringify(context)}`
+            : input,
+        },
+      ],
+    },
+    fallbackAction: fallback.action,
+  };
+}
+
+/** The proposal in a chat completions answer (`who` names the model in errors). */
+export function readAnswer(text: string, who: string, fallbackAction: string): BrainResult {
+  let body: ChatResponse;
+  try {
+    body = JSON.parse(text) as ChatResponse;
+  } catch {
+    throw new ApiError('external_api_error', `${who} did not answer JSON.`);
+  }
+  const content = body.choices?.[0]?.message?.content?.trim();
+  if (!content)
+    throw new ApiError('external_api_error', `${who} answered without content.`, { status: 502 });
+  return parseAnswer(content, fallbackAction);
 }
 
 function trimSlash(url: string): string {

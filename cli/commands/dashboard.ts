@@ -1,0 +1,44 @@
+// svc dashboard: prints a one-time login link for the daemon's web dashboard and opens it in
+// the default browser when a person is there to see it (a terminal, a desktop, not CI).
+import { command, defineCommands, type Options } from '../command.js';
+import { chalk } from '../output.js';
+
+/** Whether opening a browser makes sense here; `svc dashboard --no-open` never tries. */
+export function canOpenBrowser(env: NodeJS.ProcessEnv = process.env): boolean {
+  if (!process.stdout.isTTY || env.CI === 'true' || env.CI === '1') return false;
+  if (process.platform === 'darwin' || process.platform === 'win32') return true;
+  return Boolean(env.DISPLAY || env.WAYLAND_DISPLAY);
+}
+
+export default defineCommands([
+  command({
+    path: ['dashboard'],
+    description:
+      'Print a login link for the web dashboard (valid 5 minutes, once) and open it in the browser',
+    options: [{ flags: '--no-open', description: 'only print the link, never open a browser' }],
+    examples: ['svc dashboard', 'svc dashboard --no-open', 'svc dashboard --json'],
+    async run(ctx, _args, options) {
+      const login = await (await ctx.control()).dashboard.login.mutate();
+      const wantsOpen = (options as Options).open !== false && !ctx.options.json;
+      let opened = false;
+      if (wantsOpen && canOpenBrowser()) {
+        const { default: open } = await import('open');
+        // A browser that cannot start is not a failure: the link is printed anyway.
+        opened = await open(login.login_url).then(
+          () => true,
+          () => false,
+        );
+      }
+      ctx.out.result({ ...login, opened }, () =>
+        [
+          `Dashboard: ${chalk.cyan(login.url)}`,
+          `Log in with this link (valid until ${login.expires_at}, once):`,
+          `  ${chalk.cyan(login.login_url)}`,
+          opened ? chalk.dim('Opened in your browser.') : '',
+        ]
+          .filter(Boolean)
+          .join('\n'),
+      );
+    },
+  }),
+]);

@@ -1,0 +1,93 @@
+// The replay brain: answers from a cassette recorded from a real model (svc agents record),
+// offline and deterministically. It builds the very request the openai brain would send, and
+// answers what the model answered to it. A request the cassette does not hold fails the
+// execution with an error naming the agent, the request's key and the cassette (never a
+// guess); with record_missing, it asks the real endpoint once and appends the answer.
+import { ApiError } from '../../domain/errors.js';
+import type { Brain, BrainInput, BrainResult } from './brain.js';
+import { normalizeRequest, requestKey, type Cassettes } from './cassette.js';
+import { chatRequest, readAnswer, type OpenAiBrain, type OpenAiSettings } from './openai.js';
+
+export interface ReplaySettings {
+  /** The daemon's cassette (SVC_AGENT_BRAIN_CASSETTE), for agents without their own. */
+  cassette?: string | undefined;
+  /** SVC_AGENT_BRAIN_RECORD_MISSING=1: ask the real endpoint for what is missing. */
+  recordMissing: boolean;
+}
+
+export class ReplayBrain implements Brain {
+  readonly name = 'replay' as const;
+
+  constructor(
+    private readonly settings: ReplaySettings,
+    private readonly openai: OpenAiSettings,
+    private readonly cassettes: Cassettes,
+    private readonly live: OpenAiBrain,
+  ) {}
+
+  /** Answers at once from the cassette (or fails: missing); see answersLocally. */
+  thinkLocally(input: BrainInput): BrainResult {
+    const found = this.lookUp(input);
+    if (found.answer) return found.answer;
+    throw this.missing(input, found.key, found.cassette);
+  }
+
+  async think(input: BrainInput): Promise<BrainResult> {
+    const found = this.lookUp(input);
+    if (found.answer) return found.answer;
+    if (!this.recordMissing(input)) throw this.missing(input, found.key, found.cassette);
+    return this.live.ask(input, found.cassette);
+  }
+
+  /** Whether an input is answered without the network (the thinker runs such steps inline). */
+  answersLocally(input: BrainInput): boolean {
+    return this.lookUp(input).answer !== undefined || !this.recordMissing(input);
+  }
+
+  private lookUp(input: BrainInput): { key: string; cassette: string; answer?: BrainResult } {
+    const cassette = this.cassetteOf(input);
+    const model = input.agent.brain?.model ?? this.openai.model;
+    const { body, fallbackAction } = chatRequest(input, model);
+    const key = requestKey(normalizeRequest(body));
+    const interaction = this.cassettes.find(cassette, key);
+    if (!interaction) return { key, cassette };
+    const { status, body: answer } = interaction.response;
+    if (status < 200 || status >= 300) {
+      throw new ApiError(
+        'external_api_error',
+        `The recorded model answered HTTP ${status} (cassette ${cassette}).`,
+      );
+    }
+    const text = typeof answer === 'string' ? answer : JSON.stringify(answer);
+    return {
+      key,
+      cassette,
+      answer: readAnswer(text, `The recorded model (cassette ${cassette})`, fallbackAction),
+    };
+  }
+
+  private cassetteOf(input: BrainInput): string {
+    const cassette = input.agent.brain?.cassette ?? this.settings.cassette;
+    if (!cassette) {
+      throw new ApiError(
+        'external_api_error',
+        `Agent ${input.agent.id} uses the replay brain without a cassette: set brain.cassette on the agent, or SVC_AGENT_BRAIN_CASSETTE for the daemon.`,
+      );
+    }
+    return cassette;
+  }
+
+  private recordMissing(input: BrainInput): boolean {
+    return input.agent.brain?.provider === 'replay'
+      ? (input.agent.brain.record_missing ?? this.settings.recordMissing)
+      : this.settings.recordMissing;
+  }
+
+  private missing(input: BrainInput, key: string, cassette: string): ApiError {
+    return new ApiError(
+      'external_api_error',
+      `Agent ${input.agent.id}: the cassette ${cassette} has no recorded answer for request ${key}. Record it against a real endpoint (svc agents record --cassette ${cassette}, or brain.record_missing: true with a base_url), then replay.`,
+      { extras: { agent_id: input.agent.id, request_key: key, cassette } },
+    );
+  }
+}

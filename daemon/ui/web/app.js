@@ -1,0 +1,129 @@
+// The dashboard's page: the session (CSRF token, workspaces), the workspace switcher, the
+// navigation and the router. Every page has its own URL (/ui/runs?ws=...), so a page can be
+// pasted into another tab of the same browser.
+import {
+  connectLive,
+  get,
+  html,
+  Link,
+  navigate,
+  render,
+  session,
+  useEffect,
+  useState,
+} from './lib.js';
+import { Overview } from './pages/overview.js';
+import { Runs } from './pages/runs.js';
+import { Run } from './pages/run.js';
+import { Approvals } from './pages/approvals.js';
+import { Webhooks } from './pages/webhooks.js';
+import { Events } from './pages/events.js';
+import { Clock } from './pages/clock.js';
+
+const PAGES = [
+  { path: '', title: 'Overview', view: Overview },
+  { path: '/runs', title: 'Workflow runs', view: Runs },
+  { path: '/approvals', title: 'Approvals', view: Approvals },
+  { path: '/webhooks', title: 'Webhooks & deliveries', view: Webhooks },
+  { path: '/events', title: 'Events', view: Events },
+  { path: '/clock', title: 'Clock', view: Clock },
+];
+
+/** Which page a path shows, and its parameters. */
+function route(pathname) {
+  const path = pathname.replace(/^\/ui/, '').replace(/\/$/, '');
+  const run = /^\/runs\/([A-Za-z0-9_]+)$/.exec(path);
+  if (run) return { page: { title: 'Run', view: Run, path: '/runs' }, params: { id: run[1] } };
+  const hook = /^\/webhooks\/([A-Za-z0-9_]+)$/.exec(path);
+  if (hook) return { page: PAGES[3], params: { webhookId: hook[1] } };
+  return { page: PAGES.find((page) => page.path === path) ?? PAGES[0], params: {} };
+}
+
+function useLocation() {
+  const [location, setLocation] = useState(() => ({ ...window.location }));
+  useEffect(() => {
+    const update = () => setLocation({ ...window.location });
+    window.addEventListener('popstate', update);
+    return () => window.removeEventListener('popstate', update);
+  }, []);
+  return location;
+}
+
+function App({ info }) {
+  const location = useLocation();
+  const query = new URLSearchParams(location.search);
+  const wanted = query.get('ws');
+  const workspace = info.workspaces.some((ws) => ws.id === wanted)
+    ? wanted
+    : info.default_workspace_id;
+  session.workspace = workspace;
+  useEffect(() => connectLive(workspace), [workspace]);
+  const { page, params } = route(location.pathname);
+  useEffect(() => {
+    document.title = `${page.title} · svc dashboard`;
+  }, [page]);
+
+  const switchWorkspace = (event) => {
+    const next = new URLSearchParams(location.search);
+    next.set('ws', event.target.value);
+    navigate(`${location.pathname}?${next}`);
+  };
+  const View = page.view;
+  return html`
+    <a class="skip" href="#main">Skip to content</a>
+    <header class="top">
+      <div class="brand">svc <span>dashboard</span></div>
+      <span class="badge env-${info.environment}">${info.environment}</span>
+      <label class="switcher">
+        <span>Workspace</span>
+        <select value=${workspace} onChange=${switchWorkspace}>
+          ${info.workspaces.map(
+            (ws) =>
+              html`<option value=${ws.id}>
+                ${ws.name} (${ws.id})${ws.default ? ' · default' : ''}
+              </option>`,
+          )}
+        </select>
+      </label>
+    </header>
+    <div class="layout">
+      <nav class="side" aria-label="Dashboard">
+        <ul>
+          ${PAGES.map(
+            (item) =>
+              html`<li>
+                <${Link}
+                  to=${`/ui${item.path}?ws=${workspace}`}
+                  aria-current=${item.path === page.path ? 'page' : undefined}
+                  >${item.title}<//
+                >
+              </li>`,
+          )}
+        </ul>
+        <p class="version">svc ${info.version}</p>
+      </nav>
+      <main id="main" tabindex="-1">
+        <${View} key=${workspace + location.pathname} params=${params} query=${query} />
+      </main>
+    </div>
+  `;
+}
+
+async function start() {
+  const root = document.getElementById('app');
+  try {
+    const info = await get('/session');
+    session.csrf = info.csrf_token;
+    render(html`<${App} info=${info} />`, root);
+  } catch (error) {
+    render(
+      html`<main class="login-needed">
+        <h1>The dashboard could not start</h1>
+        <p>${error.message}</p>
+      </main>`,
+      root,
+    );
+  }
+}
+
+void start();

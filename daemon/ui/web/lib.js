@@ -1,0 +1,211 @@
+// The few things every page shares: rendering (Preact + htm), the dashboard's JSON API (the
+// workspace and the CSRF token added for the page), the live stream, and formatting.
+import { h, render } from './vendor/preact.mjs';
+import { useCallback, useEffect, useRef, useState } from './vendor/hooks.mjs';
+import htm from './vendor/htm.mjs';
+
+export const html = htm.bind(h);
+export { render, useCallback, useEffect, useRef, useState };
+
+/** Set once the session is known (app.js). */
+export const session = { csrf: '', workspace: '' };
+
+export class ApiError extends Error {
+  constructor(status, body) {
+    super(body?.error?.message ?? `The daemon answered HTTP ${status}.`);
+    this.status = status;
+    this.code = body?.error?.code;
+  }
+}
+
+function withWorkspace(path, params = {}) {
+  const query = new URLSearchParams();
+  if (session.workspace) query.set('workspace', session.workspace);
+  for (const [key, value] of Object.entries(params)) {
+    if (value !== undefined && value !== null && value !== '') query.set(key, String(value));
+  }
+  const text = query.toString();
+  return text ? `${path}?${text}` : path;
+}
+
+async function answer(response) {
+  const body = await response.json().catch(() => null);
+  if (response.status === 401) {
+    // The session ended (daemon restart): the page itself then shows how to log in again.
+    location.reload();
+  }
+  if (!response.ok) throw new ApiError(response.status, body);
+  return body;
+}
+
+export async function get(path, params) {
+  return answer(
+    await fetch(withWorkspace(`/ui/api${path}`, params), { credentials: 'same-origin' }),
+  );
+}
+
+export async function post(path, body = {}) {
+  return answer(
+    await fetch(withWorkspace(`/ui/api${path}`), {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'content-type': 'application/json', 'x-csrf-token': session.csrf },
+      body: JSON.stringify(body),
+    }),
+  );
+}
+
+// --- live updates: one EventSource per workspace, shared by the pages ---------------------------
+
+const listeners = new Set();
+let source;
+
+export function connectLive(workspace) {
+  source?.close();
+  source = new EventSource(`/ui/api/stream?workspace=${encodeURIComponent(workspace)}`);
+  for (const type of ['event', 'run', 'delivery', 'clock']) {
+    source.addEventListener(type, (message) => {
+      const data = JSON.parse(message.data);
+      for (const listener of listeners) listener(type, data);
+    });
+  }
+}
+
+/** Calls `onChange(type, data)` for each live message while the component is shown. */
+export function useLive(onChange) {
+  const latest = useRef(onChange);
+  latest.current = onChange;
+  useEffect(() => {
+    const listener = (type, data) => latest.current(type, data);
+    listeners.add(listener);
+    return () => listeners.delete(listener);
+  }, []);
+}
+
+/**
+ * Loads with `load()` now, again when `deps` change, and when `isRelevant(type, data)` says a
+ * live message concerns it (changes arriving together cause one reload).
+ */
+export function useLoad(load, deps, isRelevant = () => false) {
+  const [state, setState] = useState({ data: null, error: null, loading: true });
+  const scheduled = useRef(false);
+  const run = useCallback(() => {
+    load().then(
+      (data) => setState({ data, error: null, loading: false }),
+      (error) => setState((old) => ({ ...old, error, loading: false })),
+    );
+  }, deps);
+  useEffect(run, [run]);
+  useLive((type, data) => {
+    if (!isRelevant(type, data) || scheduled.current) return;
+    scheduled.current = true;
+    queueMicrotask(() => {
+      scheduled.current = false;
+      run();
+    });
+  });
+  return { ...state, reload: run };
+}
+
+// --- navigation ------------------------------------------------------------------------------------
+
+/** A dashboard URL with the current workspace kept. */
+export function href(path, params = {}) {
+  const query = new URLSearchParams();
+  if (session.workspace) query.set('ws', session.workspace);
+  for (const [key, value] of Object.entries(params)) {
+    if (value !== undefined && value !== null && value !== '') query.set(key, String(value));
+  }
+  const text = query.toString();
+  return `/ui${path}${text ? `?${text}` : ''}`;
+}
+
+export function navigate(url) {
+  history.pushState(null, '', url);
+  window.dispatchEvent(new window.PopStateEvent('popstate'));
+}
+
+/** A link that changes the page without reloading it. */
+export function Link({ to, children, ...rest }) {
+  const onClick = (event) => {
+    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
+    event.preventDefault();
+    navigate(to);
+  };
+  return html`<a href=${to} onClick=${onClick} ...${rest}>${children}</a>`;
+}
+
+// --- formatting ----------------------------------------------------------------------------------
+
+export function time(iso) {
+  if (!iso) return '—';
+  const date = new Date(iso);
+  return date
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, ' UTC');
+}
+
+export function duration(ms) {
+  if (ms === null || ms === undefined) return '—';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+  if (ms < 3_600_000) return `${Math.floor(ms / 60_000)} m ${Math.round((ms % 60_000) / 1000)} s`;
+  return `${Math.floor(ms / 3_600_000)} h ${Math.round((ms % 3_600_000) / 60_000)} m`;
+}
+
+export function Status({ value }) {
+  return html`<span class="badge status-${value}">${String(value).replace(/_/g, ' ')}</span>`;
+}
+
+/** JSON as text; stored secret values already read [secret:NAME], shown as a marker. */
+export function Json({ value }) {
+  if (value === null || value === undefined) return html`<span class="muted">—</span>`;
+  const text = JSON.stringify(value, null, 2);
+  const parts = text.split(/(\[secret(?::[A-Za-z0-9_]+)?\])/g);
+  return html`<pre class="json">
+${parts.map((part) =>
+      /^\[secret/.test(part)
+        ? html`<mark class="secret" title="secret value, never shown">[secret]</mark>`
+        : part,
+    )}</pre>`;
+}
+
+export function ErrorNote({ error }) {
+  if (!error) return null;
+  return html`<p class="error-note" role="alert">${error.message}</p>`;
+}
+
+/** Older / newer pages of a list, with the server's cursor. */
+export function Pager({ page, cursors, onNext, onFirst }) {
+  if (!page) return null;
+  return html`<nav class="pager" aria-label="Pages">
+    <span class="muted">${page.total_count} in all</span>
+    ${cursors.length > 0 && html`<button type="button" class="secondary" onClick=${onFirst}>Newest</button>`}
+    ${page.has_more && html`<button type="button" class="secondary" onClick=${onNext}>Older</button>`}
+  </nav>`;
+}
+
+/** A button that runs an action, shows it is busy, and reports the outcome. */
+export function ActionButton({ action, children, kind = '', label, onDone }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState(null);
+  const click = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      const result = await action();
+      onDone?.(result);
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return html`<span class="action">
+    <button type="button" class=${kind} disabled=${busy} aria-label=${label} onClick=${click}>
+      ${busy ? 'Working…' : children}
+    </button>
+    ${error && html`<span class="error-note" role="alert">${error.message}</span>`}
+  </span>`;
+}

@@ -1,0 +1,59 @@
+// The event stream of the workspace, live, with a filter by type (a type or a prefix: agent.*).
+import { ErrorNote, Json, Pager, get, html, navigate, time, useLoad, useState } from '../lib.js';
+
+export function Events({ query }) {
+  const type = query.get('type') ?? '';
+  const [cursors, setCursors] = useState([]);
+  const cursor = cursors.at(-1);
+  const types = useLoad(() => get('/event-types'), []);
+  const matches = (eventType) =>
+    !type || (type.endsWith('*') ? eventType.startsWith(type.slice(0, -1)) : eventType === type);
+  const events = useLoad(
+    () => get('/events', { type, starting_after: cursor, limit: 30 }),
+    [type, cursor],
+    (kind, data) => kind === 'event' && !cursor && matches(data.type),
+  );
+  const prefixes = [...new Set((types.data ?? []).map((name) => `${name.split('.')[0]}.*`))];
+  const setType = (value) => {
+    setCursors([]);
+    navigate(
+      `/ui/events?${new URLSearchParams({ ws: query.get('ws') ?? '', ...(value ? { type: value } : {}) })}`,
+    );
+  };
+  return html`
+    <h1>Events</h1>
+    <form class="filters" onSubmit=${(event) => event.preventDefault()}>
+      <label
+        >Type
+        <select value=${type} onChange=${(e) => setType(e.target.value)}>
+          <option value="">All types</option>
+          ${prefixes.map((prefix) => html`<option value=${prefix}>${prefix}</option>`)}
+          ${(types.data ?? []).map((name) => html`<option value=${name}>${name}</option>`)}
+        </select>
+      </label>
+      <span class="live-dot" aria-hidden="true"></span><span class="muted">live</span>
+    </form>
+    <${ErrorNote} error=${events.error} />
+    <ol class="events">
+      ${(events.data?.data ?? []).map(
+        (event) =>
+          html`<li data-event=${event.id}>
+            <details>
+              <summary>
+                <code class="type">${event.type}</code>
+                <span class="muted">${time(event.created_at)} · ${event.id}</span>
+              </summary>
+              <${Json} value=${event.data} />
+            </details>
+          </li>`,
+      )}
+    </ol>
+    ${events.data && events.data.data.length === 0 && html`<p class="muted">No events yet.</p>`}
+    <${Pager}
+      page=${events.data}
+      cursors=${cursors}
+      onNext=${() => setCursors([...cursors, events.data.next_cursor])}
+      onFirst=${() => setCursors([])}
+    />
+  `;
+}

@@ -1,0 +1,172 @@
+// One run: its steps on a timeline, one lane per parallel branch, each attempt with its start,
+// end and duration, waits with the time they end on the sandbox clock, the branch a condition
+// took, and the step's configuration, result and error. Updates live while the run goes on.
+import {
+  ActionButton,
+  ErrorNote,
+  Json,
+  Link,
+  Status,
+  duration,
+  get,
+  href,
+  html,
+  navigate,
+  post,
+  time,
+  useLoad,
+} from '../lib.js';
+
+const UNFINISHED = new Set(['running', 'awaiting_approval']);
+
+export function Run({ params }) {
+  const { data, error, reload } = useLoad(
+    () => get(`/runs/${params.id}`),
+    [params.id],
+    (type, message) =>
+      (type === 'run' && message.execution_id === params.id) ||
+      (type === 'event' && message.data?.execution_id === params.id) ||
+      type === 'clock',
+  );
+  if (error && !data)
+    return html`<h1>Run</h1>
+      <${ErrorNote} error=${error} />`;
+  if (!data)
+    return html`<h1>Run</h1>
+      <p class="muted">Loading…</p>`;
+  const run = data.execution;
+  return html`
+    <p class="crumbs"><${Link} to=${href('/runs')}>Workflow runs<//> / ${run.workflow_name}</p>
+    <h1>Run <code>${run.execution_id}</code></h1>
+    <div class="run-head">
+      <${Status} value=${run.status} />
+      <span>${run.steps_completed} of ${run.steps_total} steps completed</span>
+      <span class="muted">started ${time(run.created_at)}</span>
+      ${run.duration_seconds !== null && html`<span class="muted">took ${duration(run.duration_seconds * 1000)}</span>`}
+      <span class="spacer"></span>
+      ${
+        UNFINISHED.has(run.status) &&
+        html`<${ActionButton}
+          kind="danger"
+          action=${() => post(`/runs/${run.execution_id}/cancel`)}
+          onDone=${reload}
+          >Cancel run<//
+        >`
+      }
+      <${ActionButton}
+        action=${() => post(`/runs/${run.execution_id}/run-again`)}
+        onDone=${(started) => navigate(href(`/runs/${started.execution_id}`))}
+        >Run again with the same input<//
+      >
+    </div>
+    <${ErrorNote} error=${error} />
+    ${
+      run.error &&
+      html`<p class="error-note" role="alert">
+        <strong>${run.error.code}</strong>: ${run.error.message}
+      </p>`
+    }
+    <section aria-labelledby="timeline-h">
+      <h2 id="timeline-h">Timeline</h2>
+      <${Timeline} data=${data} />
+    </section>
+    <div class="columns">
+      <section aria-labelledby="input-h">
+        <h2 id="input-h">Input</h2>
+        <${Json} value=${run.input} />
+      </section>
+      <section aria-labelledby="result-h">
+        <h2 id="result-h">Result</h2>
+        <${Json} value=${run.result} />
+      </section>
+    </div>
+  `;
+}
+
+function Timeline({ data }) {
+  const run = data.execution;
+  const definitions = new Map(data.steps.map((step) => [step.id, step]));
+  const waits = new Map(data.pending.map((act) => [`${act.step_id}#${act.attempt}`, act]));
+  const start = Date.parse(run.created_at);
+  const entries = run.step_results;
+  const end = Math.max(
+    start + 1,
+    ...entries.map((entry) => Date.parse(entry.completed_at ?? entry.started_at)),
+    ...data.pending.map((act) => (act.wake_at ? Date.parse(act.wake_at) : 0)),
+  );
+  const span = end - start;
+  const position = (iso) => Math.min(100, Math.max(0, ((Date.parse(iso) - start) / span) * 100));
+  return html`<div class="lanes">
+    ${data.lanes
+      .filter(
+        (lane) =>
+          lane.key === 'main' || entries.some((entry) => lane.step_ids.includes(entry.step_id)),
+      )
+      .map(
+        (lane) =>
+          html`<section class="lane" aria-label=${`Lane: ${lane.label}`}>
+            <h3>${lane.label}</h3>
+            <ol class="steps">
+              ${entries
+                .filter((entry) => lane.step_ids.includes(entry.step_id))
+                .map((entry) => {
+                  const def = definitions.get(entry.step_id);
+                  const pending = waits.get(`${entry.step_id}#${entry.attempt}`);
+                  const left = position(entry.started_at);
+                  const right = entry.completed_at
+                    ? position(entry.completed_at)
+                    : pending?.wake_at
+                      ? position(pending.wake_at)
+                      : 100;
+                  return html`<li
+                    class="step"
+                    data-step=${entry.step_id}
+                    data-status=${entry.status}
+                  >
+                    <div class="step-line">
+                      <strong>${entry.step_name}</strong>
+                      <span class="muted">${entry.type}</span>
+                      <${Status} value=${entry.status} />
+                      ${entry.attempt > 1 && html`<span class="badge">attempt ${entry.attempt}</span>`}
+                      ${
+                        entry.type === 'condition' &&
+                        entry.result?.branch &&
+                        html`<span class="badge branch"
+                          >took
+                          ${entry.result.branch.replace('_', ' ')}${entry.result.next_step_id ? ` → ${entry.result.next_step_id}` : ''}</span
+                        >`
+                      }
+                    </div>
+                    <div class="bar" aria-hidden="true">
+                      <span
+                        class=${`fill status-${entry.status}`}
+                        style=${{ marginLeft: `${left}%`, width: `${Math.max(0.8, right - left)}%` }}
+                      ></span>
+                    </div>
+                    <p class="times">
+                      started ${time(entry.started_at)} ·
+                      ${entry.completed_at ? html`ended ${time(entry.completed_at)} · ${duration(entry.duration_ms)}` : 'not ended'}
+                      ${pending?.wake_at && html` · <span class="due">${pending.state === 'retrying' ? 'retries' : 'wakes'} at ${time(pending.wake_at)} (sandbox clock)</span>`}
+                      ${pending?.state === 'awaiting_approval' && html` · <${Link} to=${href('/approvals')}>waits for a decision on Approvals<//>`}
+                    </p>
+                    <details>
+                      <summary>Configuration, result and error</summary>
+                      <div class="columns">
+                        <div>
+                          <h4>Configuration (input)</h4>
+                          <${Json} value=${def?.config ?? null} />
+                        </div>
+                        <div>
+                          <h4>Result</h4>
+                          <${Json} value=${entry.result} />
+                        </div>
+                      </div>
+                      ${entry.error && html`<p class="error-note"><strong>${entry.error.code}</strong>: ${entry.error.message}</p>`}
+                    </details>
+                  </li>`;
+                })}
+            </ol>
+          </section>`,
+      )}
+  </div>`;
+}

@@ -1,0 +1,176 @@
+// Webhooks with their state; a webhook's deliveries with every attempt (time, status code,
+// duration, the first bytes of the receiver's answer, the signature header sent); Resend a
+// delivery, Resume a failed webhook. Delivery attempts arrive live.
+import {
+  ActionButton,
+  ErrorNote,
+  Link,
+  Pager,
+  Status,
+  duration,
+  get,
+  href,
+  html,
+  post,
+  time,
+  useLoad,
+  useState,
+} from '../lib.js';
+
+export function Webhooks({ params }) {
+  const hooks = useLoad(
+    () => get('/webhooks', { limit: 100 }),
+    [],
+    (type) => type === 'delivery',
+  );
+  const selected = params.webhookId ?? hooks.data?.data[0]?.id;
+  return html`
+    <h1>Webhooks & deliveries</h1>
+    <${ErrorNote} error=${hooks.error} />
+    ${
+      hooks.data &&
+      hooks.data.data.length === 0 &&
+      html`<p class="muted">
+        No webhooks in this workspace. Create one with <code>svc webhooks create</code>.
+      </p>`
+    }
+    <table class="list" aria-label="Webhooks">
+      <thead>
+        <tr>
+          <th scope="col">URL</th>
+          <th scope="col">State</th>
+          <th scope="col">Events</th>
+          <th scope="col">Deliveries</th>
+          <th scope="col">Success rate</th>
+          <th scope="col">Last failure</th>
+          <th scope="col"><span class="visually-hidden">Actions</span></th>
+        </tr>
+      </thead>
+      <tbody>
+        ${(hooks.data?.data ?? []).map(
+          (hook) =>
+            html`<tr
+              aria-selected=${hook.id === selected ? 'true' : 'false'}
+              class=${hook.id === selected ? 'selected' : ''}
+            >
+              <td>
+                <${Link} to=${href(`/webhooks/${hook.id}`)}>${hook.url}<//>
+                <span class="muted"><code>${hook.id}</code></span>
+              </td>
+              <td><${Status} value=${hook.status} /></td>
+              <td>${hook.events.join(', ')}</td>
+              <td>${hook.stats.total_deliveries}</td>
+              <td>${Math.round(hook.stats.success_rate * 100)}%</td>
+              <td>${time(hook.stats.last_failure_at)}</td>
+              <td>
+                ${
+                  hook.status !== 'active' &&
+                  html`<${ActionButton}
+                    label=${`Resume ${hook.url}`}
+                    action=${() => post(`/webhooks/${hook.id}/resume`)}
+                    onDone=${hooks.reload}
+                    >Resume<//
+                  >`
+                }
+              </td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+    ${selected && html`<${Deliveries} key=${selected} webhookId=${selected} />`}
+  `;
+}
+
+function Deliveries({ webhookId }) {
+  const [cursors, setCursors] = useState([]);
+  const cursor = cursors.at(-1);
+  const list = useLoad(
+    () => get(`/webhooks/${webhookId}/deliveries`, { starting_after: cursor, limit: 20 }),
+    [webhookId, cursor],
+    (type, data) => type === 'delivery' && data.webhook_id === webhookId,
+  );
+  return html`<section aria-labelledby="deliveries-h">
+    <h2 id="deliveries-h">Deliveries of <code>${webhookId}</code></h2>
+    <${ErrorNote} error=${list.error} />
+    ${list.data && list.data.data.length === 0 && html`<p class="muted">No deliveries yet.</p>`}
+    <ul class="deliveries">
+      ${(list.data?.data ?? []).map((delivery) => html`<${Delivery} key=${delivery.id} webhookId=${webhookId} summary=${delivery} />`)}
+    </ul>
+    <${Pager}
+      page=${list.data}
+      cursors=${cursors}
+      onNext=${() => setCursors([...cursors, list.data.next_cursor])}
+      onFirst=${() => setCursors([])}
+    />
+  </section>`;
+}
+
+function Delivery({ webhookId, summary }) {
+  const [open, setOpen] = useState(false);
+  return html`<li class="delivery" data-delivery=${summary.id}>
+    <details onToggle=${(event) => setOpen(event.target.open)}>
+      <summary>
+        <${Status} value=${summary.status} />
+        <code>${summary.event_type}</code>
+        <span>${summary.attempts} attempt${summary.attempts === 1 ? '' : 's'}</span>
+        <span class="muted"
+          >${summary.http_status ? `HTTP ${summary.http_status}` : (summary.error ?? '')}</span
+        >
+        <span class="muted">${time(summary.created_at)}</span>
+        ${summary.next_attempt_at && html`<span class="due">next try ${time(summary.next_attempt_at)}</span>`}
+      </summary>
+      ${open && html`<${Attempts} webhookId=${webhookId} deliveryId=${summary.id} />`}
+    </details>
+  </li>`;
+}
+
+function Attempts({ webhookId, deliveryId }) {
+  const path = `/webhooks/${webhookId}/deliveries/${deliveryId}`;
+  const { data, error, reload } = useLoad(
+    () => get(path),
+    [path],
+    (type, message) => type === 'delivery' && message.delivery.id === deliveryId,
+  );
+  return html`<div class="attempts">
+    <${ErrorNote} error=${error} />
+    <div class="buttons">
+      <${ActionButton}
+        kind="primary"
+        label=${`Resend ${deliveryId}`}
+        action=${() => post(`${path}/resend`)}
+        onDone=${reload}
+        >Resend now<//
+      >
+      <span class="muted"
+        >Event <code>${data?.event_id ?? ''}</code>, delivery <code>${deliveryId}</code></span
+      >
+    </div>
+    <table class="list" aria-label=${`Attempts of ${deliveryId}`}>
+      <thead>
+        <tr>
+          <th scope="col">#</th>
+          <th scope="col">Time</th>
+          <th scope="col">Status</th>
+          <th scope="col">Duration</th>
+          <th scope="col">Answer (first bytes)</th>
+          <th scope="col">Signature sent</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${(data?.attempts_history ?? []).map(
+          (attempt) =>
+            html`<tr data-attempt=${attempt.attempt}>
+              <td>${attempt.attempt}</td>
+              <td>${time(attempt.attempted_at)}</td>
+              <td>
+                ${attempt.http_status ? html`<span class=${attempt.http_status < 300 ? 'ok' : 'bad'}>HTTP ${attempt.http_status}</span>` : html`<span class="bad">${attempt.error}</span>`}
+              </td>
+              <td>${duration(attempt.response_time_ms)}</td>
+              <td><pre class="answer">${attempt.response_head ?? '—'}</pre></td>
+              <td><code class="signature">${attempt.signature ?? '—'}</code></td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </div>`;
+}

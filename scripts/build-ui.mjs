@@ -1,0 +1,29 @@
+// Builds the dashboard's files into dist/ui (run by `npm run build`, so `npm install` builds it
+// too): the page script and styles from daemon/ui/web as they are, and the ES modules of Preact,
+// its hooks and htm from node_modules. No bundler and no network: the browser loads ES modules,
+// and the one bare import (hooks -> "preact") is pointed at the file next to it.
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const out = join(root, 'dist', 'ui');
+const require = createRequire(import.meta.url);
+// The folder of a package's main file (their package.json is not exported).
+const distDir = (name) => dirname(require.resolve(name));
+
+rmSync(out, { recursive: true, force: true });
+mkdirSync(join(out, 'vendor'), { recursive: true });
+cpSync(join(root, 'daemon', 'ui', 'web'), out, { recursive: true });
+
+const vendor = [
+  ['preact.mjs', join(distDir('preact'), 'preact.mjs')],
+  ['hooks.mjs', join(distDir('preact'), '..', 'hooks', 'dist', 'hooks.mjs')],
+  ['htm.mjs', join(distDir('htm'), 'htm.mjs')],
+];
+for (const [name, file] of vendor) {
+  const text = readFileSync(file, 'utf8').replace(/from\s*"preact"/g, 'from"./preact.mjs"');
+  // The source map comments point at files that are not shipped.
+  writeFileSync(join(out, 'vendor', name), text.replace(/\n\/\/# sourceMappingURL=.*$/m, '\n'));
+}

@@ -1,0 +1,80 @@
+// Sandbox fault rules (svc faults add|list|remove|clear): control-channel inputs and the rule as
+// the CLI shows it. Not part of the REST API (like the clock, faults are a sandbox control).
+import { z } from 'zod';
+
+const Id = (prefix: string) =>
+  z
+    .string()
+    .max(100)
+    .refine((value) => value.startsWith(prefix), `must start with ${prefix}`);
+
+export const FaultAddInput = z.strictObject({
+  workspace_id: z.string().optional(),
+  // where
+  webhook_id: Id('hook_').optional(),
+  url_prefix: z.string().min(1).max(2000).optional(),
+  workflow_id: Id('wfl_').optional(),
+  step_id: z.string().min(1).max(64).optional(),
+  agent_id: Id('agt_').optional(),
+  // when
+  attempts_from: z.number().int().min(1).max(1000).optional(),
+  attempts_to: z.number().int().min(1).max(1000).optional(),
+  rate: z.number().min(0).max(1).optional(),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1)
+    .optional(),
+  times: z.number().int().min(1).max(1_000_000).optional(),
+  match: z.string().min(1).max(500).optional(),
+  // what
+  status: z.number().int().min(100).max(599).optional(),
+  timeout: z.boolean().optional(),
+  latency_ms: z.number().int().min(1).max(86_400_000).optional(),
+  reset: z.boolean().optional(),
+  fail: z.string().min(1).max(100).optional(),
+});
+
+export type FaultAdd = z.infer<typeof FaultAddInput>;
+
+export const FaultIdInput = z.strictObject({
+  workspace_id: z.string().optional(),
+  id: Id('flt_'),
+});
+
+export const FaultListInput = z.strictObject({ workspace_id: z.string().optional() }).optional();
+
+/** A rule as listed: what it targets, when and what it injects, and how often it did. */
+export interface FaultView {
+  id: string;
+  workspace_id: string;
+  where: {
+    webhook_id: string | null;
+    url_prefix: string | null;
+    workflow_id: string | null;
+    step_id: string | null;
+    agent_id: string | null;
+  };
+  when: {
+    attempts: { from: number; to: number } | null;
+    rate: number | null;
+    seed: number | null;
+    times: number | null;
+    match: string | null;
+  };
+  what: {
+    status: number | null;
+    timeout: boolean;
+    latency_ms: number | null;
+    reset: boolean;
+    fail: string | null;
+  };
+  /** Calls the rule was asked about (past its where, match and attempts). */
+  seen: number;
+  /** Faults it injected. */
+  hits: number;
+  /** A rule with --times retires after that many hits. */
+  retired: boolean;
+  created_at: string;
+}

@@ -1,0 +1,328 @@
+// Fault injection (svc faults, issue 18): a rule makes deliveries, webhook steps and agents fail
+// as real failures would (same retry schedule, same events), marked with the rule's id in the
+// delivery attempt, the step result and the daemon log. Rules are per workspace, stored (they
+// survive a restart), refused in production, and seeded rules repeat their outcomes exactly.
+import test from 'ava';
+import { assertExit, startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { control } from '../helpers/api.js';
+import { waitForLog } from '../helpers/logs.js';
+import { restart } from '../helpers/processes.js';
+import {
+  answerStep,
+  apiFor,
+  createWorkflow,
+  getExecution,
+  waitForExecution,
+  type Api,
+} from '../helpers/workflows.js';
+
+let d: TestDaemon;
+let api: Api;
+let ws: string;
+
+test.before(async () => {
+  d = await startDaemon();
+  ws = await d.createWorkspace('faults');
+  api = await apiFor(d, ws);
+});
+
+test.after.always(async () => {
+  await d?.stop();
+});
+
+async function addFault(...args: string[]): Promise<any> {
+  const result = await d.cli(['faults', 'add', ...args, '--workspace', ws, '--json']);
+  if (result.code !== 0) throw new Error(`faults add: ${result.stderr}`);
+  return result.json();
+}
+
+async function createHook(receiver: Receiver, fields: Record<string, unknown> = {}) {
+  const answer = await api('POST', '/webhooks', {
+    url: receiver.url,
+    events: ['agent.created'],
+    ...fields,
+  });
+  if (answer.status !== 201) throw new Error(`create webhook: ${JSON.stringify(answer.body)}`);
+  return answer.body.data.id as string;
+}
+
+async function deliveryOf(hookId: string): Promise<any> {
+  const list = await api('GET', `/webhooks/${hookId}/deliveries`);
+  const [first] = list.body.data as any[];
+  const detail = await api('GET', `/webhooks/${hookId}/deliveries/${first.id}`);
+  return detail.body.data;
+}
+
+function webhookFlow(receiver: Receiver, maxAttempts: number) {
+  return createWorkflow(api, {
+    name: 'Charge',
+    status: 'active',
+    settings: { retry_policy: { max_attempts: maxAttempts, backoff_multiplier: 2 } },
+    steps: [
+      {
+        id: 'charge',
+        name: 'Charge',
+        type: 'webhook',
+        config: { url: receiver.url, method: 'POST', body: { n: '{{trigger.payload.n}}' } },
+      },
+    ],
+  });
+}
+
+test.serial(
+  'a webhook answering 503 on attempts 1-2 is delivered on attempt 3, at the spec retry times',
+  async (t) => {
+    const receiver = await startReceiver(t);
+    const hook = await createHook(receiver);
+    const fault = await addFault('--webhook', hook, '--attempts', '1-2', '--status', '503');
+    t.regex(fault.id, /^flt_/);
+    const event = await control<{ id: string }>(d, 'events.trigger', {
+      type: 'agent.created',
+      workspace_id: ws,
+    });
+    await d.advance(0);
+    let delivery = await deliveryOf(hook);
+    t.like(delivery, { status: 'pending', attempts: 1, http_status: 503 });
+    await d.advance('1m');
+    delivery = await deliveryOf(hook);
+    t.like(delivery, { status: 'pending', attempts: 2, http_status: 503 });
+    t.is(receiver.requests.length, 0, 'injected attempts never reach the receiver');
+    await d.advance('5m');
+    const [received] = await receiver.waitForCount(1, 5000);
+    t.is(received!.header('x-svc-event-id'), event.id);
+    delivery = await deliveryOf(hook);
+    t.like(delivery, { status: 'delivered', attempts: 3, http_status: 200 });
+    const history = delivery.attempts_history as any[];
+    t.deepEqual(
+      history.map((a) => [a.attempt, a.http_status, a.injected_fault]),
+      [
+        [1, 503, fault.id],
+        [2, 503, fault.id],
+        [3, 200, null],
+      ],
+    );
+    // The spec's schedule on the daemon clock: 1 min after the first attempt, then 5 min.
+    const at = (i: number) => Date.parse(history[i].attempted_at);
+    const first = at(1) - at(0);
+    const second = at(2) - at(1);
+    t.true(first >= 60_000 && first < 65_000, String(first));
+    t.true(second >= 300_000 && second < 305_000, String(second));
+    t.true(await waitForLog(d.dataDir, (log) => log.includes(`injected fault ${fault.id}`), 5000));
+    const listed = (await d.cli(['faults', 'list', '--workspace', ws, '--json'])).json();
+    t.like(
+      listed.find((f: any) => f.id === fault.id),
+      { seen: 2, hits: 2 },
+    );
+    assertExit(t, await d.cli(['faults', 'remove', fault.id, '--workspace', ws]), 0);
+  },
+);
+
+test.serial(
+  'a step with an injected timeout retries per retry_policy; its result names the fault',
+  async (t) => {
+    const receiver = await startReceiver(t);
+    const flow = await webhookFlow(receiver, 3);
+    const fault = await addFault(
+      '--workflow',
+      flow,
+      '--step',
+      'charge',
+      '--attempts',
+      '1',
+      '--timeout',
+    );
+    const started = await api('POST', `/workflows/${flow}/execute`, {
+      input: { n: 1 },
+      wait_for_completion: false,
+    });
+    const id = started.body.data.execution_id as string;
+    await waitForExecution(api, flow, id, (e) =>
+      e.step_results.some((s: any) => s.status === 'retrying'),
+    );
+    await d.advance('1s');
+    const done = await waitForExecution(api, flow, id, (e) => e.status !== 'running');
+    t.is(done.status, 'completed');
+    t.like(done.step_results[0], {
+      step_id: 'charge',
+      attempt: 1,
+      status: 'failed',
+      injected_fault: fault.id,
+      error: { code: 'external_api_error' },
+    });
+    t.regex(done.step_results[0].error.message, /No answer within 30 s/);
+    t.like(done.step_results[1], { attempt: 2, status: 'completed', injected_fault: null });
+    t.is(receiver.requests.length, 1, 'only the second attempt reached the receiver');
+    await d.cli(['faults', 'clear', '--workspace', ws]);
+  },
+);
+
+test.serial('--latency holds a webhook step until the daemon clock has moved on', async (t) => {
+  const receiver = await startReceiver(t);
+  const flow = await webhookFlow(receiver, 1);
+  const fault = await addFault('--workflow', flow, '--step', 'charge', '--latency', '10m');
+  const started = await api('POST', `/workflows/${flow}/execute`, {
+    input: { n: 2 },
+    wait_for_completion: false,
+  });
+  const id = started.body.data.execution_id as string;
+  await d.advance(0);
+  t.is((await getExecution(api, flow, id)).status, 'running');
+  t.is(receiver.requests.length, 0, 'held before the call');
+  await d.advance('10m');
+  const done = await waitForExecution(api, flow, id, (e) => e.status !== 'running');
+  t.is(done.status, 'completed');
+  t.like(done.step_results[0], { status: 'completed', injected_fault: fault.id });
+  t.true(done.step_results[0].duration_ms >= 600_000, String(done.step_results[0].duration_ms));
+  t.is(receiver.requests.length, 1, 'then the real call');
+  await d.cli(['faults', 'clear', '--workspace', ws]);
+});
+
+test.serial('a seeded 30% rule gives the same outcomes over two identical runs', async (t) => {
+  const receiver = await startReceiver(t);
+  const flow = await webhookFlow(receiver, 1);
+  const outcomes = async () => {
+    const fault = await addFault(
+      '--url-prefix',
+      receiver.origin,
+      '--rate',
+      '0.3',
+      '--seed',
+      '42',
+      '--status',
+      '500',
+    );
+    const statuses: string[] = [];
+    for (let n = 0; n < 12; n++) {
+      const run = await api('POST', `/workflows/${flow}/execute`, {
+        input: { n },
+        wait_for_completion: true,
+      });
+      statuses.push(run.body.data?.status ?? run.body.error?.code);
+    }
+    assertExit(t, await d.cli(['faults', 'remove', fault.id, '--workspace', ws]), 0);
+    return statuses;
+  };
+  const first = await outcomes();
+  const second = await outcomes();
+  t.deepEqual(first, second);
+  t.true(first.includes('step_failed') && first.includes('completed'), first.join());
+});
+
+test.serial(
+  'an agent rule fails executions with the code, then retires after --times',
+  async (t) => {
+    const created = await api('POST', '/agents', {
+      name: 'Support',
+      ontology: 'retail-v1',
+      type: 'customer-service',
+      autonomy_level: 'L3',
+    });
+    const agent = created.body.data.id as string;
+    await api('POST', '/agents/deploy', { agent_id: agent });
+    const fault = await addFault('--agent', agent, '--times', '1', '--fail', 'external_api_error');
+    const execute = () =>
+      api('POST', `/agents/${agent}/execute`, {
+        input: 'Where is my order?',
+        wait_for_completion: true,
+      });
+    const failed = await execute();
+    t.is(failed.status, 502);
+    t.like(failed.body.error, { code: 'external_api_error', injected_fault: fault.id });
+    const ok = await execute();
+    t.is(ok.status, 200, JSON.stringify(ok.body));
+    const listed = (await d.cli(['faults', 'list', '--workspace', ws, '--json'])).json();
+    t.like(
+      listed.find((f: any) => f.id === fault.id),
+      { hits: 1, retired: true },
+    );
+
+    // In a workflow: the agent step's first attempt fails with the agent's fault; a --fail rule
+    // on the step fails its second attempt (whatever the step type); the third completes.
+    const flow = await createWorkflow(api, {
+      name: 'Agent flow',
+      status: 'active',
+      settings: { retry_policy: { max_attempts: 3, backoff_multiplier: 2 } },
+      steps: answerStep(agent),
+    });
+    const agentFault = await addFault(
+      '--agent',
+      agent,
+      '--attempts',
+      '1',
+      '--fail',
+      'external_api_error',
+    );
+    const stepFault = await addFault(
+      '--workflow',
+      flow,
+      '--step',
+      'answer',
+      '--attempts',
+      '2',
+      '--fail',
+      'invalid_parameter',
+    );
+    const started = await api('POST', `/workflows/${flow}/execute`, {
+      input: { q: 'Where is my order?' },
+      wait_for_completion: false,
+    });
+    const id = started.body.data.execution_id as string;
+    for (const [made, delay] of [
+      [1, '1s'],
+      [2, '2s'],
+    ] as const) {
+      await waitForExecution(
+        api,
+        flow,
+        id,
+        (e) => e.step_results.filter((s: any) => s.status === 'failed').length >= made,
+      );
+      await d.advance(delay);
+    }
+    const done = await waitForExecution(api, flow, id, (e) => e.status !== 'running');
+    t.is(done.status, 'completed');
+    t.deepEqual(
+      done.step_results.map((s: any) => [
+        s.attempt,
+        s.status,
+        s.error?.code ?? null,
+        s.injected_fault,
+      ]),
+      [
+        [1, 'failed', 'external_api_error', agentFault.id],
+        [2, 'failed', 'invalid_parameter', stepFault.id],
+        [3, 'completed', null, null],
+      ],
+    );
+    await d.cli(['faults', 'clear', '--workspace', ws]);
+  },
+);
+
+test.serial('bad rules are usage errors that say what to fix', async (t) => {
+  const none = await d.cli(['faults', 'add', '--status', '503', '--workspace', ws]);
+  assertExit(t, none, 1);
+  t.regex(none.stderr, /exactly one of --webhook/);
+  const noWhat = await d.cli(['faults', 'add', '--url-prefix', 'http://x/', '--workspace', ws]);
+  assertExit(t, noWhat, 1);
+  t.regex(noWhat.stderr, /Say what to inject/);
+  const attempts = await d.cli(['faults', 'add', '--attempts', '3-1', '--reset']);
+  assertExit(t, attempts, 2);
+});
+
+test.serial('rules are stored: they survive a restart', async (t) => {
+  const fault = await addFault('--url-prefix', 'http://127.0.0.1:9/', '--reset', '--times', '3');
+  assertExit(t, await d.cli(['daemon', 'stop']), 0);
+  await restart(d);
+  const listed = (await d.cli(['faults', 'list', '--workspace', ws, '--json'])).json();
+  t.true(listed.some((f: any) => f.id === fault.id && f.what.reset && f.when.times === 3));
+  assertExit(t, await d.cli(['faults', 'clear', '--workspace', ws]), 0);
+});
+
+test('production refuses faults', async (t) => {
+  const prod = await startDaemon({ args: ['--env', 'production'] });
+  t.teardown(() => prod.stop());
+  const result = await prod.cli(['faults', 'add', '--url-prefix', 'https://x.test/', '--reset']);
+  assertExit(t, result, 1);
+  t.regex(result.stderr, /only in the sandbox/);
+});

@@ -1,0 +1,80 @@
+// Browser tests: Debian's Chromium driven by playwright-core (its own browser download cannot
+// work offline), axe-core run inside the page, and 1280x800 screenshots for reviewers. Without
+// Chromium the tests fail, naming the install command: they never skip silently.
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { ROOT } from './daemon.js';
+
+export const SCREENSHOT_DIR = join(ROOT, 'test-results', 'dashboard');
+const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+
+export function chromiumPath(): string {
+  const found = [process.env.SVC_CHROMIUM, ...CANDIDATES].find(
+    (path): path is string => Boolean(path) && existsSync(path!),
+  );
+  if (!found) {
+    throw new Error(
+      'No Chromium found for the browser tests. Install it with: sudo apt-get install -y chromium ' +
+        '(or set SVC_CHROMIUM to a Chromium or Chrome binary).',
+    );
+  }
+  return found;
+}
+
+/** A headless Chromium that never reaches the network on its own. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: chromiumPath(),
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+    ],
+  });
+}
+
+const axeSource = readFileSync(
+  createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
+  'utf8',
+);
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/**
+ * axe-core's serious and critical findings on the page as it is now. The script is evaluated
+ * through the debugging protocol, so the page's Content-Security-Policy stays as it is.
+ */
+export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as any).axe;
+    const result = await axe.run((globalThis as any).document, { resultTypes: ['violations'] });
+    return result.violations.map((v: any) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n: any) => ({ target: n.target })),
+    }));
+  });
+  return (violations as AxeViolation[]).filter(
+    (v) => v.impact === 'serious' || v.impact === 'critical',
+  );
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`) });
+}

@@ -1,0 +1,52 @@
+// Makes a daemon's database look as an older svc left it: what the migrations after `version`
+// added (tables, indexes, triggers, columns) is removed and user_version set back, so a test can
+// start the daemon on a database "written before" a migration and see that migration run.
+import Database from 'better-sqlite3';
+import { migrate } from '../../daemon/store/database.js';
+import { MIGRATIONS } from '../../daemon/store/migrations.js';
+
+type Db = Database.Database;
+
+function schemaOf(db: Db): Map<string, { type: string; table: string }> {
+  const rows = db
+    .prepare<[], { type: string; name: string; tbl_name: string }>(
+      "SELECT type, name, tbl_name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'",
+    )
+    .all();
+  return new Map(rows.map((row) => [row.name, { type: row.type, table: row.tbl_name }]));
+}
+
+function columnsOf(db: Db, table: string): string[] {
+  return db
+    .prepare<[], { name: string }>(`PRAGMA table_info(${table})`)
+    .all()
+    .map((column) => column.name);
+}
+
+/** Removes from `db` what the migrations after `version` added; sets user_version to it. */
+export function downgradeTo(db: Db, version: number): void {
+  const older = new Database(':memory:');
+  migrate(
+    older,
+    MIGRATIONS.filter((migration) => migration.version <= version),
+  );
+  const kept = schemaOf(older);
+  const now = schemaOf(db);
+  // Triggers and indexes first, then tables (which take their own indexes with them).
+  for (const type of ['trigger', 'index', 'table'] as const) {
+    for (const [name, object] of now) {
+      if (object.type !== type || kept.has(name)) continue;
+      if (type !== 'table' && !now.has(object.table)) continue;
+      db.exec(`DROP ${type.toUpperCase()} IF EXISTS "${name}"`);
+    }
+  }
+  for (const [name, object] of kept) {
+    if (object.type !== 'table') continue;
+    const olderColumns = new Set(columnsOf(older, name));
+    for (const column of columnsOf(db, name)) {
+      if (!olderColumns.has(column)) db.exec(`ALTER TABLE "${name}" DROP COLUMN "${column}"`);
+    }
+  }
+  older.close();
+  db.pragma(`user_version = ${version}`);
+}
