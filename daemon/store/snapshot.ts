@@ -1,6 +1,7 @@
 // Snapshots of the whole sandbox (`svc state export|import`): a SQLite database file written with
 // VACUUM INTO on the daemon's own connection (one consistent read inside a transaction, while the
-// daemon serves; the WAL checkpoint worker's connection never blocks it), plus a svc_snapshot table that records the format, the svc and schema versions and when it was taken.
+// daemon serves; the WAL checkpoint worker's connection never blocks it), plus a svc_snapshot
+// table that records the format, the svc and schema versions and when it was taken.
 // Everything lives in the store, so the copy holds it all: workspaces, key hashes, agents,
 // knowledge, workflows, runs with their timers, deliveries, events, OAuth apps and grants,
 // sealed secrets, and the sandbox clock offset (settings).

@@ -10,6 +10,11 @@ import { control } from '../helpers/api.js';
 import { startDaemon } from '../helpers/daemon.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { sharedDaemon } from '../helpers/setup.js';
+import { MIGRATIONS } from '../../daemon/store/migrations.js';
+import { downgradeTo } from '../helpers/schema.js';
+
+/** The store schema this svc writes: its newest migration. */
+const LATEST_SCHEMA = MIGRATIONS.at(-1)!.version;
 
 const d = sharedDaemon(test);
 const dir = mkdtempSync(join(tmpdir(), 'svc-snapshots-'));
@@ -61,7 +66,11 @@ test.serial(
     const file = join(dir, 'parked.svcsnap');
     const exported = await d.cli(['state', 'export', file, '--json']);
     t.is(exported.code, 0, exported.stderr);
-    t.like(exported.json(), { format: 'svc-snapshot', format_version: 1, schema_version: 10 });
+    t.like(exported.json(), {
+      format: 'svc-snapshot',
+      format_version: 1,
+      schema_version: LATEST_SCHEMA,
+    });
 
     const reset = await d.cli(['state', 'reset', '--yes', '--json']);
     t.is(reset.code, 0, reset.stderr);
@@ -166,16 +175,17 @@ test.serial(
     t.is(refused.code, 1);
     t.regex(
       refused.stderr,
-      /svc 9\.0\.0 \(store schema 99\).*this svc 0\.1\.0 knows store schemas up to 10/,
+      new RegExp(
+        `svc 9\\.0\\.0 \\(store schema 99\\).*this svc 0\\.1\\.0 knows store schemas up to ${LATEST_SCHEMA}`,
+      ),
     );
 
     const o = new Database(older);
-    o.exec('DROP TABLE fixture_objects');
-    o.pragma('user_version = 9');
+    downgradeTo(o, 9, ['svc_snapshot']);
     o.close();
     const migrated = await d.cli(['state', 'import', older, '--json']);
     t.is(migrated.code, 0, migrated.stderr);
-    t.like(migrated.json(), { migrated: true, schema_version: 10 });
+    t.like(migrated.json(), { migrated: true, schema_version: LATEST_SCHEMA });
     const applied = await d.cli(['fixtures', 'apply', '-', '--json'], {
       input: 'workspaces:\n  w: {name: After migration, tier: free}\n',
     });

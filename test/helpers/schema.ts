@@ -23,8 +23,11 @@ function columnsOf(db: Db, table: string): string[] {
     .map((column) => column.name);
 }
 
-/** Removes from `db` what the migrations after `version` added; sets user_version to it. */
-export function downgradeTo(db: Db, version: number): void {
+/**
+ * Removes from `db` what the migrations after `version` added; sets user_version to it. Tables
+ * named in `keep` are not the store's (a snapshot's svc_snapshot) and stay.
+ */
+export function downgradeTo(db: Db, version: number, keep: readonly string[] = []): void {
   const older = new Database(':memory:');
   migrate(
     older,
@@ -32,6 +35,7 @@ export function downgradeTo(db: Db, version: number): void {
   );
   const kept = schemaOf(older);
   const now = schemaOf(db);
+  for (const name of keep) now.delete(name);
   // Triggers and indexes first, then tables (which take their own indexes with them).
   for (const type of ['trigger', 'index', 'table'] as const) {
     for (const [name, object] of now) {
