@@ -27,10 +27,7 @@ export function installJsonBodyParser(app: FastifyInstance): void {
       return;
     }
     try {
-      done(
-        null,
-        secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }),
-      );
+      done(null, parseSafely(text));
     } catch {
       done(
         new ApiError(
@@ -41,6 +38,19 @@ export function installJsonBodyParser(app: FastifyInstance): void {
       );
     }
   });
+}
+
+/**
+ * JSON.parse, refusing __proto__ and constructor keys. A text in which neither word occurs, nor
+ * a \\u escape that could spell one, cannot hold them: it is parsed at once, sparing
+ * secure-json-parse's scans of the whole text (its regular expressions cost ten times more
+ * than these searches on a large body).
+ */
+function parseSafely(text: string): unknown {
+  if (!text.includes('__proto__') && !text.includes('constructor') && !text.includes('\\u')) {
+    return JSON.parse(text) as unknown;
+  }
+  return secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
 }
 
 function tooDeep(text: string): ApiError {

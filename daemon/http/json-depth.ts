@@ -6,16 +6,15 @@ export const MAX_JSON_DEPTH = 64;
 
 /** Whether `text` opens more than `limit` nested objects/arrays (brackets inside strings do not count). */
 export function exceedsDepth(text: string, limit = MAX_JSON_DEPTH): boolean {
+  // Most bodies open fewer brackets in all than the limit, so none can nest that deep: counting
+  // them with indexOf (native) spares a character loop over a large body (a 100 KB input).
+  if (countUpTo(text, '{', limit + 1) + countUpTo(text, '[', limit + 1) <= limit) return false;
   let depth = 0;
-  let inString = false;
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
-    if (inString) {
-      if (code === 0x5c)
-        index++; // backslash: skip the escaped character
-      else if (code === 0x22) inString = false;
-    } else if (code === 0x22) {
-      inString = true;
+    if (code === 0x22) {
+      index = stringEnd(text, index);
+      if (index === -1) return false; // an unterminated string: JSON.parse says what is wrong
     } else if (code === 0x7b || code === 0x5b) {
       if (++depth > limit) return true;
     } else if (code === 0x7d || code === 0x5d) {
@@ -23,6 +22,28 @@ export function exceedsDepth(text: string, limit = MAX_JSON_DEPTH): boolean {
     }
   }
   return false;
+}
+
+/** How many times `char` occurs in `text`, counting no further than `stop`. */
+function countUpTo(text: string, char: string, stop: number): number {
+  let count = 0;
+  for (let at = text.indexOf(char); at !== -1 && count < stop; at = text.indexOf(char, at + 1)) {
+    count++;
+  }
+  return count;
+}
+
+/** The index of the quote closing the string opened at `open` (-1 when none does). */
+function stringEnd(text: string, open: number): number {
+  let quote = text.indexOf('"', open + 1);
+  while (quote !== -1) {
+    // A quote preceded by an odd number of backslashes is escaped: part of the string.
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) return quote;
+    quote = text.indexOf('"', quote + 1);
+  }
+  return -1;
 }
 
 /**

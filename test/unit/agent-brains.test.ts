@@ -63,6 +63,63 @@ test('classify: earlier rules win; a capability switched off is skipped', (t) =>
   });
 });
 
+test('classify: one pass answers as every rule tried over the whole input in turn', (t) => {
+  // The rules as they were written before the one-pass scan: the reference.
+  const reference: [RegExp, string][] = [
+    [/\b(refund|money back|reimburse|chargeback)/i, 'issue_refund'],
+    [/\bcancel/i, 'cancel_order'],
+    [
+      /\b(track|tracking|shipping|shipment|delivery|where is my|order status)/i,
+      'check_order_status',
+    ],
+    [/\b(escalate|manager|supervisor|human|complain|complaint)/i, 'escalate_to_human'],
+    [/\b(price|pricing|quote|discount|purchase|demo|trial)/i, 'qualify_lead'],
+    [/\b(schedule|meeting|appointment|calendar|book a)/i, 'schedule_meeting'],
+    [/\b(invoice|billing|payment|charge)/i, 'process_invoice'],
+    [/\b(research|analy[sz]e|compare|summari[sz]e|report|trend)/i, 'research_topic'],
+    [/\b(restart|deploy|incident|outage|backup|provision)/i, 'run_operation'],
+  ];
+  const words = [
+    'money backup',
+    'chargeback',
+    'Charge',
+    'report',
+    'xcancel',
+    'cancel',
+    'a',
+    'ANALYSE',
+    'book a',
+    'book',
+    'demo',
+    'where is my',
+    'deploy',
+    'human',
+    '!',
+    'order status',
+    'refund',
+  ];
+  const actions = reference.map(([, action]) => action);
+  let seed = 7;
+  const random = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+  for (let round = 0; round < 2000; round++) {
+    const input = Array.from({ length: 1 + random(8) }, () => words[random(words.length)]).join(
+      random(2) ? ' ' : '',
+    );
+    const capabilities = Object.fromEntries(
+      actions.filter(() => random(4) === 0).map((action) => [action, false]),
+    );
+    const expected = reference.find(
+      ([pattern, action]) => pattern.test(input) && capabilities[action] !== false,
+    );
+    t.is(
+      classify(input, 'custom', capabilities).action,
+      expected?.[1] ?? 'respond',
+      `${input} ${JSON.stringify(capabilities)}`,
+    );
+  }
+  t.is(classify('a'.repeat(99_999) + '!', 'custom', {}).action, 'respond');
+});
+
 test("classify: without a keyword, the agent type's default; respond when that is switched off", (t) => {
   const defaults: [string, string][] = [
     ['customer-service', 'answer_question'],

@@ -168,9 +168,15 @@ test('bad JSON: 400 invalid_request_body', async (t) => {
   checkShape(t, response, 'invalid_request_body');
 });
 
-test('__proto__ in a JSON body is refused', async (t) => {
-  const response = await postJson('{"__proto__": {"admin": true}}');
-  checkShape(t, response, 'invalid_request_body');
+test('__proto__ and constructor keys in a JSON body are refused, spelled with escapes too', async (t) => {
+  for (const body of [
+    '{"__proto__": {"admin": true}}',
+    '{"a": {"constructor": {"prototype": {"admin": true}}}}',
+    '{"\\u005f_proto__": {"admin": true}}',
+    '{"a": {"\\u0063onstructor": {"prototype": {"admin": true}}}}',
+  ]) {
+    checkShape(t, await postJson(body), 'invalid_request_body');
+  }
 });
 
 test('body over 1 MiB: 413 payload_too_large', async (t) => {

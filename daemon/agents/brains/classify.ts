@@ -1,16 +1,17 @@
 // Picks an action for an input, deterministically: keyword rules first, then the agent type's
 // default; a capability switched off (false) is never picked.
 
-const RULES: readonly [RegExp, string][] = [
-  [/\b(refund|money back|reimburse|chargeback)/i, 'issue_refund'],
-  [/\bcancel/i, 'cancel_order'],
-  [/\b(track|tracking|shipping|shipment|delivery|where is my|order status)/i, 'check_order_status'],
-  [/\b(escalate|manager|supervisor|human|complain|complaint)/i, 'escalate_to_human'],
-  [/\b(price|pricing|quote|discount|purchase|demo|trial)/i, 'qualify_lead'],
-  [/\b(schedule|meeting|appointment|calendar|book a)/i, 'schedule_meeting'],
-  [/\b(invoice|billing|payment|charge)/i, 'process_invoice'],
-  [/\b(research|analy[sz]e|compare|summari[sz]e|report|trend)/i, 'research_topic'],
-  [/\b(restart|deploy|incident|outage|backup|provision)/i, 'run_operation'],
+/** Each rule's keywords, matched case-insensitively at the start of a word; earlier rules win. */
+const RULES: readonly [keywords: string, action: string][] = [
+  ['refund|money back|reimburse|chargeback', 'issue_refund'],
+  ['cancel', 'cancel_order'],
+  ['track|tracking|shipping|shipment|delivery|where is my|order status', 'check_order_status'],
+  ['escalate|manager|supervisor|human|complain|complaint', 'escalate_to_human'],
+  ['price|pricing|quote|discount|purchase|demo|trial', 'qualify_lead'],
+  ['schedule|meeting|appointment|calendar|book a', 'schedule_meeting'],
+  ['invoice|billing|payment|charge', 'process_invoice'],
+  ['research|analy[sz]e|compare|summari[sz]e|report|trend', 'research_topic'],
+  ['restart|deploy|incident|outage|backup|provision', 'run_operation'],
 ];
 
 const DEFAULT_ACTIONS: Record<string, string> = {
@@ -32,9 +33,55 @@ export function classify(
   type: string,
   capabilities: Record<string, boolean>,
 ): Classification {
-  for (const [pattern, action] of RULES) {
-    if (pattern.test(input) && capabilities[action] !== false) return { action, matchedRule: true };
-  }
+  const rule = firstRule(input, (index) => capabilities[RULES[index]![1]] !== false);
+  if (rule !== undefined) return { action: RULES[rule]![1], matchedRule: true };
   const fallback = DEFAULT_ACTIONS[type] ?? 'respond';
   return { action: capabilities[fallback] === false ? 'respond' : fallback, matchedRule: false };
+}
+
+/** Each rule's keywords, tried at one position (sticky). */
+const AT_POSITION = RULES.map(([keywords]) => new RegExp(`(?:${keywords})`, 'iy'));
+
+/** Positions where a keyword of one of the rules (by index) starts a word, found in one scan. */
+const scanners = new Map<string, RegExp>();
+function scannerFor(rules: readonly number[]): RegExp {
+  const key = rules.join(',');
+  let scanner = scanners.get(key);
+  if (!scanner) {
+    const keywords = rules.map((index) => RULES[index]![0]).join('|');
+    scanner = new RegExp(`\\b(?=${keywords})`, 'gi');
+    scanners.set(key, scanner);
+  }
+  return scanner;
+}
+
+/**
+ * The earliest rule (among those `allowed`) whose keywords occur in the input, as if each rule
+ * were tried over the whole input in turn, but in one pass: a long input with no keyword is
+ * scanned once, not once per rule. Each position found is checked against the rules ahead of
+ * the best one so far, and the scan goes on for those rules only.
+ */
+function firstRule(input: string, allowed: (index: number) => boolean): number | undefined {
+  let candidates = RULES.map((_, index) => index).filter(allowed);
+  let best: number | undefined;
+  let from = 0;
+  while (candidates.length > 0) {
+    const scanner = scannerFor(candidates);
+    scanner.lastIndex = from;
+    const found = scanner.exec(input);
+    if (!found) break;
+    const at = found.index;
+    for (const index of candidates) {
+      const keyword = AT_POSITION[index]!;
+      keyword.lastIndex = at;
+      if (keyword.test(input)) {
+        best = index;
+        break;
+      }
+    }
+    // The scanner only stops where a candidate's keyword starts, so `best` was found here.
+    candidates = candidates.filter((index) => index < best!);
+    from = at + 1;
+  }
+  return best;
 }
