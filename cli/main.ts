@@ -131,6 +131,15 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
+// A reader that stops early (`svc events list | head`) closes the pipe: that ends the command
+// quietly, as it does for other Unix tools, instead of an unhandled EPIPE error.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
+
 await main(process.argv).catch(async (error: unknown) => {
   process.exitCode = await reportError(error, false);
 });

@@ -1,32 +1,57 @@
 // WAL checkpoints off the request path. The daemon's connection never checkpoints on commit
 // (wal_autocheckpoint = 0); a worker thread with a second connection does it every interval
 // (checkpoint-worker.ts). Once every committed page is in the database file, the next write
-// starts the WAL over from its beginning, and journal_size_limit trims the file: the WAL stays
-// bounded however long the load lasts. A checkpoint only copies pages that are already
-// committed (and durable in the WAL), so it cannot lose an acknowledged write.
+// starts the WAL over from its beginning, and journal_size_limit trims the file.
+//
+// Under sustained writes that moment never comes: by the time a passive checkpoint ends, new
+// frames are in the log, and it grows without end (measured: 270 MB after 30,000 workflow runs
+// in 20 s). So when a report shows the log past MAX_WAL_FRAMES, the daemon's own connection
+// checkpoints what is left and truncates the log (catchUp): the worker has just copied nearly
+// every frame, so that costs the main thread the last interval's pages only, once per 64 MiB
+// of log. A checkpoint only copies pages that are already committed (and durable in the WAL),
+// so it cannot lose an acknowledged write.
 import { Worker } from 'node:worker_threads';
 import { workerScript } from '../worker-script.js';
 import type { CheckpointReport, CheckpointWorkerData } from './checkpoint-worker.js';
 
 export const CHECKPOINT_INTERVAL_MS = 250;
+/** Frames in the WAL past which the writer's connection truncates it (64 MiB of 4 KiB pages). */
+export const MAX_WAL_FRAMES = 16_384;
+
+export interface CheckpointerOptions {
+  intervalMs?: number;
+  /** Checkpoints the remaining frames and truncates the WAL on the writer's connection. */
+  catchUp?: () => void;
+  maxWalFrames?: number;
+}
 
 export class Checkpointer {
   private worker: Worker | undefined;
   private exited: Promise<void> = Promise.resolve();
   private last: CheckpointReport | undefined;
 
+  private readonly intervalMs: number;
+  private readonly maxWalFrames: number;
+
   constructor(
     private readonly file: string,
     private readonly log: { error(obj: object, msg: string): void },
-    private readonly intervalMs = CHECKPOINT_INTERVAL_MS,
-  ) {}
+    private readonly options: CheckpointerOptions = {},
+  ) {
+    this.intervalMs = options.intervalMs ?? CHECKPOINT_INTERVAL_MS;
+    this.maxWalFrames = options.maxWalFrames ?? MAX_WAL_FRAMES;
+  }
 
   start(): void {
     if (this.worker) return;
     const { script, eval: isEval } = workerScript('checkpoint-worker', import.meta.url);
     const data: CheckpointWorkerData = { file: this.file, intervalMs: this.intervalMs };
     const worker = new Worker(script, { eval: isEval, workerData: data });
-    worker.on('message', (report: CheckpointReport) => (this.last = report));
+    worker.on('message', (report: CheckpointReport) => {
+      this.last = report;
+      // Just after the worker's checkpoint: the fewest frames left to copy, and no contention.
+      if (report.log >= this.maxWalFrames) this.options.catchUp?.();
+    });
     worker.on('error', (error) => this.log.error({ err: error }, 'wal checkpointer failed'));
     this.exited = new Promise((resolve) => worker.once('exit', () => resolve()));
     // Its timer must not keep the daemon alive; stop() still waits for its last checkpoint.

@@ -46,6 +46,24 @@ export function openDatabase(
   return db;
 }
 
+/**
+ * Checkpoints every frame left in the WAL and truncates it, on the writer's connection (the
+ * Checkpointer calls it when the log grows past its bound). It never waits: if the checkpoint
+ * worker holds the lock this moment, the next report tries again.
+ */
+export function truncateWal(db: Db): void {
+  if (!db.open || db.inTransaction) return;
+  const busyTimeout = db.pragma('busy_timeout', { simple: true }) as number;
+  db.pragma('busy_timeout = 0');
+  try {
+    db.pragma('wal_checkpoint(TRUNCATE)');
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'SQLITE_BUSY') throw error;
+  } finally {
+    db.pragma(`busy_timeout = ${busyTimeout}`);
+  }
+}
+
 export function migrate(
   db: Db,
   migrations: readonly Migration[],

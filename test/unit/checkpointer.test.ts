@@ -3,11 +3,11 @@
 // growing, and nothing committed is lost when the checkpointer and the store close.
 import test from 'ava';
 import Database from 'better-sqlite3';
-import { rmSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Checkpointer } from '../../daemon/store/checkpointer.js';
-import { openDatabase } from '../../daemon/store/database.js';
+import { openDatabase, truncateWal } from '../../daemon/store/database.js';
 import { tempDir } from '../helpers/app.js';
 
 const silent = { error: () => undefined };
@@ -20,7 +20,7 @@ test('a worker checkpoints while the store writes; the WAL starts over and no ro
   t.is(db.pragma('wal_autocheckpoint', { simple: true }), 0, 'no checkpoint on commit');
   db.exec('CREATE TABLE rows (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
   const insert = db.prepare('INSERT INTO rows (body) VALUES (?)');
-  const checkpointer = new Checkpointer(file, silent, 10);
+  const checkpointer = new Checkpointer(file, silent, { intervalMs: 10 });
   checkpointer.start();
 
   // Sustained writes with pauses for the worker, until its reports show the WAL's frame count
@@ -44,6 +44,50 @@ test('a worker checkpoints while the store writes; the WAL starts over and no ro
   }
   t.true(logSizes.length > 0, 'the worker reported checkpoints');
   t.true(restarts > 0, `the WAL started over at least once (frames: ${logSizes.join(',')})`);
+
+  await checkpointer.stop();
+  db.close();
+  const reopened = new Database(file, { readonly: true });
+  t.teardown(() => reopened.close());
+  t.is((reopened.prepare('SELECT count(*) AS n FROM rows').get() as { n: number }).n, written);
+});
+
+test('under writes without a pause, the log past its bound is truncated by the writer', async (t) => {
+  const dir = tempDir();
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'svc.db');
+  const db = openDatabase(file, []);
+  db.exec('CREATE TABLE rows (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+  const insert = db.prepare('INSERT INTO rows (body) VALUES (?)');
+  let catchUps = 0;
+  const maxWalFrames = 1000;
+  const checkpointer = new Checkpointer(file, silent, {
+    intervalMs: 20,
+    maxWalFrames,
+    catchUp: () => {
+      catchUps += 1;
+      truncateWal(db);
+    },
+  });
+  checkpointer.start();
+
+  // Writes back to back (only a turn of the event loop between transactions, which is all a
+  // loaded daemon gives): a passive checkpoint alone never lets the log start over.
+  let written = 0;
+  let largestWal = 0;
+  const deadline = Date.now() + 60_000;
+  while ((catchUps < 3 || written < 40_000) && Date.now() < deadline) {
+    db.transaction(() => {
+      for (let i = 0; i < 100; i += 1) insert.run('x'.repeat(500));
+    })();
+    written += 100;
+    // From the first truncation on: before it, the worker may still be starting.
+    if (catchUps > 0) largestWal = Math.max(largestWal, statSync(`${file}-wal`).size);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  t.true(catchUps >= 3, `the writer truncated the log (${catchUps} times)`);
+  // The bound plus what one interval writes: 40,000 rows of 500 bytes are ~20 MB of pages.
+  t.true(largestWal < 12 * 1024 * 1024, `the WAL stayed bounded (largest ${largestWal} bytes)`);
 
   await checkpointer.stop();
   db.close();
