@@ -7,6 +7,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 export interface CheckpointWorkerData {
   file: string;
   intervalMs: number;
+  /** Frames past which the daemon's connection truncates the log (see checkpointer.ts). */
+  maxWalFrames: number;
 }
 
 /** What the worker posts after each checkpoint: WAL frames in the log and how many are copied. */
@@ -15,14 +17,19 @@ export interface CheckpointReport {
   checkpointed: number;
 }
 
-const { file, intervalMs } = workerData as CheckpointWorkerData;
+const { file, intervalMs, maxWalFrames } = workerData as CheckpointWorkerData;
 const db = new Database(file, { fileMustExist: true });
 db.pragma('busy_timeout = 1000');
 const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
 
+/** Set while the daemon's connection truncates the log: a checkpoint here would hold it off. */
+let waitingForTruncate = false;
+
 function run(): void {
+  if (waitingForTruncate) return;
   try {
     const row = checkpoint.get() as { busy: number; log: number; checkpointed: number };
+    waitingForTruncate = row.log >= maxWalFrames;
     parentPort?.postMessage({ log: row.log, checkpointed: row.checkpointed } as CheckpointReport);
   } catch (error) {
     // SQLITE_BUSY at the edges of the daemon's own transactions: the next interval retries.
@@ -31,9 +38,11 @@ function run(): void {
 }
 
 const timer = setInterval(run, intervalMs);
-parentPort?.on('message', (message: 'stop') => {
+parentPort?.on('message', (message: 'stop' | 'truncated') => {
+  if (message === 'truncated') waitingForTruncate = false;
   if (message !== 'stop') return;
   clearInterval(timer);
+  waitingForTruncate = false;
   run();
   db.close();
   parentPort?.close();

@@ -8,7 +8,8 @@
 // in 20 s). So when a report shows the log past MAX_WAL_FRAMES, the daemon's own connection
 // checkpoints what is left and truncates the log (catchUp): the worker has just copied nearly
 // every frame, so that costs the main thread the last interval's pages only, once per 64 MiB
-// of log. A checkpoint only copies pages that are already committed (and durable in the WAL),
+// of log. The worker holds its next checkpoint until the truncation is done (a checkpoint of
+// its own would keep the daemon's from running). A checkpoint only copies pages that are already committed (and durable in the WAL),
 // so it cannot lose an acknowledged write.
 import { Worker } from 'node:worker_threads';
 import { workerScript } from '../worker-script.js';
@@ -45,12 +46,23 @@ export class Checkpointer {
   start(): void {
     if (this.worker) return;
     const { script, eval: isEval } = workerScript('checkpoint-worker', import.meta.url);
-    const data: CheckpointWorkerData = { file: this.file, intervalMs: this.intervalMs };
+    const data: CheckpointWorkerData = {
+      file: this.file,
+      intervalMs: this.intervalMs,
+      maxWalFrames: this.maxWalFrames,
+    };
     const worker = new Worker(script, { eval: isEval, workerData: data });
     worker.on('message', (report: CheckpointReport) => {
       this.last = report;
-      // Just after the worker's checkpoint: the fewest frames left to copy, and no contention.
-      if (report.log >= this.maxWalFrames) this.options.catchUp?.();
+      // Just after the worker's checkpoint: the fewest frames left to copy. The worker holds its
+      // next checkpoint until told the truncation is done, so the two never contend.
+      if (report.log >= this.maxWalFrames) {
+        try {
+          this.options.catchUp?.();
+        } finally {
+          worker.postMessage('truncated');
+        }
+      }
     });
     worker.on('error', (error) => this.log.error({ err: error }, 'wal checkpointer failed'));
     this.exited = new Promise((resolve) => worker.once('exit', () => resolve()));
