@@ -9,8 +9,8 @@
 // checkpoints what is left and truncates the log (catchUp): the worker has just copied nearly
 // every frame, so that costs the main thread the last interval's pages only, once per 64 MiB
 // of log. The worker holds its next checkpoint until the truncation is done (a checkpoint of
-// its own would keep the daemon's from running). A checkpoint only copies pages that are already committed (and durable in the WAL),
-// so it cannot lose an acknowledged write.
+// its own would keep the daemon's from running). A checkpoint only copies pages that are
+// already committed (and durable in the WAL), so it cannot lose an acknowledged write.
 import { Worker } from 'node:worker_threads';
 import { workerScript } from '../worker-script.js';
 import type { CheckpointReport, CheckpointWorkerData } from './checkpoint-worker.js';
