@@ -5,10 +5,10 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, extname, resolve } from 'node:path';
 import { CliError, UsageError } from './errors.js';
+import { parseJsonText, parseYamlText, readStdin } from './document-text.js';
 import { parseWorkflowText } from './workflow-file.js';
 
 const MAX_FIXTURE_BYTES = 1024 * 1024;
-const MAX_YAML_ALIASES = 100;
 /** Knowledge documents are at most 10 MiB each; a fixture sends at most this much in all. */
 const MAX_ATTACHED_BYTES = 40 * 1024 * 1024;
 
@@ -34,30 +34,11 @@ export async function readFixture(file: string): Promise<FixturePayload> {
 }
 
 async function parseFixture(text: string, name: string): Promise<Record<string, unknown>> {
-  let value: unknown;
-  if (extname(name).toLowerCase() === '.json') {
-    try {
-      value = JSON.parse(text) as unknown;
-    } catch (error) {
-      throw new UsageError(`${name}: not valid JSON (${(error as Error).message}).`);
-    }
-  } else {
-    // YAML reads JSON too; maxAliasCount makes a "billion laughs" file an error, not a hang.
-    const { parseDocument } = await import('yaml');
-    const document = parseDocument(text, { prettyErrors: true });
-    const [first] = document.errors;
-    if (first) {
-      const where = first.linePos?.[0];
-      throw new UsageError(
-        `${name}: not valid YAML${where ? ` at line ${where.line}, column ${where.col}` : ''} (${first.message.split('\n')[0]}).`,
-      );
-    }
-    try {
-      value = document.toJS({ maxAliasCount: MAX_YAML_ALIASES }) as unknown;
-    } catch (error) {
-      throw new UsageError(`${name}: ${(error as Error).message}`);
-    }
-  }
+  // YAML reads JSON too; a .json file gets JSON's own error messages.
+  const value =
+    extname(name).toLowerCase() === '.json'
+      ? parseJsonText(text, name)
+      : await parseYamlText(text, name);
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
     throw new UsageError(
       `${name}: a fixture file holds one object with sections (workspaces, agents, workflows, ...). See: svc fixtures schema`,
@@ -127,16 +108,6 @@ function fileError(at: string, path: string, error: unknown): CliError {
     'invalid_parameter',
     { param: at },
   );
-}
-
-function readStdin(): Promise<string> {
-  return new Promise((resolvePromise, reject) => {
-    let text = '';
-    process.stdin.setEncoding('utf8');
-    process.stdin.on('data', (chunk: string) => (text += chunk));
-    process.stdin.on('end', () => resolvePromise(text));
-    process.stdin.on('error', reject);
-  });
 }
 
 /** `SVC_<KIND>_<NAME>_ID=...` lines (and the values shown once) for CI. */

@@ -4,6 +4,7 @@
 // file: the step's id and the field.
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
+import { parseJsonText, parseYamlText, readStdin } from './document-text.js';
 import { UsageError } from './errors.js';
 
 export type WorkflowDocument = Record<string, unknown>;
@@ -28,14 +29,14 @@ export async function parseWorkflowText(text: string, name: string): Promise<Wor
   const extension = extname(name).toLowerCase();
   let value: unknown;
   if (extension === '.json') {
-    value = parseJson(text, name);
+    value = parseJsonText(text, `-f ${name}`);
   } else if (extension === '.yaml' || extension === '.yml') {
-    value = await parseYaml(text, name);
+    value = await parseYamlText(text, `-f ${name}`);
   } else {
     try {
       value = JSON.parse(text) as unknown;
     } catch {
-      value = await parseYaml(text, name);
+      value = await parseYamlText(text, `-f ${name}`);
     }
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
@@ -46,52 +47,13 @@ export async function parseWorkflowText(text: string, name: string): Promise<Wor
   return value as WorkflowDocument;
 }
 
-function parseJson(text: string, name: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    throw new UsageError(`-f ${name}: not valid JSON (${(error as Error).message}).`);
-  }
-}
-
-async function parseYaml(text: string, name: string): Promise<unknown> {
-  const { parseDocument } = await import('yaml');
-  // maxAliasCount bounds alias expansion (a "billion laughs" file is an error, not a hang).
-  const document = parseDocument(text, { prettyErrors: true });
-  const [first] = document.errors;
-  if (first) {
-    const where = first.linePos?.[0];
-    throw new UsageError(
-      `-f ${name}: not valid YAML${where ? ` at line ${where.line}, column ${where.col}` : ''} (${first.message.split('\n')[0]}).`,
-    );
-  }
-  try {
-    return document.toJS({ maxAliasCount: MAX_YAML_ALIASES }) as unknown;
-  } catch (error) {
-    throw new UsageError(`-f ${name}: ${(error as Error).message}`);
-  }
-}
-
 /** A workflow file's size at most: the daemon's request body limit. */
 const MAX_WORKFLOW_FILE_BYTES = 1024 * 1024;
-
-/** Alias expansions a workflow file may use (the yaml package's own default, stated). */
-const MAX_YAML_ALIASES = 100;
 
 function describe(value: unknown): string {
   if (value === null || value === undefined) return 'nothing';
   if (Array.isArray(value)) return 'a list';
   return `a ${typeof value}`;
-}
-
-function readStdin(): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let text = '';
-    process.stdin.setEncoding('utf8');
-    process.stdin.on('data', (chunk: string) => (text += chunk));
-    process.stdin.on('end', () => resolve(text));
-    process.stdin.on('error', reject);
-  });
 }
 
 /**
