@@ -7,7 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 export interface CheckpointWorkerData {
   file: string;
   intervalMs: number;
-  /** Frames past which the daemon's connection truncates the log (see checkpointer.ts). */
+  /** Frames past which the daemon's connection restarts the log (see checkpointer.ts). */
   maxWalFrames: number;
 }
 
@@ -22,14 +22,23 @@ const db = new Database(file, { fileMustExist: true });
 db.pragma('busy_timeout = 1000');
 const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
 
-/** Set while the daemon's connection truncates the log: a checkpoint here would hold it off. */
-let waitingForTruncate = false;
+/**
+ * Passes run back to back once the log is past its bound, before the daemon's connection is
+ * asked to restart it: each copies only the frames written during the one before, so what is
+ * left for the daemon's thread falls from an interval's writes to a few milliseconds' worth.
+ */
+const EXTRA_PASSES = 2;
+
+/** Set while the daemon's connection restarts the log: a checkpoint here would hold it off. */
+let waitingForRestart = false;
 
 function run(): void {
-  if (waitingForTruncate) return;
+  if (waitingForRestart) return;
   try {
-    const row = checkpoint.get() as { busy: number; log: number; checkpointed: number };
-    waitingForTruncate = row.log >= maxWalFrames;
+    let row = checkpoint.get() as { busy: number; log: number; checkpointed: number };
+    for (let pass = 0; pass < EXTRA_PASSES && row.log >= maxWalFrames; pass += 1)
+      row = checkpoint.get() as typeof row;
+    waitingForRestart = row.log >= maxWalFrames;
     parentPort?.postMessage({ log: row.log, checkpointed: row.checkpointed } as CheckpointReport);
   } catch (error) {
     // SQLITE_BUSY at the edges of the daemon's own transactions: the next interval retries.
@@ -38,11 +47,11 @@ function run(): void {
 }
 
 const timer = setInterval(run, intervalMs);
-parentPort?.on('message', (message: 'stop' | 'truncated') => {
-  if (message === 'truncated') waitingForTruncate = false;
+parentPort?.on('message', (message: 'stop' | 'restarted') => {
+  if (message === 'restarted') waitingForRestart = false;
   if (message !== 'stop') return;
   clearInterval(timer);
-  waitingForTruncate = false;
+  waitingForRestart = false;
   run();
   db.close();
   parentPort?.close();

@@ -6,22 +6,23 @@
 // Under sustained writes that moment never comes: by the time a passive checkpoint ends, new
 // frames are in the log, and it grows without end (measured: 270 MB after 30,000 workflow runs
 // in 20 s). So when a report shows the log past MAX_WAL_FRAMES, the daemon's own connection
-// checkpoints what is left and truncates the log (catchUp): the worker has just copied nearly
-// every frame, so that costs the main thread the last interval's pages only, once per 64 MiB
-// of log. The worker holds its next checkpoint until the truncation is done (a checkpoint of
-// its own would keep the daemon's from running). A checkpoint only copies pages that are
-// already committed (and durable in the WAL), so it cannot lose an acknowledged write.
+// checkpoints what is left in RESTART mode (catchUp), and the next write starts the log over.
+// The worker has just copied nearly every frame (it runs extra passes once past the bound, each
+// copying only what the last one let pass), so that costs the main thread a few milliseconds,
+// once per 64 MiB of log. The worker holds its next checkpoint until the restart is done (a
+// checkpoint of its own would keep the daemon's from running). A checkpoint only copies pages
+// that are already committed (and durable in the WAL), so it cannot lose an acknowledged write.
 import { Worker } from 'node:worker_threads';
 import { workerScript } from '../worker-script.js';
 import type { CheckpointReport, CheckpointWorkerData } from './checkpoint-worker.js';
 
 export const CHECKPOINT_INTERVAL_MS = 250;
-/** Frames in the WAL past which the writer's connection truncates it (64 MiB of 4 KiB pages). */
+/** Frames in the WAL past which the writer's connection restarts it (64 MiB of 4 KiB pages). */
 export const MAX_WAL_FRAMES = 16_384;
 
 export interface CheckpointerOptions {
   intervalMs?: number;
-  /** Checkpoints the remaining frames and truncates the WAL on the writer's connection. */
+  /** Checkpoints the remaining frames on the writer's connection, so the WAL starts over. */
   catchUp?: () => void;
   maxWalFrames?: number;
 }
@@ -55,12 +56,12 @@ export class Checkpointer {
     worker.on('message', (report: CheckpointReport) => {
       this.last = report;
       // Just after the worker's checkpoint: the fewest frames left to copy. The worker holds its
-      // next checkpoint until told the truncation is done, so the two never contend.
+      // next checkpoint until told the restart is done, so the two never contend.
       if (report.log >= this.maxWalFrames) {
         try {
           this.options.catchUp?.();
         } finally {
-          worker.postMessage('truncated');
+          worker.postMessage('restarted');
         }
       }
     });
