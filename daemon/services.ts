@@ -162,7 +162,7 @@ export function buildServices(
   const deliveryRepository = new DeliveryRepository(db);
   const webhooks = new WebhookService(
     db,
-    new WebhookRepository(db),
+    new WebhookRepository(db, commits),
     deliveryRepository,
     timers,
     clock,
@@ -171,7 +171,15 @@ export function buildServices(
   );
   events.addFanout(webhooks.fanout);
   const outbound = new OutboundHttp(urlPolicy);
-  const deliveries = new DeliveryService(db, deliveryRepository, webhooks, timers, clock, outbound);
+  const deliveries = new DeliveryService(
+    db,
+    deliveryRepository,
+    webhooks,
+    timers,
+    clock,
+    outbound,
+    commits,
+  );
   const integrations = new IntegrationService(
     db,
     new IntegrationRepository(db),

@@ -14,6 +14,7 @@ import { sampleEventData } from '../events/samples.js';
 import { ApiError } from '../domain/errors.js';
 import { mapPage, type ListQueryInput, type Page } from '../domain/pages.js';
 import type { Transactions } from '../domain/transactions.js';
+import type { CommitQueue } from '../store/commit-queue.js';
 import type { CallScope, OutboundHttp } from '../outbound/http.js';
 import type { TimerService } from '../timers/timer.service.js';
 import type { DeliveryRepository, DeliveryRow } from './delivery.repository.js';
@@ -32,6 +33,7 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
     private readonly timers: TimerService,
     private readonly clock: Clock,
     private readonly outbound: OutboundHttp,
+    private readonly commits: CommitQueue,
   ) {
     super();
     // One listener per live client (svc webhooks tail): no leak warning past ten of them.
@@ -236,7 +238,9 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
       updated.next_attempt_at =
         now + delayAfterAttempt(deliveryBackoff(hook.backoff_multiplier), attempts);
     }
-    this.db.transaction(() => {
+    // In the group commit: the attempts that end in the same tick share one transaction (and one
+    // update of the webhook's counters). A crash before it commits sends the delivery again.
+    await this.commits.run(() => {
       this.repo.insertAttempt({
         delivery_id: row.id,
         attempt: attempts,
@@ -264,7 +268,7 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
         );
       }
       if (exhausted) this.webhooks.markFailed(hook);
-    })();
+    });
     if (this.listenerCount('attempted') === 0) return;
     this.emit('attempted', {
       delivery: toDeliveryView(updated),

@@ -1,5 +1,6 @@
 // Webhook subscription rows.
 import type { ListQueryInput, Page } from '../domain/pages.js';
+import { PendingCounters, type CounterDeferral } from '../store/commit-queue.js';
 import type { Db } from '../store/database.js';
 import { ListQuery } from '../store/list-query.js';
 
@@ -39,8 +40,10 @@ export class WebhookRepository {
   private readonly statusStmt;
 
   private readonly list: ListQuery<WebhookRow, WebhookListQuery>;
+  /** Delivery outcomes, added up per webhook until the group commit writes them (commit-queue). */
+  private readonly outcomes: PendingCounters<{ at: number; delivered: number; failed: number }>;
 
-  constructor(db: Db) {
+  constructor(db: Db, deferral: CounterDeferral = { deferCounters: () => false }) {
     this.list = new ListQuery(db, {
       table: 'webhooks',
       scope: { workspace_id: 'workspaceId' },
@@ -62,9 +65,13 @@ export class WebhookRepository {
     this.triggeredStmt = db.prepare(
       'UPDATE webhooks SET last_triggered_at = ?, total_deliveries = total_deliveries + 1 WHERE id = ?',
     );
+    // at: the latest failed attempt's time, 0 when none of the outcomes added up was a failure.
     this.outcomeStmt = db.prepare(
       `UPDATE webhooks SET delivered_count = delivered_count + @delivered, failed_count = failed_count + @failed,
-         last_failure_at = COALESCE(@failure_at, last_failure_at) WHERE id = @id`,
+         last_failure_at = COALESCE(NULLIF(@at, 0), last_failure_at) WHERE id = @id`,
+    );
+    this.outcomes = new PendingCounters(deferral, (id, outcome) =>
+      this.outcomeStmt.run({ id, ...outcome }),
     );
     this.statusStmt = db.prepare('UPDATE webhooks SET status = ?, updated_at = ? WHERE id = ?');
   }
@@ -110,11 +117,10 @@ export class WebhookRepository {
     id: string,
     outcome: { delivered: number; failed: number; failureAt: number | null },
   ): void {
-    this.outcomeStmt.run({
-      id,
+    this.outcomes.add(id, {
       delivered: outcome.delivered,
       failed: outcome.failed,
-      failure_at: outcome.failureAt,
+      at: outcome.failureAt ?? 0,
     });
   }
 
