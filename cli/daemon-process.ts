@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import ky from 'ky';
 import {
   daemonEnv,
+  DAEMON_NODE_FLAGS,
   FOREGROUND_ARG,
   type DaemonFlags,
   type DaemonMessage,
@@ -42,7 +43,7 @@ export async function startInBackground(ctx: CliContext, flags: DaemonFlags): Pr
   const files = ctx.files;
   mkdirSync(files.logDir, { recursive: true, mode: 0o700 });
   const stderrFd = openSync(files.stderr, 'a', 0o600);
-  const child = spawn(process.execPath, [DAEMON_ENTRY], {
+  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, DAEMON_ENTRY], {
     detached: true,
     env: daemonEnv({ ...flags, dataDir: ctx.dataDir }, process.env),
     stdio: ['ignore', 'ignore', stderrFd, 'ipc'],
@@ -106,7 +107,7 @@ export async function runInForeground(ctx: CliContext, flags: DaemonFlags): Prom
   process.on('SIGTERM', stop);
   // Stopped before the daemon was started: nothing to stop, a clean exit.
   if (takeEarlySignals().length > 0 || received > 0) return 0;
-  child = spawn(process.execPath, [DAEMON_ENTRY, FOREGROUND_ARG], {
+  child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, DAEMON_ENTRY, FOREGROUND_ARG], {
     env: daemonEnv({ ...flags, dataDir: ctx.dataDir }, process.env),
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     detached: true,

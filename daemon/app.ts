@@ -18,6 +18,7 @@ import { toIso } from './clock/clock.js';
 import { createControlRouter, controlContextFactory } from './control/router.js';
 import { controlInputGuard, controlRequestGuard } from './control/request-guard.js';
 import type { DaemonStatus, StoreSwap } from './control/deps.js';
+import { MemoryTrimmer } from './memory-trim.js';
 import { writeSnapshot } from './store/snapshot.js';
 import { eventRoutes } from './events/event.routes.js';
 import { AccessGuard } from './http/access.js';
@@ -184,6 +185,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     dead_timers: timers.dead(),
     default_workspace_id: workspaces.defaultWorkspaceId,
     operator_user_id: workspaces.operatorUser.id,
+    memory: memoryFigures(),
   });
   // The dashboard (/ui): sessions live in memory only; svc dashboard mints its login links.
   const dashboardSessions = new DashboardSessions();
@@ -245,10 +247,14 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
 
   // Work stops first (runs parked), then timers and the store: for a shutdown with HTTP closed in
   // between, for a store swap (drain) with HTTP left to the host.
+  const trimmer = new MemoryTrimmer(
+    services.checkpointer ? [services.outbound, services.checkpointer] : [services.outbound],
+  );
   let workStopped: Promise<void> | undefined;
   const stopWork = () =>
     (workStopped ??= (async () => {
       housekeeping.stop();
+      trimmer.stop();
       services.executions.releaseWaiters();
       await services.engine.stop();
     })());
@@ -274,6 +280,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
       timers.start();
       housekeeping.start();
       services.checkpointer?.start();
+      trimmer.start();
       services.engine.resume();
     },
     async close() {
@@ -311,4 +318,9 @@ function methodFinder(routes: readonly RouteDef[]): (url: string) => string[] {
     const found = router.find('GET', path);
     return found ? ((found.store as { methods: string[] }).methods ?? []) : [];
   };
+}
+
+function memoryFigures(): DaemonStatus['memory'] {
+  const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
+  return { rss, heap_used: heapUsed, heap_total: heapTotal, external };
 }

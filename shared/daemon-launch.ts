@@ -20,6 +20,12 @@ export type DaemonMessage =
   /** Sent last: the graceful stop is done (a signal during the exit that follows is moot). */
   | { type: 'stopped'; code: number };
 
+/**
+ * Node's flags for the daemon process: --expose-gc lets it give memory back once a burst of work
+ * is over (daemon/memory-trim.ts).
+ */
+export const DAEMON_NODE_FLAGS: readonly string[] = ['--expose-gc'];
+
 /** The entry point's argument for a daemon that logs to stdout as well and ends with its CLI. */
 export const FOREGROUND_ARG = '--foreground';
 

@@ -128,6 +128,7 @@ export default defineCommands([
           `started        ${status.started_at}`,
           `clock          ${status.clock.now}${status.clock.offset_ms ? chalk.yellow(` (offset ${status.clock.offset_ms} ms)`) : ''}`,
           `pending timers ${status.pending_timers}`,
+          `memory         ${megabytes(status.memory.rss)} resident, V8 heap ${megabytes(status.memory.heap_used)} used of ${megabytes(status.memory.heap_total)}`,
           ...(status.dead_timers > 0
             ? [
                 chalk.red(
@@ -160,3 +161,7 @@ export default defineCommands([
     },
   }),
 ]);
+
+function megabytes(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}

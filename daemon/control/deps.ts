@@ -27,6 +27,8 @@ export interface DaemonStatus {
   dead_timers: number;
   default_workspace_id: string;
   operator_user_id: string;
+  /** The process's memory in bytes: resident (every thread), and the main thread's V8 heap. */
+  memory: { rss: number; heap_used: number; heap_total: number; external: number };
 }
 
 export interface DaemonControl {

@@ -8,7 +8,10 @@ import type { UrlPolicy } from './url-policy.js';
 const caller = new HttpCaller(workerData as UrlPolicy);
 const port = parentPort!;
 
-port.on('message', ({ id, call }: WorkerCall) => {
+port.on('message', (message: WorkerCall | 'trim') => {
+  // The daemon is quiet after a burst: give the heap grown under load back (memory-trim.ts).
+  if (message === 'trim') return globalThis.gc?.();
+  const { id, call } = message;
   void caller
     .request(call)
     .then((result) => port.postMessage({ id, result } satisfies WorkerAnswer));

@@ -190,6 +190,11 @@ export class OutboundHttp {
     });
   }
 
+  /** Asks the worker, if one runs, to collect its garbage (MemoryTrimmer). */
+  trim(): void {
+    this.worker?.postMessage('trim');
+  }
+
   async close(): Promise<void> {
     const worker = this.worker;
     this.worker = undefined;

@@ -77,6 +77,11 @@ export class Checkpointer {
     return this.last;
   }
 
+  /** Asks the worker to collect its garbage (MemoryTrimmer). */
+  trim(): void {
+    this.worker?.postMessage('trim');
+  }
+
   /** Runs a last checkpoint and closes the worker's connection, before the daemon's closes. */
   async stop(): Promise<void> {
     const worker = this.worker;

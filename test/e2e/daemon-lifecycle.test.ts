@@ -55,6 +55,7 @@ test('start prints the URL; status reports it; a second start on the same data d
   t.is(status.code, 0, output(status));
   t.true(status.stdout.includes(url), status.stdout);
   t.regex(status.stdout, /running/);
+  t.regex(status.stdout, /memory +\d+\.\d MB resident, V8 heap \d+\.\d MB used of \d+\.\d MB/);
 
   const statusJson = await cli(['daemon', 'status', '--json']);
   t.is(statusJson.code, 0, output(statusJson));
@@ -63,6 +64,9 @@ test('start prints the URL; status reports it; a second start on the same data d
   t.is(statusBody.url, url);
   t.is(statusBody.pid, pid);
   t.is(statusBody.environment, 'sandbox');
+  // The process's own figures (a daemon holds tens of MB at least).
+  t.true(statusBody.memory.rss > 10 * 1024 * 1024, JSON.stringify(statusBody.memory));
+  t.true(statusBody.memory.heap_used <= statusBody.memory.heap_total);
 
   // One daemon per data dir: the second start names the one that runs.
   const again = await cli(['daemon', 'start', '--port', '0']);

@@ -1,0 +1,59 @@
+// The daemon gives memory back once a burst is over: a full collection on the main thread and a
+// trim message to each worker, after quiet checks that follow busy ones, and not again until it
+// has been busy since.
+import test from 'ava';
+import { MemoryTrimmer } from '../../daemon/memory-trim.js';
+
+function trimmer() {
+  const calls = { collected: 0, workers: [0, 0] };
+  const workers = calls.workers.map((_, index) => ({
+    trim: () => {
+      calls.workers[index]! += 1;
+    },
+  }));
+  const memory = new MemoryTrimmer(workers, () => {
+    calls.collected += 1;
+  });
+  return { memory, calls };
+}
+
+test('quiet checks after a busy one collect on the main thread and in every worker, once', (t) => {
+  const { memory, calls } = trimmer();
+  t.false(memory.check(0.6), 'busy: nothing yet');
+  t.false(memory.check(0.001), 'one quiet check is not enough');
+  t.true(memory.check(0.001), 'the second quiet check in a row trims');
+  t.deepEqual(calls, { collected: 1, workers: [1, 1] });
+  for (let i = 0; i < 10; i += 1) t.false(memory.check(0.001), 'quiet since: nothing more');
+  t.is(calls.collected, 1);
+});
+
+test('a check between quiet and busy starts the quiet count over; a new burst trims again', (t) => {
+  const { memory, calls } = trimmer();
+  memory.check(0.5);
+  memory.check(0.001);
+  t.false(memory.check(0.03), 'neither quiet nor busy: the count starts over');
+  t.false(memory.check(0.001));
+  t.true(memory.check(0.001));
+  memory.check(0.9);
+  memory.check(0.001);
+  t.true(memory.check(0.001), 'busy again, then quiet: trimmed again');
+  t.deepEqual(calls, { collected: 2, workers: [2, 2] });
+});
+
+test('the start-up counts as busy: a daemon that stays quiet from the start trims once', (t) => {
+  const { memory, calls } = trimmer();
+  memory.check(0.001);
+  t.true(memory.check(0.001));
+  t.is(calls.collected, 1);
+});
+
+test('without a collector (no --expose-gc) it never starts; with one it runs until stopped', (t) => {
+  const without = new MemoryTrimmer([], undefined);
+  without.start();
+  t.false(without.running);
+  const { memory } = trimmer();
+  memory.start();
+  t.true(memory.running);
+  memory.stop();
+  t.false(memory.running);
+});
