@@ -2,7 +2,7 @@
 // consent -> grant + single-use code, client authentication, token issue and rotation, reuse
 // detection and revocation. Grant validation at the token endpoint is done by
 // @node-oauth/oauth2-server through the model in oauth-model.ts, which calls into this service.
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { newId, randomBase62 } from '../../shared/ids.js';
 import { parseScopes, SCOPES, type Scope } from '../../shared/scopes.js';
@@ -36,8 +36,9 @@ export const TOKEN_PREFIXES = {
 
 const PKCE_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
+/** One-shot (no Hash object): access tokens are hashed on every request they authenticate. */
 export function sha256(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  return hash('sha256', value, 'hex');
 }
 
 export interface OAuthApp {
