@@ -5,7 +5,7 @@ import { dirname } from 'node:path';
 import { MIGRATIONS, type Migration, type MigrationContext } from './migrations.js';
 
 /** The WAL file's size after it starts over (journal_size_limit): the Checkpointer's bound. */
-export const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
+const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
 
 export type Db = Database.Database;
 
