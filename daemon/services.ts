@@ -60,7 +60,7 @@ import { TemplateService } from './templates/template.service.js';
 import { loadTemplates } from './templates/template.loader.js';
 import { type WorkflowView } from '../shared/schemas/workflows.js';
 import { Checkpointer } from './store/checkpointer.js';
-import { openDatabase, restartWal, type Db } from './store/database.js';
+import { openDatabase, restartWal, writeCounter, type Db } from './store/database.js';
 import { Housekeeping } from './housekeeping.js';
 import { serverUrls, type ServerUrls } from './domain/urls.js';
 import { ApiError } from './domain/errors.js';
@@ -138,7 +138,10 @@ export function buildServices(
   const checkpointer =
     databaseFile === ':memory:'
       ? undefined
-      : new Checkpointer(databaseFile, log, { catchUp: () => restartWal(db) });
+      : new Checkpointer(databaseFile, log, {
+          catchUp: () => restartWal(db),
+          writes: writeCounter(db),
+        });
   const settings = new SettingsRepository(db);
   const commits = new CommitQueue(db);
   const clock = new OffsetClock();

@@ -12,6 +12,11 @@
 // once per 64 MiB of log. The worker holds its next checkpoint until the restart is done (a
 // checkpoint of its own would keep the daemon's from running). A checkpoint only copies pages
 // that are already committed (and durable in the WAL), so it cannot lose an acknowledged write.
+//
+// A worker is a V8 isolate of its own (about 9 MB resident). An idle daemon does not need one:
+// once every frame is copied and no write has come for QUIET_MS, the worker runs its last
+// checkpoint and exits; the next write the daemon's connection makes starts a new one (the
+// daemon's total_changes(), read every interval, says when).
 import { Worker } from 'node:worker_threads';
 import { workerScript } from '../worker-script.js';
 import type { CheckpointReport, CheckpointWorkerData } from './checkpoint-worker.js';
@@ -19,21 +24,36 @@ import type { CheckpointReport, CheckpointWorkerData } from './checkpoint-worker
 export const CHECKPOINT_INTERVAL_MS = 250;
 /** Frames in the WAL past which the writer's connection restarts it (64 MiB of 4 KiB pages). */
 export const MAX_WAL_FRAMES = 16_384;
+/** Time without a write, everything checkpointed, after which the worker exits until the next. */
+export const QUIET_MS = 3_000;
 
 export interface CheckpointerOptions {
   intervalMs?: number;
   /** Checkpoints the remaining frames on the writer's connection, so the WAL starts over. */
   catchUp?: () => void;
   maxWalFrames?: number;
+  /**
+   * A count that grows with every write on the daemon's connection (its total_changes()). With
+   * it, the worker exits once quiet and starts again on the next write; without, it never exits.
+   */
+  writes?: () => number;
+  quietMs?: number;
 }
 
 export class Checkpointer {
   private worker: Worker | undefined;
   private exited: Promise<void> = Promise.resolve();
   private last: CheckpointReport | undefined;
+  /** Watches the write count while no worker runs (set between start() and stop()). */
+  private watch: NodeJS.Timeout | undefined;
+  /** The write count when the worker last reported, and since when it has not changed. */
+  private writesSeen = -1;
+  private quietSince = 0;
+  private retiring = false;
 
   private readonly intervalMs: number;
   private readonly maxWalFrames: number;
+  private readonly quietMs: number;
 
   constructor(
     private readonly file: string,
@@ -42,10 +62,28 @@ export class Checkpointer {
   ) {
     this.intervalMs = options.intervalMs ?? CHECKPOINT_INTERVAL_MS;
     this.maxWalFrames = options.maxWalFrames ?? MAX_WAL_FRAMES;
+    this.quietMs = options.quietMs ?? QUIET_MS;
   }
 
   start(): void {
-    if (this.worker) return;
+    if (this.watch || this.worker) return;
+    this.spawn();
+    const writes = this.options.writes;
+    if (!writes) return;
+    this.watch = setInterval(() => {
+      if (!this.worker && !this.retiring && writes() !== this.writesSeen) this.spawn();
+    }, this.intervalMs);
+    this.watch.unref();
+  }
+
+  /** Whether a worker thread runs now (it exits when the daemon is quiet). */
+  get running(): boolean {
+    return this.worker !== undefined;
+  }
+
+  private spawn(): void {
+    this.writesSeen = this.options.writes?.() ?? 0;
+    this.quietSince = performance.now();
     const { script, eval: isEval } = workerScript('checkpoint-worker', import.meta.url);
     const data: CheckpointWorkerData = {
       file: this.file,
@@ -64,12 +102,41 @@ export class Checkpointer {
           worker.postMessage('restarted');
         }
       }
+      if (this.quiet(report)) this.retire(worker);
     });
     worker.on('error', (error) => this.log.error({ err: error }, 'wal checkpointer failed'));
-    this.exited = new Promise((resolve) => worker.once('exit', () => resolve()));
+    this.exited = new Promise((resolve) =>
+      worker.once('exit', () => {
+        // A worker that failed is replaced by the watch on the next write, like a retired one.
+        if (this.worker === worker) this.worker = undefined;
+        this.retiring = false;
+        resolve();
+      }),
+    );
     // Its timer must not keep the daemon alive; stop() still waits for its last checkpoint.
     worker.unref();
     this.worker = worker;
+  }
+
+  /** True once every frame is copied and no write has come for quietMs (with a write count). */
+  private quiet(report: CheckpointReport): boolean {
+    const writes = this.options.writes?.();
+    if (writes === undefined) return false;
+    const now = performance.now();
+    if (writes !== this.writesSeen || report.checkpointed < report.log) {
+      this.writesSeen = writes;
+      this.quietSince = now;
+      return false;
+    }
+    return now - this.quietSince >= this.quietMs;
+  }
+
+  /** The worker runs a last checkpoint and exits; the watch starts a new one on the next write. */
+  private retire(worker: Worker): void {
+    if (this.worker !== worker) return;
+    this.worker = undefined;
+    this.retiring = true;
+    worker.postMessage('stop');
   }
 
   /** The last checkpoint's WAL figures (frames in the log, frames copied), if one ran. */
@@ -84,8 +151,11 @@ export class Checkpointer {
 
   /** Runs a last checkpoint and closes the worker's connection, before the daemon's closes. */
   async stop(): Promise<void> {
+    clearInterval(this.watch);
+    this.watch = undefined;
     const worker = this.worker;
-    if (!worker) return;
+    // A worker that is retiring already runs its last checkpoint: wait for it to close.
+    if (!worker) return this.exited;
     this.worker = undefined;
     // Held again, so the daemon waits for the worker's last checkpoint and close.
     worker.ref();

@@ -71,6 +71,12 @@ export function restartWal(db: Db): void {
   }
 }
 
+/** A count that grows with every row the connection writes (SQLite's total_changes()). */
+export function writeCounter(db: Db): () => number {
+  const totalChanges = db.prepare('SELECT total_changes()').pluck();
+  return () => totalChanges.get() as number;
+}
+
 export function migrate(
   db: Db,
   migrations: readonly Migration[],

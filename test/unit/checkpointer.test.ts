@@ -7,7 +7,7 @@ import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Checkpointer } from '../../daemon/store/checkpointer.js';
-import { openDatabase, restartWal } from '../../daemon/store/database.js';
+import { openDatabase, restartWal, writeCounter } from '../../daemon/store/database.js';
 import { tempDir } from '../helpers/app.js';
 
 const silent = { error: () => undefined };
@@ -108,6 +108,47 @@ test('under writes without a pause, the writer restarts the log past its bound a
   const reopened = new Database(file, { readonly: true });
   t.teardown(() => reopened.close());
   t.is((reopened.prepare('SELECT count(*) AS n FROM rows').get() as { n: number }).n, written);
+});
+
+test('a quiet checkpointer lets its worker go, and the next write starts one that checkpoints it', async (t) => {
+  const dir = tempDir();
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'svc.db');
+  const db = openDatabase(file, []);
+  db.exec('CREATE TABLE rows (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+  const insert = db.prepare('INSERT INTO rows (body) VALUES (?)');
+  const checkpointer = new Checkpointer(file, silent, {
+    intervalMs: 10,
+    quietMs: 100,
+    writes: writeCounter(db),
+  });
+  checkpointer.start();
+  t.true(checkpointer.running, 'a worker starts with the checkpointer');
+  const until = async (condition: () => boolean, what: string) => {
+    // A busy machine can take seconds to start a worker: bounded by time, not by a count.
+    const deadline = Date.now() + 30_000;
+    while (!condition() && Date.now() < deadline) await sleep(10);
+    t.true(condition(), what);
+  };
+
+  for (let i = 0; i < 50; i += 1) insert.run('x'.repeat(500));
+  await until(() => !checkpointer.running, 'the worker exits once quiet');
+  const copied = checkpointer.lastReport()!;
+  t.true(copied.log > 0 && copied.checkpointed === copied.log, 'after copying every frame');
+
+  for (let i = 0; i < 50; i += 1) insert.run('y'.repeat(500));
+  await until(() => checkpointer.running, 'the next write starts a worker again');
+  await until(() => {
+    const report = checkpointer.lastReport()!;
+    return report !== copied && report.checkpointed === report.log;
+  }, 'which checkpoints the new frames');
+
+  await checkpointer.stop();
+  t.false(checkpointer.running);
+  db.close();
+  const reopened = new Database(file, { readonly: true });
+  t.teardown(() => reopened.close());
+  t.is((reopened.prepare('SELECT count(*) AS n FROM rows').get() as { n: number }).n, 100);
 });
 
 test('stop() without start() and a second stop() do nothing', async (t) => {
