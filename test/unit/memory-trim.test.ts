@@ -1,6 +1,6 @@
 // The daemon gives memory back once a burst is over: a full collection on the main thread and a
-// trim message to each worker, after quiet checks that follow busy ones, and not again until it
-// has been busy since.
+// trim message to each worker, after 2 and again after 9 quiet checks that follow busy ones,
+// and not again until it has been busy since.
 import test from 'ava';
 import { MemoryTrimmer } from '../../daemon/memory-trim.js';
 
@@ -17,14 +17,17 @@ function trimmer() {
   return { memory, calls };
 }
 
-test('quiet checks after a busy one collect on the main thread and in every worker, once', (t) => {
+test('quiet checks after a busy one collect on the main thread and in every worker, twice', (t) => {
   const { memory, calls } = trimmer();
   t.false(memory.check(0.6), 'busy: nothing yet');
   t.false(memory.check(0.001), 'one quiet check is not enough');
   t.true(memory.check(0.001), 'the second quiet check in a row trims');
   t.deepEqual(calls, { collected: 1, workers: [1, 1] });
+  for (let check = 3; check < 9; check += 1) t.false(memory.check(0.001), `quiet check ${check}`);
+  t.true(memory.check(0.001), 'the ninth quiet check in a row trims again');
+  t.deepEqual(calls, { collected: 2, workers: [2, 2] });
   for (let i = 0; i < 10; i += 1) t.false(memory.check(0.001), 'quiet since: nothing more');
-  t.is(calls.collected, 1);
+  t.is(calls.collected, 2);
 });
 
 test('a check between quiet and busy starts the quiet count over; a new burst trims again', (t) => {
@@ -40,11 +43,10 @@ test('a check between quiet and busy starts the quiet count over; a new burst tr
   t.deepEqual(calls, { collected: 2, workers: [2, 2] });
 });
 
-test('the start-up counts as busy: a daemon that stays quiet from the start trims once', (t) => {
+test('the start-up counts as busy: a daemon that stays quiet from the start trims twice', (t) => {
   const { memory, calls } = trimmer();
-  memory.check(0.001);
-  t.true(memory.check(0.001));
-  t.is(calls.collected, 1);
+  for (let i = 0; i < 20; i += 1) memory.check(0.001);
+  t.is(calls.collected, 2);
 });
 
 test('without a collector (no --expose-gc) it never starts; with one it runs until stopped', (t) => {
