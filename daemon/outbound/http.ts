@@ -4,7 +4,9 @@
 // address check, timeouts, caps): building and sending a request and reading its answer is
 // several times the CPU of handing it over, and the daemon's own thread serves the API, runs
 // the engine and writes the store. Measured on the five-step workflow bench (one webhook call
-// per run): about a sixth of the main thread's time per run moved off it.
+// per run): about a sixth of the main thread's time per run moved off it. The worker starts
+// with the first call and exits after IDLE_MS without one (an isolate of its own, 10-20 MB
+// after a burst of calls, that an idle daemon need not hold); the next call starts a new one.
 import { Worker } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import { workerScript } from '../worker-script.js';
@@ -13,6 +15,8 @@ import type { UrlPolicy } from './url-policy.js';
 
 /** Bytes of a response body read at most, unless the call asks otherwise. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
+/** Time without a call under way after which the worker exits. */
+export const IDLE_MS = 10_000;
 
 export interface OutboundRequest {
   url: string;
@@ -100,8 +104,18 @@ export class OutboundHttp {
   >();
 
   private faults: FaultInjector | undefined;
+  /** Set while no call is under way: ends the worker when it fires. */
+  private idleTimer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly policy: UrlPolicy) {}
+  constructor(
+    private readonly policy: UrlPolicy,
+    private readonly idleMs = IDLE_MS,
+  ) {}
+
+  /** Whether a worker thread runs now (from the first call until idle). */
+  get running(): boolean {
+    return this.worker !== undefined;
+  }
 
   /** Sandbox: calls made with a scope are first put to the fault rules. */
   useFaults(faults: FaultInjector): void {
@@ -183,6 +197,7 @@ export class OutboundHttp {
     return new Promise((resolve) => {
       const id = this.nextId++;
       const worker = this.thread();
+      clearTimeout(this.idleTimer);
       // While calls are under way the worker keeps the process alive; idle, it does not.
       if (this.pending.size === 0) worker.ref();
       this.pending.set(id, { resolve, started: performance.now() });
@@ -196,6 +211,7 @@ export class OutboundHttp {
   }
 
   async close(): Promise<void> {
+    clearTimeout(this.idleTimer);
     const worker = this.worker;
     this.worker = undefined;
     if (worker) await worker.terminate();
@@ -209,7 +225,7 @@ export class OutboundHttp {
     worker.on('message', ({ id, result }: WorkerAnswer) => {
       const waiting = this.pending.get(id);
       this.pending.delete(id);
-      if (this.pending.size === 0) worker.unref();
+      if (this.pending.size === 0) this.idle(worker);
       waiting?.resolve(result);
     });
     // A worker that dies fails the calls it had; the next call starts a new one.
@@ -223,6 +239,17 @@ export class OutboundHttp {
     worker.unref();
     this.worker = worker;
     return worker;
+  }
+
+  private idle(worker: Worker): void {
+    worker.unref();
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      if (this.worker !== worker || this.pending.size > 0) return;
+      this.worker = undefined;
+      void worker.terminate();
+    }, this.idleMs);
+    this.idleTimer.unref();
   }
 
   private failPending(message: string): void {

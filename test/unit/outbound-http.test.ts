@@ -1,9 +1,10 @@
 // The outbound module (daemon/outbound/http.ts) against a real local server: what is sent, the
 // answer read back, a 3xx kept as the answer, the cap on an answer's size (declared and
 // streamed), a timeout that covers the body, production's refusal of a loopback address, and
-// the worker thread the calls are made in.
+// the worker thread the calls are made in, which exits when idle.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
 import { OutboundHttp } from '../../daemon/outbound/http.js';
 
@@ -141,4 +142,20 @@ test('calls run concurrently in the worker; close() fails the unanswered ones, a
   await outbound.close();
   t.like(await hanging, { type: 'failed', reason: 'connect', message: 'The daemon is stopping.' });
   t.like(await call('4'), { type: 'response', status: 200, body: 'ok 4' });
+});
+
+test('the worker exits after a while without calls, and the next call starts a new one', async (t) => {
+  const receiver = await server((res, seen) => res.end(`ok ${seen.body}`));
+  const outbound = new OutboundHttp({ environment: 'sandbox', allowPrivateNetwork: false }, 100);
+  t.teardown(() => Promise.all([receiver.close(), outbound.close()]));
+  const call = (body: string) =>
+    outbound.request({ url: receiver.url, method: 'POST', body, timeoutMs: 10_000 });
+  t.false(outbound.running, 'no worker before the first call');
+  t.like(await call('1'), { type: 'response', body: 'ok 1' });
+  t.true(outbound.running);
+  const deadline = Date.now() + 10_000;
+  while (outbound.running && Date.now() < deadline) await sleep(20);
+  t.false(outbound.running, 'the worker exited once idle');
+  t.like(await call('2'), { type: 'response', body: 'ok 2' });
+  t.true(outbound.running, 'a new worker made the next call');
 });
