@@ -134,6 +134,34 @@ test('wait_for_completion answers 202 with the running run after 60 s of daemon-
   t.is(execution.status, 'running');
 });
 
+test('a waited-for run leaves nothing behind: ended before the wait, during it, or by its bound', async (t) => {
+  const { services, workspaceId, advance } = await setUp(t);
+  const workflow = (seconds: number) =>
+    services.workflows.create(workspaceId, { name: `w${seconds}`, steps: [waitStep('a', seconds)] })
+      .id;
+  const wait = (workflowId: string, maxMs: number) => {
+    const run = services.engine.start(workspaceId, workflowId, { input: {} });
+    return services.engine.waitFor(run.execution_id, maxMs);
+  };
+
+  const inline = await wait(workflow(0), 60_000);
+  t.is(inline?.status, 'completed', 'a run whose steps need no waiting has ended already');
+  t.is(services.engine.waitedRuns, 0);
+
+  const during = wait(workflow(10), 60_000);
+  await settle(services);
+  t.is(services.engine.waitedRuns, 1);
+  await advance(11_000);
+  t.is((await during)?.status, 'completed');
+  t.is(services.engine.waitedRuns, 0);
+
+  const bounded = wait(workflow(600), 5_000);
+  await settle(services);
+  await advance(6_000);
+  t.is((await bounded)?.status, 'running', 'answered at the bound, still running');
+  t.is(services.engine.waitedRuns, 0);
+});
+
 test('a step with the deadline passed ends the run timeout, with one failed event', async (t) => {
   const { services, workspaceId, advance } = await setUp(t);
   const workflow = services.workflows.create(workspaceId, {
