@@ -1,7 +1,7 @@
 // WAL checkpoints run in a worker thread on a second connection: committed pages reach the
 // database file while the daemon's connection keeps writing, the WAL starts over instead of
 // growing, and nothing committed is lost when the checkpointer and the store close.
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import Database from 'better-sqlite3';
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,14 +12,27 @@ import { tempDir } from '../helpers/app.js';
 
 const silent = { error: () => undefined };
 
-test('a worker checkpoints while the store writes; the WAL starts over and no row is lost', async (t) => {
+/** A store in a temp dir with one table to write rows of text into. */
+function rowsStore(t: ExecutionContext) {
   const dir = tempDir();
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'svc.db');
   const db = openDatabase(file, []);
-  t.is(db.pragma('wal_autocheckpoint', { simple: true }), 0, 'no checkpoint on commit');
   db.exec('CREATE TABLE rows (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
-  const insert = db.prepare('INSERT INTO rows (body) VALUES (?)');
+  return { file, db, insert: db.prepare('INSERT INTO rows (body) VALUES (?)') };
+}
+
+/** Closes the store and counts its rows from a fresh connection: what reached the files. */
+function storedRows(t: ExecutionContext, file: string, db: Database.Database): number {
+  db.close();
+  const reopened = new Database(file, { readonly: true });
+  t.teardown(() => reopened.close());
+  return (reopened.prepare('SELECT count(*) AS n FROM rows').get() as { n: number }).n;
+}
+
+test('a worker checkpoints while the store writes; the WAL starts over and no row is lost', async (t) => {
+  const { file, db, insert } = rowsStore(t);
+  t.is(db.pragma('wal_autocheckpoint', { simple: true }), 0, 'no checkpoint on commit');
   const checkpointer = new Checkpointer(file, silent, { intervalMs: 10 });
   checkpointer.start();
 
@@ -46,19 +59,11 @@ test('a worker checkpoints while the store writes; the WAL starts over and no ro
   t.true(restarts > 0, `the WAL started over at least once (frames: ${logSizes.join(',')})`);
 
   await checkpointer.stop();
-  db.close();
-  const reopened = new Database(file, { readonly: true });
-  t.teardown(() => reopened.close());
-  t.is((reopened.prepare('SELECT count(*) AS n FROM rows').get() as { n: number }).n, written);
+  t.is(storedRows(t, file, db), written);
 });
 
 test('under writes without a pause, the writer restarts the log past its bound and the file stays bounded', async (t) => {
-  const dir = tempDir();
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const file = join(dir, 'svc.db');
-  const db = openDatabase(file, []);
-  db.exec('CREATE TABLE rows (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
-  const insert = db.prepare('INSERT INTO rows (body) VALUES (?)');
+  const { file, db, insert } = rowsStore(t);
   let catchUps = 0;
   const maxWalFrames = 1000;
   const checkpointer = new Checkpointer(file, silent, {
@@ -104,19 +109,11 @@ test('under writes without a pause, the writer restarts the log past its bound a
   );
 
   await checkpointer.stop();
-  db.close();
-  const reopened = new Database(file, { readonly: true });
-  t.teardown(() => reopened.close());
-  t.is((reopened.prepare('SELECT count(*) AS n FROM rows').get() as { n: number }).n, written);
+  t.is(storedRows(t, file, db), written);
 });
 
 test('a quiet checkpointer lets its worker go, and the next write starts one that checkpoints it', async (t) => {
-  const dir = tempDir();
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const file = join(dir, 'svc.db');
-  const db = openDatabase(file, []);
-  db.exec('CREATE TABLE rows (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
-  const insert = db.prepare('INSERT INTO rows (body) VALUES (?)');
+  const { file, db, insert } = rowsStore(t);
   const checkpointer = new Checkpointer(file, silent, {
     intervalMs: 10,
     quietMs: 100,
@@ -145,10 +142,7 @@ test('a quiet checkpointer lets its worker go, and the next write starts one tha
 
   await checkpointer.stop();
   t.false(checkpointer.running);
-  db.close();
-  const reopened = new Database(file, { readonly: true });
-  t.teardown(() => reopened.close());
-  t.is((reopened.prepare('SELECT count(*) AS n FROM rows').get() as { n: number }).n, 100);
+  t.is(storedRows(t, file, db), 100);
 });
 
 test('stop() without start() and a second stop() do nothing', async (t) => {
