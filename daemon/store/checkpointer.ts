@@ -49,7 +49,9 @@ export class Checkpointer {
   /** The write count when the worker last reported, and since when it has not changed. */
   private writesSeen = -1;
   private quietSince = 0;
-  private retiring = false;
+  /** A worker told to stop because the daemon is quiet, until it has exited. */
+  private retiring: Worker | undefined;
+  private starts = 0;
 
   private readonly intervalMs: number;
   private readonly maxWalFrames: number;
@@ -76,12 +78,18 @@ export class Checkpointer {
     this.watch.unref();
   }
 
+  /** Worker threads started so far: one at start(), one more each time writes follow a quiet spell. */
+  get workersStarted(): number {
+    return this.starts;
+  }
+
   /** Whether a worker thread runs now (it exits when the daemon is quiet). */
   get running(): boolean {
     return this.worker !== undefined;
   }
 
   private spawn(): void {
+    this.starts += 1;
     this.writesSeen = this.options.writes?.() ?? 0;
     this.quietSince = performance.now();
     const { script, eval: isEval } = workerScript('checkpoint-worker', import.meta.url);
@@ -102,14 +110,16 @@ export class Checkpointer {
           worker.postMessage('restarted');
         }
       }
-      if (this.quiet(report)) this.retire(worker);
+      // Only the running worker's reports count: a retiring one's last report must not mark
+      // writes made meanwhile as seen (the watch would not start a worker for them).
+      if (worker === this.worker && this.quiet(report)) this.retire(worker);
     });
     worker.on('error', (error) => this.log.error({ err: error }, 'wal checkpointer failed'));
     this.exited = new Promise((resolve) =>
       worker.once('exit', () => {
         // A worker that failed is replaced by the watch on the next write, like a retired one.
         if (this.worker === worker) this.worker = undefined;
-        this.retiring = false;
+        if (this.retiring === worker) this.retiring = undefined;
         resolve();
       }),
     );
@@ -133,9 +143,8 @@ export class Checkpointer {
 
   /** The worker runs a last checkpoint and exits; the watch starts a new one on the next write. */
   private retire(worker: Worker): void {
-    if (this.worker !== worker) return;
     this.worker = undefined;
-    this.retiring = true;
+    this.retiring = worker;
     worker.postMessage('stop');
   }
 
@@ -153,13 +162,15 @@ export class Checkpointer {
   async stop(): Promise<void> {
     clearInterval(this.watch);
     this.watch = undefined;
-    const worker = this.worker;
-    // A worker that is retiring already runs its last checkpoint: wait for it to close.
-    if (!worker) return this.exited;
-    this.worker = undefined;
+    // A retiring worker already runs its last checkpoint: it is waited for like a running one.
+    const worker = this.worker ?? this.retiring;
+    if (!worker) return;
     // Held again, so the daemon waits for the worker's last checkpoint and close.
     worker.ref();
-    worker.postMessage('stop');
+    if (worker === this.worker) {
+      this.worker = undefined;
+      worker.postMessage('stop');
+    }
     await this.exited;
   }
 }
