@@ -157,7 +157,7 @@ export function buildServices(
   const oauth = new OAuthService(db, new OAuthRepository(db), workspaces, clock);
   credentials.acceptAccessTokens((hash) => oauth.accessTokenByHash(hash));
   oauth.on('revoked', () => credentials.invalidate());
-  const events = new EventService(db, new EventRepository(db), clock);
+  const events = new EventService(db, new EventRepository(db), clock, commits);
   const urlPolicy = {
     environment: options.environment,
     allowPrivateNetwork: options.allowPrivateNetwork ?? false,

@@ -183,7 +183,7 @@ export function createControlRouter(deps: ControlDeps) {
     }),
     events: t.router({
       /** Sandbox only: publishes a sample (or the given) event, as if it had happened. */
-      trigger: operator.input(EventTriggerInput).mutation(({ input }) => {
+      trigger: operator.input(EventTriggerInput).mutation(async ({ input }) => {
         if (daemon.environment !== 'sandbox') {
           throw new ApiError(
             'conflict',
@@ -191,7 +191,7 @@ export function createControlRouter(deps: ControlDeps) {
           );
         }
         const workspaceId = workspaces.existingId(input.workspace_id);
-        return events.publish(
+        return events.publishAlone(
           workspaceId,
           input.type,
           input.data ?? sampleEventData(input.type, workspaceId, clock.iso()),

@@ -10,7 +10,11 @@ import { toIso, type Clock } from '../clock/clock.js';
 import { invalidParameter } from '../domain/errors.js';
 import { JsonText, mapPage, type ListQueryInput, type Page } from '../domain/pages.js';
 import type { Transactions } from '../domain/transactions.js';
+import type { CommitQueue } from '../store/commit-queue.js';
 import type { EventFilter, EventRepository, EventRow } from './event.repository.js';
+
+/** The group commit an event of its own joins. */
+export type GroupCommits = Pick<CommitQueue, 'run'>;
 
 export const EVENT_RETENTION_MS = 30 * 86_400_000;
 
@@ -24,6 +28,7 @@ export class EventService extends EventEmitter<{ published: [EventEnvelope] }> {
     private readonly db: Transactions,
     private readonly repo: EventRepository,
     private readonly clock: Clock,
+    private readonly commits: GroupCommits,
   ) {
     super();
     // One listener per live client (svc events tail): no leak warning past ten of them.
@@ -37,6 +42,38 @@ export class EventService extends EventEmitter<{ published: [EventEnvelope] }> {
 
   /** Stores an event and its fan-out atomically. Call it inside the caller's transaction when the event belongs to a change. */
   publish(workspaceId: string, type: EventType, data: Record<string, unknown>): EventEnvelope {
+    const { event, store } = this.prepare(workspaceId, type, data);
+    if (this.db.inTransaction) {
+      // Part of the caller's change: its transaction makes it atomic (and may still roll back,
+      // so listeners hear of the event only once it is settled).
+      store();
+      if (this.listenerCount('published') > 0) queueMicrotask(() => this.notifyIfStored(event));
+    } else {
+      this.db.transaction(store)();
+      this.emit('published', event);
+    }
+    return event;
+  }
+
+  /**
+   * An event of its own, not part of a change (svc events trigger): stored with the next group
+   * commit (CommitQueue), so that many published at once share one commit; resolves once it is
+   * committed. Measured on the delivery bench (32 publishes in flight): a commit per event was
+   * a tenth of the daemon's time.
+   */
+  async publishAlone(
+    workspaceId: string,
+    type: EventType,
+    data: Record<string, unknown>,
+  ): Promise<EventEnvelope> {
+    const { event, store } = this.prepare(workspaceId, type, data);
+    await this.commits.run(store);
+    this.emit('published', event);
+    return event;
+  }
+
+  /** The envelope, and the work that stores it and its fan-out (inside a transaction). */
+  private prepare(workspaceId: string, type: EventType, data: Record<string, unknown>) {
     const createdAt = this.clock.now();
     const event: EventEnvelope = {
       id: newId('event'),
@@ -56,16 +93,7 @@ export class EventService extends EventEmitter<{ published: [EventEnvelope] }> {
       });
       for (const fanout of this.fanouts) fanout(event, json);
     };
-    if (this.db.inTransaction) {
-      // Part of the caller's change: its transaction makes it atomic (and may still roll back,
-      // so listeners hear of the event only once it is settled).
-      store();
-      if (this.listenerCount('published') > 0) queueMicrotask(() => this.notifyIfStored(event));
-    } else {
-      this.db.transaction(store)();
-      this.emit('published', event);
-    }
-    return event;
+    return { event, store };
   }
 
   get(workspaceId: string, id: string): EventEnvelope | undefined {

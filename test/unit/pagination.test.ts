@@ -4,11 +4,12 @@ import test from 'ava';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { StillClock } from '../helpers/still-clock.js';
-import { OffsetClock } from '../../daemon/clock/clock.js';
+import { OffsetClock, type Clock } from '../../daemon/clock/clock.js';
 import { EventRepository } from '../../daemon/events/event.repository.js';
 import { EventService } from '../../daemon/events/event.service.js';
 import { ApiError } from '../../daemon/domain/errors.js';
 import { DEFAULT_PAGE_SIZE, pageRequest, toPage } from '../../daemon/domain/pages.js';
+import { CommitQueue } from '../../daemon/store/commit-queue.js';
 import { openDatabase, type Db } from '../../daemon/store/database.js';
 import type { EventEnvelope } from '../../shared/schemas/events.js';
 import { tempDir } from '../helpers/app.js';
@@ -28,6 +29,10 @@ function openStore(t: import('ava').ExecutionContext): Db {
     rmSync(dir, { recursive: true, force: true });
   });
   return db;
+}
+
+function eventService(db: Db, clock: Clock): EventService {
+  return new EventService(db, new EventRepository(db), clock, new CommitQueue(db));
 }
 
 /** Walks every page with the given limit; returns the pages' ids. */
@@ -109,7 +114,7 @@ test('toPage: limit + 1 rows means there is more', (t) => {
 test('events with equal created_at: ordered by id descending, pages neither overlap nor miss', (t) => {
   const db = openStore(t);
   const clock = new StillClock(Date.now());
-  const events = new EventService(db, new EventRepository(db), clock);
+  const events = eventService(db, clock);
   const published: EventEnvelope[] = [];
   // 25 events at one instant, then 12 at a later one, then 8 at the first one again... all ties.
   for (let i = 0; i < 25; i++) published.push(events.publish('ws_a', 'agent.created', { i }));
@@ -145,7 +150,7 @@ test('events with equal created_at: ordered by id descending, pages neither over
 test('type filters: exact types, prefixes, several at once', (t) => {
   const db = openStore(t);
   const clock = new StillClock(Date.now());
-  const events = new EventService(db, new EventRepository(db), clock);
+  const events = eventService(db, clock);
   const types = [
     'agent.created',
     'agent.execution.completed',
@@ -192,7 +197,7 @@ test('type filters: exact types, prefixes, several at once', (t) => {
 
 test('an unknown cursor, or one of another workspace, is invalid_parameter', (t) => {
   const db = openStore(t);
-  const events = new EventService(db, new EventRepository(db), new StillClock(Date.now()));
+  const events = eventService(db, new StillClock(Date.now()));
   events.publish('ws_a', 'agent.created', {});
   const foreign = events.publish('ws_b', 'agent.created', {});
   for (const cursor of ['evt_doesnotexist', foreign.id]) {
@@ -208,7 +213,7 @@ test('an unknown cursor, or one of another workspace, is invalid_parameter', (t)
 test('events older than 30 days on the daemon clock are gone from lists, get and counts', (t) => {
   const db = openStore(t);
   const clock = new OffsetClock();
-  const events = new EventService(db, new EventRepository(db), clock);
+  const events = eventService(db, clock);
   const old = [0, 1, 2].map((i) => events.publish('ws_a', 'agent.created', { i }));
   clock.setOffset(20 * DAY);
   const recent = [0, 1].map((i) => events.publish('ws_a', 'agent.updated', { i }));
@@ -239,7 +244,7 @@ test('events older than 30 days on the daemon clock are gone from lists, get and
 test('a published event is stored with its envelope and heard by listeners', (t) => {
   const db = openStore(t);
   const clock = new StillClock(Date.UTC(2030, 4, 6, 7, 8, 9, 10));
-  const events = new EventService(db, new EventRepository(db), clock);
+  const events = eventService(db, clock);
   const heard: EventEnvelope[] = [];
   const listener = (event: EventEnvelope) => heard.push(event);
   events.on('published', listener);
