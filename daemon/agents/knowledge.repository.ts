@@ -1,6 +1,6 @@
 // Knowledge documents and their text chunks, indexed with SQLite FTS5 for retrieval.
 import type { ListQueryInput, Page } from '../domain/pages.js';
-import type { Db } from '../store/database.js';
+import { LIMIT_PARAM, type Db } from '../store/database.js';
 import { ListQuery } from '../store/list-query.js';
 
 export interface DocumentRow {
@@ -48,7 +48,7 @@ export class KnowledgeRepository {
     this.deleteDocStmt = db.prepare('DELETE FROM knowledge_documents WHERE id = ?');
     this.deleteChunksStmt = db.prepare('DELETE FROM knowledge_chunks WHERE document_id = ?');
     this.searchStmt = db.prepare<[string, string, number], ChunkMatch>(
-      'SELECT text, document_id, bm25(knowledge_chunks) AS rank FROM knowledge_chunks WHERE knowledge_chunks MATCH ? AND agent_id = ? ORDER BY rank LIMIT ?',
+      `SELECT text, document_id, bm25(knowledge_chunks) AS rank FROM knowledge_chunks WHERE knowledge_chunks MATCH ? AND agent_id = ? ORDER BY rank ${LIMIT_PARAM}`,
     );
     this.hasAnyStmt = db.prepare<[string], { n: number }>(
       'SELECT COUNT(*) AS n FROM knowledge_documents WHERE agent_id = ?',

@@ -9,6 +9,15 @@ const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
 
 export type Db = Database.Database;
 
+/**
+ * The limit of a statement whose limit is a parameter. SQLite (3.46 on) plans a bare `LIMIT ?`
+ * with the bound value, and then re-prepares the statement (parse and plan again) every time
+ * that parameter is bound, which better-sqlite3 does on every run, even with the same value.
+ * `+?` is the same limit but not a bare parameter, so the plan is made once. Measured on the
+ * events list (GET /v1/events?limit=20): the re-prepare was a third of its query's time.
+ */
+export const LIMIT_PARAM = 'LIMIT +?';
+
 export class SchemaTooNewError extends Error {
   constructor(
     readonly found: number,

@@ -8,7 +8,7 @@ import {
   type ListQueryInput,
   type Page,
 } from '../domain/pages.js';
-import type { Db } from './database.js';
+import { LIMIT_PARAM, type Db } from './database.js';
 import { StatementCache } from './statement-cache.js';
 
 type Param = string | number;
@@ -72,7 +72,7 @@ export class ListQuery<Row, Q> {
     const afterParams = cursor ? [cursor.key, cursor.key, cursor.id] : [];
     const rows = this.statements
       .get(
-        `SELECT ${this.columns} FROM ${this.spec.table} WHERE ${filter.sql}${after} ${this.orderBy} LIMIT ?`,
+        `SELECT ${this.columns} FROM ${this.spec.table} WHERE ${filter.sql}${after} ${this.orderBy} ${LIMIT_PARAM}`,
       )
       .all(...filter.params, ...afterParams, limit + 1) as Row[];
     return toPage(rows, limit, this.count(query, filter));

@@ -1,5 +1,5 @@
 // Durable timers: "run this kind of job with this payload at time T", one row each.
-import type { Db } from '../store/database.js';
+import { LIMIT_PARAM, type Db } from '../store/database.js';
 
 export interface TimerRow {
   id: string;
@@ -33,7 +33,7 @@ export class TimerRepository {
       'INSERT INTO timers (id, kind, due_at, payload, owner, created_at) VALUES (@id, @kind, @due_at, @payload, @owner, @created_at)',
     );
     this.dueStmt = db.prepare<[number, number], TimerRow>(
-      'SELECT * FROM timers WHERE due_at <= ? ORDER BY due_at, id LIMIT ?',
+      `SELECT * FROM timers WHERE due_at <= ? ORDER BY due_at, id ${LIMIT_PARAM}`,
     );
     this.nextDueStmt = db.prepare<[], { due_at: number }>(
       'SELECT due_at FROM timers ORDER BY due_at LIMIT 1',
