@@ -38,6 +38,7 @@ export class WebhookRepository {
   private readonly triggeredStmt;
   private readonly outcomeStmt;
   private readonly statusStmt;
+  private readonly secretStmt;
 
   private readonly list: ListQuery<WebhookRow, WebhookListQuery>;
   /** Delivery outcomes, added up per webhook until the group commit writes them (commit-queue). */
@@ -74,6 +75,7 @@ export class WebhookRepository {
       this.outcomeStmt.run({ id, ...outcome }),
     );
     this.statusStmt = db.prepare('UPDATE webhooks SET status = ?, updated_at = ? WHERE id = ?');
+    this.secretStmt = db.prepare('UPDATE webhooks SET secret = ?, updated_at = ? WHERE id = ?');
   }
 
   insert(
@@ -99,6 +101,11 @@ export class WebhookRepository {
 
   update(row: WebhookRow): void {
     this.updateStmt.run(row);
+  }
+
+  /** update() leaves the secret as it is: only this replaces it (already sealed). */
+  setSecret(id: string, sealed: string, at: number): void {
+    this.secretStmt.run(sealed, at, id);
   }
 
   delete(id: string): void {

@@ -30,6 +30,8 @@ interface ActiveHook {
 export class WebhookService {
   /** Active webhooks per workspace, read on every published event; dropped on any change. */
   private readonly activeCache = new Map<string, ActiveHook[]>();
+  /** Opened signing secrets per webhook, used while the stored (sealed) value is the same. */
+  private readonly openedSecrets = new Map<string, { sealed: string; secret: string }>();
 
   constructor(
     private readonly db: Transactions,
@@ -77,7 +79,12 @@ export class WebhookService {
 
   /** The signing secret of a webhook (whsec_...), unsealed for signing a delivery. */
   signingSecret(row: WebhookRow): string {
-    return this.secretBox.open(row.secret);
+    // Opened once, not on every attempt: a new secret is a new sealed value, so it is opened anew.
+    const opened = this.openedSecrets.get(row.id);
+    if (opened?.sealed === row.secret) return opened.secret;
+    const secret = this.secretBox.open(row.secret);
+    this.openedSecrets.set(row.id, { sealed: row.secret, secret });
+    return secret;
   }
 
   /** The stored row (its secret sealed), for the delivery worker. */
@@ -127,8 +134,8 @@ export class WebhookService {
 
   /** Replaces the signing secret (sandbox fixtures that fix it); deliveries sign with it next. */
   setSecret(workspaceId: string, id: string, secret: string): void {
-    const row = { ...this.row(workspaceId, id) };
-    this.repo.update({ ...row, secret: this.secretBox.seal(secret), updated_at: this.clock.now() });
+    this.row(workspaceId, id);
+    this.repo.setSecret(id, this.secretBox.seal(secret), this.clock.now());
     this.activeCache.delete(workspaceId);
   }
 
@@ -136,6 +143,7 @@ export class WebhookService {
     this.row(workspaceId, id);
     this.repo.delete(id);
     this.activeCache.delete(workspaceId);
+    this.openedSecrets.delete(id);
     return { id, deleted: true };
   }
 

@@ -125,6 +125,42 @@ test.serial(
 );
 
 test.serial(
+  'applying with a new webhook secret: the next delivery is signed with it',
+  async (t) => {
+    const replaced = 'whsec_supportDeskReplacedSecret9876543210';
+    const file = write(
+      'support-desk-new-secret.yaml',
+      readFileSync(desk, 'utf8').replace(FIXED_SECRET, replaced),
+    );
+    const applied = await d.cli(['fixtures', 'apply', file, '--json']);
+    t.is(applied.code, 0, applied.stderr);
+    const ops = applied.json().plan.find((entry: { name: string }) => entry.name === 'ops');
+    t.like(ops, { action: 'update', changes: ['secret'] });
+
+    const { workspaces, workflows } = applied.json().ids;
+    const { key } = await d.operator();
+    receiver.clear();
+    const run = await d.callJson(
+      'POST',
+      `/v1/workflows/${workflows.refund}/execute`,
+      {
+        input: { order_id: 'A-2', amount: 20, reason: 'refund please' },
+        wait_for_completion: true,
+      },
+      { key, tenant: workspaces.acme },
+    );
+    t.true([200, 500].includes(run.status), run.text);
+    const [delivery] = await receiver.waitForCount(1, 20_000);
+    const signature = delivery!.header('x-svc-signature');
+    t.true(
+      verifySignature(delivery!.rawBody, signature, replaced).valid,
+      'the new secret verifies',
+    );
+    t.false(verifySignature(delivery!.rawBody, signature, FIXED_SECRET).valid, 'the old one not');
+  },
+);
+
+test.serial(
   'the OAuth example: an app with a client secret, and a key for its backend',
   async (t) => {
     const envFile = join(dir, 'oauth.env');
