@@ -1,19 +1,12 @@
 import test from 'ava';
-import { EventRepository } from '../../daemon/events/event.repository.js';
-import { EventService } from '../../daemon/events/event.service.js';
-import { CommitQueue } from '../../daemon/store/commit-queue.js';
 import { openDatabase } from '../../daemon/store/database.js';
 import type { EventEnvelope } from '../../shared/schemas/events.js';
+import { eventService } from '../helpers/services.js';
 import { StillClock } from '../helpers/still-clock.js';
 
 function setUp() {
   const db = openDatabase(':memory:');
-  const events = new EventService(
-    db,
-    new EventRepository(db),
-    new StillClock(Date.now()),
-    new CommitQueue(db),
-  );
+  const events = eventService(db, new StillClock(Date.now()));
   const heard: EventEnvelope[] = [];
   events.on('published', (event) => heard.push(event));
   return { events, heard };

@@ -1,30 +1,13 @@
 // API keys and credentials through the real services (buildServices) on a temp data dir:
 // hashing, revocation, rotation with a grace period, environments, the operator credential.
 import test from 'ava';
-import { rmSync } from 'node:fs';
-import { buildServices, type Services } from '../../daemon/services.js';
+import type { Services } from '../../daemon/services.js';
 import { ApiError } from '../../daemon/domain/errors.js';
 import { DEFAULT_ROTATION_GRACE_MS } from '../../daemon/keys/key.service.js';
-import type { Environment } from '../../daemon/keys/key-material.js';
 import { hashKey } from '../../daemon/keys/key-material.js';
-import { tempDir } from '../helpers/app.js';
+import { servicesFor } from '../helpers/services.js';
 
 const HOUR = 3_600_000;
-const log = { info: () => undefined, error: () => undefined };
-
-function services(
-  t: import('ava').ExecutionContext,
-  environment: Environment = 'sandbox',
-): Services {
-  const dataDir = tempDir();
-  const svc = buildServices({ dataDir, environment }, log);
-  t.teardown(async () => {
-    await svc.timers.stop();
-    svc.db.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-  return svc;
-}
 
 function invalidToken(t: import('ava').ExecutionContext, svc: Services, key: string): ApiError {
   const error = t.throws(() => svc.credentials.resolve(key));
@@ -35,7 +18,7 @@ function invalidToken(t: import('ava').ExecutionContext, svc: Services, key: str
 }
 
 test('a created key resolves to its credential', (t) => {
-  const svc = services(t);
+  const svc = servicesFor(t);
   const { key, record } = svc.keys.create({ name: 'ci', scopes: ['agents:read', 'webhooks:read'] });
   t.regex(key, /^sk_test_[0-9A-Za-z]{32,}$/);
   t.regex(record.id, /^key_/);
@@ -53,7 +36,7 @@ test('a created key resolves to its credential', (t) => {
 });
 
 test('keys are made for the named workspace; an unknown one is refused', (t) => {
-  const svc = services(t);
+  const svc = servicesFor(t);
   const workspace = svc.workspaces.create('Team', 'free');
   const { key, record } = svc.keys.create({
     name: 'w',
@@ -71,7 +54,7 @@ test('keys are made for the named workspace; an unknown one is refused', (t) => 
 });
 
 test('only the hash of a key is stored', (t) => {
-  const svc = services(t);
+  const svc = servicesFor(t);
   const { key, record } = svc.keys.create({ name: 'secret', scopes: ['admin'] });
   const operator = svc.keys.operatorCredential();
   const rows = svc.db.prepare('SELECT * FROM api_keys').all() as Record<string, unknown>[];
@@ -93,7 +76,7 @@ test('only the hash of a key is stored', (t) => {
 });
 
 test('unknown and malformed tokens are invalid_token', (t) => {
-  const svc = services(t);
+  const svc = servicesFor(t);
   invalidToken(t, svc, 'sk_test_' + 'A'.repeat(40));
   invalidToken(t, svc, 'not-a-key');
   invalidToken(t, svc, '');
@@ -102,7 +85,7 @@ test('unknown and malformed tokens are invalid_token', (t) => {
 });
 
 test('a revoked key is invalid_token at once', (t) => {
-  const svc = services(t);
+  const svc = servicesFor(t);
   const { key, record } = svc.keys.create({ name: 'k', scopes: ['agents:read'] });
   t.is(svc.credentials.resolve(key).id, record.id, 'cached while valid');
   const revoked = svc.keys.revoke(record.id);
@@ -117,7 +100,7 @@ test('a revoked key is invalid_token at once', (t) => {
 });
 
 test('an expiring key works until its expiry on the daemon clock, then carries expires_at', (t) => {
-  const svc = services(t);
+  const svc = servicesFor(t);
   const { key, record } = svc.keys.create({
     name: 'short',
     scopes: ['agents:read'],
@@ -134,7 +117,7 @@ test('an expiring key works until its expiry on the daemon clock, then carries e
 });
 
 test('rotation: the old key stays valid for the grace period, then expires', (t) => {
-  const svc = services(t);
+  const svc = servicesFor(t);
   const { key: oldKey, record: old } = svc.keys.create({
     name: 'rotating',
     scopes: ['webhooks:read', 'agents:write'],
@@ -165,7 +148,7 @@ test('rotation: the old key stays valid for the grace period, then expires', (t)
 });
 
 test('rotation with a short grace period, and of an expiring key', (t) => {
-  const svc = services(t);
+  const svc = servicesFor(t);
   const { key, record } = svc.keys.create({
     name: 'exp',
     scopes: ['agents:read'],
@@ -181,8 +164,8 @@ test('rotation with a short grace period, and of an expiring key', (t) => {
 });
 
 test('a key of the other environment is invalid_token naming the environment', (t) => {
-  const sandbox = services(t, 'sandbox');
-  const production = services(t, 'production');
+  const sandbox = servicesFor(t, 'sandbox');
+  const production = servicesFor(t, 'production');
   const live = production.keys.create({ name: 'live', scopes: ['admin'] });
   t.regex(live.key, /^sk_live_/);
   t.is(production.credentials.resolve(live.key).environment, 'production');
@@ -203,7 +186,7 @@ test('a key of the other environment is invalid_token naming the environment', (
 });
 
 test('the operator credential is admin on every workspace (workspaceId null)', (t) => {
-  const svc = services(t);
+  const svc = servicesFor(t);
   const operator = svc.keys.operatorCredential();
   t.regex(operator, /^sk_test_/);
   t.is(svc.keys.operatorCredential(), operator, 'stable within one run');
@@ -220,7 +203,7 @@ test('the operator credential is admin on every workspace (workspaceId null)', (
 });
 
 test('list shows keys newest first, optionally per workspace', (t) => {
-  const svc = services(t);
+  const svc = servicesFor(t);
   const workspace = svc.workspaces.create('Other', 'starter');
   const a = svc.keys.create({ name: 'a', scopes: ['agents:read'] });
   svc.clock.setOffset(1000);

@@ -4,15 +4,14 @@ import test from 'ava';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { StillClock } from '../helpers/still-clock.js';
-import { OffsetClock, type Clock } from '../../daemon/clock/clock.js';
-import { EventRepository } from '../../daemon/events/event.repository.js';
-import { EventService } from '../../daemon/events/event.service.js';
+import { OffsetClock } from '../../daemon/clock/clock.js';
+import type { EventService } from '../../daemon/events/event.service.js';
 import { ApiError } from '../../daemon/domain/errors.js';
 import { DEFAULT_PAGE_SIZE, pageRequest, toPage } from '../../daemon/domain/pages.js';
-import { CommitQueue } from '../../daemon/store/commit-queue.js';
 import { openDatabase, type Db } from '../../daemon/store/database.js';
 import type { EventEnvelope } from '../../shared/schemas/events.js';
 import { tempDir } from '../helpers/app.js';
+import { eventService } from '../helpers/services.js';
 
 /** Event lists carry JSON text items (sent as stored); read their ids. */
 function itemId(item: { json: string }): string {
@@ -29,10 +28,6 @@ function openStore(t: import('ava').ExecutionContext): Db {
     rmSync(dir, { recursive: true, force: true });
   });
   return db;
-}
-
-function eventService(db: Db, clock: Clock): EventService {
-  return new EventService(db, new EventRepository(db), clock, new CommitQueue(db));
 }
 
 /** Walks every page with the given limit; returns the pages' ids. */

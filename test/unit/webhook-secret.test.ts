@@ -1,18 +1,8 @@
 import test from 'ava';
-import { rmSync } from 'node:fs';
-import { buildServices } from '../../daemon/services.js';
-import { tempDir } from '../helpers/app.js';
+import { servicesFor } from '../helpers/services.js';
 
-const log = { info: () => undefined, error: () => undefined };
-
-test('a webhook signs with its current secret: opened once, and anew once a fixture replaces it', async (t) => {
-  const dataDir = tempDir();
-  const svc = buildServices({ dataDir, environment: 'sandbox' }, log);
-  t.teardown(async () => {
-    await svc.timers.stop();
-    svc.db.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+test('a webhook signs with its current secret: opened once, and anew once a fixture replaces it', (t) => {
+  const svc = servicesFor(t);
   const workspaceId = svc.workspaces.defaultWorkspaceId;
   const created = svc.webhooks.create(workspaceId, {
     url: 'https://hooks.example.com/svc',

@@ -1,0 +1,31 @@
+// The daemon's services for unit tests, without a server: all of them on a temp data dir, or the
+// event log alone on a given store.
+import type { ExecutionContext } from 'ava';
+import { rmSync } from 'node:fs';
+import type { Clock } from '../../daemon/clock/clock.js';
+import { EventRepository } from '../../daemon/events/event.repository.js';
+import { EventService } from '../../daemon/events/event.service.js';
+import type { Environment } from '../../daemon/keys/key-material.js';
+import { buildServices, type Services } from '../../daemon/services.js';
+import { CommitQueue } from '../../daemon/store/commit-queue.js';
+import type { Db } from '../../daemon/store/database.js';
+import { tempDir } from './app.js';
+
+const silent = { info: () => undefined, error: () => undefined };
+
+/** Every service on a fresh data dir; timers stopped and the store closed and removed after `t`. */
+export function servicesFor(t: ExecutionContext, environment: Environment = 'sandbox'): Services {
+  const dataDir = tempDir();
+  const svc = buildServices({ dataDir, environment }, silent);
+  t.teardown(async () => {
+    await svc.timers.stop();
+    svc.db.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  return svc;
+}
+
+/** The event log on `db`, with its own group commit. */
+export function eventService(db: Db, clock: Clock): EventService {
+  return new EventService(db, new EventRepository(db), clock, new CommitQueue(db));
+}
