@@ -83,8 +83,12 @@ test('under writes without a pause, the writer restarts the log past its bound a
   // loaded daemon gives): a passive checkpoint alone never lets the log start over, so the WAL
   // file only grows. With the writer restarting it, the log's frame count falls back again and
   // again and the file is reused instead of growing with what is written: it stays within a
-  // few bounds' worth of frames while many times that is written.
+  // few bounds' worth of frames while many times that is written. A worker starved of CPU by
+  // other processes reports late and the log grows meanwhile (a loaded CI machine saw 42 MB of
+  // the 33 MB below), so the file may take twice that; growing with the writes, it would pass
+  // the 99 MB written.
   const fileBound = 8 * maxWalFrames * (4096 + 24);
+  const allowedFile = 2 * fileBound;
   let written = 0;
   let fallbacks = 0;
   let lastLog = 0;
@@ -104,8 +108,8 @@ test('under writes without a pause, the writer restarts the log past its bound a
   t.true(catchUps >= 3, `the writer was asked to restart the log (${catchUps} times)`);
   t.true(fallbacks >= 3, `the log started over while the writes went on (${fallbacks} times)`);
   t.true(
-    largestFile <= fileBound,
-    `the WAL file (at most ${largestFile} bytes) stayed within ${fileBound} bytes while ${written * 500} were written`,
+    largestFile <= allowedFile,
+    `the WAL file (at most ${largestFile} bytes) stayed within ${allowedFile} bytes while ${written * 500} were written`,
   );
 
   await checkpointer.stop();
