@@ -28,7 +28,7 @@ export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' |
 
 /**
  * Logs to the data dir's log file, always (so `svc daemon logs` works however the daemon was
- * started), and with `stdout` also to standard output (foreground). Lines are buffered and
+ * started), and with `stdout` also to standard output (foreground). Lines are gathered and
  * written in batches (at least every 200 ms), so logging costs little per request.
  */
 export function createLogger(
@@ -75,10 +75,55 @@ function isoTimestamp(): string {
   return lastStamp.text;
 }
 
-function bufferedDestination(dest: string | number) {
-  const destination = pino.destination({ dest, sync: false, minLength: 8192 });
-  setInterval(() => destination.flush(), FLUSH_INTERVAL_MS).unref();
-  return destination;
+function bufferedDestination(dest: string | number): LineBatcher {
+  const batcher = new LineBatcher(pino.destination({ dest, sync: false }));
+  setInterval(() => batcher.flush(), FLUSH_INTERVAL_MS).unref();
+  // pino writes its own destinations out when the process exits; the lines still gathered here
+  // go after them.
+  process.once('exit', () => batcher.flushSync());
+  return batcher;
+}
+
+/** About this many characters of lines go to the file in one write. */
+const BATCH_CHARS = 8192;
+
+/**
+ * Gathers log lines and hands them to sonic-boom a batch at a time. sonic-boom's own buffering
+ * (minLength) measures the UTF-8 length of everything it holds on every line written: measured
+ * 3.6-3.9 µs per request line, against 1.4 µs when it is given 8 KiB batches.
+ */
+export class LineBatcher implements DestinationStream {
+  private lines: string[] = [];
+  private chars = 0;
+
+  constructor(private readonly out: ReturnType<typeof pino.destination>) {}
+
+  write(line: string): boolean {
+    this.lines.push(line);
+    // Characters, not bytes: only the batch size depends on it.
+    this.chars += line.length;
+    if (this.chars >= BATCH_CHARS) this.release();
+    return true;
+  }
+
+  /** Hands the lines gathered so far to the file (written asynchronously). */
+  flush(done?: (error?: Error) => void): void {
+    this.release();
+    this.out.flush(done);
+  }
+
+  /** Writes every line out before returning (at exit). */
+  flushSync(): void {
+    this.release();
+    this.out.flushSync();
+  }
+
+  private release(): void {
+    if (this.lines.length === 0) return;
+    this.out.write(this.lines.join(''));
+    this.lines = [];
+    this.chars = 0;
+  }
 }
 
 /** Removes credential values from a URL's query string before it is logged. */
