@@ -47,6 +47,7 @@ test('a new database gets every migration and the latest user_version', (t) => {
   }
   t.is(db.pragma('journal_mode', { simple: true }), 'wal');
   t.is(db.pragma('foreign_keys', { simple: true }), 1);
+  t.is(db.pragma('temp_store', { simple: true }), 2, 'statement journals stay in memory');
 });
 
 test('reopening keeps the data and runs nothing twice', (t) => {
