@@ -8,6 +8,8 @@ import { KnowledgeRepository } from '../../daemon/agents/knowledge.repository.js
 import { MessageRepository } from '../../daemon/agents/message.repository.js';
 import { RunRepository } from '../../daemon/engine/run.repository.js';
 import { EventRepository } from '../../daemon/events/event.repository.js';
+import { ExecutionRepository } from '../../daemon/agents/execution.repository.js';
+import { TriggerRepository } from '../../daemon/triggers/trigger.repository.js';
 import { IntegrationRepository } from '../../daemon/integrations/integration.repository.js';
 import { CommitQueue } from '../../daemon/store/commit-queue.js';
 import { openDatabase, type Db } from '../../daemon/store/database.js';
@@ -22,12 +24,12 @@ function store(): Db {
   return db;
 }
 
-/** The SELECTs the store prepares while `work` runs. */
-function preparedSelects(db: Db, work: () => void): string[] {
+/** The statements matching `kind` that the store prepares while `work` runs. */
+function prepared(db: Db, kind: RegExp, work: () => void): string[] {
   const seen: string[] = [];
   const prepare = db.prepare.bind(db);
   db.prepare = ((sql: string) => {
-    if (/^\s*SELECT/i.test(sql)) seen.push(sql);
+    if (kind.test(sql)) seen.push(sql);
     return prepare(sql);
   }) as Db['prepare'];
   try {
@@ -37,6 +39,8 @@ function preparedSelects(db: Db, work: () => void): string[] {
   }
   return seen;
 }
+
+const preparedSelects = (db: Db, work: () => void) => prepared(db, /^\s*SELECT/i, work);
 
 function plan(db: Db, sql: string): string[] {
   const statement = db.prepare(`EXPLAIN QUERY PLAN ${sql}`);
@@ -99,6 +103,36 @@ test('every list query reads through an index in its order: no table scan, no so
       t.deepEqual(scans, [], `${name}: ${sql}\n${details.join('\n')}`);
       t.deepEqual(sorts, [], `${name}: ${sql}\n${details.join('\n')}`);
     }
+  }
+});
+
+test('retention deletes read through an index: no table scan, even when nothing expired', (t) => {
+  const db = store();
+  // Housekeeping runs them every minute on the thread that serves the API.
+  const deletes = prepared(db, /^\s*DELETE\b[\s\S]*\bcreated_at\s*</i, () => {
+    new EventRepository(db);
+    new ExecutionRepository(db);
+    new RunRepository(db);
+    new TriggerRepository(db);
+  });
+  for (const table of [
+    'events',
+    'agent_executions',
+    'workflow_executions',
+    'workflow_step_runs',
+    'event_triggered_runs',
+  ]) {
+    t.true(
+      deletes.some((sql) => sql.includes(`DELETE FROM ${table} `)),
+      `a retention delete of ${table}`,
+    );
+  }
+  // workflow_approvals holds only the approvals still awaited (decided ones are deleted), so
+  // reading it whole costs nothing.
+  for (const sql of deletes.filter((sql) => !sql.includes('DELETE FROM workflow_approvals '))) {
+    const details = plan(db, sql);
+    const scans = details.filter((detail) => /^SCAN \w+$/.test(detail));
+    t.deepEqual(scans, [], `${sql}\n${details.join('\n')}`);
   }
 });
 
@@ -221,4 +255,29 @@ test('total_count of events, runs and deliveries comes from counters that match 
         countRows(db, 'deliveries WHERE webhook_id = ? AND status = ?', webhookId, status),
       );
   }
+});
+
+test('the events purge removes what is past retention in every workspace, and only that', (t) => {
+  const db = store();
+  const events = new EventRepository(db);
+  const workspaces = ['ws_a', 'ws_b', 'ws_c'];
+  for (let i = 0; i < 60; i += 1) {
+    insertRow(db, 'events', {
+      id: `evt_${i}`,
+      workspace_id: workspaces[i % 3]!,
+      type: i % 2 ? 'agent.created' : 'agent.updated',
+      created_at: 1_000 + i,
+    });
+  }
+  t.is(events.purgeBefore(1_030), 30);
+  t.is(countRows(db, 'events WHERE created_at < 1030'), 0);
+  t.is(countRows(db, 'events'), 30);
+  for (const ws of workspaces) {
+    t.is(
+      events.page({ workspaceId: ws, types: [], prefixes: [], since: 0, limit: 5 }).totalCount,
+      countRows(db, 'events WHERE workspace_id = ?', ws),
+      `${ws}: the counters follow the purge`,
+    );
+  }
+  t.is(events.purgeBefore(1_030), 0, 'nothing left to purge');
 });
