@@ -10,6 +10,7 @@ import { RunRepository } from '../../daemon/engine/run.repository.js';
 import { EventRepository } from '../../daemon/events/event.repository.js';
 import { ExecutionRepository } from '../../daemon/agents/execution.repository.js';
 import { TriggerRepository } from '../../daemon/triggers/trigger.repository.js';
+import { OAuthRepository } from '../../daemon/oauth/oauth.repository.js';
 import { IntegrationRepository } from '../../daemon/integrations/integration.repository.js';
 import { CommitQueue } from '../../daemon/store/commit-queue.js';
 import { openDatabase, type Db } from '../../daemon/store/database.js';
@@ -109,11 +110,12 @@ test('every list query reads through an index in its order: no table scan, no so
 test('retention deletes read through an index: no table scan, even when nothing expired', (t) => {
   const db = store();
   // Housekeeping runs them every minute on the thread that serves the API.
-  const deletes = prepared(db, /^\s*DELETE\b[\s\S]*\bcreated_at\s*</i, () => {
+  const deletes = prepared(db, /^\s*DELETE\b[\s\S]*\b(created|expires)_at\s*</i, () => {
     new EventRepository(db);
     new ExecutionRepository(db);
     new RunRepository(db);
     new TriggerRepository(db);
+    new OAuthRepository(db);
   });
   for (const table of [
     'events',
@@ -121,6 +123,8 @@ test('retention deletes read through an index: no table scan, even when nothing 
     'workflow_executions',
     'workflow_step_runs',
     'event_triggered_runs',
+    'oauth_codes',
+    'oauth_tokens',
   ]) {
     t.true(
       deletes.some((sql) => sql.includes(`DELETE FROM ${table} `)),
