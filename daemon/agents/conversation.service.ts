@@ -41,9 +41,12 @@ export class ConversationService {
     }
     const asked = this.clock.now();
     const started = performance.now();
-    const thought = await this.thinker.think(agent, input.content, {
-      conversation_id: conversationId,
-    });
+    const thought = await this.thinker.think(
+      agent,
+      input.content,
+      { conversation_id: conversationId },
+      this.thinker.stubFor(agent.id, input.content),
+    );
     if ('error' in thought) throw thought.error;
     const responseTimeMs = Math.round(performance.now() - started);
     const question: MessageRow = {

@@ -22,6 +22,7 @@ import type { AgentService } from './agent.service.js';
 import type { AgentSettings } from './agent-settings.js';
 import type { BrainResult } from './brains/brain.js';
 import type { ExecutionRepository, ExecutionRow } from './execution.repository.js';
+import type { Stub } from './stub.service.js';
 import type { Thinker, Thought } from './thinker.js';
 
 const RUN_TIMER = 'agent.execution';
@@ -94,9 +95,9 @@ export class ExecutionService {
     agentId: string,
     input: ExecuteInput,
   ): Promise<{ status: 200 | 202; execution: AgentExecutionView }> {
-    const { agent, delayMs } = this.admit(workspaceId, agentId, input);
+    const { agent, stub, delayMs } = this.admit(workspaceId, agentId, input);
     if (input.wait_for_completion && delayMs === 0) {
-      const decided = await this.decide(agent, workspaceId, input);
+      const decided = await this.decide(agent, workspaceId, input, stub);
       await this.commits.run(decided.store);
       return decided.answer();
     }
@@ -115,8 +116,8 @@ export class ExecutionService {
     agentId: string,
     input: ExecuteInput,
   ): Promise<DecidedExecution | undefined> {
-    const { agent, delayMs } = this.admit(workspaceId, agentId, input);
-    return delayMs > 0 ? undefined : this.decide(agent, workspaceId, input);
+    const { agent, stub, delayMs } = this.admit(workspaceId, agentId, input);
+    return delayMs > 0 ? undefined : this.decide(agent, workspaceId, input, stub);
   }
 
   /**
@@ -129,33 +130,35 @@ export class ExecutionService {
     agentId: string,
     input: ExecuteInput,
   ): DecidedExecution | undefined {
-    const { agent, delayMs } = this.admit(workspaceId, agentId, input);
+    const { agent, stub, delayMs } = this.admit(workspaceId, agentId, input);
     if (delayMs > 0) return undefined;
     const row = this.newRow(agent, workspaceId, input);
     const started = performance.now();
-    const thought = this.thinker.thinkLocally(agent, input.input, input.context ?? {});
+    const thought = this.thinker.thinkLocally(agent, input.input, input.context ?? {}, stub);
     return thought && this.decided(agent, row, thought, started);
   }
 
-  /** The active agent, within its hourly guardrail, and the stub delay this input gets. */
+  /** The active agent, within its hourly guardrail, the stub that answers and its delay. */
   private admit(
     workspaceId: string,
     agentId: string,
     input: ExecuteInput,
-  ): { agent: AgentRow; delayMs: number } {
+  ): { agent: AgentRow; stub: Stub | undefined; delayMs: number } {
     const agent = this.agents.activeRow(workspaceId, agentId);
     this.checkHourlyLimit(agent);
-    return { agent, delayMs: this.thinker.stubDelay(agent.id, input.input) };
+    const stub = this.thinker.stubFor(agent.id, input.input);
+    return { agent, stub, delayMs: stub?.delay_ms ?? 0 };
   }
 
   private async decide(
     agent: AgentRow,
     workspaceId: string,
     input: ExecuteInput,
+    stub: Stub | undefined,
   ): Promise<DecidedExecution> {
     const row = this.newRow(agent, workspaceId, input);
     const started = performance.now();
-    const thought = await this.thinker.think(agent, input.input, input.context ?? {});
+    const thought = await this.thinker.think(agent, input.input, input.context ?? {}, stub);
     return this.decided(agent, row, thought, started);
   }
 
@@ -433,10 +436,12 @@ export class ExecutionService {
     if (!row || row.status !== 'processing') return;
     const agent = this.agentRepo.get(row.agent_id);
     if (!agent) return this.endGone(row);
+    // The stub is matched again: the delay it set is over, and stubs may have changed meanwhile.
     const thought = await this.thinker.think(
       agent,
       row.input,
       JSON.parse(row.context) as Record<string, unknown>,
+      this.thinker.stubFor(agent.id, row.input),
     );
     const finished = this.finish(
       row,

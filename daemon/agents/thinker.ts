@@ -8,7 +8,7 @@ import type { AgentService } from './agent.service.js';
 import type { AgentSettings } from './agent-settings.js';
 import type { Brain, BrainInput, BrainResult } from './brains/brain.js';
 import type { KnowledgeService } from './knowledge/knowledge.service.js';
-import type { StubService } from './stub.service.js';
+import type { Stub, StubService } from './stub.service.js';
 
 /** A proposal, or why there is none (`injectedFault`: a sandbox fault rule made it fail). */
 export type Thought = BrainResult | { error: ApiError; injectedFault?: string | undefined };
@@ -28,15 +28,24 @@ export class Thinker {
     private readonly faults?: AgentFaults,
   ) {}
 
-  /** Milliseconds a matching stub makes the agent take (0 when none). */
-  stubDelay(agentId: string, input: string): number {
-    return this.stubs.match(agentId, input)?.delay_ms ?? 0;
+  /**
+   * The sandbox stub that answers this input, if any (its delay_ms is how long the agent takes).
+   * Matched once per execution (each stub's pattern runs on RE2) and passed to think() or
+   * thinkLocally().
+   */
+  stubFor(agentId: string, input: string): Stub | undefined {
+    return this.stubs.match(agentId, input);
   }
 
-  async think(agent: AgentRow, input: string, context: Record<string, unknown>): Promise<Thought> {
+  async think(
+    agent: AgentRow,
+    input: string,
+    context: Record<string, unknown>,
+    stub: Stub | undefined,
+  ): Promise<Thought> {
     const injected = this.fromFault(agent, input);
     if (injected) return injected;
-    const stubbed = this.fromStub(agent, input);
+    const stubbed = this.fromStub(stub);
     if (stubbed) return stubbed;
     const { brain, brainInput } = this.brainFor(agent, input, context);
     try {
@@ -55,15 +64,15 @@ export class Thinker {
     agent: AgentRow,
     input: string,
     context: Record<string, unknown>,
+    stub: Stub | undefined,
   ): Thought | undefined {
-    const stub = this.stubs.match(agent.id, input);
     const { brain, brainInput } = this.brainFor(agent, input, context);
     // Fault rules are asked once per execution: here only when this answers, else in think().
     const local = brain.thinkLocally !== undefined && (brain.answersLocally?.(brainInput) ?? true);
     if (!stub?.fail && !stub?.result && !local) return undefined;
     const injected = this.fromFault(agent, input);
     if (injected) return injected;
-    const stubbed = this.fromStub(agent, input);
+    const stubbed = this.fromStub(stub);
     if (stubbed) return stubbed;
     if (!local) return undefined;
     try {
@@ -113,8 +122,7 @@ export class Thinker {
     return { error, injectedFault: fault.id };
   }
 
-  private fromStub(agent: AgentRow, input: string): Thought | undefined {
-    const stub = this.stubs.match(agent.id, input);
+  private fromStub(stub: Stub | undefined): Thought | undefined {
     if (stub?.fail)
       return {
         error: new ApiError(
