@@ -157,12 +157,12 @@ export function buildServices(
   const oauth = new OAuthService(db, new OAuthRepository(db), workspaces, clock);
   credentials.acceptAccessTokens((hash) => oauth.accessTokenByHash(hash));
   oauth.on('revoked', () => credentials.invalidate());
-  const events = new EventService(db, new EventRepository(db), clock, commits);
+  const events = new EventService(db, new EventRepository(db, commits), clock, commits);
   const urlPolicy = {
     environment: options.environment,
     allowPrivateNetwork: options.allowPrivateNetwork ?? false,
   };
-  const deliveryRepository = new DeliveryRepository(db);
+  const deliveryRepository = new DeliveryRepository(db, commits);
   const webhooks = new WebhookService(
     db,
     new WebhookRepository(db, commits),
@@ -282,7 +282,7 @@ export function buildServices(
     (workspaceId, agentId) => agentRepository.get(agentId)?.workspace_id === workspaceId,
     secretBox,
   );
-  const runRepository = new RunRepository(db);
+  const runRepository = new RunRepository(db, commits);
   const engine = new WorkflowEngine({
     db,
     commits,

@@ -29,6 +29,7 @@ import {
   type BenchCase,
   type Daemon,
 } from '../harness.js';
+import { countCopies } from '../seeded-counts.js';
 
 const STORED_RUNS = 100_000;
 const SAMPLES = 30;
@@ -143,6 +144,7 @@ function storeCopies(dataDir: string, sampleId: string, count: number): string {
         }
         if (i === Math.floor((count - have) / 2)) deep = id;
       }
+      countCopies(db, 'workflow_executions', sampleId, Math.max(0, count - have));
     })();
     return deep;
   } finally {

@@ -25,6 +25,7 @@ import {
   type Servers,
 } from '../harness.js';
 import { loadWithCpu } from '../load.js';
+import { countCopies } from '../seeded-counts.js';
 
 const SEED_EVENTS = Math.round(numberSetting('BENCH_SCALE_EVENTS', 1_000_000));
 const SEED_RUNS = Math.round(numberSetting('BENCH_SCALE_RUNS', 100_000));
@@ -65,7 +66,7 @@ function seededId(model: string, prefix: string, index: number): string {
 /** Copies of one stored row, `count` of them, each `stepMs` older than the one before. */
 function seedCopies(
   db: Database.Database,
-  table: string,
+  table: 'events' | 'workflow_executions',
   model: { id: string; created_at: number },
   prefix: string,
   count: number,
@@ -86,6 +87,7 @@ function seedCopies(
       for (let i = start; i < Math.min(count, start + batch); i += 1) {
         insert.run(seededId(model.id, prefix, i), model.created_at - (i + 1) * stepMs, model.id);
       }
+      countCopies(db, table, model.id, Math.min(count, start + batch) - start);
     })();
   }
 }

@@ -2,7 +2,8 @@
 // finished step attempt, and the approvals a run waits on. Only this module writes them.
 import type { ListQueryInput, Page } from '../domain/pages.js';
 import type { Db } from '../store/database.js';
-import { ListCounts } from '../store/list-counts.js';
+import { WRITE_AT_ONCE, type CounterDeferral } from '../store/commit-queue.js';
+import { ListCounts, ListCountWrites } from '../store/list-counts.js';
 import { ListQuery } from '../store/list-query.js';
 
 export interface RunListFilter {
@@ -93,8 +94,10 @@ export class RunRepository {
   private readonly approvalGetStmt;
   private readonly approvalDeleteStmt;
   private readonly rerunsStmt;
+  private readonly counted: ListCountWrites;
 
-  constructor(db: Db) {
+  constructor(db: Db, deferral: CounterDeferral = WRITE_AT_ONCE) {
+    this.counted = new ListCountWrites(db, 'runs', deferral);
     const counts = new ListCounts(db, 'runs');
     this.list = new ListQuery<RunRow, RunListFilter>(db, {
       table: 'workflow_executions',
@@ -179,6 +182,7 @@ export class RunRepository {
 
   insert(row: RunRow): void {
     this.insertStmt.run(row);
+    this.counted.inserted(row.workflow_id, row.status);
   }
 
   get(id: string): RunRow | undefined {

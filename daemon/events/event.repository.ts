@@ -1,7 +1,8 @@
 // The event log: one row per event, the envelope stored as the JSON text that is sent.
 import type { ListQueryInput, Page } from '../domain/pages.js';
 import type { Db } from '../store/database.js';
-import { ListCounts } from '../store/list-counts.js';
+import { WRITE_AT_ONCE, type CounterDeferral } from '../store/commit-queue.js';
+import { ListCounts, ListCountWrites } from '../store/list-counts.js';
 import { ListQuery, type Condition } from '../store/list-query.js';
 
 export interface EventRow {
@@ -27,11 +28,13 @@ export class EventRepository {
   private readonly getStmt;
   private readonly existsStmt;
   private readonly purgeStmt;
+  private readonly counted: ListCountWrites;
   /** Lists read only the stored envelope: it is sent as is. */
   private readonly list: ListQuery<Pick<EventRow, 'envelope'>, EventFilter>;
 
-  constructor(db: Db) {
+  constructor(db: Db, deferral: CounterDeferral = WRITE_AT_ONCE) {
     const counts = new ListCounts(db, 'events');
+    this.counted = new ListCountWrites(db, 'events', deferral);
     this.list = new ListQuery(db, {
       table: 'events',
       columns: 'envelope',
@@ -73,6 +76,7 @@ export class EventRepository {
 
   insert(row: EventRow): void {
     this.insertStmt.run(row);
+    this.counted.inserted(row.workspace_id, row.type);
   }
 
   get(workspaceId: string, id: string, since: number): EventRow | undefined {

@@ -31,6 +31,9 @@ export interface CounterDeferral {
   deferCounters(writes: CounterWrites): boolean;
 }
 
+/** For repositories used without a group commit (tests, tools): counters are written at once. */
+export const WRITE_AT_ONCE: CounterDeferral = { deferCounters: () => false };
+
 export class CommitQueue implements CounterDeferral {
   private pending: Pending[] = [];
   /** Counter writes waiting for the end of the running transaction. */

@@ -1,7 +1,9 @@
-// The counters behind total_count of the lists that grow without bound (migration 9 keeps them
-// with triggers, per scope and bucket): a list's count is the sum of a few counters, whatever
-// the number of rows.
+// The counters behind total_count of the lists that grow without bound, per scope and bucket
+// (migration 9): a list's count is the sum of a few counters, whatever the number of rows.
+// Inserts are counted by their repositories (ListCountWrites), deletes and status changes by
+// triggers.
 import type { Condition } from './list-query.js';
+import type { CounterDeferral, CounterWrites } from './commit-queue.js';
 import type { Db } from './database.js';
 import { StatementCache } from './statement-cache.js';
 
@@ -35,5 +37,53 @@ export class ListCounts {
       .get(`SELECT COUNT(*) AS n FROM ${table} WHERE ${sql}`)
       .get(...params) as { n: number };
     return row.n;
+  }
+}
+
+/**
+ * Counts the rows a repository inserts into a counted list. An AFTER INSERT trigger did this
+ * until migration 14, but a statement with a trigger opens a statement journal, which copies
+ * every page the insert touches: measured 2-2.8 µs of an event's 7-10 µs insert, for a trigger
+ * that did nothing. In the group commit's transaction the counts are added up per counter and
+ * written once, just before it commits (CounterDeferral); in any other transaction at once.
+ * Either way in the transaction of the rows, so a counter never disagrees with its rows after a
+ * crash. Deletes and status changes keep their triggers (rare, or not on every write).
+ */
+export class ListCountWrites implements CounterWrites {
+  private readonly upsert;
+  /** Rows added per counter (`scope` NUL `bucket`) since the last write. */
+  private readonly added = new Map<string, number>();
+
+  constructor(
+    db: Db,
+    private readonly list: CountedList,
+    private readonly deferral: CounterDeferral,
+  ) {
+    this.upsert = db.prepare<[CountedList, string, string, number]>(
+      `INSERT INTO list_counts (list, scope, bucket, n) VALUES (?, ?, ?, ?)
+       ON CONFLICT (list, scope, bucket) DO UPDATE SET n = n + excluded.n`,
+    );
+  }
+
+  /** One row of `scope` in `bucket` was inserted (call it in the insert's transaction). */
+  inserted(scope: string, bucket: string): void {
+    if (!this.deferral.deferCounters(this)) {
+      this.upsert.run(this.list, scope, bucket, 1);
+      return;
+    }
+    const key = `${scope}\0${bucket}`;
+    this.added.set(key, (this.added.get(key) ?? 0) + 1);
+  }
+
+  write(): void {
+    for (const [key, n] of this.added) {
+      const split = key.indexOf('\0');
+      this.upsert.run(this.list, key.slice(0, split), key.slice(split + 1), n);
+    }
+    this.added.clear();
+  }
+
+  discard(): void {
+    this.added.clear();
   }
 }

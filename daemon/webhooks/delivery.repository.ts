@@ -1,7 +1,8 @@
 // Delivery rows (one per event per webhook) and the history of their attempts.
 import type { ListQueryInput, Page } from '../domain/pages.js';
 import type { Db } from '../store/database.js';
-import { ListCounts } from '../store/list-counts.js';
+import { WRITE_AT_ONCE, type CounterDeferral } from '../store/commit-queue.js';
+import { ListCounts, ListCountWrites } from '../store/list-counts.js';
 import { ListQuery } from '../store/list-query.js';
 
 export interface DeliveryRow {
@@ -50,11 +51,13 @@ export class DeliveryRepository {
   private readonly resultStmt;
   private readonly pendingStmt;
   private readonly windowStmt;
+  private readonly counted: ListCountWrites;
 
   private readonly list: ListQuery<DeliveryRow, DeliveryListQuery>;
 
-  constructor(db: Db) {
+  constructor(db: Db, deferral: CounterDeferral = WRITE_AT_ONCE) {
     const counts = new ListCounts(db, 'deliveries');
+    this.counted = new ListCountWrites(db, 'deliveries', deferral);
     this.list = new ListQuery(db, {
       table: 'deliveries',
       scope: { webhook_id: 'webhookId' },
@@ -100,6 +103,8 @@ export class DeliveryRepository {
     >,
   ): void {
     this.insertStmt.run(row);
+    // Stored as pending (the insert's SQL says so).
+    this.counted.inserted(row.webhook_id, 'pending');
   }
 
   get(id: string): DeliveryRow | undefined {

@@ -1,6 +1,6 @@
 // Webhook subscription rows.
 import type { ListQueryInput, Page } from '../domain/pages.js';
-import { PendingCounters, type CounterDeferral } from '../store/commit-queue.js';
+import { PendingCounters, WRITE_AT_ONCE, type CounterDeferral } from '../store/commit-queue.js';
 import type { Db } from '../store/database.js';
 import { ListQuery } from '../store/list-query.js';
 
@@ -44,7 +44,7 @@ export class WebhookRepository {
   /** Delivery outcomes, added up per webhook until the group commit writes them (commit-queue). */
   private readonly outcomes: PendingCounters<{ at: number; delivered: number; failed: number }>;
 
-  constructor(db: Db, deferral: CounterDeferral = { deferCounters: () => false }) {
+  constructor(db: Db, deferral: CounterDeferral = WRITE_AT_ONCE) {
     this.list = new ListQuery(db, {
       table: 'webhooks',
       scope: { workspace_id: 'workspaceId' },

@@ -1,19 +1,22 @@
 // Makes a daemon's database look as an older svc left it: what the migrations after `version`
-// added (tables, indexes, triggers, columns) is removed and user_version set back, so a test can
-// start the daemon on a database "written before" a migration and see that migration run.
+// added (tables, indexes, triggers, columns) is removed, the triggers they dropped are back, and
+// user_version is set back, so a test can start the daemon on a database "written before" a
+// migration and see that migration run.
 import Database from 'better-sqlite3';
 import { migrate } from '../../daemon/store/database.js';
 import { MIGRATIONS } from '../../daemon/store/migrations.js';
 
 type Db = Database.Database;
 
-function schemaOf(db: Db): Map<string, { type: string; table: string }> {
+function schemaOf(db: Db): Map<string, { type: string; table: string; sql: string }> {
   const rows = db
-    .prepare<[], { type: string; name: string; tbl_name: string }>(
-      "SELECT type, name, tbl_name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'",
+    .prepare<[], { type: string; name: string; tbl_name: string; sql: string }>(
+      "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'",
     )
     .all();
-  return new Map(rows.map((row) => [row.name, { type: row.type, table: row.tbl_name }]));
+  return new Map(
+    rows.map((row) => [row.name, { type: row.type, table: row.tbl_name, sql: row.sql }]),
+  );
 }
 
 function columnsOf(db: Db, table: string): string[] {
@@ -50,6 +53,10 @@ export function downgradeTo(db: Db, version: number, keep: readonly string[] = [
     for (const column of columnsOf(db, name)) {
       if (!olderColumns.has(column)) db.exec(`ALTER TABLE "${name}" DROP COLUMN "${column}"`);
     }
+  }
+  // What a later migration dropped (the insert triggers of the list counts) comes back.
+  for (const [name, object] of kept) {
+    if (object.type === 'trigger' && !now.has(name)) db.exec(object.sql);
   }
   older.close();
   db.pragma(`user_version = ${version}`);

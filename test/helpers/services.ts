@@ -27,5 +27,6 @@ export function servicesFor(t: ExecutionContext, environment: Environment = 'san
 
 /** The event log on `db`, with its own group commit. */
 export function eventService(db: Db, clock: Clock): EventService {
-  return new EventService(db, new EventRepository(db), clock, new CommitQueue(db));
+  const commits = new CommitQueue(db);
+  return new EventService(db, new EventRepository(db, commits), clock, commits);
 }

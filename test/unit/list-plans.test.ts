@@ -6,8 +6,8 @@ import test from 'ava';
 import { AgentRepository } from '../../daemon/agents/agent.repository.js';
 import { KnowledgeRepository } from '../../daemon/agents/knowledge.repository.js';
 import { MessageRepository } from '../../daemon/agents/message.repository.js';
-import { RunRepository } from '../../daemon/engine/run.repository.js';
-import { EventRepository } from '../../daemon/events/event.repository.js';
+import { RunRepository, type RunRow } from '../../daemon/engine/run.repository.js';
+import { EventRepository, type EventRow } from '../../daemon/events/event.repository.js';
 import { ExecutionRepository } from '../../daemon/agents/execution.repository.js';
 import { TriggerRepository } from '../../daemon/triggers/trigger.repository.js';
 import { OAuthRepository } from '../../daemon/oauth/oauth.repository.js';
@@ -140,59 +140,86 @@ test('retention deletes read through an index: no table scan, even when nothing 
   }
 });
 
-/** Inserts a row with `values`, and 0 or '' in every other NOT NULL column without a default. */
-function insertRow(db: Db, table: string, values: Record<string, string | number>): void {
-  const columns = db.prepare(`PRAGMA table_info(${table})`).all() as {
-    name: string;
-    type: string;
-    notnull: number;
-    dflt_value: unknown;
-  }[];
-  const row: Record<string, string | number> = {};
-  for (const column of columns) {
-    if (column.notnull && column.dflt_value === null)
-      row[column.name] = /INT/i.test(column.type) ? 0 : '';
-  }
-  Object.assign(row, values);
-  const names = Object.keys(row);
-  db.prepare(
-    `INSERT INTO ${table} (${names.join(', ')}) VALUES (${names.map((name) => `@${name}`).join(', ')})`,
-  ).run(row);
-}
-
 function countRows(db: Db, sql: string, ...params: (string | number)[]): number {
   return (db.prepare(`SELECT COUNT(*) AS n FROM ${sql}`).get(...params) as { n: number }).n;
 }
 
-test('total_count of events, runs and deliveries comes from counters that match COUNT(*)', (t) => {
+/** An event row as the event log inserts it (the repository counts it). */
+function eventRow(values: Pick<EventRow, 'id' | 'workspace_id' | 'type' | 'created_at'>): EventRow {
+  return { envelope: '{}', ...values };
+}
+
+/** A run row as the engine inserts it (the repository counts it). */
+function runRow(values: Pick<RunRow, 'id' | 'workflow_id' | 'status' | 'created_at'>): RunRow {
+  return {
+    workspace_id: 'ws',
+    version: 1,
+    trigger_type: 'manual',
+    input: '{}',
+    frontier: '{}',
+    steps_completed: 0,
+    result: null,
+    error_code: null,
+    error_message: null,
+    failed_step: null,
+    failed_agent_id: null,
+    deadline_at: 0,
+    completed_at: null,
+    cancelled_at: null,
+    rerun_of: null,
+    from_step_id: null,
+    ...values,
+  };
+}
+
+test('total_count of events, runs and deliveries comes from counters that match COUNT(*)', async (t) => {
   const db = store();
-  const events = new EventRepository(db);
-  const runs = new RunRepository(db);
-  const deliveries = new DeliveryRepository(db);
+  const commits = new CommitQueue(db);
+  const events = new EventRepository(db, commits);
+  const runs = new RunRepository(db, commits);
+  const deliveries = new DeliveryRepository(db, commits);
   const types = ['agent.created', 'agent.updated', 'workflow.execution.completed'];
-  const statuses = ['running', 'completed', 'failed'];
-  for (let i = 0; i < 300; i += 1) {
+  const statuses = ['running', 'completed', 'failed'] as const;
+  const insert = (i: number) => {
     const created = 1_000 + i;
     const ws = i % 2 ? 'ws_a' : 'ws_b';
-    insertRow(db, 'events', {
-      id: `evt_${i}`,
-      workspace_id: ws,
-      type: types[i % 3]!,
-      created_at: created,
-    });
-    insertRow(db, 'workflow_executions', {
-      id: `wex_${i}`,
-      workflow_id: i % 2 ? 'wfl_a' : 'wfl_b',
-      status: statuses[i % 3]!,
-      created_at: created,
-    });
-    insertRow(db, 'deliveries', {
+    events.insert(
+      eventRow({ id: `evt_${i}`, workspace_id: ws, type: types[i % 3]!, created_at: created }),
+    );
+    runs.insert(
+      runRow({
+        id: `wex_${i}`,
+        workflow_id: i % 2 ? 'wfl_a' : 'wfl_b',
+        status: statuses[i % 3]!,
+        created_at: created,
+      }),
+    );
+    deliveries.insert({
       id: `del_${i}`,
       webhook_id: i % 2 ? 'hook_a' : 'hook_b',
-      status: 'pending',
+      workspace_id: ws,
+      event_id: `evt_${i}`,
+      event_type: types[i % 3]!,
+      body: '{}',
       created_at: created,
+      next_attempt_at: created,
     });
-  }
+  };
+  // Inserts counted at once (a transaction of their own), and in group commits, where the
+  // counts are added up and written before the commit: one group rolls back (a change
+  // failed), its other changes are then committed one by one, and the failed one counts nothing.
+  db.transaction(() => {
+    for (let i = 0; i < 100; i += 1) insert(i);
+  })();
+  const grouped: Promise<unknown>[] = [];
+  for (let i = 100; i < 300; i += 1) grouped.push(commits.run(() => insert(i)));
+  const failing = commits.run(() => {
+    insert(1_000);
+    throw new Error('this change fails');
+  });
+  await Promise.all(grouped);
+  await t.throwsAsync(failing, { message: 'this change fails' });
+  t.is(countRows(db, 'events WHERE id = ?', 'evt_1000'), 0);
   // Status changes, deletions (purges, cascades) and rows left past retention.
   db.prepare(
     "UPDATE workflow_executions SET status = 'completed' WHERE status = 'running' AND created_at % 5 = 0",
@@ -266,12 +293,14 @@ test('the events purge removes what is past retention in every workspace, and on
   const events = new EventRepository(db);
   const workspaces = ['ws_a', 'ws_b', 'ws_c'];
   for (let i = 0; i < 60; i += 1) {
-    insertRow(db, 'events', {
-      id: `evt_${i}`,
-      workspace_id: workspaces[i % 3]!,
-      type: i % 2 ? 'agent.created' : 'agent.updated',
-      created_at: 1_000 + i,
-    });
+    events.insert(
+      eventRow({
+        id: `evt_${i}`,
+        workspace_id: workspaces[i % 3]!,
+        type: i % 2 ? 'agent.created' : 'agent.updated',
+        created_at: 1_000 + i,
+      }),
+    );
   }
   t.is(events.purgeBefore(1_030), 30);
   t.is(countRows(db, 'events WHERE created_at < 1030'), 0);
