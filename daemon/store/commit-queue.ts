@@ -99,12 +99,12 @@ export class CommitQueue implements CounterDeferral {
 /** What is added to a row's counters: each field is added up, but `at` (a time) keeps the latest. */
 export type CounterDelta = { at: number } & Record<string, number>;
 
-function mergeDeltas<Delta extends CounterDelta>(earlier: Delta, later: Delta): Delta {
-  const merged: Record<string, number> = { ...earlier };
-  for (const [key, value] of Object.entries(later)) {
-    merged[key] = key === 'at' ? Math.max(earlier.at, value) : (merged[key] ?? 0) + value;
+/** Adds `later` into `sum` (a copy PendingCounters owns). */
+function mergeInto(sum: Record<string, number>, later: CounterDelta): void {
+  for (const key in later) {
+    const value = later[key]!;
+    sum[key] = key === 'at' ? Math.max(sum[key]!, value) : (sum[key] ?? 0) + value;
   }
-  return merged as Delta;
 }
 
 /** Deltas added to rows' counters, merged per row until written (see deferCounters). */
@@ -122,8 +122,11 @@ export class PendingCounters<Delta extends CounterDelta> implements CounterWrite
       this.writeRow(id, delta);
       return;
     }
-    const earlier = this.deltas.get(id);
-    this.deltas.set(id, earlier === undefined ? delta : mergeDeltas(earlier, delta));
+    // One copy per row and group, added into in place: a busy group adds to the same few rows
+    // many times.
+    const sum = this.deltas.get(id);
+    if (sum === undefined) this.deltas.set(id, { ...delta });
+    else mergeInto(sum, delta);
   }
 
   write(): void {

@@ -3,7 +3,7 @@
 // Inserts are counted by their repositories (ListCountWrites), deletes and status changes by
 // triggers.
 import type { Condition } from './list-query.js';
-import type { CounterDeferral, CounterWrites } from './commit-queue.js';
+import { PendingCounters, type CounterDeferral } from './commit-queue.js';
 import type { Db } from './database.js';
 import { StatementCache } from './statement-cache.js';
 
@@ -47,43 +47,26 @@ export class ListCounts {
  * that did nothing. In the group commit's transaction the counts are added up per counter and
  * written once, just before it commits (CounterDeferral); in any other transaction at once.
  * Either way in the transaction of the rows, so a counter never disagrees with its rows after a
- * crash. Deletes and status changes keep their triggers (rare, or not on every write).
+ * crash (PendingCounters, as agents' and workflows' stats). Deletes and status changes keep
+ * their triggers (rare, or not on every write).
  */
-export class ListCountWrites implements CounterWrites {
-  private readonly upsert;
-  /** Rows added per counter (`scope` NUL `bucket`) since the last write. */
-  private readonly added = new Map<string, number>();
+export class ListCountWrites {
+  /** Rows added per counter, keyed `scope` NUL `bucket` (`at` is not used). */
+  private readonly pending: PendingCounters<{ at: number; n: number }>;
 
-  constructor(
-    db: Db,
-    private readonly list: CountedList,
-    private readonly deferral: CounterDeferral,
-  ) {
-    this.upsert = db.prepare<[CountedList, string, string, number]>(
+  constructor(db: Db, list: CountedList, deferral: CounterDeferral) {
+    const upsert = db.prepare<[CountedList, string, string, number]>(
       `INSERT INTO list_counts (list, scope, bucket, n) VALUES (?, ?, ?, ?)
        ON CONFLICT (list, scope, bucket) DO UPDATE SET n = n + excluded.n`,
     );
+    this.pending = new PendingCounters(deferral, (key, { n }) => {
+      const split = key.indexOf('\0');
+      upsert.run(list, key.slice(0, split), key.slice(split + 1), n);
+    });
   }
 
   /** One row of `scope` in `bucket` was inserted (call it in the insert's transaction). */
   inserted(scope: string, bucket: string): void {
-    if (!this.deferral.deferCounters(this)) {
-      this.upsert.run(this.list, scope, bucket, 1);
-      return;
-    }
-    const key = `${scope}\0${bucket}`;
-    this.added.set(key, (this.added.get(key) ?? 0) + 1);
-  }
-
-  write(): void {
-    for (const [key, n] of this.added) {
-      const split = key.indexOf('\0');
-      this.upsert.run(this.list, key.slice(0, split), key.slice(split + 1), n);
-    }
-    this.added.clear();
-  }
-
-  discard(): void {
-    this.added.clear();
+    this.pending.add(`${scope}\0${bucket}`, { at: 0, n: 1 });
   }
 }
