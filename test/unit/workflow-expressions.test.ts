@@ -44,6 +44,43 @@ test('no access to the JavaScript runtime through expressions', (t) => {
   t.is(evaluate('trigger.constructor', scope), null);
 });
 
+test("the library's guard runs in its own realm, not on the daemon's Function.prototype", (t) => {
+  // angular-expressions deletes Function.prototype.constructor while it evaluates; in the
+  // daemon's realm that made V8 drop optimised code all over the process (expression-realm.ts).
+  const during: boolean[] = [];
+  const probe = {
+    get value() {
+      during.push(Object.getOwnPropertyDescriptor(Function.prototype, 'constructor') !== undefined);
+      return 1;
+    },
+  };
+  t.true(evaluateCondition('probe.value > 0 && probe.value < 2', { probe }));
+  t.true(during.length >= 2);
+  t.true(during.every(Boolean), 'Function.prototype.constructor was there throughout');
+  t.is(evaluate('constructor.constructor("return process")()', { probe }), null);
+});
+
+test('what an expression builds is daemon data; what it throws is an ExpressionError', (t) => {
+  const built = evaluate('[trigger.payload.amount, {name: trigger.payload.customer.name}]', scope);
+  t.deepEqual(built, [150, { name: 'Ada' }]);
+  t.true(built instanceof Array);
+  t.is((built as object[])[1]!.constructor, Object);
+  const error = t.throws(() => evaluate('trigger.payload.amount()', scope), {
+    instanceOf: ExpressionError,
+  });
+  t.regex(error!.message, /Invalid expression 'trigger\.payload\.amount\(\)': .*not a function/);
+  t.throws(
+    () =>
+      evaluate('secrets.MISSING + 1', {
+        ...scope,
+        secrets: secretsScope(() => undefined, new Map()),
+      }),
+    {
+      instanceOf: MissingSecretError,
+    },
+  );
+});
+
 test('a syntax error is an ExpressionError with a readable reason', (t) => {
   const error = t.throws(() => evaluate('a >* b', scope), { instanceOf: ExpressionError });
   t.regex(error!.message, /Invalid expression 'a >\* b'/);
