@@ -25,7 +25,7 @@ import { dirname, resolve } from 'node:path';
 import { createContext, runInContext, type Context } from 'node:vm';
 import type angularExpressions from 'angular-expressions';
 
-export type AngularExpressions = typeof angularExpressions;
+type AngularExpressions = typeof angularExpressions;
 
 let loaded: AngularExpressions | undefined;
 

@@ -68,8 +68,7 @@ export function compile(source: string): Compiled {
   try {
     compiled = expressionLibrary().compile(text) as Compiled;
   } catch (error) {
-    const message = messageOf(error).split('\n')[0]!;
-    throw new ExpressionError(source, message.replace(/^\[\$parse:\w+\]\s*/, ''));
+    throw new ExpressionError(source, reasonOf(error).replace(/^\[\$parse:\w+\]\s*/, ''));
   }
   if (cache.size >= CACHE_LIMIT) cache.clear();
   cache.set(source, compiled);
@@ -104,14 +103,17 @@ function run(compiled: Compiled, source: string, scope: Scope): unknown {
       : value;
   } catch (error) {
     if (error instanceof MissingSecretError || error instanceof ExpressionError) throw error;
-    throw new ExpressionError(shorten(source), messageOf(error).split('\n')[0]!);
+    throw new ExpressionError(shorten(source), reasonOf(error));
   }
 }
 
-/** An error's message; the library's errors come from its own realm, not `instanceof Error`. */
-function messageOf(error: unknown): string {
+/**
+ * The first line of an error's message (the library adds a documentation URL on the next). Its
+ * errors come from its own realm: not `instanceof Error`.
+ */
+function reasonOf(error: unknown): string {
   const message = (error as { message?: unknown } | null)?.message;
-  return typeof message === 'string' ? message : String(error);
+  return (typeof message === 'string' ? message : String(error)).split('\n')[0]!;
 }
 
 const PLAIN_PATH = /^\s*[A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*\s*$/;

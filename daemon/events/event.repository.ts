@@ -67,8 +67,8 @@ export class EventRepository {
     );
     // Retention through the workspace index, one range per workspace that has events, instead
     // of reading every event: each such workspace has an 'events' counter row in list_counts
-    // (written with the first event, by ListCountWrites; nothing deletes it). No index on created_at to keep up on
-    // the hottest insert.
+    // (written with the first event, by ListCountWrites; nothing deletes it). No index on
+    // created_at to keep up on the hottest insert.
     this.purgeStmt = db.prepare(
       `DELETE FROM events WHERE workspace_id IN (SELECT DISTINCT scope FROM list_counts WHERE list = 'events') AND created_at < ?`,
     );
