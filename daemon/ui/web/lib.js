@@ -69,6 +69,11 @@ export function connectLive(workspace) {
       for (const listener of listeners) listener(type, data);
     });
   }
+  // A change made after a page loaded but before the stream was connected (or while it was
+  // reconnecting) sends no message: on every (re)connection the pages load again.
+  source.addEventListener('open', () => {
+    for (const listener of listeners) listener('open', null);
+  });
 }
 
 /** Calls `onChange(type, data)` for each live message while the component is shown. */
@@ -83,8 +88,9 @@ export function useLive(onChange) {
 }
 
 /**
- * Loads with `load()` now, again when `deps` change, and when `isRelevant(type, data)` says a
- * live message concerns it (changes arriving together cause one reload).
+ * Loads with `load()` now, again when `deps` change, when `isRelevant(type, data)` says a live
+ * message concerns it (changes arriving together cause one reload), and when the live stream
+ * (re)connects.
  */
 export function useLoad(load, deps, isRelevant = () => false) {
   const [state, setState] = useState({ data: null, error: null, loading: true });
@@ -97,7 +103,7 @@ export function useLoad(load, deps, isRelevant = () => false) {
   }, deps);
   useEffect(run, [run]);
   useLive((type, data) => {
-    if (!isRelevant(type, data) || scheduled.current) return;
+    if ((type !== 'open' && !isRelevant(type, data)) || scheduled.current) return;
     scheduled.current = true;
     queueMicrotask(() => {
       scheduled.current = false;
