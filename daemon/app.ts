@@ -16,6 +16,7 @@ import { VERSION } from '../shared/package-info.js';
 import { meRoutes } from './auth/me.routes.js';
 import { toIso } from './clock/clock.js';
 import { createControlRouter, controlContextFactory } from './control/router.js';
+import { singleCallLane } from './control/single-call.js';
 import { controlInputGuard, controlRequestGuard } from './control/request-guard.js';
 import type { DaemonStatus, StoreSwap } from './control/deps.js';
 import { MemoryTrimmer } from './memory-trim.js';
@@ -239,9 +240,11 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
       route.bodyLimit = MAX_CONTROL_BODY_BYTES;
     });
     control.addHook('preHandler', controlInputGuard);
+    const createContext = controlContextFactory(options.controlToken);
+    control.addHook('preHandler', singleCallLane(router, createContext));
     await control.register(fastifyTRPCPlugin, {
       prefix: '/trpc',
-      trpcOptions: { router, createContext: controlContextFactory(options.controlToken) },
+      trpcOptions: { router, createContext },
     });
   });
 

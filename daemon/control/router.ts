@@ -2,7 +2,7 @@
 // the clock, the daemon itself) and live streams. Loopback only, control-token auth.
 import { initTRPC, TRPCError } from '@trpc/server';
 import { z } from 'zod';
-import type { CreateFastifyContextOptions } from '@trpc/server/adapters/fastify';
+import type { FastifyRequest } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
 import { isAbsolute } from 'node:path';
 import { on, type EventEmitter } from 'node:events';
@@ -53,7 +53,8 @@ export interface ControlContext {
 
 export function controlContextFactory(controlToken: string) {
   const expected = Buffer.from(controlToken);
-  return ({ req }: CreateFastifyContextOptions): ControlContext => ({
+  // tRPC's adapter passes more than the request (CreateFastifyContextOptions); only it is read.
+  return ({ req }: { req: FastifyRequest }): ControlContext => ({
     authorized: isAuthorized(req.headers.authorization, expected),
     loopback: isLoopback(req.socket.remoteAddress),
   });
