@@ -42,12 +42,14 @@ export function singleCallLane<TContext>(
       done();
       return;
     }
-    void answer(request, reply, call);
+    // Whatever answer() itself cannot turn into a tRPC answer goes to Fastify's error handling.
+    answer(request, reply, call).catch((error: unknown) => reply.send(error));
   };
 
   async function answer(request: FastifyRequest, reply: FastifyReply, call: SingleCall) {
     const ctx = createContext({ req: request });
-    let body: unknown;
+    let status = 200;
+    let text: string;
     try {
       const data: unknown = await callTRPCProcedure({
         router,
@@ -58,9 +60,9 @@ export function singleCallLane<TContext>(
         signal: undefined,
         batchIndex: 0,
       });
-      body = transformTRPCResponse(config, { result: { data } });
-      reply.code(200);
+      text = JSON.stringify(transformTRPCResponse(config, { result: { data } }));
     } catch (cause) {
+      // An answer that cannot be serialised lands here too: an error answer, as tRPC gives.
       const error = getTRPCErrorFromUnknown(cause);
       const shape = getErrorShape({
         config,
@@ -70,14 +72,15 @@ export function singleCallLane<TContext>(
         path: call.path,
         type: call.type,
       });
-      body = transformTRPCResponse(config, { error: shape });
-      reply.code(getHTTPStatusCodeFromError(error));
+      status = getHTTPStatusCodeFromError(error);
+      text = JSON.stringify(transformTRPCResponse(config, { error: shape }));
     }
     // Headers as tRPC sets them; a Buffer, because Fastify adds a charset to a JSON string.
     await reply
+      .code(status)
       .header('vary', 'trpc-accept, accept')
       .header('content-type', 'application/json')
-      .send(Buffer.from(JSON.stringify(body)));
+      .send(Buffer.from(text));
   }
 }
 

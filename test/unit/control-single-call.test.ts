@@ -27,6 +27,8 @@ const router = t.router({
   echo: t.procedure
     .input(z.object({ text: z.string().max(5) }).optional())
     .query(({ input }) => ({ got: input?.text ?? null })),
+  /** An answer JSON cannot hold. */
+  unserialisable: t.procedure.query(() => ({ n: 1n })),
   keys: t.router({
     create: t.procedure
       .input(z.object({ name: z.string(), scopes: z.array(z.string()).default([]) }))
@@ -184,6 +186,15 @@ for (const { name, lane, request } of cases) {
     },
   );
 }
+
+test('an answer JSON cannot hold is a 500 INTERNAL_SERVER_ERROR, as from tRPC', async (t) => {
+  const fast = await withLane.inject({ url: '/trpc/unserialisable' });
+  const reference = await withoutLane.inject({ url: '/trpc/unserialisable' });
+  t.is(fast.statusCode, 500);
+  t.is(reference.statusCode, 500);
+  t.like(fast.json(), { error: { data: { code: 'INTERNAL_SERVER_ERROR', httpStatus: 500 } } });
+  t.like(reference.json(), { error: { data: { code: 'INTERNAL_SERVER_ERROR', httpStatus: 500 } } });
+});
 
 test('the lane answers with tRPC error codes and HTTP statuses', async (t) => {
   const revoked = await withLane.inject({
