@@ -43,6 +43,8 @@ export class WebhookRepository {
   private readonly list: ListQuery<WebhookRow, WebhookListQuery>;
   /** Delivery outcomes, added up per webhook until the group commit writes them (commit-queue). */
   private readonly outcomes: PendingCounters<{ at: number; delivered: number; failed: number }>;
+  /** Deliveries fanned out (and the latest time), added up the same way. */
+  private readonly triggers: PendingCounters<{ at: number; deliveries: number }>;
 
   constructor(db: Db, deferral: CounterDeferral = WRITE_AT_ONCE) {
     this.list = new ListQuery(db, {
@@ -64,7 +66,10 @@ export class WebhookRepository {
     );
     this.deleteStmt = db.prepare('DELETE FROM webhooks WHERE id = ?');
     this.triggeredStmt = db.prepare(
-      'UPDATE webhooks SET last_triggered_at = ?, total_deliveries = total_deliveries + 1 WHERE id = ?',
+      'UPDATE webhooks SET last_triggered_at = @at, total_deliveries = total_deliveries + @deliveries WHERE id = @id',
+    );
+    this.triggers = new PendingCounters(deferral, (id, triggered) =>
+      this.triggeredStmt.run({ id, ...triggered }),
     );
     // at: the latest failed attempt's time, 0 when none of the outcomes added up was a failure.
     this.outcomeStmt = db.prepare(
@@ -116,8 +121,9 @@ export class WebhookRepository {
     return this.list.page(query);
   }
 
+  /** A delivery was fanned out at `at` (written with the group commit, like the outcomes). */
   markTriggered(id: string, at: number): void {
-    this.triggeredStmt.run(at, id);
+    this.triggers.add(id, { at, deliveries: 1 });
   }
 
   recordOutcome(
