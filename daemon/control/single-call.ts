@@ -18,8 +18,6 @@ import {
 } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 
-const PREFIX = '/trpc/';
-
 /** What a single call's procedure type must be for each method (tRPC's own rule). */
 const TYPE_OF_METHOD: Record<string, 'query' | 'mutation' | undefined> = {
   GET: 'query',
@@ -96,9 +94,9 @@ function singleCall(
   procedures: Record<string, AnyTRPCProcedure | undefined>,
   deserialize: (input: unknown) => unknown,
 ): SingleCall | undefined {
-  const { url, method, headers } = request;
-  if (!url.startsWith(PREFIX)) return undefined;
+  const { method, headers } = request;
   const type = TYPE_OF_METHOD[method];
+  // Set by tRPC's route (`/trpc/:path`), the one route of the control scope.
   const path = (request.params as { path?: string }).path;
   if (!type || path === undefined || procedures[path]?._def.type !== type) return undefined;
   if (headers['trpc-accept'] !== undefined || headers.accept?.includes('application/jsonl'))

@@ -63,6 +63,9 @@ async function buildApp(withLane: boolean): Promise<FastifyInstance> {
 }
 
 const json = { 'content-type': 'application/json' };
+/** A POST to the control channel (a mutation's shape), JSON unless other headers are given. */
+const post = (url: string, payload: string, headers: Record<string, string> = json) =>
+  ({ method: 'POST', url, headers, payload }) satisfies InjectOptions;
 const input = (value: unknown) => encodeURIComponent(JSON.stringify(value));
 
 const cases: { name: string; lane: boolean; request: InjectOptions }[] = [
@@ -85,42 +88,29 @@ const cases: { name: string; lane: boolean; request: InjectOptions }[] = [
   {
     name: 'a mutation',
     lane: true,
-    request: {
-      method: 'POST',
-      url: '/trpc/keys.create',
-      headers: json,
-      payload: '{"name":"ci"}',
-    },
+    request: post('/trpc/keys.create', '{"name":"ci"}'),
   },
   {
     name: 'a mutation with a charset',
     lane: true,
-    request: {
-      method: 'POST',
-      url: '/trpc/keys.create',
-      headers: { 'content-type': 'application/json; charset=utf-8' },
-      payload: '{"name":"ci","scopes":["admin"]}',
-    },
+    request: post('/trpc/keys.create', '{"name":"ci","scopes":["admin"]}', {
+      'content-type': 'application/json; charset=utf-8',
+    }),
   },
   {
     name: 'a mutation without its input',
     lane: true,
-    request: { method: 'POST', url: '/trpc/keys.create', headers: json, payload: '' },
+    request: post('/trpc/keys.create', ''),
   },
   {
     name: 'a TRPCError',
     lane: true,
-    request: {
-      method: 'POST',
-      url: '/trpc/keys.revoke',
-      headers: json,
-      payload: '{"id":"key_x"}',
-    },
+    request: post('/trpc/keys.revoke', '{"id":"key_x"}'),
   },
   {
     name: 'an unexpected error',
     lane: true,
-    request: { method: 'POST', url: '/trpc/keys.broken', headers: json, payload: '' },
+    request: post('/trpc/keys.broken', ''),
   },
   {
     name: 'a batch',
@@ -130,7 +120,7 @@ const cases: { name: string; lane: boolean; request: InjectOptions }[] = [
   {
     name: 'a query sent as POST',
     lane: false,
-    request: { method: 'POST', url: '/trpc/clock.show', headers: json, payload: '' },
+    request: post('/trpc/clock.show', ''),
   },
   { name: 'a mutation sent as GET', lane: false, request: { url: '/trpc/keys.create' } },
   { name: 'an unknown procedure', lane: false, request: { url: '/trpc/nope.nothing' } },
@@ -138,12 +128,12 @@ const cases: { name: string; lane: boolean; request: InjectOptions }[] = [
   {
     name: 'a body that is not JSON',
     lane: false,
-    request: { method: 'POST', url: '/trpc/keys.create', headers: json, payload: '{nope' },
+    request: post('/trpc/keys.create', '{nope'),
   },
   {
     name: 'a mutation without a content type',
     lane: false,
-    request: { method: 'POST', url: '/trpc/keys.create', payload: '{"name":"ci"}' },
+    request: post('/trpc/keys.create', '{"name":"ci"}', {}),
   },
   {
     name: 'a streaming request',
@@ -197,12 +187,7 @@ test('an answer JSON cannot hold is a 500 INTERNAL_SERVER_ERROR, as from tRPC', 
 });
 
 test('the lane answers with tRPC error codes and HTTP statuses', async (t) => {
-  const revoked = await withLane.inject({
-    method: 'POST',
-    url: '/trpc/keys.revoke',
-    headers: json,
-    payload: '{"id":"key_x"}',
-  });
+  const revoked = await withLane.inject(post('/trpc/keys.revoke', '{"id":"key_x"}'));
   t.is(revoked.statusCode, 404);
   t.like(revoked.json(), {
     error: {
@@ -211,12 +196,7 @@ test('the lane answers with tRPC error codes and HTTP statuses', async (t) => {
       data: { code: 'NOT_FOUND', httpStatus: 404, path: 'keys.revoke' },
     },
   });
-  const broken = await withLane.inject({
-    method: 'POST',
-    url: '/trpc/keys.broken',
-    headers: json,
-    payload: '',
-  });
+  const broken = await withLane.inject(post('/trpc/keys.broken', ''));
   t.is(broken.statusCode, 500);
   t.like(broken.json(), {
     error: { data: { code: 'INTERNAL_SERVER_ERROR', reason: 'disk on fire' } },
