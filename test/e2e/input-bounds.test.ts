@@ -153,3 +153,18 @@ test('malformed multipart on a knowledge upload: 400 invalid_request_body, nothi
   t.deepEqual(listed.body.data, []);
   t.is((await d.request('/healthz')).status, 200);
 });
+
+test('a multipart body to a JSON route: 400 invalid_request_body naming Content-Type, nothing stored', async (t) => {
+  const answer = await d.request('/v1/agents', {
+    method: 'POST',
+    key: auth.key,
+    tenant: auth.tenant,
+    headers: { 'content-type': 'multipart/form-data; boundary=b3' },
+    body: '--b3\r\nContent-Disposition: form-data; name="name"\r\n\r\nmulti\r\n--b3--\r\n',
+  });
+  t.is(answer.status, 400, answer.text);
+  t.is(answer.body?.error?.code, 'invalid_request_body');
+  t.is(answer.body?.error?.param, 'Content-Type');
+  const listed = await d.callJson('GET', '/v1/agents?limit=100', undefined, auth);
+  t.false(listed.body.data.some((agent: { name: string }) => agent.name === 'multi'));
+});
