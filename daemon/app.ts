@@ -163,7 +163,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     sendError(request, reply, toApiError(error), clock, urls);
   };
   // The upload routes alone take multipart bodies: the plugin's three async hooks (request,
-  // validation, response) would otherwise run on every request (~10% of a small GET's CPU).
+  // validation, response) would otherwise run on every request.
   await app.register(async (scope) => {
     await scope.register(multipart, {
       limits: { fileSize: MAX_KNOWLEDGE_BYTES, files: 1, fields: 10, fieldSize: 10_000, parts: 12 },
