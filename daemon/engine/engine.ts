@@ -339,14 +339,23 @@ export class WorkflowEngine {
 
   /** The run as the API shows it. */
   view(row: RunRow): WorkflowExecutionView {
-    const definition = this.definitionOf(row);
-    return executionView(
-      row,
-      parseState(row.frontier),
-      definition,
-      this.deps.repo.steps(row.id),
-      undefined,
-      this.deps.repo.rerunsOf(row.id),
+    return this.views([row])[0]!;
+  }
+
+  /** Runs as the API shows them (a page of a list): their step rows and re-runs in two reads. */
+  views(rows: readonly RunRow[]): WorkflowExecutionView[] {
+    const ids = rows.map((row) => row.id);
+    const steps = this.deps.repo.stepsOfRuns(ids);
+    const reruns = this.deps.repo.rerunsOfRuns(ids);
+    return rows.map((row) =>
+      executionView(
+        row,
+        parseState(row.frontier),
+        this.definitionOf(row),
+        steps.get(row.id) ?? [],
+        undefined,
+        reruns.get(row.id),
+      ),
     );
   }
 

@@ -5,6 +5,7 @@ import type { Db } from '../store/database.js';
 import { WRITE_AT_ONCE, type CounterDeferral } from '../store/commit-queue.js';
 import { ListCounts, ListCountWrites } from '../store/list-counts.js';
 import { ListQuery } from '../store/list-query.js';
+import { prepareRows } from '../store/object-rows.js';
 
 export interface RunListFilter {
   workflowId: string;
@@ -94,6 +95,8 @@ export class RunRepository {
   private readonly approvalGetStmt;
   private readonly approvalDeleteStmt;
   private readonly rerunsStmt;
+  private readonly stepsOfRunsStmt;
+  private readonly rerunsOfRunsStmt;
   private readonly counted: ListCountWrites;
 
   constructor(db: Db, deferral: CounterDeferral = WRITE_AT_ONCE) {
@@ -137,7 +140,10 @@ export class RunRepository {
          @steps_completed, @result, @error_code, @error_message, @failed_step, @failed_agent_id, @deadline_at, @created_at, @completed_at, @cancelled_at,
          @rerun_of, @from_step_id)`,
     );
-    this.getStmt = db.prepare<[string], RunRow>('SELECT * FROM workflow_executions WHERE id = ?');
+    this.getStmt = prepareRows<RunRow, [string]>(
+      db,
+      'SELECT * FROM workflow_executions WHERE id = ?',
+    );
     this.saveStmt = db.prepare(
       `UPDATE workflow_executions SET status = @status, frontier = @frontier, steps_completed = @steps_completed,
          result = @result, error_code = @error_code, error_message = @error_message, failed_step = @failed_step,
@@ -147,16 +153,19 @@ export class RunRepository {
       `INSERT INTO workflow_step_runs (execution_id, seq, step_id, attempt, status, result, error_code, error_message, started_at, completed_at, injected_fault)
        VALUES (@execution_id, @seq, @step_id, @attempt, @status, @result, @error_code, @error_message, @started_at, @completed_at, @injected_fault)`,
     );
-    this.stepsStmt = db.prepare<[string], StepRunRow>(
+    this.stepsStmt = prepareRows<StepRunRow, [string]>(
+      db,
       'SELECT * FROM workflow_step_runs WHERE execution_id = ? ORDER BY seq',
     );
-    this.stepAtStmt = db.prepare<[string, number], StepRunRow>(
+    this.stepAtStmt = prepareRows<StepRunRow, [string, number]>(
+      db,
       'SELECT * FROM workflow_step_runs WHERE execution_id = ? AND seq = ?',
     );
     this.unfinishedStmt = db.prepare<[], { id: string }>(
       "SELECT id FROM workflow_executions WHERE status IN ('running', 'awaiting_approval')",
     );
-    this.unfinishedOfStmt = db.prepare<[string], RunRow>(
+    this.unfinishedOfStmt = prepareRows<RunRow, [string]>(
+      db,
       "SELECT * FROM workflow_executions WHERE workflow_id = ? AND status IN ('running', 'awaiting_approval')",
     );
     this.purgeStepsStmt = db.prepare(
@@ -174,6 +183,14 @@ export class RunRepository {
     );
     this.rerunsStmt = db.prepare<[string], { id: string }>(
       'SELECT id FROM workflow_executions WHERE rerun_of = ? ORDER BY created_at, id',
+    );
+    // A page's runs in one read each (their ids as a JSON array), not one per run.
+    this.stepsOfRunsStmt = prepareRows<StepRunRow, [string]>(
+      db,
+      'SELECT * FROM workflow_step_runs WHERE execution_id IN (SELECT value FROM json_each(?)) ORDER BY execution_id, seq',
+    );
+    this.rerunsOfRunsStmt = db.prepare<[string], { id: string; rerun_of: string }>(
+      'SELECT id, rerun_of FROM workflow_executions WHERE rerun_of IN (SELECT value FROM json_each(?)) ORDER BY created_at, id',
     );
     this.approvalDeleteStmt = db.prepare(
       'DELETE FROM workflow_approvals WHERE agent_execution_id = ?',
@@ -208,6 +225,23 @@ export class RunRepository {
   /** The runs that re-run this one, oldest first. */
   rerunsOf(executionId: string): string[] {
     return this.rerunsStmt.all(executionId).map((row) => row.id);
+  }
+
+  /** The step rows of each of these runs, in order. */
+  stepsOfRuns(executionIds: readonly string[]): Map<string, StepRunRow[]> {
+    return groupBy(
+      this.stepsOfRunsStmt.all(JSON.stringify(executionIds)),
+      (row) => row.execution_id,
+    );
+  }
+
+  /** The ids of the runs that re-run each of these runs, oldest first. */
+  rerunsOfRuns(executionIds: readonly string[]): Map<string, string[]> {
+    const byRun = groupBy(
+      this.rerunsOfRunsStmt.all(JSON.stringify(executionIds)),
+      (row) => row.rerun_of,
+    );
+    return new Map([...byRun].map(([id, rows]) => [id, rows.map((row) => row.id)]));
   }
 
   /** Runs that have not ended, to resume after a restart. */
@@ -251,4 +285,14 @@ export class RunRepository {
   dropApproval(agentExecutionId: string): void {
     this.approvalDeleteStmt.run(agentExecutionId);
   }
+}
+
+function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const row of rows) {
+    const group = groups.get(key(row));
+    if (group) group.push(row);
+    else groups.set(key(row), [row]);
+  }
+  return groups;
 }

@@ -71,10 +71,10 @@ export class ListQuery<Row, Q> {
     const after = cursor ? ` AND ${this.after}` : '';
     const afterParams = cursor ? [cursor.key, cursor.key, cursor.id] : [];
     const rows = this.statements
-      .get(
+      .rows<Row>(
         `SELECT ${this.columns} FROM ${this.spec.table} WHERE ${filter.sql}${after} ${this.orderBy} ${LIMIT_PARAM}`,
       )
-      .all(...filter.params, ...afterParams, limit + 1) as Row[];
+      .all(...filter.params, ...afterParams, limit + 1);
     return toPage(rows, limit, this.count(query, filter));
   }
 

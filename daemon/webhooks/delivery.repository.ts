@@ -4,6 +4,7 @@ import type { Db } from '../store/database.js';
 import { WRITE_AT_ONCE, type CounterDeferral } from '../store/commit-queue.js';
 import { ListCounts, ListCountWrites } from '../store/list-counts.js';
 import { ListQuery } from '../store/list-query.js';
+import { prepareRows } from '../store/object-rows.js';
 
 export interface DeliveryRow {
   id: string;
@@ -69,7 +70,7 @@ export class DeliveryRepository {
       `INSERT INTO deliveries (id, webhook_id, workspace_id, event_id, event_type, body, status, created_at, next_attempt_at)
        VALUES (@id, @webhook_id, @workspace_id, @event_id, @event_type, @body, 'pending', @created_at, @next_attempt_at)`,
     );
-    this.getStmt = db.prepare<[string], DeliveryRow>('SELECT * FROM deliveries WHERE id = ?');
+    this.getStmt = prepareRows<DeliveryRow, [string]>(db, 'SELECT * FROM deliveries WHERE id = ?');
     this.attemptStmt = db.prepare(
       `INSERT INTO delivery_attempts (delivery_id, attempt, attempted_at, http_status, response_time_ms, error, signature, response_head, injected_fault)
        VALUES (@delivery_id, @attempt, @attempted_at, @http_status, @response_time_ms, @error, @signature, @response_head, @injected_fault)`,

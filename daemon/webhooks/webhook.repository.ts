@@ -3,6 +3,7 @@ import type { ListQueryInput, Page } from '../domain/pages.js';
 import { PendingCounters, WRITE_AT_ONCE, type CounterDeferral } from '../store/commit-queue.js';
 import type { Db } from '../store/database.js';
 import { ListQuery } from '../store/list-query.js';
+import { prepareRows } from '../store/object-rows.js';
 
 export interface WebhookRow {
   id: string;
@@ -56,7 +57,7 @@ export class WebhookRepository {
       `INSERT INTO webhooks (id, workspace_id, url, description, events, status, secret, max_attempts, backoff_multiplier, timeout_seconds, created_at, updated_at)
        VALUES (@id, @workspace_id, @url, @description, @events, @status, @secret, @max_attempts, @backoff_multiplier, @timeout_seconds, @created_at, @updated_at)`,
     );
-    this.getStmt = db.prepare<[string], WebhookRow>('SELECT * FROM webhooks WHERE id = ?');
+    this.getStmt = prepareRows<WebhookRow, [string]>(db, 'SELECT * FROM webhooks WHERE id = ?');
     this.activeStmt = db.prepare<[string], WebhookRow>(
       "SELECT * FROM webhooks WHERE workspace_id = ? AND status = 'active'",
     );

@@ -13,7 +13,7 @@ import type { WorkflowEngine } from '../engine/engine.js';
 import type { RunRepository, RunRow } from '../engine/run.repository.js';
 import { parseState } from '../engine/views.js';
 import { ApiError } from '../domain/errors.js';
-import { mapPage, type ListQueryInput, type Page } from '../domain/pages.js';
+import type { ListQueryInput, Page } from '../domain/pages.js';
 import type { CommitQueue } from '../store/commit-queue.js';
 import type { WorkflowService } from './workflow.service.js';
 
@@ -190,9 +190,8 @@ export class RunService {
     query: ListQueryInput & { status?: string | undefined },
   ): Page<WorkflowExecutionView> {
     const workflow = this.workflows.row(workspaceId, workflowId);
-    return mapPage(
+    return this.viewPage(
       this.repo.page({ ...query, workflowId: workflow.id, since: this.cutoff() }),
-      (row) => this.engine.view(row),
     );
   }
 
@@ -231,15 +230,18 @@ export class RunService {
       to?: number | undefined;
     },
   ): Page<WorkflowExecutionView> {
-    return mapPage(
+    return this.viewPage(
       this.repo.pageOfWorkspace({
         ...query,
         workspaceId,
         workflowId: query.workflow_id,
         since: this.cutoff(),
       }),
-      (row) => this.engine.view(row),
     );
+  }
+
+  private viewPage(page: Page<RunRow>): Page<WorkflowExecutionView> {
+    return { ...page, items: this.engine.views(page.items) };
   }
 
   /** Runs of the workspace created in the last `ms` on the daemon clock, by status. */

@@ -146,6 +146,16 @@ test.serial('a rerun from a middle step does not call the earlier steps again', 
   t.like(whole.body.data, { status: 'completed', rerun_of: original, from_step_id: null });
   t.deepEqual([calls('reserve'), calls('charge'), calls('notify')], [2, 3, 3]);
 
+  // The list reads a page's step rows and re-runs together: each run shows its own, as one get does.
+  const listed = await api('GET', `/workflows/${flow}/executions?limit=10`);
+  t.is(listed.status, 200);
+  t.is(listed.body.data.length, 3);
+  for (const run of listed.body.data) {
+    t.deepEqual(run, await getExecution(api, flow, run.execution_id), run.execution_id);
+  }
+  const listedOriginal = listed.body.data.find((run: any) => run.execution_id === original);
+  t.deepEqual(listedOriginal.reruns, [again.execution_id, whole.body.data.execution_id]);
+
   const unknown = await api('POST', `/workflows/${flow}/executions/${original}/rerun`, {
     from_step_id: 'nope',
   });

@@ -107,6 +107,24 @@ test('every list query reads through an index in its order: no table scan, no so
   }
 });
 
+test("a page's runs read their step rows and re-runs in one indexed read each", (t) => {
+  const db = store();
+  const batched = prepared(db, /json_each/, () => new RunRepository(db));
+  t.is(batched.length, 2);
+  for (const sql of batched) {
+    const details = plan(db, sql);
+    t.true(
+      details.some((detail) => /^SEARCH workflow_(step_runs|executions) USING/.test(detail)),
+      `${sql}\n${details.join('\n')}`,
+    );
+    t.deepEqual(
+      details.filter((detail) => /^SCAN workflow_/.test(detail)),
+      [],
+      `${sql}\n${details.join('\n')}`,
+    );
+  }
+});
+
 test('retention deletes read through an index: no table scan, even when nothing expired', (t) => {
   const db = store();
   // Housekeeping runs them every minute on the thread that serves the API.
