@@ -42,34 +42,46 @@ test('every acknowledged event is delivered although the daemon is SIGKILLed mid
   const before = running(d);
   await createHook(d, receiver, ['agent.created']);
 
-  // A burst of 300 parallel events; SIGKILL as soon as 100 are acknowledged.
-  const TOTAL = 300;
+  // 32 senders each send events one after another until the daemon is gone; SIGKILL as soon as
+  // 100 are acknowledged. A sender sends its next event in the same tick its previous one is
+  // answered, so every other sender has an event in flight when the kill is sent. (A burst of
+  // parallel requests could all be answered in one group commit before the kill landed.)
+  const SENDERS = 32;
   const KILL_AFTER = 100;
   const acknowledged: string[] = [];
   let refused = 0;
-  let killed = false;
+  let inFlight = 0;
+  let inFlightAtKill = -1;
   const kill = () => {
-    if (killed) return;
-    killed = true;
+    if (inFlightAtKill >= 0) return;
+    inFlightAtKill = inFlight;
     process.kill(running(d).pid, 'SIGKILL');
   };
   await Promise.all(
-    Array.from({ length: TOTAL }, async () => {
-      try {
-        const event = await trpc<{ id: string }>(before, 'events.trigger', {
-          type: 'agent.created',
-        });
-        acknowledged.push(event.id);
-        if (acknowledged.length >= KILL_AFTER) kill();
-      } catch {
-        refused += 1;
+    Array.from({ length: SENDERS }, async () => {
+      for (;;) {
+        inFlight += 1;
+        try {
+          const event = await trpc<{ id: string }>(before, 'events.trigger', {
+            type: 'agent.created',
+          });
+          acknowledged.push(event.id);
+          if (acknowledged.length >= KILL_AFTER) kill();
+        } catch {
+          refused += 1;
+          return;
+        } finally {
+          inFlight -= 1;
+        }
       }
     }),
   );
-  kill();
-  t.log(`sent ${TOTAL}, acknowledged ${acknowledged.length}, refused ${refused}`);
+  t.log(
+    `acknowledged ${acknowledged.length}, refused ${refused}, in flight at the kill ${inFlightAtKill}`,
+  );
   t.true(acknowledged.length >= KILL_AFTER);
-  t.true(acknowledged.length < TOTAL, 'the daemon died in the middle of the burst');
+  t.true(inFlightAtKill > 0, 'the daemon died with events in flight');
+  t.is(refused, SENDERS, 'each sender stopped only when the daemon was gone');
   t.is(new Set(acknowledged).size, acknowledged.length, 'event ids are unique');
 
   t.true(await waitForExit(before.pid, 5_000), 'the daemon is gone');
