@@ -228,6 +228,25 @@ export async function startSvcDaemon(): Promise<Daemon> {
   return daemon;
 }
 
+/** A daemon started with the real CLI, with an admin key for the bench and its workspace. */
+export async function startBenchDaemon(): Promise<Daemon> {
+  const daemon = await startSvcDaemon();
+  try {
+    const created = await cliJson<{ key: string }>(
+      ['keys', 'create', '--name', 'bench', '--scopes', 'admin'],
+      daemon.env,
+    );
+    const whoami = await cliJson<{ workspace_id: string }>(['whoami'], daemon.env);
+    daemon.key = created.key;
+    daemon.workspaceId = whoami.workspace_id;
+  } catch (error) {
+    await stopSvcDaemon(daemon);
+    rmSync(daemon.dataDir, { recursive: true, force: true });
+    throw error;
+  }
+  return daemon;
+}
+
 export async function stopSvcDaemon(daemon: Daemon): Promise<void> {
   const stopped = await runCli(['daemon', 'stop'], daemon.env).catch(
     (error: unknown) => ({ code: -1, stdout: '', stderr: String(error) }) as CliResult,

@@ -28,10 +28,9 @@ import { readdirSync, rmSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import {
-  cliJson,
   ENTERPRISE_RATE_MULTIPLIER,
   startBaseline,
-  startSvcDaemon,
+  startBenchDaemon,
   stopBaseline,
   stopSvcDaemon,
   type Baseline,
@@ -94,34 +93,29 @@ async function main(): Promise<number> {
   process.once('SIGTERM', onSignal);
 
   const reports: CaseReport[] = [];
-  try {
-    baseline = await startBaseline();
-    daemon = await startSvcDaemon();
-    const created = await cliJson<{ key: string }>(
-      ['keys', 'create', '--name', 'bench', '--scopes', 'admin'],
-      daemon.env,
-    );
-    const whoami = await cliJson<{ workspace_id: string }>(['whoami'], daemon.env);
-    daemon.key = created.key;
-    daemon.workspaceId = whoami.workspace_id;
-    console.log(`  daemon ${daemon.url} (pid ${daemon.pid}), baseline ${baseline.url}\n`);
-    const servers: Servers = {
-      daemon,
-      baseline,
-      baselineTarget: { label: 'baseline', url: baseline.url, pid: baseline.child.pid! },
-      daemonTarget: { label: 'daemon', url: daemon.url, pid: daemon.pid },
-    };
-    for (const benchCase of cases.filter((c) => c.needs === 'servers')) {
-      reports.push(await benchCase.run(servers));
+  const serverCases = cases.filter((c) => c.needs === 'servers');
+  // Cases that bring their own daemons (BENCH_CASES=scaling, say) need neither server.
+  if (serverCases.length > 0) {
+    try {
+      baseline = await startBaseline();
+      daemon = await startBenchDaemon();
+      console.log(`  daemon ${daemon.url} (pid ${daemon.pid}), baseline ${baseline.url}\n`);
+      const servers: Servers = {
+        daemon,
+        baseline,
+        baselineTarget: { label: 'baseline', url: baseline.url, pid: baseline.child.pid! },
+        daemonTarget: { label: 'daemon', url: daemon.url, pid: daemon.pid },
+      };
+      for (const benchCase of serverCases) reports.push(await benchCase.run(servers));
+    } catch (error) {
+      for (const report of reports) report.print();
+      console.error(`\nbench could not run: ${error instanceof Error ? error.message : error}`);
+      await teardown();
+      return 1;
     }
-  } catch (error) {
-    for (const report of reports) report.print();
-    console.error(`\nbench could not run: ${error instanceof Error ? error.message : error}`);
     await teardown();
-    return 1;
+    for (const report of reports) report.print();
   }
-  await teardown();
-  for (const report of reports) report.print();
 
   for (const benchCase of cases.filter((c) => c.needs === 'standalone')) {
     let report: CaseReport;
