@@ -1,14 +1,15 @@
 // The scaling case of `npm run bench`: do lists and gets stay as fast with a big store?
 //
 // Two daemons of its own, started after the shared one has stopped (the other cases leave
-// hundreds of thousands of rows in that one's store): an empty store and a seeded one. On each, a page's worth (25) of workflow runs and events are made through the
-// API, so that both answer full pages of the same size. Then BENCH_SCALE_EVENTS (1,000,000)
-// events and BENCH_SCALE_RUNS (100,000) runs are stored in the second one, copies of those two
-// rows with new ids and older times within retention, written straight into its svc.db through a
-// second SQLite connection while it serves (the list counters are kept as for rows the daemon
-// writes). Four requests are timed with autocannon on both, alternating the two in every round
-// (BENCH_ROUNDS, who goes first alternates; req/s is the mean of the rounds, p99 the worst):
-// GET /v1/events?limit=20, GET /v1/events/{id}, GET /v1/workflows/{id}/executions?limit=20 and
+// hundreds of thousands of rows in that one's store): an empty store and a seeded one. On each,
+// a page's worth (25) of workflow runs and events are made through the API, so that both answer
+// full pages of the same size. Then BENCH_SCALE_EVENTS (1,000,000) events and BENCH_SCALE_RUNS
+// (100,000) runs are stored in the seeded one, copies of those two rows with new ids and older
+// times within retention, written straight into its svc.db through a second SQLite connection
+// while it serves (the list counters are kept as for rows the daemon writes). Four requests are
+// timed with autocannon on both, alternating the two in every round (BENCH_ROUNDS; who goes
+// first alternates; req/s is the mean of the rounds, p99 the worst): GET /v1/events?limit=20,
+// GET /v1/events/{id}, GET /v1/workflows/{id}/executions?limit=20 and
 // GET /v1/workflows/{id}/executions/{execution_id}. Measured one after the other instead, the
 // ratio followed the machine's drift between the two halves (0.80-1.07 for the events list).
 //
