@@ -17,7 +17,7 @@
 // under load back only in the second), and its checkpoint worker exits 3 s after the last
 // write (store/checkpointer.ts).
 import autocannon from 'autocannon';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   api,
@@ -161,6 +161,7 @@ async function runMemory(): Promise<MemoryResult> {
   } finally {
     await stopChild(receiver.child);
     await stopSvcDaemon(daemon);
+    rmSync(daemon.dataDir, { recursive: true, force: true });
   }
 }
 

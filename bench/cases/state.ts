@@ -1,9 +1,9 @@
 // Snapshots and fixtures: `state export` and `state import` of a sandbox with 10,000 runs and
 // 60,000 events (targets < 1 s each), and `fixtures apply` of the support-desk example (target
 // < 500 ms), each timed around its control-channel procedure on a daemon of its own.
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import {
   ROOT,
   startSvcDaemon,
@@ -100,6 +100,8 @@ const stateCase: BenchCase = {
       );
     } finally {
       await stopSvcDaemon(daemon);
+      rmSync(daemon.dataDir, { recursive: true, force: true });
+      rmSync(dirname(file), { recursive: true, force: true });
     }
     const rows: [string, number, number][] = [
       ['state export', exportMs, EXPORT_TARGET_MS],
