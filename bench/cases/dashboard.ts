@@ -23,7 +23,7 @@ import {
   cliJson,
   median,
   percentile,
-  startSvcDaemon,
+  startBenchDaemon,
   stopSvcDaemon,
   table,
   type BenchCase,
@@ -204,17 +204,8 @@ const dashboardCase: BenchCase = {
     `(median of ${LIVE_SAMPLES}, target < ${LIVE_TARGET_MS} ms)`,
   async run() {
     const receiver = await heldReceiver();
-    let daemon = await startSvcDaemon();
+    let daemon = await startBenchDaemon();
     try {
-      daemon.key = (
-        await cliJson<{ key: string }>(
-          ['keys', 'create', '--name', 'bench', '--scopes', 'admin'],
-          daemon.env,
-        )
-      ).key;
-      daemon.workspaceId = (
-        await cliJson<{ workspace_id: string }>(['whoami'], daemon.env)
-      ).workspace_id;
       const workflow = await api<{ id: string }>(daemon, 'POST', '/v1/workflows', {
         name: 'Dashboard bench',
         status: 'active',

@@ -23,10 +23,9 @@ import {
   api,
   apiHeaders,
   benchAgent,
-  cliJson,
   numberSetting,
   startReceiver,
-  startSvcDaemon,
+  startBenchDaemon,
   stopChild,
   stopSvcDaemon,
   table,
@@ -76,13 +75,6 @@ async function rssAtRest(pid: number): Promise<{ settled: number; text: string }
 }
 
 async function setUp(daemon: Daemon, receiver: ReceiverProcess): Promise<string> {
-  const created = await cliJson<{ key: string }>(
-    ['keys', 'create', '--name', 'bench', '--scopes', 'admin'],
-    daemon.env,
-  );
-  const whoami = await cliJson<{ workspace_id: string }>(['whoami'], daemon.env);
-  daemon.key = created.key;
-  daemon.workspaceId = whoami.workspace_id;
   const agentId = await benchAgent(daemon);
   await api(daemon, 'POST', '/v1/webhooks', {
     url: receiver.url,
@@ -131,7 +123,7 @@ async function deliveriesReceived(receiver: ReceiverProcess, expected: number): 
 }
 
 async function runMemory(): Promise<MemoryResult> {
-  const daemon = await startSvcDaemon();
+  const daemon = await startBenchDaemon();
   const receiver = await startReceiver();
   try {
     const executeUrl = await setUp(daemon, receiver);
