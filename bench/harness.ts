@@ -38,6 +38,9 @@ export const settings = {
   startupRuns: Math.round(numberSetting('BENCH_STARTUP_RUNS', 15)),
   deliveryEvents: Math.round(numberSetting('BENCH_DELIVERY_EVENTS', 10_000)),
   deliveryConcurrency: Math.round(numberSetting('BENCH_DELIVERY_CONCURRENCY', 32)),
+  /** The delivery case's rounds published at the target rate, and each round's length. */
+  deliveryPacedRounds: Math.round(numberSetting('BENCH_DELIVERY_PACED_ROUNDS', 3)),
+  deliveryPacedSeconds: numberSetting('BENCH_DELIVERY_PACED_SECONDS', 5),
 };
 
 /** What a scenario may use: the running daemon and a key in its default workspace. */

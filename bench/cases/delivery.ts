@@ -17,6 +17,14 @@
 //   trip: an upper bound. The true delivery latency lies between the two.
 //   delivery: exactly once (every event arrived, none twice), at least once (duplicates, which
 //   the contract allows) or missing (FAIL: events not arrived after 30 s without any arrival).
+//   latency at a paced 3000/s (informational): the closed-loop run above publishes as fast as
+//   the daemon acknowledges, so it delivers at the most the machine can take (above the target
+//   rate) and its p99 includes the queueing of a saturated machine. Here events are published
+//   on a fixed schedule at the target rate (an open loop: event i is sent i / 3000 s after the
+//   first, acknowledged or not), one warm-up round then BENCH_DELIVERY_PACED_ROUNDS (3) rounds
+//   of BENCH_DELIVERY_PACED_SECONDS (5) each; ack -> first arrival p99 per round and their
+//   median. "sent late" counts sends this process made over 5 ms behind schedule (its own
+//   event loop was busy: the figure then undercounts the rate).
 //   last arrival - last ack: how far delivery trailed publishing at the end (a growing backlog
 //   shows here). daemon cpu ms/event: the daemon's CPU time over the measured run (publishing
 //   and delivering) per event; 1000 events/s on one core needs it under 1 ms.
@@ -32,6 +40,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import {
   api,
   cpuSeconds,
+  median,
   percentile,
   settings,
   startReceiver,
@@ -68,59 +77,103 @@ interface Published {
  * than the daemon spends publishing, and the publisher shares the machine with the daemon. */
 const publishAgent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
-/**
- * Publishes `count` agent.created events through the control channel (what `svc events trigger`
- * does), settings.deliveryConcurrency requests in flight, recording each acknowledgement.
- */
-async function publishEvents(ctx: DaemonContext, count: number, offset: number) {
-  const url = `${ctx.url}/trpc/events.trigger`;
-  const headers = {
-    authorization: `Bearer ${ctx.controlToken()}`,
-    'content-type': 'application/json',
-  };
-  const acks = new Map<string, number>();
-  const sends = new Map<string, number>();
-  let next = 0;
-  let failure: unknown;
-  let lastAck = 0;
-  const worker = async () => {
-    while (next < count && failure === undefined) {
-      const n = offset + next;
-      next += 1;
-      try {
-        const sentAt = wallNow();
-        const { status, text } = await postKeepAlive(
-          publishAgent,
-          url,
-          headers,
-          JSON.stringify({ type: 'agent.created', data: { n } }),
-        );
-        const at = wallNow();
-        if (status !== 200) {
-          throw new Error(`events.trigger answered ${status}: ${text.slice(0, 300)}`);
-        }
-        const { id } = (JSON.parse(text) as { result: { data: { id: string } } }).result.data;
-        acks.set(id, at);
-        sends.set(id, sentAt);
-        lastAck = Math.max(lastAck, at);
-      } catch (error) {
-        failure ??= error;
-      }
-    }
-  };
-  const firstSent = wallNow();
-  await Promise.all(
-    Array.from({ length: Math.min(settings.deliveryConcurrency, count) }, () => worker()),
+/** One agent.created event published through the control channel (what `svc events trigger` does). */
+async function publishOne(
+  ctx: DaemonContext,
+  n: number,
+): Promise<{ id: string; sentAt: number; at: number }> {
+  const sentAt = wallNow();
+  const { status, text } = await postKeepAlive(
+    publishAgent,
+    `${ctx.url}/trpc/events.trigger`,
+    { authorization: `Bearer ${ctx.controlToken()}`, 'content-type': 'application/json' },
+    JSON.stringify({ type: 'agent.created', data: { n } }),
   );
+  const at = wallNow();
+  if (status !== 200) throw new Error(`events.trigger answered ${status}: ${text.slice(0, 300)}`);
+  const { id } = (JSON.parse(text) as { result: { data: { id: string } } }).result.data;
+  return { id, sentAt, at };
+}
+
+/** Records one acknowledged publish. */
+function recordAck(published: Published, ack: { id: string; sentAt: number; at: number }): void {
+  published.acks.set(ack.id, ack.at);
+  published.sends.set(ack.id, ack.sentAt);
+  published.lastAck = Math.max(published.lastAck, ack.at);
+}
+
+function checkPublished(published: Published, count: number, failure: unknown): void {
   if (failure !== undefined) {
     throw new Error(
       `publishing events failed: ${failure instanceof Error ? failure.message : String(failure)}`,
     );
   }
-  if (acks.size !== count) {
-    throw new Error(`publishing ${count} events gave ${acks.size} distinct event ids`);
+  if (published.acks.size !== count) {
+    throw new Error(`publishing ${count} events gave ${published.acks.size} distinct event ids`);
   }
-  return { acks, sends, firstSent, lastAck } satisfies Published;
+}
+
+/**
+ * Publishes `count` agent.created events, settings.deliveryConcurrency requests in flight (a
+ * closed loop: each publisher sends its next event once the last is acknowledged).
+ */
+async function publishEvents(ctx: DaemonContext, count: number, offset: number) {
+  const published: Published = {
+    acks: new Map(),
+    sends: new Map(),
+    firstSent: wallNow(),
+    lastAck: 0,
+  };
+  let next = 0;
+  let failure: unknown;
+  const worker = async () => {
+    while (next < count && failure === undefined) {
+      const n = offset + next;
+      next += 1;
+      try {
+        recordAck(published, await publishOne(ctx, n));
+      } catch (error) {
+        failure ??= error;
+      }
+    }
+  };
+  await Promise.all(
+    Array.from({ length: Math.min(settings.deliveryConcurrency, count) }, () => worker()),
+  );
+  checkPublished(published, count, failure);
+  return published;
+}
+
+/**
+ * Publishes `count` events at `rate` per second on a fixed schedule (an open loop: event i is
+ * sent at i / rate seconds whether or not the earlier ones were acknowledged), so that the
+ * latency is measured at that rate and not at the most the daemon can take. `late` counts the
+ * sends this process made over 5 ms behind schedule (its own event loop was busy).
+ */
+async function publishPaced(ctx: DaemonContext, count: number, rate: number, offset: number) {
+  const published: Published = {
+    acks: new Map(),
+    sends: new Map(),
+    firstSent: wallNow(),
+    lastAck: 0,
+  };
+  let failure: unknown;
+  let late = 0;
+  const inFlight: Promise<void>[] = [];
+  for (let index = 0; index < count && failure === undefined; index += 1) {
+    const wait = published.firstSent + (index * 1000) / rate - wallNow();
+    if (wait >= 1) await sleep(wait);
+    else if (wait < -5) late += 1;
+    inFlight.push(
+      publishOne(ctx, offset + index).then(
+        (ack) => recordAck(published, ack),
+        (error: unknown) => void (failure ??= error),
+      ),
+    );
+  }
+  await Promise.all(inFlight);
+  checkPublished(published, count, failure);
+  return { published, late };
 }
 
 /**
@@ -169,7 +222,28 @@ interface DeliveryResult {
   /** Last arrival - last acknowledgement, ms: how far delivery trailed publishing. */
   trailMs: number | undefined;
   daemonCpuMsPerEvent: number | undefined;
+  paced: PacedResult;
   drain: DrainResult;
+}
+
+/** One round published at a fixed rate: ack -> first arrival, ms. */
+interface PacedRound {
+  delivered: number;
+  events: number;
+  p50: number | undefined;
+  p99: number | undefined;
+  max: number | undefined;
+  /** Sends this process made over 5 ms behind schedule. */
+  late: number;
+}
+
+interface PacedResult {
+  rate: number;
+  rounds: PacedRound[];
+  /** Events published, warm-up included. */
+  published: number;
+  /** The median of the rounds' p99 (undefined if a round had no arrival). */
+  p99: number | undefined;
 }
 
 /** The backlog drain: `events` retries made due at once by moving the sandbox clock. */
@@ -241,6 +315,85 @@ async function runDrain(
   };
 }
 
+/** The receiver's report read against what this run published. */
+function arrivalsOf(report: ReceiverAnswer<'report'>, published: Published) {
+  const firstArrival = new Map<string, number>();
+  let duplicates = 0;
+  let unexpected = report.withoutId;
+  let arrivals = 0;
+  let firstAt = Infinity;
+  let lastAt = -Infinity;
+  report.ids.forEach((id, index) => {
+    const at = report.times[index]!;
+    if (!published.acks.has(id)) {
+      unexpected += 1;
+      return;
+    }
+    arrivals += 1;
+    firstAt = Math.min(firstAt, at);
+    lastAt = Math.max(lastAt, at);
+    if (firstArrival.has(id)) duplicates += 1;
+    else firstArrival.set(id, at);
+  });
+  return { firstArrival, duplicates, unexpected, arrivals, firstAt, lastAt };
+}
+
+/** First arrival - `from` (the acknowledgement or the send) of each event, ms, sorted. */
+function sortedLatencies(firstArrival: Map<string, number>, from: Map<string, number>): number[] {
+  const latencies = [...firstArrival].map(([id, at]) => at - from.get(id)!);
+  return latencies.sort((a, b) => a - b);
+}
+
+/**
+ * Latency at the target rate: settings.deliveryPacedRounds rounds of events published at
+ * DELIVERY_TARGET_PER_SECOND on a fixed schedule (publishPaced) for deliveryPacedSeconds each,
+ * after one round of warm-up at that rate. The closed-loop run above publishes as fast as the
+ * daemon acknowledges, so its deliveries run at the most the machine can take (above the
+ * target rate) and its latency includes the queueing that saturation brings.
+ */
+async function runPaced(
+  ctx: Daemon,
+  receiver: ReceiverProcess,
+  offset: number,
+): Promise<PacedResult> {
+  const rate = DELIVERY_TARGET_PER_SECOND;
+  const count = Math.round(rate * settings.deliveryPacedSeconds);
+  const rounds: PacedRound[] = [];
+  let published = 0;
+  for (let round = 0; round <= settings.deliveryPacedRounds; round += 1) {
+    const warm = round === 0;
+    process.stdout.write(
+      `  webhook delivery: paced at ${rate}/s, ${warm ? 'warm-up' : `round ${round}/${settings.deliveryPacedRounds}`}, ${count} events ...`,
+    );
+    await receiver.ask('reset');
+    const run = await publishPaced(ctx, count, rate, offset + published);
+    published += count;
+    await waitForDeliveries(receiver, count);
+    const { firstArrival } = arrivalsOf(await receiver.ask('report'), run.published);
+    const latencies = sortedLatencies(firstArrival, run.published.acks);
+    const figures: PacedRound = {
+      delivered: firstArrival.size,
+      events: count,
+      p50: latencies.length ? percentile(latencies, 50) : undefined,
+      p99: latencies.length ? percentile(latencies, 99) : undefined,
+      max: latencies.at(-1),
+      late: run.late,
+    };
+    process.stdout.write(
+      ` ${figures.delivered} delivered, p99 ${figures.p99?.toFixed(1) ?? '-'} ms` +
+        `${run.late ? `, ${run.late} sent over 5 ms late` : ''}\n`,
+    );
+    if (!warm) rounds.push(figures);
+  }
+  const p99s = rounds.flatMap((round) => (round.p99 === undefined ? [] : [round.p99]));
+  return {
+    rate,
+    rounds,
+    published,
+    p99: p99s.length === rounds.length && p99s.length > 0 ? median(p99s) : undefined,
+  };
+}
+
 async function runDelivery(ctx: Daemon): Promise<DeliveryResult> {
   const receiver = await startReceiver();
   try {
@@ -262,29 +415,13 @@ async function runDelivery(ctx: Daemon): Promise<DeliveryResult> {
     const cpuAfter = cpuSeconds(ctx.pid);
     const report = await receiver.ask('report');
 
-    const firstArrival = new Map<string, number>();
-    let duplicates = 0;
-    let unexpected = report.withoutId;
-    let arrivals = 0;
-    let firstAt = Infinity;
-    let lastAt = -Infinity;
-    report.ids.forEach((id, index) => {
-      const at = report.times[index]!;
-      if (!published.acks.has(id)) {
-        unexpected += 1;
-        return;
-      }
-      arrivals += 1;
-      firstAt = Math.min(firstAt, at);
-      lastAt = Math.max(lastAt, at);
-      if (firstArrival.has(id)) duplicates += 1;
-      else firstArrival.set(id, at);
-    });
-    const latencies = [...firstArrival].map(([id, at]) => at - published.acks.get(id)!);
-    latencies.sort((a, b) => a - b);
-    const fromSend = [...firstArrival].map(([id, at]) => at - published.sends.get(id)!);
-    fromSend.sort((a, b) => a - b);
-    const result: Omit<DeliveryResult, 'drain'> = {
+    const { firstArrival, duplicates, unexpected, arrivals, firstAt, lastAt } = arrivalsOf(
+      report,
+      published,
+    );
+    const latencies = sortedLatencies(firstArrival, published.acks);
+    const fromSend = sortedLatencies(firstArrival, published.sends);
+    const result: Omit<DeliveryResult, 'paced' | 'drain'> = {
       events,
       publishedPerSecond: (events * 1000) / (published.lastAck - published.firstSent),
       arrivals,
@@ -315,12 +452,14 @@ async function runDelivery(ctx: Daemon): Promise<DeliveryResult> {
         `p99 ${result.latency?.p99.toFixed(1) ?? '-'} ms\n`,
     );
 
+    const paced = await runPaced(ctx, receiver, warmup + events);
+    const drainOffset = warmup + events + paced.published;
     process.stdout.write(`  webhook delivery: backlog drain, ${events} events ...`);
-    const drain = await runDrain(ctx, receiver, events, warmup + events);
+    const drain = await runDrain(ctx, receiver, events, drainOffset);
     process.stdout.write(
       ` ${drain.delivered} delivered, ${drain.deliveriesPerSecond?.toFixed(0) ?? '-'} deliveries/s\n`,
     );
-    return { ...result, drain };
+    return { ...result, paced, drain };
   } finally {
     await stopChild(receiver.child);
   }
@@ -379,6 +518,23 @@ function printDelivery(result: DeliveryResult) {
         ['latency min ms', ms(result.latency?.min), '', ''],
         ['latency p50 ms (publish request -> receipt)', ms(result.fromSend?.p50), '', ''],
         ['latency p99 ms (publish request -> receipt)', ms(result.fromSend?.p99), '', ''],
+        [
+          `latency p99 ms at a paced ${result.paced.rate}/s (informational: median of rounds)`,
+          `${ms(result.paced.p99)} (${result.paced.rounds.map((round) => ms(round.p99)).join(' / ')})`,
+          '',
+          '',
+        ],
+        [
+          'paced: p50 ms, max ms, delivered, sent late (per round)',
+          result.paced.rounds
+            .map(
+              (round) =>
+                `${ms(round.p50)}, ${ms(round.max)}, ${round.delivered}/${round.events}, ${round.late}`,
+            )
+            .join(' / '),
+          '',
+          '',
+        ],
         ['last arrival - last ack ms', ms(result.trailMs), '', ''],
         ['daemon cpu ms/event', result.daemonCpuMsPerEvent?.toFixed(2) ?? '-', '', ''],
         [
