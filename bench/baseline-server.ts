@@ -7,6 +7,10 @@
 // Started by bench/run.ts as `node --import tsx bench/baseline-server.ts`; it listens on
 // 127.0.0.1 on a free port and prints `{"url":"http://127.0.0.1:<port>"}` as its first stdout line.
 //
+// With --fastify it serves GET /me only, through a bare Fastify 5 app (one async route with a
+// response schema, so fast-json-stringify writes it; no logger, no hooks, no plugins): the
+// floor the daemon's Fastify server starts from (bench/cases/floor.ts).
+//
 // Routes (add one here when a scenario in run.ts needs a new baseline path):
 //   GET  /me      like GET /v1/auth/me
 //   GET  /events  like GET /v1/events?limit=20 (a 20-item page of agent.created events)
@@ -18,7 +22,7 @@
 //                 completed five-step execution (ids, timestamps, five step results) of its input,
 //                 the shape and size of the workflows case's answer, without running any step
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -272,7 +276,44 @@ async function handle(request: IncomingMessage, response: ServerResponse) {
   send(response, 404, { error: { code: 'not_found' }, meta: meta() });
 }
 
-const server = createServer((request, response) => void handle(request, response));
+/** The same GET /me answer through Fastify, its body written from a response schema. */
+async function fastifyServer(): Promise<Server> {
+  const { default: Fastify } = await import('fastify');
+  const app = Fastify({ logger: false });
+  const text = { type: 'string' } as const;
+  const schema = {
+    response: {
+      200: {
+        type: 'object',
+        properties: {
+          data: {
+            type: 'object',
+            properties: {
+              user_id: text,
+              workspace_id: text,
+              scopes: { type: 'array', items: text },
+              tier: text,
+              environment: text,
+              credential_type: text,
+            },
+          },
+          meta: { type: 'object', properties: { request_id: text, timestamp: text } },
+        },
+      },
+    },
+  };
+  app.get('/me', { schema }, async (_request, reply) => {
+    const body = { data: me, meta: meta() };
+    void reply.header('x-request-id', body.meta.request_id);
+    return body;
+  });
+  await app.ready();
+  return app.server;
+}
+
+const server = process.argv.includes('--fastify')
+  ? await fastifyServer()
+  : createServer((request, response) => void handle(request, response));
 server.keepAliveTimeout = 72_000;
 server.listen(0, '127.0.0.1', () => {
   const address = server.address();

@@ -153,9 +153,10 @@ export interface Baseline {
   child: ChildProcess;
 }
 
-export function startBaseline(): Promise<Baseline> {
+/** The bare node:http baseline, or with `--fastify` its GET /me through bare Fastify. */
+export function startBaseline(args: string[] = []): Promise<Baseline> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', BASELINE_SERVER], {
+    const child = spawn(process.execPath, ['--import', 'tsx', BASELINE_SERVER, ...args], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'inherit'],
     });
