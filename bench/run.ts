@@ -12,8 +12,9 @@
 // (10), BENCH_PIPELINING (1), BENCH_ROUNDS (measured runs per target and scenario, default 2;
 // rounds alternate which target goes first; req/s is the mean of the rounds, p99 the worst),
 // BENCH_DELIVERY_EVENTS (events published in the delivery scenario, default 10000),
-// BENCH_DELIVERY_CONCURRENCY (publish requests in flight, default 32), BENCH_DELIVERY_PACED_ROUNDS
-// and BENCH_DELIVERY_PACED_SECONDS (rounds published at 3000/s, default 3 of 5 s), BENCH_STARTUP_RUNS (15),
+// BENCH_DELIVERY_CONCURRENCY (publish requests in flight, default 32),
+// BENCH_DELIVERY_PACED_ROUNDS and BENCH_DELIVERY_PACED_SECONDS (rounds published at 3000/s,
+// default 3 of 5 s), BENCH_STARTUP_RUNS (15),
 // BENCH_CASES (comma-separated file names of bench/cases to run, e.g. `workflows,triggers`;
 // default all).
 // Other work on the machine skews single figures far more than the ratios; the bench prints the
