@@ -95,6 +95,11 @@ async function publishOne(
   return { id, sentAt, at };
 }
 
+/** An empty record of publishes, its clock started now. */
+function startPublishing(): Published {
+  return { acks: new Map(), sends: new Map(), firstSent: wallNow(), lastAck: 0 };
+}
+
 /** Records one acknowledged publish. */
 function recordAck(published: Published, ack: { id: string; sentAt: number; at: number }): void {
   published.acks.set(ack.id, ack.at);
@@ -118,12 +123,7 @@ function checkPublished(published: Published, count: number, failure: unknown): 
  * closed loop: each publisher sends its next event once the last is acknowledged).
  */
 async function publishEvents(ctx: DaemonContext, count: number, offset: number) {
-  const published: Published = {
-    acks: new Map(),
-    sends: new Map(),
-    firstSent: wallNow(),
-    lastAck: 0,
-  };
+  const published = startPublishing();
   let next = 0;
   let failure: unknown;
   const worker = async () => {
@@ -151,12 +151,7 @@ async function publishEvents(ctx: DaemonContext, count: number, offset: number) 
  * sends this process made over 5 ms behind schedule (its own event loop was busy).
  */
 async function publishPaced(ctx: DaemonContext, count: number, rate: number, offset: number) {
-  const published: Published = {
-    acks: new Map(),
-    sends: new Map(),
-    firstSent: wallNow(),
-    lastAck: 0,
-  };
+  const published = startPublishing();
   let failure: unknown;
   let late = 0;
   const inFlight: Promise<void>[] = [];
