@@ -4,11 +4,11 @@
 // server stopped, the same outputs and no network call; a request the cassette lacks fails with
 // an error naming the agent, the request key and the cassette; record_missing appends instead.
 import test from 'ava';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { assertExit, startDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const SECRET_KEY = 'sk-cassette-secret-key-123';
 let d: TestDaemon;
@@ -18,7 +18,7 @@ let call: (method: string, path: string, body?: unknown) => Promise<{ status: nu
 
 test.before(async () => {
   fake = await startFakeOpenAi();
-  cassetteDir = mkdtempSync(join(tmpdir(), 'svc-cassettes-'));
+  cassetteDir = tempDir('svc-cassettes-');
   d = await startDaemon({
     env: {
       SVC_AGENT_BRAIN: 'openai',

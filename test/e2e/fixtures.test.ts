@@ -2,13 +2,13 @@
 // REST API (the fixed webhook secret verifies a real delivery); applying again creates nothing
 // twice; --dry-run changes nothing; broken files name the entry and field and change nothing.
 import test from 'ava';
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { verifySignature } from '../../shared/signature.js';
 import { ROOT } from '../helpers/daemon.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { sharedDaemon } from '../helpers/setup.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const d = sharedDaemon(test);
 const FIXED_SECRET = 'whsec_supportDeskFixtureSecret0123456789';
@@ -19,7 +19,7 @@ let desk: string;
 test.before(async () => {
   receiver = await startReceiver();
   // The examples as shipped, with the webhook pointed at this test's receiver.
-  dir = mkdtempSync(join(tmpdir(), 'svc-fixtures-'));
+  dir = tempDir('svc-fixtures-');
   cpSync(join(ROOT, 'fixtures'), dir, { recursive: true });
   desk = join(dir, 'support-desk.yaml');
   writeFileSync(

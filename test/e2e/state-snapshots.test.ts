@@ -3,8 +3,7 @@
 // once); a snapshot taken under load imports cleanly; versions and foreign secrets are checked.
 import test from 'ava';
 import Database from 'better-sqlite3';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+
 import { join } from 'node:path';
 import { control } from '../helpers/api.js';
 import { startDaemon } from '../helpers/daemon.js';
@@ -12,12 +11,13 @@ import { startReceiver } from '../helpers/receiver.js';
 import { sharedDaemon } from '../helpers/setup.js';
 import { MIGRATIONS } from '../../daemon/store/migrations.js';
 import { downgradeTo } from '../helpers/schema.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 /** The store schema this svc writes: its newest migration. */
 const LATEST_SCHEMA = MIGRATIONS.at(-1)!.version;
 
 const d = sharedDaemon(test);
-const dir = mkdtempSync(join(tmpdir(), 'svc-snapshots-'));
+const dir = tempDir('svc-snapshots-');
 
 async function operator() {
   const { key, workspaceId } = await d.operator();

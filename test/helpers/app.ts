@@ -1,11 +1,10 @@
 // Unit-test helper: the whole daemon built in-process on a fresh temp data dir (no listening,
 // use app.inject), with a way to mint keys through the real key service, and clean-up.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import type { Scope } from '../../shared/scopes.js';
 import { buildApp, type AppOptions, type SvcApp } from '../../daemon/app.js';
 import type { KeyRecord } from '../../daemon/keys/key.service.js';
+import { tempDir } from './temp-dir.js';
 
 export const CONTROL_TOKEN = 'test';
 
@@ -22,9 +21,7 @@ export interface TestApp extends SvcApp {
   cleanup(): Promise<void>;
 }
 
-export function tempDir(prefix = 'svc-unit-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
-}
+export { tempDir };
 
 /**
  * Builds the app. `beforeReady` may add routes or hooks to the Fastify instance before it is

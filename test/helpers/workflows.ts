@@ -1,12 +1,12 @@
 // Helpers for the workflow end-to-end tests: REST calls with the operator credential in a given
 // workspace, an active agent, workflow files on disk, and waiting for runs to reach a state (the
 // daemon works in the background; time on the daemon clock only moves with `svc clock advance`).
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestDaemon } from './daemon.js';
 import type { ControlTarget } from './api.js';
 import { readUntil } from './events.js';
+import { tempDir } from './temp-dir.js';
 
 export interface Api {
   (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
@@ -43,7 +43,7 @@ let filesDir: string | undefined;
 
 /** Writes a workflow file (text as given) in a temp dir; answers its path. */
 export function workflowFile(name: string, text: string): string {
-  filesDir ??= mkdtempSync(join(tmpdir(), 'svc-wf-files-'));
+  filesDir ??= tempDir('svc-wf-files-');
   const file = join(filesDir, `${Date.now()}-${Math.random().toString(36).slice(2)}-${name}`);
   writeFileSync(file, text);
   return file;

@@ -1,8 +1,7 @@
 // Cassettes of recorded model answers: the request key ignores ids and times, known keys are
 // redacted, and cassette names cannot leave the cassette folder.
 import test from 'ava';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   Cassettes,
@@ -11,6 +10,7 @@ import {
   redact,
   requestKey,
 } from '../../daemon/agents/brains/cassette.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const body = (context: string) => ({
   model: 'm',
@@ -55,7 +55,7 @@ test('cassette names stay inside the folder and are .json files', (t) => {
 });
 
 test('recorded answers are found by key and written as one JSON document', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-cassette-unit-'));
+  const dir = tempDir('svc-cassette-unit-');
   const cassettes = new Cassettes(dir);
   const request = normalizeRequest(body('{}'));
   const key = requestKey(request);

@@ -1,12 +1,12 @@
 import test from 'ava';
 import type { ApiError } from '../../daemon/domain/errors.js';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { SecretBox } from '../../daemon/crypto/secret-box.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 test('seals and opens; equal values seal differently; the plain text is not in the sealed form', (t) => {
-  const box = SecretBox.fromKeyFile(join(mkdtempSync(join(tmpdir(), 'svc-box-')), 'secret.key'));
+  const box = SecretBox.fromKeyFile(join(tempDir('svc-box-'), 'secret.key'));
   const a = box.seal('whsec_abc');
   const b = box.seal('whsec_abc');
   t.not(a, b);
@@ -17,7 +17,7 @@ test('seals and opens; equal values seal differently; the plain text is not in t
 });
 
 test('the key file is created 0600 once and reused', (t) => {
-  const file = join(mkdtempSync(join(tmpdir(), 'svc-box-')), 'secret.key');
+  const file = join(tempDir('svc-box-'), 'secret.key');
   const sealed = SecretBox.fromKeyFile(file).seal('value');
   t.is(statSync(file).mode & 0o777, 0o600);
   const before = readFileSync(file, 'utf8');
@@ -26,7 +26,7 @@ test('the key file is created 0600 once and reused', (t) => {
 });
 
 test('another key or an altered value cannot be opened', (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-box-'));
+  const dir = tempDir('svc-box-');
   const sealed = SecretBox.fromKeyFile(join(dir, 'a.key')).seal('value');
   const wrongKey = t.throws(() => SecretBox.fromKeyFile(join(dir, 'b.key')).open(sealed));
   t.is((wrongKey as ApiError).code, 'internal_server_error');

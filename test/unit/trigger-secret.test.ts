@@ -1,8 +1,7 @@
 // A webhook trigger's secret as the workflow row keeps it (sealed) and as views show it
 // (has_secret), and what a write without, with or with a null secret does to the stored one.
 import test from 'ava';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+
 import { join } from 'node:path';
 import { SecretBox } from '../../daemon/crypto/secret-box.js';
 import {
@@ -10,8 +9,9 @@ import {
   publicTrigger,
   resolveTrigger,
 } from '../../daemon/workflows/trigger-secret.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
-const box = SecretBox.fromKeyFile(join(mkdtempSync(join(tmpdir(), 'svc-trigger-')), 'secret.key'));
+const box = SecretBox.fromKeyFile(join(tempDir('svc-trigger-'), 'secret.key'));
 const SECRET = 'whsec_trigger_plain_1';
 
 /** A new webhook trigger on path orders with SECRET, as stored. */
