@@ -371,6 +371,11 @@ export function cpuSeconds(pid: number): number | undefined {
   }
 }
 
+/** The targets in the order round `round` loads them: who goes first alternates each round. */
+export function roundOrder<T>(targets: readonly T[], round: number): readonly T[] {
+  return round % 2 === 0 ? targets : [...targets].reverse();
+}
+
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);

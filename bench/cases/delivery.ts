@@ -290,21 +290,12 @@ async function runDrain(
       `clock.advance failed: ${advanceError instanceof Error ? advanceError.message : String(advanceError)}`,
     );
   }
-  const report = await receiver.ask('report');
-  const delivered = new Set<string>();
-  let arrivals = 0;
-  let firstAt = Infinity;
-  let lastAt = -Infinity;
-  report.ids.forEach((id, index) => {
-    if (!backlog.acks.has(id)) return;
-    const at = report.times[index]!;
-    arrivals += 1;
-    delivered.add(id);
-    firstAt = Math.min(firstAt, at);
-    lastAt = Math.max(lastAt, at);
-  });
+  const { firstArrival, arrivals, firstAt, lastAt } = arrivalsOf(
+    await receiver.ask('report'),
+    backlog,
+  );
   return {
-    delivered: delivered.size,
+    delivered: firstArrival.size,
     deliveriesPerSecond: arrivals > 1 ? (arrivals * 1000) / (lastAt - firstAt) : undefined,
     allInMs: arrivals ? lastAt - movedAt : undefined,
   };
@@ -354,15 +345,14 @@ async function runPaced(
   const rate = DELIVERY_TARGET_PER_SECOND;
   const count = Math.round(rate * settings.deliveryPacedSeconds);
   const rounds: PacedRound[] = [];
-  let published = 0;
+  // Round 0 is the warm-up.
   for (let round = 0; round <= settings.deliveryPacedRounds; round += 1) {
     const warm = round === 0;
     process.stdout.write(
       `  webhook delivery: paced at ${rate}/s, ${warm ? 'warm-up' : `round ${round}/${settings.deliveryPacedRounds}`}, ${count} events ...`,
     );
     await receiver.ask('reset');
-    const run = await publishPaced(ctx, count, rate, offset + published);
-    published += count;
+    const run = await publishPaced(ctx, count, rate, offset + round * count);
     await waitForDeliveries(receiver, count);
     const { firstArrival } = arrivalsOf(await receiver.ask('report'), run.published);
     const latencies = sortedLatencies(firstArrival, run.published.acks);
@@ -384,7 +374,7 @@ async function runPaced(
   return {
     rate,
     rounds,
-    published,
+    published: (settings.deliveryPacedRounds + 1) * count,
     p99: p99s.length === rounds.length && p99s.length > 0 ? median(p99s) : undefined,
   };
 }

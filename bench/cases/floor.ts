@@ -13,6 +13,7 @@ import {
   type BenchCase,
   compareRounds,
   type RunFigures,
+  roundOrder,
 } from '../harness.js';
 import { loadWithCpu } from '../load.js';
 
@@ -89,7 +90,7 @@ const floorCase: BenchCase = {
         { label: 'Fastify', url: fastify.url, pid: fastify.child.pid!, runs: [] as RunFigures[] },
       ];
       for (let round = 0; round < settings.rounds; round += 1) {
-        const order = round % 2 === 0 ? targets : [...targets].reverse();
+        const order = roundOrder(targets, round);
         for (const target of order) {
           process.stdout.write(
             `  floor: ${target.label} (round ${round + 1}/${settings.rounds}) ...`,

@@ -37,6 +37,7 @@ import {
   type Target,
   compareRounds,
   type RunFigures,
+  roundOrder,
 } from '../harness.js';
 import { loadWithCpu } from '../load.js';
 
@@ -204,7 +205,7 @@ async function runScenario(
   };
   const runs: Record<Target['label'], RunFigures[]> = { baseline: [], daemon: [] };
   for (let round = 0; round < settings.rounds; round += 1) {
-    const order = round % 2 === 0 ? [baseline, daemon] : [daemon, baseline];
+    const order = roundOrder([baseline, daemon], round);
     for (const target of order) {
       process.stdout.write(
         `  ${scenario.name}: ${target.label} (round ${round + 1}/${settings.rounds}) ...`,

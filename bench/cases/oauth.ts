@@ -32,6 +32,7 @@ import {
   table,
   type BenchCase,
   type RunFigures,
+  roundOrder,
 } from '../harness.js';
 import { loadWithCpu, postKeepAlive } from '../load.js';
 
@@ -88,8 +89,7 @@ async function benchOAuth(
 
   const runs = { apiKey: [] as RunFigures[], oauth: [] as RunFigures[] };
   for (let round = 0; round < settings.rounds; round += 1) {
-    const order: ('apiKey' | 'oauth')[] =
-      round % 2 === 0 ? ['apiKey', 'oauth'] : ['oauth', 'apiKey'];
+    const order = roundOrder(['apiKey', 'oauth'] as const, round);
     for (const side of order) {
       const credential = side === 'apiKey' ? ctx.key : meGrant.access_token;
       log(

@@ -30,6 +30,7 @@ import {
   type BenchCase,
   type Daemon,
   type RunFigures,
+  roundOrder,
 } from '../harness.js';
 import { loadWithCpu } from '../load.js';
 import { countCopies } from '../seeded-counts.js';
@@ -187,7 +188,7 @@ async function runScaling(): Promise<ProbeResult[]> {
       ] as const;
       const runs = { empty: [] as RunFigures[], seeded: [] as RunFigures[] };
       for (let round = 0; round < settings.rounds; round += 1) {
-        for (const target of round % 2 === 0 ? targets : [...targets].reverse()) {
+        for (const target of roundOrder(targets, round)) {
           process.stdout.write(
             `  scaling: ${probe.name}: ${target.label} (round ${round + 1}/${settings.rounds}) ...`,
           );

@@ -25,6 +25,7 @@ import {
   type BenchCase,
   type DaemonContext,
   type Servers,
+  roundOrder,
 } from '../harness.js';
 
 export const TRIGGER_TARGET_RATIO = 0.2;
@@ -131,7 +132,7 @@ async function benchWebhookTriggers(servers: Servers): Promise<TriggerBenchResul
   const daemonRuns: { perSecond: number; p99: number }[] = [];
   const baselineRuns: number[] = [];
   for (let round = 0; round < rounds; round += 1) {
-    const order = round % 2 === 0 ? ['daemon', 'baseline'] : ['baseline', 'daemon'];
+    const order = roundOrder(['daemon', 'baseline'] as const, round);
     for (const target of order) {
       if (target === 'daemon') {
         accepted += (await load(`${daemon.url}${hookPath}`, connections, warmup)).total;

@@ -32,6 +32,7 @@ import {
   type Servers,
   compareRounds,
   type RunFigures,
+  roundOrder,
 } from '../harness.js';
 import { loadWithCpu } from '../load.js';
 
@@ -225,7 +226,7 @@ async function benchWorkflows(servers: Servers): Promise<WorkflowBenchResult> {
 
     const measured: Record<Target['label'], RunFigures[]> = { baseline: [], daemon: [] };
     for (let round = 0; round < settings.rounds; round += 1) {
-      for (const target of round % 2 === 0 ? [base, daemon] : [daemon, base]) {
+      for (const target of roundOrder([base, daemon], round)) {
         process.stdout.write(
           `  workflows: ${target.label} (round ${round + 1}/${settings.rounds}) ...`,
         );
