@@ -91,6 +91,8 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     request: FastifyRequest,
     reply: FastifyReply,
   ) => void = () => undefined;
+  // At debug, every request line; at info, a per-second budget of them (see request-log.ts).
+  const requestLog = new RequestLogController(options.logger?.isLevelEnabled('debug') ?? false);
   const app: FastifyInstance = Fastify({
     frameworkErrors: (error, request, reply) =>
       frameworkError(error, request as FastifyRequest, reply as FastifyReply),
@@ -99,7 +101,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
       ? { loggerInstance: options.logger as FastifyBaseLogger }
       : { logger: false }),
     bodyLimit: MAX_BODY_BYTES,
-    logController: new RequestLogController(),
+    logController: requestLog,
     // No child logger per request: the request line and error logs carry req_id themselves.
     childLoggerFactory: (logger) => logger,
     genReqId: requestIdGenerator(),
@@ -301,6 +303,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
       closed = true;
       await stopWork();
       await app.close();
+      requestLog.close();
       await drain();
     },
     drain,
