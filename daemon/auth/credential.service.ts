@@ -14,6 +14,8 @@ const CACHE_LIMIT = 10_000;
 interface CachedKey {
   row: KeyRow;
   credential: Credential;
+  /** The stored hash's bytes, for the constant-time comparison (made once per cached key). */
+  hashBytes: Buffer;
 }
 
 /** An OAuth access token as the credential layer needs it (daemon/oauth provides it). */
@@ -74,7 +76,7 @@ export class CredentialService {
     }
     const hash = hashKey(token);
     const found = this.lookup(hash);
-    if (!found || !timingSafeEqual(Buffer.from(found.row.hash), Buffer.from(hash))) {
+    if (!found || !timingSafeEqual(found.hashBytes, Buffer.from(hash, 'hex'))) {
       throw new ApiError(
         'invalid_token',
         'The API key is not known to this daemon. Create one with: svc keys create',
@@ -152,7 +154,9 @@ export class CredentialService {
     const cached = this.cache.get(hash);
     if (cached !== undefined) return cached;
     const row = this.keys.byHash(hash);
-    const entry = row ? { row, credential: toCredential(row) } : null;
+    const entry = row
+      ? { row, credential: toCredential(row), hashBytes: Buffer.from(row.hash, 'hex') }
+      : null;
     if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
     this.cache.set(hash, entry);
     return entry;
