@@ -63,7 +63,7 @@ async function main(): Promise<number> {
     `svc bench: node ${process.version}, ${cpu.length} cores (${cpu[0]?.model.trim() ?? '?'})`,
   );
   console.log(
-    `  daemon: default log level (info, one line per request to the data dir log), ` +
+    `  daemon: default log level (info: up to 1,000 request lines a second to the data dir log), ` +
       `SVC_ENTERPRISE_RATE_MULTIPLIER=${ENTERPRISE_RATE_MULTIPLIER} so the enterprise default ` +
       `workspace never hits a rate limit (the limiter still runs)`,
   );

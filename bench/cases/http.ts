@@ -1,8 +1,8 @@
 // HTTP throughput: the daemon against the bare baseline server, one scenario at a time.
 //
 // HTTP: for each scenario below, autocannon (in this process) loads the real daemon (started with
-// the real CLI in a temp data dir, default log level, so every request is logged to the data
-// dir's log file as in normal use) and the matching path of bench/baseline-server.ts (a bare
+// the real CLI in a temp data dir, default log level: request lines go to the data dir's log file
+// as in normal use, up to 1,000 a second) and the matching path of bench/baseline-server.ts (a bare
 // node:http server in a child process) with the same settings, alternating the two. Both servers
 // are single Node processes, so on a 2-core machine each gets about one core and autocannon the
 // other. Scenarios: GET /v1/auth/me, GET /v1/events?limit=20 (200 events seeded), GET
