@@ -1,5 +1,5 @@
 // The request log at info writes up to a per-second budget of request lines and says how many it
-// left out; at debug it writes every one; errors and 5xx answers are always written.
+// left out; at debug it writes every one; failed requests (4xx, 5xx) are always written.
 import test from 'ava';
 import Fastify from 'fastify';
 import pino from 'pino';
@@ -49,6 +49,7 @@ async function serverLogging(level: 'info' | 'debug', perSecond: number) {
   });
   app.get('/ok', async () => ({ ok: true }));
   app.get('/broken', async (_request, reply) => reply.code(503).send({ ok: false }));
+  app.get('/refused', async (_request, reply) => reply.code(422).send({ ok: false }));
   await app.ready();
   const requests = async (url: string, count: number) => {
     for (let n = 0; n < count; n += 1) await app.inject({ url: `${url}?api_key=sk_test_x` });
@@ -60,11 +61,13 @@ test('at info a burst over the budget writes the budget and one line saying how 
   const { app, requestLog, lines, requests } = await serverLogging('info', 5);
   await requests('/ok', 12);
   await requests('/broken', 2);
+  await requests('/refused', 3);
   await app.close();
   requestLog.close();
   const requestLines = lines.filter((line) => line.msg === 'request');
   t.is(requestLines.filter((line) => line.status === 200).length, 5);
   t.is(requestLines.filter((line) => line.status === 503).length, 2, '5xx answers always');
+  t.is(requestLines.filter((line) => line.status === 422).length, 3, '4xx answers always');
   t.is(requestLines[0]?.url, '/ok?api_key=[redacted]');
   const said = lines.filter((line) => line.skipped !== undefined);
   t.deepEqual(
