@@ -74,6 +74,7 @@ export class RequestLogController extends LogController {
   constructor(
     private readonly everyLine: boolean,
     private readonly perSecond = REQUEST_LINES_PER_SECOND,
+    private readonly now: () => number = Date.now,
   ) {
     super({ requestIdLogLabel: 'req_id' });
   }
@@ -104,11 +105,14 @@ export class RequestLogController extends LogController {
   }
 
   private budgetFor(log: LineLog): RequestLineBudget {
-    return (this.budget ??= new RequestLineBudget(this.perSecond, (skipped) =>
-      log.info(
-        { skipped, per_second: this.perSecond },
-        'request lines left out (more than the per-second budget at info; --log-level debug writes every one)',
-      ),
+    return (this.budget ??= new RequestLineBudget(
+      this.perSecond,
+      (skipped) =>
+        log.info(
+          { skipped, per_second: this.perSecond },
+          'request lines left out (more than the per-second budget at info; --log-level debug writes every one)',
+        ),
+      this.now,
     ));
   }
 }
