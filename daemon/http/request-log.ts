@@ -3,10 +3,11 @@
 //
 // At `info` the lines are sampled by rate: up to REQUEST_LINES_PER_SECOND a second are written,
 // so everything a person or a test suite sends shows in `svc daemon logs`, while a load test
-// pays for a line only now and then (a line costs ~4 µs of a ~25 µs read). The lines left out
-// are counted and said in one line at the end of their second. At `debug` and `trace` every
-// line is written; failed requests (4xx and 5xx answers, errors) always are, so what went wrong
-// is in the log whatever the rate.
+// pays for a line only now and then (a line costs ~4 µs of a ~25 µs read). Successful requests
+// and refused ones (4xx) have a budget each, so a refusal shows even amid a flood of successes,
+// and a flood of refusals (a rate-limit test's 429s) is sampled too. The lines left out are
+// counted and said in one line at the end of their second. Errors and 5xx answers are always
+// written; at `debug` and `trace` every line is.
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import { redactUrl } from '../logger.js';
 
@@ -67,8 +68,12 @@ export class RequestLineBudget {
   }
 }
 
+/** Which budget a request line counts against: succeeded (1xx-3xx) or refused (4xx). */
+type LineKind = 'succeeded' | 'refused';
+
 export class RequestLogController extends LogController {
-  private budget: RequestLineBudget | undefined;
+  /** One budget per kind, so a flood of successes never crowds a refusal out of the log. */
+  private readonly budgets = new Map<LineKind, RequestLineBudget>();
 
   /** everyLine: write every request line (the logger is at `debug` or `trace`). */
   constructor(
@@ -87,7 +92,11 @@ export class RequestLogController extends LogController {
     reply: FastifyReply,
   ): void {
     const status = reply.statusCode;
-    if (!error && status < 400 && !this.everyLine && !this.budgetFor(reply.log).take()) return;
+    // Errors and 5xx answers are always written: the daemon failed, that is never noise.
+    if (!error && status < 500 && !this.everyLine) {
+      const kind: LineKind = status < 400 ? 'succeeded' : 'refused';
+      if (!this.budgetFor(kind, reply.log).take()) return;
+    }
     const line = {
       req_id: request.id,
       method: request.method,
@@ -101,18 +110,23 @@ export class RequestLogController extends LogController {
 
   /** Writes the count of lines left out since the last one said (at a stop). */
   close(): void {
-    this.budget?.close();
+    for (const budget of this.budgets.values()) budget.close();
   }
 
-  private budgetFor(log: LineLog): RequestLineBudget {
-    return (this.budget ??= new RequestLineBudget(
-      this.perSecond,
-      (skipped) =>
-        log.info(
-          { skipped, per_second: this.perSecond },
-          'request lines left out (more than the per-second budget at info; --log-level debug writes every one)',
-        ),
-      this.now,
-    ));
+  private budgetFor(kind: LineKind, log: LineLog): RequestLineBudget {
+    let budget = this.budgets.get(kind);
+    if (!budget) {
+      budget = new RequestLineBudget(
+        this.perSecond,
+        (skipped) =>
+          log.info(
+            { skipped, requests: kind, per_second: this.perSecond },
+            `${kind} request lines left out (more than ${this.perSecond} a second at info; --log-level debug writes every one)`,
+          ),
+        this.now,
+      );
+      this.budgets.set(kind, budget);
+    }
+    return budget;
   }
 }

@@ -1,5 +1,6 @@
 // The request log at info writes up to a per-second budget of request lines and says how many it
-// left out; at debug it writes every one; failed requests (4xx, 5xx) are always written.
+// left out, successful and refused (4xx) requests each within their own budget; at debug it
+// writes every one; 5xx answers always.
 import test from 'ava';
 import Fastify from 'fastify';
 import pino from 'pino';
@@ -61,19 +62,24 @@ async function serverLogging(level: 'info' | 'debug', perSecond: number) {
 test('at info a burst over the budget writes the budget and one line saying how many were left out', async (t) => {
   const { app, requestLog, lines, requests } = await serverLogging('info', 5);
   await requests('/ok', 12);
-  await requests('/broken', 2);
   await requests('/refused', 3);
+  await requests('/broken', 2);
+  await requests('/refused', 4);
   await app.close();
   requestLog.close();
   const requestLines = lines.filter((line) => line.msg === 'request');
-  t.is(requestLines.filter((line) => line.status === 200).length, 5);
-  t.is(requestLines.filter((line) => line.status === 503).length, 2, '5xx answers always');
-  t.is(requestLines.filter((line) => line.status === 422).length, 3, '4xx answers always');
+  const withStatus = (status: number) => requestLines.filter((line) => line.status === status);
+  t.is(withStatus(200).length, 5);
+  t.is(withStatus(422).length, 5, 'refusals have their own budget: the successes used theirs up');
+  t.is(withStatus(503).length, 2, '5xx answers always');
   t.is(requestLines[0]?.url, '/ok?api_key=[redacted]');
   const said = lines.filter((line) => line.skipped !== undefined);
   t.deepEqual(
-    said.map((line) => line.skipped),
-    [7],
+    said.map((line) => [line.requests, line.skipped]),
+    [
+      ['succeeded', 7],
+      ['refused', 2],
+    ],
   );
   t.regex(String(said[0]?.msg), /--log-level debug/);
 });
