@@ -11,7 +11,7 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import { redactUrl } from '../logger.js';
 
-/** At `info`, at most this many request lines are written in a second. */
+/** At `info`, at most this many request lines of each kind (succeeded, refused) a second. */
 export const REQUEST_LINES_PER_SECOND = 1000;
 
 const WINDOW_MS = 1000;
