@@ -92,7 +92,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     reply: FastifyReply,
   ) => void = () => undefined;
   // At debug, every request line; at info, a per-second budget of them (see request-log.ts).
-  const requestLog = new RequestLogController(options.logger?.isLevelEnabled('debug') ?? false);
+  const requestLog = new RequestLogController(options.logger);
   const app: FastifyInstance = Fastify({
     frameworkErrors: (error, request, reply) =>
       frameworkError(error, request as FastifyRequest, reply as FastifyReply),

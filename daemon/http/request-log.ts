@@ -9,16 +9,13 @@
 // counted and said in one line at the end of their second. Errors and 5xx answers are always
 // written; at `debug` and `trace` every line is.
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
 import { redactUrl } from '../logger.js';
 
 /** At `info`, at most this many request lines of each kind (succeeded, refused) a second. */
 export const REQUEST_LINES_PER_SECOND = 1000;
 
 const WINDOW_MS = 1000;
-
-interface LineLog {
-  info(obj: object, msg: string): void;
-}
 
 /**
  * Counts request lines in one-second windows of real time: take() says whether this one may
@@ -68,20 +65,33 @@ export class RequestLineBudget {
   }
 }
 
-/** Which budget a request line counts against: succeeded (1xx-3xx) or refused (4xx). */
-type LineKind = 'succeeded' | 'refused';
-
 export class RequestLogController extends LogController {
-  /** One budget per kind, so a flood of successes never crowds a refusal out of the log. */
-  private readonly budgets = new Map<LineKind, RequestLineBudget>();
+  /** The logger is at `debug` or `trace`: every request line is written. */
+  private readonly everyLine: boolean;
+  /** A budget each, so a flood of successes never crowds a refusal (4xx) out of the log. */
+  private readonly succeeded: RequestLineBudget;
+  private readonly refused: RequestLineBudget;
 
-  /** everyLine: write every request line (the logger is at `debug` or `trace`). */
+  /** Without a logger (an app built with none) nothing is written. */
   constructor(
-    private readonly everyLine: boolean,
-    private readonly perSecond = REQUEST_LINES_PER_SECOND,
-    private readonly now: () => number = Date.now,
+    private readonly log: Logger | undefined,
+    perSecond = REQUEST_LINES_PER_SECOND,
+    now: () => number = Date.now,
   ) {
     super({ requestIdLogLabel: 'req_id' });
+    this.everyLine = log?.isLevelEnabled('debug') ?? false;
+    const budget = (kind: string) =>
+      new RequestLineBudget(
+        perSecond,
+        (skipped) =>
+          log?.info(
+            { skipped, requests: kind, per_second: perSecond },
+            `${kind} request lines left out (more than ${perSecond} a second at info; --log-level debug writes every one)`,
+          ),
+        now,
+      );
+    this.succeeded = budget('succeeded');
+    this.refused = budget('refused');
   }
 
   override incomingRequest(): void {}
@@ -91,11 +101,11 @@ export class RequestLogController extends LogController {
     request: FastifyRequest,
     reply: FastifyReply,
   ): void {
+    if (!this.log) return;
     const status = reply.statusCode;
     // Errors and 5xx answers are always written: the daemon failed, that is never noise.
     if (!error && status < 500 && !this.everyLine) {
-      const kind: LineKind = status < 400 ? 'succeeded' : 'refused';
-      if (!this.budgetFor(kind, reply.log).take()) return;
+      if (!(status < 400 ? this.succeeded : this.refused).take()) return;
     }
     const line = {
       req_id: request.id,
@@ -104,29 +114,13 @@ export class RequestLogController extends LogController {
       status,
       ms: Math.round(reply.elapsedTime * 10) / 10,
     };
-    if (error) reply.log.error({ ...line, err: error }, 'request errored');
-    else reply.log.info(line, 'request');
+    if (error) this.log.error({ ...line, err: error }, 'request errored');
+    else this.log.info(line, 'request');
   }
 
   /** Writes the count of lines left out since the last one said (at a stop). */
   close(): void {
-    for (const budget of this.budgets.values()) budget.close();
-  }
-
-  private budgetFor(kind: LineKind, log: LineLog): RequestLineBudget {
-    let budget = this.budgets.get(kind);
-    if (!budget) {
-      budget = new RequestLineBudget(
-        this.perSecond,
-        (skipped) =>
-          log.info(
-            { skipped, requests: kind, per_second: this.perSecond },
-            `${kind} request lines left out (more than ${this.perSecond} a second at info; --log-level debug writes every one)`,
-          ),
-        this.now,
-      );
-      this.budgets.set(kind, budget);
-    }
-    return budget;
+    this.succeeded.close();
+    this.refused.close();
   }
 }

@@ -43,7 +43,7 @@ async function serverLogging(level: 'info' | 'debug', perSecond: number) {
     { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) },
   );
   // A clock that stands still: every request falls in one window however slow the machine is.
-  const requestLog = new RequestLogController(logger.isLevelEnabled('debug'), perSecond, () => 0);
+  const requestLog = new RequestLogController(logger, perSecond, () => 0);
   const app = Fastify({
     loggerInstance: logger,
     logController: requestLog,
