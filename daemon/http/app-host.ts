@@ -19,6 +19,8 @@ interface Generation {
   svc: SvcApp;
   handler: Handler;
   inFlight: Set<ServerResponse>;
+  /** A response's 'close' listener: one function for all of them, no closure per request. */
+  untrack: (this: ServerResponse) => void;
 }
 
 export class AppHost {
@@ -57,7 +59,15 @@ export class AppHost {
       },
     });
     await svc.app.ready();
-    return { svc, handler: handler!, inFlight: new Set() };
+    const inFlight = new Set<ServerResponse>();
+    return {
+      svc,
+      handler: handler!,
+      inFlight,
+      untrack() {
+        inFlight.delete(this);
+      },
+    };
   }
 
   private dispatch(req: IncomingMessage, res: ServerResponse): void {
@@ -67,7 +77,7 @@ export class AppHost {
     }
     const generation = this.current;
     generation.inFlight.add(res);
-    res.once('close', () => generation.inFlight.delete(res));
+    res.on('close', generation.untrack);
     generation.handler(req, res);
   }
 

@@ -17,6 +17,8 @@ declare module 'fastify' {
 }
 
 const NoQuery = z.strictObject({});
+/** What a route without query parameters gets when none were sent (most requests). */
+const NO_QUERY: Readonly<Record<string, never>> = Object.freeze({});
 
 export function registerRoutes(
   app: FastifyInstance,
@@ -71,12 +73,11 @@ function registerRoute(
       const params = def.params
         ? parseRequestPart(def.params, request.params, 'params', def.fieldCodes)
         : request.params;
-      const query = parseRequestPart(
-        querySchema,
-        withoutApiKey(request.query),
-        'query',
-        def.fieldCodes,
-      );
+      // A route that takes no query parameters and got none has nothing to validate.
+      const query =
+        def.query === undefined && !hasKeys(request.query)
+          ? NO_QUERY
+          : parseRequestPart(querySchema, withoutApiKey(request.query), 'query', def.fieldCodes);
       const body = def.body
         ? parseRequestPart(def.body, request.body, 'body', def.fieldCodes)
         : undefined;
@@ -115,6 +116,11 @@ function listJson(page: Page<unknown>, meta: { request_id: string; timestamp: st
     `{"data":[${items.map((item) => item.json).join(',')}],"has_more":${page.hasMore},"total_count":${page.totalCount},` +
     `"meta":${JSON.stringify({ ...meta, has_more: page.hasMore, next_cursor: nextCursor })}}`
   );
+}
+
+function hasKeys(value: unknown): boolean {
+  for (const _ in value as object) return true;
+  return false;
 }
 
 function withoutApiKey(query: unknown): unknown {

@@ -49,10 +49,11 @@ export type Operation = keyof typeof OPERATIONS;
 
 export class RatePlans {
   private readonly tierSpecs: Record<Tier, BucketSpec[]>;
-  private readonly operationSpecs = new Map<string, BucketSpec>();
+  /** Per operation and tier, made once: a request only looks its bucket up. */
+  private readonly operationSpecs: Record<Operation, Record<Tier, BucketSpec>>;
 
   /** @param enterpriseMultiplier how many times Business an Enterprise workspace gets. */
-  constructor(private readonly enterpriseMultiplier: number) {
+  constructor(enterpriseMultiplier: number) {
     const rates: Record<Tier, TierRate> = {
       ...TIER_RATES,
       enterprise: {
@@ -71,6 +72,19 @@ export class RatePlans {
         ],
       ]),
     ) as Record<Tier, BucketSpec[]>;
+    this.operationSpecs = Object.fromEntries(
+      Object.entries(OPERATIONS).map(([operation, base]) => {
+        const per = base.windowMs === HOUR ? 'hour' : 'minute';
+        const specs = TIERS.map((tier) => {
+          const limit = tier === 'enterprise' ? base.limit * enterpriseMultiplier : base.limit;
+          return [
+            tier,
+            spec(`op.${operation}`, limit, base.windowMs, `${operation} requests per ${per}`),
+          ];
+        });
+        return [operation, Object.fromEntries(specs)];
+      }),
+    ) as Record<Operation, Record<Tier, BucketSpec>>;
   }
 
   /** Request-rate buckets of a tier, counted per credential. */
@@ -80,16 +94,7 @@ export class RatePlans {
 
   /** The per-operation bucket, counted per workspace (and per object where the spec says so). */
   forOperation(operation: Operation, tier: Tier, key: string): BucketHit {
-    const id = `${operation}.${tier}`;
-    let bucket = this.operationSpecs.get(id);
-    if (!bucket) {
-      const base = OPERATIONS[operation];
-      const limit = tier === 'enterprise' ? base.limit * this.enterpriseMultiplier : base.limit;
-      const per = base.windowMs === HOUR ? 'hour' : 'minute';
-      bucket = spec(`op.${operation}`, limit, base.windowMs, `${operation} requests per ${per}`);
-      this.operationSpecs.set(id, bucket);
-    }
-    return { spec: bucket, key };
+    return { spec: this.operationSpecs[operation][tier], key };
   }
 }
 
