@@ -119,8 +119,9 @@ function handlerInput(
   return { body, query, params, ctx: request.ctx!, request, reply };
 }
 
+/** A thenable, judged as Fastify judges a handler's return value (any realm's promise too). */
 function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
-  return value instanceof Promise;
+  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
 }
 
 function answerMeta(request: FastifyRequest, clock: Clock) {
