@@ -39,7 +39,6 @@ function registerRoute(
 ): void {
   const status = def.status ?? 200;
   const auth = def.auth;
-  const querySchema = def.query ?? NoQuery;
   const response =
     def.kind === 'object'
       ? dataEnvelope(def.response)
@@ -76,13 +75,13 @@ function registerRoute(
     handler:
       def.kind === 'raw'
         ? async (request, reply) => {
-            const input = handlerInput(def, querySchema, request, reply);
+            const input = handlerInput(def, request, reply);
             reply.code(status);
             if (def.contentType) reply.type(def.contentType);
             return def.handler(input);
           }
         : (request, reply) => {
-            const input = handlerInput(def, querySchema, request, reply);
+            const input = handlerInput(def, request, reply);
             reply.code(status);
             if (def.kind === 'object') {
               const data = def.handler(input);
@@ -99,12 +98,7 @@ function registerRoute(
 }
 
 /** The request's validated parts and context, as a route handler takes them. */
-function handlerInput(
-  def: RouteDef,
-  querySchema: z.ZodType,
-  request: FastifyRequest,
-  reply: FastifyReply,
-) {
+function handlerInput(def: RouteDef, request: FastifyRequest, reply: FastifyReply) {
   const params = def.params
     ? parseRequestPart(def.params, request.params, 'params', def.fieldCodes)
     : request.params;
@@ -112,7 +106,12 @@ function handlerInput(
   const query =
     def.query === undefined && !hasKeys(request.query)
       ? NO_QUERY
-      : parseRequestPart(querySchema, withoutApiKey(request.query), 'query', def.fieldCodes);
+      : parseRequestPart(
+          def.query ?? NoQuery,
+          withoutApiKey(request.query),
+          'query',
+          def.fieldCodes,
+        );
   const body = def.body
     ? parseRequestPart(def.body, request.body, 'body', def.fieldCodes)
     : undefined;
