@@ -57,11 +57,8 @@ export class FixedWindowLimiter {
     for (const { spec, key } of buckets) {
       const counter = this.counter(spec, key, now);
       counters.push(counter);
-      if (counter.count >= spec.limit) {
-        const resetAt = counter.windowStart + spec.windowMs;
-        if (!exceeded || resetAt > exceeded.resetAt) {
-          exceeded = { spec, limit: spec.limit, remaining: 0, resetAt };
-        }
+      if (counter.count >= spec.limit && (!exceeded || resetOf(spec, counter) > exceeded.resetAt)) {
+        exceeded = bucketState(spec, counter, 0);
       }
     }
     if (exceeded) return { allowed: false, exceeded, tightest: exceeded };
@@ -79,9 +76,10 @@ export class FixedWindowLimiter {
       }
     }
     if (tightest < 0) return { allowed: true, tightest: undefined };
-    const { spec } = buckets[tightest]!;
-    const resetAt = counters[tightest]!.windowStart + spec.windowMs;
-    return { allowed: true, tightest: { spec, limit: spec.limit, remaining: fewestLeft, resetAt } };
+    return {
+      allowed: true,
+      tightest: bucketState(buckets[tightest]!.spec, counters[tightest]!, fewestLeft),
+    };
   }
 
   private counter(spec: BucketSpec, key: string, now: number): Counter {
@@ -115,4 +113,13 @@ export class FixedWindowLimiter {
       }
     }
   }
+}
+
+/** When the counter's window ends, ms on the daemon clock. */
+function resetOf(spec: BucketSpec, counter: Counter): number {
+  return counter.windowStart + spec.windowMs;
+}
+
+function bucketState(spec: BucketSpec, counter: Counter, remaining: number): BucketState {
+  return { spec, limit: spec.limit, remaining, resetAt: resetOf(spec, counter) };
 }
