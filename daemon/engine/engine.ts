@@ -77,8 +77,11 @@ interface Transition {
   lastResult?: string | null;
   /** The step rows this transition wrote (all of the run's when it began with none). */
   recorded: StepRunRow[];
-  /** The run is not stored yet: the start's transition inserts it once, as it ends up. */
-  fresh?: boolean;
+  /**
+   * The run's status in the store when the transition began (its list counter moves from it);
+   * null when it is not stored yet: the start's transition inserts it once, as it ends up.
+   */
+  stored: RunStatus | null;
 }
 
 /** A run changed (a step ended, it parked, it ended or was cancelled); the dashboard listens. */
@@ -199,7 +202,7 @@ export class WorkflowEngine {
         ),
         trigger: { type: row.trigger_type, payload, headers: state.headers ?? {} },
       });
-      const t: Transition = { row, state, definition, now, recorded: [], fresh: true };
+      const t: Transition = { row, state, definition, now, recorded: [], stored: null };
       this.advance(t);
       this.commit(t);
     };
@@ -248,7 +251,7 @@ export class WorkflowEngine {
       completed_at: null,
     };
     const apply = () => {
-      this.deps.repo.save(cancelled);
+      this.deps.repo.save(cancelled, row.status);
       this.deps.timers.cancelOwned(row.id);
       this.deps.workflows.recordEnd(row.workflow_id, false, now - row.created_at);
     };
@@ -290,8 +293,8 @@ export class WorkflowEngine {
       set.add(done);
       this.waiters.set(executionId, set);
       cancelAlarm = this.deps.alarms.at(this.deps.clock.now() + maxMs, () => done());
-      const row = this.deps.repo.get(executionId);
-      if (!row || row.status !== 'running') done(row);
+      // Ended (or waiting for a person) already: answered now, with the row read by done().
+      if (this.deps.repo.status(executionId) !== 'running') done();
     });
   }
 
@@ -371,7 +374,7 @@ export class WorkflowEngine {
       steps,
       trigger ? trigger.payload : undefined,
       // A run that just started has no re-runs: only ending ones look.
-      t.fresh ? [] : this.deps.repo.rerunsOf(t.row.id),
+      t.stored === null ? [] : this.deps.repo.rerunsOf(t.row.id),
     );
   }
 
@@ -575,6 +578,7 @@ export class WorkflowEngine {
     if (!row || !UNFINISHED.has(row.status)) return undefined;
     return {
       row: { ...row },
+      stored: row.status,
       state: parseState(row.frontier),
       definition: this.definitionOf(row),
       now: this.deps.clock.now(),
@@ -860,8 +864,8 @@ export class WorkflowEngine {
         : 'running';
     }
     row.frontier = JSON.stringify(state);
-    if (t.fresh) this.deps.repo.insert(row);
-    else this.deps.repo.save(row);
+    if (t.stored === null) this.deps.repo.insert(row);
+    else this.deps.repo.save(row, t.stored);
     this.announce(row);
     if (row.status === 'completed') {
       const view = this.viewAfter(t);
@@ -877,7 +881,10 @@ export class WorkflowEngine {
     }
     // An ended run's memory goes now (were this rolled back, it is rebuilt from the store).
     if (!UNFINISHED.has(row.status)) this.memory.delete(row.id);
-    if (row.status !== 'running') queueMicrotask(() => this.settled(row.id));
+    if (row.status !== 'running') {
+      const ended = UNFINISHED.has(row.status) ? undefined : row;
+      queueMicrotask(() => this.settled(row.id, ended));
+    }
   }
 
   private failedData(t: Transition): ExecutionFailedData {
@@ -900,12 +907,19 @@ export class WorkflowEngine {
     };
   }
 
-  /** The run ended or waits for a person: answer waiting requests; forget its memory. */
-  private settled(executionId: string): void {
+  /**
+   * The run ended or waits for a person: answer waiting requests; forget its memory. `ended` is
+   * the row a transition that ended the run wrote: used if the store has that status (its group
+   * committed; an ended run changes no more), which is cheaper to check than to read the row.
+   */
+  private settled(executionId: string, ended?: RunRow): void {
     // Memory and alarms are for runs going on here; a run that ended has done with them.
     let row: RunRow | undefined;
     if (this.memory.has(executionId) || this.deadlines.has(executionId)) {
-      row = this.deps.repo.get(executionId);
+      row =
+        ended && this.deps.repo.status(executionId) === ended.status
+          ? ended
+          : this.deps.repo.get(executionId);
       if (row && !UNFINISHED.has(row.status)) {
         this.memory.delete(executionId);
         this.deadlines.get(executionId)?.();

@@ -1,6 +1,6 @@
 // The counters behind total_count of the lists that grow without bound, per scope and bucket
 // (migration 9): a list's count is the sum of a few counters, whatever the number of rows.
-// Inserts are counted by their repositories (ListCountWrites), deletes and status changes by
+// Inserts and status changes are counted by their repositories (ListCountWrites), deletes by
 // triggers.
 import type { Condition } from './list-query.js';
 import { PendingCounters, type CounterDeferral } from './commit-queue.js';
@@ -47,8 +47,9 @@ export class ListCounts {
  * that did nothing. In the group commit's transaction the counts are added up per counter and
  * written once, just before it commits (CounterDeferral); in any other transaction at once.
  * Either way in the transaction of the rows, so a counter never disagrees with its rows after a
- * crash (PendingCounters, as agents' and workflows' stats). Deletes and status changes keep
- * their triggers (rare, or not on every write).
+ * crash (PendingCounters, as agents' and workflows' stats). A status change (the bucket of runs
+ * and deliveries) is counted the same way since migration 15: its trigger cost 2.8 µs of a
+ * delivery's 13 µs update. Deletes keep their triggers (housekeeping, once a minute).
  */
 export class ListCountWrites {
   /** Rows added per counter, keyed `scope` NUL `bucket` (`at` is not used). */
@@ -60,6 +61,8 @@ export class ListCountWrites {
        ON CONFLICT (list, scope, bucket) DO UPDATE SET n = n + excluded.n`,
     );
     this.pending = new PendingCounters(deferral, (key, { n }) => {
+      // A row inserted and moved on in the same group leaves its first bucket as it was.
+      if (n === 0) return;
       const split = key.indexOf('\0');
       upsert.run(list, key.slice(0, split), key.slice(split + 1), n);
     });
@@ -68,5 +71,12 @@ export class ListCountWrites {
   /** One row of `scope` in `bucket` was inserted (call it in the insert's transaction). */
   inserted(scope: string, bucket: string): void {
     this.pending.add(`${scope}\0${bucket}`, { at: 0, n: 1 });
+  }
+
+  /** One row of `scope` moved from bucket `from` to `to` (call it in the update's transaction). */
+  moved(scope: string, from: string, to: string): void {
+    if (from === to) return;
+    this.pending.add(`${scope}\0${from}`, { at: 0, n: -1 });
+    this.pending.add(`${scope}\0${to}`, { at: 0, n: 1 });
   }
 }

@@ -6,6 +6,8 @@ import { ListCounts, ListCountWrites } from '../store/list-counts.js';
 import { ListQuery } from '../store/list-query.js';
 import { prepareRows } from '../store/object-rows.js';
 
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
 export interface DeliveryRow {
   id: string;
   webhook_id: string;
@@ -13,7 +15,7 @@ export interface DeliveryRow {
   event_id: string;
   event_type: string;
   body: string;
-  status: 'pending' | 'delivered' | 'failed';
+  status: DeliveryStatus;
   attempts: number;
   http_status: number | null;
   response_time_ms: number | null;
@@ -50,6 +52,8 @@ export class DeliveryRepository {
   private readonly attemptStmt;
   private readonly attemptsStmt;
   private readonly resultStmt;
+  private readonly resultFromStmt;
+  private readonly statusStmt;
   private readonly pendingStmt;
   private readonly windowStmt;
   private readonly counted: ListCountWrites;
@@ -78,10 +82,14 @@ export class DeliveryRepository {
     this.attemptsStmt = db.prepare<[string], AttemptRow>(
       'SELECT * FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt',
     );
-    this.resultStmt = db.prepare(
-      `UPDATE deliveries SET status = @status, attempts = @attempts, http_status = @http_status, response_time_ms = @response_time_ms,
-         error = @error, delivered_at = @delivered_at, last_attempt_at = @last_attempt_at, next_attempt_at = @next_attempt_at WHERE id = @id`,
-    );
+    const result = `UPDATE deliveries SET status = @status, attempts = @attempts, http_status = @http_status,
+         response_time_ms = @response_time_ms, error = @error, delivered_at = @delivered_at,
+         last_attempt_at = @last_attempt_at, next_attempt_at = @next_attempt_at WHERE id = @id`;
+    this.resultStmt = db.prepare(result);
+    this.resultFromStmt = db.prepare(`${result} AND status = @stored`);
+    this.statusStmt = db
+      .prepare<[string], DeliveryStatus>('SELECT status FROM deliveries WHERE id = ?')
+      .pluck();
     this.windowStmt = db.prepare<[string, number, number], DeliveryRow>(
       'SELECT * FROM deliveries WHERE webhook_id = ? AND created_at >= ? AND created_at <= ? ORDER BY created_at, id',
     );
@@ -120,8 +128,21 @@ export class DeliveryRepository {
     return this.attemptsStmt.all(deliveryId);
   }
 
-  saveResult(row: DeliveryRow): void {
-    this.resultStmt.run(row);
+  /**
+   * Writes an attempt's outcome. `stored` is the status the caller read before the attempt; it
+   * may be stale (a retry can end while an automatic attempt is in flight), so the update
+   * checks it, and reads the status it replaces only when it has moved: the list counter moves
+   * from the status the row really had.
+   */
+  saveResult(row: DeliveryRow, stored: DeliveryStatus): void {
+    let from = stored;
+    if (this.resultFromStmt.run({ ...row, stored }).changes === 0) {
+      const current = this.statusStmt.get(row.id);
+      if (current === undefined) return;
+      from = current;
+      this.resultStmt.run(row);
+    }
+    this.counted.moved(row.webhook_id, from, row.status);
   }
 
   pendingIds(webhookId: string): string[] {

@@ -252,7 +252,7 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
         response_head: result.responseHead,
         injected_fault: result.injectedFault,
       });
-      this.repo.saveResult(updated);
+      this.repo.saveResult(updated, row.status);
       const finishedNow = row.status === 'pending' && updated.status !== 'pending';
       this.webhooks.recordOutcome(hook.id, {
         delivered: finishedNow && updated.status === 'delivered' ? 1 : 0,

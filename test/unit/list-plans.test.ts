@@ -238,12 +238,44 @@ test('total_count of events, runs and deliveries comes from counters that match 
   await Promise.all(grouped);
   await t.throwsAsync(failing, { message: 'this change fails' });
   t.is(countRows(db, 'events WHERE id = ?', 'evt_1000'), 0);
-  // Status changes, deletions (purges, cascades) and rows left past retention.
-  db.prepare(
-    "UPDATE workflow_executions SET status = 'completed' WHERE status = 'running' AND created_at % 5 = 0",
-  ).run();
-  db.prepare("UPDATE deliveries SET status = 'failed' WHERE created_at % 4 = 0").run();
-  db.prepare("UPDATE deliveries SET status = 'delivered' WHERE created_at % 4 = 1").run();
+  // Status changes, through the repositories as the engine and the deliveries make them: at
+  // once, in group commits (one rolled back), and from a stale status (a delivery whose status
+  // moved while its attempt was in flight: the counter moves from the status it really had).
+  const finishRun = (i: number) => {
+    const row = runs.get(`wex_${i}`)!;
+    runs.save({ ...row, status: 'completed', completed_at: 2_000 }, row.status);
+  };
+  const settleDelivery = (
+    i: number,
+    status: 'delivered' | 'failed',
+    stored = 'pending' as const,
+  ) => {
+    const row = deliveries.get(`del_${i}`)!;
+    deliveries.saveResult({ ...row, status, attempts: row.attempts + 1 }, stored);
+  };
+  const moves: Promise<unknown>[] = [];
+  for (let i = 0; i < 300; i += 1) {
+    const created = 1_000 + i;
+    const apply = () => {
+      if (created % 5 === 0 && statuses[i % 3] === 'running') finishRun(i);
+      if (created % 4 === 0) settleDelivery(i, 'failed');
+      if (created % 4 === 1) settleDelivery(i, 'delivered');
+    };
+    if (i < 150) db.transaction(apply)();
+    else moves.push(commits.run(apply));
+  }
+  const failingMove = commits.run(() => {
+    finishRun(2);
+    settleDelivery(3, 'failed');
+    throw new Error('this move fails');
+  });
+  await Promise.all(moves);
+  await t.throwsAsync(failingMove, { message: 'this move fails' });
+  t.is(runs.get('wex_2')!.status, 'failed');
+  // del_4 was failed above; a retry that read it as pending delivers it.
+  await commits.run(() => settleDelivery(4, 'delivered'));
+  db.transaction(() => settleDelivery(8, 'delivered'))();
+  t.is(deliveries.get('del_4')!.status, 'delivered');
   db.prepare('DELETE FROM events WHERE created_at % 7 = 0').run();
   db.prepare('DELETE FROM workflow_executions WHERE created_at % 11 = 0').run();
   db.prepare('DELETE FROM deliveries WHERE created_at % 13 = 0').run();
