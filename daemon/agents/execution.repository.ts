@@ -2,6 +2,7 @@
 import type { ListQueryInput, Page } from '../domain/pages.js';
 import type { Db } from '../store/database.js';
 import { ListQuery } from '../store/list-query.js';
+import { prepareRowWrite } from '../store/object-rows.js';
 
 export interface ExecutionRow {
   id: string;
@@ -60,7 +61,8 @@ export class ExecutionRepository {
       scope: { workspace_id: 'workspaceId' },
       conditions: () => [["status = 'awaiting_approval'"]],
     });
-    this.insertStmt = db.prepare(
+    this.insertStmt = prepareRowWrite<ExecutionRow>(
+      db,
       `INSERT INTO agent_executions (id, agent_id, workspace_id, status, autonomy_level, input, context, action, output, confidence,
          error_code, error_message, execution_time_ms, needed_approval, decision, decision_notes, created_at, completed_at, decided_at, injected_fault)
        VALUES (@id, @agent_id, @workspace_id, @status, @autonomy_level, @input, @context, @action, @output, @confidence,
@@ -69,7 +71,8 @@ export class ExecutionRepository {
     this.getStmt = db.prepare<[string], ExecutionRow>(
       'SELECT * FROM agent_executions WHERE id = ?',
     );
-    this.saveStmt = db.prepare(
+    this.saveStmt = prepareRowWrite<ExecutionRow>(
+      db,
       `UPDATE agent_executions SET status = @status, action = @action, output = @output, confidence = @confidence,
          error_code = @error_code, error_message = @error_message, execution_time_ms = @execution_time_ms,
          needed_approval = @needed_approval, decision = @decision, decision_notes = @decision_notes,

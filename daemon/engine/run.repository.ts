@@ -5,7 +5,7 @@ import type { Db } from '../store/database.js';
 import { WRITE_AT_ONCE, type CounterDeferral } from '../store/commit-queue.js';
 import { ListCounts, ListCountWrites } from '../store/list-counts.js';
 import { ListQuery } from '../store/list-query.js';
-import { prepareRows } from '../store/object-rows.js';
+import { prepareRows, prepareRowWrite } from '../store/object-rows.js';
 
 export interface RunListFilter {
   workflowId: string;
@@ -133,7 +133,8 @@ export class RunRepository {
     this.statusCountStmt = db.prepare<[string, number], { status: RunStatus; n: number }>(
       'SELECT status, COUNT(*) AS n FROM workflow_executions WHERE workspace_id = ? AND created_at >= ? GROUP BY status',
     );
-    this.insertStmt = db.prepare(
+    this.insertStmt = prepareRowWrite<RunRow>(
+      db,
       `INSERT INTO workflow_executions (id, workflow_id, workspace_id, version, status, trigger_type, input, frontier,
          steps_completed, result, error_code, error_message, failed_step, failed_agent_id, deadline_at, created_at, completed_at, cancelled_at,
          rerun_of, from_step_id)
@@ -148,12 +149,14 @@ export class RunRepository {
     this.statusStmt = db
       .prepare<[string], RunStatus>('SELECT status FROM workflow_executions WHERE id = ?')
       .pluck();
-    this.saveStmt = db.prepare(
+    this.saveStmt = prepareRowWrite<RunRow>(
+      db,
       `UPDATE workflow_executions SET status = @status, frontier = @frontier, steps_completed = @steps_completed,
          result = @result, error_code = @error_code, error_message = @error_message, failed_step = @failed_step,
          failed_agent_id = @failed_agent_id, completed_at = @completed_at, cancelled_at = @cancelled_at WHERE id = @id`,
     );
-    this.stepStmt = db.prepare(
+    this.stepStmt = prepareRowWrite<StepRunRow>(
+      db,
       `INSERT INTO workflow_step_runs (execution_id, seq, step_id, attempt, status, result, error_code, error_message, started_at, completed_at, injected_fault)
        VALUES (@execution_id, @seq, @step_id, @attempt, @status, @result, @error_code, @error_message, @started_at, @completed_at, @injected_fault)`,
     );

@@ -4,6 +4,7 @@ import type { Db } from '../store/database.js';
 import { WRITE_AT_ONCE, type CounterDeferral } from '../store/commit-queue.js';
 import { ListCounts, ListCountWrites } from '../store/list-counts.js';
 import { ListQuery, type Condition } from '../store/list-query.js';
+import { prepareRowWrite } from '../store/object-rows.js';
 
 export interface EventRow {
   id: string;
@@ -56,7 +57,8 @@ export class EventRepository {
         );
       },
     });
-    this.insertStmt = db.prepare(
+    this.insertStmt = prepareRowWrite<EventRow>(
+      db,
       'INSERT INTO events (id, workspace_id, type, created_at, envelope) VALUES (@id, @workspace_id, @type, @created_at, @envelope)',
     );
     this.getStmt = db.prepare<[string, string, number], EventRow>(

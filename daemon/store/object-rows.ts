@@ -1,4 +1,5 @@
-// Reads rows as plain objects built in JavaScript from better-sqlite3's raw (array) rows.
+// Reads rows as plain objects built in JavaScript from better-sqlite3's raw (array) rows, and
+// writes them with their fields bound by position.
 //
 // On Node 20, better-sqlite3 builds an object row with one V8 API call per column, interning
 // the column's name again for every row: measured 85 µs for a page of 20 run rows (20 columns)
@@ -9,6 +10,13 @@
 // Each row starts as a copy of a template with every column (one object shape for all rows of a
 // statement, cloned fast by V8), then takes the values by index. Columns with the same name keep
 // the last one, as better-sqlite3 does.
+//
+// Writing, better-sqlite3 binds each named parameter (@name) by looking the name up on the
+// object through the V8 API, making the name's string again on every call: measured 3.5 µs
+// against 1.9 for an insert of 20 columns, 1.7 against 1.2 for 5. prepareRowWrite keeps the
+// statement's text with its names, and binds the object's fields in their order as positional
+// parameters.
+import type { RunResult } from 'better-sqlite3';
 import type { Db } from './database.js';
 
 export interface RowReader<P extends unknown[], R> {
@@ -40,5 +48,36 @@ function objectBuilder<R>(names: readonly string[]): (values: unknown[]) => R {
     const row = { ...template };
     for (let index = 0; index < count; index += 1) row[names[index]!] = values[index];
     return row as R;
+  };
+}
+
+export interface RowWriter<R> {
+  run(row: R): RunResult;
+}
+
+/** Prepares an INSERT or UPDATE written with @name parameters, bound by position from `row`. */
+export function prepareRowWrite<R extends object>(db: Db, sql: string): RowWriter<R> {
+  const names: string[] = [];
+  // A string literal is kept as it is (an @ in it is text); each parameter becomes a ?.
+  const statement = db.prepare(
+    sql.replace(/'(?:[^']|'')*'|@([A-Za-z_]\w*)/g, (match, name: string | undefined) => {
+      if (name === undefined) return match;
+      names.push(name);
+      return '?';
+    }),
+  );
+  const count = names.length;
+  return {
+    run: (row) => {
+      const fields = row as Record<string, unknown>;
+      const values = new Array<unknown>(count);
+      for (let index = 0; index < count; index += 1) {
+        const value = fields[names[index]!];
+        // As better-sqlite3 for a named parameter the object lacks (undefined binds nothing).
+        if (value === undefined) throw new RangeError(`Missing named parameter "${names[index]}"`);
+        values[index] = value;
+      }
+      return statement.run(...values);
+    },
   };
 }

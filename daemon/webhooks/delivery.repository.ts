@@ -4,7 +4,7 @@ import type { Db } from '../store/database.js';
 import { WRITE_AT_ONCE, type CounterDeferral } from '../store/commit-queue.js';
 import { ListCounts, ListCountWrites } from '../store/list-counts.js';
 import { ListQuery } from '../store/list-query.js';
-import { prepareRows } from '../store/object-rows.js';
+import { prepareRows, prepareRowWrite } from '../store/object-rows.js';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
@@ -70,12 +70,14 @@ export class DeliveryRepository {
       count: ({ webhookId, status }) =>
         counts.sum(webhookId, status ? ['bucket = ?', status] : undefined),
     });
-    this.insertStmt = db.prepare(
+    this.insertStmt = prepareRowWrite<Parameters<DeliveryRepository['insert']>[0]>(
+      db,
       `INSERT INTO deliveries (id, webhook_id, workspace_id, event_id, event_type, body, status, created_at, next_attempt_at)
        VALUES (@id, @webhook_id, @workspace_id, @event_id, @event_type, @body, 'pending', @created_at, @next_attempt_at)`,
     );
     this.getStmt = prepareRows<DeliveryRow, [string]>(db, 'SELECT * FROM deliveries WHERE id = ?');
-    this.attemptStmt = db.prepare(
+    this.attemptStmt = prepareRowWrite<AttemptRow>(
+      db,
       `INSERT INTO delivery_attempts (delivery_id, attempt, attempted_at, http_status, response_time_ms, error, signature, response_head, injected_fault)
        VALUES (@delivery_id, @attempt, @attempted_at, @http_status, @response_time_ms, @error, @signature, @response_head, @injected_fault)`,
     );
@@ -85,8 +87,11 @@ export class DeliveryRepository {
     const result = `UPDATE deliveries SET status = @status, attempts = @attempts, http_status = @http_status,
          response_time_ms = @response_time_ms, error = @error, delivered_at = @delivered_at,
          last_attempt_at = @last_attempt_at, next_attempt_at = @next_attempt_at WHERE id = @id`;
-    this.resultStmt = db.prepare(result);
-    this.resultFromStmt = db.prepare(`${result} AND status = @stored`);
+    this.resultStmt = prepareRowWrite<DeliveryRow>(db, result);
+    this.resultFromStmt = prepareRowWrite<DeliveryRow & { stored: DeliveryStatus }>(
+      db,
+      `${result} AND status = @stored`,
+    );
     this.statusStmt = db
       .prepare<[string], DeliveryStatus>('SELECT status FROM deliveries WHERE id = ?')
       .pluck();

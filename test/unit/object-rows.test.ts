@@ -1,6 +1,6 @@
 import test from 'ava';
 import { openDatabase } from '../../daemon/store/database.js';
-import { prepareRows } from '../../daemon/store/object-rows.js';
+import { prepareRows, prepareRowWrite } from '../../daemon/store/object-rows.js';
 
 function setUp() {
   const db = openDatabase(':memory:', []);
@@ -61,4 +61,40 @@ test('rows are separate objects: changing one changes no other', (t) => {
   first!.s = 'changed';
   t.is(second!.s, '');
   t.is(reader.get()!.s, 'text é 😀');
+});
+
+test('prepareRowWrite stores what better-sqlite3 stores from the same named parameters', (t) => {
+  const db = setUp();
+  const insert = 'INSERT INTO t (id, n, r, s, b, z) VALUES (@id, @n, @r, @s, @b, @s)';
+  const update =
+    "UPDATE t SET n = @n + 1, s = @s || '' WHERE id = @id AND (n IS NULL OR n < @n) AND s <> '@n'";
+  const rows = [
+    { id: 'w1', n: 7, r: 0.25, s: 'é 😀 @not_a_name', b: Buffer.from([1, 2]) },
+    { id: 'w2', n: 9_007_199_254_740_991, r: null, s: null, b: null },
+  ];
+  const mine = prepareRowWrite<(typeof rows)[number]>(db, insert);
+  for (const row of rows) t.is(mine.run(row).changes, 1);
+  const theirs = db.prepare(insert.replace(/VALUES \(@id/, "VALUES ('x' || @id"));
+  for (const row of rows) theirs.run(row);
+  const read = (id: string) => db.prepare('SELECT n, r, s, b, z FROM t WHERE id = ?').get(id);
+  for (const row of rows) t.deepEqual(read(row.id), read(`x${row.id}`), row.id);
+
+  // A name used twice binds twice; changes and lastInsertRowid come back as from better-sqlite3.
+  const bump = prepareRowWrite<{ id: string; n: number; s: string }>(db, update);
+  t.is(bump.run({ id: 'w1', n: 8, s: 'bumped' }).changes, 1);
+  t.deepEqual(read('w1'), { n: 9, r: 0.25, s: 'bumped', b: Buffer.from([1, 2]), z: rows[0]!.s });
+  t.is(bump.run({ id: 'w1', n: 8, s: 'again' }).changes, 0);
+});
+
+test('prepareRowWrite refuses a row that lacks a parameter, as better-sqlite3 does', (t) => {
+  const db = setUp();
+  const write = prepareRowWrite<{ id: string; n?: number }>(
+    db,
+    'INSERT INTO t (id, n) VALUES (@id, @n)',
+  );
+  t.throws(() => write.run({ id: 'w3' }), {
+    instanceOf: RangeError,
+    message: 'Missing named parameter "n"',
+  });
+  t.is(db.prepare('SELECT COUNT(*) FROM t WHERE id = ?').pluck().get('w3'), 0);
 });
