@@ -190,7 +190,7 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
     if (!row || row.status !== 'pending') return;
     let hook: WebhookRow;
     try {
-      hook = this.webhooks.row(null, row.webhook_id);
+      hook = this.webhooks.configuredRow(null, row.webhook_id);
     } catch {
       return;
     }

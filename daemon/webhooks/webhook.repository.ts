@@ -4,6 +4,7 @@ import { PendingCounters, WRITE_AT_ONCE, type CounterDeferral } from '../store/c
 import type { Db } from '../store/database.js';
 import { ListQuery } from '../store/list-query.js';
 import { prepareRows } from '../store/object-rows.js';
+import { RowCache } from '../row-cache.js';
 
 export interface WebhookRow {
   id: string;
@@ -33,6 +34,8 @@ export interface WebhookListQuery {
 export class WebhookRepository {
   private readonly insertStmt;
   private readonly getStmt;
+  /** Rows as stored; a delivery attempt reads its webhook's configuration from here. */
+  private readonly rows = new RowCache<WebhookRow>();
   private readonly activeStmt;
   private readonly updateStmt;
   private readonly deleteStmt;
@@ -69,17 +72,20 @@ export class WebhookRepository {
     this.triggeredStmt = db.prepare(
       'UPDATE webhooks SET last_triggered_at = @at, total_deliveries = total_deliveries + @deliveries WHERE id = @id',
     );
-    this.triggers = new PendingCounters(deferral, (id, triggered) =>
-      this.triggeredStmt.run({ id, ...triggered }),
-    );
+    this.triggers = new PendingCounters(deferral, (id, triggered) => {
+      // A row read since the counts were added (in the same transaction) is behind again.
+      this.rows.moveCounters(id);
+      this.triggeredStmt.run({ id, ...triggered });
+    });
     // at: the latest failed attempt's time, 0 when none of the outcomes added up was a failure.
     this.outcomeStmt = db.prepare(
       `UPDATE webhooks SET delivered_count = delivered_count + @delivered, failed_count = failed_count + @failed,
          last_failure_at = COALESCE(NULLIF(@at, 0), last_failure_at) WHERE id = @id`,
     );
-    this.outcomes = new PendingCounters(deferral, (id, outcome) =>
-      this.outcomeStmt.run({ id, ...outcome }),
-    );
+    this.outcomes = new PendingCounters(deferral, (id, outcome) => {
+      this.rows.moveCounters(id);
+      this.outcomeStmt.run({ id, ...outcome });
+    });
     this.statusStmt = db.prepare('UPDATE webhooks SET status = ?, updated_at = ? WHERE id = ?');
     this.secretStmt = db.prepare('UPDATE webhooks SET secret = ?, updated_at = ? WHERE id = ?');
   }
@@ -97,8 +103,14 @@ export class WebhookRepository {
     this.insertStmt.run(row);
   }
 
+  /** The row, the same object until it is written (callers must not mutate it). */
   get(id: string): WebhookRow | undefined {
-    return this.getStmt.get(id);
+    return this.rows.get(id, () => this.getStmt.get(id));
+  }
+
+  /** The row for what the webhook is configured to be: its delivery counts may lag. */
+  configured(id: string): WebhookRow | undefined {
+    return this.rows.configured(id, () => this.getStmt.get(id));
   }
 
   activeInWorkspace(workspaceId: string): WebhookRow[] {
@@ -106,15 +118,18 @@ export class WebhookRepository {
   }
 
   update(row: WebhookRow): void {
+    this.rows.forget(row.id);
     this.updateStmt.run(row);
   }
 
   /** update() leaves the secret as it is: only this replaces it (already sealed). */
   setSecret(id: string, sealed: string, at: number): void {
+    this.rows.forget(id);
     this.secretStmt.run(sealed, at, id);
   }
 
   delete(id: string): void {
+    this.rows.forget(id);
     this.deleteStmt.run(id);
   }
 
@@ -124,6 +139,7 @@ export class WebhookRepository {
 
   /** A delivery was fanned out at `at` (written with the group commit, like the outcomes). */
   markTriggered(id: string, at: number): void {
+    this.rows.moveCounters(id);
     this.triggers.add(id, { at, deliveries: 1 });
   }
 
@@ -131,6 +147,7 @@ export class WebhookRepository {
     id: string,
     outcome: { delivered: number; failed: number; failureAt: number | null },
   ): void {
+    this.rows.moveCounters(id);
     this.outcomes.add(id, {
       delivered: outcome.delivered,
       failed: outcome.failed,
@@ -139,6 +156,7 @@ export class WebhookRepository {
   }
 
   setStatus(id: string, status: WebhookRow['status'], at: number): void {
+    this.rows.forget(id);
     this.statusStmt.run(status, at, id);
   }
 }
