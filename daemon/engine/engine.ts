@@ -209,7 +209,9 @@ export class WorkflowEngine {
     if (this.deps.db.inTransaction) store();
     else this.deps.db.transaction(store)();
     // Steps left to start once committed (none when the run ended inline).
-    if (state.acts.some((act) => act.state === 'ready')) queueMicrotask(() => this.pump(row.id));
+    if (state.acts.some((act) => act.state === 'ready')) {
+      queueMicrotask(() => this.pump(row.id, row));
+    }
     return view;
   }
 
@@ -443,10 +445,18 @@ export class WorkflowEngine {
 
   // --- running steps --------------------------------------------------------------------------
 
-  /** Starts every ready activation of a run that is not already running here. Idempotent. */
-  private pump(executionId: string): void {
+  /**
+   * Starts every ready activation of a run that is not already running here. Idempotent.
+   * `started` is the row a start just inserted: used if the store has it running (its
+   * transaction committed and nothing has moved it since), which is cheaper to check than to
+   * read the row.
+   */
+  private pump(executionId: string, started?: RunRow): void {
     if (this.closing) return;
-    const row = this.deps.repo.get(executionId);
+    const row =
+      started && this.deps.repo.status(executionId) === 'running'
+        ? started
+        : this.deps.repo.get(executionId);
     if (!row || !UNFINISHED.has(row.status)) return;
     const state = parseState(row.frontier);
     for (const act of state.acts) {
