@@ -213,7 +213,7 @@ export class RunRepository {
     return this.getStmt.get(id);
   }
 
-  /** A run's status alone: a third of the cost of reading its whole row (its JSON columns). */
+  /** A run's status alone, without copying out its JSON columns (~3.8 µs against ~4.9 under load). */
   status(id: string): RunStatus | undefined {
     return this.statusStmt.get(id);
   }
