@@ -134,10 +134,10 @@ export class DeliveryRepository {
   }
 
   /**
-   * Writes an attempt's outcome. `stored` is the status the caller read before the attempt; it
-   * may be stale (a retry can end while an automatic attempt is in flight), so the update
-   * checks it, and reads the status it replaces only when it has moved: the list counter moves
-   * from the status the row really had.
+   * Writes an attempt's outcome. `stored` is the status the caller read before the attempt
+   * (a delivery's attempts run one at a time, so nothing should have moved it since); the
+   * update checks it all the same, for free, and reads the status it replaces only when it has
+   * moved: the list counter always moves from the status the row really had.
    */
   saveResult(row: DeliveryRow, stored: DeliveryStatus): void {
     let from = stored;

@@ -26,6 +26,9 @@ export const RESPONSE_HEAD_CHARS = 512;
 
 /** Emits `attempted` with each delivery attempt once it is stored (svc webhooks tail). */
 export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity] }> {
+  /** The attempt in flight of each delivery being sent (settles, never rejects, when stored). */
+  private readonly attempting = new Map<string, Promise<unknown>>();
+
   constructor(
     private readonly db: Transactions,
     private readonly repo: DeliveryRepository,
@@ -85,8 +88,17 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
     };
   }
 
-  /** POST .../retry: one attempt now, whatever the schedule says. */
+  /**
+   * POST .../retry: one attempt now, whatever the schedule says. An attempt already in flight
+   * (an automatic one, another retry) ends first, and this one starts from the row it wrote:
+   * begun from the same row, both would have been attempt n + 1.
+   */
   async retryNow(workspaceId: string, webhookId: string, deliveryId: string) {
+    this.delivery(workspaceId, webhookId, deliveryId);
+    for (let running = this.attempting.get(deliveryId); running;) {
+      await running;
+      running = this.attempting.get(deliveryId);
+    }
     const row = this.delivery(workspaceId, webhookId, deliveryId);
     const hook = this.webhooks.row(workspaceId, webhookId);
     this.timers.cancelOwned(row.id);
@@ -186,6 +198,8 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
   }
 
   private async onTimer(payload: { delivery_id: string }): Promise<void> {
+    // A retry is sending it: that attempt schedules the next one if it fails.
+    if (this.attempting.has(payload.delivery_id)) return;
     const row = this.repo.get(payload.delivery_id);
     if (!row || row.status !== 'pending') return;
     let hook: WebhookRow;
@@ -199,7 +213,22 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
     await this.attempt(row, hook, { automatic: true });
   }
 
-  private async attempt(
+  /** One attempt at a time per delivery (see retryNow); settles when its outcome is stored. */
+  private attempt(
+    row: DeliveryRow,
+    hook: WebhookRow,
+    options: { automatic: boolean },
+  ): Promise<void> {
+    const running = this.attemptOnce(row, hook, options);
+    const settled = running.catch(() => undefined);
+    this.attempting.set(row.id, settled);
+    void settled.then(() => {
+      if (this.attempting.get(row.id) === settled) this.attempting.delete(row.id);
+    });
+    return running;
+  }
+
+  private async attemptOnce(
     row: DeliveryRow,
     hook: WebhookRow,
     options: { automatic: boolean },

@@ -634,6 +634,38 @@ test('POST .../retry redelivers now: same event and delivery id, a new attempt',
   t.is(unknown.body.error.code, 'not_found');
 });
 
+test('a retry asked while an automatic attempt is in flight waits for it and starts from its outcome', async (t) => {
+  const { w, receiver, hook } = await hookedTenant(t, ['workflow.deleted']);
+  // Every answer comes 500 ms late: the first (the automatic attempt) a 500, the next a 200.
+  receiver.delay(500);
+  receiver.failNext(1, 500);
+  await w.publish('workflow.deleted');
+  await receiver.waitForCount(1, 5_000);
+  // Listed while its first attempt waits for the answer (onlyDelivery would wait for it).
+  const listed = await w.listDeliveries(hook.id);
+  t.is(listed.body.data.length, 1);
+  const delivery = listed.body.data[0] as Delivery;
+  t.like(delivery, { status: 'pending', attempts: 0 });
+
+  const retried = await w.call('POST', `/v1/webhooks/${hook.id}/deliveries/${delivery.id}/retry`);
+  t.is(retried.status, 200, retried.text);
+  const data = retried.body.data as DeliveryDetail;
+  t.like(data, { status: 'delivered', attempts: 2, http_status: 200 });
+  t.deepEqual(
+    data.attempts_history.map((a) => [a.attempt, a.http_status]),
+    [
+      [1, 500],
+      [2, 200],
+    ],
+  );
+  t.is(receiver.requests.length, 2);
+  // The automatic attempt's scheduled retry went with the manual one: nothing more is sent.
+  await dueTimersRun(daemon);
+  t.is(receiver.requests.length, 2);
+  const stats = (await w.getHook(hook.id)).stats;
+  t.like(stats, { total_deliveries: 1, success_rate: 1 });
+});
+
 test('POST /webhooks/{id}/test sends a signed sample and reports the outcome', async (t) => {
   const { w, receiver, hook } = await hookedTenant(t, ['agent.created']);
 
