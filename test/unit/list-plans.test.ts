@@ -107,6 +107,18 @@ test('every list query reads through an index in its order: no table scan, no so
   }
 });
 
+test("a webhook's pending deliveries are read from the status index alone", (t) => {
+  const db = store();
+  const [sql, ...others] = prepared(db, /status = 'pending'/, () => new DeliveryRepository(db));
+  t.deepEqual(others, []);
+  const details = plan(db, sql!);
+  t.deepEqual(
+    details,
+    ['SEARCH deliveries USING COVERING INDEX deliveries_by_status (webhook_id=? AND status=?)'],
+    `${sql}\n${details.join('\n')}`,
+  );
+});
+
 test("a page's runs read their step rows and re-runs in one indexed read each", (t) => {
   const db = store();
   const batched = prepared(db, /json_each/, () => new RunRepository(db));
