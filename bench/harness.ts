@@ -428,7 +428,6 @@ export function compareRounds(
   };
 }
 
-/** Nearest-rank percentile of sorted values. */
 /** Milliseconds one GET /healthz takes, its body read. */
 export async function healthzMs(url: string): Promise<number> {
   const started = performance.now();
@@ -437,6 +436,7 @@ export async function healthzMs(url: string): Promise<number> {
   return performance.now() - started;
 }
 
+/** Nearest-rank percentile of sorted values. */
 export function percentile(sorted: number[], p: number): number {
   return sorted[
     Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))
