@@ -251,8 +251,8 @@ test('total_count of events, runs and deliveries comes from counters that match 
   await t.throwsAsync(failing, { message: 'this change fails' });
   t.is(countRows(db, 'events WHERE id = ?', 'evt_1000'), 0);
   // Status changes, through the repositories as the engine and the deliveries make them: at
-  // once, in group commits (one rolled back), and from a stale status (a delivery whose status
-  // moved while its attempt was in flight: the counter moves from the status it really had).
+  // once, in group commits (one rolled back), and from a stale status (a caller whose row is
+  // behind the store: the counter moves from the status the row really had).
   const finishRun = (i: number) => {
     const row = runs.get(`wex_${i}`)!;
     runs.save({ ...row, status: 'completed', completed_at: 2_000 }, row.status);
@@ -284,7 +284,7 @@ test('total_count of events, runs and deliveries comes from counters that match 
   await Promise.all(moves);
   await t.throwsAsync(failingMove, { message: 'this move fails' });
   t.is(runs.get('wex_2')!.status, 'failed');
-  // del_4 was failed above; a retry that read it as pending delivers it.
+  // del_4 and del_8 were failed above; a caller that read them as pending delivers them.
   await commits.run(() => settleDelivery(4, 'delivered'));
   db.transaction(() => settleDelivery(8, 'delivered'))();
   t.is(deliveries.get('del_4')!.status, 'delivered');

@@ -79,7 +79,7 @@ test('prepareRowWrite stores what better-sqlite3 stores from the same named para
   const read = (id: string) => db.prepare('SELECT n, r, s, b, z FROM t WHERE id = ?').get(id);
   for (const row of rows) t.deepEqual(read(row.id), read(`x${row.id}`), row.id);
 
-  // A name used twice binds twice; changes and lastInsertRowid come back as from better-sqlite3.
+  // A name used twice binds twice, a literal '@n' stays text; changes come back as usual.
   const bump = prepareRowWrite<{ id: string; n: number; s: string }>(db, update);
   t.is(bump.run({ id: 'w1', n: 8, s: 'bumped' }).changes, 1);
   t.deepEqual(read('w1'), { n: 9, r: 0.25, s: 'bumped', b: Buffer.from([1, 2]), z: rows[0]!.s });
