@@ -198,7 +198,7 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
   }
 
   private async onTimer(payload: { delivery_id: string }): Promise<void> {
-    // A retry is sending it: that attempt schedules the next one if it fails.
+    // An attempt is in flight (a retry's, or another timer's): it schedules the next one if needed.
     if (this.attempting.has(payload.delivery_id)) return;
     const row = this.repo.get(payload.delivery_id);
     if (!row || row.status !== 'pending') return;
