@@ -447,16 +447,11 @@ export class WorkflowEngine {
 
   /**
    * Starts every ready activation of a run that is not already running here. Idempotent.
-   * `started` is the row a start just inserted: used if the store has it running (its
-   * transaction committed and nothing has moved it since), which is cheaper to check than to
-   * read the row.
+   * `started` is the row a start just inserted (see storedRow).
    */
   private pump(executionId: string, started?: RunRow): void {
     if (this.closing) return;
-    const row =
-      started && this.deps.repo.status(executionId) === 'running'
-        ? started
-        : this.deps.repo.get(executionId);
+    const row = this.storedRow(executionId, started);
     if (!row || !UNFINISHED.has(row.status)) return;
     const state = parseState(row.frontier);
     for (const act of state.acts) {
@@ -919,17 +914,13 @@ export class WorkflowEngine {
 
   /**
    * The run ended or waits for a person: answer waiting requests; forget its memory. `ended` is
-   * the row a transition that ended the run wrote: used if the store has that status (its group
-   * committed; an ended run changes no more), which is cheaper to check than to read the row.
+   * the row a transition that ended the run wrote (see storedRow; an ended run changes no more).
    */
   private settled(executionId: string, ended?: RunRow): void {
     // Memory and alarms are for runs going on here; a run that ended has done with them.
     let row: RunRow | undefined;
     if (this.memory.has(executionId) || this.deadlines.has(executionId)) {
-      row =
-        ended && this.deps.repo.status(executionId) === ended.status
-          ? ended
-          : this.deps.repo.get(executionId);
+      row = this.storedRow(executionId, ended);
       if (row && !UNFINISHED.has(row.status)) {
         this.memory.delete(executionId);
         this.deadlines.get(executionId)?.();
@@ -940,6 +931,17 @@ export class WorkflowEngine {
     if (!set) return;
     this.waiters.delete(executionId);
     for (const done of set) done(row);
+  }
+
+  /**
+   * The run as stored. `written` is the row a transition wrote just before (a microtask ago):
+   * it is the stored row if the store has its status (its transaction committed; rolled back,
+   * the status differs or the row is gone), which is cheaper to check than to read the row.
+   */
+  private storedRow(executionId: string, written?: RunRow): RunRow | undefined {
+    return written && this.deps.repo.status(executionId) === written.status
+      ? written
+      : this.deps.repo.get(executionId);
   }
 
   // --- scope ------------------------------------------------------------------------------------

@@ -26,6 +26,19 @@ export interface DeliveryRow {
   next_attempt_at: number | null;
 }
 
+/** What a new delivery is stored with (it starts pending, with no attempt). */
+export type NewDeliveryRow = Pick<
+  DeliveryRow,
+  | 'id'
+  | 'webhook_id'
+  | 'workspace_id'
+  | 'event_id'
+  | 'event_type'
+  | 'body'
+  | 'created_at'
+  | 'next_attempt_at'
+>;
+
 export interface AttemptRow {
   delivery_id: string;
   attempt: number;
@@ -70,7 +83,7 @@ export class DeliveryRepository {
       count: ({ webhookId, status }) =>
         counts.sum(webhookId, status ? ['bucket = ?', status] : undefined),
     });
-    this.insertStmt = prepareRowWrite<Parameters<DeliveryRepository['insert']>[0]>(
+    this.insertStmt = prepareRowWrite<NewDeliveryRow>(
       db,
       `INSERT INTO deliveries (id, webhook_id, workspace_id, event_id, event_type, body, status, created_at, next_attempt_at)
        VALUES (@id, @webhook_id, @workspace_id, @event_id, @event_type, @body, 'pending', @created_at, @next_attempt_at)`,
@@ -103,19 +116,7 @@ export class DeliveryRepository {
     );
   }
 
-  insert(
-    row: Pick<
-      DeliveryRow,
-      | 'id'
-      | 'webhook_id'
-      | 'workspace_id'
-      | 'event_id'
-      | 'event_type'
-      | 'body'
-      | 'created_at'
-      | 'next_attempt_at'
-    >,
-  ): void {
+  insert(row: NewDeliveryRow): void {
     this.insertStmt.run(row);
     // Stored as pending (the insert's SQL says so).
     this.counted.inserted(row.webhook_id, 'pending');
