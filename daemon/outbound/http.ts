@@ -1,7 +1,7 @@
 // Every HTTP call the daemon makes to the outside (webhook deliveries, the webhook test
 // endpoint, the OpenAI-compatible brain, workflow webhook steps) goes through OutboundHttp. The
-// calls are made in a worker thread (http-worker.ts, with HttpCaller: ky, the URL policy, the
-// address check, timeouts, caps): building and sending a request and reading its answer is
+// calls are made in a worker thread (http-worker.ts, with HttpCaller: undici's dispatcher, the URL
+// policy, the address check, timeouts, caps): building and sending a request and reading its answer is
 // several times the CPU of handing it over, and the daemon's own thread serves the API, runs
 // the engine and writes the store. Measured on the five-step workflow bench (one webhook call
 // per run): about a sixth of the main thread's time per run moved off it. The worker starts

@@ -60,6 +60,42 @@ test('sends method, headers and body; reads the answer', async (t) => {
   t.regex(String(receiver.seen[0]!.headers['user-agent']), /^svc\//);
 });
 
+test('header names are sent in lower case, a later spelling winning; the user agent can be set', async (t) => {
+  const receiver = await server((res) => res.end());
+  const outbound = sandbox();
+  t.teardown(() => Promise.all([receiver.close(), outbound.close()]));
+  const result = await outbound.request({
+    url: receiver.url,
+    method: 'post',
+    headers: {
+      'content-type': 'application/json',
+      'Content-Type': 'text/plain',
+      'User-Agent': 'mine/1',
+    },
+    body: 'x',
+    timeoutMs: 5_000,
+  });
+  t.like(result, { type: 'response', status: 200 });
+  const seen = receiver.seen[0]!;
+  t.is(seen.method, 'POST');
+  t.is(seen.headers['content-type'], 'text/plain');
+  t.is(seen.headers['user-agent'], 'mine/1');
+});
+
+test('a header value that cannot be sent fails the call, naming the header, and sends nothing', async (t) => {
+  const receiver = await server((res) => res.end());
+  const outbound = sandbox();
+  t.teardown(() => Promise.all([receiver.close(), outbound.close()]));
+  const result = await outbound.request({
+    url: receiver.url,
+    headers: { 'x-from-template': 'a\r\nInjected: yes' },
+    timeoutMs: 5_000,
+  });
+  t.like(result, { type: 'failed', reason: 'connect', status: null });
+  t.regex((result as { message: string }).message, /^The request was not sent: .*x-from-template/);
+  t.is(receiver.seen.length, 0);
+});
+
 test('a redirect is the answer, never followed', async (t) => {
   const receiver = await server((res) => {
     res.writeHead(302, { location: 'http://127.0.0.1:1/elsewhere' });
