@@ -144,10 +144,12 @@ export class HttpCaller {
 
 /**
  * The call's headers with names in lower case (a later spelling of the same name wins) and the
- * daemon's user agent unless the call sets one.
+ * daemon's user agent unless the call sets one. No prototype: a step's header may be named
+ * anything, `__proto__` included.
  */
 function requestHeaders(headers: Record<string, string> | undefined): Record<string, string> {
-  const sent: Record<string, string> = { 'user-agent': USER_AGENT };
+  const sent: Record<string, string> = Object.create(null) as Record<string, string>;
+  sent['user-agent'] = USER_AGENT;
   if (headers)
     for (const [name, value] of Object.entries(headers)) sent[name.toLowerCase()] = value;
   return sent;

@@ -11,6 +11,8 @@ import { OutboundHttp } from '../../daemon/outbound/http.js';
 interface Seen {
   method: string;
   headers: IncomingMessage['headers'];
+  /** Names and values as they came, in order (Node's headers object drops `__proto__`). */
+  rawHeaders: string[];
   body: string;
 }
 
@@ -20,7 +22,12 @@ async function server(answer: (res: ServerResponse, seen: Seen) => void) {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {
-      const request = { method: req.method ?? '', headers: req.headers, body };
+      const request = {
+        method: req.method ?? '',
+        headers: req.headers,
+        rawHeaders: req.rawHeaders,
+        body,
+      };
       seen.push(request);
       answer(res, request);
     });
@@ -60,18 +67,17 @@ test('sends method, headers and body; reads the answer', async (t) => {
   t.regex(String(receiver.seen[0]!.headers['user-agent']), /^svc\//);
 });
 
-test('header names are sent in lower case, a later spelling winning; the user agent can be set', async (t) => {
+test('header names are sent in lower case, a later spelling winning, any name kept; the user agent can be set', async (t) => {
   const receiver = await server((res) => res.end());
   const outbound = sandbox();
   t.teardown(() => Promise.all([receiver.close(), outbound.close()]));
   const result = await outbound.request({
     url: receiver.url,
     method: 'post',
-    headers: {
-      'content-type': 'application/json',
-      'Content-Type': 'text/plain',
-      'User-Agent': 'mine/1',
-    },
+    // As a workflow step's headers arrive: parsed JSON, where `__proto__` is a name like any other.
+    headers: JSON.parse(
+      '{"content-type": "application/json", "Content-Type": "text/plain", "User-Agent": "mine/1", "__proto__": "kept"}',
+    ) as Record<string, string>,
     body: 'x',
     timeoutMs: 5_000,
   });
@@ -80,6 +86,7 @@ test('header names are sent in lower case, a later spelling winning; the user ag
   t.is(seen.method, 'POST');
   t.is(seen.headers['content-type'], 'text/plain');
   t.is(seen.headers['user-agent'], 'mine/1');
+  t.is(seen.rawHeaders[seen.rawHeaders.indexOf('__proto__') + 1], 'kept');
 });
 
 test('a header value that cannot be sent fails the call, naming the header, and sends nothing', async (t) => {
