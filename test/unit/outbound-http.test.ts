@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { OutboundHttp } from '../../daemon/outbound/http.js';
 
 interface Seen {
@@ -46,13 +46,22 @@ async function server(answer: (res: ServerResponse, seen: Seen) => void) {
 
 const sandbox = () => new OutboundHttp({ environment: 'sandbox', allowPrivateNetwork: false });
 
+/** A receiver that answers with `answer` and a sandbox OutboundHttp, both closed after the test. */
+async function sandboxAndReceiver(
+  t: ExecutionContext,
+  answer: (res: ServerResponse, seen: Seen) => void,
+) {
+  const receiver = await server(answer);
+  const outbound = sandbox();
+  t.teardown(() => Promise.all([receiver.close(), outbound.close()]));
+  return { receiver, outbound };
+}
+
 test('sends method, headers and body; reads the answer', async (t) => {
-  const receiver = await server((res, seen) => {
+  const { receiver, outbound } = await sandboxAndReceiver(t, (res, seen) => {
     res.writeHead(201, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ echoed: seen.body.length }));
   });
-  const outbound = sandbox();
-  t.teardown(() => Promise.all([receiver.close(), outbound.close()]));
   const result = await outbound.request({
     url: receiver.url,
     method: 'POST',
@@ -68,9 +77,7 @@ test('sends method, headers and body; reads the answer', async (t) => {
 });
 
 test('header names are sent in lower case, a later spelling winning, any name kept; the user agent can be set', async (t) => {
-  const receiver = await server((res) => res.end());
-  const outbound = sandbox();
-  t.teardown(() => Promise.all([receiver.close(), outbound.close()]));
+  const { receiver, outbound } = await sandboxAndReceiver(t, (res) => res.end());
   const result = await outbound.request({
     url: receiver.url,
     method: 'post',
@@ -90,9 +97,7 @@ test('header names are sent in lower case, a later spelling winning, any name ke
 });
 
 test('a header value that cannot be sent fails the call, naming the header, and sends nothing', async (t) => {
-  const receiver = await server((res) => res.end());
-  const outbound = sandbox();
-  t.teardown(() => Promise.all([receiver.close(), outbound.close()]));
+  const { receiver, outbound } = await sandboxAndReceiver(t, (res) => res.end());
   const result = await outbound.request({
     url: receiver.url,
     headers: { 'x-from-template': 'a\r\nInjected: yes' },
@@ -104,12 +109,10 @@ test('a header value that cannot be sent fails the call, naming the header, and 
 });
 
 test('a redirect is the answer, never followed', async (t) => {
-  const receiver = await server((res) => {
+  const { receiver, outbound } = await sandboxAndReceiver(t, (res) => {
     res.writeHead(302, { location: 'http://127.0.0.1:1/elsewhere' });
     res.end();
   });
-  const outbound = sandbox();
-  t.teardown(() => Promise.all([receiver.close(), outbound.close()]));
   const result = await outbound.request({ url: receiver.url, timeoutMs: 5_000 });
   t.like(result, { type: 'response', status: 302, body: '' });
 });
@@ -142,12 +145,10 @@ test('an answer over the cap fails too_large with its status, declared or stream
 });
 
 test('the timeout covers the answer body too', async (t) => {
-  const receiver = await server((res) => {
+  const { receiver, outbound } = await sandboxAndReceiver(t, (res) => {
     res.writeHead(200);
     res.write('started, never finished');
   });
-  const outbound = sandbox();
-  t.teardown(() => Promise.all([receiver.close(), outbound.close()]));
   const result = await outbound.request({ url: receiver.url, timeoutMs: 300 });
   t.like(result, { type: 'failed', reason: 'timeout', message: 'No answer within 0.3 s.' });
 });
@@ -168,12 +169,10 @@ test('production refuses a loopback address, and an http URL, before any request
 
 test('calls run concurrently in the worker; close() fails the unanswered ones, and the next call starts a new worker', async (t) => {
   const held: ServerResponse[] = [];
-  const receiver = await server((res, seen) => {
+  const { receiver, outbound } = await sandboxAndReceiver(t, (res, seen) => {
     if (seen.body === 'hold') held.push(res);
     else res.end(`ok ${seen.body}`);
   });
-  const outbound = sandbox();
-  t.teardown(() => Promise.all([receiver.close(), outbound.close()]));
   const call = (body: string) =>
     outbound.request({ url: receiver.url, method: 'POST', body, timeoutMs: 10_000 });
   const hanging = call('hold');
