@@ -94,6 +94,7 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
    * begun from the same row, both would have been attempt n + 1.
    */
   async retryNow(workspaceId: string, webhookId: string, deliveryId: string) {
+    // An unknown delivery is refused at once, not after the attempt in flight; read again after.
     this.delivery(workspaceId, webhookId, deliveryId);
     for (let running = this.attempting.get(deliveryId); running;) {
       await running;
