@@ -3,6 +3,7 @@
 // spawns it attached instead and waits for it to end; stop asks over the control channel
 // (SIGTERM if that fails) and waits for the exit.
 import { takeEarlySignals } from './early-signals.js';
+import { foregroundExit } from './foreground-exit.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, openSync, closeSync, readFileSync } from 'node:fs';
@@ -137,11 +138,15 @@ export async function runInForeground(ctx: CliContext, flags: DaemonFlags): Prom
   // The handlers stay once the daemon has exited: a supervisor's late second signal must not
   // kill this CLI on its way out and turn the daemon's exit code into a signal.
   const [code, signal] = (await once(daemon, 'exit')) as [number | null, NodeJS.Signals | null];
-  // It finished its graceful stop: a signal that met it on its way out changes nothing.
-  if (stoppedCode !== undefined) return stoppedCode;
-  if (signal) process.stderr.write(`svc: the daemon was ended by ${signal}\n`);
-  else if (code !== 0) process.stderr.write(`svc: the daemon exited with code ${code}\n`);
-  return code ?? 1;
+  const exit = foregroundExit({
+    code,
+    signal,
+    stoppedCode,
+    handlesSignals,
+    signalsReceived: received,
+  });
+  if (exit.message) process.stderr.write(`svc: ${exit.message}\n`);
+  return exit.code;
 }
 
 async function waitForHealth(url: string): Promise<void> {
