@@ -91,8 +91,9 @@ export async function startInBackground(ctx: CliContext, flags: DaemonFlags): Pr
  * exit code. The daemon runs in a process group of its own, so a signal sent to this CLI's
  * group (Ctrl-C, docker stop, systemd, `timeout`) reaches it once, through this CLI, which
  * passes each SIGINT or SIGTERM on as a SIGTERM: once or twice is a graceful stop, a third
- * forces it (daemon/stop-signals.ts). If the CLI dies, the daemon stops too (entry.ts watches
- * the IPC channel).
+ * forces it (daemon/stop-signals.ts); one that lands while the daemon is being forked ends it
+ * before it runs, a clean stop too (foreground-exit.ts). If the CLI dies, the daemon stops too
+ * (entry.ts watches the IPC channel).
  */
 export async function runInForeground(ctx: CliContext, flags: DaemonFlags): Promise<number> {
   // This CLI's own handlers go in before the held ones come out: with no listener at all for a
