@@ -4,15 +4,9 @@
 //
 // Not ky, which makes the CLI's calls: ky builds a WHATWG Request for every call (a second one
 // to keep for retries), each given an AbortSignal, and undici's Request registers a signal with
-// a FinalizationRegistry, whose entries (and what they hold) only a full collection clears
-// (a script: 200,000 Requests with a signal left 196 MB of heap, without 29 MB). So every call's
-// objects were promoted, and full collections of the worker's heap, 10-25 ms pauses, held the
-// deliveries behind them. Measured on the bench's delivery case, interleaved: at a paced 3,000
-// events/s the p99 from acknowledgement to receipt was 30-43 ms with ky and 3-6 ms without (the
-// worker's scavenges 206 against 65 in 15 s); publishing as fast as acknowledged (a saturated
-// machine, whose queueing varies from run to run), 105-164 ms against 11-96 ms (median 32 over
-// 14 runs), 4,100-4,200 against 4,100-5,000 deliveries/s, 0.33 against 0.24-0.29 daemon CPU ms
-// per event.
+// a FinalizationRegistry, whose entries (and what they hold) only a full collection clears. So
+// every call's objects were promoted, and full collections of the worker's heap, 10-25 ms
+// pauses, held the deliveries behind them (figures with ky and without: README, Performance).
 //
 // The address check runs when the socket connects, on the addresses the name resolves to at
 // that moment (a custom lookup on an undici Agent): a DNS answer that changes between the URL

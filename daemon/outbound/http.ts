@@ -1,9 +1,9 @@
 // Every HTTP call the daemon makes to the outside (webhook deliveries, the webhook test
 // endpoint, the OpenAI-compatible brain, workflow webhook steps) goes through OutboundHttp. The
-// calls are made in a worker thread (http-worker.ts, with HttpCaller: undici's dispatcher, the URL
-// policy, the address check, timeouts, caps): building and sending a request and reading its answer is
-// several times the CPU of handing it over, and the daemon's own thread serves the API, runs
-// the engine and writes the store. Measured on the five-step workflow bench (one webhook call
+// calls are made in a worker thread (http-worker.ts, with HttpCaller: undici's dispatcher, the
+// URL policy, the address check, timeouts, caps): building and sending a request and reading its
+// answer is several times the CPU of handing it over, and the daemon's own thread serves the API,
+// runs the engine and writes the store. Measured on the five-step workflow bench (one webhook call
 // per run): about a sixth of the main thread's time per run moved off it. The worker starts
 // with the first call and exits after IDLE_MS without one (an isolate of its own, 10-20 MB
 // after a burst of calls, that an idle daemon need not hold); the next call starts a new one.
