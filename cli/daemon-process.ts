@@ -24,7 +24,7 @@ import { CliError } from './errors.js';
 const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 30_000;
 const REAP_GRACE_MS = 2_000;
-const DAEMON_ENTRY = join(PACKAGE_ROOT, 'dist', 'daemon', 'entry.js');
+const DAEMON_ENTRY = join(PACKAGE_ROOT, 'dist', 'daemon', 'process', 'entry.js');
 
 export interface Started {
   url: string;
@@ -91,7 +91,7 @@ export async function startInBackground(ctx: CliContext, flags: DaemonFlags): Pr
  * exit code. The daemon runs in a process group of its own, so a signal sent to this CLI's
  * group (Ctrl-C, docker stop, systemd, `timeout`) reaches it once, through this CLI, which
  * passes each SIGINT or SIGTERM on as a SIGTERM: once or twice is a graceful stop, a third
- * forces it (daemon/stop-signals.ts); one that lands while the daemon is being forked ends it
+ * forces it (daemon/process/stop-signals.ts); one that lands while the daemon is being forked ends it
  * before it runs, a clean stop too (foreground-exit.ts). If the CLI dies, the daemon stops too
  * (entry.ts watches the IPC channel).
  */

@@ -21,7 +21,7 @@ export function foregroundExit(end: ForegroundEnd): { code: number; message?: st
     // The supervisor's signal to this CLI's process group reached the daemon process between
     // its fork and the setsid() that puts it in a group of its own: libuv holds it blocked
     // there and it takes its default action as the child unblocks, before exec, so none of the
-    // daemon's code ran (once it runs, its first line handles signals: daemon/entry.ts). It was
+    // daemon's code ran (once it runs, its first line handles signals: daemon/process/entry.ts). It was
     // stopped before it started, with nothing opened and nothing accepted: the clean stop this
     // CLI was asked for.
     return { code: 0 };

@@ -1,5 +1,5 @@
 // Builds the dashboard's files into dist/ui (run by `npm run build`, so `npm install` builds it
-// too): the page script and styles from daemon/ui/web as they are, and the ES modules of Preact,
+// too): the page script and styles from daemon/dashboard/web as they are, and the ES modules of Preact,
 // its hooks and htm from node_modules. No bundler and no network: the browser loads ES modules,
 // and the one bare import (hooks -> "preact") is pointed at the file next to it.
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,7 +15,7 @@ const distDir = (name) => dirname(require.resolve(name));
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(join(out, 'vendor'), { recursive: true });
-cpSync(join(root, 'daemon', 'ui', 'web'), out, { recursive: true });
+cpSync(join(root, 'daemon', 'dashboard', 'web'), out, { recursive: true });
 
 const vendor = [
   ['preact.mjs', join(distDir('preact'), 'preact.mjs')],

@@ -1,5 +1,5 @@
-// `npm test`: the whole gate, in order: typecheck (sources and tests), lint, format check,
-// OpenAPI lint, then the ava suites. Prints one closing line `tests: N passed, N failed`
+// `npm test`: the whole gate, in order: typecheck (sources and tests), lint, import layers
+// (.dependency-cruiser.cjs), format check, OpenAPI lint, then the ava suites. Prints one closing line `tests: N passed, N failed`
 // (what CI reads) and exits non-zero when any step failed.
 import { spawn } from 'node:child_process';
 
@@ -7,6 +7,7 @@ const steps = [
   ['build', 'npm', ['run', '--silent', 'build']],
   ['typecheck', 'npm', ['run', '--silent', 'typecheck']],
   ['lint', 'npm', ['run', '--silent', 'lint']],
+  ['import layers', 'npm', ['run', '--silent', 'depcruise']],
   ['format', 'npm', ['run', '--silent', 'format:check']],
   ['openapi lint', 'npm', ['run', '--silent', 'openapi:lint']],
 ];

@@ -1,7 +1,7 @@
 // The backoff rule of user-visible retries (webhook deliveries today, workflow steps next): a
 // fixed schedule for the first attempts, then the last delay times a multiplier, capped. A
 // retry policy is data (BackoffPolicy) read by one function. Durable timers whose handler
-// fails have their own internal retry (daemon/timers), which is not a user-facing policy.
+// fails have their own internal retry (daemon/time), which is not a user-facing policy.
 
 export interface BackoffPolicy {
   /** Delays before attempt 2, 3, ... (ms); attempt 1 is immediate. */

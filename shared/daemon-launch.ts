@@ -1,4 +1,4 @@
-// What `svc daemon start` and the daemon process it spawns (daemon/entry.ts) agree on: the
+// What `svc daemon start` and the daemon process it spawns (daemon/process/entry.ts) agree on: the
 // settings, passed as SVC_* variables, and the message that says whether the daemon is ready.
 
 /** Settings given on the command line; each wins over its SVC_* variable. */
@@ -22,7 +22,7 @@ export type DaemonMessage =
 
 /**
  * Node's flags for the daemon process: --expose-gc lets it give memory back once a burst of work
- * is over (daemon/memory-trim.ts).
+ * is over (daemon/platform/memory-trim.ts).
  */
 export const DAEMON_NODE_FLAGS: readonly string[] = ['--expose-gc'];
 

@@ -15,7 +15,7 @@ export function dataDirFiles(dataDir: string) {
     runtime: join(dataDir, 'daemon.json'),
     lock: join(dataDir, 'daemon.lock'),
     controlToken: join(dataDir, 'control-token'),
-    /** The AES-256-GCM key of secrets at rest (daemon/crypto/secret-box.ts), mode 0600. */
+    /** The AES-256-GCM key of secrets at rest (daemon/platform/secret-box.ts), mode 0600. */
     secretKey: join(dataDir, 'secret.key'),
     logDir: join(dataDir, 'logs'),
     log: join(dataDir, 'logs', 'daemon.log'),

@@ -31,7 +31,7 @@ export function isSvcDaemon(pid: number): boolean {
   if (!isAlive(pid)) return false;
   const args = procCmdline(pid);
   if (args === undefined) return true;
-  return args.some((arg) => /(^|[\\/])daemon[\\/]entry\.[cm]?[jt]s$/.test(arg));
+  return args.some((arg) => /(^|[\\/])daemon[\\/](process[\\/])?entry\.[cm]?[jt]s$/.test(arg));
 }
 
 /** The state letter from /proc/<pid>/stat (R, S, D, Z...), undefined without /proc. */

@@ -13,7 +13,7 @@
 //   the minute's p99 printed after each; target: the last minute's RSS within 10% of the
 //   first's (flat).
 // Both are read at rest, as a daemon left running between test runs: it collects its garbage 2 s
-// and again 9 s into a quiet spell (daemon/memory-trim.ts; V8 gives a young generation grown
+// and again 9 s into a quiet spell (daemon/platform/memory-trim.ts; V8 gives a young generation grown
 // under load back only in the second), and its checkpoint worker exits 3 s after the last
 // write (store/checkpointer.ts).
 import autocannon from 'autocannon';

@@ -61,7 +61,7 @@ export default defineCommands([
       if (!options.foreground) passEarlySignals();
       const { runInForeground, startInBackground } = await import('../daemon-process.js');
       if (options.foreground) {
-        // At once, for the reason daemon/entry.ts gives: a late signal must not kill the CLI
+        // At once, for the reason daemon/process/entry.ts gives: a late signal must not kill the CLI
         // while the natural exit closes its signal handlers.
         process.exit(await runInForeground(ctx, flags));
       }

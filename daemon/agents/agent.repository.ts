@@ -1,6 +1,6 @@
 // Agent rows. Deleted agents keep their row (deleted_at) so their executions stay explainable.
 import type { ListQueryInput, Page } from '../domain/pages.js';
-import { RowCache } from '../row-cache.js';
+import { RowCache } from '../store/row-cache.js';
 import { PendingCounters, type CounterDeferral } from '../store/commit-queue.js';
 import type { Db } from '../store/database.js';
 import { ListQuery } from '../store/list-query.js';

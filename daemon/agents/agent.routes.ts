@@ -24,7 +24,7 @@ import {
 import { ListQuery } from '../../shared/schemas/common.js';
 import { listRoute, objectRoute, type RouteDef } from '../http/route.js';
 import { readUpload } from '../http/upload.js';
-import { resourceRoutes } from '../resource.routes.js';
+import { resourceRoutes } from '../http/resource-routes.js';
 import type { AgentService } from './agent.service.js';
 import type { AnalyticsService } from './analytics.service.js';
 import type { ConversationService } from './conversation.service.js';

@@ -10,12 +10,12 @@ import type {
   AgentView,
 } from '../../shared/schemas/agents.js';
 import type { Tier } from '../../shared/tiers.js';
-import { toIso, type Clock } from '../clock/clock.js';
+import { toIso, type Clock } from '../time/clock.js';
 import type { EventService } from '../events/event.service.js';
 import { ApiError } from '../domain/errors.js';
 import { mapPage, type ListQueryInput, type Page } from '../domain/pages.js';
 import type { Transactions } from '../domain/transactions.js';
-import type { TimerService } from '../timers/timer.service.js';
+import type { TimerService } from '../time/timer.service.js';
 import type { ServerUrls } from '../domain/urls.js';
 import { checkOutboundUrl, type UrlPolicy } from '../outbound/url-policy.js';
 import { ownedRow, type Workspace } from '../domain/workspace.js';

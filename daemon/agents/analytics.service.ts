@@ -2,7 +2,7 @@
 // executions and messages. customer_satisfaction has no ratings to come from in a sandbox: it is
 // the mean confidence of completed work on a 1-5 scale (null when there is none).
 import { ANALYTICS_METRICS } from '../../shared/schemas/enums.js';
-import type { Clock } from '../clock/clock.js';
+import type { Clock } from '../time/clock.js';
 import { invalidParameter } from '../domain/errors.js';
 import type { AgentService } from './agent.service.js';
 import type { ExecutionRepository } from './execution.repository.js';

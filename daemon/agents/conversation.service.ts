@@ -3,7 +3,7 @@
 import { performance } from 'node:perf_hooks';
 import { newId } from '../../shared/ids.js';
 import type { MessageView } from '../../shared/schemas/agents.js';
-import { toIso, type Clock } from '../clock/clock.js';
+import { toIso, type Clock } from '../time/clock.js';
 import { ApiError } from '../domain/errors.js';
 import { pick } from '../domain/views.js';
 import { mapPage, type ListQueryInput, type Page } from '../domain/pages.js';

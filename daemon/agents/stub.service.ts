@@ -1,13 +1,13 @@
 // Sandbox stubs (svc agents stub add|list|clear): deterministic answers for tests. A stub
-// matches an input by case-insensitive substring, or by /regex/flags (RE2, see stub-pattern.ts);
+// matches an input by case-insensitive substring, or by /regex/flags (RE2, see domain/user-pattern.ts);
 // the first match wins.
 import { ERROR_CODES, type ErrorCode } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import type { StubInput } from '../../shared/schemas/agents.js';
-import { toIso, type Clock } from '../clock/clock.js';
+import { toIso, type Clock } from '../time/clock.js';
 import { ApiError } from '../domain/errors.js';
 import type { BrainResult } from './brains/brain.js';
-import { compileStubMatch, type StubMatcher } from './stub-pattern.js';
+import { compileStubMatch, type StubMatcher } from '../domain/user-pattern.js';
 import type { StubRepository, StubRow } from './stub.repository.js';
 
 export interface Stub {

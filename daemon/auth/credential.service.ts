@@ -3,11 +3,12 @@
 // one map read whichever kind it is.
 import { timingSafeEqual } from 'node:crypto';
 import type { Scope } from '../../shared/scopes.js';
-import type { Clock } from '../clock/clock.js';
+import type { Clock } from '../time/clock.js';
 import { ApiError } from '../domain/errors.js';
-import { hashKey, keyEnvironment, KEY_MARKERS, type Environment } from '../keys/key-material.js';
+import type { Environment } from '../domain/environment.js';
+import { hashKey, keyEnvironment, KEY_MARKERS } from '../keys/key-material.js';
 import type { KeyRepository, KeyRow } from '../keys/key.repository.js';
-import type { Credential } from './credential.js';
+import type { Credential } from '../domain/credential.js';
 
 const CACHE_LIMIT = 10_000;
 

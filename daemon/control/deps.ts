@@ -1,6 +1,6 @@
 // What the control router needs from the daemon, as an interface so it is easy to see and fake.
-import type { Clock } from '../clock/clock.js';
-import type { ClockService } from '../clock/clock.service.js';
+import type { Clock } from '../time/clock.js';
+import type { ClockService } from '../time/clock.service.js';
 import type { EventService } from '../events/event.service.js';
 import type { KeyService } from '../keys/key.service.js';
 import type { WorkspaceService } from '../workspaces/workspace.service.js';
@@ -49,7 +49,7 @@ export interface ImportAnswer {
   new_secrets: { what: string; id: string; secret: string }[];
 }
 
-/** svc state import|reset, which the daemon's host carries out (daemon/http/app-host.ts). */
+/** svc state import|reset, which the daemon's host carries out (daemon/process/app-host.ts). */
 export interface StoreSwap {
   importSnapshot(input: {
     file: string;

@@ -5,7 +5,8 @@
 // refused here too.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { exceedsDepth, MAX_JSON_DEPTH } from '../http/json-depth.js';
-import { isLoopback, isAuthorized } from './router.js';
+import { isLoopback } from '../http/loopback.js';
+import { isAuthorized } from './router.js';
 
 const PREFIX = '/trpc/';
 

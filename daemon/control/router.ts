@@ -1,5 +1,6 @@
 // The control channel: what the CLI manages that the REST API does not (workspaces, keys,
 // the clock, the daemon itself) and live streams. Loopback only, control-token auth.
+import { isLoopback } from '../http/loopback.js';
 import { initTRPC, TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import type { FastifyRequest } from 'fastify';
@@ -20,7 +21,7 @@ import {
   StateImportInput,
   WorkspaceCreateInput,
 } from '../../shared/schemas/control.js';
-import { toIso } from '../clock/clock.js';
+import { toIso } from '../time/clock.js';
 import { ApiError } from '../domain/errors.js';
 import type { KeyRecord } from '../keys/key.service.js';
 import type { Workspace } from '../domain/workspace.js';
@@ -64,11 +65,6 @@ export function controlContextFactory(controlToken: string) {
 export function isAuthorized(header: string | undefined, expected: Buffer): boolean {
   const given = Buffer.from((header ?? '').replace(/^Bearer\s+/i, ''));
   return given.length === expected.length && timingSafeEqual(given, expected);
-}
-
-export function isLoopback(address: string | undefined): boolean {
-  if (!address) return false;
-  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
 }
 
 const t = initTRPC.context<ControlContext>().create({

@@ -14,13 +14,13 @@ import type {
   WorkflowExecutionView,
 } from '../../shared/schemas/workflows.js';
 import { delayAfterAttempt, stepBackoff } from '../../shared/backoff.js';
-import type { Clock } from '../clock/clock.js';
+import type { Clock } from '../time/clock.js';
 import type { EventService } from '../events/event.service.js';
 import type { CommitQueue } from '../store/commit-queue.js';
 import type { Transactions } from '../domain/transactions.js';
-import type { TimerService } from '../timers/timer.service.js';
-import type { Definition, WorkflowService } from '../workflows/workflow.service.js';
-import type { Alarms } from './alarms.js';
+import type { TimerService } from '../time/timer.service.js';
+import type { Definition, WorkflowCatalog } from './ports.js';
+import type { Alarms } from '../time/alarms.js';
 import type { RunRepository, RunRow, RunStatus, StepRunRow } from './run.repository.js';
 import type { StepContext, StepOutcome, StepRunner } from './steps.js';
 import { executionView, parseState, type Activation, type RunState } from './views.js';
@@ -50,7 +50,7 @@ export interface EngineDeps {
   db: Transactions;
   commits: CommitQueue;
   repo: RunRepository;
-  workflows: WorkflowService;
+  workflows: WorkflowCatalog;
   events: EventService;
   timers: TimerService;
   clock: Clock;

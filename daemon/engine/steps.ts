@@ -4,7 +4,7 @@
 import type { AgentExecutionView, ExecuteInput } from '../../shared/schemas/agents.js';
 import type { DecidedExecution } from '../agents/execution.service.js';
 import type { WorkflowStepView } from '../../shared/schemas/workflows.js';
-import type { Clock } from '../clock/clock.js';
+import type { Clock } from '../time/clock.js';
 import { ApiError } from '../domain/errors.js';
 import { checkOutboundUrl, type UrlPolicy } from '../outbound/url-policy.js';
 import {

@@ -1,8 +1,8 @@
 // A run's stored state (the frontier) and how a run is shown: the execution view of the API and
 // of the workflow.execution.* events.
 import type { StepResultView, WorkflowExecutionView } from '../../shared/schemas/workflows.js';
-import { toIso } from '../clock/clock.js';
-import type { Definition } from '../workflows/workflow.service.js';
+import { toIso } from '../time/clock.js';
+import type { Definition } from './ports.js';
 import type { RunRow, StepRunRow } from './run.repository.js';
 
 /** One pending step of a run. */

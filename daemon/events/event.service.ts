@@ -6,7 +6,7 @@ import { EventEmitter } from 'node:events';
 import { typePatternProblem } from '../../shared/event-type-patterns.js';
 import { newId } from '../../shared/ids.js';
 import { isEventType, type EventEnvelope, type EventType } from '../../shared/schemas/events.js';
-import { toIso, type Clock } from '../clock/clock.js';
+import { toIso, type Clock } from '../time/clock.js';
 import { invalidParameter } from '../domain/errors.js';
 import { JsonText, mapPage, type ListQueryInput, type Page } from '../domain/pages.js';
 import type { Transactions } from '../domain/transactions.js';

@@ -6,10 +6,10 @@
 import { ERROR_CODES } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import type { FaultAdd, FaultView } from '../../shared/schemas/faults.js';
-import { compileStubMatch } from '../agents/stub-pattern.js';
-import { toIso, type Clock } from '../clock/clock.js';
+import { compileStubMatch } from '../domain/user-pattern.js';
+import { toIso, type Clock } from '../time/clock.js';
 import { ApiError, invalidParameter } from '../domain/errors.js';
-import type { Alarms } from '../engine/alarms.js';
+import type { Alarms } from '../time/alarms.js';
 import type { FaultRepository, FaultRow } from './fault.repository.js';
 import { decide, retired, targets, type FaultCall } from './fault-rules.js';
 

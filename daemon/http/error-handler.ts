@@ -4,7 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { Socket } from 'node:net';
 import { ID_PREFIXES, randomBase62 } from '../../shared/ids.js';
 import { ERROR_CODES } from '../../shared/errors.js';
-import type { Clock } from '../clock/clock.js';
+import type { Clock } from '../time/clock.js';
 import { ApiError } from '../domain/errors.js';
 import type { ServerUrls } from '../domain/urls.js';
 

@@ -2,13 +2,12 @@
 // read), request validation, and the envelope around what the handler returns.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { Clock } from '../clock/clock.js';
-import type { AccessGuard } from './access.js';
+import type { Clock } from '../time/clock.js';
 import { dataEnvelope, listEnvelope } from '../../shared/schemas/common.js';
 import { serializerSchema } from './json-schema.js';
 import { parseRequestPart } from './validation.js';
 import { JsonText, type Page } from '../domain/pages.js';
-import type { RequestContext, RouteDef } from './route.js';
+import type { RequestContext, RouteDef, RouteGuard } from './route.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -23,7 +22,7 @@ const NO_QUERY: Readonly<Record<string, never>> = Object.freeze({});
 export function registerRoutes(
   app: FastifyInstance,
   routes: readonly RouteDef[],
-  guard: AccessGuard,
+  guard: RouteGuard,
   clock: Clock,
 ): void {
   // A plugin scope (e.g. the OAuth routes with their form parser) registers its routes too.
@@ -31,12 +30,7 @@ export function registerRoutes(
   for (const def of routes) registerRoute(app, def, guard, clock);
 }
 
-function registerRoute(
-  app: FastifyInstance,
-  def: RouteDef,
-  guard: AccessGuard,
-  clock: Clock,
-): void {
+function registerRoute(app: FastifyInstance, def: RouteDef, guard: RouteGuard, clock: Clock): void {
   const status = def.status ?? 200;
   const auth = def.auth;
   const response =

@@ -10,7 +10,7 @@
 // written; at `debug` and `trace` every line is.
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { redactUrl } from '../logger.js';
+import { redactUrl } from '../platform/logger.js';
 
 /** At `info`, at most this many request lines of each kind (succeeded, refused) a second. */
 export const REQUEST_LINES_PER_SECOND = 1000;

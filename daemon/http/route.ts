@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import type { ErrorCode } from '../../shared/errors.js';
 import type { OAuthErrorCode } from '../../shared/schemas/oauth.js';
 import type { Scope } from '../../shared/scopes.js';
-import type { Credential } from '../auth/credential.js';
+import type { Credential } from '../domain/credential.js';
 import type { Operation } from '../ratelimit/plans.js';
 import type { JsonText, Page } from '../domain/pages.js';
 import type { Workspace } from '../domain/workspace.js';
@@ -32,6 +32,19 @@ export interface RouteRateLimit {
 export interface RequestContext {
   credential: Credential;
   workspace: Workspace;
+}
+
+/**
+ * What every credential route asks before its handler: who calls, in which workspace, within
+ * which rate limit. The HTTP platform owns this port; auth/access.ts implements it.
+ */
+export interface RouteGuard {
+  check(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    auth: Extract<RouteAuth, { kind: 'credential' }>,
+    rateLimit: RouteRateLimit | undefined,
+  ): RequestContext;
 }
 
 export interface HandlerInput<B, Q, P> {

@@ -6,7 +6,7 @@ import {
   IntegrationParams,
 } from '../../shared/schemas/integrations.js';
 import type { RouteDef } from '../http/route.js';
-import { resourceRoutes } from '../resource.routes.js';
+import { resourceRoutes } from '../http/resource-routes.js';
 import type { IntegrationService } from './integration.service.js';
 
 const integration = resourceRoutes({

@@ -2,13 +2,13 @@
 // returned) and disconnect, each emitting its event in the same transaction as the change.
 import { newId } from '../../shared/ids.js';
 import type { IntegrationView } from '../../shared/schemas/integrations.js';
-import { toIso, type Clock } from '../clock/clock.js';
+import { toIso, type Clock } from '../time/clock.js';
 import type { EventService } from '../events/event.service.js';
 import { ApiError } from '../domain/errors.js';
 import { pick } from '../domain/views.js';
 import { mapPage, type ListQueryInput, type Page } from '../domain/pages.js';
 import type { Transactions } from '../domain/transactions.js';
-import type { SecretBox } from '../crypto/secret-box.js';
+import type { SecretBox } from '../platform/secret-box.js';
 import type { IntegrationRepository, IntegrationRow } from './integration.repository.js';
 
 export interface ConnectInput {

@@ -1,8 +1,7 @@
 // What an API key looks like and how it is stored: sk_test_/sk_live_ + 40 base62, kept as SHA-256.
 import { hash } from 'node:crypto';
 import { randomBase62 } from '../../shared/ids.js';
-
-export type Environment = 'sandbox' | 'production';
+import type { Environment } from '../domain/environment.js';
 
 export const KEY_MARKERS: Record<Environment, string> = {
   sandbox: 'sk_test_',

@@ -3,11 +3,12 @@
 import { EventEmitter } from 'node:events';
 import { newId } from '../../shared/ids.js';
 import type { Scope } from '../../shared/scopes.js';
-import type { Clock } from '../clock/clock.js';
+import type { Clock } from '../time/clock.js';
 import { ApiError } from '../domain/errors.js';
 import type { Transactions } from '../domain/transactions.js';
 import type { WorkspaceService } from '../workspaces/workspace.service.js';
-import { generateKey, hashKey, type Environment } from './key-material.js';
+import type { Environment } from '../domain/environment.js';
+import { generateKey, hashKey } from './key-material.js';
 import type { KeyRepository, KeyRow } from './key.repository.js';
 
 export const DEFAULT_ROTATION_GRACE_MS = 24 * 3_600_000;

@@ -15,7 +15,7 @@ import {
   type TokenFieldsBody,
 } from '../../shared/schemas/oauth.js';
 import { SCOPES } from '../../shared/scopes.js';
-import type { Clock } from '../clock/clock.js';
+import type { Clock } from '../time/clock.js';
 import { ApiError } from '../domain/errors.js';
 import { sendError, toApiError } from '../http/error-handler.js';
 import { rawRoute, type RouteDef } from '../http/route.js';

@@ -8,7 +8,7 @@ import { newId, randomBase62 } from '../../shared/ids.js';
 import { parseScopes, SCOPES, type Scope } from '../../shared/scopes.js';
 import type { OAuthAppCreate } from '../../shared/schemas/oauth.js';
 import { ACCESS_TOKEN_PREFIX } from '../auth/credential.service.js';
-import type { Clock } from '../clock/clock.js';
+import type { Clock } from '../time/clock.js';
 import { ApiError } from '../domain/errors.js';
 import type { Transactions } from '../domain/transactions.js';
 import type { WorkspaceService } from '../workspaces/workspace.service.js';

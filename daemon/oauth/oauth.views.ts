@@ -1,5 +1,5 @@
 // How apps and grants look on the control channel (and so in `svc oauth ... --json`).
-import { toIso } from '../clock/clock.js';
+import { toIso } from '../time/clock.js';
 import type { OAuthApp, OAuthGrant } from './oauth.service.js';
 
 export function appView(app: OAuthApp) {

@@ -9,7 +9,7 @@ const caller = new HttpCaller(workerData as UrlPolicy);
 const port = parentPort!;
 
 port.on('message', (message: WorkerCall | 'trim') => {
-  // The daemon is quiet after a burst: give the heap grown under load back (memory-trim.ts).
+  // The daemon is quiet after a burst: give the heap grown under load back (platform/memory-trim.ts).
   if (message === 'trim') return globalThis.gc?.();
   const { id, call } = message;
   void caller

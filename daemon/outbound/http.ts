@@ -9,7 +9,7 @@
 // after a burst of calls, that an idle daemon need not hold); the next call starts a new one.
 import { Worker } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
-import { workerScript } from '../worker-script.js';
+import { workerScript } from '../platform/worker-script.js';
 import type { FaultCall, InjectedFault } from '../faults/fault.service.js';
 import type { UrlPolicy } from './url-policy.js';
 

@@ -5,7 +5,7 @@
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { ApiError } from '../domain/errors.js';
-import type { Environment } from '../keys/key-material.js';
+import type { Environment } from '../domain/environment.js';
 
 export interface UrlPolicy {
   environment: Environment;

@@ -1,7 +1,7 @@
 // Fixed-window request counters on the daemon clock. A request is checked against every
 // bucket that applies to it at once: if any is full, none is counted and the caller answers
 // 429; otherwise all are counted and the tightest one is reported in the headers.
-import type { Clock } from '../clock/clock.js';
+import type { Clock } from '../time/clock.js';
 
 export interface BucketSpec {
   /** Names the rule, e.g. "tier.minute" or "op.agents.create"; shown in 429 messages. */

@@ -2,8 +2,8 @@
 // with the daemon's SecretBox at rest, listed by name only, and revealed only to the code that
 // uses them. Opened values are cached in memory, since steps read them on every run.
 import type { SecretInfoView } from '../../shared/schemas/workflows.js';
-import { toIso, type Clock } from '../clock/clock.js';
-import type { SecretBox } from '../crypto/secret-box.js';
+import { toIso, type Clock } from '../time/clock.js';
+import type { SecretBox } from '../platform/secret-box.js';
 import type { SecretRepository } from './secret.repository.js';
 
 export class SecretNotFoundError extends Error {

@@ -49,7 +49,7 @@ function run(): void {
 const timer = setInterval(run, intervalMs);
 parentPort?.on('message', (message: 'stop' | 'restarted' | 'trim') => {
   if (message === 'restarted') waitingForRestart = false;
-  // The daemon is quiet after a burst: give the heap grown under load back (memory-trim.ts).
+  // The daemon is quiet after a burst: give the heap grown under load back (platform/memory-trim.ts).
   if (message === 'trim') globalThis.gc?.();
   if (message !== 'stop') return;
   clearInterval(timer);

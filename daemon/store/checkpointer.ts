@@ -18,7 +18,7 @@
 // checkpoint and exits; the next write the daemon's connection makes starts a new one (the
 // daemon's total_changes(), read every interval, says when).
 import { Worker } from 'node:worker_threads';
-import { workerScript } from '../worker-script.js';
+import { workerScript } from '../platform/worker-script.js';
 import type { CheckpointReport, CheckpointWorkerData } from './checkpoint-worker.js';
 
 export const CHECKPOINT_INTERVAL_MS = 250;

@@ -3,7 +3,7 @@
 // A migration is SQL, plus an optional step in code for what SQL cannot do (sealing values
 // with the data dir's SecretBox).
 import type Database from 'better-sqlite3';
-import { SecretBox } from '../crypto/secret-box.js';
+import { SecretBox } from '../platform/secret-box.js';
 
 /** What a migration's code step may use. */
 export interface MigrationContext {

@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { randomBase62 } from '../../shared/ids.js';
-import { SecretBox } from '../crypto/secret-box.js';
+import { SecretBox } from '../platform/secret-box.js';
 import { ApiError } from '../domain/errors.js';
 import { migrate, type Db } from './database.js';
 import type { Migration } from './migrations.js';

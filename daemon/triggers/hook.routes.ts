@@ -2,7 +2,7 @@
 // the address, and a trigger with a secret needs a valid X-Svc-Signature. Rate limited with the
 // workflow's execute calls.
 import { HookAccepted, HookParams } from '../../shared/schemas/triggers.js';
-import type { AccessGuard } from '../http/access.js';
+import type { AccessGuard } from '../auth/access.js';
 import { ApiError } from '../domain/errors.js';
 import { objectRoute, type RouteDef } from '../http/route.js';
 import type { WorkspaceService } from '../workspaces/workspace.service.js';

@@ -4,7 +4,7 @@ import { PendingCounters, WRITE_AT_ONCE, type CounterDeferral } from '../store/c
 import type { Db } from '../store/database.js';
 import { ListQuery } from '../store/list-query.js';
 import { prepareRows } from '../store/object-rows.js';
-import { RowCache } from '../row-cache.js';
+import { RowCache } from '../store/row-cache.js';
 
 export interface WebhookRow {
   id: string;

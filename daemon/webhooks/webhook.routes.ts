@@ -13,7 +13,7 @@ import {
   WebhookUpdateBody,
 } from '../../shared/schemas/webhooks.js';
 import { listRoute, objectRoute, type RouteDef } from '../http/route.js';
-import { resourceRoutes } from '../resource.routes.js';
+import { resourceRoutes } from '../http/resource-routes.js';
 import type { DeliveryService } from './delivery.service.js';
 import type { WebhookService } from './webhook.service.js';
 

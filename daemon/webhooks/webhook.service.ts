@@ -9,14 +9,14 @@ import {
   type WebhookUpdateInput,
   type WebhookView,
 } from '../../shared/schemas/webhooks.js';
-import { toIso, type Clock } from '../clock/clock.js';
+import { toIso, type Clock } from '../time/clock.js';
 import { ApiError } from '../domain/errors.js';
 import { mapPage, type ListQueryInput, type Page } from '../domain/pages.js';
 import { checkOutboundUrl, type UrlPolicy } from '../outbound/url-policy.js';
 import type { Transactions } from '../domain/transactions.js';
 import { ownedRow } from '../domain/workspace.js';
-import type { SecretBox } from '../crypto/secret-box.js';
-import type { TimerService } from '../timers/timer.service.js';
+import type { SecretBox } from '../platform/secret-box.js';
+import type { TimerService } from '../time/timer.service.js';
 import type { DeliveryRepository } from './delivery.repository.js';
 import type { WebhookRepository, WebhookRow } from './webhook.repository.js';
 

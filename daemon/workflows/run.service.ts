@@ -7,8 +7,8 @@ import type {
   WorkflowExecutionView,
   WorkflowStepView,
 } from '../../shared/schemas/workflows.js';
-import type { Definition } from './workflow.service.js';
-import { toIso, type Clock } from '../clock/clock.js';
+import type { Definition } from '../engine/ports.js';
+import { toIso, type Clock } from '../time/clock.js';
 import type { WorkflowEngine } from '../engine/engine.js';
 import type { RunRepository, RunRow } from '../engine/run.repository.js';
 import { parseState } from '../engine/views.js';

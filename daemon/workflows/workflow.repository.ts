@@ -1,7 +1,7 @@
 // Workflow rows and their versions (steps + settings per version, so a run keeps the definition
 // it started with). Rows and versions are cached: every run reads them.
 import type { ListQueryInput, Page } from '../domain/pages.js';
-import { RowCache } from '../row-cache.js';
+import { RowCache } from '../store/row-cache.js';
 import { PendingCounters, type CounterDeferral } from '../store/commit-queue.js';
 import type { Db } from '../store/database.js';
 import { ListQuery } from '../store/list-query.js';

@@ -14,7 +14,7 @@ import {
   WorkflowUpdateBody,
 } from '../../shared/schemas/workflows.js';
 import { listRoute, objectRoute, type RouteDef } from '../http/route.js';
-import { resourceRoutes } from '../resource.routes.js';
+import { resourceRoutes } from '../http/resource-routes.js';
 import type { RunService } from './run.service.js';
 import type { WorkflowService } from './workflow.service.js';
 

@@ -9,12 +9,12 @@ import {
   type WorkflowUpdateInput,
   type WorkflowView,
 } from '../../shared/schemas/workflows.js';
-import { toIso, type Clock } from '../clock/clock.js';
+import { toIso, type Clock } from '../time/clock.js';
 import type { EventService } from '../events/event.service.js';
 import { mapPage, type ListQueryInput, type Page } from '../domain/pages.js';
 import type { Transactions } from '../domain/transactions.js';
 import { ownedRow } from '../domain/workspace.js';
-import type { SecretBox } from '../crypto/secret-box.js';
+import type { SecretBox } from '../platform/secret-box.js';
 import { checkOutboundUrl, type UrlPolicy } from '../outbound/url-policy.js';
 import { validateSteps } from './graph.js';
 import {
@@ -22,24 +22,9 @@ import {
   publicTrigger,
   resolveTrigger,
   type StoredTrigger,
-} from './trigger-secret.js';
+} from '../triggers/trigger-secret.js';
+import type { Definition, WorkflowCatalog, WorkflowSettings } from '../engine/ports.js';
 import type { VersionRow, WorkflowRepository, WorkflowRow } from './workflow.repository.js';
-
-export interface WorkflowSettings {
-  timeout_seconds: number;
-  retry_policy: { max_attempts: number; backoff_multiplier: number };
-  error_handling: 'stop' | 'continue';
-}
-
-/** What a run needs of its workflow: the steps and settings of one version, parsed once. */
-export interface Definition {
-  workflowId: string;
-  version: number;
-  name: string;
-  steps: WorkflowStepView[];
-  byId: ReadonlyMap<string, WorkflowStepView>;
-  settings: WorkflowSettings;
-}
 
 type SettingsInput = WorkflowCreateInput['settings'];
 
@@ -54,7 +39,7 @@ export interface WorkflowChange {
   after: WorkflowView | null;
 }
 
-export class WorkflowService {
+export class WorkflowService implements WorkflowCatalog {
   private readonly deleteHooks: ((row: WorkflowRow) => void)[] = [];
   private readonly writeHooks: ((change: WorkflowChange) => void)[] = [];
   private readonly definitions = new Map<string, Definition>();

@@ -1,7 +1,7 @@
 // Workspaces (tenants) and the local operator. The first start creates the operator user and
 // a default enterprise workspace; their ids are kept in settings.
 import { newId } from '../../shared/ids.js';
-import type { Clock } from '../clock/clock.js';
+import type { Clock } from '../time/clock.js';
 import { ApiError } from '../domain/errors.js';
 import { pick } from '../domain/views.js';
 import type { Tier } from '../ratelimit/plans.js';

@@ -2,7 +2,7 @@
 // use app.inject), with a way to mint keys through the real key service, and clean-up.
 import { rmSync } from 'node:fs';
 import type { Scope } from '../../shared/scopes.js';
-import { buildApp, type AppOptions, type SvcApp } from '../../daemon/app.js';
+import { buildApp, type AppOptions, type SvcApp } from '../../daemon/app/app.js';
 import type { KeyRecord } from '../../daemon/keys/key.service.js';
 import { tempDir } from './temp-dir.js';
 

@@ -2,11 +2,11 @@
 // event log alone on a given store.
 import type { ExecutionContext } from 'ava';
 import { rmSync } from 'node:fs';
-import type { Clock } from '../../daemon/clock/clock.js';
+import type { Clock } from '../../daemon/time/clock.js';
 import { EventRepository } from '../../daemon/events/event.repository.js';
 import { EventService } from '../../daemon/events/event.service.js';
-import type { Environment } from '../../daemon/keys/key-material.js';
-import { buildServices, type Services } from '../../daemon/services.js';
+import type { Environment } from '../../daemon/domain/environment.js';
+import { buildServices, type Services } from '../../daemon/app/services.js';
 import { CommitQueue } from '../../daemon/store/commit-queue.js';
 import type { Db } from '../../daemon/store/database.js';
 import { tempDir } from './app.js';

@@ -1,6 +1,6 @@
 // A clock for unit tests that stands still unless the test moves it (ms is public): many
 // things happen at the same instant, and time passes only where the test says so.
-import type { Clock } from '../../daemon/clock/clock.js';
+import type { Clock } from '../../daemon/time/clock.js';
 
 export class StillClock implements Clock {
   constructor(public ms: number) {}

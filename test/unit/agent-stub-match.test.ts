@@ -1,7 +1,7 @@
 // An execution matches its agent's sandbox stubs once: each match runs every stub's pattern
 // (on RE2), and admission (the stub's delay) and the answer (its result or failure) share it.
 import test from 'ava';
-import type { Services } from '../../daemon/services.js';
+import type { Services } from '../../daemon/app/services.js';
 import { servicesFor } from '../helpers/services.js';
 
 /** An active L3 agent of the default workspace, and a count of the stub matches made. */

@@ -3,13 +3,13 @@
 import test from 'ava';
 import type { FastifyRequest } from 'fastify';
 import { serverUrls } from '../../daemon/domain/urls.js';
-import { allowedHosts, refuse } from '../../daemon/ui/guard.js';
-import { laneOf } from '../../daemon/ui/lanes.js';
+import { allowedHosts, refuse } from '../../daemon/dashboard/guard.js';
+import { laneOf } from '../../daemon/dashboard/lanes.js';
 import {
   DashboardSessions,
   LOGIN_TOKEN_TTL_MS,
   SESSION_IDLE_MS,
-} from '../../daemon/ui/sessions.js';
+} from '../../daemon/dashboard/sessions.js';
 
 function sessions() {
   const clock = { now: 1_000_000 };

@@ -1,7 +1,7 @@
 // The error code table (shared/errors.ts) against the spec's types and statuses, and against
 // the generated OpenAPI document: every code is documented, every route declares its errors.
 import test from 'ava';
-import { buildOpenApiDocument, routeErrorCodes } from '../../daemon/openapi/document.js';
+import { buildOpenApiDocument, routeErrorCodes } from '../../daemon/http/openapi.js';
 import {
   ERROR_CODES,
   type ErrorCode,

@@ -1,7 +1,7 @@
 // Fault rules decide on calls as pure functions: where a rule points, which attempts it takes,
 // its seeded share (same sequence of calls, same outcomes), its --times and its --match.
 import test from 'ava';
-import { compileStubMatch } from '../../daemon/agents/stub-pattern.js';
+import { compileStubMatch } from '../../daemon/domain/user-pattern.js';
 import type { FaultRow } from '../../daemon/faults/fault.repository.js';
 import {
   coversAttempt,

@@ -1,7 +1,7 @@
 // API keys and credentials through the real services (buildServices) on a temp data dir:
 // hashing, revocation, rotation with a grace period, environments, the operator credential.
 import test from 'ava';
-import type { Services } from '../../daemon/services.js';
+import type { Services } from '../../daemon/app/services.js';
 import { ApiError } from '../../daemon/domain/errors.js';
 import { DEFAULT_ROTATION_GRACE_MS } from '../../daemon/keys/key.service.js';
 import { hashKey } from '../../daemon/keys/key-material.js';

@@ -4,7 +4,7 @@
 // inserts, status changes, deletes and retention.
 import test from 'ava';
 import { AgentRepository } from '../../daemon/agents/agent.repository.js';
-import { KnowledgeRepository } from '../../daemon/agents/knowledge.repository.js';
+import { KnowledgeRepository } from '../../daemon/agents/knowledge/knowledge.repository.js';
 import { MessageRepository } from '../../daemon/agents/message.repository.js';
 import { RunRepository, type RunRow } from '../../daemon/engine/run.repository.js';
 import { EventRepository, type EventRow } from '../../daemon/events/event.repository.js';

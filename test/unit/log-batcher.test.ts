@@ -6,13 +6,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { LineBatcher } from '../../daemon/logger.js';
+import { LineBatcher } from '../../daemon/platform/logger.js';
 
 function logFile(t: { teardown(fn: () => void): void }) {
   const dir = mkdtempSync(join(tmpdir(), 'svc-log-batcher-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'daemon.log');
-  // As the daemon's (daemon/logger.ts): batches are written synchronously.
+  // As the daemon's (daemon/platform/logger.ts): batches are written synchronously.
   const out = pino.destination({ dest: file, sync: true });
   return { file, out, batcher: new LineBatcher(out), lines: () => readLines(file) };
 }

@@ -2,7 +2,7 @@
 // trim message to each worker, after 2 and again after 9 quiet checks that follow busy ones,
 // and not again until it has been busy since.
 import test from 'ava';
-import { MemoryTrimmer } from '../../daemon/memory-trim.js';
+import { MemoryTrimmer } from '../../daemon/platform/memory-trim.js';
 
 function trimmer() {
   const calls = { collected: 0, workers: [0, 0] };

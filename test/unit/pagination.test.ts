@@ -4,7 +4,7 @@ import test from 'ava';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { StillClock } from '../helpers/still-clock.js';
-import { OffsetClock } from '../../daemon/clock/clock.js';
+import { OffsetClock } from '../../daemon/time/clock.js';
 import type { EventService } from '../../daemon/events/event.service.js';
 import { ApiError } from '../../daemon/domain/errors.js';
 import { DEFAULT_PAGE_SIZE, pageRequest, toPage } from '../../daemon/domain/pages.js';

@@ -1,7 +1,7 @@
 // RowCache: rows kept until written; counters that move (stats) make get() read again while
 // configured() keeps the cached row.
 import test from 'ava';
-import { RowCache } from '../../daemon/row-cache.js';
+import { RowCache } from '../../daemon/store/row-cache.js';
 
 function store() {
   const rows = new Map<string, { id: string; name: string; count: number }>();

@@ -2,7 +2,7 @@ import test from 'ava';
 import type { ApiError } from '../../daemon/domain/errors.js';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { SecretBox } from '../../daemon/crypto/secret-box.js';
+import { SecretBox } from '../../daemon/platform/secret-box.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 test('seals and opens; equal values seal differently; the plain text is not in the sealed form', (t) => {

@@ -2,10 +2,10 @@
 import test from 'ava';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { OffsetClock } from '../../daemon/clock/clock.js';
+import { OffsetClock } from '../../daemon/time/clock.js';
 import { openDatabase, type Db } from '../../daemon/store/database.js';
-import { TimerRepository, type TimerRow } from '../../daemon/timers/timer.repository.js';
-import { MAX_TIMER_ATTEMPTS, TimerService } from '../../daemon/timers/timer.service.js';
+import { TimerRepository, type TimerRow } from '../../daemon/time/timer.repository.js';
+import { MAX_TIMER_ATTEMPTS, TimerService } from '../../daemon/time/timer.service.js';
 import { CommitQueue } from '../../daemon/store/commit-queue.js';
 import { tempDir } from '../helpers/app.js';
 

@@ -3,12 +3,12 @@
 import test from 'ava';
 
 import { join } from 'node:path';
-import { SecretBox } from '../../daemon/crypto/secret-box.js';
+import { SecretBox } from '../../daemon/platform/secret-box.js';
 import {
   openTrigger,
   publicTrigger,
   resolveTrigger,
-} from '../../daemon/workflows/trigger-secret.js';
+} from '../../daemon/triggers/trigger-secret.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const box = SecretBox.fromKeyFile(join(tempDir('svc-trigger-'), 'secret.key'));

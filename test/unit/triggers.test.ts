@@ -4,11 +4,11 @@
 import test from 'ava';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { OffsetClock } from '../../daemon/clock/clock.js';
-import { SecretBox } from '../../daemon/crypto/secret-box.js';
+import { OffsetClock } from '../../daemon/time/clock.js';
+import { SecretBox } from '../../daemon/platform/secret-box.js';
 import { openDatabase, type Db } from '../../daemon/store/database.js';
-import { TimerRepository } from '../../daemon/timers/timer.repository.js';
-import { TimerService } from '../../daemon/timers/timer.service.js';
+import { TimerRepository } from '../../daemon/time/timer.repository.js';
+import { TimerService } from '../../daemon/time/timer.service.js';
 import { checkSchedule, latestOccurrence, nextOccurrence } from '../../daemon/triggers/cron.js';
 import { TriggerRepository } from '../../daemon/triggers/trigger.repository.js';
 import {

@@ -3,7 +3,7 @@
 // run timeout, and the 60 s bound of wait_for_completion.
 import test from 'ava';
 import { rmSync } from 'node:fs';
-import { buildServices, type Services } from '../../daemon/services.js';
+import { buildServices, type Services } from '../../daemon/app/services.js';
 import { tempDir } from '../helpers/app.js';
 import { stepStates, waitStep } from '../helpers/workflows.js';
 

@@ -3,7 +3,7 @@
 // much memory ends in 413 and the worker is stopped; the daemon keeps answering meanwhile.
 import { Worker } from 'node:worker_threads';
 import { ApiError } from '../../domain/errors.js';
-import { workerScript } from '../../worker-script.js';
+import { workerScript } from '../../platform/worker-script.js';
 import type { KnowledgeFormat } from './extract.js';
 import type { ExtractJob, ExtractOutcome } from './extract-worker.js';
 import { MAX_CONCURRENT_EXTRACTIONS, WORKER_HEAP_MB } from './limits.js';

@@ -3,12 +3,12 @@
 // that best cover an input. A rejected file stores nothing.
 import { newId } from '../../../shared/ids.js';
 import type { KnowledgeDocumentView } from '../../../shared/schemas/agents.js';
-import { toIso, type Clock } from '../../clock/clock.js';
+import { toIso, type Clock } from '../../time/clock.js';
 import { ApiError } from '../../domain/errors.js';
 import { pick } from '../../domain/views.js';
 import { mapPage, type ListQueryInput, type Page } from '../../domain/pages.js';
 import type { Passage } from '../brains/brain.js';
-import type { DocumentRow, KnowledgeRepository } from '../knowledge.repository.js';
+import type { DocumentRow, KnowledgeRepository } from './knowledge.repository.js';
 import { searchTerms } from './chunk.js';
 import { detectFormat } from './extract.js';
 import type { KnowledgeExtractor } from './extractor.js';

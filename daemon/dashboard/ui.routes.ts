@@ -9,21 +9,44 @@ import { z } from 'zod';
 import { ListQuery } from '../../shared/schemas/common.js';
 import { EVENT_TYPES } from '../../shared/schemas/events.js';
 import { WORKFLOW_EXECUTION_STATUSES } from '../../shared/schemas/workflows.js';
-import type { Clock } from '../clock/clock.js';
+import type { Clock } from '../time/clock.js';
 import type { DaemonStatus } from '../control/deps.js';
 import { ApiError } from '../domain/errors.js';
 import type { Page } from '../domain/pages.js';
 import type { ServerUrls } from '../domain/urls.js';
 import { sendError, toApiError } from '../http/error-handler.js';
-import type { Services } from '../services.js';
+import type { AgentService } from '../agents/agent.service.js';
+import type { ExecutionService } from '../agents/execution.service.js';
+import type { EventService } from '../events/event.service.js';
+import type { ClockService } from '../time/clock.service.js';
+import type { DeliveryService } from '../webhooks/delivery.service.js';
+import type { WebhookService } from '../webhooks/webhook.service.js';
+import type { RunService } from '../workflows/run.service.js';
+import type { WorkflowService } from '../workflows/workflow.service.js';
+import type { WorkflowEngine } from '../engine/engine.js';
+import type { WorkspaceService } from '../workspaces/workspace.service.js';
 import { loadAssets, type Asset } from './assets.js';
 import { refuse, SECURITY_HEADERS, setSecurityHeaders } from './guard.js';
 import { laneOf } from './lanes.js';
 import { loginNeededPage, notBuiltPage, shellPage } from './pages.js';
 import { DashboardSessions, type DashboardSession } from './sessions.js';
 
+/** The services the dashboard reads and drives (the composition root passes its own). */
+export interface DashboardServices {
+  agents: AgentService;
+  clockService: ClockService;
+  deliveries: DeliveryService;
+  engine: WorkflowEngine;
+  events: EventService;
+  executions: ExecutionService;
+  runs: RunService;
+  webhooks: WebhookService;
+  workflows: WorkflowService;
+  workspaces: WorkspaceService;
+}
+
 export interface DashboardOptions {
-  services: Services;
+  services: DashboardServices;
   urls: ServerUrls;
   sessions: DashboardSessions;
   clock: Clock;

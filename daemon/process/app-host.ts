@@ -7,8 +7,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import type { Logger } from 'pino';
-import { buildApp, type AppOptions, type SvcApp } from '../app.js';
-import { answerClientError } from './error-handler.js';
+import { buildApp, type AppOptions, type SvcApp } from '../app/app.js';
+import { answerClientError } from '../http/error-handler.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 

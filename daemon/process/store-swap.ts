@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { VERSION } from '../../shared/package-info.js';
 import { dataDirFiles } from '../../shared/paths.js';
 import type { StoreSwap } from '../control/deps.js';
-import { SecretBox } from '../crypto/secret-box.js';
+import { SecretBox } from '../platform/secret-box.js';
 import { MIGRATIONS } from '../store/migrations.js';
 import { prepareImport } from '../store/snapshot.js';
 import type { AppHost } from './app-host.js';

@@ -4,18 +4,18 @@
 // and what differs (a description, an error, a rate limit) and places the routes where it
 // wants them among its own.
 import type { z } from 'zod';
-import type { ErrorCode } from '../shared/errors.js';
-import { DeletedObject, type DeletedView } from '../shared/schemas/common.js';
-import type { Scope } from '../shared/scopes.js';
-import type { JsonText, Page } from './domain/pages.js';
+import type { ErrorCode } from '../../shared/errors.js';
+import { DeletedObject, type DeletedView } from '../../shared/schemas/common.js';
+import type { Scope } from '../../shared/scopes.js';
+import type { JsonText, Page } from '../domain/pages.js';
 import {
   listRoute,
   objectRoute,
   type HandlerInput,
   type RouteDef,
   type RouteRateLimit,
-} from './http/route.js';
-import type { FieldCodes } from './http/validation.js';
+} from './route.js';
+import type { FieldCodes } from './validation.js';
 
 export interface Resource<I, P, Q, C, U> {
   tag: string;

@@ -1,6 +1,6 @@
 // What a request is allowed to do, whatever credential kind proved it.
 import type { Scope } from '../../shared/scopes.js';
-import type { Environment } from '../keys/key-material.js';
+import type { Environment } from './environment.js';
 
 export interface Credential {
   type: 'api_key' | 'operator' | 'oauth';

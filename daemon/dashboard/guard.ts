@@ -5,7 +5,7 @@
 // and inline script.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerUrls } from '../domain/urls.js';
-import { isLoopback } from '../control/router.js';
+import { isLoopback } from '../http/loopback.js';
 
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",

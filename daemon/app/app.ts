@@ -11,47 +11,47 @@ import Fastify, {
 import { fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
 import findMyWay from 'find-my-way';
 import type { Logger } from 'pino';
-import { ID_PREFIXES, randomBase62 } from '../shared/ids.js';
-import { VERSION } from '../shared/package-info.js';
-import { meRoutes } from './auth/me.routes.js';
-import { toIso } from './clock/clock.js';
-import { createControlRouter, controlContextFactory } from './control/router.js';
-import { singleCallLane } from './control/single-call.js';
-import { controlInputGuard, controlRequestGuard } from './control/request-guard.js';
-import type { DaemonStatus, StoreSwap } from './control/deps.js';
-import { MemoryTrimmer } from './memory-trim.js';
-import { writeSnapshot } from './store/snapshot.js';
-import { eventRoutes } from './events/event.routes.js';
-import { AccessGuard } from './http/access.js';
+import { ID_PREFIXES, randomBase62 } from '../../shared/ids.js';
+import { VERSION } from '../../shared/package-info.js';
+import { meRoutes } from '../auth/me.routes.js';
+import { toIso } from '../time/clock.js';
+import { createControlRouter, controlContextFactory } from '../control/router.js';
+import { singleCallLane } from '../control/single-call.js';
+import { controlInputGuard, controlRequestGuard } from '../control/request-guard.js';
+import type { DaemonStatus, StoreSwap } from '../control/deps.js';
+import { MemoryTrimmer } from '../platform/memory-trim.js';
+import { writeSnapshot } from '../store/snapshot.js';
+import { eventRoutes } from '../events/event.routes.js';
+import { AccessGuard } from '../auth/access.js';
 import {
   answerClientError,
   installErrorHandling,
   sendError,
   toApiError,
-} from './http/error-handler.js';
-import { installJsonBodyParser } from './http/json-body.js';
-import { registerRoutes } from './http/register.js';
-import { RequestLogController } from './http/request-log.js';
-import type { RouteDef } from './http/route.js';
-import { serverUrls, type ServerUrls } from './domain/urls.js';
+} from '../http/error-handler.js';
+import { installJsonBodyParser } from '../http/json-body.js';
+import { registerRoutes } from '../http/register.js';
+import { RequestLogController } from '../http/request-log.js';
+import type { RouteDef } from '../http/route.js';
+import { serverUrls, type ServerUrls } from '../domain/urls.js';
 import { publicRoutes } from './public.routes.js';
-import { FixedWindowLimiter } from './ratelimit/limiter.js';
-import { DEFAULT_ENTERPRISE_MULTIPLIER, RatePlans } from './ratelimit/plans.js';
+import { FixedWindowLimiter } from '../ratelimit/limiter.js';
+import { DEFAULT_ENTERPRISE_MULTIPLIER, RatePlans } from '../ratelimit/plans.js';
 import { buildServices, type ServiceOptions, type Services } from './services.js';
-import { MAX_KNOWLEDGE_BYTES } from './agents/knowledge/knowledge.service.js';
-import { webhookRoutes } from './webhooks/webhook.routes.js';
-import { integrationRoutes } from './integrations/integration.routes.js';
+import { MAX_KNOWLEDGE_BYTES } from '../agents/knowledge/knowledge.service.js';
+import { webhookRoutes } from '../webhooks/webhook.routes.js';
+import { integrationRoutes } from '../integrations/integration.routes.js';
 import multipart from '@fastify/multipart';
 import formbody from '@fastify/formbody';
 import cookie from '@fastify/cookie';
-import { agentRoutes } from './agents/agent.routes.js';
-import { workflowRoutes } from './workflows/workflow.routes.js';
-import { templateRoutes } from './templates/template.routes.js';
-import { hookRoutes } from './triggers/hook.routes.js';
-import { Workflow } from '../shared/schemas/workflows.js';
-import { oauthRoutes, oauthScopeErrorHandler } from './oauth/oauth.routes.js';
-import { dashboardRoutes } from './ui/ui.routes.js';
-import { DashboardSessions } from './ui/sessions.js';
+import { agentRoutes } from '../agents/agent.routes.js';
+import { workflowRoutes } from '../workflows/workflow.routes.js';
+import { templateRoutes } from '../templates/template.routes.js';
+import { hookRoutes } from '../triggers/hook.routes.js';
+import { Workflow } from '../../shared/schemas/workflows.js';
+import { oauthRoutes, oauthScopeErrorHandler } from '../oauth/oauth.routes.js';
+import { dashboardRoutes } from '../dashboard/ui.routes.js';
+import { DashboardSessions } from '../dashboard/sessions.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** Control-channel requests: a fixture with its knowledge files (40 MiB, base64). */
@@ -59,7 +59,7 @@ export const MAX_CONTROL_BODY_BYTES = 64 * 1024 * 1024;
 
 export interface AppOptions extends ServiceOptions {
   controlToken: string;
-  /** The host's server (daemon/http/app-host.ts) routes requests to this app: see Fastify's option. */
+  /** The host's server (daemon/process/app-host.ts) routes requests to this app: see Fastify's option. */
   serverFactory?: FastifyServerOptions['serverFactory'];
   /** svc state import|reset: given by the host, which can swap the store under the app. */
   storeSwap?: StoreSwap;

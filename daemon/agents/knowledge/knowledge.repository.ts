@@ -1,7 +1,7 @@
 // Knowledge documents and their text chunks, indexed with SQLite FTS5 for retrieval.
-import type { ListQueryInput, Page } from '../domain/pages.js';
-import { LIMIT_PARAM, type Db } from '../store/database.js';
-import { ListQuery } from '../store/list-query.js';
+import type { ListQueryInput, Page } from '../../domain/pages.js';
+import { LIMIT_PARAM, type Db } from '../../store/database.js';
+import { ListQuery } from '../../store/list-query.js';
 
 export interface DocumentRow {
   id: string;

@@ -1,7 +1,7 @@
-// Runs the daemon in this process until a signal or a control-channel stop: daemon/entry.ts
+// Runs the daemon in this process until a signal or a control-channel stop: daemon/process/entry.ts
 // (which `svc daemon start` spawns, with or without --foreground) calls it.
 import type { Logger } from 'pino';
-import type { DaemonMessage } from '../shared/daemon-launch.js';
+import type { DaemonMessage } from '../../shared/daemon-launch.js';
 import type { DaemonConfig } from './config.js';
 import { startDaemon } from './server.js';
 import type { StopSignals } from './stop-signals.js';

@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildApp } from '../app.js';
+import { buildApp } from './app.js';
 
 const target = process.argv[2] ?? 'openapi.json';
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-openapi-'));

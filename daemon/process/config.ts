@@ -1,10 +1,10 @@
 // Daemon settings from flags and environment variables (flags win), with the documented defaults.
 import { resolve } from 'node:path';
-import type { DaemonFlags } from '../shared/daemon-launch.js';
-import { DEFAULT_HOST, DEFAULT_PORT, defaultDataDir } from '../shared/paths.js';
-import type { Environment } from './keys/key-material.js';
-import type { LogLevel } from './logger.js';
-import { DEFAULT_ENTERPRISE_MULTIPLIER } from './ratelimit/plans.js';
+import type { DaemonFlags } from '../../shared/daemon-launch.js';
+import { DEFAULT_HOST, DEFAULT_PORT, defaultDataDir } from '../../shared/paths.js';
+import type { Environment } from '../domain/environment.js';
+import type { LogLevel } from '../platform/logger.js';
+import { DEFAULT_ENTERPRISE_MULTIPLIER } from '../ratelimit/plans.js';
 
 export interface DaemonConfig {
   host: string;

@@ -3,7 +3,7 @@
 // and a write that does not send it keeps the one stored. Only the trigger check and the hook
 // intake ever see the plain value.
 import type { TriggerType } from '../../shared/schemas/triggers.js';
-import type { SecretBox } from '../crypto/secret-box.js';
+import type { SecretBox } from '../platform/secret-box.js';
 
 export interface StoredTrigger {
   type: TriggerType;

@@ -1,7 +1,7 @@
 // In-memory alarms on the daemon clock, for things that only matter while this process runs (a
 // request waiting at most 60 s for its run, the deadline of a step in flight). Durable work uses
 // timers instead. One real-time wake-up serves all alarms; a clock move calls check().
-import type { Clock } from '../clock/clock.js';
+import type { Clock } from './clock.js';
 
 interface Alarm {
   dueAt: number;

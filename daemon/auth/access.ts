@@ -2,22 +2,22 @@
 // scope (403), rate limits (429). It leaves the request's context and the rate-limit headers.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { hasScope } from '../../shared/scopes.js';
-import type { Credential } from '../auth/credential.js';
-import type { CredentialService } from '../auth/credential.service.js';
-import type { Clock } from '../clock/clock.js';
+import type { Credential } from '../domain/credential.js';
+import type { CredentialService } from './credential.service.js';
+import type { Clock } from '../time/clock.js';
 import type { FixedWindowLimiter, BucketState } from '../ratelimit/limiter.js';
 import type { RatePlans } from '../ratelimit/plans.js';
 import type { Workspace } from '../domain/workspace.js';
 import type { WorkspaceService } from '../workspaces/workspace.service.js';
 import { ApiError, missingFields } from '../domain/errors.js';
-import type { RequestContext, RouteAuth, RouteRateLimit } from './route.js';
+import type { RequestContext, RouteAuth, RouteGuard, RouteRateLimit } from '../http/route.js';
 
 const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
 
 export const API_KEY_QUERY_WARNING =
   '299 svc "The api_key query parameter is not recommended: it ends up in logs and browser history. Send Authorization: Bearer <key>."';
 
-export class AccessGuard {
+export class AccessGuard implements RouteGuard {
   constructor(
     private readonly credentials: CredentialService,
     private readonly workspaces: WorkspaceService,

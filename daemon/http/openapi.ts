@@ -6,9 +6,9 @@ import { VERSION } from '../../shared/package-info.js';
 import { dataEnvelope, ErrorBody, listEnvelope, ProblemBody } from '../../shared/schemas/common.js';
 import { OAUTH_ERRORS, OAuthErrorBody } from '../../shared/schemas/oauth.js';
 import { SCOPE_DESCRIPTIONS } from '../../shared/scopes.js';
-import type { RouteDef } from '../http/route.js';
+import type { RouteDef } from './route.js';
 import type { ServerUrls } from '../domain/urls.js';
-import { toJsonSchema, type JsonSchema } from '../http/json-schema.js';
+import { toJsonSchema, type JsonSchema } from './json-schema.js';
 
 type Doc = Record<string, unknown>;
 

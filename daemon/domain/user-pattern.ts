@@ -4,7 +4,7 @@
 // daemon; it has no backreferences or lookaround, and a pattern that needs them is refused when
 // the stub is added, naming the feature.
 import RE2 from 're2';
-import { ApiError } from '../domain/errors.js';
+import { ApiError } from './errors.js';
 
 export type StubMatcher = (input: string) => boolean;
 

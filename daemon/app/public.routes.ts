@@ -1,10 +1,10 @@
 // Routes that need no credential: health, the OpenAPI document (twice, as decided) and the
 // error reference that every error's documentation_url points into.
 import { z } from 'zod';
-import { ERROR_CODES } from '../shared/errors.js';
-import { rawRoute, type RouteDef } from './http/route.js';
-import type { ServerUrls } from './domain/urls.js';
-import { buildOpenApiDocument } from './openapi/document.js';
+import { ERROR_CODES } from '../../shared/errors.js';
+import { rawRoute, type RouteDef } from '../http/route.js';
+import type { ServerUrls } from '../domain/urls.js';
+import { buildOpenApiDocument } from '../http/openapi.js';
 
 const Health = z.object({ status: z.literal('ok'), version: z.string() }).meta({ title: 'Health' });
 const OpenApiDoc = z.record(z.string(), z.unknown()).meta({ title: 'OpenAPI document' });

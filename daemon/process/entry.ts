@@ -10,13 +10,13 @@ const signals = new StopSignals().install();
 process.send?.({ type: 'signals' });
 const [{ FOREGROUND_ARG }, { dataDirFiles }, { resolveConfig }, { restrictNewFiles }] =
   await Promise.all([
-    import('../shared/daemon-launch.js'),
-    import('../shared/paths.js'),
+    import('../../shared/daemon-launch.js'),
+    import('../../shared/paths.js'),
     import('./config.js'),
     import('./data-dir.js'),
   ]);
 const [{ createLogger }, { runDaemon }] = await Promise.all([
-  import('./logger.js'),
+  import('../platform/logger.js'),
   import('./main.js'),
 ]);
 

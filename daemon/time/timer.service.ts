@@ -5,7 +5,7 @@
 // Handlers run concurrently (a slow webhook receiver does not hold up the others), up to a limit.
 // A timer stored as due now is handed to the loop only once its transaction has committed.
 import { newId } from '../../shared/ids.js';
-import type { Clock } from '../clock/clock.js';
+import type { Clock } from './clock.js';
 import type { TimerRepository, TimerRow } from './timer.repository.js';
 
 export type TimerHandler = (

@@ -2,7 +2,7 @@
 // is gone (a crash, SIGKILL), or whose pid now belongs to a process that is not an svc daemon
 // (the pid was reused), is stale and taken over at once.
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
-import { isSvcDaemon } from '../shared/process.js';
+import { isSvcDaemon } from '../../shared/process.js';
 
 export class DataDirLockedError extends Error {
   constructor(

@@ -2,7 +2,7 @@
 // everything that became due before answering, so a script can rely on it having happened.
 import { EventEmitter } from 'node:events';
 import { ApiError } from '../domain/errors.js';
-import type { Environment } from '../keys/key-material.js';
+import type { Environment } from '../domain/environment.js';
 import type { SettingsRepository } from '../store/settings.repository.js';
 import type { OffsetClock } from './clock.js';
 
