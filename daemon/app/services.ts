@@ -1,6 +1,6 @@
 // The composition root of the daemon's domain: opens the store and wires every repository and
-// service together, and wires the domain to itself: moving the clock fires due timers and
-// housekeeping. No HTTP here (app.ts builds the server around these services).
+// service together, and wires the domain to itself (time/time-keeper.ts: moving the clock fires
+// due timers and housekeeping). No HTTP here (app.ts builds the server around these services).
 import type { Environment } from '../domain/environment.js';
 import { AgentRepository } from '../agents/agent.repository.js';
 import { AgentService } from '../agents/agent.service.js';
@@ -62,6 +62,7 @@ import { type WorkflowView } from '../../shared/schemas/workflows.js';
 import { Checkpointer } from '../store/checkpointer.js';
 import { openDatabase, restartWal, writeCounter, type Db } from '../store/database.js';
 import { Housekeeping } from '../time/housekeeping.js';
+import { keepTime } from '../time/time-keeper.js';
 import { serverUrls, type ServerUrls } from '../domain/urls.js';
 import { ApiError } from '../domain/errors.js';
 import { MIGRATIONS } from '../store/migrations.js';
@@ -323,26 +324,7 @@ export function buildServices(
     ],
     log,
   );
-  /** Fires what is due now, then lets the runs it resumed go as far as they can. */
-  const runDue = async () => {
-    await timers.runDue();
-    // After the timers: a run whose timeout fell due answers its waiting request first.
-    alarms.check();
-    await engine.idle();
-  };
-  // svc clock advance moves through every due time on its way, one after the other.
-  clockService.useAgenda({
-    nextDueAfter: (time) => {
-      const dueTimes = [timers.nextDueAfter(time), alarms.nextDueAfter(time)];
-      const known = dueTimes.filter((due): due is number => due !== undefined);
-      return known.length ? Math.min(...known) : undefined;
-    },
-    runDue,
-  });
-  clockService.on('moved', async () => {
-    await runDue();
-    housekeeping.run();
-  });
+  keepTime({ clockService, timers, alarms, housekeeping, settle: () => engine.idle() });
   const fixtures = new FixtureService({
     repo: new FixtureRepository(db),
     environment: options.environment,

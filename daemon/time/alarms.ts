@@ -2,21 +2,22 @@
 // request waiting at most 60 s for its run, the deadline of a step in flight). Durable work uses
 // timers instead. One real-time wake-up serves all alarms; a clock move calls check().
 import type { Clock } from './clock.js';
+import { WakeUp } from './wake-up.js';
 
 interface Alarm {
   dueAt: number;
   fire: () => void;
 }
 
-const MAX_SLEEP_MS = 60_000;
-
 export class Alarms {
   private readonly alarms = new Map<number, Alarm>();
   private nextId = 0;
-  private wakeUp: NodeJS.Timeout | undefined;
+  private readonly wakeUp: WakeUp;
   private wakeAt = Infinity;
 
-  constructor(private readonly clock: Clock) {}
+  constructor(private readonly clock: Clock) {
+    this.wakeUp = new WakeUp(clock, () => this.check());
+  }
 
   /** Calls `fire` once the daemon clock reaches `dueAt`; returns the cancel function. */
   at(dueAt: number, fire: () => void): () => void {
@@ -46,24 +47,19 @@ export class Alarms {
       } else if (alarm.dueAt < next) next = alarm.dueAt;
     }
     this.wakeAt = Infinity;
-    if (this.wakeUp) clearTimeout(this.wakeUp);
-    this.wakeUp = undefined;
+    this.wakeUp.cancel();
     if (next !== Infinity) this.arm(next);
   }
 
   /** Drops every alarm (shutdown). */
   clear(): void {
     this.alarms.clear();
-    if (this.wakeUp) clearTimeout(this.wakeUp);
-    this.wakeUp = undefined;
+    this.wakeUp.cancel();
     this.wakeAt = Infinity;
   }
 
   private arm(dueAt: number): void {
-    if (this.wakeUp) clearTimeout(this.wakeUp);
     this.wakeAt = dueAt;
-    const delay = Math.max(0, Math.min(dueAt - this.clock.now(), MAX_SLEEP_MS));
-    this.wakeUp = setTimeout(() => this.check(), delay);
-    this.wakeUp.unref();
+    this.wakeUp.at(dueAt);
   }
 }

@@ -7,6 +7,7 @@
 import { newId } from '../../shared/ids.js';
 import type { Clock } from './clock.js';
 import type { TimerRepository, TimerRow } from './timer.repository.js';
+import { WakeUp } from './wake-up.js';
 
 export type TimerHandler = (
   payload: unknown,
@@ -20,7 +21,6 @@ export interface TimerLogger {
 const MAX_CONCURRENCY = 256;
 /** Look for more due timers once fewer than this many handlers are running. */
 const REFILL_BELOW = MAX_CONCURRENCY / 2;
-const MAX_SLEEP_MS = 60_000;
 const MAX_RETRY_DELAY_MS = 3_600_000;
 /** Attempts before a failing timer is declared dead (about 17 minutes of retries in all). */
 export const MAX_TIMER_ATTEMPTS = 10;
@@ -36,7 +36,7 @@ export class TimerService {
   private readonly staged = new Set<string>();
   /** Timers whose handlers succeeded, not yet deleted. */
   private readonly done: string[] = [];
-  private wakeUp: NodeJS.Timeout | undefined;
+  private readonly wakeUp: WakeUp;
   private running: Promise<void> | undefined;
   private draining = false;
   private nudge: (() => void) | undefined;
@@ -50,7 +50,9 @@ export class TimerService {
     private readonly repo: TimerRepository,
     private readonly clock: Clock,
     private readonly log: TimerLogger,
-  ) {}
+  ) {
+    this.wakeUp = new WakeUp(clock, () => void this.runDue());
+  }
 
   register(kind: string, handler: TimerHandler): void {
     this.handlers.set(kind, handler);
@@ -123,8 +125,7 @@ export class TimerService {
     // Timers handed over but not started stay in the table for the next start.
     this.ready.clear();
     this.staged.clear();
-    if (this.wakeUp) clearTimeout(this.wakeUp);
-    this.wakeUp = undefined;
+    this.wakeUp.cancel();
     this.poke();
     await this.running;
     await Promise.all(this.inFlight.values());
@@ -259,12 +260,8 @@ export class TimerService {
 
   /** Sets one real-time wake-up for the nearest due timer (re-read after clock moves). */
   private arm(): void {
-    if (this.wakeUp) clearTimeout(this.wakeUp);
-    this.wakeUp = undefined;
     const next = this.repo.nextDueAt();
-    if (next === undefined) return;
-    const delay = Math.max(0, Math.min(next - this.clock.now(), MAX_SLEEP_MS));
-    this.wakeUp = setTimeout(() => void this.runDue(), delay);
-    this.wakeUp.unref();
+    if (next === undefined) this.wakeUp.cancel();
+    else this.wakeUp.at(next);
   }
 }
