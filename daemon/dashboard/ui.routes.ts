@@ -104,11 +104,10 @@ class Dashboard {
 
   install(scope: FastifyInstance): void {
     const { services, urls } = this.options;
+    // Every route of this scope is the dashboard's, and the guard runs on each one as routed:
+    // the router decodes the path (/%75i/api/session is /ui/api/session) and takes an
+    // absolute-form target (GET http://host/ui/...), so the raw URL must not decide.
     scope.addHook('onRequest', (request, reply, done) => {
-      if (!request.url.startsWith('/ui')) {
-        done();
-        return;
-      }
       setSecurityHeaders(reply);
       const refusal = refuse(request, urls);
       if (refusal) {
@@ -321,8 +320,9 @@ class Dashboard {
   }
 
   private shell(request: FastifyRequest, reply: FastifyReply) {
-    if (request.url.startsWith('/ui/api/')) {
-      throw new ApiError('not_found', `No dashboard API at ${request.url.split('?')[0]}.`);
+    const rest = (request.params as { '*'?: string })['*'] ?? '';
+    if (rest === 'api' || rest.startsWith('api/')) {
+      throw new ApiError('not_found', `No dashboard API at /ui/${rest}.`);
     }
     if (!this.session(request)) {
       return reply

@@ -110,19 +110,30 @@ test.serial(
 
 test.serial('a foreign Host or Origin is refused', async (t) => {
   const port = new URL(d.url).port;
-  const raw = (headers: Record<string, string>, method = 'GET') =>
-    new Promise<number>((resolve, reject) => {
-      const req = httpRequest(
-        { host: '127.0.0.1', port, path: '/ui/api/clock', method, headers },
-        (res) => {
-          res.resume();
-          resolve(res.statusCode!);
-        },
-      );
+  const rawAnswer = (headers: Record<string, string>, method = 'GET', path = '/ui/api/clock') =>
+    new Promise<{ status: number; csp: unknown }>((resolve, reject) => {
+      const req = httpRequest({ host: '127.0.0.1', port, path, method, headers }, (res) => {
+        res.resume();
+        resolve({ status: res.statusCode!, csp: res.headers['content-security-policy'] });
+      });
       req.on('error', reject);
       req.end(method === 'POST' ? '{}' : undefined);
     });
+  const raw = async (headers: Record<string, string>, method = 'GET') =>
+    (await rawAnswer(headers, method)).status;
   t.is(await raw({ host: `attacker.example:${port}` }), 403, 'DNS rebinding: foreign Host');
+  // The guard runs on the path as routed, whatever its spelling: percent-encoded letters and
+  // an absolute-form request target reach the same route and meet the same checks.
+  for (const path of [
+    '/%75i/api/clock',
+    '/%75%69/api/clock',
+    '/u%69/api/session',
+    `http://attacker.example:${port}/ui/api/clock`,
+  ]) {
+    const answer = await rawAnswer({ host: `attacker.example:${port}` }, 'GET', path);
+    t.is(answer.status, 403, `foreign Host refused for ${path}`);
+    t.truthy(answer.csp, `CSP header set for ${path}`);
+  }
   const cookie = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
   t.is(
     await raw({ host: `127.0.0.1:${port}`, cookie }),
