@@ -29,6 +29,10 @@ export function keepTime({
     await timers.runDue();
     // After the timers: a run whose timeout fell due answers its waiting request first.
     alarms.check();
+    // An alarm may have resumed a timer handler parked on the daemon clock (an injected
+    // latency): once its continuation has run, wait for it as for any due timer.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    await timers.runDue();
     await settle();
   };
   clockService.useAgenda({

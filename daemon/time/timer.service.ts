@@ -9,10 +9,18 @@ import type { Clock } from './clock.js';
 import type { TimerRepository, TimerRow } from './timer.repository.js';
 import { WakeUp } from './wake-up.js';
 
-export type TimerHandler = (
-  payload: unknown,
-  timer: { id: string; dueAt: number },
-) => Promise<void> | void;
+export interface TimerContext {
+  id: string;
+  dueAt: number;
+  /**
+   * Wraps a wait that only a later time on the daemon clock ends (an injected --latency): while
+   * it lasts the handler is parked, so runDue (and with it a clock move) and stop() do not wait
+   * for it. A handler parked at stop() never finishes here; its timer runs again after a restart.
+   */
+  untilDue<T>(waiting: Promise<T>): Promise<T>;
+}
+
+export type TimerHandler = (payload: unknown, timer: TimerContext) => Promise<void> | void;
 
 export interface TimerLogger {
   error(obj: object, msg: string): void;
@@ -28,6 +36,8 @@ export const MAX_TIMER_ATTEMPTS = 10;
 export class TimerService {
   private readonly handlers = new Map<string, TimerHandler>();
   private readonly inFlight = new Map<string, Promise<void>>();
+  /** Handlers in flight that wait for a later time on the daemon clock (untilDue). */
+  private readonly parked = new Set<string>();
   /** Something may have become due since the last look (a timer was stored, time moved). */
   private dirty = true;
   /** Timers stored as due now while the service runs, not yet started. */
@@ -118,7 +128,7 @@ export class TimerService {
     void this.runDue();
   }
 
-  /** Stops starting handlers; waits for the ones already running. */
+  /** Stops starting handlers; waits for the ones already running, except parked ones. */
   async stop(): Promise<void> {
     this.armed = false;
     this.closing = true;
@@ -128,7 +138,8 @@ export class TimerService {
     this.wakeUp.cancel();
     this.poke();
     await this.running;
-    await Promise.all(this.inFlight.values());
+    // A pass that ends once every handler has finished or parked.
+    await this.kick();
     this.flushDone();
   }
 
@@ -176,7 +187,7 @@ export class TimerService {
         started = this.startReady();
         if (this.dirty) started += this.startDue();
       }
-      if (this.inFlight.size === 0 && started === 0 && !this.nudged) return;
+      if (this.busy() === 0 && started === 0 && !this.nudged) return;
       if (this.nudged) continue;
       // Woken by a handler finishing or by poke(): one promise, whatever the number in flight.
       await new Promise<void>((resolve) => (this.nudge = resolve));
@@ -216,11 +227,18 @@ export class TimerService {
     return started;
   }
 
+  /** Handlers in flight that are not parked on the daemon clock. */
+  private busy(): number {
+    return this.inFlight.size - this.parked.size;
+  }
+
   private launch(row: TimerRow): boolean {
     if (this.inFlight.has(row.id)) return false;
     const run = this.fire(row).finally(() => {
       this.inFlight.delete(row.id);
-      this.poke();
+      // A parked handler may finish after its pass ended: a new pass deletes its timer.
+      if (!this.draining && this.armed) void this.kick();
+      else this.poke();
     });
     this.inFlight.set(row.id, run);
     return true;
@@ -235,7 +253,15 @@ export class TimerService {
     const handler = this.handlers.get(row.kind);
     try {
       if (!handler) throw new Error(`no handler registered for timer kind ${row.kind}`);
-      await handler(JSON.parse(row.payload), { id: row.id, dueAt: row.due_at });
+      await handler(JSON.parse(row.payload), {
+        id: row.id,
+        dueAt: row.due_at,
+        untilDue: (waiting) => {
+          this.parked.add(row.id);
+          this.poke();
+          return waiting.finally(() => this.parked.delete(row.id));
+        },
+      });
       // Deleted with the others of this pass; a crash before that runs it again (at-least-once).
       this.done.push(row.id);
     } catch (error) {
@@ -260,7 +286,9 @@ export class TimerService {
 
   /** Sets one real-time wake-up for the nearest due timer (re-read after clock moves). */
   private arm(): void {
-    const next = this.repo.nextDueAt();
+    // Every timer due now has finished or is parked when a pass ends: wake for a later one.
+    const next =
+      this.parked.size > 0 ? this.repo.nextDueAfter(this.clock.now()) : this.repo.nextDueAt();
     if (next === undefined) this.wakeUp.cancel();
     else this.wakeUp.at(next);
   }

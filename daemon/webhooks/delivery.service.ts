@@ -41,7 +41,9 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
     super();
     // One listener per live client (svc webhooks tail): no leak warning past ten of them.
     this.setMaxListeners(0);
-    timers.register(DELIVERY_TIMER, (payload) => this.onTimer(payload as { delivery_id: string }));
+    timers.register(DELIVERY_TIMER, (payload, timer) =>
+      this.onTimer(payload as { delivery_id: string }, timer.untilDue),
+    );
   }
 
   list(
@@ -198,7 +200,10 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
     };
   }
 
-  private async onTimer(payload: { delivery_id: string }): Promise<void> {
+  private async onTimer(
+    payload: { delivery_id: string },
+    untilDue: CallScope['untilDue'],
+  ): Promise<void> {
     // An attempt is in flight (a retry's, or another timer's): it schedules the next one if needed.
     if (this.attempting.has(payload.delivery_id)) return;
     const row = this.repo.get(payload.delivery_id);
@@ -211,14 +216,14 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
     }
     // A paused or failed webhook holds its deliveries; PATCH status active sends them again.
     if (hook.status !== 'active') return;
-    await this.attempt(row, hook, { automatic: true });
+    await this.attempt(row, hook, { automatic: true, untilDue });
   }
 
   /** One attempt at a time per delivery (see retryNow); settles when its outcome is stored. */
   private attempt(
     row: DeliveryRow,
     hook: WebhookRow,
-    options: { automatic: boolean },
+    options: AttemptOptions,
   ): Promise<void> {
     const running = this.attemptOnce(row, hook, options);
     const settled = running.catch(() => undefined);
@@ -232,7 +237,7 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
   private async attemptOnce(
     row: DeliveryRow,
     hook: WebhookRow,
-    options: { automatic: boolean },
+    options: AttemptOptions,
   ): Promise<void> {
     const result = await this.send(
       hook,
@@ -243,6 +248,7 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
         webhookId: hook.id,
         attempt: row.attempts + 1,
         matchText: () => row.event_type,
+        untilDue: options.untilDue,
       },
     );
     const now = this.clock.now();
@@ -397,6 +403,13 @@ export interface ReplayResult {
     /** The new delivery (null in a dry run). */
     delivery_id: string | null;
   }[];
+}
+
+interface AttemptOptions {
+  /** A due timer's attempt (retries follow the schedule), not a retry asked for by hand. */
+  automatic: boolean;
+  /** The timer's parking of an injected latency (see TimerContext.untilDue). */
+  untilDue?: CallScope['untilDue'];
 }
 
 interface SendResult {

@@ -310,6 +310,45 @@ test.serial('bad rules are usage errors that say what to fix', async (t) => {
   assertExit(t, attempts, 2);
 });
 
+// It restarts the daemon, which then runs on another port: only CLI calls after it.
+test.serial(
+  'a delivery held by --latency 24h holds neither a clock move nor a graceful stop',
+  async (t) => {
+    const receiver = await startReceiver(t);
+    const hook = await createHook(receiver);
+    const fault = await addFault('--url-prefix', receiver.url, '--latency', '24h');
+    await control(d, 'events.trigger', { type: 'agent.created', workspace_id: ws });
+    let started = Date.now();
+    await d.advance('1m');
+    const advanceMs = Date.now() - started;
+    t.log(`svc clock advance 1m with a delivery held 24h: ${advanceMs} ms`);
+    // The defect: the move waited for the held attempt and never returned.
+    t.true(advanceMs < 10_000, String(advanceMs));
+    t.like(await deliveryOf(hook), { status: 'pending', attempts: 0 });
+    t.is(receiver.requests.length, 0, 'held before the call');
+
+    started = Date.now();
+    const stop = await d.cli(['daemon', 'stop']);
+    const stopMs = Date.now() - started;
+    t.log(`svc daemon stop with a delivery held: ${stopMs} ms`);
+    assertExit(t, stop, 0);
+    // The forced exit comes after 15 s: a graceful stop is well before it.
+    t.true(stopMs < 10_000, String(stopMs));
+
+    // The held attempt was never made: after the restart it is made again, held again, and
+    // goes out once the daemon clock has passed the latency.
+    // (The daemon now runs on another port: the checks go through the CLI, which finds it.)
+    await restart(d);
+    await d.advance('24h');
+    await receiver.waitForCount(1, 5000);
+    const listed = await d.cli(['webhooks', 'deliveries', hook, '--workspace', ws, '--json']);
+    t.like(listed.json().data[0], { status: 'delivered', attempts: 1 });
+    const rules = (await d.cli(['faults', 'list', '--workspace', ws, '--json'])).json();
+    t.true(rules.find((f: any) => f.id === fault.id).hits >= 1);
+    assertExit(t, await d.cli(['faults', 'clear', '--workspace', ws]), 0);
+  },
+);
+
 test.serial('rules are stored: they survive a restart', async (t) => {
   const fault = await addFault('--url-prefix', 'http://127.0.0.1:9/', '--reset', '--times', '3');
   assertExit(t, await d.cli(['daemon', 'stop']), 0);

@@ -30,9 +30,10 @@ function setUp(t: import('ava').ExecutionContext) {
   const clock = new OffsetClock();
   const services: TimerService[] = [];
   /** A started service, as the daemon runs it (start() once the server listens). */
-  const make = async (db: Db) => {
+  const make = async (db: Db, register?: (timers: TimerService) => void) => {
     const timers = new TimerService(new TimerRepository(db), clock, log);
     services.push(timers);
+    register?.(timers);
     timers.start();
     // Let the first pass (nothing due yet) settle.
     await timers.runDue();
@@ -323,4 +324,61 @@ test('a started service fires a due timer by itself', async (t) => {
     new Promise((resolve) => setTimeout(() => resolve('timed out'), 3000)),
   ]);
   t.is(result, 'by itself');
+});
+
+test('a handler parked on the daemon clock holds neither runDue nor stop; it finishes later', async (t) => {
+  const { started, clock } = setUp(t);
+  const { timers } = await started();
+  let release!: () => void;
+  const latency = new Promise<void>((resolve) => (release = resolve));
+  const steps: string[] = [];
+  timers.register('slow', async (_payload, timer) => {
+    steps.push('started');
+    await timer.untilDue(latency);
+    steps.push('resumed');
+  });
+  timers.register('quick', () => {
+    steps.push('quick');
+  });
+  timers.schedule('slow', clock.now(), null);
+  await timers.runDue();
+  t.deepEqual(steps, ['started'], 'runDue answered while the handler is parked');
+  t.is(timers.pending(), 1, 'its timer is kept until the handler ends');
+
+  // Another timer still runs while one is parked, and the parked one is not started twice.
+  timers.schedule('quick', clock.now(), null);
+  await timers.runDue();
+  t.deepEqual(steps, ['started', 'quick']);
+
+  release();
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  await timers.runDue();
+  t.deepEqual(steps, ['started', 'quick', 'resumed']);
+  t.is(timers.pending(), 0, 'deleted once the handler ended');
+});
+
+test('stop() does not wait for a parked handler; its timer runs again later', async (t) => {
+  const { open, make, clock } = setUp(t);
+  const db = open();
+  const timers = await make(db);
+  const never = new Promise<void>(() => undefined);
+  let runs = 0;
+  timers.register('held', async (_payload, timer) => {
+    runs += 1;
+    await timer.untilDue(never);
+  });
+  timers.schedule('held', clock.now(), null);
+  await timers.runDue();
+  t.is(runs, 1);
+  const stopped = await Promise.race([
+    timers.stop().then(() => 'stopped'),
+    new Promise((resolve) => setTimeout(() => resolve('held'), 2000)),
+  ]);
+  t.is(stopped, 'stopped');
+  // As after a restart: the timer is still there and runs again.
+  let ranAgain = 0;
+  const again = await make(db, (timers) => timers.register('held', () => void (ranAgain += 1)));
+  await again.runDue();
+  t.is(ranAgain, 1);
+  t.is(again.pending(), 0);
 });
