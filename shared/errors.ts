@@ -118,7 +118,8 @@ export const ERROR_CODES = {
   invalid_step_config: {
     status: 400,
     type: 'validation_error',
-    description: 'A workflow step is missing fields or malformed.',
+    description:
+      'A workflow step is missing fields or malformed: a required config field, an expression that does not parse, or a secret used other than whole ({{secrets.NAME}} alone between the braces).',
   },
   circular_dependency: {
     status: 400,

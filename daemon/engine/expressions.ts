@@ -5,9 +5,11 @@
 // cached by their text, so a hot workflow parses each expression once; a plain path (`a.b.c`,
 // most interpolations) is read directly, the way the library reads it (see plainPath).
 import { expressionLibrary } from './expression-realm.js';
+import { secretUseProblem, type ExpressionNode } from './secret-use.js';
 
 export type Scope = Record<string, unknown>;
-type Compiled = (scope: Scope) => unknown;
+/** A compiled expression, with the library's parsed form of it. */
+type Compiled = ((scope: Scope) => unknown) & { ast: ExpressionNode };
 
 export class ExpressionError extends Error {
   constructor(
@@ -57,22 +59,35 @@ export function expressionBoundProblem(source: string): string | undefined {
   return undefined;
 }
 
-/** Compiles an expression (throws ExpressionError on a syntax error or nesting too deep). */
-export function compile(source: string): Compiled {
+/**
+ * Compiles an expression; throws ExpressionError on a syntax error, nesting too deep, or a use
+ * of secrets other than whole (secret-use.ts). `secretsAllowed` false (a condition) refuses any
+ * use of secrets. Checked when a workflow is written and again when it runs, so a workflow
+ * stored before the rule cannot use a secret otherwise either.
+ */
+export function compile(source: string, secretsAllowed = true): Compiled {
   let compiled = cache.get(source);
-  if (compiled) return compiled;
+  if (compiled && secretsAllowed) return compiled;
+  compiled ??= parse(source);
+  const problem = secretUseProblem(compiled.ast, secretsAllowed);
+  if (problem) throw new ExpressionError(shorten(source), problem);
+  // What passes without secrets passes with them: the cache holds only checked expressions.
+  if (cache.size >= CACHE_LIMIT) cache.clear();
+  cache.set(source, compiled);
+  return compiled;
+}
+
+/** The library's compiled form (throws ExpressionError on a syntax error or nesting too deep). */
+function parse(source: string): Compiled {
   const text = source.trim();
   if (text === '') throw new ExpressionError(source, 'it is empty');
   const problem = expressionBoundProblem(text);
   if (problem) throw new ExpressionError(shorten(source), problem);
   try {
-    compiled = expressionLibrary().compile(text) as Compiled;
+    return expressionLibrary().compile(text) as Compiled;
   } catch (error) {
     throw new ExpressionError(source, reasonOf(error).replace(/^\[\$parse:\w+\]\s*/, ''));
   }
-  if (cache.size >= CACHE_LIMIT) cache.clear();
-  cache.set(source, compiled);
-  return compiled;
 }
 
 /** An over-long expression, cut for the error message. */
@@ -129,8 +144,10 @@ function plainPath(source: string): string[] | null {
   let path = paths.get(source);
   if (path === undefined) {
     path = PLAIN_PATH.test(source) ? source.split('.').map((name) => name.trim()) : null;
-    // Literals and the library's own names are its to read.
-    if (path && LIBRARY_NAMES.has(path[0]!)) path = null;
+    // Literals and the library's own names are its to read; `secrets` other than one whole
+    // secret goes to compile, which refuses it.
+    if (path && (LIBRARY_NAMES.has(path[0]!) || (path[0] === 'secrets' && path.length !== 2)))
+      path = null;
     if (paths.size >= CACHE_LIMIT) paths.clear();
     paths.set(source, path);
   }
@@ -332,27 +349,4 @@ export function refusedSecrets(condition: string): Record<string, string> {
     has: () => true,
     getOwnPropertyDescriptor: refuse,
   });
-}
-
-/** Replaces every secret value inside a JSON-like value with [secret:NAME]. */
-export function maskSecrets<T>(value: T, used: ReadonlyMap<string, string>): T {
-  if (used.size === 0) return value;
-  const mask = (text: string): string => {
-    let out = text;
-    for (const [name, secret] of used) {
-      if (secret !== '') out = out.split(secret).join(`[secret:${name}]`);
-    }
-    return out;
-  };
-  const walk = (item: unknown): unknown => {
-    if (typeof item === 'string') return mask(item);
-    if (Array.isArray(item)) return item.map(walk);
-    if (item !== null && typeof item === 'object') {
-      const out: Record<string, unknown> = {};
-      for (const [key, inner] of Object.entries(item)) out[key] = walk(inner);
-      return out;
-    }
-    return item;
-  };
-  return walk(value) as T;
 }

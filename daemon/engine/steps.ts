@@ -12,13 +12,13 @@ import {
   ExpressionError,
   interpolate,
   InterpolationBudget,
-  maskSecrets,
   MissingSecretError,
   refusedSecrets,
   secretsScope,
   type Scope,
 } from './expressions.js';
 import type { OutboundHttp } from '../outbound/http.js';
+import { maskSecrets } from './secret-masking.js';
 import { callWebhook } from './webhook-call.js';
 import type { FaultCall, InjectedFault } from '../faults/fault.service.js';
 

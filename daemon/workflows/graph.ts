@@ -75,7 +75,7 @@ export function validateSteps(
     eachString(config, `${at}.config`, (path, text) => {
       // A condition is checked as an expression by checkConfig; other strings as templates.
       if (step.type === 'condition' && path === `${at}.config.condition`) return;
-      for (const expr of templateExpressions(text)) checkExpression(expr, path);
+      for (const expr of templateExpressions(text)) checkExpression(expr, path, step.id, true);
     });
     return {
       id: step.id,
@@ -102,18 +102,28 @@ export function validateSteps(
 /** The longest expression (a condition, or one {{...}}): a bound on the work one evaluation does. */
 export const MAX_EXPRESSION_LENGTH = 2_000;
 
-function checkExpression(expr: string, param: string): void {
+/**
+ * Checks one expression at `param` of step `stepId`: its length, its syntax and its use of
+ * secrets (whole only in a template, none in a condition: `secretsAllowed`).
+ */
+function checkExpression(
+  expr: string,
+  param: string,
+  stepId: string,
+  secretsAllowed: boolean,
+): void {
+  const where = `Step '${stepId}', ${param.replace(/^steps\[\d+\]\./, '')}`;
   if (expr.length > MAX_EXPRESSION_LENGTH) {
     throw invalid(
       param,
-      `The expression is ${expr.length} characters long; at most ${MAX_EXPRESSION_LENGTH} are allowed. ` +
+      `${where}: the expression is ${expr.length} characters long; at most ${MAX_EXPRESSION_LENGTH} are allowed. ` +
         'Split the logic over several condition steps.',
     );
   }
   try {
-    compile(expr);
+    compile(expr, secretsAllowed);
   } catch (error) {
-    if (error instanceof ExpressionError) throw invalid(param, error.message);
+    if (error instanceof ExpressionError) throw invalid(param, `${where}: ${error.message}`);
     throw error;
   }
 }
@@ -167,7 +177,12 @@ function checkConfig(
         typeof config.condition === 'string' && config.condition.trim() !== '',
         'an expression such as trigger.payload.amount > 100',
       );
-      checkExpression(conditionSource(config.condition as string), `${at}.config.condition`);
+      checkExpression(
+        conditionSource(config.condition as string),
+        `${at}.config.condition`,
+        step.id,
+        false,
+      );
       need(
         'if_true',
         config.if_true !== undefined || config.if_false !== undefined,

@@ -4,11 +4,13 @@
 // nor in plain text in the database files. A missing secret fails the step, naming it.
 import test from 'ava';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { assertExit, type CliResult } from '../helpers/daemon.js';
-import { sharedDaemon } from '../helpers/setup.js';
+import { scopedKeys, sharedDaemon } from '../helpers/setup.js';
+import { closeServer, listenLocally } from '../helpers/local-server.js';
 import { startReceiver } from '../helpers/receiver.js';
-import { allEvents, apiFor, createWorkflow, type Api } from '../helpers/workflows.js';
+import { activeAgent, allEvents, apiFor, createWorkflow, type Api } from '../helpers/workflows.js';
 
 const d = sharedDaemon(test);
 
@@ -173,3 +175,188 @@ test('a missing secret fails the step with a message naming it', async (t) => {
   t.is(json.json().status, 'failed');
   t.regex(JSON.stringify(json.json()), /NOT_SET/);
 });
+
+// Issue 38, item 1: a secret can be used only whole. A key with workflows:write and
+// workflows:read used to read a write-only secret one character at a time.
+const LEAKS: Array<{ name: string; step: Record<string, unknown>; field: string }> = [
+  ...[
+    '{{secrets.K[0]}}',
+    '{{secrets.K.length}}',
+    '{{secrets.K < "T"}}',
+    '{{secrets.K[0] == "S" ? "yes" : "no"}}',
+    '{{ {k: secrets.K}.k[0] }}',
+    '{{"x" + secrets.K}}',
+    '{{secrets.K * 1}}',
+    '{{secrets.K | lowercase}}',
+    '{{trigger.payload.lookup(secrets.K)}}',
+    '{{secrets}}',
+    '{{this}}',
+    '{{secrets["K"]}}',
+  ].map((expression) => ({
+    name: expression,
+    step: { type: 'agent_action', config: { action: 'echo', input_mapping: { v: expression } } },
+    field: 'config.input_mapping.v',
+  })),
+  {
+    name: 'webhook URL spelling the secret out',
+    step: {
+      type: 'webhook',
+      config: {
+        url:
+          'http://127.0.0.1:7997/status/404/' +
+          [0, 1, 2, 3, 4, 5].map((i) => `{{secrets.K[${i}]}}`).join('-') +
+          '-{{secrets.K.length}}',
+      },
+    },
+    field: 'config.url',
+  },
+];
+
+test('any use of a secret but the whole value is refused on create and on update (400, step, field, rule)', async (t) => {
+  const ws = await d.createWorkspace('secrets-whole');
+  const api = await apiFor(d, ws);
+  assertExit(t, await svc(ws, 'secrets', 'set', 'K', 'SUPERSECRET123'), 0);
+  const agent = await activeAgent(api);
+  const { writer } = await scopedKeys(d, { writer: 'workflows:read workflows:write' }, ws);
+  const asWriter = (method: string, path: string, body: unknown) =>
+    d.callJson(method, `/v1${path}`, body, { key: writer, tenant: ws });
+  const stepOf = (step: Record<string, unknown>) => ({
+    id: 'peek',
+    name: 'Peek',
+    ...(step.type === 'agent_action' ? { agent_id: agent.id } : {}),
+    ...step,
+  });
+  const valid = await asWriter('POST', '/workflows', {
+    name: 'Whole use',
+    steps: [
+      stepOf({
+        type: 'agent_action',
+        config: { action: 'echo', input_mapping: { v: 'Bearer {{ secrets.K }}' } },
+      }),
+    ],
+  });
+  t.is(valid.status, 201, JSON.stringify(valid.body));
+  const workflowId = valid.body.data.id;
+
+  for (const leak of LEAKS) {
+    const steps = [stepOf(leak.step)];
+    for (const [method, path] of [
+      ['POST', '/workflows'],
+      ['PATCH', `/workflows/${workflowId}`],
+    ] as const) {
+      const refused = await asWriter(method, path, { name: 'Peek', steps });
+      t.is(refused.status, 400, `${method} ${leak.name}`);
+      const error = refused.body.error;
+      t.is(error.code, 'invalid_step_config', leak.name);
+      t.is(error.param, `steps[0].${leak.field}`, leak.name);
+      t.true(error.message.startsWith(`Step 'peek', ${leak.field}: `), error.message);
+      // An unknown filter is a syntax error already; every other case states the rule.
+      if (!leak.name.includes('|')) t.regex(error.message, /A secret can be used only whole/);
+      t.false(error.message.includes('SUPERSECRET123'));
+    }
+  }
+  const kept = await api('GET', `/workflows/${workflowId}`);
+  t.is(kept.body.data.steps[0].config.input_mapping.v, 'Bearer {{ secrets.K }}', 'PATCHes refused');
+  t.is((await api('GET', '/workflows')).body.data.length, 1, 'no refused workflow was created');
+});
+
+/** Values with each character that gets encoded where a secret is placed. */
+const ENCODED: Record<string, string> = {
+  quote: 'pa"ss"word-Q1',
+  backslash: 'c:\\key\\B2',
+  slash: 'a/b/c-S3',
+  ampersand: 'k=1&user=A4',
+  percent: '50%off-P5',
+  space: 'two words W6',
+  unicode: 'clé-ünïcødé-密码-U7',
+};
+
+/**
+ * Answers every request 404 with text (not JSON) that quotes the path as sent (URL-encoded) and
+ * the body as sent (JSON-escaped), the way error pages do.
+ */
+async function echoServer(t: { teardown(fn: () => Promise<void>): void }) {
+  const seen: Array<{ path: string; body: string }> = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      seen.push({ path: req.url ?? '', body });
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end(`Cannot ${req.method} ${req.url} with ${body}`);
+    });
+  });
+  const origin = await listenLocally(server);
+  t.teardown(() => closeServer(server));
+  return { origin, seen };
+}
+
+test('a secret with characters that get encoded is masked in every stored or shown text', async (t) => {
+  const ws = await d.createWorkspace('secrets-encoded');
+  const api = await apiFor(d, ws);
+  const echo = await echoServer(t);
+  for (const [label, value] of Object.entries(ENCODED)) {
+    assertExit(t, await svc(ws, 'secrets', 'set', `K_${label}`, value), 0);
+    const workflowId = await createWorkflow(api, {
+      name: `Encoded ${label}`,
+      steps: [
+        {
+          id: 'call',
+          name: 'Call',
+          type: 'webhook',
+          config: {
+            url: `${echo.origin}/status/404/{{secrets.K_${label}}}?q={{secrets.K_${label}}}`,
+            method: 'POST',
+            body: { token: `{{secrets.K_${label}}}` },
+          },
+        },
+      ],
+    });
+    const run = await svc(ws, 'workflows', 'run', workflowId, '--wait', '--json');
+    assertExit(t, run, 1);
+    const sent = echo.seen.at(-1)!;
+    t.is(JSON.parse(sent.body).token, value, `${label}: the receiver got the value`);
+    const execution = run.json();
+    const stored = (
+      await api('GET', `/workflows/${workflowId}/executions/${execution.execution_id}`)
+    ).body.data;
+    t.is(stored.status, 'failed');
+    t.regex(
+      stored.error.message,
+      new RegExp(
+        `^POST ${echo.origin}/status/404/\\[secret:K_${label}\\]\\?q=\\[secret:K_${label}\\] answered HTTP 404\\.$`,
+      ),
+      label,
+    );
+    const shown = await svc(ws, 'workflows', 'execution', workflowId, execution.execution_id);
+    const texts = {
+      'run --wait': run.stdout + run.stderr,
+      'execution view': JSON.stringify(stored),
+      'svc workflows execution': shown.stdout + shown.stderr,
+      events: JSON.stringify(
+        (await allEvents(api, 'workflow.*')).filter(
+          (event) => event.data?.execution_id === execution.execution_id,
+        ),
+      ),
+    };
+    t.regex(texts.events, /workflow\.execution\.failed/);
+    t.regex(texts['execution view'], new RegExp(`Cannot POST /status/404/\\[secret:K_${label}\\]`));
+    t.regex(texts['execution view'], new RegExp(`\\{\\\\"token\\\\":\\\\"\\[secret:K_${label}\\]`));
+    for (const [where, text] of Object.entries(texts)) {
+      for (const form of forms(value, sent.path))
+        t.false(text.includes(form), `${label}: ${where} holds '${form}'`);
+    }
+  }
+  const log = readFileSync(join(d.dataDir, 'logs', 'daemon.log'), 'utf8');
+  for (const value of Object.values(ENCODED))
+    for (const form of forms(value, '')) t.false(log.includes(form), `log holds '${form}'`);
+});
+
+/** The value as written, percent-encoded as the receiver saw it in the path, and JSON-escaped. */
+function forms(value: string, sentPath: string): string[] {
+  const inPath = sentPath.slice('/status/404/'.length).split('?')[0]!;
+  return [value, encodeURIComponent(value), JSON.stringify(value).slice(1, -1), inPath].filter(
+    (form) => form !== '',
+  );
+}
