@@ -240,13 +240,12 @@ export class ExecutionService {
     const row = this.row(workspaceId, agentId, executionId);
     const agent = this.agentRepo.get(row.agent_id) ?? this.agents.row(workspaceId, agentId);
     const now = this.clock.now();
-    let decided: ExecutionRow | undefined;
-    this.db.transaction(() => {
+    const decided = this.db.transaction((): ExecutionRow => {
       // Read again inside the deciding transaction: a cancel of the run that asked for it and
       // this decision are serialised by the store, and only one of them finds it awaiting.
       const current = this.repo.get(executionId) ?? row;
       if (current.status !== 'awaiting_approval') throw undecidable(current);
-      decided = {
+      const next: ExecutionRow = {
         ...current,
         status: decision === 'approve' ? 'completed' : 'cancelled',
         decision,
@@ -257,7 +256,7 @@ export class ExecutionService {
         error_message:
           decision === 'reject' ? `Rejected by the reviewer${notes ? `: ${notes}` : '.'}` : null,
       };
-      this.repo.save(decided);
+      this.repo.save(next);
       this.agentRepo.addStats(
         agent.id,
         { interactions: 0, finished: 1, succeeded: decision === 'approve' ? 1 : 0, timeMs: null },
@@ -266,11 +265,12 @@ export class ExecutionService {
       this.events.publish(
         workspaceId,
         decision === 'approve' ? 'agent.execution.completed' : 'agent.execution.failed',
-        this.eventData(agent, decided),
+        this.eventData(agent, next),
       );
-      this.announce(decided);
+      this.announce(next);
+      return next;
     })();
-    return toExecutionView(decided!);
+    return toExecutionView(decided);
   }
 
   /**
