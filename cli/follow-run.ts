@@ -1,7 +1,7 @@
 // Follows a workflow run until it ends, for `svc workflows run --wait`: the control channel's
 // event stream says when something happened to the run (no polling delay), and each time the
 // CLI reads the execution view, which is the truth (current step, step results). A slow poll
-// covers what no event announces (a cancel, the pause for approval) and a stream that could not
+// covers what no event announces (the pause for approval) and a stream that could not
 // be opened (e.g. --api-key against a daemon whose control token this user cannot read).
 import type { EventEnvelope } from '../shared/schemas/events.js';
 import type { ApiClient } from '../shared/api-client.js';

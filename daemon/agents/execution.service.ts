@@ -28,6 +28,8 @@ import type { Thinker, Thought } from './thinker.js';
 const RUN_TIMER = 'agent.execution';
 const TIMEOUT_TIMER = 'agent.execution.timeout';
 const HOUR = 3_600_000;
+/** error.code of an execution cancelled because the workflow run that asked for it was. */
+const RUN_CANCELLED = 'workflow_run_cancelled';
 export const EXECUTION_RETENTION_MS = 30 * 86_400_000;
 
 /** What a finished thought turns into. */
@@ -236,30 +238,25 @@ export class ExecutionService {
     notes?: string,
   ): AgentExecutionView {
     const row = this.row(workspaceId, agentId, executionId);
-    if (row.status !== 'awaiting_approval') {
-      throw new ApiError(
-        'conflict',
-        `Execution ${executionId} is ${row.status}; only executions awaiting approval can be decided.`,
-        {
-          extras: { execution_status: row.status },
-        },
-      );
-    }
     const agent = this.agentRepo.get(row.agent_id) ?? this.agents.row(workspaceId, agentId);
     const now = this.clock.now();
-    const decided: ExecutionRow = {
-      ...row,
-      status: decision === 'approve' ? 'completed' : 'cancelled',
-      decision,
-      decision_notes: notes ?? null,
-      decided_at: now,
-      completed_at: now,
-      error_code: decision === 'reject' ? 'rejected' : null,
-      error_message:
-        decision === 'reject' ? `Rejected by the reviewer${notes ? `: ${notes}` : '.'}` : null,
-    };
-    this.db.transaction(() => {
-      this.repo.save(decided);
+    const decided = this.db.transaction((): ExecutionRow => {
+      // Read again inside the deciding transaction: a cancel of the run that asked for it and
+      // this decision are serialised by the store, and only one of them finds it awaiting.
+      const current = this.repo.get(executionId) ?? row;
+      if (current.status !== 'awaiting_approval') throw undecidable(current);
+      const next: ExecutionRow = {
+        ...current,
+        status: decision === 'approve' ? 'completed' : 'cancelled',
+        decision,
+        decision_notes: notes ?? null,
+        decided_at: now,
+        completed_at: now,
+        error_code: decision === 'reject' ? 'rejected' : null,
+        error_message:
+          decision === 'reject' ? `Rejected by the reviewer${notes ? `: ${notes}` : '.'}` : null,
+      };
+      this.repo.save(next);
       this.agentRepo.addStats(
         agent.id,
         { interactions: 0, finished: 1, succeeded: decision === 'approve' ? 1 : 0, timeMs: null },
@@ -268,11 +265,46 @@ export class ExecutionService {
       this.events.publish(
         workspaceId,
         decision === 'approve' ? 'agent.execution.completed' : 'agent.execution.failed',
-        this.eventData(agent, decided),
+        this.eventData(agent, next),
       );
-      this.announce(decided);
+      this.announce(next);
+      return next;
     })();
     return toExecutionView(decided);
+  }
+
+  /**
+   * The workflow run that asked for this approval was cancelled (inside that transaction): the
+   * execution is cancelled as a rejection cancels it (status cancelled, agent.execution.failed),
+   * its error naming the run, so that it can no longer be approved nor listed as awaiting.
+   * Nothing happens to an execution that is not awaiting approval (decided already).
+   */
+  cancelWithRun(executionId: string, runId: string): void {
+    const row = this.repo.get(executionId);
+    if (row?.status !== 'awaiting_approval') return;
+    const now = this.clock.now();
+    const cancelled: ExecutionRow = {
+      ...row,
+      status: 'cancelled',
+      completed_at: now,
+      error_code: RUN_CANCELLED,
+      error_message: `Workflow run ${runId} was cancelled before this execution was decided.`,
+    };
+    this.repo.save(cancelled);
+    this.timers.cancelOwned(row.id);
+    const agent = this.agentRepo.get(row.agent_id);
+    if (agent) {
+      this.agentRepo.addStats(
+        agent.id,
+        { interactions: 0, finished: 1, succeeded: 0, timeMs: null },
+        now,
+      );
+    }
+    this.events.publish(
+      row.workspace_id,
+      'agent.execution.failed',
+      this.eventData(agent ?? { id: row.agent_id, name: '(deleted agent)' }, cancelled),
+    );
   }
 
   private newRow(agent: AgentRow, workspaceId: string, input: ExecuteInput): ExecutionRow {
@@ -562,6 +594,18 @@ export class ExecutionService {
       ...(view.error ? { error: view.error } : {}),
     };
   }
+}
+
+/**
+ * 409 conflict for deciding an execution that no longer awaits approval; one that was cancelled
+ * with its workflow run says so (its error names the run).
+ */
+function undecidable(row: ExecutionRow): ApiError {
+  const message =
+    row.error_code === RUN_CANCELLED
+      ? `Execution ${row.id} is ${row.status}. ${row.error_message} Only executions awaiting approval can be decided.`
+      : `Execution ${row.id} is ${row.status}; only executions awaiting approval can be decided.`;
+  return new ApiError('conflict', message, { extras: { execution_status: row.status } });
 }
 
 export function toExecutionView(row: ExecutionRow): AgentExecutionView {

@@ -294,6 +294,7 @@ export function buildServices(
     clock,
     alarms,
     steps: new StepRunner(executions, clock, urlPolicy, outbound, faults),
+    approvals: executions,
     reveal: (workspaceId, name) => secrets.reveal(workspaceId, name),
     log,
   });

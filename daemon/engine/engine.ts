@@ -56,6 +56,8 @@ export interface EngineDeps {
   clock: Clock;
   alarms: Alarms;
   steps: StepRunner;
+  /** The agents' approvals: a cancelled run cancels the ones it waits on. */
+  approvals: { cancelWithRun(agentExecutionId: string, runId: string): void };
   reveal(workspaceId: string, name: string): string | undefined;
   log: { error(obj: object, msg: string): void };
 }
@@ -240,28 +242,20 @@ export class WorkflowEngine {
     queueMicrotask(() => this.runChanges.emit('changed', change));
   }
 
-  /** Cancels a run wherever it is; false when it had already ended. */
+  /**
+   * Cancels a run wherever it is; undefined when it had already ended. One transaction: the
+   * run, the steps it was at (kept, marked cancelled), the approvals it waited on (cancelled)
+   * and its workflow.execution.failed event with status cancelled.
+   */
   cancel(executionId: string): RunRow | undefined {
-    const row = this.deps.repo.get(executionId);
-    if (!row || !UNFINISHED.has(row.status)) return undefined;
-    const now = this.deps.clock.now();
-    const cancelled: RunRow = {
-      ...row,
-      status: 'cancelled',
-      frontier: JSON.stringify({ ...parseState(row.frontier), acts: [], joins: [] }),
-      cancelled_at: now,
-      completed_at: null,
+    const apply = (): RunRow | undefined => {
+      const t = this.begin(executionId);
+      if (!t) return undefined;
+      this.end(t, 'cancelled');
+      this.commit(t);
+      return t.row;
     };
-    const apply = () => {
-      this.deps.repo.save(cancelled, row.status);
-      this.deps.timers.cancelOwned(row.id);
-      this.deps.workflows.recordEnd(row.workflow_id, false, now - row.created_at);
-    };
-    if (this.deps.db.inTransaction) apply();
-    else this.deps.db.transaction(apply)();
-    this.announce(cancelled);
-    this.settled(row.id);
-    return cancelled;
+    return this.deps.db.inTransaction ? apply() : this.deps.db.transaction(apply)();
   }
 
   /** Inside the deleting transaction of a workflow: its unfinished runs are cancelled. */
@@ -565,7 +559,17 @@ export class WorkflowEngine {
     outcome: StepOutcome,
   ): RunStatus | undefined {
     const t = this.begin(executionId);
-    if (!t) return undefined;
+    if (!t) {
+      // An agent step in flight when its run was cancelled, whose execution then asked for
+      // approval (a stub's delay): cancelled too, in this transaction, as the run's others were.
+      if (
+        outcome.type === 'awaiting_approval' &&
+        this.deps.repo.status(executionId) === 'cancelled'
+      ) {
+        this.deps.approvals.cancelWithRun(outcome.agentExecutionId, executionId);
+      }
+      return undefined;
+    }
     const act = t.state.acts.find((candidate) => candidate.key === key);
     // Gone or moved on (cancelled, timed out, a parallel sibling won): the outcome is dropped.
     if (!act || act.state !== expected) return undefined;
@@ -828,13 +832,16 @@ export class WorkflowEngine {
 
   private end(
     t: Transition,
-    status: 'completed' | 'failed' | 'timeout',
+    status: 'completed' | 'failed' | 'timeout' | 'cancelled',
     failure?: { step: string; agentId: string | null; code: string; message: string },
   ): void {
     const { row, state } = t;
     const current = state.acts[0]?.step_id ?? null;
     row.status = status;
-    row.completed_at = t.now;
+    if (status === 'cancelled') {
+      this.keepCancelledSteps(t);
+      row.cancelled_at = t.now;
+    } else row.completed_at = t.now;
     state.acts = [];
     state.joins = [];
     if (status === 'completed') {
@@ -849,6 +856,12 @@ export class WorkflowEngine {
       row.error_code = 'workflow_timeout';
       row.error_message = `The run exceeded settings.timeout_seconds (${t.definition.settings.timeout_seconds} s).`;
       row.failed_step = current;
+    } else if (status === 'cancelled') {
+      // Stored like a failure, so that the run's view and its failed event name the step.
+      row.error_code = 'execution_cancelled';
+      row.error_message = 'The run was cancelled.';
+      row.failed_step = current;
+      row.failed_agent_id = (current && t.definition.byId.get(current)?.agent_id) ?? null;
     } else if (failure) {
       row.error_code = failure.code;
       row.error_message = failure.message;
@@ -858,6 +871,41 @@ export class WorkflowEngine {
     // Only a run that parked (a wait, a retry, an approval) ever had timers.
     if (state.armed) this.deps.timers.cancelOwned(row.id);
     this.deps.workflows.recordEnd(row.workflow_id, status === 'completed', t.now - row.created_at);
+  }
+
+  /**
+   * A cancelled run keeps a row for each step it was at (in flight, waiting, retrying, awaiting
+   * approval), marked cancelled; no step_completed event, as none of them completed. The
+   * approvals it waited on are cancelled in the same transaction, so none of them can be
+   * decided afterwards (a crash cannot leave one approvable).
+   */
+  private keepCancelledSteps(t: Transition): void {
+    for (const act of t.state.acts) {
+      const agentId = t.definition.byId.get(act.step_id)?.agent_id ?? null;
+      const approval = act.state === 'awaiting_approval' ? act.agent_execution_id : undefined;
+      const stepRow: StepRunRow = {
+        execution_id: t.row.id,
+        seq: t.state.seq++,
+        step_id: act.step_id,
+        attempt: act.attempt,
+        status: 'cancelled',
+        // As the pending step showed it: the agent execution it waited on.
+        result: approval
+          ? JSON.stringify({ agent_id: agentId, agent_execution_id: approval })
+          : null,
+        error_code: null,
+        error_message: null,
+        started_at: act.started_at,
+        completed_at: t.now,
+        injected_fault: null,
+      };
+      this.deps.repo.insertStep(stepRow);
+      t.recorded.push(stepRow);
+      if (approval) {
+        this.deps.repo.dropApproval(approval);
+        this.deps.approvals.cancelWithRun(approval, t.row.id);
+      }
+    }
   }
 
   /** Writes the run and its final event; wakes waiters once committed. */
@@ -879,7 +927,8 @@ export class WorkflowEngine {
         this.finalViews.set(row.id, view);
       }
       this.deps.events.publish(row.workspace_id, 'workflow.execution.completed', { ...view });
-    } else if (row.status === 'failed' || row.status === 'timeout') {
+    } else if (row.status === 'failed' || row.status === 'timeout' || row.status === 'cancelled') {
+      // A cancelled run too: the spec has no cancelled event; data.status says which.
       this.deps.events.publish(row.workspace_id, 'workflow.execution.failed', {
         ...this.failedData(t),
       });
@@ -898,7 +947,7 @@ export class WorkflowEngine {
       execution_id: row.id,
       workflow_id: row.workflow_id,
       workflow_name: t.definition.name,
-      status: row.status as 'failed' | 'timeout',
+      status: row.status as ExecutionFailedData['status'],
       failed_step: row.failed_step,
       error: {
         code: row.error_code ?? 'step_failed',
@@ -908,7 +957,7 @@ export class WorkflowEngine {
       steps_completed: row.steps_completed,
       steps_total: t.definition.steps.length,
       created_at: new Date(row.created_at).toISOString(),
-      failed_at: new Date(row.completed_at ?? t.now).toISOString(),
+      failed_at: new Date(row.completed_at ?? row.cancelled_at ?? t.now).toISOString(),
     };
   }
 

@@ -60,7 +60,8 @@ export interface StepRunRow {
   seq: number;
   step_id: string;
   attempt: number;
-  status: 'completed' | 'failed';
+  /** cancelled: the step the run was at when it was cancelled (see WorkflowEngine.cancel). */
+  status: 'completed' | 'failed' | 'cancelled';
   result: string | null;
   error_code: string | null;
   error_message: string | null;

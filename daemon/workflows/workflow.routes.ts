@@ -131,7 +131,7 @@ export function workflowRoutes(workflows: WorkflowService, runs: RunService): Ro
       operationId: 'cancelWorkflowExecution',
       summary: 'Cancel a run',
       description:
-        'Stops the run wherever it is (a step, a wait, a parallel branch, an approval) and drops its timers; nothing more is emitted for it. A run that already ended: 409 execution_not_cancellable.',
+        'Stops the run wherever it is (a step, a wait, a parallel branch, an approval) and drops its timers, in one transaction. The steps it was at stay in step_results with status cancelled; failed_step names the step it was cancelled at, error.code is execution_cancelled. An agent execution it awaits approval from is cancelled with it (status cancelled, error.code workflow_run_cancelled, agent.execution.failed with status cancelled): approving or rejecting it afterwards is 409 conflict naming this run. The run publishes workflow.execution.failed with status cancelled (the spec has no cancelled event type), then nothing more. A run that already ended: 409 execution_not_cancellable.',
       tag,
       auth: execute,
       rateLimit: resources,

@@ -338,7 +338,8 @@ export interface ExecutionFailedData {
   execution_id: string;
   workflow_id: string;
   workflow_name: string;
-  status: 'failed' | 'timeout';
+  /** cancelled too: a cancelled run publishes workflow.execution.failed (the spec has no cancelled event). */
+  status: 'failed' | 'timeout' | 'cancelled';
   failed_step: string | null;
   error: {
     code: string;

@@ -319,7 +319,7 @@ test.serial('retry_policy retries a failed step after 1 s, then x multiplier', a
   t.true(secondDelay >= 3000, String(secondDelay));
 });
 
-test.serial('cancel stops a run in a wait, drops its timers and emits nothing more', async (t) => {
+test.serial('cancel stops a run in a wait and drops its timers; one end event', async (t) => {
   const w = await Tenant.create();
   const flow = await w.workflow([
     waitStep('pause', 60, 'after'),
@@ -340,11 +340,18 @@ test.serial('cancel stops a run in a wait, drops its timers and emits nothing mo
   await advance(daemon, '2m');
   const after = await w.execution(flow, id);
   t.is(after.status, 'cancelled');
-  t.deepEqual(after.step_results, []);
+  // The wait it was cancelled in stays, marked cancelled; the step after it never started.
   t.deepEqual(
-    (await w.events(id)).map((e) => e.type),
-    ['workflow.execution.started'],
+    after.step_results.map((s: { step_id: string; status: string }) => [s.step_id, s.status]),
+    [['pause', 'cancelled']],
   );
+  // Its end is published (workflow.execution.failed, status cancelled), then nothing more.
+  const events = await w.events(id);
+  t.deepEqual(
+    events.map((e) => e.type),
+    ['workflow.execution.started', 'workflow.execution.failed'],
+  );
+  t.like(events[1]!.data, { status: 'cancelled', failed_step: 'pause' });
   assertError(
     t,
     await w.call('POST', `/v1/workflows/${flow}/executions/${id}/cancel`),
@@ -768,8 +775,12 @@ test('deleting a workflow cancels its running runs; deleting an agent fails the 
   const id = (await w.run(parked, {}, false)).body.data.execution_id as string;
   await w.stepIn(parked, id, 'waiting');
   t.is((await w.call('DELETE', `/v1/workflows/${parked}`)).status, 200);
-  const events = (await w.events(id)).map((e) => e.type);
-  t.deepEqual(events, ['workflow.execution.started']);
+  // Cancelled, and a cancelled run publishes its end: workflow.execution.failed, status cancelled.
+  const events = (await w.events(id)).map((e) => [e.type, e.data.status]);
+  t.deepEqual(events, [
+    ['workflow.execution.started', 'running'],
+    ['workflow.execution.failed', 'cancelled'],
+  ]);
 
   const agent = await w.agent({ autonomy_level: 'L2' });
   const flow = await w.workflow([

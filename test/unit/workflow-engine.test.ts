@@ -94,7 +94,7 @@ test('parallel without wait_for_all: the first chain to end wins, the others are
   t.is(again.step_results.length, 3);
 });
 
-test('cancel inside a parallel branch stops every branch and drops the timers', async (t) => {
+test('cancel inside a parallel branch stops every branch (each kept, marked cancelled) and drops the timers', async (t) => {
   const { services, workspaceId, advance } = await setUp(t);
   const workflow = services.workflows.create(workspaceId, {
     name: 'branches',
@@ -113,7 +113,12 @@ test('cancel inside a parallel branch stops every branch and drops the timers', 
   await advance(200_000);
   const view = services.engine.find(run.execution_id)!;
   t.is(view.status, 'cancelled');
-  t.deepEqual(view.step_results, []);
+  // Both branches were waiting: each keeps its step, marked cancelled; neither wait completed.
+  t.deepEqual(stepStates(view), [
+    ['x', 'cancelled'],
+    ['y', 'cancelled'],
+  ]);
+  t.like(view, { steps_completed: 0, failed_step: 'x', error: { code: 'execution_cancelled' } });
   t.is(services.engine.cancel(run.execution_id), undefined, 'already ended');
 });
 
@@ -184,14 +189,18 @@ test('a step with the deadline passed ends the run timeout, with one failed even
   t.is(services.engine.find(run.execution_id)!.step_results.length, 0);
 });
 
-/** An active L3 agent of the default workspace (the simulated brain answers at once). */
-function activeAgent(services: Services, workspaceId: string): string {
+/** An active agent (L3 unless told) of the default workspace (the simulated brain answers at once). */
+function activeAgent(
+  services: Services,
+  workspaceId: string,
+  autonomy: 'L2' | 'L3' = 'L3',
+): string {
   const workspace = services.workspaces.get(workspaceId)!;
   const agent = services.agents.create(workspace, {
     name: 'Helper',
     ontology: 'retail-v1',
     type: 'customer-service',
-    autonomy_level: 'L3',
+    autonomy_level: autonomy,
   });
   services.agents.deploy(workspaceId, agent.id);
   return agent.id;
@@ -323,4 +332,38 @@ test('a start retried alone after its group commit rolled back stores the run on
     .prepare("SELECT COUNT(*) AS n FROM events WHERE type = 'workflow.execution.started'")
     .get() as { n: number };
   t.is(started_events.n, 1);
+});
+
+test('a cancel and the cancel of the approval its run waits on are one transaction', async (t) => {
+  const { services, workspaceId } = await setUp(t);
+  const agentId = activeAgent(services, workspaceId, 'L2');
+  const workflow = services.workflows.create(workspaceId, {
+    name: 'review',
+    steps: [agentStep('review', agentId)],
+  });
+  const run = services.engine.start(workspaceId, workflow.id, { input: { text: 'refund' } });
+  await settle(services);
+  const pending = services.engine.find(run.execution_id)!;
+  t.is(pending.status, 'awaiting_approval');
+  const approvalId = (pending.step_results[0]!.result as { agent_execution_id: string })
+    .agent_execution_id;
+  const approval = () => services.executions.get(workspaceId, agentId, approvalId).status;
+
+  // The store fails after the approval's cancel (as a crash would): neither change stays.
+  const cancelWithRun = services.executions.cancelWithRun.bind(services.executions);
+  services.executions.cancelWithRun = (id, runId) => {
+    cancelWithRun(id, runId);
+    throw new Error('disk I/O error');
+  };
+  t.throws(() => services.engine.cancel(run.execution_id), { message: 'disk I/O error' });
+  t.is(services.engine.find(run.execution_id)!.status, 'awaiting_approval');
+  t.is(approval(), 'awaiting_approval');
+
+  services.executions.cancelWithRun = cancelWithRun;
+  t.truthy(services.engine.cancel(run.execution_id));
+  t.is(approval(), 'cancelled');
+  const error = t.throws(() =>
+    services.executions.decideApproval(workspaceId, agentId, approvalId, 'approve'),
+  );
+  t.regex(error!.message, new RegExp(`Workflow run ${run.execution_id} was cancelled`));
 });
