@@ -1,8 +1,9 @@
 // svc state export|import|reset: snapshots of the whole sandbox, saved and restored in place
 // while the daemon keeps running (over the control channel).
+import { lstatSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { command, defineCommands, group } from '../command.js';
-import { UsageError } from '../errors.js';
+import { CliError, UsageError } from '../errors.js';
 import { chalk } from '../output.js';
 
 export default defineCommands([
@@ -10,10 +11,20 @@ export default defineCommands([
   command({
     path: ['state', 'export'],
     description: 'Write a consistent snapshot of the sandbox to FILE while the daemon serves',
-    args: [{ name: 'file', description: 'where to write the snapshot' }],
-    examples: ['svc state export before-test.svcsnap'],
-    async run(ctx, [file]) {
-      const written = await (await ctx.control()).state.export.mutate({ file: resolve(file!) });
+    args: [{ name: 'file', description: 'where to write the snapshot (not in the data dir)' }],
+    options: [{ flags: '--force', description: 'replace FILE if it exists' }],
+    examples: ['svc state export before-test.svcsnap', 'svc state export ci.svcsnap --force'],
+    async run(ctx, [file], options) {
+      const path = resolve(file!);
+      // As svc workflows init: an existing file is replaced only when --force or a yes in a
+      // terminal says so (without one, a usage error). The daemon checks again when it writes.
+      let force = options.force === true;
+      if (!force && lstatSync(path, { throwIfNoEntry: false })) {
+        const { askConfirm } = await import('../dialogs.js');
+        force = await askConfirm('--force', `${file} exists. Replace it with the snapshot`, false);
+        if (!force) throw new CliError(`Left ${file} as it was.`, 1, 'cancelled');
+      }
+      const written = await (await ctx.control()).state.export.mutate({ file: path, force });
       ctx.out.result(
         written,
         () =>
@@ -49,6 +60,21 @@ export default defineCommands([
           lines.push(chalk.yellow(`dropped ${dropped}`));
         for (const renewed of answer.new_secrets) {
           lines.push(`${renewed.what} replaced: ${chalk.bold(renewed.secret)} (shown once)`);
+        }
+        // A snapshot brings credentials: say which keys now open this sandbox.
+        if (answer.keys.length === 0) lines.push('API keys brought: none');
+        else lines.push(`API keys brought (${answer.keys.length}, valid here now):`);
+        for (const key of answer.keys) {
+          lines.push(
+            `  ${key.id}  ${key.name}  scopes: ${key.scopes.join(' ')}${key.workspace_id ? `  workspace ${key.workspace_id}` : ''}`,
+          );
+        }
+        if (answer.dropped_operator_keys > 0) {
+          lines.push(
+            chalk.yellow(
+              `left out ${answer.dropped_operator_keys} operator credential(s) of the snapshot (the daemon's own stays the only one)`,
+            ),
+          );
         }
         return lines.join('\n');
       });

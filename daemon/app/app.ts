@@ -217,12 +217,17 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     oauth: services.oauth,
     fixtures: services.fixtures,
     state: {
-      export: (file) =>
-        writeSnapshot(services.db, file, {
-          svcVersion: VERSION,
-          environment: options.environment,
-          createdAt: clock.iso(),
-        }),
+      export: (file, force) =>
+        writeSnapshot(
+          services.db,
+          file,
+          { svcVersion: VERSION, environment: options.environment, createdAt: clock.iso() },
+          {
+            dataDir: options.dataDir,
+            databaseFile: services.db.name,
+            force,
+          },
+        ),
       swap: options.storeSwap,
     },
     faults: services.faults,

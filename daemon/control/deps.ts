@@ -10,7 +10,7 @@ import type { StubService } from '../agents/stub.service.js';
 import type { SecretService } from '../secrets/secret.service.js';
 import type { OAuthService } from '../oauth/oauth.service.js';
 import type { FixtureService } from '../fixtures/fixture.service.js';
-import type { SnapshotInfo, SnapshotWritten } from '../store/snapshot.js';
+import type { ImportedKey, SnapshotInfo, SnapshotWritten } from '../store/snapshot.js';
 import type { FaultService } from '../faults/fault.service.js';
 
 export interface DaemonStatus {
@@ -47,6 +47,10 @@ export interface ImportAnswer {
   dropped_secrets: string[];
   /** Webhooks and hook triggers whose secret could not be opened got these (shown once). */
   new_secrets: { what: string; id: string; secret: string }[];
+  /** The snapshot's API keys (not revoked) that now work here: a snapshot brings credentials. */
+  keys: ImportedKey[];
+  /** Operator credentials the snapshot held, left out: the daemon's own stays the only one. */
+  dropped_operator_keys: number;
 }
 
 /** svc state import|reset, which the daemon's host carries out (daemon/process/app-host.ts). */
@@ -75,7 +79,7 @@ export interface ControlDeps {
   secrets: SecretService;
   oauth: OAuthService;
   fixtures: FixtureService;
-  state: { export(file: string): SnapshotWritten; swap: StoreSwap | undefined };
+  state: { export(file: string, force: boolean): SnapshotWritten; swap: StoreSwap | undefined };
   daemon: DaemonControl;
   dashboard: DashboardLogin;
   /** Sandbox fault rules (svc faults). */

@@ -287,7 +287,7 @@ export function createControlRouter(deps: ControlDeps) {
       /** svc state export: a consistent snapshot, taken while the daemon serves. */
       export: operator
         .input(StateExportInput)
-        .mutation(({ input }) => deps.state.export(absolute(input.file))),
+        .mutation(({ input }) => deps.state.export(absolute(input.file), input.force === true)),
       /** svc state import: replaces the store with a snapshot (the daemon pauses, then resumes). */
       import: operator
         .input(StateImportInput)

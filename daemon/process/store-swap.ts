@@ -1,41 +1,34 @@
 // svc state import|reset: prepares the new store beside the live one (a copy of the snapshot,
-// checked and migrated, so a bad snapshot never stops the daemon), then has the host swap it in.
+// checked and migrated on a worker thread, so a bad or big snapshot never stops the daemon), then
+// has the host swap it in.
 import { renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { VERSION } from '../../shared/package-info.js';
 import { dataDirFiles } from '../../shared/paths.js';
-import type { StoreSwap } from '../control/deps.js';
-import { SecretBox } from '../platform/secret-box.js';
+import type { ImportAnswer, StoreSwap } from '../control/deps.js';
+import { ApiError } from '../domain/errors.js';
 import { MIGRATIONS } from '../store/migrations.js';
-import { prepareImport } from '../store/snapshot.js';
+import { prepareImportOffThread } from '../store/import-thread.js';
 import type { AppHost } from './app-host.js';
 
 export function storeSwap(dataDir: string, databaseFile: string, host: () => AppHost): StoreSwap {
+  // One import at a time: both would prepare the same staging file, and the thread leaves the
+  // event loop free to take a second request meanwhile.
+  let importing = false;
   return {
-    async importSnapshot({ file, drop_secrets: dropSecrets }) {
-      const staging = join(dataDir, 'svc.db.importing');
-      const prepared = prepareImport(file, staging, {
-        migrations: MIGRATIONS,
-        secretBox: SecretBox.fromKeyFile(dataDirFiles(dataDir).secretKey),
-        svcVersion: VERSION,
-        dropSecrets: dropSecrets === true,
-      });
-      try {
-        await host().swap(() => renameSync(staging, databaseFile));
-      } finally {
-        rmSync(staging, { force: true });
+    async importSnapshot(input) {
+      if (importing) {
+        throw new ApiError(
+          'conflict',
+          'Another import is under way; try again when it has finished.',
+        );
       }
-      const latest = MIGRATIONS.at(-1)?.version ?? 0;
-      return {
-        imported: file,
-        snapshot: prepared.info,
-        schema_version: latest,
-        migrated: prepared.from_schema_version < latest,
-        dropped_secrets: prepared.unreadable
-          .filter((item) => item.table === 'secrets' || item.table === 'integrations')
-          .map((item) => item.what),
-        new_secrets: prepared.replaced_secrets,
-      };
+      importing = true;
+      try {
+        return await importSnapshot(input);
+      } finally {
+        importing = false;
+      }
     },
     async reset() {
       // The swap moves the old store aside; the app then starts on no store, as on a first start.
@@ -43,4 +36,36 @@ export function storeSwap(dataDir: string, databaseFile: string, host: () => App
       return { reset: true as const, data_dir: dataDir };
     },
   };
+
+  async function importSnapshot({
+    file,
+    drop_secrets: dropSecrets,
+  }: Parameters<StoreSwap['importSnapshot']>[0]): Promise<ImportAnswer> {
+    const staging = join(dataDir, 'svc.db.importing');
+    const prepared = await prepareImportOffThread({
+      file,
+      staging,
+      secretKeyFile: dataDirFiles(dataDir).secretKey,
+      svcVersion: VERSION,
+      dropSecrets: dropSecrets === true,
+    });
+    try {
+      await host().swap(() => renameSync(staging, databaseFile));
+    } finally {
+      rmSync(staging, { force: true });
+    }
+    const latest = MIGRATIONS.at(-1)?.version ?? 0;
+    return {
+      imported: file,
+      snapshot: prepared.info,
+      schema_version: latest,
+      migrated: prepared.from_schema_version < latest,
+      dropped_secrets: prepared.unreadable
+        .filter((item) => item.table === 'secrets' || item.table === 'integrations')
+        .map((item) => item.what),
+      new_secrets: prepared.replaced_secrets,
+      keys: prepared.keys,
+      dropped_operator_keys: prepared.dropped_operator_keys,
+    };
+  }
 }

@@ -7,12 +7,25 @@
 // sealed secrets, and the sandbox clock offset (settings).
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  linkSync,
+  fstatSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { randomBase62 } from '../../shared/ids.js';
 import { SecretBox } from '../platform/secret-box.js';
 import { ApiError } from '../domain/errors.js';
 import { migrate, type Db } from './database.js';
+import { checkExportTarget } from './export-target.js';
 import type { Migration } from './migrations.js';
+import { checkJsonColumns, checkSchema, SNAPSHOT_TABLE_SQL } from './snapshot-schema.js';
 
 export const SNAPSHOT_FORMAT = 'svc-snapshot';
 export const SNAPSHOT_FORMAT_VERSION = 1;
@@ -31,12 +44,17 @@ export interface SnapshotWritten extends SnapshotInfo {
   bytes: number;
 }
 
-/** Writes a consistent snapshot of `db` to `file` (through a temp file: never a half file). */
+/**
+ * Writes a consistent snapshot of `db` to `file` (through a temp file: never a half file). Never
+ * into the data dir; over an existing file only with `force` (export-target.ts).
+ */
 export function writeSnapshot(
   db: Db,
   file: string,
   meta: { svcVersion: string; environment: string; createdAt: string },
+  target: { dataDir: string; databaseFile: string; force: boolean },
 ): SnapshotWritten {
+  checkExportTarget(file, target);
   const temp = `${file}.${randomBytes(4).toString('hex')}.partial`;
   try {
     db.prepare('VACUUM INTO ?').run(temp);
@@ -51,11 +69,11 @@ export function writeSnapshot(
         environment: meta.environment,
         created_at: meta.createdAt,
       };
-      copy.exec('CREATE TABLE svc_snapshot (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
+      copy.exec(SNAPSHOT_TABLE_SQL);
       const insert = copy.prepare('INSERT INTO svc_snapshot (key, value) VALUES (?, ?)');
       for (const [key, value] of Object.entries(info)) insert.run(key, String(value));
       copy.close();
-      renameSync(temp, file);
+      publish(temp, file, target.force);
       return { ...info, file, bytes: statSync(file).size };
     } finally {
       if (copy.open) copy.close();
@@ -71,12 +89,48 @@ export function writeSnapshot(
   }
 }
 
+/**
+ * Puts the finished snapshot at `file`. Without `force` a hard link, which fails if a file
+ * appeared there since the check, so nothing is replaced unasked even then.
+ */
+function publish(temp: string, file: string, force: boolean): void {
+  if (force) {
+    renameSync(temp, file);
+    return;
+  }
+  try {
+    linkSync(temp, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+      throw new ApiError(
+        'conflict',
+        `${file} exists. Give another path, or pass --force (force: true) to replace it.`,
+        { param: 'file' },
+      );
+    }
+    // A file system without hard links: the check made just before stands.
+    renameSync(temp, file);
+    return;
+  }
+  rmSync(temp, { force: true });
+}
+
 /** A sealed value of the snapshot that this data dir's key cannot open. */
 export interface UnreadableSecret {
   /** `secret CRM_TOKEN (workspace ws_...)`, `webhook hook_...`: what the user knows it as. */
   what: string;
   table: string;
   id: string;
+  /** A workspace secret's key (its workspace id and name, either of which may hold a `/`). */
+  secret?: { workspace_id: string; name: string };
+}
+
+/** A standard API key the snapshot brings: whoever holds it can use this sandbox after import. */
+export interface ImportedKey {
+  id: string;
+  name: string;
+  scopes: string[];
+  workspace_id: string | null;
 }
 
 export interface PreparedImport {
@@ -86,12 +140,19 @@ export interface PreparedImport {
   unreadable: UnreadableSecret[];
   /** With --drop-secrets: new signing secrets given to webhooks and hook triggers (shown once). */
   replaced_secrets: { what: string; id: string; secret: string }[];
+  /** The snapshot's API keys that were not revoked, now valid here. */
+  keys: ImportedKey[];
+  /** Operator credentials found in the snapshot and left out (the daemon mints its own). */
+  dropped_operator_keys: number;
 }
 
 /**
- * Copies a snapshot to `staging` and makes it this svc's store: checks it is a snapshot of a
- * schema this svc knows, finds the sealed values this data dir's key cannot open (refused unless
- * `dropSecrets`, which drops them, or gives webhooks and hooks new secrets), and runs migrations.
+ * Copies a snapshot to `staging` and makes it this svc's store: checks it is a regular file
+ * holding exactly svc's schema of the version it claims (snapshot-schema.ts), with JSON where
+ * svc keeps JSON; finds the sealed values this data dir's key cannot open (refused unless
+ * `dropSecrets`, which drops them, or gives webhooks and hooks new secrets); leaves out operator
+ * credentials; and runs migrations. Synchronous and long on a big snapshot: the daemon runs it
+ * on a worker thread (import-worker.ts).
  */
 export function prepareImport(
   file: string,
@@ -104,15 +165,7 @@ export function prepareImport(
   },
 ): PreparedImport {
   rmSync(staging, { force: true });
-  try {
-    copyFileSync(file, staging);
-  } catch (error) {
-    throw new ApiError(
-      'invalid_parameter',
-      `Cannot read the snapshot ${file}: ${(error as Error).message}.`,
-      { param: 'file' },
-    );
-  }
+  copyRegularFile(file, staging);
   let db: Db | undefined;
   try {
     db = openSnapshot(staging, file);
@@ -125,6 +178,9 @@ export function prepareImport(
         { param: 'file' },
       );
     }
+    checkSchema(db, info.schema_version, options.migrations, file);
+    checkIntegrity(db, file);
+    checkJsonColumns(db, file);
     const unreadable = findUnreadable(db, options.secretBox);
     if (unreadable.length > 0 && !options.dropSecrets) {
       throw new ApiError(
@@ -138,8 +194,22 @@ export function prepareImport(
       );
     }
     const replaced = options.dropSecrets ? dropUnreadable(db, unreadable, options.secretBox) : [];
+    // The operator credential is the daemon's own, minted at each start and handed out over the
+    // control channel only: one planted in a snapshot would answer as the operator.
+    const droppedOperatorKeys = db
+      .prepare("DELETE FROM api_keys WHERE kind = 'operator'")
+      .run().changes;
+    const keys = importedKeys(db);
     db.exec('DROP TABLE svc_snapshot');
-    migrate(db, options.migrations, { secretBox: options.secretBox });
+    try {
+      migrate(db, options.migrations, { secretBox: options.secretBox });
+    } catch (error) {
+      throw new ApiError(
+        'invalid_parameter',
+        `The snapshot ${file} (store schema ${info.schema_version}) could not be brought to store schema ${latest}: ${(error as Error).message}. Export it again with svc state export.`,
+        { param: 'file' },
+      );
+    }
     db.pragma('journal_mode = WAL');
     db.close();
     return {
@@ -147,6 +217,8 @@ export function prepareImport(
       from_schema_version: info.schema_version,
       unreadable,
       replaced_secrets: replaced,
+      keys,
+      dropped_operator_keys: droppedOperatorKeys,
     };
   } catch (error) {
     if (db?.open) db.close();
@@ -157,9 +229,60 @@ export function prepareImport(
   }
 }
 
+/**
+ * Copies `file` to `to` if it is a regular file. Opened without blocking and checked on the open
+ * descriptor: a named pipe would block the read until a writer came (forever, if none does),
+ * and checking the path first would let it be swapped for one in between.
+ */
+function copyRegularFile(file: string, to: string): void {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    throw new ApiError(
+      'invalid_parameter',
+      `Cannot read the snapshot ${file}: ${(error as Error).message}.`,
+      { param: 'file' },
+    );
+  }
+  try {
+    if (!fstatSync(fd).isFile()) {
+      throw new ApiError(
+        'invalid_parameter',
+        `${file} is not a regular file (a snapshot is one, written by svc state export FILE); pipes, devices and directories are not read.`,
+        { param: 'file' },
+      );
+    }
+    const out = openSync(to, 'w', 0o600);
+    try {
+      const buffer = Buffer.allocUnsafe(1024 * 1024);
+      for (;;) {
+        const read = readSync(fd, buffer, 0, buffer.length, null);
+        if (read === 0) break;
+        writeSync(out, buffer, 0, read);
+      }
+    } finally {
+      closeSync(out);
+    }
+  } catch (error) {
+    rmSync(to, { force: true });
+    if (error instanceof ApiError) throw error;
+    throw new ApiError(
+      'invalid_parameter',
+      `Cannot read the snapshot ${file}: ${(error as Error).message}.`,
+      { param: 'file' },
+    );
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function openSnapshot(path: string, shownAs: string): Db {
   try {
     const db = new Database(path);
+    // Defence in depth: functions with side effects are not run from the schema's SQL. The
+    // schema check below refuses any trigger or view that is not svc's own anyway.
+    db.pragma('trusted_schema = OFF');
     db.pragma('journal_mode = DELETE');
     return db;
   } catch {
@@ -168,6 +291,14 @@ function openSnapshot(path: string, shownAs: string): Db {
 }
 
 function readInfo(db: Db, file: string): SnapshotInfo {
+  // svc_snapshot must be the plain table export writes before it is read: a view of that name
+  // would run the snapshot's own query.
+  const table = db
+    .prepare<[], { sql: string | null }>(
+      "SELECT sql FROM sqlite_master WHERE name = 'svc_snapshot' AND type = 'table'",
+    )
+    .get();
+  if (table?.sql !== SNAPSHOT_TABLE_SQL) throw notSnapshot(file);
   let rows: { key: string; value: string }[];
   try {
     rows = db
@@ -194,6 +325,27 @@ function readInfo(db: Db, file: string): SnapshotInfo {
     environment: values.environment ?? 'sandbox',
     created_at: values.created_at ?? '',
   };
+}
+
+/** A damaged file would pass the checks above and fail later, request by request. */
+function checkIntegrity(db: Db, file: string): void {
+  const result = db.pragma('quick_check(1)', { simple: true }) as string;
+  if (result !== 'ok') {
+    throw new ApiError(
+      'invalid_parameter',
+      `The snapshot ${file} is damaged (SQLite's quick_check: ${result}). Export it again with svc state export.`,
+      { param: 'file' },
+    );
+  }
+}
+
+function importedKeys(db: Db): ImportedKey[] {
+  return db
+    .prepare<[], { id: string; name: string; scopes: string; workspace_id: string | null }>(
+      "SELECT id, name, scopes, workspace_id FROM api_keys WHERE kind = 'standard' AND revoked_at IS NULL ORDER BY created_at, id",
+    )
+    .all()
+    .map((row) => ({ ...row, scopes: row.scopes.split(' ').filter(Boolean) }));
 }
 
 function notSnapshot(file: string): ApiError {
@@ -233,6 +385,7 @@ function findUnreadable(db: Db, box: SecretBox): UnreadableSecret[] {
           what: `secret ${row.name} (workspace ${row.workspace_id})`,
           table: 'secrets',
           id: `${row.workspace_id}/${row.name}`,
+          secret: { workspace_id: row.workspace_id, name: row.name },
         });
       }
     }
@@ -257,7 +410,8 @@ function findUnreadable(db: Db, box: SecretBox): UnreadableSecret[] {
     for (const row of db
       .prepare<[], { id: string; trigger: string }>('SELECT id, trigger FROM workflows')
       .all()) {
-      const secret = (JSON.parse(row.trigger) as { config?: { secret?: unknown } }).config?.secret;
+      const trigger = JSON.parse(row.trigger) as { config?: { secret?: unknown } } | null;
+      const secret = trigger?.config?.secret;
       if (typeof secret === 'string' && !opens(secret)) {
         found.push({
           what: `workflow ${row.id} hook trigger secret`,
@@ -279,10 +433,10 @@ function dropUnreadable(
   db.transaction(() => {
     for (const item of unreadable) {
       if (item.table === 'secrets') {
-        const [workspaceId, name] = item.id.split('/');
+        // By its two columns: an id joined with `/` cannot be split back when either has one.
         db.prepare('DELETE FROM secrets WHERE workspace_id = ? AND name = ?').run(
-          workspaceId,
-          name,
+          item.secret!.workspace_id,
+          item.secret!.name,
         );
       } else if (item.table === 'integrations') {
         db.prepare('UPDATE integrations SET credentials = NULL WHERE id = ?').run(item.id);

@@ -52,7 +52,11 @@ export const DeliveryStreamInput = z
   .optional();
 
 /** svc state export|import: a snapshot file, as an absolute path (the CLI resolves it). */
-export const StateExportInput = z.strictObject({ file: z.string().min(1).max(4096) });
+export const StateExportInput = z.strictObject({
+  file: z.string().min(1).max(4096),
+  /** Replace the file if it exists (a path inside the data dir is refused even so). */
+  force: z.boolean().optional(),
+});
 export const StateImportInput = z.strictObject({
   file: z.string().min(1).max(4096),
   /** Drop the secrets this data dir's key cannot open instead of refusing the snapshot. */

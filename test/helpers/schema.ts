@@ -1,7 +1,7 @@
 // Makes a daemon's database look as an older svc left it: what the migrations after `version`
-// added (tables, indexes, triggers, columns) is removed, the triggers they dropped are back, and
-// user_version is set back, so a test can start the daemon on a database "written before" a
-// migration and see that migration run.
+// added (tables, indexes, triggers, columns) is removed, the triggers and indexes they dropped
+// are back, and user_version is set back, so a test can start the daemon on a database "written
+// before" a migration and see that migration run.
 import Database from 'better-sqlite3';
 import { migrate } from '../../daemon/store/database.js';
 import { MIGRATIONS } from '../../daemon/store/migrations.js';
@@ -54,9 +54,11 @@ export function downgradeTo(db: Db, version: number, keep: readonly string[] = [
       if (!olderColumns.has(column)) db.exec(`ALTER TABLE "${name}" DROP COLUMN "${column}"`);
     }
   }
-  // What a later migration dropped (the insert triggers of the list counts) comes back.
+  // What a later migration dropped (the insert triggers of the list counts, an index on
+  // deliveries) comes back: the result has exactly the schema of `version`.
   for (const [name, object] of kept) {
-    if (object.type === 'trigger' && !now.has(name)) db.exec(object.sql);
+    if ((object.type === 'trigger' || object.type === 'index') && !now.has(name))
+      db.exec(object.sql);
   }
   older.close();
   db.pragma(`user_version = ${version}`);
