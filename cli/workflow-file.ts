@@ -1,9 +1,11 @@
 // Workflow files for `svc workflows create|update -f FILE`: JSON or YAML (by extension; anything
 // else is tried as JSON, then YAML, since YAML reads JSON too), `-` for stdin. Also turns the
 // API's validation error param (`steps[2].config.if_false`) into a location a user finds in the
-// file: the step's id and the field.
+// file: the step's id and the field. A `__proto__` or `constructor.prototype` key is refused
+// here, named.
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
+import { findForbiddenKey, forbiddenKeyReason } from '../shared/forbidden-keys.js';
 import { parseJsonText, parseYamlText, readStdin } from './document-text.js';
 import { UsageError } from './errors.js';
 
@@ -44,6 +46,10 @@ export async function parseWorkflowText(text: string, name: string): Promise<Wor
       `-f ${name}: a workflow file holds one object (name, steps, trigger, settings...), not ${describe(value)}.`,
     );
   }
+  // The daemon would refuse such a key too, but as part of "the request body"; here the message
+  // says where it is in the file.
+  const forbidden = findForbiddenKey(value);
+  if (forbidden) throw new UsageError(`-f ${name}: ${forbiddenKeyReason(forbidden)}`);
   return value as WorkflowDocument;
 }
 

@@ -2,7 +2,6 @@
 // analytics, svc agents knowledge upload|list|delete, svc agents stub add|list|clear
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { parseDuration } from '../../shared/duration.js';
 import {
   AGENT_STATUSES,
   AGENT_TYPES,
@@ -20,6 +19,7 @@ import type {
   MessageView,
 } from '../../shared/schemas/agents.js';
 import type { DeletedView, ListBody } from '../../shared/schemas/common.js';
+import { delayOption, matchOption } from '../bounded-flags.js';
 import { apiCommand, apiPath, listCommand, PAGE_OPTIONS } from '../api-commands.js';
 import { command, defineCommands, group, stringOption, type Options } from '../command.js';
 import { UsageError } from '../errors.js';
@@ -392,12 +392,9 @@ export default defineCommands([
       `svc agents stub add agt_... --match refund --result '{"action":"issue_refund","output":"Refunded","confidence":0.99}'`,
     ],
     async run(ctx, [id], options) {
-      const match = options.match;
+      const match = matchOption(options.match);
       if (!match) throw new UsageError('Missing --match: text or /regex/ that inputs must match.');
-      const delayText = options.delay;
-      const delay = delayText === undefined ? undefined : parseDuration(delayText);
-      if (delay === null || delay === 0)
-        throw new UsageError('--delay takes a duration such as 500ms, 5s or 1m.');
+      const delay = delayOption(options.delay, '--delay');
       const result = jsonOption(options, 'result', '--result');
       const fail = options.fail;
       if (!result && !fail && delay === undefined)

@@ -1,8 +1,15 @@
 // svc faults add|list|remove|clear: sandbox fault rules over the control channel. A rule says
 // where (a webhook's deliveries, every call to a URL prefix, a workflow step, an agent), when
 // (attempts, a seeded share, a number of hits, a match) and what (a status, a timeout, a
-// latency, a reset connection, an error code).
-import { parseDuration } from '../../shared/duration.js';
+// latency, a reset connection, an error code). Flags are checked against the rule's bounds here,
+// so that a refusal names the flag and its range.
+import {
+  FAULT_ATTEMPTS,
+  FAULT_SEED,
+  FAULT_STATUS,
+  FAULT_TIMES,
+} from '../../shared/schemas/sandbox-limits.js';
+import { delayOption, integerOption, matchOption } from '../bounded-flags.js';
 import type { FaultAdd, FaultView } from '../../shared/schemas/faults.js';
 import { command, defineCommands, group, stringOption, type Options } from '../command.js';
 import { UsageError } from '../errors.js';
@@ -13,28 +20,25 @@ function workspaceOf(options: Options): { workspace_id?: string } {
   return workspace ? { workspace_id: workspace } : {};
 }
 
-/** "2" or "1-2" -> {from, to}. */
+/** "2" or "1-2" -> {from, to}, within FAULT_ATTEMPTS. */
 export function parseAttempts(text: string): { from: number; to: number } {
   const found = /^(\d+)(?:-(\d+))?$/.exec(text.trim());
   const from = Number(found?.[1]);
   const to = found?.[2] === undefined ? from : Number(found[2]);
-  if (!found || from < 1 || to < from) {
+  const { min, max } = FAULT_ATTEMPTS;
+  if (!found || from < min || to < from || to > max) {
     throw new UsageError(
-      `--attempts takes N or FROM-TO with 1 <= FROM <= TO, e.g. 1-2; got "${text}".`,
+      `--attempts takes N or FROM-TO with ${min} <= FROM <= TO <= ${max}, e.g. 1-2; got "${text}".`,
     );
   }
   return { from, to };
 }
 
-function numberOption(
-  text: string | undefined,
-  flag: string,
-  integer: boolean,
-): number | undefined {
+function numberOption(text: string | undefined, flag: string): number | undefined {
   if (text === undefined) return undefined;
   const value = Number(text);
-  if (text.trim() === '' || !Number.isFinite(value) || (integer && !Number.isInteger(value))) {
-    throw new UsageError(`${flag} takes ${integer ? 'an integer' : 'a number'}; got "${text}".`);
+  if (text.trim() === '' || !Number.isFinite(value)) {
+    throw new UsageError(`${flag} takes a number; got "${text}".`);
   }
   return value;
 }
@@ -115,12 +119,13 @@ export default defineCommands([
       'svc faults add --agent agt_... --times 1 --fail external_api_error',
     ],
     async run(ctx, _args, options) {
-      const latencyText = options.latency;
-      const latency = latencyText === undefined ? undefined : parseDuration(latencyText);
-      if (latency === null || latency === 0)
-        throw new UsageError('--latency takes a duration such as 500ms, 2s or 1m.');
+      const latency = delayOption(options.latency, '--latency');
       const attempts = options.attempts === undefined ? undefined : parseAttempts(options.attempts);
-      const rate = numberOption(options.rate, '--rate', false);
+      const seed = integerOption(options.seed, '--seed', FAULT_SEED);
+      const times = integerOption(options.times, '--times', FAULT_TIMES);
+      const status = integerOption(options.status, '--status', FAULT_STATUS, 'an HTTP status');
+      const match = matchOption(options.match);
+      const rate = numberOption(options.rate, '--rate');
       if (rate !== undefined && (rate < 0 || rate > 1))
         throw new UsageError('--rate takes a share between 0 and 1, e.g. 0.3.');
       const rule: FaultAdd = {
@@ -132,16 +137,10 @@ export default defineCommands([
         ...(options.agent ? { agent_id: options.agent } : {}),
         ...(attempts ? { attempts_from: attempts.from, attempts_to: attempts.to } : {}),
         ...(rate !== undefined ? { rate } : {}),
-        ...(options.seed !== undefined
-          ? { seed: numberOption(options.seed, '--seed', true)! }
-          : {}),
-        ...(options.times !== undefined
-          ? { times: numberOption(options.times, '--times', true)! }
-          : {}),
-        ...(options.match ? { match: options.match } : {}),
-        ...(options.status !== undefined
-          ? { status: numberOption(options.status, '--status', true)! }
-          : {}),
+        ...(seed !== undefined ? { seed } : {}),
+        ...(times !== undefined ? { times } : {}),
+        ...(match ? { match } : {}),
+        ...(status !== undefined ? { status } : {}),
         ...(options.timeout ? { timeout: true } : {}),
         ...(latency !== undefined ? { latency_ms: latency } : {}),
         ...(options.reset ? { reset: true } : {}),

@@ -23,6 +23,7 @@ import {
 } from '../../shared/schemas/control.js';
 import { toIso } from '../time/clock.js';
 import { ApiError } from '../domain/errors.js';
+import { issuesToError } from '../http/validation.js';
 import type { KeyRecord } from '../keys/key.service.js';
 import type { Workspace } from '../domain/workspace.js';
 import { sampleEventData } from '../events/samples.js';
@@ -83,7 +84,7 @@ const t = initTRPC.context<ControlContext>().create({
 });
 
 /** Only a loopback caller with the control token gets in; service errors keep their code. */
-const operator = t.procedure.use(async ({ ctx, next }) => {
+const operator = t.procedure.use(async ({ ctx, next, getRawInput }) => {
   if (!ctx.loopback)
     throw new TRPCError({
       code: 'FORBIDDEN',
@@ -96,12 +97,25 @@ const operator = t.procedure.use(async ({ ctx, next }) => {
     });
   }
   const result = await next();
-  if (!result.ok && result.error.cause instanceof ApiError) {
-    const cause = result.error.cause;
+  if (result.ok) return result;
+  const cause = (await inputError(result.error.cause, getRawInput)) ?? result.error.cause;
+  if (cause instanceof ApiError) {
     throw new TRPCError({ code: trpcCode(cause.status), message: cause.message, cause });
   }
   return result;
 });
+
+/**
+ * An input its schema refused, as the REST API words a body's fields (one sentence naming the
+ * field and the bound it missed, code and param), instead of tRPC's message: zod's issues as JSON.
+ */
+async function inputError(
+  cause: unknown,
+  getRawInput: () => Promise<unknown>,
+): Promise<ApiError | undefined> {
+  if (!(cause instanceof z.core.$ZodError)) return undefined;
+  return issuesToError(cause.issues, await getRawInput(), 'body', {});
+}
 
 export function createControlRouter(deps: ControlDeps) {
   const { workspaces, keys, clock, clockService, events, deliveries, agents, stubs, daemon } = deps;

@@ -1,8 +1,14 @@
 // JSON body parsing: an empty body is "no body" (the route's schema decides if that is fine),
-// anything unparsable is invalid_request_body, __proto__/constructor keys are refused, and
-// nesting past MAX_JSON_DEPTH levels is invalid_parameter naming the top-level field.
+// anything unparsable is invalid_request_body, and so are __proto__/constructor.prototype keys
+// (the message names the key and why), and nesting past MAX_JSON_DEPTH levels is
+// invalid_parameter naming the top-level field.
 import type { FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
+import {
+  findForbiddenKey,
+  forbiddenKeyReason,
+  type ForbiddenKey,
+} from '../../shared/forbidden-keys.js';
 import { ApiError } from '../domain/errors.js';
 import { deepPath, exceedsDepth, MAX_JSON_DEPTH } from './json-depth.js';
 
@@ -29,15 +35,33 @@ export function installJsonBodyParser(app: FastifyInstance): void {
     try {
       done(null, parseSafely(text));
     } catch {
-      done(
-        new ApiError(
-          'invalid_request_body',
-          'The request body is not valid JSON. Check quotes, commas and brackets.',
-        ),
-        undefined,
-      );
+      done(refusal(text), undefined);
     }
   });
+}
+
+/**
+ * Why secure-json-parse refused a body: valid JSON holding a key it forbids (named, with the
+ * reason), else invalid JSON. Only refused bodies are parsed a second time to tell.
+ */
+function refusal(text: string): ApiError {
+  let found: ForbiddenKey | undefined;
+  try {
+    found = findForbiddenKey(JSON.parse(text) as unknown);
+  } catch {
+    // Not JSON at all.
+  }
+  if (found) {
+    return new ApiError(
+      'invalid_request_body',
+      `The request body is valid JSON, but ${forbiddenKeyReason(found)}`,
+      { param: found.path },
+    );
+  }
+  return new ApiError(
+    'invalid_request_body',
+    'The request body is not valid JSON. Check quotes, commas and brackets.',
+  );
 }
 
 /**

@@ -28,7 +28,8 @@ export function parseRequestPart<T>(
   throw issuesToError(result.error.issues, input ?? {}, part, fieldCodes);
 }
 
-function issuesToError(
+/** zod's issues as one ApiError (also for the control channel's inputs, as fields of a body). */
+export function issuesToError(
   issues: readonly z.core.$ZodIssue[],
   input: unknown,
   part: RequestPart,
@@ -73,9 +74,8 @@ function describe(
     case 'invalid_value':
       return `The ${name} must be one of: ${issue.values.map(String).join(', ')}.`;
     case 'too_small':
-      return `The ${name} is too small: ${issue.message.replace(/^Too small: /, '')}.`;
     case 'too_big':
-      return `The ${name} is too big: ${issue.message.replace(/^Too big: /, '')}.`;
+      return outOfRange(issue, name, value);
     case 'invalid_format':
       // A pattern's own message says what is expected ("must look like ..."); zod's does not.
       return issue.format === 'regex'
@@ -85,6 +85,39 @@ function describe(
         : `The ${name} is not a valid ${issue.format}.`;
     default:
       return `The ${name} is invalid: ${issue.message}.`;
+  }
+}
+
+/**
+ * A value past a bound, in one sentence: the bound zod checked, in the value's own terms
+ * (a number, a length, a count of items), and what was given.
+ */
+function outOfRange(
+  issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig,
+  name: string,
+  value: unknown,
+): string {
+  const small = issue.code === 'too_small';
+  const bound = Number(small ? issue.minimum : issue.maximum);
+  const limit = issue.exact ? `exactly ${bound}` : `${small ? 'at least' : 'at most'} ${bound}`;
+  const strict = issue.inclusive === false;
+  switch (issue.origin) {
+    case 'number':
+    case 'int':
+      return `The ${name} is too ${small ? 'small' : 'big'}: it must be ${
+        strict ? `${small ? 'greater' : 'less'} than ${bound}` : limit
+      }${typeof value === 'number' ? ` (got ${value})` : ''}.`;
+    case 'string':
+      return `The ${name} is too ${small ? 'short' : 'long'}: it takes ${limit} character${
+        bound === 1 ? '' : 's'
+      }${typeof value === 'string' ? ` (got ${value.length})` : ''}.`;
+    case 'array':
+    case 'set':
+      return `The ${name} has too ${small ? 'few' : 'many'} items: it takes ${limit}${
+        Array.isArray(value) ? ` (got ${value.length})` : ''
+      }.`;
+    default:
+      return `The ${name} is too ${small ? 'small' : 'big'}: ${issue.message.replace(/^Too (small|big): /, '')}.`;
   }
 }
 

@@ -13,20 +13,23 @@ export interface UrlPolicy {
 }
 
 export function checkOutboundUrl(raw: string, policy: UrlPolicy, param = 'url'): string {
+  const accepted = acceptedSchemes(policy.environment);
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     throw new ApiError(
       'invalid_url',
-      `'${truncate(raw)}' is not a valid URL. Use an absolute https:// URL.`,
+      `'${truncate(raw)}' is not a valid URL. Use an absolute ${accepted} URL.`,
       { param },
     );
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new ApiError('invalid_url', `The URL must use https:// (got ${url.protocol}).`, {
-      param,
-    });
+    throw new ApiError(
+      'invalid_url',
+      `The URL must use ${accepted} in the ${policy.environment} environment (got ${url.protocol}).`,
+      { param },
+    );
   }
   if (url.protocol === 'http:' && policy.environment === 'production') {
     throw new ApiError(
@@ -79,6 +82,11 @@ export function isPublicAddress(address: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The schemes a URL may use, as a message names them: the sandbox also calls local receivers. */
+function acceptedSchemes(environment: Environment): string {
+  return environment === 'production' ? 'https://' : 'http:// or https://';
 }
 
 function truncate(text: string): string {

@@ -1,6 +1,7 @@
 // Agents, their executions, messages, knowledge documents and analytics.
 import { z } from 'zod';
 import { ListQuery, Timestamp, workspaceObject } from './common.js';
+import { DELAY_MS, MAX_MATCH_LENGTH } from './sandbox-limits.js';
 import {
   AGENT_STATUSES,
   AGENT_TYPES,
@@ -271,7 +272,7 @@ export const KnowledgeUploadFields = z.strictObject({
 
 export const StubAddInput = z.strictObject({
   agent_id: z.string(),
-  match: z.string().min(1).max(500),
+  match: z.string().min(1).max(MAX_MATCH_LENGTH),
   result: z
     .strictObject({
       action: z.string().max(100).optional(),
@@ -280,7 +281,7 @@ export const StubAddInput = z.strictObject({
     })
     .optional(),
   fail: z.string().max(100).optional(),
-  delay_ms: z.number().int().min(1).max(86_400_000).optional(),
+  delay_ms: z.number().int().min(DELAY_MS.min).max(DELAY_MS.max).optional(),
 });
 
 /** A stub as the stub service receives it (the agent comes apart). */

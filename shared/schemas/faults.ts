@@ -1,12 +1,23 @@
 // Sandbox fault rules (svc faults add|list|remove|clear): control-channel inputs and the rule as
 // the CLI shows it. Not part of the REST API (like the clock, faults are a sandbox control).
 import { z } from 'zod';
+import {
+  DELAY_MS,
+  FAULT_ATTEMPTS,
+  FAULT_SEED,
+  FAULT_STATUS,
+  FAULT_TIMES,
+  MAX_MATCH_LENGTH,
+  type Range,
+} from './sandbox-limits.js';
 
 const Id = (prefix: string) =>
   z
     .string()
     .max(100)
     .refine((value) => value.startsWith(prefix), `must start with ${prefix}`);
+
+const within = (range: Range) => z.number().int().min(range.min).max(range.max);
 
 export const FaultAddInput = z.strictObject({
   workspace_id: z.string().optional(),
@@ -17,21 +28,16 @@ export const FaultAddInput = z.strictObject({
   step_id: z.string().min(1).max(64).optional(),
   agent_id: Id('agt_').optional(),
   // when
-  attempts_from: z.number().int().min(1).max(1000).optional(),
-  attempts_to: z.number().int().min(1).max(1000).optional(),
+  attempts_from: within(FAULT_ATTEMPTS).optional(),
+  attempts_to: within(FAULT_ATTEMPTS).optional(),
   rate: z.number().min(0).max(1).optional(),
-  seed: z
-    .number()
-    .int()
-    .min(0)
-    .max(2 ** 31 - 1)
-    .optional(),
-  times: z.number().int().min(1).max(1_000_000).optional(),
-  match: z.string().min(1).max(500).optional(),
+  seed: within(FAULT_SEED).optional(),
+  times: within(FAULT_TIMES).optional(),
+  match: z.string().min(1).max(MAX_MATCH_LENGTH).optional(),
   // what
-  status: z.number().int().min(100).max(599).optional(),
+  status: within(FAULT_STATUS).optional(),
   timeout: z.boolean().optional(),
-  latency_ms: z.number().int().min(1).max(86_400_000).optional(),
+  latency_ms: within(DELAY_MS).optional(),
   reset: z.boolean().optional(),
   fail: z.string().min(1).max(100).optional(),
 });

@@ -63,3 +63,26 @@ test('production refuses http:// and private literals unless private networks ar
   const sandbox = { environment: 'sandbox' as const, allowPrivateNetwork: false };
   t.is(checkOutboundUrl('http://localhost:4000/', sandbox), 'http://localhost:4000/');
 });
+
+test('a scheme other than http(s) is refused naming what the environment accepts', (t) => {
+  const refusal = (url: string, environment: 'sandbox' | 'production') =>
+    t.throws(() => checkOutboundUrl(url, { environment, allowPrivateNetwork: false }), {
+      instanceOf: ApiError,
+    })?.message;
+  t.is(
+    refusal('file:///etc/passwd', 'sandbox'),
+    'The URL must use http:// or https:// in the sandbox environment (got file:).',
+  );
+  t.is(
+    refusal('ftp://example.com/x', 'production'),
+    'The URL must use https:// in the production environment (got ftp:).',
+  );
+  t.is(
+    refusal('not a url', 'sandbox'),
+    "'not a url' is not a valid URL. Use an absolute http:// or https:// URL.",
+  );
+  t.is(
+    refusal('not a url', 'production'),
+    "'not a url' is not a valid URL. Use an absolute https:// URL.",
+  );
+});

@@ -110,6 +110,32 @@ test('out of range numbers are invalid_parameter', (t) => {
   t.regex(error.message, /too big/);
 });
 
+test('a number, a length or a count past its bound: one sentence with the bound and the value', (t) => {
+  const Bounded = z.strictObject({
+    times: z.number().int().min(1).max(1000).optional(),
+    share: z.number().gt(0).optional(),
+    match: z.string().min(1).max(5).optional(),
+    code: z.string().length(3).optional(),
+    tags: z.array(z.string()).max(2).optional(),
+  });
+  const cases: [Record<string, unknown>, string][] = [
+    [{ times: 0 }, "The field 'times' is too small: it must be at least 1 (got 0)."],
+    [{ times: 5000 }, "The field 'times' is too big: it must be at most 1000 (got 5000)."],
+    [{ share: 0 }, "The field 'share' is too small: it must be greater than 0 (got 0)."],
+    [{ match: '' }, "The field 'match' is too short: it takes at least 1 character (got 0)."],
+    [{ match: 'abcdef' }, "The field 'match' is too long: it takes at most 5 characters (got 6)."],
+    [{ code: 'ab' }, "The field 'code' is too short: it takes exactly 3 characters (got 2)."],
+    [{ tags: ['a', 'b', 'c'] }, "The field 'tags' has too many items: it takes at most 2 (got 3)."],
+  ];
+  for (const [body, message] of cases) {
+    const error = apiError(t, () => parseRequestPart(Bounded, body, 'body'));
+    t.is(error.code, 'invalid_parameter');
+    t.is(error.message, message);
+  }
+  const query = apiError(t, () => parseRequestPart(Bounded, { times: 0 }, 'query'));
+  t.is(query.message, "The query parameter 'times' is too small: it must be at least 1 (got 0).");
+});
+
 test('a value outside an enum lists the allowed values', (t) => {
   const error = apiError(t, () => parseRequestPart(Body, { ...valid, type: 'pirate' }, 'body'));
   t.is(error.code, 'invalid_parameter');
