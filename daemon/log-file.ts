@@ -7,7 +7,7 @@
 // Not sonic-boom (pino.destination), which the stdout copy still uses: on a failed write it
 // emits 'error' (fatal without a listener), keeps the failed batch to write again with every
 // line after it in memory, and its flushSync (at exit) retries a full disk forever.
-import { openSync, writeSync } from 'node:fs';
+import { fstatSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 
 const NEWLINE = 0x0a;
 
@@ -17,7 +17,7 @@ export class LogFile {
   private dropped = 0;
   private droppedSince = '';
   private cause = '';
-  /** A batch stopped part way through a line: the next write starts on a new line. */
+  /** A piece of a line is left in the file (see append): the next write starts a new line. */
   private midLine = false;
 
   /** Opens (creates, mode 0600) the file for appending; throws if that fails (start-up). */
@@ -55,7 +55,10 @@ export class LogFile {
 
   flushSync(): void {}
 
-  /** Writes as much of data as the file takes; answers how many bytes that was. */
+  /**
+   * Writes as much of data as the file takes, in whole lines; answers how many bytes that was.
+   * A write cut short in a line (the disk filled meanwhile) has that piece cut off the file again.
+   */
   private append(data: Buffer): number {
     let offset = 0;
     try {
@@ -64,11 +67,20 @@ export class LogFile {
         this.midLine = false;
       }
       while (offset < data.length) offset += writeSync(this.fd, data, offset);
+      return offset;
     } catch (error) {
       this.cause = error instanceof Error ? error.message : String(error);
     }
-    if (offset > 0 && offset < data.length) this.midLine = data[offset - 1] !== NEWLINE;
-    return offset;
+    const whole = offset === 0 ? 0 : data.lastIndexOf(NEWLINE, offset - 1) + 1;
+    if (whole < offset) {
+      try {
+        ftruncateSync(this.fd, fstatSync(this.fd).size - (offset - whole));
+      } catch {
+        // Left in the file: the next line written starts on a line of its own.
+        this.midLine = true;
+      }
+    }
+    return whole;
   }
 
   /** Counts the lines of data whose end was not written (from byte `written` on). */
