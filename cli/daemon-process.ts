@@ -6,7 +6,7 @@ import { takeEarlySignals } from './early-signals.js';
 import { foregroundExit } from './foreground-exit.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, openSync, closeSync, readFileSync } from 'node:fs';
+import { openSync, closeSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ky from 'ky';
 import {
@@ -17,6 +17,7 @@ import {
   type DaemonMessage,
 } from '../shared/daemon-launch.js';
 import { PACKAGE_ROOT } from '../shared/package-info.js';
+import { makeWritableDir, unwritableDataDir } from '../shared/writable-dir.js';
 import { isAlive, isSvcDaemon, pidExists } from '../shared/process.js';
 import type { CliContext } from './context.js';
 import { CliError } from './errors.js';
@@ -42,8 +43,7 @@ export async function startInBackground(ctx: CliContext, flags: DaemonFlags): Pr
     );
   }
   const files = ctx.files;
-  mkdirSync(files.logDir, { recursive: true, mode: 0o700 });
-  const stderrFd = openSync(files.stderr, 'a', 0o600);
+  const stderrFd = openDaemonStderr(ctx.dataDir, files);
   const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, DAEMON_ENTRY], {
     detached: true,
     env: daemonEnv({ ...flags, dataDir: ctx.dataDir }, process.env),
@@ -84,6 +84,22 @@ export async function startInBackground(ctx: CliContext, flags: DaemonFlags): Pr
   await waitForHealth(message.url);
   const runtime = ctx.runtime();
   return { url: message.url, pid: message.pid, environment: runtime?.environment ?? 'sandbox' };
+}
+
+/**
+ * Creates the data dir and logs/ and opens the file that takes the daemon's stderr. A data dir
+ * that cannot be written is one line naming the path and the cause (shared/writable-dir.ts).
+ */
+function openDaemonStderr(dataDir: string, files: CliContext['files']): number {
+  try {
+    makeWritableDir(dataDir);
+    makeWritableDir(files.logDir);
+    return openSync(files.stderr, 'a', 0o600);
+  } catch (error) {
+    const message = unwritableDataDir(dataDir, error);
+    if (message === undefined) throw error;
+    throw new CliError(message, 1, 'daemon_start_failed');
+  }
 }
 
 /**

@@ -190,6 +190,12 @@ export const ERROR_CODES = {
     type: 'server_error',
     description: 'Unexpected error; the request id is in the daemon log.',
   },
+  insufficient_storage: {
+    status: 507,
+    type: 'server_error',
+    description:
+      "The data dir's disk is full (or over a quota or file size limit): nothing was stored; free space and retry (added code).",
+  },
   service_unavailable: {
     status: 503,
     type: 'server_error',

@@ -159,10 +159,10 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
   );
 
   const methodsByPath = methodFinder(allRoutes);
-  installErrorHandling(app, clock, urls, methodsByPath);
+  installErrorHandling(app, clock, urls, methodsByPath, options.dataDir);
   frameworkError = (error, request, reply) => {
     reply.header('X-Request-Id', request.id);
-    sendError(request, reply, toApiError(error), clock, urls);
+    sendError(request, reply, toApiError(error, options.dataDir), clock, urls);
   };
   // The upload routes alone take multipart bodies: the plugin's three async hooks (request,
   // validation, response) would otherwise run on every request.
@@ -181,7 +181,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
   await app.register(async (scope) => {
     await scope.register(formbody);
     await scope.register(cookie);
-    scope.setErrorHandler(oauthScopeErrorHandler(clock, urls));
+    scope.setErrorHandler(oauthScopeErrorHandler(clock, urls, options.dataDir));
     registerRoutes(scope, oauth, guard, clock);
   });
 
@@ -257,7 +257,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
       route.bodyLimit = MAX_CONTROL_BODY_BYTES;
     });
     control.addHook('preHandler', controlInputGuard);
-    const createContext = controlContextFactory(options.controlToken);
+    const createContext = controlContextFactory(options.controlToken, options.dataDir);
     control.addHook('preHandler', singleCallLane(router, createContext));
     await control.register(fastifyTRPCPlugin, {
       prefix: '/trpc',

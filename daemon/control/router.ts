@@ -47,18 +47,22 @@ import { appView, grantView } from '../oauth/oauth.views.js';
 import { FixtureApplyInput, fixtureJsonSchema } from '../../shared/schemas/fixtures.js';
 import { FaultAddInput, FaultIdInput, FaultListInput } from '../../shared/schemas/faults.js';
 import { WebhookReplayInput } from '../../shared/schemas/replay.js';
+import { insufficientStorage, isStorageFull } from '../store/storage-full.js';
 
 export interface ControlContext {
   authorized: boolean;
   loopback: boolean;
+  /** Named in the answer to a change the full disk could not take. */
+  dataDir: string;
 }
 
-export function controlContextFactory(controlToken: string) {
+export function controlContextFactory(controlToken: string, dataDir: string) {
   const expected = Buffer.from(controlToken);
   // tRPC's adapter passes more than the request (CreateFastifyContextOptions); only it is read.
   return ({ req }: { req: FastifyRequest }): ControlContext => ({
     authorized: isAuthorized(req.headers.authorization, expected),
     loopback: isLoopback(req.socket.remoteAddress),
+    dataDir,
   });
 }
 
@@ -98,6 +102,11 @@ const operator = t.procedure.use(async ({ ctx, next, getRawInput }) => {
   }
   const result = await next();
   if (result.ok) return result;
+  if (isStorageFull(result.error.cause)) {
+    // As on the REST API (507): the CLI says the disk is full, not "internal error".
+    const cause = insufficientStorage(ctx.dataDir);
+    throw new TRPCError({ code: trpcCode(cause.status), message: cause.message, cause });
+  }
   const cause = (await inputError(result.error.cause, getRawInput)) ?? result.error.cause;
   if (cause instanceof ApiError) {
     throw new TRPCError({ code: trpcCode(cause.status), message: cause.message, cause });

@@ -117,7 +117,10 @@ class Dashboard {
       done();
     });
     scope.setErrorHandler((error, request, reply) => {
-      const apiError = toApiError(error as Parameters<typeof toApiError>[0]);
+      const apiError = toApiError(
+        error as Parameters<typeof toApiError>[0],
+        this.options.status().data_dir,
+      );
       if (!(error instanceof ApiError) && apiError.status >= 500) {
         request.log.error({ err: error, req_id: request.id }, 'dashboard request failed');
       }

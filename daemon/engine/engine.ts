@@ -17,6 +17,7 @@ import { delayAfterAttempt, stepBackoff } from '../../shared/backoff.js';
 import type { Clock } from '../time/clock.js';
 import type { EventService } from '../events/event.service.js';
 import type { CommitQueue } from '../store/commit-queue.js';
+import { isStorageFull } from '../store/storage-full.js';
 import type { Transactions } from '../domain/transactions.js';
 import type { TimerService } from '../time/timer.service.js';
 import type { Definition, WorkflowCatalog } from './ports.js';
@@ -100,6 +101,12 @@ const MEMORY_LIMIT = 20_000;
 const MAX_INLINE_STEPS = 1000;
 /** How long (real time) a clock move waits at most for the steps it set going. */
 const IDLE_WAIT_MS = 10_000;
+/**
+ * Real-time pauses between tries to store an outcome the full disk refused: 1 s, doubling up to
+ * 10 s, so a run goes on within seconds of space being freed (a try costs one transaction).
+ */
+const STORE_RETRY_MS = 1_000;
+const MAX_STORE_RETRY_MS = 10_000;
 
 export class WorkflowEngine {
   private readonly inFlight = new Map<string, Promise<void>>();
@@ -463,11 +470,7 @@ export class WorkflowEngine {
       const outcome = await this.deps.steps.run(this.stepContext(row, state, act));
       // Stopping: the step stays ready in the store and runs again after the restart.
       if (outcome.type === 'interrupted' || this.closing) return;
-      const status = await this.deps.commits.run(() => {
-        // The step's own records happened whatever becomes of the run (cancelled meanwhile).
-        outcome.store?.();
-        return this.transition(row.id, act.key, 'ready', outcome);
-      });
+      const status = await this.storeOutcome(row, act, outcome);
       // The run ended with this step: nothing is left to start.
       if (status && !UNFINISHED.has(status)) return;
     } catch (error) {
@@ -480,6 +483,40 @@ export class WorkflowEngine {
       return;
     }
     this.pump(row.id);
+  }
+
+  /**
+   * Stores a step's outcome: its transition. One the full disk refuses is kept and tried again,
+   * after growing pauses, until it is stored or the daemon stops: an acknowledged run carries on
+   * once space is freed, without a restart and without running the step again.
+   */
+  private async storeOutcome(
+    row: RunRow,
+    act: Activation,
+    outcome: StepOutcome,
+  ): Promise<RunStatus | undefined> {
+    for (let tries = 0; ; tries += 1) {
+      try {
+        return await this.deps.commits.run(() => {
+          // The step's own records happened whatever becomes of the run (cancelled meanwhile).
+          outcome.store?.();
+          return this.transition(row.id, act.key, 'ready', outcome);
+        });
+      } catch (error) {
+        if (!isStorageFull(error) || this.closing) throw error;
+        if (tries === 0) {
+          this.deps.log.error(
+            { execution_id: row.id, step_id: act.step_id, err: String(error) },
+            'workflow step outcome not stored: the disk is full; trying again until it is stored',
+          );
+        }
+        // Not held by the daemon: a stop leaves the step ready, to run again after the restart.
+        await delay(Math.min(STORE_RETRY_MS * 2 ** tries, MAX_STORE_RETRY_MS), undefined, {
+          ref: false,
+        });
+        if (this.closing) throw error;
+      }
+    }
   }
 
   private stepContext(row: RunRow, state: RunState, act: Activation): StepContext {

@@ -7,6 +7,7 @@ import { ERROR_CODES } from '../../shared/errors.js';
 import type { Clock } from '../time/clock.js';
 import { ApiError } from '../domain/errors.js';
 import type { ServerUrls } from '../domain/urls.js';
+import { insufficientStorage, isStorageFull } from '../store/storage-full.js';
 
 const PROBLEM_JSON = 'application/problem+json';
 
@@ -15,11 +16,17 @@ export function installErrorHandling(
   clock: Clock,
   urls: ServerUrls,
   allowedMethods: (url: string) => string[],
+  dataDir: string,
 ): void {
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
-    const apiError = toApiError(error);
+    const apiError = toApiError(error, dataDir);
     if (!(error instanceof ApiError) && apiError.status >= 500) {
-      request.log.error({ err: error, req_id: request.id }, 'unexpected error');
+      request.log.error(
+        { err: error, req_id: request.id },
+        apiError.code === 'insufficient_storage'
+          ? 'not stored: the disk is full'
+          : 'unexpected error',
+      );
     }
     return sendError(request, reply, apiError, clock, urls);
   });
@@ -91,9 +98,13 @@ function acceptsProblemJson(request: FastifyRequest): boolean {
   return (request.headers.accept ?? '').includes(PROBLEM_JSON);
 }
 
-/** Maps Fastify's own errors (body parsing, limits, bad URLs) onto the spec's codes. */
-export function toApiError(error: FastifyError | ApiError): ApiError {
+/**
+ * Maps Fastify's own errors (body parsing, limits, bad URLs) onto the spec's codes, and a write
+ * the data dir's full disk refused onto 507 insufficient_storage (its message names `dataDir`).
+ */
+export function toApiError(error: FastifyError | ApiError, dataDir?: string): ApiError {
   if (error instanceof ApiError) return error;
+  if (isStorageFull(error)) return insufficientStorage(dataDir);
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError(

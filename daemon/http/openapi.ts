@@ -286,7 +286,7 @@ function responses(route: RouteDef): Doc {
   }
   out.default = {
     description:
-      'Any other error (e.g. 500 internal_server_error, 503 service_unavailable), in the same body.',
+      'Any other error (e.g. 500 internal_server_error, 503 service_unavailable, or 507 insufficient_storage: a write the full disk of the data dir could not take, nothing stored, reads still answer), in the same body.',
     content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
   };
   return out;

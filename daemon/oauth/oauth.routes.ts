@@ -330,9 +330,9 @@ export function oauthRoutes(deps: OAuthRouteDeps): RouteDef[] {
  * Errors raised before an OAuth handler runs (an unreadable body, a bad query): RFC 6749 form on
  * the token and revoke endpoints, an HTML page on the consent step, the API form elsewhere.
  */
-export function oauthScopeErrorHandler(clock: Clock, urls: ServerUrls) {
+export function oauthScopeErrorHandler(clock: Clock, urls: ServerUrls, dataDir: string) {
   return (error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) => {
-    const apiError = toApiError(error);
+    const apiError = toApiError(error, dataDir);
     if (apiError.status >= 500) {
       request.log.error({ err: error, req_id: request.id }, 'unexpected error');
     }

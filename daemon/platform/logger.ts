@@ -3,6 +3,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { LogFile } from './log-file.js';
 
 /**
  * Fields redacted when a log call passes them. Exact top-level paths only: wildcard redaction
@@ -29,7 +30,9 @@ export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' |
 /**
  * Logs to the data dir's log file, always (so `svc daemon logs` works however the daemon was
  * started), and with `stdout` also to standard output (foreground). Lines are gathered and
- * written in batches (at least every 200 ms), so logging costs little per request.
+ * written in batches (at least every 200 ms), so logging costs little per request. A write that
+ * fails (a full disk) drops its lines and never stops the daemon (log-file.ts). Throws if the
+ * log file cannot be opened (start-up: entry.ts says why in one line).
  */
 export function createLogger(
   level: LogLevel,
@@ -37,10 +40,14 @@ export function createLogger(
   options: { stdout?: boolean } = {},
 ): Logger {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  const toFile = bufferedDestination(file);
+  const toFile = batched(new LogFile(file));
   let destination: DestinationStream = toFile;
   if (options.stdout) {
-    const toStdout = bufferedDestination(1);
+    const stdout = pino.destination({ dest: 1, sync: true });
+    // The file has every line; this copy is for the person watching. A failed write to it (the
+    // terminal went away) must not stop the daemon: without a listener, 'error' would.
+    stdout.on('error', () => undefined);
+    const toStdout = batched(stdout);
     // logger.flush() (at shutdown) reaches both streams only through this.
     destination = Object.assign(
       pino.multistream([
@@ -75,16 +82,23 @@ function isoTimestamp(): string {
   return lastStamp.text;
 }
 
-function bufferedDestination(dest: string | number): LineBatcher {
+function batched(out: BatchOut): LineBatcher {
   // Synchronous writes of whole batches: one write(2) per ~70 request lines, and none left in
   // flight. An asynchronous write still under way when flushSync() ran (the process exiting)
   // could land after the lines written behind it, or not at all.
-  const batcher = new LineBatcher(pino.destination({ dest, sync: true }));
+  const batcher = new LineBatcher(out);
   setInterval(() => batcher.flush(), FLUSH_INTERVAL_MS).unref();
   // pino writes its own destinations out when the process exits; the lines still gathered here
   // go after them.
   process.once('exit', () => batcher.flushSync());
   return batcher;
+}
+
+/** Where a LineBatcher's batches go: the log file (LogFile) or sonic-boom (stdout). */
+export interface BatchOut {
+  write(text: string): unknown;
+  flush(done?: (error?: Error) => void): void;
+  flushSync(): void;
 }
 
 /** About this many characters of lines go to the file in one write. */
@@ -99,7 +113,7 @@ export class LineBatcher implements DestinationStream {
   private lines: string[] = [];
   private chars = 0;
 
-  constructor(private readonly out: ReturnType<typeof pino.destination>) {}
+  constructor(private readonly out: BatchOut) {}
 
   write(line: string): boolean {
     this.lines.push(line);

@@ -8,13 +8,19 @@ import { StopSignals } from './stop-signals.js';
 
 const signals = new StopSignals().install();
 process.send?.({ type: 'signals' });
-const [{ FOREGROUND_ARG }, { dataDirFiles }, { resolveConfig }, { restrictNewFiles }] =
-  await Promise.all([
-    import('../../shared/daemon-launch.js'),
-    import('../../shared/paths.js'),
-    import('./config.js'),
-    import('./data-dir.js'),
-  ]);
+const [
+  { FOREGROUND_ARG },
+  { dataDirFiles },
+  { makeWritableDir, unwritableDataDir },
+  { resolveConfig },
+  { restrictNewFiles },
+] = await Promise.all([
+  import('../../shared/daemon-launch.js'),
+  import('../../shared/paths.js'),
+  import('../../shared/writable-dir.js'),
+  import('./config.js'),
+  import('./data-dir.js'),
+]);
 const [{ createLogger }, { runDaemon }] = await Promise.all([
   import('../platform/logger.js'),
   import('./main.js'),
@@ -24,9 +30,26 @@ const foreground = process.argv.includes(FOREGROUND_ARG);
 // Before the logger opens logs/daemon.log: files the daemon creates are private (0600).
 restrictNewFiles();
 const config = resolveConfig({});
-const logger = createLogger(config.logLevel, dataDirFiles(config.dataDir).log, {
-  stdout: foreground,
-});
+const files = dataDirFiles(config.dataDir);
+let logger;
+try {
+  makeWritableDir(config.dataDir);
+  makeWritableDir(files.logDir);
+  logger = createLogger(config.logLevel, files.log, { stdout: foreground });
+} catch (error) {
+  // A data dir it cannot write (read-only, not its owner's, under a file): one line naming the
+  // path and the cause, which the CLI prints, and exit 1. There is no log to write it to.
+  const message = unwritableDataDir(config.dataDir, error);
+  if (message === undefined) throw error;
+  await new Promise<void>((resolve) => {
+    if (process.send) process.send({ type: 'error', message }, () => resolve());
+    else {
+      process.stderr.write(`svc daemon: ${message}\n`);
+      resolve();
+    }
+  });
+  process.exit(1);
+}
 const orphaned = () => process.kill(process.pid, 'SIGTERM');
 if (foreground) process.once('disconnect', orphaned);
 const code = await runDaemon(config, logger, signals, (message) => {

@@ -106,6 +106,13 @@ export class Checkpointer {
       if (report.log >= this.maxWalFrames) {
         try {
           this.options.catchUp?.();
+        } catch (error) {
+          // A full disk (SQLITE_FULL): the log stays as it is and the next report tries again.
+          // Thrown from this listener, it would end the process.
+          this.log.error(
+            { err: error },
+            'wal restart failed; tried again after the next checkpoint',
+          );
         } finally {
           worker.postMessage('restarted');
         }

@@ -195,10 +195,19 @@ export class TimerService {
     }
   }
 
-  /** Deletes the timers whose handlers succeeded, in one transaction per pass. */
+  /**
+   * Deletes the timers whose handlers succeeded, in one transaction per pass. If that cannot be
+   * stored (a full disk), they are kept for the next pass: thrown here, it would leave the pass
+   * marked as running and no timer would fire again.
+   */
   private flushDone(): void {
     if (this.done.length === 0) return;
-    this.repo.deleteMany(this.done.splice(0));
+    try {
+      this.repo.deleteMany(this.done);
+      this.done.length = 0;
+    } catch (error) {
+      this.log.error({ err: error, timers: this.done.length }, 'finished timers not deleted yet');
+    }
   }
 
   /** Starts timers scheduled as due now, without a query. */

@@ -1,11 +1,13 @@
 // The data dir is private and a crash does not hold it (issue 10, items 9 and 11): the daemon
 // creates it 0700 with every file 0600 (database, WAL, logs, lock, runtime file, keys),
 // tightens a data dir made earlier with looser modes (and says so in its log), and takes over
-// at once a lock left by a killed daemon or by a pid that is no svc daemon.
-import test from 'ava';
+// at once a lock left by a killed daemon or by a pid that is no svc daemon. A data dir it cannot
+// write (read-only, under a file) is one line naming the path and the real cause (issue 38).
+import test, { type ExecutionContext } from 'ava';
 import { spawn } from 'node:child_process';
 import {
   chmodSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -138,4 +140,55 @@ test('a lock and runtime file naming a live process that is no svc daemon are ta
   t.is(stopped.code, 0, stopped.stderr);
   t.is(stranger.exitCode, null, 'the stranger process was signalled');
   t.is(stranger.signalCode, null);
+});
+
+/**
+ * `svc daemon start` on a data dir it cannot use, in the background (the CLI prepares the data
+ * dir) and in the foreground (the daemon does): exit 1, the cause in one line that names the
+ * path and the errno, and no stack.
+ */
+async function assertRefusedStart(t: ExecutionContext, dir: string, cause: RegExp): Promise<void> {
+  for (const mode of [[], ['--foreground']]) {
+    const started = await cli(dir, ['daemon', 'start', '--port', '0', ...mode]);
+    const output = `${started.stderr}${started.stdout}`;
+    t.is(started.code, 1, output);
+    const lines = output.trim().split('\n');
+    // The foreground CLI adds its own line about the daemon's exit code after it.
+    t.true(lines.length <= 2, output);
+    t.true(lines[0]!.includes(`Cannot use the data dir ${dir}`), output);
+    t.regex(lines[0]!, cause);
+    t.false(/^\s+at /m.test(output), `no stack: ${output}`);
+    t.log(lines[0]);
+  }
+}
+
+const isRoot = process.getuid?.() === 0;
+
+test('a data dir under a file: one line naming the path and the cause (ENOTDIR), exit 1', async (t) => {
+  const parent = mkdtempSync(join(tmpdir(), 'svc-unwritable-'));
+  t.teardown(() => rmSync(parent, { recursive: true, force: true }));
+  writeFileSync(join(parent, 'file'), '');
+  await assertRefusedStart(t, join(parent, 'file', 'data'), /not a directory.*ENOTDIR/);
+});
+
+test('a read-only data dir, or one under a read-only parent: one line with the real cause (EACCES), exit 1', async (t) => {
+  const parent = mkdtempSync(join(tmpdir(), 'svc-unwritable-'));
+  const readOnly = join(parent, 'read-only');
+  t.teardown(() => {
+    for (const path of [parent, readOnly]) if (existsSync(path)) chmodSync(path, 0o700);
+    rmSync(parent, { recursive: true, force: true });
+  });
+  if (isRoot) {
+    // Permission bits do not stop root: no directory can be made read-only this way.
+    t.log('running as root: chmod 0555 does not make a directory read-only; checked as non-root');
+    t.pass();
+    return;
+  }
+  mkdirSync(join(readOnly, 'logs'), { recursive: true });
+  chmodSync(join(readOnly, 'logs'), 0o555);
+  chmodSync(readOnly, 0o555);
+  await assertRefusedStart(t, readOnly, /permission denied.*EACCES/);
+  // Node's recursive mkdir said ENOENT here, hiding the cause.
+  chmodSync(parent, 0o555);
+  await assertRefusedStart(t, join(parent, 'new', 'data'), /permission denied.*EACCES/);
 });

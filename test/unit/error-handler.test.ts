@@ -81,6 +81,22 @@ test('toApiError passes ApiErrors through and hides plain errors', (t) => {
   t.is(syntax.code, 'invalid_request_body');
 });
 
+test('toApiError answers a write the full disk refused with 507 insufficient_storage, naming the data dir', (t) => {
+  // What better-sqlite3 and node:fs throw: SQLITE_FULL for a write cut short, SQLITE_IOERR_WRITE
+  // for one the system refused (EFBIG past ulimit -f), ENOSPC / EDQUOT from the file system.
+  for (const code of ['SQLITE_FULL', 'SQLITE_IOERR_WRITE', 'ENOSPC', 'EDQUOT', 'EFBIG']) {
+    const error = Object.assign(new Error(SECRET), { code }) as FastifyError;
+    const mapped = toApiError(error, '/data/svc');
+    t.is(mapped.code, 'insufficient_storage', code);
+    t.is(mapped.status, 507);
+    t.true(mapped.message.includes('/data/svc'), mapped.message);
+    t.regex(mapped.message, /Free space/);
+    t.false(mapped.message.includes('hunter2'));
+  }
+  const other = Object.assign(new Error(SECRET), { code: 'SQLITE_CORRUPT' }) as FastifyError;
+  t.is(toApiError(other, '/data/svc').code, 'internal_server_error');
+});
+
 test('ApiError takes status from the table unless overridden', (t) => {
   for (const [code, info] of Object.entries(ERROR_CODES)) {
     t.is(new ApiError(code as keyof typeof ERROR_CODES, 'm').status, info.status);

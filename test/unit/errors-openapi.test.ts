@@ -72,6 +72,7 @@ const ADDED_CODES: Record<string, number> = {
   execution_not_cancellable: 409,
   conflict: 409,
   method_not_allowed: 405,
+  insufficient_storage: 507,
 };
 
 let svc: TestApp;
