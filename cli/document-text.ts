@@ -16,18 +16,30 @@ export function readStdin(): Promise<string> {
   });
 }
 
-export function parseJsonText(text: string, label: string): unknown {
+/** JSON text; a key given twice in one object is refused (JSON.parse would keep the last). */
+export async function parseJsonText(text: string, label: string): Promise<unknown> {
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch (error) {
     throw new UsageError(`${label}: not valid JSON (${(error as Error).message}).`);
   }
+  const { findDuplicateJsonKey, describeDuplicate } = await import('./duplicate-keys.js');
+  const duplicate = findDuplicateJsonKey(text);
+  if (duplicate) throw new UsageError(`${label}: ${describeDuplicate(duplicate)}`);
+  return value;
 }
 
 export async function parseYamlText(text: string, label: string): Promise<unknown> {
-  const { parseDocument } = await import('yaml');
-  // maxAliasCount bounds alias expansion (a "billion laughs" file is an error, not a hang).
-  const document = parseDocument(text, { prettyErrors: true });
+  const { LineCounter, parseDocument } = await import('yaml');
+  const { findDuplicateKey, describeDuplicate } = await import('./duplicate-keys.js');
+  // Keys given twice are found below, to name both places (the yaml package names the second).
+  const lines = new LineCounter();
+  const document = parseDocument(text, {
+    prettyErrors: true,
+    uniqueKeys: false,
+    lineCounter: lines,
+  });
   const [first] = document.errors;
   if (first) {
     const where = first.linePos?.[0];
@@ -35,6 +47,9 @@ export async function parseYamlText(text: string, label: string): Promise<unknow
       `${label}: not valid YAML${where ? ` at line ${where.line}, column ${where.col}` : ''} (${first.message.split('\n')[0]}).`,
     );
   }
+  const duplicate = findDuplicateKey(document, lines);
+  if (duplicate) throw new UsageError(`${label}: ${describeDuplicate(duplicate)}`);
+  // maxAliasCount bounds alias expansion (a "billion laughs" file is an error, not a hang).
   try {
     return document.toJS({ maxAliasCount: MAX_YAML_ALIASES }) as unknown;
   } catch (error) {

@@ -1,9 +1,11 @@
 // Reads a fixture file for `svc fixtures apply` (JSON or YAML, `-` for stdin) with the bounds of
-// workflow files (1 MiB, 100 YAML alias expansions), and the files it names by path: knowledge
-// documents and workflow files, relative to the fixture file. The daemon gets all of it in one
-// request and checks it (one code path for every client of the control channel).
-import { readFile } from 'node:fs/promises';
-import { dirname, extname, resolve } from 'node:path';
+// workflow files (1 MiB, 100 YAML alias expansions, no key twice), and the files it names by
+// path: knowledge documents and workflow files, relative to the fixture file and inside its
+// folder (fixtures come from repositories people clone: shared/fixture-path.ts). The daemon gets
+// all of it in one request and checks it (one code path for every client of the control channel).
+import { readFile, realpath, stat } from 'node:fs/promises';
+import { dirname, extname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { fixturePathProblem } from '../shared/fixture-path.js';
 import { CliError, UsageError } from './errors.js';
 import { parseJsonText, parseYamlText, readStdin } from './document-text.js';
 import { parseWorkflowText } from './workflow-file.js';
@@ -29,15 +31,15 @@ export async function readFixture(file: string): Promise<FixturePayload> {
     throw new UsageError(`${file}: a fixture file is at most 1 MiB; split it in two.`);
   }
   const fixture = await parseFixture(text, file);
-  const base = file === '-' ? process.cwd() : dirname(resolve(file));
-  return { fixture, ...(await attachments(fixture, base)) };
+  const folder = file === '-' ? process.cwd() : dirname(resolve(file));
+  return { fixture, ...(await attachments(fixture, await realpath(folder))) };
 }
 
 async function parseFixture(text: string, name: string): Promise<Record<string, unknown>> {
   // YAML reads JSON too; a .json file gets JSON's own error messages.
   const value =
     extname(name).toLowerCase() === '.json'
-      ? parseJsonText(text, name)
+      ? await parseJsonText(text, name)
       : await parseYamlText(text, name);
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
     throw new UsageError(
@@ -47,7 +49,10 @@ async function parseFixture(text: string, name: string): Promise<Record<string, 
   return value as Record<string, unknown>;
 }
 
-/** The files the fixture names, read relative to it; a missing one names its entry and field. */
+/**
+ * The files the fixture names, read relative to its folder (`base`, symlinks resolved); a missing
+ * one, or one outside the folder, names its entry and field.
+ */
 async function attachments(
   fixture: Record<string, unknown>,
   base: string,
@@ -61,12 +66,7 @@ async function attachments(
     for (const [index, item] of knowledge.entries()) {
       const path = typeof item === 'string' ? item : (item as { path?: unknown } | null)?.path;
       if (typeof path !== 'string' || path in files) continue;
-      let content: Buffer;
-      try {
-        content = await readFile(resolve(base, path));
-      } catch (error) {
-        throw fileError(`agents.${name}.knowledge[${index}]`, path, error);
-      }
+      const content = await readInside(base, path, `agents.${name}.knowledge[${index}]`);
       total += content.length;
       if (total > MAX_ATTACHED_BYTES) {
         throw new CliError(
@@ -79,12 +79,7 @@ async function attachments(
   for (const [name, workflow] of entries(fixture.workflows)) {
     const path = (workflow as { file?: unknown }).file;
     if (typeof path !== 'string' || path in workflowFiles) continue;
-    let text: string;
-    try {
-      text = await readFile(resolve(base, path), 'utf8');
-    } catch (error) {
-      throw fileError(`workflows.${name}.file`, path, error);
-    }
+    const text = (await readInside(base, path, `workflows.${name}.file`)).toString('utf8');
     try {
       workflowFiles[path] = await parseWorkflowText(text, path);
     } catch (error) {
@@ -100,14 +95,41 @@ function entries(section: unknown): [string, unknown][] {
     : [];
 }
 
-function fileError(at: string, path: string, error: unknown): CliError {
-  const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-  return new CliError(
-    `${at}: ${missing ? `no file ${path}` : `cannot read ${path} (${(error as Error).message})`} (paths are relative to the fixture file). Nothing was applied.`,
-    1,
-    'invalid_parameter',
-    { param: at },
-  );
+/**
+ * Reads a file the fixture names at `at`, if it is inside the fixture's folder `base`: the path
+ * as written (no absolute path, no .. out), then where it really is once symlinks are resolved
+ * (a link in a cloned repository may point anywhere), and a regular file (not a pipe or device).
+ */
+async function readInside(base: string, path: string, at: string): Promise<Buffer> {
+  const problem = fixturePathProblem(path);
+  if (problem) throw refused(at, `${problem}.`);
+  try {
+    const real = await realpath(resolve(base, path));
+    const inside = relative(base, real);
+    if (inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside)) {
+      throw refused(
+        at,
+        `${path} leads through a symbolic link to ${real}, outside the fixture file's folder; a fixture reads files in its own folder and below only (copy the file next to the fixture).`,
+      );
+    }
+    if (!(await stat(real)).isFile()) {
+      throw refused(at, `${path} is not a regular file; name a document or a workflow file.`);
+    }
+    return await readFile(real);
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+    throw refused(
+      at,
+      `${missing ? `no file ${path}` : `cannot read ${path} (${(error as Error).message})`} (paths are relative to the fixture file).`,
+    );
+  }
+}
+
+function refused(at: string, message: string): CliError {
+  return new CliError(`${at}: ${message} Nothing was applied.`, 1, 'invalid_parameter', {
+    param: at,
+  });
 }
 
 /** `SVC_<KIND>_<NAME>_ID=...` lines (and the values shown once) for CI. */

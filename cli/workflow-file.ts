@@ -31,15 +31,20 @@ export async function parseWorkflowText(text: string, name: string): Promise<Wor
   const extension = extname(name).toLowerCase();
   let value: unknown;
   if (extension === '.json') {
-    value = parseJsonText(text, `-f ${name}`);
+    value = await parseJsonText(text, `-f ${name}`);
   } else if (extension === '.yaml' || extension === '.yml') {
     value = await parseYamlText(text, `-f ${name}`);
   } else {
+    let json = true;
     try {
-      value = JSON.parse(text) as unknown;
+      JSON.parse(text);
     } catch {
-      value = await parseYamlText(text, `-f ${name}`);
+      json = false;
     }
+    // Read again through parseJsonText, which refuses a key given twice (JSON.parse keeps one).
+    value = json
+      ? await parseJsonText(text, `-f ${name}`)
+      : await parseYamlText(text, `-f ${name}`);
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
     throw new UsageError(

@@ -61,6 +61,26 @@ export class ClockService extends EventEmitter<{ moved: [] }> {
   }
 
   async advance(ms: number): Promise<ClockState> {
+    return (await this.move(ms, MAX_STEPS, 'jump')).state;
+  }
+
+  /**
+   * advance for work that must stay bounded (a fixture's `then`, from a file someone else wrote):
+   * through at most `dueTimes` due times. With more due before the end, the clock stays at the
+   * last one reached and `done` is false; `used` is how many were gone through.
+   */
+  async advanceBounded(
+    ms: number,
+    dueTimes: number,
+  ): Promise<{ state: ClockState; used: number; done: boolean }> {
+    return this.move(ms, dueTimes, 'stop');
+  }
+
+  private async move(
+    ms: number,
+    maxSteps: number,
+    atLimit: 'jump' | 'stop',
+  ): Promise<{ state: ClockState; used: number; done: boolean }> {
     this.requireSandbox();
     if (!Number.isFinite(ms) || ms < 0) {
       throw new ApiError(
@@ -73,14 +93,20 @@ export class ClockService extends EventEmitter<{ moved: [] }> {
     // Through every due time on the way, in order, each one's work settled before the next:
     // a run whose wait ends before its deadline goes on (and may finish) before the deadline
     // is reached, as it would have in real time.
-    for (let step = 0; this.agenda && step < MAX_STEPS; step++) {
+    let used = 0;
+    for (; this.agenda; used++) {
       const now = this.clock.now();
       const next = this.agenda.nextDueAfter(now);
       if (next === undefined || this.clock.offset + (next - now) >= target) break;
+      if (used >= maxSteps) {
+        if (atLimit === 'stop')
+          return { state: await this.apply(this.clock.offset), used, done: false };
+        break;
+      }
       this.moveTo(this.clock.offset + (next - now));
       await this.agenda.runDue();
     }
-    return this.apply(target);
+    return { state: await this.apply(target), used, done: true };
   }
 
   async set(epochMs: number): Promise<ClockState> {

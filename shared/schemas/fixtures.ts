@@ -10,6 +10,7 @@ import { IntegrationConnectBody } from './integrations.js';
 import { OAuthAppCreateInput } from './oauth.js';
 import { WebhookCreateBody } from './webhooks.js';
 import { WorkflowCreateBody } from './workflows.js';
+import { fixturePathProblem } from '../fixture-path.js';
 import { SCOPES } from '../scopes.js';
 import { TIERS } from '../tiers.js';
 
@@ -83,8 +84,18 @@ const Stub = StubAddInput.omit({ agent_id: true }).meta({
   description: 'A sandbox stub: when the input matches, return this result / fail / delay',
 });
 
+/** A file the fixture names: relative to the fixture file's folder, and inside it. */
+const FixturePath = z
+  .string()
+  .min(1)
+  .max(1000)
+  .superRefine((path, ctx) => {
+    const problem = fixturePathProblem(path);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
 const KnowledgeFile = z.strictObject({
-  path: z.string().min(1).max(1000),
+  path: FixturePath,
   type: z.enum(KNOWLEDGE_TYPES).optional().meta({ description: 'Default faq' }),
   description: z.string().max(2000).optional(),
 });
@@ -97,12 +108,12 @@ const Agent = AgentCreateBody.extend({
     .meta({ description: 'true: active at once (POST /v1/agents/deploy), no training period' }),
   stubs: z.array(Stub).max(100).optional(),
   knowledge: z
-    .array(z.union([z.string().min(1).max(1000), KnowledgeFile]))
+    .array(z.union([FixturePath, KnowledgeFile]))
     .max(50)
     .optional()
     .meta({
       description:
-        'Knowledge documents (PDF, MD, TXT, DOCX), by path relative to the fixture file (type faq), or {path, type, description}',
+        "Knowledge documents (PDF, MD, TXT, DOCX), by path relative to the fixture file (type faq), or {path, type, description}; paths stay inside the fixture file's folder (no absolute path, no .. out of it)",
     }),
 });
 
@@ -112,9 +123,9 @@ const InlineWorkflow = WorkflowCreateBody.extend({ workspace: workspaceRef }).me
 
 const WorkflowFromFile = z
   .strictObject({
-    file: z.string().min(1).max(1000).meta({
+    file: FixturePath.meta({
       description:
-        'A workflow file (svc workflows create -f), by path relative to the fixture file',
+        'A workflow file (svc workflows create -f), by path relative to the fixture file, inside its folder (no absolute path, no .. out of it)',
     }),
     workspace: workspaceRef,
     status: z.enum(['draft', 'active', 'paused', 'archived']).optional(),
@@ -169,6 +180,13 @@ const OAuthApp = OAuthAppCreateInput.omit({ workspace_id: true }).extend({
   workspace: workspaceRef,
 });
 
+/**
+ * How far one apply's `then` actions may move the sandbox clock: a fixture may come from someone
+ * else, and each due time on the way does its work during the apply (a per-second schedule moved
+ * 100000d was hours of runs in one command). A longer move is the user's own svc clock advance.
+ */
+export const FIXTURE_CLOCK_LIMIT = { duration: '1d', ms: 86_400_000, dueTimes: 1000 } as const;
+
 const ThenAction = z.union([
   z.strictObject({
     trigger_event: z.strictObject({
@@ -189,7 +207,13 @@ const ThenAction = z.union([
     }),
   }),
   z.strictObject({
-    advance_clock: z.string().min(1).max(50).meta({ description: 'A duration: 30s, 1h, 2d, PT1H' }),
+    advance_clock: z
+      .string()
+      .min(1)
+      .max(50)
+      .meta({
+        description: `A duration: 30s, 1h, PT1H. A fixture's then actions move the clock ${FIXTURE_CLOCK_LIMIT.duration} at most in all, through at most ${FIXTURE_CLOCK_LIMIT.dueTimes} due times (schedule occurrences, waits, retries); move it further with svc clock advance`,
+      }),
   }),
 ]);
 
