@@ -9,8 +9,12 @@ import type {
 } from '../shared/schemas/workflows.js';
 
 export type Workflow = WorkflowView;
-export type WorkflowStep = Pick<WorkflowStepView, 'id' | 'name' | 'type'> &
-  Partial<WorkflowStepView>;
+/** A step as far as the CLI needs it (id, name, type; the rest when known), typed by its type. */
+export type WorkflowStep = WorkflowStepView extends infer S
+  ? S extends WorkflowStepView
+    ? Pick<S, 'id' | 'name' | 'type'> & Partial<S>
+    : never
+  : never;
 export type Execution = WorkflowExecutionView;
 export type StepResult = StepResultView;
 export type ErrorInfo = NonNullable<Execution['error']>;

@@ -38,17 +38,16 @@ function percent(rate: number): string {
 }
 
 function stepEdges(step: WorkflowStep): string {
-  const config = step.config ?? {};
   const edges: string[] = [];
   if (step.type === 'condition') {
     edges.push(
-      `true -> ${String(config.if_true ?? '-')}`,
-      `false -> ${String(config.if_false ?? '-')}`,
+      `true -> ${String(step.config?.if_true ?? '-')}`,
+      `false -> ${String(step.config?.if_false ?? '-')}`,
     );
   }
-  if (step.type === 'parallel' && Array.isArray(config.steps)) {
+  if (step.type === 'parallel' && Array.isArray(step.config?.steps)) {
     edges.push(
-      `[${(config.steps as unknown[]).join(', ')}]${config.wait_for_all === false ? ' (first)' : ''}`,
+      `[${step.config.steps.join(', ')}]${step.config.wait_for_all === false ? ' (first)' : ''}`,
     );
   }
   if (step.next_step_id) edges.push(`-> ${step.next_step_id}`);

@@ -48,7 +48,7 @@ import { SecretBox } from '../platform/secret-box.js';
 import { Alarms } from '../time/alarms.js';
 import { WorkflowEngine } from '../engine/engine.js';
 import { RunRepository } from '../engine/run.repository.js';
-import { StepRunner } from '../engine/steps.js';
+import { StepRunner } from '../engine/steps/runner.js';
 import { SecretRepository } from '../secrets/secret.repository.js';
 import { SecretService } from '../secrets/secret.service.js';
 import { RunService } from '../workflows/run.service.js';
@@ -293,7 +293,7 @@ export function buildServices(
     timers,
     clock,
     alarms,
-    steps: new StepRunner(executions, clock, urlPolicy, outbound, faults),
+    steps: new StepRunner({ agents: executions, clock, urlPolicy, outbound }, faults),
     approvals: executions,
     reveal: (workspaceId, name) => secrets.reveal(workspaceId, name),
     log,

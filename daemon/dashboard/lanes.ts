@@ -1,6 +1,7 @@
 // Which lane of a run's timeline each step belongs to: the main lane from the entry step, and
 // one lane per branch of a parallel step (nested branches get their own). Conditions, error
 // handlers and what follows a parallel step's join stay on the lane that reached them.
+import { stepEdges, type StepEdgeKind } from '../../shared/schemas/steps.js';
 import type { WorkflowStepView } from '../../shared/schemas/workflows.js';
 
 export interface Lane {
@@ -8,6 +9,15 @@ export interface Lane {
   label: string;
   step_ids: string[];
 }
+
+/** Branches first (each opens its lane), then the edges that stay on the lane. */
+const LANE_ORDER: Record<StepEdgeKind, number> = {
+  branch: 0,
+  if_true: 1,
+  if_false: 2,
+  on_error: 3,
+  next: 4,
+};
 
 export function laneOf(steps: readonly WorkflowStepView[]): Lane[] {
   const byId = new Map(steps.map((step) => [step.id, step]));
@@ -19,21 +29,19 @@ export function laneOf(steps: readonly WorkflowStepView[]): Lane[] {
     if (!step) return;
     seen.add(stepId);
     lane.step_ids.push(stepId);
-    if (step.type === 'parallel') {
-      const children = Array.isArray(step.config.steps) ? (step.config.steps as unknown[]) : [];
-      children.forEach((child, index) => {
-        const key = `${lane.key}/${step.id}.${index + 1}`;
-        const branch: Lane = { key, label: `${step.name} · branch ${index + 1}`, step_ids: [] };
-        lanes.set(key, branch);
-        visit(typeof child === 'string' ? child : null, branch);
-      });
+    const edges = stepEdges(step).sort((a, b) => LANE_ORDER[a.kind] - LANE_ORDER[b.kind]);
+    let branches = 0;
+    for (const edge of edges) {
+      if (edge.kind !== 'branch') {
+        visit(edge.to, lane);
+        continue;
+      }
+      branches += 1;
+      const key = `${lane.key}/${step.id}.${branches}`;
+      const branch: Lane = { key, label: `${step.name} · branch ${branches}`, step_ids: [] };
+      lanes.set(key, branch);
+      visit(edge.to, branch);
     }
-    if (step.type === 'condition') {
-      visit(stringOf(step.config.if_true), lane);
-      visit(stringOf(step.config.if_false), lane);
-    }
-    visit(step.on_error, lane);
-    visit(step.next_step_id, lane);
   };
   const main: Lane = { key: 'main', label: 'Main', step_ids: [] };
   lanes.set(main.key, main);
@@ -41,8 +49,4 @@ export function laneOf(steps: readonly WorkflowStepView[]): Lane[] {
   // Steps no path reaches (there should be none) still get shown.
   for (const step of steps) if (!seen.has(step.id)) visit(step.id, main);
   return [...lanes.values()];
-}
-
-function stringOf(value: unknown): string | null {
-  return typeof value === 'string' ? value : null;
 }

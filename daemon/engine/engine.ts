@@ -23,7 +23,10 @@ import type { TimerService } from '../time/timer.service.js';
 import type { Definition, WorkflowCatalog } from './ports.js';
 import type { Alarms } from '../time/alarms.js';
 import type { RunRepository, RunRow, RunStatus, StepRunRow } from './run.repository.js';
-import type { StepContext, StepOutcome, StepRunner } from './steps.js';
+import { kindOf } from './steps/index.js';
+import type { StepContext } from './steps/kind.js';
+import type { StepOutcome } from './steps/outcome.js';
+import type { StepRunner } from './steps/runner.js';
 import { executionView, parseState, type Activation, type RunState } from './views.js';
 
 const WAKE_TIMER = 'workflow.wake';
@@ -546,10 +549,7 @@ export class WorkflowEngine {
       if (!act) return;
       if (act.state === 'waiting') {
         const step = t.definition.byId.get(act.step_id)!;
-        const result = {
-          waited_seconds: Number(step.config.duration_seconds ?? 0),
-          reason: step.config.reason ?? null,
-        };
+        const result = kindOf(step).wokenResult?.(step) ?? null;
         this.apply(t, act, { type: 'completed', result, next: [] });
         this.advance(t);
         this.commit(t);
@@ -759,7 +759,7 @@ export class WorkflowEngine {
     this.dropBranch(t, join.key);
     t.state.joins = t.state.joins.filter((candidate) => candidate !== join);
     const step = t.definition.byId.get(join.step_id)!;
-    const children = (step.config.steps as string[]) ?? [];
+    const children = step.type === 'parallel' ? step.config.steps : [];
     const pseudo: Activation = {
       key: join.key,
       step_id: join.step_id,

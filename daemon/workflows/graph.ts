@@ -1,25 +1,24 @@
 // Validation of a workflow's step graph, run on create and on every PATCH: unique ids, every
-// reference names a step, the required config of each type, agents that exist, expressions that
-// parse, and no cycle through any kind of edge. Pure: the caller passes what it knows of agents.
+// reference names a step, each type's config (its field schemas in shared/schemas/steps.ts,
+// then its own checks in engine/steps/), agents that exist, expressions that parse, and no cycle
+// through any kind of edge. Pure: the caller passes what it knows of agents.
 import {
+  STEP_FIELDS,
   STEP_TYPES,
+  successors,
   type StepType,
-  type WorkflowStepInput,
-  type WorkflowStepView,
-} from '../../shared/schemas/workflows.js';
+  type TypedStep,
+} from '../../shared/schemas/steps.js';
+import type { WorkflowStepInput, WorkflowStepView } from '../../shared/schemas/workflows.js';
 import { ApiError } from '../domain/errors.js';
 import {
   compile,
-  conditionSource,
   eachString,
   ExpressionError,
   templateExpressions,
 } from '../engine/expressions.js';
-
-export const WEBHOOK_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
-export const MAX_WAIT_SECONDS = 30 * 86_400;
-/** Branches one parallel step may start at once. */
-export const MAX_PARALLEL_BRANCHES = 50;
+import { kindOf } from '../engine/steps/index.js';
+import type { StepCheck } from '../engine/steps/kind.js';
 
 export interface GraphContext {
   /** Whether an agent of the workspace has this id. */
@@ -71,13 +70,8 @@ export function validateSteps(
     const config = step.config ?? {};
     if (step.next_step_id != null) reference(`${at}.next_step_id`, step.next_step_id, step.id);
     if (step.on_error != null) reference(`${at}.on_error`, step.on_error, step.id);
-    checkConfig(step.type, step, config, at, context, reference);
-    eachString(config, `${at}.config`, (path, text) => {
-      // A condition is checked as an expression by checkConfig; other strings as templates.
-      if (step.type === 'condition' && path === `${at}.config.condition`) return;
-      for (const expr of templateExpressions(text)) checkExpression(expr, path, step.id, true);
-    });
-    return {
+    // Typed once its fields have been checked against its type's schemas.
+    const stored = {
       id: step.id,
       name: step.name,
       type: step.type,
@@ -85,7 +79,18 @@ export function validateSteps(
       config,
       next_step_id: step.next_step_id ?? null,
       on_error: step.on_error ?? null,
-    };
+    } as TypedStep;
+    const check = stepCheck(stored, at, context, reference);
+    const kind = kindOf(stored);
+    kind.checkStep?.(stored, check);
+    checkFields(step.type, config, check);
+    kind.check?.(stored, check);
+    eachString(config, `${at}.config`, (path, text) => {
+      // A condition is checked as an expression by its type; other strings as templates.
+      if (step.type === 'condition' && path === `${at}.config.condition`) return;
+      for (const expr of templateExpressions(text)) checkExpression(expr, path, step.id, true);
+    });
+    return stored;
   });
 
   const cycle = findCycle(out);
@@ -128,165 +133,40 @@ function checkExpression(
   }
 }
 
-function checkConfig(
-  type: StepType,
-  step: WorkflowStepInput,
-  config: Record<string, unknown>,
+/** The config's fields, in their type's order, against their schemas (shared/schemas/steps.ts). */
+function checkFields(type: StepType, config: Record<string, unknown>, check: StepCheck): void {
+  for (const [key, field] of Object.entries(STEP_FIELDS[type])) {
+    // A step reference is checked against the workflow's steps by the type's own checks.
+    if ('reference' in field) continue;
+    const value = config[key];
+    const ok = value === undefined ? !field.required : field.schema.safeParse(value).success;
+    check.need(key, ok, field.schema.description ?? key);
+  }
+}
+
+/** What a step type's checks may use, for one step. */
+function stepCheck(
+  step: TypedStep,
   at: string,
   context: GraphContext,
   reference: (param: string, id: unknown, from: string) => void,
-): void {
-  const need = (key: string, ok: boolean, what: string) => {
-    if (!ok)
-      throw invalid(
-        `${at}.config.${key}`,
-        `Step '${step.id}' (${type}) needs config.${key}: ${what}.`,
-      );
+): StepCheck {
+  return {
+    at,
+    agentExists: (agentId) => context.agentExists(agentId),
+    ...(context.checkUrl ? { checkUrl: context.checkUrl } : {}),
+    need(key, ok, what) {
+      if (!ok)
+        throw invalid(
+          `${at}.config.${key}`,
+          `Step '${step.id}' (${step.type}) needs config.${key}: ${what}.`,
+        );
+    },
+    invalid,
+    reference: (param, id) => reference(param, id, step.id),
+    expression: (source, param, secretsAllowed) =>
+      checkExpression(source, param, step.id, secretsAllowed),
   };
-  switch (type) {
-    case 'agent_action': {
-      if (typeof step.agent_id !== 'string' || step.agent_id === '') {
-        throw invalid(
-          `${at}.agent_id`,
-          `Step '${step.id}' (agent_action) needs agent_id: the agent that acts.`,
-        );
-      }
-      if (!context.agentExists(step.agent_id)) {
-        throw invalid(
-          `${at}.agent_id`,
-          `Step '${step.id}' names agent ${step.agent_id}, which does not exist in this workspace.`,
-        );
-      }
-      need(
-        'action',
-        typeof config.action === 'string' && config.action !== '',
-        'the action, a non-empty string',
-      );
-      if (config.input_mapping !== undefined) {
-        need(
-          'input_mapping',
-          isPlainObject(config.input_mapping),
-          'an object of name to expression',
-        );
-      }
-      return;
-    }
-    case 'condition': {
-      need(
-        'condition',
-        typeof config.condition === 'string' && config.condition.trim() !== '',
-        'an expression such as trigger.payload.amount > 100',
-      );
-      checkExpression(
-        conditionSource(config.condition as string),
-        `${at}.config.condition`,
-        step.id,
-        false,
-      );
-      need(
-        'if_true',
-        config.if_true !== undefined || config.if_false !== undefined,
-        'the step to run when the condition holds (if_true and/or if_false)',
-      );
-      for (const key of ['if_true', 'if_false'] as const) {
-        if (config[key] !== undefined && config[key] !== null)
-          reference(`${at}.config.${key}`, config[key], step.id);
-      }
-      return;
-    }
-    case 'parallel': {
-      const children = config.steps;
-      need(
-        'steps',
-        Array.isArray(children) && children.length > 0,
-        'a non-empty array of step ids',
-      );
-      need(
-        'steps',
-        (children as unknown[]).length <= MAX_PARALLEL_BRANCHES,
-        `at most ${MAX_PARALLEL_BRANCHES} step ids (branches run at once)`,
-      );
-      (children as unknown[]).forEach((child, j) => {
-        reference(`${at}.config.steps[${j}]`, child, step.id);
-        if ((children as unknown[]).indexOf(child) !== j) {
-          throw invalid(
-            `${at}.config.steps[${j}]`,
-            `Step '${step.id}' lists branch '${String(child)}' twice. List each branch once.`,
-          );
-        }
-      });
-      if (config.wait_for_all !== undefined)
-        need('wait_for_all', typeof config.wait_for_all === 'boolean', 'a boolean');
-      return;
-    }
-    case 'wait': {
-      const seconds = config.duration_seconds;
-      need(
-        'duration_seconds',
-        typeof seconds === 'number' &&
-          Number.isInteger(seconds) &&
-          seconds >= 0 &&
-          seconds <= MAX_WAIT_SECONDS,
-        `an integer number of seconds, 0 to ${MAX_WAIT_SECONDS}`,
-      );
-      if (config.reason !== undefined)
-        need('reason', typeof config.reason === 'string', 'a string');
-      return;
-    }
-    case 'webhook': {
-      need('url', typeof config.url === 'string' && config.url !== '', 'the URL to call');
-      const url = config.url as string;
-      if (!url.includes('{{')) context.checkUrl?.(url, `${at}.config.url`);
-      if (config.method !== undefined) {
-        need(
-          'method',
-          typeof config.method === 'string' &&
-            (WEBHOOK_METHODS as readonly string[]).includes(config.method.toUpperCase()),
-          `one of ${WEBHOOK_METHODS.join(', ')}`,
-        );
-      }
-      if (config.headers !== undefined) {
-        need(
-          'headers',
-          isPlainObject(config.headers) &&
-            Object.values(config.headers).every((v) => typeof v === 'string'),
-          'an object of header name to string',
-        );
-      }
-      if (config.timeout_seconds !== undefined) {
-        // The bound of a webhook subscription's timeout_seconds.
-        need(
-          'timeout_seconds',
-          Number.isInteger(config.timeout_seconds) &&
-            (config.timeout_seconds as number) >= 1 &&
-            (config.timeout_seconds as number) <= 60,
-          'a whole number of seconds from 1 to 60 (default 30)',
-        );
-      }
-      return;
-    }
-  }
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-/** The ids a step leads to, by any kind of edge. */
-export function successors(step: WorkflowStepView): string[] {
-  const out: string[] = [];
-  if (step.next_step_id) out.push(step.next_step_id);
-  if (step.on_error) out.push(step.on_error);
-  if (step.type === 'condition') {
-    for (const key of ['if_true', 'if_false']) {
-      const id = step.config[key];
-      if (typeof id === 'string') out.push(id);
-    }
-  }
-  if (step.type === 'parallel' && Array.isArray(step.config.steps)) {
-    for (const id of step.config.steps) if (typeof id === 'string') out.push(id);
-  }
-  return out;
 }
 
 /** A loop as the list of its step ids, the first repeated at the end; undefined if none. */

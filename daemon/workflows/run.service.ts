@@ -1,5 +1,6 @@
 // The executions API of a workflow: start a run by hand (answering at once or once it ends, up
 // to 60 s on the daemon clock), list and show runs (kept 30 days), cancel one.
+import { successors } from '../../shared/schemas/steps.js';
 import type {
   ExecuteAnswerView,
   ExecuteInput,
@@ -335,22 +336,14 @@ function checkRerunStep(definition: Definition, stepId: string): void {
     );
   }
   const inBranches = new Set<string>();
-  const follow = (id: string | null | undefined) => {
-    while (id && !inBranches.has(id)) {
-      inBranches.add(id);
-      const step = definition.byId.get(id);
-      if (!step) return;
-      for (const target of [step.config.if_true, step.config.if_false, step.on_error]) {
-        if (typeof target === 'string') follow(target);
-      }
-      if (step.type === 'parallel')
-        for (const child of (step.config.steps as string[]) ?? []) follow(child);
-      id = step.next_step_id;
-    }
+  const follow = (id: string) => {
+    if (inBranches.has(id)) return;
+    inBranches.add(id);
+    const step = definition.byId.get(id);
+    if (step) for (const next of successors(step)) follow(next);
   };
   for (const step of definition.steps) {
-    if (step.type === 'parallel')
-      for (const child of (step.config.steps as string[]) ?? []) follow(child);
+    if (step.type === 'parallel') for (const child of step.config.steps) follow(child);
   }
   if (inBranches.has(stepId)) {
     throw new ApiError(

@@ -29,9 +29,11 @@
 //   that is exactly one {{expr}} keeps the value's type. Conditions are the same expressions without braces.
 import { z } from 'zod';
 import { ListQuery, Timestamp, workspaceObject } from './common.js';
+import { STEP_CONFIG_SCHEMAS, STEP_TYPES, type StepType, type TypedStep } from './steps.js';
+
+export { STEP_TYPES, type StepType };
 
 export const WORKFLOW_STATUSES = ['draft', 'active', 'paused', 'archived'] as const;
-export const STEP_TYPES = ['agent_action', 'condition', 'parallel', 'wait', 'webhook'] as const;
 export const TRIGGER_TYPES = ['manual', 'webhook', 'schedule', 'event'] as const;
 export const ERROR_HANDLING = ['stop', 'continue'] as const;
 export const WORKFLOW_EXECUTION_STATUSES = [
@@ -53,7 +55,6 @@ export const STEP_RESULT_STATUSES = [
   'cancelled',
 ] as const;
 
-export type StepType = (typeof STEP_TYPES)[number];
 export type WorkflowStatus = (typeof WORKFLOW_STATUSES)[number];
 export type WorkflowExecutionStatus = (typeof WORKFLOW_EXECUTION_STATUSES)[number];
 export type StepResultStatus = (typeof STEP_RESULT_STATUSES)[number];
@@ -85,10 +86,17 @@ export const WorkflowStepInput = z
         'agent_action, condition, parallel, wait or webhook (another value -> 400 invalid_step_config)',
     }),
     agent_id: z.string().max(100).nullable().optional().meta({ description: 'For agent_action' }),
-    config: z.record(z.string(), z.unknown()).optional().meta({
-      description:
-        'agent_action: action, input_mapping (name -> expression), extra keys; condition: condition, if_true, if_false; parallel: steps (ids), wait_for_all; wait: duration_seconds, reason; webhook: url, method, headers, body',
-    }),
+    config: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .meta({
+        description:
+          'By type (the variants below): agent_action: action, input_mapping (name -> expression), extra keys; condition: condition, if_true, if_false; parallel: steps (ids), wait_for_all; wait: duration_seconds, reason; webhook: url, method, headers, body, timeout_seconds',
+        // Documentation only: the API checks a config by its step's type (400 invalid_step_config).
+        anyOf: STEP_TYPES.map((type) =>
+          z.toJSONSchema(STEP_CONFIG_SCHEMAS[type], { io: 'input', unrepresentable: 'any' }),
+        ),
+      }),
     next_step_id: StepRef.meta({ description: 'The step that follows; none ends the branch' }),
     on_error: StepRef.meta({ description: 'The step to jump to when this one fails' }),
   })
@@ -160,7 +168,8 @@ export const WorkflowStep = z
   })
   .meta({ title: 'WorkflowStep' });
 
-export type WorkflowStepView = z.infer<typeof WorkflowStep>;
+/** A stored step; its config is typed by its type (the serializer sends every stored key). */
+export type WorkflowStepView = TypedStep;
 
 export const Workflow = workspaceObject({
   name: z.string(),
@@ -191,7 +200,8 @@ export const Workflow = workspaceObject({
   }),
 }).meta({ title: 'Workflow' });
 
-export type WorkflowView = z.infer<typeof Workflow>;
+/** A workflow as the API shows it; its steps typed by their type. */
+export type WorkflowView = Omit<z.infer<typeof Workflow>, 'steps'> & { steps: TypedStep[] };
 
 export const WorkflowListQuery = ListQuery.extend({
   status: z.enum(WORKFLOW_STATUSES).optional(),

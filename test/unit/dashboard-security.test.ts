@@ -1,5 +1,6 @@
 // The dashboard's login tokens and sessions, its Host/Origin guard, and the lanes of a run's
 // timeline.
+import type { TypedStep } from '../../shared/schemas/steps.js';
 import test from 'ava';
 import type { FastifyRequest } from 'fastify';
 import { serverUrls } from '../../daemon/domain/urls.js';
@@ -66,15 +67,16 @@ test('only loopback clients naming the daemon in Host get in; changes need its O
 });
 
 test('parallel branches get their own lanes; conditions stay on theirs', (t) => {
-  const step = (id: string, type: string, config: object = {}, next: string | null = null) => ({
-    id,
-    name: id,
-    type: type as 'wait',
-    agent_id: null,
-    config: config as Record<string, unknown>,
-    next_step_id: next,
-    on_error: null,
-  });
+  const step = (id: string, type: string, config: object = {}, next: string | null = null) =>
+    ({
+      id,
+      name: id,
+      type,
+      agent_id: null,
+      config,
+      next_step_id: next,
+      on_error: null,
+    }) as TypedStep;
   const lanes = laneOf([
     step('check', 'condition', { if_true: 'fan', if_false: 'skip' }),
     step('fan', 'parallel', { steps: ['a', 'b'] }, 'join'),
