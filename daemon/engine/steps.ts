@@ -1,6 +1,7 @@
 // What each step type does when it runs, as a StepOutcome the engine stores. Runners read the
 // run's scope (earlier results, the trigger, secrets) and never write: the engine records the
 // outcome together with what follows, in one transaction.
+import type { ErrorCode } from '../../shared/errors.js';
 import type { AgentExecutionView, ExecuteInput } from '../../shared/schemas/agents.js';
 import type { DecidedExecution } from '../agents/execution.service.js';
 import type { WorkflowStepView } from '../../shared/schemas/workflows.js';
@@ -25,7 +26,7 @@ import type { FaultCall, InjectedFault } from '../faults/fault.service.js';
 /** The result of running one step once. */
 export type StepOutcome = (
   | { type: 'completed'; result: unknown; next: string[] }
-  | { type: 'failed'; code: string; message: string; agentId: string | null; result: unknown }
+  | { type: 'failed'; code: ErrorCode; message: string; agentId: string | null; result: unknown }
   | { type: 'waiting'; wakeAt: number; result: unknown }
   | { type: 'awaiting_approval'; agentExecutionId: string; agentId: string }
   | { type: 'fork'; children: string[]; waitForAll: boolean }
