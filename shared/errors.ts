@@ -1,5 +1,7 @@
-// The single table of error codes: the HTTP error handler, the OpenAPI document and a test
-// all read it, so a code that is raised but not documented fails the build.
+// The single table of error codes: the HTTP error handler, the OpenAPI document, /docs/errors,
+// the step runner and `svc faults add --fail` all read it, so a code that is raised but not
+// documented fails the build. Step codes (the underlying_error of a failed workflow step) are
+// here too: a step fails with the same words as the API, and a fault rule can inject each one.
 
 export type ErrorType =
   | 'authentication_error'
@@ -62,6 +64,18 @@ export const ERROR_CODES = {
     type: 'authorization_error',
     description: 'The X-Tenant-ID names a workspace this credential may not use (added code).',
   },
+  approval_rejected: {
+    status: 403,
+    type: 'authorization_error',
+    description:
+      'The reviewer rejected the action awaiting approval: the error of the cancelled agent execution, and the step code of a workflow step waiting on it (added code).',
+  },
+  csrf_token_invalid: {
+    status: 403,
+    type: 'authorization_error',
+    description:
+      'A dashboard action came without the CSRF token of its session: reload the dashboard page (added code).',
+  },
   // Resources
   agent_not_found: {
     status: 404,
@@ -87,6 +101,12 @@ export const ERROR_CODES = {
     status: 404,
     type: 'resource_error',
     description: 'No such route or object (added code).',
+  },
+  secret_not_found: {
+    status: 404,
+    type: 'resource_error',
+    description:
+      'A workflow step names a workspace secret that is not set (svc secrets set NAME VALUE); a step code (added code).',
   },
   method_not_allowed: {
     status: 405,
@@ -136,6 +156,12 @@ export const ERROR_CODES = {
     type: 'validation_error',
     description: 'The event type is not one of the documented types.',
   },
+  invalid_expression: {
+    status: 400,
+    type: 'validation_error',
+    description:
+      "A step's expression failed when the step ran: a condition reading a secret, or interpolation past 1,000,000 characters; a step code (added code).",
+  },
   payload_too_large: {
     status: 413,
     type: 'validation_error',
@@ -156,6 +182,18 @@ export const ERROR_CODES = {
     status: 409,
     type: 'conflict_error',
     description: 'The execution has already ended (added code).',
+  },
+  execution_cancelled: {
+    status: 409,
+    type: 'conflict_error',
+    description:
+      'The error of a workflow run that was cancelled: failed_step names the step it was cancelled at (added code).',
+  },
+  workflow_run_cancelled: {
+    status: 409,
+    type: 'conflict_error',
+    description:
+      'The error of an agent execution that a workflow step awaited approval from, cancelled with its run; deciding it afterwards is 409 conflict (added code).',
   },
   conflict: {
     status: 409,

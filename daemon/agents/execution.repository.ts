@@ -1,4 +1,5 @@
 // Agent execution rows, and the figures analytics and guardrails read from them.
+import type { ErrorCode } from '../../shared/errors.js';
 import type { ListQueryInput, Page } from '../domain/pages.js';
 import type { Db } from '../store/database.js';
 import { ListQuery } from '../store/list-query.js';
@@ -15,7 +16,7 @@ export interface ExecutionRow {
   action: string | null;
   output: string | null;
   confidence: number | null;
-  error_code: string | null;
+  error_code: ErrorCode | null;
   error_message: string | null;
   execution_time_ms: number | null;
   needed_approval: number;

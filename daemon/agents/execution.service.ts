@@ -252,7 +252,7 @@ export class ExecutionService {
         decision_notes: notes ?? null,
         decided_at: now,
         completed_at: now,
-        error_code: decision === 'reject' ? 'rejected' : null,
+        error_code: decision === 'reject' ? 'approval_rejected' : null,
         error_message:
           decision === 'reject' ? `Rejected by the reviewer${notes ? `: ${notes}` : '.'}` : null,
       };

@@ -1,6 +1,5 @@
 // Where an agent's answer comes from: a matching sandbox stub first, else the agent's brain
 // (its own choice, or the daemon's) fed with the passages of its knowledge that match.
-import type { ErrorCode } from '../../shared/errors.js';
 import { ApiError } from '../domain/errors.js';
 import type { FaultCall, InjectedFault } from '../faults/fault.service.js';
 import type { AgentRow } from './agent.repository.js';
@@ -101,7 +100,7 @@ export class Thinker {
     const extras = { extras: { injected_fault: fault.id } };
     if (fault.fail) {
       error = new ApiError(
-        fault.fail as ErrorCode,
+        fault.fail,
         `Agent ${agent.id} failed with ${fault.fail} ${marked}.`,
         extras,
       );

@@ -165,13 +165,10 @@ class Dashboard {
         const session = this.requireSession(request);
         const csrf = request.headers['x-csrf-token'];
         if (!DashboardSessions.csrfMatches(session, typeof csrf === 'string' ? csrf : undefined)) {
-          // The dashboard's own refusal (not an API error code): the page reloads on it.
-          return reply.code(403).send({
-            error: {
-              code: 'csrf_token_invalid',
-              message: 'Missing or wrong CSRF token: reload the dashboard page and try again.',
-            },
-          });
+          throw new ApiError(
+            'csrf_token_invalid',
+            'Missing or wrong CSRF token: reload the dashboard page and try again.',
+          );
         }
         const workspace = parse(WorkspaceQuery, request.query);
         void reply.header('cache-control', 'no-store');

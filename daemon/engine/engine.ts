@@ -7,6 +7,7 @@
 import { EventEmitter, once } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
+import type { ErrorCode } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import type {
   ExecutionFailedData,
@@ -391,7 +392,7 @@ export class WorkflowEngine {
     action: string | null;
     output: string | null;
     confidence: number | null;
-    error_code: string | null;
+    error_code: ErrorCode | null;
     error_message: string | null;
     agent_id: string;
   }): void => {
@@ -801,7 +802,7 @@ export class WorkflowEngine {
     act: Activation,
     status: 'completed' | 'failed',
     result: unknown,
-    error: { code: string; message: string } | null,
+    error: { code: ErrorCode; message: string } | null,
     final = true,
     injectedFault: string | null = null,
   ): void {
@@ -870,7 +871,7 @@ export class WorkflowEngine {
   private end(
     t: Transition,
     status: 'completed' | 'failed' | 'timeout' | 'cancelled',
-    failure?: { step: string; agentId: string | null; code: string; message: string },
+    failure?: { step: string; agentId: string | null; code: ErrorCode; message: string },
   ): void {
     const { row, state } = t;
     const current = state.acts[0]?.step_id ?? null;

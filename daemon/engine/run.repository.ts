@@ -1,5 +1,6 @@
 // Workflow run rows: the execution (status, frontier of pending work, outcome), one row per
 // finished step attempt, and the approvals a run waits on. Only this module writes them.
+import type { ErrorCode } from '../../shared/errors.js';
 import type { ListQueryInput, Page } from '../domain/pages.js';
 import type { Db } from '../store/database.js';
 import { WRITE_AT_ONCE, type CounterDeferral } from '../store/commit-queue.js';
@@ -42,7 +43,7 @@ export interface RunRow {
   frontier: string;
   steps_completed: number;
   result: string | null;
-  error_code: string | null;
+  error_code: ErrorCode | null;
   error_message: string | null;
   failed_step: string | null;
   failed_agent_id: string | null;
@@ -63,7 +64,7 @@ export interface StepRunRow {
   /** cancelled: the step the run was at when it was cancelled (see WorkflowEngine.cancel). */
   status: 'completed' | 'failed' | 'cancelled';
   result: string | null;
-  error_code: string | null;
+  error_code: ErrorCode | null;
   error_message: string | null;
   started_at: number;
   completed_at: number;

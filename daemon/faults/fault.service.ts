@@ -3,7 +3,7 @@
 // result (OutboundHttp), a workflow step's outcome (StepRunner) and an agent's answer (Thinker).
 // A rule that hits makes that point produce the failure a real one would, marked with the rule's
 // id; everything after it (retries, events, the delivery log) is the daemon's usual path.
-import { ERROR_CODES } from '../../shared/errors.js';
+import { ERROR_CODES, type ErrorCode } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import type { FaultAdd, FaultView } from '../../shared/schemas/faults.js';
 import { compileStubMatch } from '../domain/user-pattern.js';
@@ -22,7 +22,7 @@ export interface InjectedFault {
   timeout: boolean;
   latencyMs: number | null;
   reset: boolean;
-  fail: string | null;
+  fail: ErrorCode | null;
 }
 
 /** Whether a webhook, workflow (and step) or agent exists in a workspace (rules name real ones). */
@@ -261,7 +261,8 @@ function injectedOf(row: FaultRow): InjectedFault {
     timeout: row.timeout === 1,
     latencyMs: row.latency_ms,
     reset: row.reset === 1,
-    fail: row.fail_code,
+    // Checked against the table when the rule was added.
+    fail: row.fail_code as ErrorCode | null,
   };
 }
 

@@ -17,6 +17,7 @@ import { retentionIndexes } from './migrations/013-retention-indexes.js';
 import { listCountsOfInserts } from './migrations/014-list-counts-of-inserts.js';
 import { listCountsOfStatusChanges } from './migrations/015-list-counts-of-status-changes.js';
 import { oneIndexLessOnDeliveries } from './migrations/016-one-index-less-on-deliveries.js';
+import { rejectedIsApprovalRejected } from './migrations/017-rejected-is-approval-rejected.js';
 import type { Migration } from './migrations/migration.js';
 
 export type { Migration, MigrationContext } from './migrations/migration.js';
@@ -38,4 +39,5 @@ export const MIGRATIONS: readonly Migration[] = [
   listCountsOfInserts,
   listCountsOfStatusChanges,
   oneIndexLessOnDeliveries,
+  rejectedIsApprovalRejected,
 ];

@@ -579,6 +579,8 @@ test('reject -> cancelled (with an event); a cancelled or completed execution ca
   t.like(rejected.body.data, {
     status: 'cancelled',
     approval: { decision: 'reject', notes: 'Not allowed' },
+    // The code of the table (shared/errors.ts) a workflow step waiting on it fails with too.
+    error: { code: 'approval_rejected', message: 'Rejected by the reviewer: Not allowed' },
   });
   t.is((await w.getExecution(agent.id, waiting.execution_id)).body.data.status, 'cancelled');
   assertError(t, await w.decide(agent.id, waiting.execution_id, 'approve'), 409, 'conflict');

@@ -152,7 +152,12 @@ test.serial('a foreign Host or Origin is refused', async (t) => {
     });
   t.is((await post('http://attacker.example')).status, 403, 'foreign Origin');
   t.is((await post(undefined)).status, 403, 'no Origin');
-  t.is((await post(d.url)).status, 403, 'own Origin but no CSRF token');
+  const noToken = await post(d.url);
+  t.is(noToken.status, 403, 'own Origin but no CSRF token');
+  // The refusal is a documented error code (shared/errors.ts, /docs/errors), in the API's form.
+  const refusal = (await noToken.json()) as { error: Record<string, unknown> };
+  t.like(refusal.error, { code: 'csrf_token_invalid', type: 'authorization_error' });
+  t.regex(String(refusal.error.documentation_url), /\/docs\/errors#csrf_token_invalid$/);
 });
 
 test.serial(

@@ -37,6 +37,20 @@ async function addFault(...args: string[]): Promise<any> {
   return result.json();
 }
 
+/** A rule on the step `charge` of webhookFlow's workflow, for the given attempts. */
+function chargeFault(flow: string, attempts: string, ...what: string[]): Promise<any> {
+  return addFault('--workflow', flow, '--step', 'charge', '--attempts', attempts, ...what);
+}
+
+/** Starts a run of the workflow without waiting; its execution id. */
+async function startRun(flow: string): Promise<string> {
+  const started = await api('POST', `/workflows/${flow}/execute`, {
+    input: { n: 1 },
+    wait_for_completion: false,
+  });
+  return started.body.data.execution_id as string;
+}
+
 async function createHook(receiver: Receiver, fields: Record<string, unknown> = {}) {
   const answer = await api('POST', '/webhooks', {
     url: receiver.url,
@@ -123,20 +137,8 @@ test.serial(
   async (t) => {
     const receiver = await startReceiver(t);
     const flow = await webhookFlow(receiver, 3);
-    const fault = await addFault(
-      '--workflow',
-      flow,
-      '--step',
-      'charge',
-      '--attempts',
-      '1',
-      '--timeout',
-    );
-    const started = await api('POST', `/workflows/${flow}/execute`, {
-      input: { n: 1 },
-      wait_for_completion: false,
-    });
-    const id = started.body.data.execution_id as string;
+    const fault = await chargeFault(flow, '1', '--timeout');
+    const id = await startRun(flow);
     await waitForExecution(api, flow, id, (e) =>
       e.step_results.some((s: any) => s.status === 'retrying'),
     );
@@ -295,6 +297,34 @@ test.serial(
         [3, 'completed', null, null],
       ],
     );
+    await d.cli(['faults', 'clear', '--workspace', ws]);
+  },
+);
+
+test.serial(
+  'the step codes of the table are injected exactly: secret_not_found, then invalid_expression',
+  async (t) => {
+    const receiver = await startReceiver(t);
+    const flow = await webhookFlow(receiver, 2);
+    const first = await chargeFault(flow, '1', '--fail', 'secret_not_found');
+    const second = await chargeFault(flow, '2', '--fail', 'invalid_expression');
+    t.is(first.what.fail, 'secret_not_found');
+    const id = await startRun(flow);
+    await waitForExecution(api, flow, id, (e) =>
+      e.step_results.some((s: any) => s.status === 'failed'),
+    );
+    await d.advance('1s');
+    const done = await waitForExecution(api, flow, id, (e) => e.status !== 'running');
+    t.is(done.status, 'failed');
+    t.deepEqual(
+      done.step_results.map((s: any) => [s.attempt, s.status, s.error?.code, s.injected_fault]),
+      [
+        [1, 'failed', 'secret_not_found', first.id],
+        [2, 'failed', 'invalid_expression', second.id],
+      ],
+    );
+    t.like(done.error, { code: 'invalid_expression', details: { step_id: 'charge' } });
+    t.is(receiver.requests.length, 0, 'a failed step never made its call');
     await d.cli(['faults', 'clear', '--workspace', ws]);
   },
 );

@@ -119,6 +119,24 @@ test('a database from a newer svc is refused with SchemaTooNewError, untouched',
   t.is(version(check), LATEST + 5, 'user_version not rewritten');
 });
 
+test('version 17 renames the error code of executions a reviewer rejected', (t) => {
+  const db = new Database(':memory:');
+  t.teardown(() => db.close());
+  migrate(db, MIGRATIONS.slice(0, 16));
+  const insert = db.prepare(
+    `INSERT INTO agent_executions (id, agent_id, workspace_id, status, autonomy_level, input, context, error_code, created_at)
+     VALUES (?, 'agt_1', 'ws_1', ?, 'L2', 'in', '{}', ?, 0)`,
+  );
+  insert.run('exec_rejected', 'cancelled', 'rejected');
+  insert.run('exec_failed', 'failed', 'external_api_error');
+  migrate(db, MIGRATIONS.slice(0, 17));
+  const codes = db.prepare('SELECT id, error_code FROM agent_executions ORDER BY id').all();
+  t.deepEqual(codes, [
+    { id: 'exec_failed', error_code: 'external_api_error' },
+    { id: 'exec_rejected', error_code: 'approval_rejected' },
+  ]);
+});
+
 test('migrate() on an open connection refuses a newer schema too', (t) => {
   const db = new Database(':memory:');
   db.pragma('user_version = 99');

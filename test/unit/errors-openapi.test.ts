@@ -63,7 +63,7 @@ const SPEC_CODES: Record<string, number[]> = {
   unauthorized: [401],
 };
 
-/** Codes decisions.md adds, with their statuses. */
+/** Codes decisions.md and the README add, with their statuses. */
 const ADDED_CODES: Record<string, number> = {
   not_found: 404,
   payload_too_large: 413,
@@ -73,6 +73,15 @@ const ADDED_CODES: Record<string, number> = {
   conflict: 409,
   method_not_allowed: 405,
   insufficient_storage: 507,
+  // Step and run codes (the underlying_error of a failed step, a cancelled run's and approval's
+  // error) and the dashboard's CSRF refusal: in the
+  // table like every code the daemon answers, so that svc faults add --fail takes them.
+  secret_not_found: 404,
+  invalid_expression: 400,
+  approval_rejected: 403,
+  execution_cancelled: 409,
+  workflow_run_cancelled: 409,
+  csrf_token_invalid: 403,
 };
 
 let svc: TestApp;

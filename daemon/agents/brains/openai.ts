@@ -1,6 +1,7 @@
 // A brain backed by any OpenAI-compatible chat completions endpoint (OpenAI, a local model
 // server...). It asks for a JSON answer {action, output, confidence}; a plain-text answer is
-// accepted with the deterministic classifier's action. An endpoint that cannot be reached or
+// accepted with the deterministic classifier's action, and so is a proposal of an action whose
+// capability is switched off (false): no brain proposes what the agent may not do. An endpoint that cannot be reached or
 // errors is a 502 external_api_error.
 //
 // Keys: the daemon's own key (SVC_OPENAI_API_KEY) is sent only to the daemon's configured base
@@ -96,7 +97,12 @@ export class OpenAiBrain implements Brain {
         `The model endpoint ${baseUrl} answered HTTP ${result.status}${redirect ? ' (a redirect, which svc does not follow: use the final URL as base_url)' : ''}.`,
       );
     }
-    const answer = readAnswer(result.body, `The model at ${baseUrl}`, fallbackAction);
+    const answer = readAnswer(
+      result.body,
+      `The model at ${baseUrl}`,
+      fallbackAction,
+      agent.capabilities,
+    );
     if (recordTo !== undefined && this.cassettes) {
       const request = normalizeRequest(body);
       let recorded: unknown = result.body;
@@ -186,8 +192,16 @@ export function chatRequest(
   };
 }
 
-/** The proposal in a chat completions answer (`who` names the model in errors). */
-export function readAnswer(text: string, who: string, fallbackAction: string): BrainResult {
+/**
+ * The proposal in a chat completions answer (`who` names the model in errors). An action that
+ * is not snake_case, or whose capability is false, gives way to `fallbackAction`.
+ */
+export function readAnswer(
+  text: string,
+  who: string,
+  fallbackAction: string,
+  capabilities: Record<string, boolean>,
+): BrainResult {
   let body: ChatResponse;
   try {
     body = JSON.parse(text) as ChatResponse;
@@ -197,14 +211,18 @@ export function readAnswer(text: string, who: string, fallbackAction: string): B
   const content = body.choices?.[0]?.message?.content?.trim();
   if (!content)
     throw new ApiError('external_api_error', `${who} answered without content.`, { status: 502 });
-  return parseAnswer(content, fallbackAction);
+  return parseAnswer(content, fallbackAction, capabilities);
 }
 
 function trimSlash(url: string): string {
   return url.replace(/\/+$/, '');
 }
 
-function parseAnswer(content: string, fallbackAction: string): BrainResult {
+function parseAnswer(
+  content: string,
+  fallbackAction: string,
+  capabilities: Record<string, boolean>,
+): BrainResult {
   const json = content.replace(/^```(?:json)?\s*|\s*```$/g, '');
   try {
     const parsed = JSON.parse(json) as { action?: unknown; output?: unknown; confidence?: unknown };
@@ -212,7 +230,9 @@ function parseAnswer(content: string, fallbackAction: string): BrainResult {
       const confidence =
         typeof parsed.confidence === 'number' ? Math.min(1, Math.max(0, parsed.confidence)) : 0.8;
       const action =
-        typeof parsed.action === 'string' && /^[a-z0-9_]{1,100}$/.test(parsed.action)
+        typeof parsed.action === 'string' &&
+        /^[a-z0-9_]{1,100}$/.test(parsed.action) &&
+        capabilities[parsed.action] !== false
           ? parsed.action
           : fallbackAction;
       return { action, output: parsed.output, confidence };

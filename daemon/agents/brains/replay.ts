@@ -62,7 +62,12 @@ export class ReplayBrain implements Brain {
     return {
       key,
       cassette,
-      answer: readAnswer(text, `The recorded model (cassette ${cassette})`, fallbackAction),
+      answer: readAnswer(
+        text,
+        `The recorded model (cassette ${cassette})`,
+        fallbackAction,
+        input.agent.capabilities,
+      ),
     };
   }
 

@@ -1,6 +1,7 @@
 // What running one step once comes to (StepOutcome, which the engine records in one
 // transaction), and the mappings every step type shares: an error to a failed outcome, secret
 // values masked out of results and messages.
+import type { ErrorCode } from '../../../shared/errors.js';
 import type { TypedStep } from '../../../shared/schemas/steps.js';
 import { ApiError } from '../../domain/errors.js';
 import { ExpressionError, MissingSecretError } from '../expressions.js';
@@ -9,7 +10,7 @@ import { maskSecrets } from '../secret-masking.js';
 /** The result of running one step once. */
 export type StepOutcome = (
   | { type: 'completed'; result: unknown; next: string[] }
-  | { type: 'failed'; code: string; message: string; agentId: string | null; result: unknown }
+  | { type: 'failed'; code: ErrorCode; message: string; agentId: string | null; result: unknown }
   | { type: 'waiting'; wakeAt: number; result: unknown }
   | { type: 'awaiting_approval'; agentExecutionId: string; agentId: string }
   | { type: 'fork'; children: string[]; waitForAll: boolean }
