@@ -14,7 +14,7 @@ import {
 } from '../../shared/schemas/webhooks.js';
 import { listRoute, objectRoute, type RouteDef } from '../http/route.js';
 import { resourceRoutes } from '../http/resource-routes.js';
-import type { DeliveryService } from './delivery.service.js';
+import type { DeliveryService } from './deliveries/delivery.service.js';
 import type { WebhookService } from './webhook.service.js';
 
 const read = { kind: 'credential', scope: 'webhooks:read', tenant: true } as const;
