@@ -45,24 +45,22 @@ test('a failed scheduled attempt with attempts left is retried 1 min, 5 min, 15 
 });
 
 test('past the fifth attempt the delay grows by the webhook multiplier, up to 24 h', (t) => {
-  const many = (multiplier: number) => ({ max_attempts: 20, backoff_multiplier: multiplier });
-  t.deepEqual(judgeAttempt(REFUSED, stored(4), many(2), true, NOW), {
-    kind: 'retry_at',
-    at: NOW + 2 * H,
-  });
-  t.deepEqual(judgeAttempt(REFUSED, stored(5), many(3), true, NOW), {
-    kind: 'retry_at',
-    at: NOW + 9 * H,
-  });
-  // Back to the first multiplier: the policy kept for the last one asked is not reused.
-  t.deepEqual(judgeAttempt(REFUSED, stored(5), many(2), true, NOW), {
-    kind: 'retry_at',
-    at: NOW + 4 * H,
-  });
-  t.deepEqual(judgeAttempt(REFUSED, stored(15), many(2), true, NOW), {
-    kind: 'retry_at',
-    at: NOW + 24 * H,
-  });
+  // [attempts made before, multiplier, delay]; the x2 after x3 checks that the policy kept for
+  // the last multiplier asked for is not reused for another.
+  const cases: [number, number, number][] = [
+    [4, 2, 2 * H],
+    [5, 3, 9 * H],
+    [5, 2, 4 * H],
+    [15, 2, 24 * H],
+  ];
+  for (const [made, multiplier, delay] of cases) {
+    const settings = { max_attempts: 20, backoff_multiplier: multiplier };
+    t.deepEqual(
+      judgeAttempt(REFUSED, stored(made), settings, true, NOW),
+      { kind: 'retry_at', at: NOW + delay },
+      `after attempt ${made + 1}, x${multiplier}`,
+    );
+  }
 });
 
 test('a resend of a pending delivery that fails with attempts left keeps its schedule going', (t) => {
