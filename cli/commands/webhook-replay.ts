@@ -1,22 +1,10 @@
 // svc webhooks replay: a webhook's stored events sent again as new deliveries (same event id
 // and body, new delivery ids, the usual retry schedule), e.g. after fixing the receiver.
 import { parseDuration } from '../../shared/duration.js';
+import type { WebhookReplayResult } from '../../shared/schemas/replay.js';
 import { command, defineCommands } from '../command.js';
 import { UsageError } from '../errors.js';
 import { chalk, table } from '../output.js';
-
-interface ReplayAnswer {
-  webhook_id: string;
-  dry_run: boolean;
-  count: number;
-  deliveries: {
-    event_id: string;
-    event_type: string;
-    original_delivery_id: string;
-    original_status: string;
-    delivery_id: string | null;
-  }[];
-}
 
 function isoOption(text: string | undefined, flag: string): string | undefined {
   if (text === undefined) return undefined;
@@ -59,7 +47,7 @@ export default defineCommands([
         throw new UsageError('--since takes a duration such as 30m, 1h or 2d.');
       const from = isoOption(options.from, '--from');
       const to = isoOption(options.to, '--to');
-      const answer: ReplayAnswer = await (
+      const answer: WebhookReplayResult = await (
         await ctx.control()
       ).webhooks.replay.mutate({
         webhook_id: id!,

@@ -9,8 +9,8 @@ import { ClockService } from '../time/clock.service.js';
 import { CommitQueue } from '../store/commit-queue.js';
 import { ConversationService } from '../agents/conversation.service.js';
 import { CredentialService } from '../auth/credential.service.js';
-import { DeliveryRepository } from '../webhooks/delivery.repository.js';
-import { DeliveryService } from '../webhooks/delivery.service.js';
+import { DeliveryRepository } from '../webhooks/deliveries/delivery.repository.js';
+import { DeliveryService } from '../webhooks/deliveries/delivery.service.js';
 import { EventRepository } from '../events/event.repository.js';
 import { EventService } from '../events/event.service.js';
 import { ExecutionRepository } from '../agents/execution.repository.js';
@@ -163,27 +163,24 @@ export function buildServices(
     environment: options.environment,
     allowPrivateNetwork: options.allowPrivateNetwork ?? false,
   };
-  const deliveryRepository = new DeliveryRepository(db, commits);
   const webhooks = new WebhookService(
     db,
     new WebhookRepository(db, commits),
-    deliveryRepository,
-    timers,
     clock,
     urlPolicy,
     secretBox,
   );
-  events.addFanout(webhooks.fanout);
   const outbound = new OutboundHttp(urlPolicy);
   const deliveries = new DeliveryService(
     db,
-    deliveryRepository,
+    new DeliveryRepository(db, commits),
     webhooks,
     timers,
     clock,
     outbound,
     commits,
   );
+  events.addFanout(deliveries.fanout);
   const integrations = new IntegrationService(
     db,
     new IntegrationRepository(db),

@@ -4,7 +4,7 @@ import type { ClockService } from '../time/clock.service.js';
 import type { EventService } from '../events/event.service.js';
 import type { KeyService } from '../keys/key.service.js';
 import type { WorkspaceService } from '../workspaces/workspace.service.js';
-import type { DeliveryService } from '../webhooks/delivery.service.js';
+import type { DeliveryService } from '../webhooks/deliveries/delivery.service.js';
 import type { AgentService } from '../agents/agent.service.js';
 import type { StubService } from '../agents/stub.service.js';
 import type { SecretService } from '../secrets/secret.service.js';

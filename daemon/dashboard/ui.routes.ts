@@ -19,7 +19,7 @@ import type { AgentService } from '../agents/agent.service.js';
 import type { ExecutionService } from '../agents/execution.service.js';
 import type { EventService } from '../events/event.service.js';
 import type { ClockService } from '../time/clock.service.js';
-import type { DeliveryService } from '../webhooks/delivery.service.js';
+import type { DeliveryService } from '../webhooks/deliveries/delivery.service.js';
 import type { WebhookService } from '../webhooks/webhook.service.js';
 import type { RunService } from '../workflows/run.service.js';
 import type { WorkflowService } from '../workflows/workflow.service.js';

@@ -14,7 +14,7 @@ import {
 } from '../../shared/schemas/webhooks.js';
 import { listRoute, objectRoute, type RouteDef } from '../http/route.js';
 import { resourceRoutes } from '../http/resource-routes.js';
-import type { DeliveryService } from './delivery.service.js';
+import type { DeliveryService } from './deliveries/delivery.service.js';
 import type { WebhookService } from './webhook.service.js';
 
 const read = { kind: 'credential', scope: 'webhooks:read', tenant: true } as const;
@@ -109,7 +109,7 @@ export function webhookRoutes(webhooks: WebhookService, deliveries: DeliveryServ
       operationId: 'retryWebhookDelivery',
       summary: 'Redeliver now',
       description:
-        'Makes one attempt now (same event id and body, new signature) and answers with the delivery and its attempts. If an attempt is in flight (an automatic one), this one waits for it and is numbered after it: a delivery has one attempt at a time.',
+        'Makes one attempt now (same event id and body, new signature) and answers with the delivery and its attempts. If an attempt is in flight (an automatic one), this one waits for it and is numbered after it: a delivery has one attempt at a time. If it fails, a pending delivery keeps its retry schedule; a delivered or failed one keeps its status while attempts remain; at max_attempts it is failed, and the webhook is left as it is.',
       tag,
       auth: write,
       rateLimit: { operation: 'resources' },

@@ -1,8 +1,8 @@
-// Webhook subscriptions: validation of URL and event types, the secret shown once, and the
-// fan-out that turns each published event into stored deliveries (inside the event's own
-// transaction, so an accepted event always reaches its webhooks).
+// Webhook subscriptions: validation of URL and event types, the secret shown once, the active
+// webhooks of a workspace and their delivery counts. Deliveries themselves (fan-out, attempts,
+// retries, replay, test sends) are the delivery module's (deliveries/delivery.service.ts).
 import { newId, randomBase62 } from '../../shared/ids.js';
-import { isEventType, type EventEnvelope } from '../../shared/schemas/events.js';
+import { isEventType } from '../../shared/schemas/events.js';
 import {
   WEBHOOK_DEFAULTS,
   type WebhookCreateInput,
@@ -16,15 +16,22 @@ import { checkOutboundUrl, type UrlPolicy } from '../outbound/url-policy.js';
 import type { Transactions } from '../domain/transactions.js';
 import { ownedRow } from '../domain/workspace.js';
 import type { SecretBox } from '../platform/secret-box.js';
-import type { TimerService } from '../time/timer.service.js';
-import type { DeliveryRepository } from './delivery.repository.js';
 import type { WebhookRepository, WebhookRow } from './webhook.repository.js';
 
-export const DELIVERY_TIMER = 'webhook.delivery';
-
-interface ActiveHook {
+/** An active webhook and the event types it receives. */
+export interface ActiveHook {
   row: WebhookRow;
   events: ReadonlySet<string>;
+}
+
+/** What an attempt did to a webhook's counts, and whether it ran out the delivery's attempts. */
+export interface AttemptOutcome {
+  delivered: number;
+  failed: number;
+  /** The attempt's time if it failed, else null. */
+  failureAt: number | null;
+  /** The schedule's last attempt failed: the webhook fails too. */
+  exhausted: boolean;
 }
 
 export class WebhookService {
@@ -32,12 +39,12 @@ export class WebhookService {
   private readonly activeCache = new Map<string, ActiveHook[]>();
   /** Opened signing secrets per webhook, used while the stored (sealed) value is the same. */
   private readonly openedSecrets = new Map<string, { sealed: string; secret: string }>();
+  /** Sends the deliveries a webhook held once it is active again (see whenResumed). */
+  private releaseHeld: (webhookId: string, at: number) => void = () => undefined;
 
   constructor(
     private readonly db: Transactions,
     private readonly repo: WebhookRepository,
-    private readonly deliveries: DeliveryRepository,
-    private readonly timers: TimerService,
     private readonly clock: Clock,
     private readonly urlPolicy: UrlPolicy,
     /** Signing secrets are stored sealed: the database alone does not let anyone sign. */
@@ -125,17 +132,7 @@ export class WebhookService {
     row.updated_at = this.clock.now();
     this.db.transaction(() => {
       this.repo.update(row);
-      // Deliveries held while the webhook was paused or failed go out again now.
-      if (resuming) {
-        for (const deliveryId of this.deliveries.pendingIds(row.id)) {
-          this.timers.schedule(
-            DELIVERY_TIMER,
-            row.updated_at,
-            { delivery_id: deliveryId },
-            deliveryId,
-          );
-        }
-      }
+      if (resuming) this.releaseHeld(row.id, row.updated_at);
     })();
     this.activeCache.delete(workspaceId);
     return toWebhookView(row);
@@ -156,43 +153,30 @@ export class WebhookService {
     return { id, deleted: true };
   }
 
-  /** Marks a webhook failed after a delivery exhausted its attempts. */
-  markFailed(row: WebhookRow): void {
-    this.repo.setStatus(row.id, 'failed', this.clock.now());
-    this.activeCache.delete(row.workspace_id);
+  /**
+   * The delivery module's hook, called inside the transaction of an update that makes a paused
+   * or failed webhook active again: its held deliveries go out again from `at`.
+   */
+  whenResumed(release: (webhookId: string, at: number) => void): void {
+    this.releaseHeld = release;
   }
 
-  recordOutcome(
-    id: string,
-    outcome: { delivered: number; failed: number; failureAt: number | null },
-  ): void {
-    this.repo.recordOutcome(id, outcome);
+  /** A delivery was created for the webhook at `at` (its total and last_triggered_at). */
+  markTriggered(id: string, at: number): void {
+    this.repo.markTriggered(id, at);
   }
 
-  /** Event fan-out hook: runs inside the publishing transaction. */
-  readonly fanout = (event: EventEnvelope, json: string): void => {
-    const hooks = this.active(event.workspace_id);
-    if (hooks.length === 0) return;
-    const now = this.clock.now();
-    for (const hook of hooks) {
-      if (!hook.events.has(event.type)) continue;
-      const deliveryId = newId('delivery');
-      this.deliveries.insert({
-        id: deliveryId,
-        webhook_id: hook.row.id,
-        workspace_id: event.workspace_id,
-        event_id: event.id,
-        event_type: event.type,
-        body: json,
-        created_at: now,
-        next_attempt_at: now,
-      });
-      this.repo.markTriggered(hook.row.id, now);
-      this.timers.schedule(DELIVERY_TIMER, now, { delivery_id: deliveryId }, deliveryId);
+  /** A delivery attempt's outcome; a delivery that exhausted its attempts fails the webhook. */
+  recordOutcome(row: WebhookRow, outcome: AttemptOutcome): void {
+    this.repo.recordOutcome(row.id, outcome);
+    if (outcome.exhausted) {
+      this.repo.setStatus(row.id, 'failed', this.clock.now());
+      this.activeCache.delete(row.workspace_id);
     }
-  };
+  }
 
-  private active(workspaceId: string): ActiveHook[] {
+  /** The active webhooks of a workspace (read on every published event, so kept until a change). */
+  active(workspaceId: string): readonly ActiveHook[] {
     let hooks = this.activeCache.get(workspaceId);
     if (!hooks) {
       hooks = this.repo

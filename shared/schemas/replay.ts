@@ -1,6 +1,7 @@
-// svc webhooks replay: control-channel input (a CLI operation, like Stripe's event resend; not
-// part of the REST API).
+// svc webhooks replay: control-channel input and answer (a CLI operation, like Stripe's event
+// resend; not part of the REST API).
 import { z } from 'zod';
+import { DELIVERY_STATUSES } from './enums.js';
 
 /** svc webhooks replay: which stored events of a webhook to send again. */
 export const WebhookReplayInput = z.strictObject({
@@ -16,3 +17,23 @@ export const WebhookReplayInput = z.strictObject({
   event_type: z.string().min(1).max(100).optional(),
   dry_run: z.boolean().default(false),
 });
+
+/** svc webhooks replay's answer: the events chosen, each with the delivery that sends it again. */
+export const WebhookReplayResult = z.object({
+  webhook_id: z.string(),
+  dry_run: z.boolean(),
+  count: z.number().int(),
+  deliveries: z.array(
+    z.object({
+      event_id: z.string(),
+      event_type: z.string(),
+      /** The event's latest delivery before the replay, and its status. */
+      original_delivery_id: z.string(),
+      original_status: z.enum(DELIVERY_STATUSES),
+      /** The new delivery (null in a dry run). */
+      delivery_id: z.string().nullable(),
+    }),
+  ),
+});
+
+export type WebhookReplayResult = z.infer<typeof WebhookReplayResult>;

@@ -133,6 +133,8 @@ export const DeliveryAttempt = z.object({
   }),
 });
 
+export type DeliveryAttemptView = z.infer<typeof DeliveryAttempt>;
+
 export const DeliveryDetail = Delivery.extend({
   attempts_history: z.array(DeliveryAttempt),
   event: z.record(z.string(), z.unknown()).meta({ description: 'The event envelope as sent' }),

@@ -14,7 +14,7 @@ import { OAuthRepository } from '../../daemon/oauth/oauth.repository.js';
 import { IntegrationRepository } from '../../daemon/integrations/integration.repository.js';
 import { CommitQueue } from '../../daemon/store/commit-queue.js';
 import { openDatabase, type Db } from '../../daemon/store/database.js';
-import { DeliveryRepository } from '../../daemon/webhooks/delivery.repository.js';
+import { DeliveryRepository } from '../../daemon/webhooks/deliveries/delivery.repository.js';
 import { WebhookRepository } from '../../daemon/webhooks/webhook.repository.js';
 import { WorkflowRepository } from '../../daemon/workflows/workflow.repository.js';
 

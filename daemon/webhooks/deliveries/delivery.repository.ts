@@ -1,10 +1,10 @@
 // Delivery rows (one per event per webhook) and the history of their attempts.
-import type { ListQueryInput, Page } from '../domain/pages.js';
-import type { Db } from '../store/database.js';
-import { WRITE_AT_ONCE, type CounterDeferral } from '../store/commit-queue.js';
-import { ListCounts, ListCountWrites } from '../store/list-counts.js';
-import { ListQuery } from '../store/list-query.js';
-import { prepareRows, prepareRowWrite } from '../store/object-rows.js';
+import type { ListQueryInput, Page } from '../../domain/pages.js';
+import type { Db } from '../../store/database.js';
+import { WRITE_AT_ONCE, type CounterDeferral } from '../../store/commit-queue.js';
+import { ListCounts, ListCountWrites } from '../../store/list-counts.js';
+import { ListQuery } from '../../store/list-query.js';
+import { prepareRows, prepareRowWrite } from '../../store/object-rows.js';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 

@@ -1,0 +1,43 @@
+// Delivery and attempt rows as the API, the control channel and the dashboard show them.
+import type { DeliveryAttemptView, DeliveryView } from '../../../shared/schemas/webhooks.js';
+import { toIso } from '../../time/clock.js';
+import type { AttemptRow, DeliveryRow } from './delivery.repository.js';
+
+export function toDeliveryView(row: DeliveryRow): DeliveryView {
+  return {
+    id: row.id,
+    webhook_id: row.webhook_id,
+    event_id: row.event_id,
+    event_type: row.event_type as DeliveryView['event_type'],
+    status: row.status,
+    http_status: row.http_status,
+    attempts: row.attempts,
+    response_time_ms: row.response_time_ms,
+    error: row.error,
+    created_at: toIso(row.created_at),
+    delivered_at: toIso(row.delivered_at),
+    last_attempt_at: toIso(row.last_attempt_at),
+    next_attempt_at: toIso(row.next_attempt_at),
+  };
+}
+
+/** An attempt in GET .../deliveries/{id}. */
+export function toAttemptView(attempt: AttemptRow): DeliveryAttemptView {
+  return {
+    attempt: attempt.attempt,
+    attempted_at: toIso(attempt.attempted_at),
+    http_status: attempt.http_status,
+    response_time_ms: attempt.response_time_ms,
+    error: attempt.error,
+    injected_fault: attempt.injected_fault,
+  };
+}
+
+/** An attempt in the dashboard's log: the API's view, the signature sent and the answer heard. */
+export function toAttemptLogView(attempt: AttemptRow) {
+  return {
+    ...toAttemptView(attempt),
+    signature: attempt.signature,
+    response_head: attempt.response_head,
+  };
+}

@@ -1,0 +1,335 @@
+// A delivery's whole life: created for each active webhook an event reaches (in the event's own
+// transaction, so an accepted event always reaches its webhooks), attempted on its timer,
+// retried on the spec's schedule, resent on request, held while its webhook is not active and
+// sent again when it is, replayed as a new delivery; and the test send, which is not stored.
+// What an attempt comes to is judged by judgeAttempt (attempt-verdict.ts); this service sends,
+// stores the attempt and applies the verdict. Live listeners (svc webhooks tail) hear each
+// attempt.
+import { EventEmitter } from 'node:events';
+import { newId } from '../../../shared/ids.js';
+import { isEventType, type EventEnvelope, type EventType } from '../../../shared/schemas/events.js';
+import type { WebhookReplayResult } from '../../../shared/schemas/replay.js';
+import type { DeliveryActivity, DeliveryView } from '../../../shared/schemas/webhooks.js';
+import { type Clock } from '../../time/clock.js';
+import { sampleEventData } from '../../events/samples.js';
+import { ApiError } from '../../domain/errors.js';
+import { mapPage, type ListQueryInput, type Page } from '../../domain/pages.js';
+import type { Transactions } from '../../domain/transactions.js';
+import type { CommitQueue } from '../../store/commit-queue.js';
+import type { CallScope, OutboundHttp } from '../../outbound/http.js';
+import type { TimerService } from '../../time/timer.service.js';
+import type { WebhookRow } from '../webhook.repository.js';
+import type { WebhookService } from '../webhook.service.js';
+import { judgeAttempt, statusAfter } from './attempt-verdict.js';
+import type { AttemptRow, DeliveryRepository, DeliveryRow } from './delivery.repository.js';
+import { DeliverySender } from './delivery-sender.js';
+import { toAttemptLogView, toAttemptView, toDeliveryView } from './delivery-views.js';
+import { chooseReplays, type ReplayFilter } from './replay.js';
+
+const DELIVERY_TIMER = 'webhook.delivery';
+
+/** Emits `attempted` with each delivery attempt once it is stored (svc webhooks tail). */
+export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity] }> {
+  /** The attempt in flight of each delivery being sent (settles, never rejects, when stored). */
+  private readonly attempting = new Map<string, Promise<unknown>>();
+  private readonly sender: DeliverySender;
+
+  constructor(
+    private readonly db: Transactions,
+    private readonly repo: DeliveryRepository,
+    private readonly webhooks: WebhookService,
+    private readonly timers: TimerService,
+    private readonly clock: Clock,
+    outbound: OutboundHttp,
+    private readonly commits: CommitQueue,
+  ) {
+    super();
+    // One listener per live client (svc webhooks tail): no leak warning past ten of them.
+    this.setMaxListeners(0);
+    this.sender = new DeliverySender(outbound, webhooks);
+    timers.register(DELIVERY_TIMER, (payload, timer) =>
+      this.onTimer(payload as { delivery_id: string }, timer.untilDue),
+    );
+    // Deliveries held while the webhook was paused or failed go out again now.
+    webhooks.whenResumed((webhookId, at) => {
+      for (const deliveryId of this.repo.pendingIds(webhookId)) this.schedule(deliveryId, at);
+    });
+  }
+
+  /** Event fan-out hook: runs inside the publishing transaction. */
+  readonly fanout = (event: EventEnvelope, json: string): void => {
+    const hooks = this.webhooks.active(event.workspace_id);
+    if (hooks.length === 0) return;
+    const now = this.clock.now();
+    for (const hook of hooks) {
+      if (!hook.events.has(event.type)) continue;
+      this.create(hook.row, event.id, event.type, json, now);
+      this.webhooks.markTriggered(hook.row.id, now);
+    }
+  };
+
+  list(
+    workspaceId: string,
+    webhookId: string,
+    query: ListQueryInput & { status?: string | undefined },
+  ): Page<DeliveryView> {
+    this.webhooks.row(workspaceId, webhookId);
+    return mapPage(this.repo.page({ ...query, webhookId }), toDeliveryView);
+  }
+
+  detail(workspaceId: string, webhookId: string, deliveryId: string) {
+    return this.withAttempts(this.delivery(workspaceId, webhookId, deliveryId), toAttemptView);
+  }
+
+  /** The delivery with each attempt's signature header and the start of the answer (dashboard). */
+  attemptLog(workspaceId: string, webhookId: string, deliveryId: string) {
+    return this.withAttempts(this.delivery(workspaceId, webhookId, deliveryId), toAttemptLogView);
+  }
+
+  /**
+   * POST .../retry: one attempt now, whatever the schedule says. An attempt already in flight
+   * (an automatic one, another retry) ends first, and this one starts from the row it wrote:
+   * begun from the same row, both would have been attempt n + 1.
+   */
+  async retryNow(workspaceId: string, webhookId: string, deliveryId: string) {
+    // An unknown delivery is refused at once, not after the attempt in flight; read again after.
+    this.delivery(workspaceId, webhookId, deliveryId);
+    for (let running = this.attempting.get(deliveryId); running;) {
+      await running;
+      running = this.attempting.get(deliveryId);
+    }
+    const row = this.delivery(workspaceId, webhookId, deliveryId);
+    const hook = this.webhooks.row(workspaceId, webhookId);
+    this.timers.cancelOwned(row.id);
+    await this.attempt(row, hook, false);
+    return this.detail(workspaceId, webhookId, deliveryId);
+  }
+
+  /**
+   * svc webhooks replay: the stored events of a webhook's deliveries in a time window, sent again
+   * as new deliveries (same event id and body, new delivery ids, first attempt now, then the
+   * usual schedule); which events, chooseReplays says. A webhook that is not active would hold
+   * them: it is refused, with the fix.
+   */
+  replay(workspaceId: string, webhookId: string, filter: ReplayFilter): WebhookReplayResult {
+    const hook = this.webhooks.row(workspaceId, webhookId);
+    if (hook.status !== 'active' && !filter.dryRun) {
+      throw new ApiError(
+        'conflict',
+        `Webhook ${hook.id} is ${hook.status}: it would hold the replayed deliveries. Activate it first: svc webhooks update ${hook.id} --status active`,
+        { extras: { webhook_status: hook.status } },
+      );
+    }
+    const chosen = chooseReplays(this.repo.inWindow(hook.id, filter.from, filter.to), filter);
+    const replayed = (row: DeliveryRow, deliveryId: string | null) => ({
+      event_id: row.event_id,
+      event_type: row.event_type,
+      original_delivery_id: row.id,
+      original_status: row.status,
+      delivery_id: deliveryId,
+    });
+    let deliveries;
+    if (filter.dryRun || chosen.length === 0) {
+      deliveries = chosen.map((row) => replayed(row, null));
+    } else {
+      const now = this.clock.now();
+      deliveries = this.db.transaction(() =>
+        chosen.map((row) =>
+          replayed(row, this.create(hook, row.event_id, row.event_type, row.body, now)),
+        ),
+      )();
+    }
+    return {
+      webhook_id: hook.id,
+      dry_run: filter.dryRun,
+      count: deliveries.length,
+      deliveries,
+    };
+  }
+
+  /** POST /webhooks/{id}/test: a sample event of the type, sent now, not stored. */
+  async test(workspaceId: string, webhookId: string, eventType: string) {
+    if (!isEventType(eventType)) {
+      throw new ApiError(
+        'invalid_event_type',
+        `'${eventType}' is not an event type (e.g. agent.created).`,
+        { param: 'event_type' },
+      );
+    }
+    const hook = this.webhooks.row(workspaceId, webhookId);
+    const event: EventEnvelope = {
+      id: newId('event'),
+      type: eventType as EventType,
+      created_at: this.clock.iso(),
+      workspace_id: workspaceId,
+      data: sampleEventData(eventType as EventType, workspaceId, this.clock.iso()),
+    };
+    const result = await this.sender.post(hook, JSON.stringify(event), {
+      eventId: event.id,
+      eventType,
+      deliveryId: newId('delivery'),
+    });
+    return {
+      status: result.ok ? ('delivered' as const) : ('failed' as const),
+      http_status: result.status,
+      response_time_ms: result.timeMs,
+      delivered_at: result.ok ? this.clock.iso() : null,
+      event_id: event.id,
+      error: result.error,
+    };
+  }
+
+  /** Stores a new delivery, pending, with its first attempt due `now` (in the caller's transaction). */
+  private create(
+    hook: WebhookRow,
+    eventId: string,
+    eventType: string,
+    body: string,
+    now: number,
+  ): string {
+    const deliveryId = newId('delivery');
+    this.repo.insert({
+      id: deliveryId,
+      webhook_id: hook.id,
+      workspace_id: hook.workspace_id,
+      event_id: eventId,
+      event_type: eventType,
+      body,
+      created_at: now,
+      next_attempt_at: now,
+    });
+    this.schedule(deliveryId, now);
+    return deliveryId;
+  }
+
+  /** The delivery's next attempt, a stored timer owned by the delivery (retryNow cancels it). */
+  private schedule(deliveryId: string, at: number): void {
+    this.timers.schedule(DELIVERY_TIMER, at, { delivery_id: deliveryId }, deliveryId);
+  }
+
+  private async onTimer(
+    payload: { delivery_id: string },
+    untilDue: CallScope['untilDue'],
+  ): Promise<void> {
+    // An attempt is in flight (a retry's, or another timer's): it schedules the next one if needed.
+    if (this.attempting.has(payload.delivery_id)) return;
+    const row = this.repo.get(payload.delivery_id);
+    if (!row || row.status !== 'pending') return;
+    let hook: WebhookRow;
+    try {
+      hook = this.webhooks.configuredRow(null, row.webhook_id);
+    } catch {
+      return;
+    }
+    // A paused or failed webhook holds its deliveries; PATCH status active sends them again.
+    if (hook.status !== 'active') return;
+    await this.attempt(row, hook, true, untilDue);
+  }
+
+  /**
+   * One attempt at a time per delivery (see retryNow); settles when its outcome is stored.
+   * `automatic`: made by the delivery's timer, not a resend; `untilDue`: the timer's parking of
+   * an injected latency (TimerContext.untilDue), so that a clock move or a stop does not wait.
+   */
+  private attempt(
+    row: DeliveryRow,
+    hook: WebhookRow,
+    automatic: boolean,
+    untilDue?: CallScope['untilDue'],
+  ): Promise<void> {
+    const running = this.attemptOnce(row, hook, automatic, untilDue);
+    const settled = running.catch(() => undefined);
+    this.attempting.set(row.id, settled);
+    void settled.then(() => {
+      if (this.attempting.get(row.id) === settled) this.attempting.delete(row.id);
+    });
+    return running;
+  }
+
+  private async attemptOnce(
+    row: DeliveryRow,
+    hook: WebhookRow,
+    automatic: boolean,
+    untilDue?: CallScope['untilDue'],
+  ) {
+    const attempts = row.attempts + 1;
+    const result = await this.sender.post(
+      hook,
+      row.body,
+      { eventId: row.event_id, eventType: row.event_type, deliveryId: row.id },
+      {
+        workspaceId: hook.workspace_id,
+        webhookId: hook.id,
+        attempt: attempts,
+        matchText: () => row.event_type,
+        untilDue,
+      },
+    );
+    const now = this.clock.now();
+    const verdict = judgeAttempt(result, row, hook, automatic, now);
+    const updated: DeliveryRow = {
+      ...row,
+      status: statusAfter(verdict, row.status),
+      attempts,
+      http_status: result.status,
+      response_time_ms: result.timeMs,
+      error: result.error,
+      delivered_at: verdict.kind === 'delivered' ? now : row.delivered_at,
+      last_attempt_at: now,
+      next_attempt_at: verdict.kind === 'retry_at' ? verdict.at : null,
+    };
+    // In the group commit: the attempts that end in the same tick share one transaction (and one
+    // update of the webhook's counters). A crash before it commits sends the delivery again.
+    await this.commits.run(() => {
+      this.repo.insertAttempt({
+        delivery_id: row.id,
+        attempt: attempts,
+        attempted_at: now,
+        http_status: result.status,
+        response_time_ms: result.timeMs,
+        error: result.error,
+        signature: result.signature,
+        response_head: result.responseHead,
+        injected_fault: result.injectedFault,
+      });
+      this.repo.saveResult(updated, row.status);
+      // A webhook counts a delivery once, when it leaves pending (a resend of a finished one
+      // does not count it again).
+      const finishedNow = row.status === 'pending' && updated.status !== 'pending';
+      this.webhooks.recordOutcome(hook, {
+        delivered: finishedNow && updated.status === 'delivered' ? 1 : 0,
+        failed: finishedNow && updated.status === 'failed' ? 1 : 0,
+        failureAt: result.ok ? null : now,
+        exhausted: verdict.kind === 'exhausted',
+      });
+      if (verdict.kind === 'retry_at') this.schedule(row.id, verdict.at);
+    });
+    if (this.listenerCount('attempted') === 0) return;
+    this.emit('attempted', {
+      delivery: toDeliveryView(updated),
+      webhook_id: hook.id,
+      url: hook.url,
+      workspace_id: hook.workspace_id,
+    });
+  }
+
+  /** The delivery with its attempts (each as `view` shows it) and the event it carries. */
+  private withAttempts<A>(row: DeliveryRow, view: (attempt: AttemptRow) => A) {
+    return {
+      ...toDeliveryView(row),
+      attempts_history: this.repo.attempts(row.id).map(view),
+      event: JSON.parse(row.body) as Record<string, unknown>,
+    };
+  }
+
+  private delivery(workspaceId: string, webhookId: string, deliveryId: string): DeliveryRow {
+    this.webhooks.row(workspaceId, webhookId);
+    const row = this.repo.get(deliveryId);
+    if (!row || row.webhook_id !== webhookId) {
+      throw new ApiError('not_found', `No delivery ${deliveryId} for webhook ${webhookId}.`, {
+        param: 'delivery_id',
+      });
+    }
+    return row;
+  }
+}

@@ -1,0 +1,29 @@
+// Which stored deliveries svc webhooks replay sends again: a choice over rows, apart from the
+// sending (DeliveryService.replay).
+import type { DeliveryRow } from './delivery.repository.js';
+
+export interface ReplayFilter {
+  /** Deliveries created in [from, to] (daemon clock, ms). */
+  from: number;
+  to: number;
+  status: 'failed' | 'delivered' | 'all';
+  eventType?: string | undefined;
+  /** List what would be sent, send nothing. */
+  dryRun: boolean;
+}
+
+/**
+ * The latest delivery of each event among `rows` (a webhook's deliveries in the window, oldest
+ * first) that the filter takes. An event counts once, judged by its latest delivery: `failed`
+ * takes the events whose last delivery failed (not those a later replay delivered); `all`
+ * takes every finished one (a pending delivery is still on its way).
+ */
+export function chooseReplays(rows: Iterable<DeliveryRow>, filter: ReplayFilter): DeliveryRow[] {
+  const latest = new Map<string, DeliveryRow>();
+  for (const row of rows) latest.set(row.event_id, row);
+  return [...latest.values()].filter(
+    (row) =>
+      (filter.status === 'all' ? row.status !== 'pending' : row.status === filter.status) &&
+      (filter.eventType === undefined || row.event_type === filter.eventType),
+  );
+}
