@@ -77,12 +77,13 @@ function describe(
     case 'too_big':
       return outOfRange(issue, name, value);
     case 'invalid_format':
-      // A pattern's own message says what is expected ("must look like ..."); zod's does not.
-      return issue.format === 'regex'
-        ? issue.message.startsWith('must')
-          ? `The ${name} ${issue.message}.`
-          : `The ${name} does not have the expected form.`
-        : `The ${name} is not a valid ${issue.format}.`;
+      // A pattern's own message says what is expected ("must look like ...", "* may only end
+      // ..."); zod's default ("Invalid string: must match pattern /.../") does not.
+      if (issue.format !== 'regex') return `The ${name} is not a valid ${issue.format}.`;
+      if (issue.message.startsWith('must')) return `The ${name} ${issue.message}.`;
+      return issue.message.startsWith('Invalid')
+        ? `The ${name} does not have the expected form.`
+        : `The ${name} is invalid: ${issue.message}.`;
     default:
       return `The ${name} is invalid: ${issue.message}.`;
   }
