@@ -19,7 +19,7 @@ export type StubMatcher = ((input: string) => boolean) & { readonly cost: number
  */
 export const MAX_PATTERN_COST = 400;
 /** The characters of an input a /regex/ sees (a substring is looked for in all of it). */
-export const PATTERN_INPUT_CHARS = 8_192;
+export const PATTERN_INPUT_CHARS = 4_096;
 
 /** How the cost is counted, for messages that refuse one. */
 export const PATTERN_COST_RULE =

@@ -1,6 +1,6 @@
 // A user pattern's cost is bounded before it runs: each atom weighs its measured worst case per
 // input character, a repetition {n,m} multiplies what it repeats, RE2-only syntax is read as RE2
-// reads it; a pattern over the bound is refused, a /regex/ sees the first 8,192 characters of an
+// reads it; a pattern over the bound is refused, a /regex/ sees the first 4,096 characters of an
 // input, and stored patterns over the bound (or past an agent's or a workspace's budget) never
 // match rather than stall or fail a start.
 import test from 'ava';
