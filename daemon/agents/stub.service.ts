@@ -7,7 +7,12 @@ import type { StubInput } from '../../shared/schemas/agents.js';
 import { toIso, type Clock } from '../time/clock.js';
 import { ApiError } from '../domain/errors.js';
 import type { BrainResult } from './brains/brain.js';
-import { compileStubMatch, type StubMatcher } from '../domain/user-pattern.js';
+import {
+  compileStubMatch,
+  MAX_PATTERN_COST,
+  PATTERN_COST_RULE,
+  type StubMatcher,
+} from '../domain/user-pattern.js';
 import type { StubRepository, StubRow } from './stub.repository.js';
 
 export interface Stub {
@@ -52,12 +57,20 @@ export class StubService {
         { param: 'fail' },
       );
     }
-    compileStubMatch(input.match);
-    // Every execution of the agent tries its stubs in turn: their number bounds that work.
+    const { cost } = compileStubMatch(input.match);
+    // Every execution of the agent tries its stubs in turn: their number and their patterns'
+    // cost together bound that work.
     if (this.repo.list(agentId).length >= MAX_STUBS_PER_AGENT) {
       throw new ApiError(
         'conflict',
         `Agent ${agentId} has ${MAX_STUBS_PER_AGENT} stubs, the most an agent may have. Remove them with: svc agents stub clear ${agentId}`,
+      );
+    }
+    const total = this.matchers(agentId).reduce((sum, matcher) => sum + matcher.test.cost, cost);
+    if (total > MAX_PATTERN_COST) {
+      throw new ApiError(
+        'conflict',
+        `Agent ${agentId}'s stub patterns would cost ${total} together and one agent's may cost at most ${MAX_PATTERN_COST} (${PATTERN_COST_RULE}). Match a substring, or remove stubs with: svc agents stub clear ${agentId}`,
       );
     }
     const row: StubRow = {
@@ -90,25 +103,39 @@ export class StubService {
   }
 
   match(agentId: string, input: string): Stub | undefined {
+    const found = this.matchers(agentId).find((matcher) => matcher.test(input));
+    return found && toStub(found.row);
+  }
+
+  /**
+   * The agent's stubs, compiled. A pattern stored before today's rules (one RE2 cannot run, one
+   * over the cost, or one past what the agent's patterns may cost together, in the order they
+   * were added) never matches, rather than failing or stalling every execution.
+   */
+  private matchers(agentId: string): { row: StubRow; test: StubMatcher }[] {
     let matchers = this.cache.get(agentId);
     if (!matchers) {
-      matchers = this.repo.list(agentId).map((row) => ({ row, test: storedMatcher(row.match) }));
+      let budget = MAX_PATTERN_COST;
+      matchers = this.repo.list(agentId).map((row) => {
+        const test = storedMatcher(row.match, budget);
+        budget -= test.cost;
+        return { row, test };
+      });
       this.cache.set(agentId, matchers);
     }
-    const found = matchers.find((matcher) => matcher.test(input));
-    return found && toStub(found.row);
+    return matchers;
   }
 }
 
-/**
- * A stored stub's matcher. A pattern stored before patterns ran on RE2 and that RE2 cannot run
- * (a backreference, a lookaround) never matches, rather than failing every execution.
- */
-function storedMatcher(match: string): StubMatcher {
+const NEVER: StubMatcher = Object.assign(() => false, { cost: 0 });
+
+/** A stored pattern's matcher, or NEVER when it cannot run or costs more than `budget`. */
+function storedMatcher(match: string, budget: number): StubMatcher {
   try {
-    return compileStubMatch(match);
+    const matcher = compileStubMatch(match);
+    return matcher.cost <= budget ? matcher : NEVER;
   } catch {
-    return () => false;
+    return NEVER;
   }
 }
 

@@ -1,12 +1,30 @@
-// A sandbox stub's `match`: a case-insensitive substring, or /regex/flags run by RE2 (the `re2`
-// package: Google's automaton engine, compiled at install like better-sqlite3). RE2 matches in
-// time linear in the input, so no pattern, however nested its quantifiers, can stall the
-// daemon; it has no backreferences or lookaround, and a pattern that needs them is refused when
-// the stub is added, naming the feature.
+// A sandbox stub's or fault rule's `match`: a case-insensitive substring, or /regex/flags run by
+// RE2 (the `re2` package: Google's automaton engine, compiled at install like better-sqlite3).
+// RE2 has no backreferences or lookaround (they need backtracking); a pattern that needs them is
+// refused when it is added, naming the feature. RE2 matches in time linear in the input, with a
+// factor that grows with the pattern's compiled size, so matching is bounded on both sides: a
+// pattern's cost (pattern-cost.ts) is at most MAX_PATTERN_COST, and it sees the first
+// PATTERN_INPUT_CHARS characters of an input. Measured worst case: README, Security.
 import RE2 from 're2';
 import { ApiError } from './errors.js';
+import { patternCost } from './pattern-cost.js';
 
-export type StubMatcher = (input: string) => boolean;
+/** Whether an input matches, and what the pattern costs (0 for a substring). */
+export type StubMatcher = ((input: string) => boolean) & { readonly cost: number };
+
+/**
+ * The most a pattern may cost, and the most the patterns matched against one input together
+ * (one agent's stubs, one workspace's fault rules) may: a character 1, a class 12, a Unicode
+ * class 36, times the largest count of each repetition.
+ */
+export const MAX_PATTERN_COST = 400;
+/** The characters of an input a /regex/ sees (a substring is looked for in all of it). */
+export const PATTERN_INPUT_CHARS = 4_096;
+
+/** How the cost is counted, for messages that refuse one. */
+export const PATTERN_COST_RULE =
+  'a character counts 1, a class such as . or \\d 12, a Unicode class such as \\p{L} 36, ' +
+  'and a repetition {n,m} multiplies what it repeats by its largest count';
 
 /** Features RE2 leaves out by design (they need backtracking), as users write them. */
 const UNSUPPORTED: [RegExp, string][] = [
@@ -15,12 +33,12 @@ const UNSUPPORTED: [RegExp, string][] = [
   [/\(\?[=!]/, 'lookahead ((?=...), (?!...))'],
 ];
 
-/** Compiles `match` (param `param`); a regex RE2 cannot run is 400 invalid_parameter. */
+/** Compiles `match` (param `param`); a regex RE2 cannot run, or one over the cost, is 400. */
 export function compileStubMatch(match: string, param = 'match'): StubMatcher {
   const regex = /^\/(.+)\/([gimsuy]*)$/s.exec(match);
   if (!regex) {
     const needle = match.toLowerCase();
-    return (input) => input.toLowerCase().includes(needle);
+    return Object.assign((input: string) => lowerCase(input).includes(needle), { cost: 0 });
   }
   const [, source, flags] = regex as unknown as [string, string, string];
   const unsupported = UNSUPPORTED.find(([feature]) => feature.test(source));
@@ -43,5 +61,36 @@ export function compileStubMatch(match: string, param = 'match'): StubMatcher {
       { param },
     );
   }
-  return (input) => pattern.test(input);
+  // RE2's own syntax (the package translates \u00e9, \p{L}, named groups): what it compiles.
+  const cost = patternCost(pattern.internalSource);
+  if (cost > MAX_PATTERN_COST) {
+    throw new ApiError(
+      'invalid_parameter',
+      `'${match}' costs ${cost} to match and a pattern may cost at most ${MAX_PATTERN_COST} ` +
+        `(${PATTERN_COST_RULE}): repeat less, or match a substring.`,
+      { param },
+    );
+  }
+  return Object.assign(
+    (input: string) =>
+      pattern.test(
+        input.length > PATTERN_INPUT_CHARS ? input.slice(0, PATTERN_INPUT_CHARS) : input,
+      ),
+    { cost },
+  );
+}
+
+/**
+ * `input` lower-cased, once for all the substrings matched against it in a row (an agent's
+ * stubs, a workspace's fault rules): 100 of them over a 1 MiB input would otherwise lower-case
+ * 100 MiB.
+ */
+let lastInput = '';
+let lastLowered = '';
+function lowerCase(input: string): string {
+  if (input !== lastInput) {
+    lastInput = input;
+    lastLowered = input.toLowerCase();
+  }
+  return lastLowered;
 }

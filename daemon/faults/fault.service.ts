@@ -6,7 +6,12 @@
 import { ERROR_CODES, type ErrorCode } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import type { FaultAdd, FaultView } from '../../shared/schemas/faults.js';
-import { compileStubMatch } from '../domain/user-pattern.js';
+import {
+  compileStubMatch,
+  MAX_PATTERN_COST,
+  PATTERN_COST_RULE,
+  type StubMatcher,
+} from '../domain/user-pattern.js';
 import { toIso, type Clock } from '../time/clock.js';
 import { ApiError, invalidParameter } from '../domain/errors.js';
 import type { Alarms } from '../time/alarms.js';
@@ -34,8 +39,10 @@ export interface FaultTargets {
 
 interface Rule {
   row: FaultRow;
-  matches: ((text: string) => boolean) | undefined;
+  matches: StubMatcher | undefined;
 }
+
+const NEVER: StubMatcher = Object.assign(() => false, { cost: 0 });
 
 export class FaultService {
   /** Rules per workspace, in creation order (the first rule that hits a call wins). */
@@ -137,8 +144,22 @@ export class FaultService {
 
   private keep(row: FaultRow): void {
     const rules = this.rules.get(row.workspace_id) ?? [];
-    rules.push({ row, matches: row.match === null ? undefined : compileStubMatch(row.match) });
+    rules.push({ row, matches: row.match === null ? undefined : this.matcher(rules, row.match) });
     this.rules.set(row.workspace_id, rules);
+  }
+
+  /**
+   * A rule's compiled --match. One stored before today's rules (one RE2 cannot run, one over the
+   * cost, or one past what a workspace's patterns may cost together) never matches, rather than
+   * failing the start or stalling every call.
+   */
+  private matcher(rules: Rule[], match: string): StubMatcher {
+    try {
+      const matcher = compileStubMatch(match);
+      return patternsCost(rules) + matcher.cost <= MAX_PATTERN_COST ? matcher : NEVER;
+    } catch {
+      return NEVER;
+    }
   }
 
   private requireSandbox(): void {
@@ -222,7 +243,17 @@ export class FaultService {
         '--seed goes with --rate (the seeded share of calls to fail).',
       );
     }
-    if (input.match !== undefined) compileStubMatch(input.match);
+    if (input.match !== undefined) {
+      // Every call a workspace makes may be matched against all its rules' patterns.
+      const total =
+        patternsCost(this.rules.get(workspaceId) ?? []) + compileStubMatch(input.match).cost;
+      if (total > MAX_PATTERN_COST) {
+        throw new ApiError(
+          'conflict',
+          `This workspace's fault rule patterns would cost ${total} together and may cost at most ${MAX_PATTERN_COST} (${PATTERN_COST_RULE}). Match a substring, or remove rules with: svc faults remove ID`,
+        );
+      }
+    }
     if (input.webhook_id !== undefined) this.existing.webhook(workspaceId, input.webhook_id);
     if (input.workflow_id !== undefined) {
       this.existing.workflowStep(workspaceId, input.workflow_id, input.step_id!);
@@ -309,4 +340,9 @@ export function faultView(row: FaultRow): FaultView {
     retired: retired(row),
     created_at: toIso(row.created_at),
   };
+}
+
+/** What the rules' --match patterns cost together. */
+function patternsCost(rules: Rule[]): number {
+  return rules.reduce((sum, rule) => sum + (rule.matches?.cost ?? 0), 0);
 }
