@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { newId } from '../../shared/ids.js';
 import type { AgentExecutionView, ExecuteInput } from '../../shared/schemas/agents.js';
 import { ERROR_CODES, type ErrorCode } from '../../shared/errors.js';
-import { toIso, type Clock } from '../time/clock.js';
+import type { Clock } from '../time/clock.js';
 import type { EventService } from '../events/event.service.js';
 import { ApiError } from '../domain/errors.js';
 import { mapPage, type ListQueryInput, type Page } from '../domain/pages.js';
@@ -24,6 +24,7 @@ import type { BrainResult } from './brains/brain.js';
 import type { ExecutionRepository, ExecutionRow } from './execution.repository.js';
 import type { Stub } from './stub.service.js';
 import type { Thinker, Thought } from './thinker.js';
+import { executionEventData, toExecutionView } from './execution-views.js';
 
 const RUN_TIMER = 'agent.execution';
 const TIMEOUT_TIMER = 'agent.execution.timeout';
@@ -177,7 +178,7 @@ export class ExecutionService {
         this.events.publish(
           row.workspace_id,
           'agent.execution.started',
-          this.eventData(agent, row),
+          executionEventData(agent, row),
         );
         this.complete(agent, finished, true);
       },
@@ -196,7 +197,7 @@ export class ExecutionService {
     const row = this.newRow(agent, workspaceId, input);
     this.db.transaction(() => {
       this.repo.insert(row);
-      this.events.publish(workspaceId, 'agent.execution.started', this.eventData(agent, row));
+      this.events.publish(workspaceId, 'agent.execution.started', executionEventData(agent, row));
       this.agentRepo.addStats(
         agent.id,
         { interactions: 1, finished: 0, succeeded: 0, timeMs: null },
@@ -265,7 +266,7 @@ export class ExecutionService {
       this.events.publish(
         workspaceId,
         decision === 'approve' ? 'agent.execution.completed' : 'agent.execution.failed',
-        this.eventData(agent, next),
+        executionEventData(agent, next),
       );
       this.announce(next);
       return next;
@@ -303,7 +304,7 @@ export class ExecutionService {
     this.events.publish(
       row.workspace_id,
       'agent.execution.failed',
-      this.eventData(agent ?? { id: row.agent_id, name: '(deleted agent)' }, cancelled),
+      executionEventData(agent ?? { id: row.agent_id, name: '(deleted agent)' }, cancelled),
     );
   }
 
@@ -422,7 +423,7 @@ export class ExecutionService {
         : row.status === 'awaiting_approval'
           ? 'agent.execution.awaiting_approval'
           : 'agent.execution.failed';
-    this.events.publish(row.workspace_id, type, this.eventData(agent, row));
+    this.events.publish(row.workspace_id, type, executionEventData(agent, row));
     // An execution stored for the first time already decided has nobody waiting on it yet.
     if (!firstWrite) this.announce(row);
     queueMicrotask(() => this.wake(row.id));
@@ -458,7 +459,11 @@ export class ExecutionService {
       { interactions: 0, finished: 1, succeeded: 0, timeMs: null },
       this.clock.now(),
     );
-    this.events.publish(row.workspace_id, 'agent.execution.failed', this.eventData(agent, failed));
+    this.events.publish(
+      row.workspace_id,
+      'agent.execution.failed',
+      executionEventData(agent, failed),
+    );
     this.announce(failed);
     queueMicrotask(() => this.wake(row.id));
   }
@@ -576,24 +581,6 @@ export class ExecutionService {
     }
     return row;
   }
-
-  private eventData(
-    agent: Pick<AgentRow, 'id' | 'name'>,
-    row: ExecutionRow,
-  ): Record<string, unknown> {
-    const view = toExecutionView(row);
-    return {
-      execution_id: view.execution_id,
-      agent_id: view.agent_id,
-      agent_name: agent.name,
-      status: view.status,
-      result: view.result,
-      execution_time_ms: view.execution_time_ms,
-      created_at: view.created_at,
-      completed_at: view.completed_at,
-      ...(view.error ? { error: view.error } : {}),
-    };
-  }
 }
 
 /**
@@ -606,30 +593,4 @@ function undecidable(row: ExecutionRow): ApiError {
       ? `Execution ${row.id} is ${row.status}. ${row.error_message} Only executions awaiting approval can be decided.`
       : `Execution ${row.id} is ${row.status}; only executions awaiting approval can be decided.`;
   return new ApiError('conflict', message, { extras: { execution_status: row.status } });
-}
-
-export function toExecutionView(row: ExecutionRow): AgentExecutionView {
-  return {
-    execution_id: row.id,
-    agent_id: row.agent_id,
-    status: row.status,
-    input: row.input,
-    result:
-      row.action === null
-        ? null
-        : { action: row.action, output: row.output ?? '', confidence: row.confidence ?? 0 },
-    error:
-      row.error_code === null ? null : { code: row.error_code, message: row.error_message ?? '' },
-    execution_time_ms: row.execution_time_ms,
-    approval:
-      row.decision === null
-        ? null
-        : {
-            decision: row.decision,
-            notes: row.decision_notes,
-            decided_at: toIso(row.decided_at ?? row.created_at),
-          },
-    created_at: toIso(row.created_at),
-    completed_at: toIso(row.completed_at),
-  };
 }
