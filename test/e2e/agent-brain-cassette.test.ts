@@ -239,7 +239,11 @@ test.serial(
       readFileSync(join(cassetteDir, 'support.json'), 'utf8'),
     );
     symlinkSync(outside, join(cassetteDir, 'elsewhere'));
-    const reading = await ask(await replayAgent('elsewhere/support.json'));
+    // The agent whose questions the linked copy answers: without the check, it would answer.
+    await call('PATCH', `/agents/${supportAgent}`, {
+      brain: { provider: 'replay', cassette: 'elsewhere/support.json' },
+    });
+    const reading = await ask(supportAgent);
     t.is(reading.status, 400, JSON.stringify(reading.body));
     t.is(reading.body.error.code, 'invalid_parameter');
     t.regex(reading.body.error.message, /leads out of the cassette folder through a symbolic link/);
