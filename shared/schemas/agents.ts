@@ -41,7 +41,7 @@ const Brain = z
     model: z.string().max(200).optional(),
     cassette: z.string().max(500).optional().meta({
       description:
-        "replay: the cassette to answer from (svc agents record), a .json file named relative to the daemon's cassette folder (SVC_CASSETTE_DIR, default <data dir>/cassettes); absolute paths and .. are refused",
+        "replay: the cassette to answer from (svc agents record), a .json file named relative to the daemon's cassette folder (SVC_CASSETTE_DIR, default <data dir>/cassettes); absolute paths, .. and symbolic links leading out of the folder are refused (400 invalid_parameter); a cassette over 16 MiB or not matching the cassette format fails the execution with 502 external_api_error naming the file and the entry (interactions[3].response)",
     }),
     record_missing: z.boolean().optional().meta({
       description:

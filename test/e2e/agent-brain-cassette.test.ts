@@ -3,8 +3,11 @@
 // paths); an agent on brain {provider: "replay", cassette} then answers from it with the model
 // server stopped, the same outputs and no network call; a request the cassette lacks fails with
 // an error naming the agent, the request key and the cassette; record_missing appends instead.
+// Cassettes are untrusted input (issue 39): a malformed one fails with 502 naming the file and
+// the entry, a symbolic link cannot lead reading or record_missing out of the folder, and a
+// cassette past 16 MiB is refused after a stat, without stalling the daemon.
 import test from 'ava';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { assertExit, startDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
@@ -14,6 +17,8 @@ const SECRET_KEY = 'sk-cassette-secret-key-123';
 let d: TestDaemon;
 let fake: FakeOpenAi;
 let cassetteDir: string;
+/** The agent of the first test, whose questions support.json answers. */
+let supportAgent: string;
 let call: (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>;
 
 test.before(async () => {
@@ -56,6 +61,7 @@ test.serial(
       autonomy_level: 'L3',
     });
     const agent = created.body.data.id as string;
+    supportAgent = agent;
     await call('POST', '/agents/deploy', { agent_id: agent });
     const execute = (input: string) =>
       call('POST', `/agents/${agent}/execute`, {
@@ -156,4 +162,137 @@ test.serial('cassette names stay inside the cassette folder', async (t) => {
   t.is(none.body.error.param, 'brain.cassette');
   const record = await d.cli(['agents', 'record', '--cassette', '../../x.json']);
   assertExit(t, record, 1);
+});
+
+/** A new active agent on the replay brain with this cassette (and these brain settings). */
+async function replayAgent(cassette: string, brain: Record<string, unknown> = {}): Promise<string> {
+  const created = await call('POST', '/agents', {
+    name: 'Replayer',
+    ontology: 'retail-v1',
+    type: 'customer-service',
+    autonomy_level: 'L3',
+    brain: { provider: 'replay', cassette, ...brain },
+  });
+  if (created.status !== 201) throw new Error(JSON.stringify(created.body));
+  const agent = created.body.data.id as string;
+  await call('POST', '/agents/deploy', { agent_id: agent });
+  return agent;
+}
+
+const ask = (agent: string, input = 'Where is my order?') =>
+  call('POST', `/agents/${agent}/execute`, {
+    input,
+    context: { run: runId(), at: new Date().toISOString() },
+    wait_for_completion: true,
+  });
+
+test.serial('a malformed cassette fails with 502 naming the file and the entry', async (t) => {
+  const cases: [string, unknown, string][] = [
+    ['null-entry.json', { interactions: [null] }, 'interactions[0]'],
+    ['string.json', { interactions: 'x' }, 'interactions'],
+    ['empty-entry.json', { svc_cassette: 1, interactions: [{}] }, 'interactions[0].key'],
+    [
+      'null-response.json',
+      {
+        interactions: [
+          { key: 'k', request: { model: 'm', messages: [], tools: null }, response: null },
+        ],
+      },
+      'interactions[0].response',
+    ],
+  ];
+  for (const [name, document, where] of cases) {
+    writeFileSync(join(cassetteDir, name), JSON.stringify(document));
+    const answer = await ask(await replayAgent(name));
+    t.is(answer.status, 502, `${name}: ${JSON.stringify(answer.body)}`);
+    t.is(answer.body.error.code, 'external_api_error');
+    t.true(
+      answer.body.error.message.startsWith(`Cassette '${name}' is malformed at ${where}: `),
+      answer.body.error.message,
+    );
+    t.false(/TypeError|Cannot read/.test(answer.body.error.message));
+  }
+
+  // An entry that matches the request but whose recorded content is an object, not text.
+  const recorded = JSON.parse(readFileSync(join(cassetteDir, 'support.json'), 'utf8'));
+  for (const entry of recorded.interactions)
+    entry.response.body.choices[0].message.content = { action: 'x' };
+  writeFileSync(join(cassetteDir, 'object-content.json'), JSON.stringify(recorded));
+  await call('PATCH', `/agents/${supportAgent}`, {
+    brain: { provider: 'replay', cassette: 'object-content.json' },
+  });
+  const answer = await ask(supportAgent);
+  t.is(answer.status, 502, JSON.stringify(answer.body));
+  t.is(answer.body.error.code, 'external_api_error');
+  t.regex(
+    answer.body.error.message,
+    /^The recorded model \(cassette object-content\.json, interactions\[\d+\]\) answered without content\.$/,
+  );
+});
+
+test.serial(
+  'a symbolic link cannot lead reading or record_missing out of the folder',
+  async (t) => {
+    const outside = tempDir('svc-cassettes-outside-');
+    writeFileSync(
+      join(outside, 'support.json'),
+      readFileSync(join(cassetteDir, 'support.json'), 'utf8'),
+    );
+    symlinkSync(outside, join(cassetteDir, 'elsewhere'));
+    // The agent whose questions the linked copy answers: without the check, it would answer.
+    await call('PATCH', `/agents/${supportAgent}`, {
+      brain: { provider: 'replay', cassette: 'elsewhere/support.json' },
+    });
+    const reading = await ask(supportAgent);
+    t.is(reading.status, 400, JSON.stringify(reading.body));
+    t.is(reading.body.error.code, 'invalid_parameter');
+    t.regex(reading.body.error.message, /leads out of the cassette folder through a symbolic link/);
+
+    const live = await startFakeOpenAi(t);
+    live.answerJson({ action: 'x', output: 'never recorded', confidence: 0.5 });
+    const writer = await replayAgent('elsewhere/new/written.json', {
+      record_missing: true,
+      base_url: live.baseUrl,
+    });
+    const writing = await ask(writer);
+    t.is(writing.status, 400, JSON.stringify(writing.body));
+    t.like(writing.body.error, { code: 'invalid_parameter' });
+    t.false(existsSync(join(outside, 'new')), 'nothing made outside the cassette folder');
+  },
+);
+
+test.serial('an 82 MB cassette is refused after a stat, /healthz keeps answering', async (t) => {
+  // A well-formed cassette padded to 82 MB: the size is the only thing wrong with it.
+  const padding = 'x'.repeat(1024 * 1024);
+  const interactions = Array.from({ length: 82 }, (_, i) => ({
+    key: `pad${i}`,
+    request: { model: 'm', messages: [{ role: 'user', content: padding }], tools: null },
+    response: { status: 200, body: 'x' },
+  }));
+  writeFileSync(join(cassetteDir, 'huge.json'), JSON.stringify({ svc_cassette: 1, interactions }));
+  const agent = await replayAgent('huge.json');
+
+  let longest = 0;
+  let polling = true;
+  const poller = (async () => {
+    let last = performance.now();
+    while (polling) {
+      const health = await fetch(`${d.url}/healthz`);
+      await health.arrayBuffer();
+      const now = performance.now();
+      longest = Math.max(longest, now - last);
+      last = now;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  })();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const answer = await ask(agent);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  polling = false;
+  await poller;
+  t.log(`longest gap between /healthz answers: ${Math.round(longest)} ms`);
+  t.true(longest < 1000, `longest gap ${Math.round(longest)} ms`);
+  t.is(answer.status, 502, JSON.stringify(answer.body));
+  t.is(answer.body.error.code, 'external_api_error');
+  t.regex(answer.body.error.message, /^Cassette 'huge\.json' is \d+ bytes, more than the 16777216/);
 });

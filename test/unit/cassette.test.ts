@@ -1,7 +1,7 @@
 // Cassettes of recorded model answers: the request key ignores ids and times, known keys are
 // redacted, and cassette names cannot leave the cassette folder.
 import test from 'ava';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   Cassettes,
@@ -59,12 +59,56 @@ test('recorded answers are found by key and written as one JSON document', async
   const cassettes = new Cassettes(dir);
   const request = normalizeRequest(body('{}'));
   const key = requestKey(request);
-  t.is(cassettes.find('a.json', key), undefined);
+  t.is(await cassettes.find('a.json', key), undefined);
   await cassettes.record('a.json', { key, request, response: { status: 200, body: { ok: 1 } } });
-  t.deepEqual(cassettes.find('a.json', key)?.response, { status: 200, body: { ok: 1 } });
+  t.deepEqual((await cassettes.find('a.json', key))?.response, { status: 200, body: { ok: 1 } });
   const stored = JSON.parse(readFileSync(join(dir, 'a.json'), 'utf8'));
   t.is(stored.svc_cassette, 1);
   t.is(stored.interactions.length, 1);
   // Another daemon (a fresh instance) reads it back.
-  t.truthy(new Cassettes(dir).find('a.json', key));
+  t.truthy(await new Cassettes(dir).find('a.json', key));
+});
+
+test('a malformed cassette is refused with the file and the entry named', async (t) => {
+  const dir = tempDir('svc-cassette-bad-');
+  const cases: [unknown, RegExp][] = [
+    [{ interactions: [null] }, /Cassette 'bad\.json' is malformed at interactions\[0\]:/],
+    [{ interactions: 'x' }, /Cassette 'bad\.json' is malformed at interactions:/],
+    [{ interactions: [{}] }, /is malformed at interactions\[0\]\.key:/],
+    [
+      { interactions: [{ key: 'k', request: { model: 'm', messages: [] }, response: null }] },
+      /is malformed at interactions\[0\]\.response:/,
+    ],
+  ];
+  for (const [document, message] of cases) {
+    writeFileSync(join(dir, 'bad.json'), JSON.stringify(document));
+    const error = await t.throwsAsync(new Cassettes(dir).find('bad.json', 'k'));
+    t.like(error, { code: 'external_api_error' });
+    t.regex(error!.message, message);
+  }
+});
+
+test('a symbolic link cannot lead a cassette out of the folder, reading or writing', async (t) => {
+  const dir = tempDir('svc-cassette-link-');
+  const outside = tempDir('svc-cassette-outside-');
+  writeFileSync(join(outside, 'x.json'), JSON.stringify({ svc_cassette: 1, interactions: [] }));
+  symlinkSync(outside, join(dir, 'out'));
+  const cassettes = new Cassettes(dir);
+  const read = await t.throwsAsync(cassettes.find('out/x.json', 'k'));
+  t.like(read, { code: 'invalid_parameter', param: 'brain.cassette' });
+  const request = normalizeRequest(body('{}'));
+  const write = await t.throwsAsync(
+    cassettes.record('out/new/y.json', {
+      key: requestKey(request),
+      request,
+      response: { status: 200, body: {} },
+    }),
+  );
+  t.like(write, { code: 'invalid_parameter', param: 'cassette' });
+  t.throws(() => readFileSync(join(outside, 'new', 'y.json')), undefined, 'nothing written');
+  // A link that stays inside the folder is followed.
+  mkdirSync(join(dir, 'team'));
+  symlinkSync(join(dir, 'team'), join(dir, 'alias'));
+  writeFileSync(join(dir, 'team', 'a.json'), JSON.stringify({ interactions: [] }));
+  t.is(await cassettes.find('alias/a.json', 'k'), undefined);
 });

@@ -6,14 +6,21 @@
 //
 // Paths: a cassette is named relative to the cassette folder (SVC_CASSETTE_DIR, default
 // <data dir>/cassettes). Absolute names and names that climb out of it (..) are refused: an API
-// key that may set an agent's brain must not make the daemon read or write files elsewhere.
+// key that may set an agent's brain must not make the daemon read or write files elsewhere. The
+// check is made again on real paths (realpath) before reading and writing, so a symbolic link
+// inside the folder cannot lead out of it either.
+//
+// A cassette file is untrusted input: it is bounded in size (checked with stat, read with
+// fs.promises so a large one never blocks the daemon) and validated with a zod schema, and a
+// malformed one fails the execution with one sentence naming the file and the entry.
 // Nothing in a cassette is a path, a key or a secret: keys are never part of a request body,
 // and known key values are replaced by [redacted] wherever they would appear.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdir, readFile, realpath, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
-import { Low, LowSync } from 'lowdb';
-import { JSONFile, JSONFileSync } from 'lowdb/node';
+import { Low } from 'lowdb';
+import { JSONFile } from 'lowdb/node';
+import { z } from 'zod';
 import { ApiError } from '../../domain/errors.js';
 
 /** What identifies a request: its model, messages and tools, without ids and times. */
@@ -36,6 +43,52 @@ export interface CassetteData {
 }
 
 const EMPTY = (): CassetteData => ({ svc_cassette: 1, interactions: [] });
+
+/** The largest cassette file read: a bigger one is refused rather than held in memory. */
+export const MAX_CASSETTE_BYTES = 16 * 1024 * 1024;
+
+const CassetteSchema = z.object({
+  svc_cassette: z.literal(1).optional(),
+  interactions: z
+    .array(
+      z.object({
+        key: z.string().min(1),
+        request: z.object({
+          model: z.string(),
+          messages: z.array(z.object({ role: z.string(), content: z.string() })),
+          tools: z.unknown().optional(),
+        }),
+        response: z.object({ status: z.number().int().min(100).max(599), body: z.unknown() }),
+      }),
+    )
+    .default([]),
+});
+
+/** A zod issue path as written in JSON terms: interactions[3].response. */
+function issuePath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const part of path)
+    out += typeof part === 'number' ? `[${part}]` : `${out ? '.' : ''}${String(part)}`;
+  return out || 'the top level';
+}
+
+function cassetteError(name: string, why: string): ApiError {
+  return new ApiError(
+    'external_api_error',
+    `Cassette '${name}' ${why}; fix the file or record it again with svc agents record.`,
+    { extras: { cassette: name } },
+  );
+}
+
+function isMissing(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException).code === 'ENOENT';
+}
+
+/** Whether `path` is `root` or inside it. */
+function isInside(root: string, path: string): boolean {
+  const inside = relative(root, path);
+  return inside === '' || (!inside.startsWith('..') && !isAbsolute(inside));
+}
 
 /** svc ids (prefix_ + 20 base62) and ISO 8601 instants: different on every run. */
 const ID = /\b[a-z]{2,5}_[0-9A-Za-z]{20}\b/g;
@@ -109,15 +162,20 @@ export function checkCassetteName(name: string, param = 'brain.cassette'): void 
   cassetteFile(sep === '/' ? '/cassettes' : 'C:\\cassettes', name, param);
 }
 
+/** A loaded cassette: its document and each interaction by key, with its index for errors. */
+interface Loaded {
+  data: CassetteData;
+  byKey: Map<string, { interaction: Interaction; index: number }>;
+}
+
 /**
- * The cassettes of this daemon, each loaded once: lookups are synchronous (the replay brain
- * answers inline, like the simulated one), appends are written atomically through lowdb.
+ * The cassettes of this daemon, each read once (asynchronously, by load()) and then kept: the
+ * replay brain answers inline from a loaded cassette, like the simulated brain; appends are
+ * written atomically through lowdb.
  */
 export class Cassettes {
-  private readonly loaded = new Map<
-    string,
-    { data: CassetteData; byKey: Map<string, Interaction> }
-  >();
+  private readonly loaded = new Map<string, Loaded>();
+  private readonly loading = new Map<string, Promise<Loaded>>();
   private readonly writers = new Map<string, Low<CassetteData>>();
 
   constructor(readonly dir: string) {}
@@ -126,53 +184,141 @@ export class Cassettes {
     return cassetteFile(this.dir, name, param);
   }
 
-  /** The recorded answer for this key, if the cassette has one (a missing file has none). */
-  find(name: string, key: string): Interaction | undefined {
-    return this.load(name).byKey.get(key);
+  /** Whether the cassette is in memory, so findLoaded() answers without reading. */
+  isLoaded(name: string): boolean {
+    return this.loaded.has(this.file(name));
+  }
+
+  /** The recorded answer for this key in a loaded cassette (see isLoaded), if it has one. */
+  findLoaded(name: string, key: string): { interaction: Interaction; index: number } | undefined {
+    return this.loaded.get(this.file(name))?.byKey.get(key);
+  }
+
+  /** The recorded answer for this key, reading the cassette first if needed. */
+  async find(name: string, key: string): Promise<Interaction | undefined> {
+    return (await this.load(name)).byKey.get(key)?.interaction;
   }
 
   /** Adds (or replaces) the answer of a request and writes the cassette. */
   async record(name: string, interaction: Interaction): Promise<void> {
     const file = this.file(name, 'cassette');
-    const cached = this.load(name);
+    const cached = await this.load(name, 'cassette');
     let writer = this.writers.get(file);
     if (!writer) {
-      mkdirSync(dirname(file), { recursive: true });
+      // The folders are made only where the real path stays inside the cassette folder.
+      await mkdir(this.dir, { recursive: true });
+      await this.checkRealPath(name, file, 'cassette');
+      await mkdir(dirname(file), { recursive: true });
+      await this.checkRealPath(name, file, 'cassette');
       writer = new Low<CassetteData>(new JSONFile<CassetteData>(file), EMPTY());
       writer.data = cached.data;
       this.writers.set(file, writer);
     }
     const existing = cached.byKey.get(interaction.key);
-    if (existing) Object.assign(existing, interaction);
+    if (existing) Object.assign(existing.interaction, interaction);
     else {
       cached.data.interactions.push(interaction);
-      cached.byKey.set(interaction.key, interaction);
+      cached.byKey.set(interaction.key, {
+        interaction,
+        index: cached.data.interactions.length - 1,
+      });
     }
     await writer.write();
   }
 
-  private load(name: string) {
-    const file = this.file(name);
-    let cached = this.loaded.get(file);
-    if (!cached) {
-      let data = EMPTY();
-      if (existsSync(file)) {
-        const reader = new LowSync<CassetteData>(new JSONFileSync<CassetteData>(file), EMPTY());
-        try {
-          reader.read();
-        } catch {
-          throw new ApiError(
-            'invalid_parameter',
-            `Cassette '${name}' is not a JSON document; record it again with svc agents record.`,
-            { param: 'brain.cassette' },
-          );
-        }
-        data = { svc_cassette: 1, interactions: reader.data.interactions ?? [] };
-      }
-      cached = { data, byKey: new Map(data.interactions.map((entry) => [entry.key, entry])) };
-      this.loaded.set(file, cached);
+  /** Reads a cassette once (concurrent callers share the read); a missing file is empty. */
+  async load(name: string, param = 'brain.cassette'): Promise<Loaded> {
+    const file = this.file(name, param);
+    const cached = this.loaded.get(file);
+    if (cached) return cached;
+    let pending = this.loading.get(file);
+    if (!pending) {
+      pending = this.read(name, file, param).finally(() => this.loading.delete(file));
+      this.loading.set(file, pending);
     }
-    return cached;
+    const loaded = await pending;
+    this.loaded.set(file, loaded);
+    return loaded;
+  }
+
+  private async read(name: string, file: string, param: string): Promise<Loaded> {
+    const data = await this.readData(name, file, param);
+    return {
+      data,
+      byKey: new Map(
+        data.interactions.map((interaction, index) => [interaction.key, { interaction, index }]),
+      ),
+    };
+  }
+
+  private async readData(name: string, file: string, param: string): Promise<CassetteData> {
+    const real = await this.checkRealPath(name, file, param);
+    if (real === undefined) return EMPTY();
+    let text: string;
+    try {
+      const info = await stat(real);
+      if (!info.isFile()) throw cassetteError(name, 'is not a file');
+      if (info.size > MAX_CASSETTE_BYTES) {
+        throw cassetteError(
+          name,
+          `is ${info.size} bytes, more than the ${MAX_CASSETTE_BYTES} bytes (16 MiB) a cassette may hold: split it into several cassettes`,
+        );
+      }
+      text = await readFile(real, 'utf8');
+    } catch (error) {
+      if (isMissing(error)) return EMPTY();
+      throw error;
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw cassetteError(name, 'is not a JSON document');
+    }
+    const parsed = CassetteSchema.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw cassetteError(name, `is malformed at ${issuePath(issue.path)}: ${issue.message}`);
+    }
+    return { svc_cassette: 1, interactions: parsed.data.interactions as Interaction[] };
+  }
+
+  /**
+   * Refuses a cassette whose real path (symbolic links resolved) leaves the real cassette
+   * folder. For a file not there yet, its nearest existing folder is checked. Returns the
+   * real path of the file, or undefined when it does not exist.
+   */
+  private async checkRealPath(
+    name: string,
+    file: string,
+    param: string,
+  ): Promise<string | undefined> {
+    let root: string;
+    try {
+      root = await realpath(this.dir);
+    } catch (error) {
+      if (isMissing(error)) return undefined; // No folder: no cassette in it yet.
+      throw error;
+    }
+    let probe = file;
+    let real: string | undefined;
+    for (;;) {
+      try {
+        real = await realpath(probe);
+        break;
+      } catch (error) {
+        if (!isMissing(error) || dirname(probe) === probe) throw error;
+        probe = dirname(probe);
+      }
+    }
+    if (!isInside(root, real)) {
+      throw new ApiError(
+        'invalid_parameter',
+        `Cassette '${name}': the file leads out of the cassette folder through a symbolic link; cassettes are read and written only inside the cassette folder.`,
+        { param },
+      );
+    }
+    return probe === file ? real : undefined;
   }
 }
 

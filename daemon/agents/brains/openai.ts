@@ -202,13 +202,15 @@ export function readAnswer(
   fallbackAction: string,
   capabilities: Record<string, boolean>,
 ): BrainResult {
-  let body: ChatResponse;
+  let body: ChatResponse | null;
   try {
-    body = JSON.parse(text) as ChatResponse;
+    body = JSON.parse(text) as ChatResponse | null;
   } catch {
     throw new ApiError('external_api_error', `${who} did not answer JSON.`);
   }
-  const content = body.choices?.[0]?.message?.content?.trim();
+  // Whatever JSON came back (null, an object as content) is read without trusting its shape.
+  const raw: unknown = body?.choices?.[0]?.message?.content;
+  const content = typeof raw === 'string' ? raw.trim() : '';
   if (!content)
     throw new ApiError('external_api_error', `${who} answered without content.`, { status: 502 });
   return parseAnswer(content, fallbackAction, capabilities);

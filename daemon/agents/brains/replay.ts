@@ -25,37 +25,46 @@ export class ReplayBrain implements Brain {
     private readonly live: OpenAiBrain,
   ) {}
 
-  /** Answers at once from the cassette (or fails: missing); see answersLocally. */
+  /** Answers at once from a loaded cassette (or fails: missing); see answersLocally. */
   thinkLocally(input: BrainInput): BrainResult {
-    const found = this.lookUp(input);
+    const found = this.answerFrom(input);
     if (found.answer) return found.answer;
     throw this.missing(input, found.key, found.cassette);
   }
 
   async think(input: BrainInput): Promise<BrainResult> {
-    const found = this.lookUp(input);
+    const cassette = this.cassetteOf(input);
+    await this.cassettes.load(cassette);
+    const found = this.answerFrom(input);
     if (found.answer) return found.answer;
     if (!this.recordMissing(input)) throw this.missing(input, found.key, found.cassette);
     return this.live.ask(input, found.cassette);
   }
 
-  /** Whether an input is answered without the network (the thinker runs such steps inline). */
+  /**
+   * Whether an input is answered without the network (the thinker runs such steps inline): a
+   * cassette not read yet is read by think(), off the event loop, the first time.
+   */
   answersLocally(input: BrainInput): boolean {
-    return this.lookUp(input).answer !== undefined || !this.recordMissing(input);
+    if (!this.cassettes.isLoaded(this.cassetteOf(input))) return false;
+    const found = this.answerFrom(input);
+    return found.answer !== undefined || !this.recordMissing(input);
   }
 
-  private lookUp(input: BrainInput): { key: string; cassette: string; answer?: BrainResult } {
+  /** The answer the loaded cassette holds for this input, if any. */
+  private answerFrom(input: BrainInput): { key: string; cassette: string; answer?: BrainResult } {
     const cassette = this.cassetteOf(input);
     const model = input.agent.brain?.model ?? this.openai.model;
     const { body, fallbackAction } = chatRequest(input, model);
     const key = requestKey(normalizeRequest(body));
-    const interaction = this.cassettes.find(cassette, key);
-    if (!interaction) return { key, cassette };
-    const { status, body: answer } = interaction.response;
+    const found = this.cassettes.findLoaded(cassette, key);
+    if (!found) return { key, cassette };
+    const { status, body: answer } = found.interaction.response;
+    const entry = `cassette ${cassette}, interactions[${found.index}]`;
     if (status < 200 || status >= 300) {
       throw new ApiError(
         'external_api_error',
-        `The recorded model answered HTTP ${status} (cassette ${cassette}).`,
+        `The recorded model answered HTTP ${status} (${entry}).`,
       );
     }
     const text = typeof answer === 'string' ? answer : JSON.stringify(answer);
@@ -64,7 +73,7 @@ export class ReplayBrain implements Brain {
       cassette,
       answer: readAnswer(
         text,
-        `The recorded model (cassette ${cassette})`,
+        `The recorded model (${entry})`,
         fallbackAction,
         input.agent.capabilities,
       ),
