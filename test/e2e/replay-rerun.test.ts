@@ -61,6 +61,7 @@ test.serial(
       '--since',
       '1h',
       '--dry-run',
+      '--list',
       '--workspace',
       ws,
       '--json',
