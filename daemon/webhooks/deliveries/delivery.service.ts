@@ -24,7 +24,7 @@ import { judgeAttempt, statusAfter } from './attempt-verdict.js';
 import type { AttemptRow, DeliveryRepository, DeliveryRow } from './delivery.repository.js';
 import { DeliverySender } from './delivery-sender.js';
 import { toAttemptLogView, toAttemptView, toDeliveryView } from './delivery-views.js';
-import { chooseReplays, REPLAY_BATCH, type ReplayFilter } from './replay.js';
+import { chooseReplays, REPLAY_BATCH, REPLAY_READ_PAGE, type ReplayFilter } from './replay.js';
 
 const DELIVERY_TIMER = 'webhook.delivery';
 
@@ -124,7 +124,12 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
         { extras: { webhook_status: hook.status } },
       );
     }
-    const matched = chooseReplays(this.repo.inWindow(hook.id, filter.from, filter.to), filter);
+    const rows: DeliveryRow[] = [];
+    for (const page of this.repo.inWindow(hook.id, filter.from, filter.to, REPLAY_READ_PAGE)) {
+      rows.push(...page);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const matched = chooseReplays(rows, filter);
     const chosen = matched.slice(0, filter.limit);
     const replayed = (row: DeliveryRow, deliveryId: string | null) => ({
       event_id: row.event_id,
