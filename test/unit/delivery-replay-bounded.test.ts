@@ -1,4 +1,4 @@
-// svc webhooks replay is bounded (issue 39): 20,000 failed deliveries seeded straight into the
+// svc webhooks replay is bounded (issue 39): 50,000 failed deliveries seeded straight into the
 // store, replayed in batches with the event loop let go between them (a timer records the
 // longest gap), a --limit that cuts the replay, and a summary answer (the list only on request).
 import { performance } from 'node:perf_hooks';
@@ -6,7 +6,9 @@ import test from 'ava';
 import { WebhookCreateBody } from '../../shared/schemas/webhooks.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 
-const SEEDED = 20_000;
+// 50,000: enough that the one-transaction replay held the loop about 2 s here (20,000 held it
+// 0.84 s on an idle machine, under the bound); batched, the longest gap is about 0.1 s.
+const SEEDED = 50_000;
 let svc: TestApp;
 let hookId: string;
 
@@ -68,7 +70,7 @@ test.serial('a dry run past the limit counts what matched and lists only on requ
 });
 
 test.serial(
-  'replaying 20,000 deliveries never holds the event loop long; answers a summary',
+  'replaying 50,000 deliveries never holds the event loop long; answers a summary',
   async (t) => {
     let longest = 0;
     let last = performance.now();
@@ -93,7 +95,7 @@ test.serial(
     t.like(answer, { count: SEEDED, matched: SEEDED, truncated: false });
     t.is(answer.deliveries, undefined);
     t.true(bytes < 1000, `a summary answer, not the list (${bytes} bytes)`);
-    // Generous bound: the one-transaction replay held the loop about 1.7 s for this many.
+    // Generous bound: the one-transaction replay held the loop about 2 s for this many.
     t.true(longest < 1000, `longest event-loop gap ${longest.toFixed(0)} ms`);
     const stored = svc.services.db
       .prepare<[string], { n: number }>(
