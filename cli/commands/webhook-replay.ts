@@ -1,7 +1,11 @@
 // svc webhooks replay: a webhook's stored events sent again as new deliveries (same event id
 // and body, new delivery ids, the usual retry schedule), e.g. after fixing the receiver.
 import { parseDuration } from '../../shared/duration.js';
-import type { WebhookReplayResult } from '../../shared/schemas/replay.js';
+import {
+  REPLAY_LIMIT_DEFAULT,
+  REPLAY_LIMIT_MAX,
+  type WebhookReplayResult,
+} from '../../shared/schemas/replay.js';
 import { command, defineCommands } from '../command.js';
 import { UsageError } from '../errors.js';
 import { chalk, table } from '../output.js';
@@ -14,6 +18,17 @@ function isoOption(text: string | undefined, flag: string): string | undefined {
     );
   }
   return new Date(text).toISOString();
+}
+
+function limitOption(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < 1 || n > REPLAY_LIMIT_MAX) {
+    throw new UsageError(
+      `--limit takes a whole number from 1 to ${REPLAY_LIMIT_MAX}; got "${text}".`,
+    );
+  }
+  return n;
 }
 
 export default defineCommands([
@@ -32,11 +47,20 @@ export default defineCommands([
         choices: ['failed', 'delivered', 'all'] as const,
       },
       { flags: '--event-type <type>', description: 'only events of this type, e.g. agent.created' },
-      { flags: '--dry-run', description: 'list the events that would be sent; send nothing' },
+      { flags: '--dry-run', description: 'count the events that would be sent; send nothing' },
+      {
+        flags: '--limit <n>',
+        description: `send at most n events, the oldest first (default ${REPLAY_LIMIT_DEFAULT}, at most ${REPLAY_LIMIT_MAX})`,
+      },
+      {
+        flags: '--list',
+        description: 'list each event and its new delivery, not only the summary',
+      },
     ],
     examples: [
       'svc webhooks replay hook_... --since 1h',
-      'svc webhooks replay hook_... --from 2030-01-01T00:00:00Z --to 2030-01-02T00:00:00Z --status all --dry-run',
+      'svc webhooks replay hook_... --from 2030-01-01T00:00:00Z --to 2030-01-02T00:00:00Z --status all --dry-run --list',
+      'svc webhooks replay hook_... --since 2d --limit 50000',
     ],
     async run(ctx, [id], options) {
       if (options.since !== undefined && options.from !== undefined) {
@@ -47,6 +71,7 @@ export default defineCommands([
         throw new UsageError('--since takes a duration such as 30m, 1h or 2d.');
       const from = isoOption(options.from, '--from');
       const to = isoOption(options.to, '--to');
+      const limit = limitOption(options.limit);
       const answer: WebhookReplayResult = await (
         await ctx.control()
       ).webhooks.replay.mutate({
@@ -60,9 +85,11 @@ export default defineCommands([
         status: options.status ?? 'failed',
         ...(options.eventType ? { event_type: options.eventType } : {}),
         dry_run: options.dryRun === true,
+        ...(limit !== undefined ? { limit } : {}),
+        include_deliveries: options.list === true,
       });
       ctx.out.result(answer, () => {
-        const lines = answer.deliveries.map((d) => [
+        const lines = (answer.deliveries ?? []).map((d) => [
           d.event_id,
           d.event_type,
           `${d.original_delivery_id} (${d.original_status})`,
@@ -71,9 +98,17 @@ export default defineCommands([
         const head = answer.dry_run
           ? `${chalk.bold(String(answer.count))} event(s) would be sent again to ${answer.webhook_id}`
           : `Replayed ${chalk.bold(String(answer.count))} event(s) to ${answer.webhook_id}`;
+        const span =
+          answer.first_event_id === null
+            ? ''
+            : ` (${answer.first_event_id} .. ${answer.last_event_id})`;
+        const rest = answer.truncated
+          ? `\n${answer.matched - answer.count} more matched past --limit ${answer.limit}: run the replay again, or raise --limit.`
+          : '';
+        const summary = `${head}${span}${rest}`;
         return lines.length === 0
-          ? head
-          : `${head}\n${table(['EVENT', 'TYPE', 'WAS', 'NEW DELIVERY'], lines)}`;
+          ? summary
+          : `${summary}\n${table(['EVENT', 'TYPE', 'WAS', 'NEW DELIVERY'], lines)}`;
       });
     },
   }),

@@ -372,6 +372,8 @@ export function createControlRouter(deps: ControlDeps) {
           status: input.status,
           eventType: input.event_type,
           dryRun: input.dry_run,
+          limit: input.limit,
+          includeDeliveries: input.include_deliveries,
         });
       }),
     }),

@@ -61,6 +61,7 @@ test.serial(
       '--since',
       '1h',
       '--dry-run',
+      '--list',
       '--workspace',
       ws,
       '--json',
@@ -68,12 +69,32 @@ test.serial(
     assertExit(t, dry, 0);
     t.like(dry.json(), { count: 3, dry_run: true });
     t.deepEqual(new Set(dry.json().deliveries.map((x: any) => x.event_id)), new Set(eventIds));
+    // --limit cuts the replay (the oldest first) and says how many more matched.
+    const limited = await d.cli([
+      'webhooks',
+      'replay',
+      hook,
+      '--since',
+      '1h',
+      '--dry-run',
+      '--limit',
+      '2',
+      '--workspace',
+      ws,
+    ]);
+    assertExit(t, limited, 0);
+    t.regex(limited.stdout, /2 event\(s\) would be sent again/);
+    t.regex(limited.stdout, /1 more matched past --limit 2/);
+    const badLimit = await d.cli(['webhooks', 'replay', hook, '--limit', '0', '--workspace', ws]);
+    assertExit(t, badLimit, 2);
+    t.regex(badLimit.stderr, /--limit takes a whole number from 1 to 100000/);
     await d.advance(0);
     t.is(receiver.requests.length, 0, 'a dry run sends nothing');
 
     const replay = await d.cli(['webhooks', 'replay', hook, '--since', '1h', '--workspace', ws]);
     assertExit(t, replay, 0);
     t.regex(replay.stdout, /Replayed 3 event\(s\)/);
+    t.notRegex(replay.stdout, /NEW DELIVERY/, 'a summary; the list only with --list');
     await d.advance(0);
     const received = await receiver.waitForCount(3, 5000);
     t.deepEqual(new Set(received.map((r) => r.header('x-svc-event-id'))), new Set(eventIds));

@@ -31,6 +31,8 @@ const filter = (over: Partial<ReplayFilter> = {}): ReplayFilter => ({
   to: Number.MAX_SAFE_INTEGER,
   status: 'failed',
   dryRun: false,
+  limit: 1000,
+  includeDeliveries: false,
   ...over,
 });
 

@@ -108,8 +108,13 @@ export class DeliveryRepository {
     this.statusStmt = db
       .prepare<[string], DeliveryStatus>('SELECT status FROM deliveries WHERE id = ?')
       .pluck();
-    this.windowStmt = db.prepare<[string, number, number], DeliveryRow>(
-      'SELECT * FROM deliveries WHERE webhook_id = ? AND created_at >= ? AND created_at <= ? ORDER BY created_at, id',
+    // Keyset pages over (created_at, id), the order of deliveries_by_webhook.
+    this.windowStmt = db.prepare<
+      { webhook: string; to: number; at: number; id: string; size: number },
+      DeliveryRow
+    >(
+      `SELECT * FROM deliveries WHERE webhook_id = @webhook AND created_at <= @to
+         AND (created_at, id) > (@at, @id) ORDER BY created_at, id LIMIT @size`,
     );
     this.pendingStmt = db.prepare<[string], { id: string }>(
       "SELECT id FROM deliveries WHERE webhook_id = ? AND status = 'pending'",
@@ -156,8 +161,19 @@ export class DeliveryRepository {
   }
 
   /** A webhook's deliveries created in [from, to], oldest first. */
-  inWindow(webhookId: string, from: number, to: number): DeliveryRow[] {
-    return this.windowStmt.all(webhookId, from, to);
+  /**
+   * A webhook's deliveries created in [from, to], oldest first, `size` at a time: the caller
+   * lets the event loop go between pages (a window may hold a hundred thousand of them).
+   */
+  *inWindow(webhookId: string, from: number, to: number, size: number): Generator<DeliveryRow[]> {
+    let at = from;
+    let id = ''; // every id sorts after '': the first page starts at `from` itself
+    for (;;) {
+      const page = this.windowStmt.all({ webhook: webhookId, to, at, id, size });
+      if (page.length > 0) yield page;
+      if (page.length < size) return;
+      ({ created_at: at, id } = page.at(-1)!);
+    }
   }
 
   page(query: DeliveryListQuery & ListQueryInput): Page<DeliveryRow> {

@@ -24,7 +24,7 @@ import { judgeAttempt, statusAfter } from './attempt-verdict.js';
 import type { AttemptRow, DeliveryRepository, DeliveryRow } from './delivery.repository.js';
 import { DeliverySender } from './delivery-sender.js';
 import { toAttemptLogView, toAttemptView, toDeliveryView } from './delivery-views.js';
-import { chooseReplays, type ReplayFilter } from './replay.js';
+import { chooseReplays, REPLAY_BATCH, REPLAY_READ_PAGE, type ReplayFilter } from './replay.js';
 
 const DELIVERY_TIMER = 'webhook.delivery';
 
@@ -108,10 +108,14 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
   /**
    * svc webhooks replay: the stored events of a webhook's deliveries in a time window, sent again
    * as new deliveries (same event id and body, new delivery ids, first attempt now, then the
-   * usual schedule); which events, chooseReplays says. A webhook that is not active would hold
-   * them: it is refused, with the fix.
+   * usual schedule); which events, chooseReplays says, at most filter.limit of them (the oldest
+   * first). A webhook that is not active would hold them: it is refused, with the fix.
    */
-  replay(workspaceId: string, webhookId: string, filter: ReplayFilter): WebhookReplayResult {
+  async replay(
+    workspaceId: string,
+    webhookId: string,
+    filter: ReplayFilter,
+  ): Promise<WebhookReplayResult> {
     const hook = this.webhooks.row(workspaceId, webhookId);
     if (hook.status !== 'active' && !filter.dryRun) {
       throw new ApiError(
@@ -120,7 +124,13 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
         { extras: { webhook_status: hook.status } },
       );
     }
-    const chosen = chooseReplays(this.repo.inWindow(hook.id, filter.from, filter.to), filter);
+    const rows: DeliveryRow[] = [];
+    for (const page of this.repo.inWindow(hook.id, filter.from, filter.to, REPLAY_READ_PAGE)) {
+      rows.push(...page);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const matched = chooseReplays(rows, filter);
+    const chosen = matched.slice(0, filter.limit);
     const replayed = (row: DeliveryRow, deliveryId: string | null) => ({
       event_id: row.event_id,
       event_type: row.event_type,
@@ -128,22 +138,35 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
       original_status: row.status,
       delivery_id: deliveryId,
     });
-    let deliveries;
-    if (filter.dryRun || chosen.length === 0) {
-      deliveries = chosen.map((row) => replayed(row, null));
+    const deliveries: ReturnType<typeof replayed>[] = [];
+    if (filter.dryRun) {
+      for (const row of chosen) deliveries.push(replayed(row, null));
     } else {
+      // One transaction per batch, the event loop let go between them: a replay of many
+      // thousand events never holds the daemon (health checks, other requests) for long.
       const now = this.clock.now();
-      deliveries = this.db.transaction(() =>
-        chosen.map((row) =>
-          replayed(row, this.create(hook, row.event_id, row.event_type, row.body, now)),
-        ),
-      )();
+      for (let start = 0; start < chosen.length; start += REPLAY_BATCH) {
+        if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+        const batch = chosen.slice(start, start + REPLAY_BATCH);
+        deliveries.push(
+          ...this.db.transaction(() =>
+            batch.map((row) =>
+              replayed(row, this.create(hook, row.event_id, row.event_type, row.body, now)),
+            ),
+          )(),
+        );
+      }
     }
     return {
       webhook_id: hook.id,
       dry_run: filter.dryRun,
       count: deliveries.length,
-      deliveries,
+      matched: matched.length,
+      limit: filter.limit,
+      truncated: matched.length > chosen.length,
+      first_event_id: deliveries[0]?.event_id ?? null,
+      last_event_id: deliveries.at(-1)?.event_id ?? null,
+      ...(filter.includeDeliveries ? { deliveries } : {}),
     };
   }
 

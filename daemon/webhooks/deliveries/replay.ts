@@ -10,7 +10,16 @@ export interface ReplayFilter {
   eventType?: string | undefined;
   /** List what would be sent, send nothing. */
   dryRun: boolean;
+  /** At most this many events (the oldest first). */
+  limit: number;
+  /** Answer the list of events, not only the summary. */
+  includeDeliveries: boolean;
 }
+
+/** Deliveries created per transaction; the event loop is let go between batches. */
+export const REPLAY_BATCH = 500;
+/** Deliveries read from the window per page, the event loop let go between pages. */
+export const REPLAY_READ_PAGE = 2000;
 
 /**
  * The latest delivery of each event among `rows` (a webhook's deliveries in the window, oldest
