@@ -3,12 +3,8 @@ import { parseDuration } from '../../shared/duration.js';
 import { command, defineCommands, group } from '../command.js';
 import { UsageError } from '../errors.js';
 import { chalk } from '../output.js';
+import type { ClockState } from '../../shared/schemas/control-output.js';
 
-interface ClockState {
-  now: string;
-  offset_ms: number;
-  real_now: string;
-}
 
 const describe = (state: ClockState) =>
   `${chalk.cyan(state.now)}${state.offset_ms ? chalk.dim(` (real time ${state.real_now}, offset ${state.offset_ms} ms)`) : chalk.dim(' (real time)')}`;
