@@ -13,13 +13,13 @@ import {
   WorkflowParams,
   WorkflowUpdateBody,
 } from '../../shared/schemas/workflows.js';
-import { listRoute, objectRoute, type RouteDef } from '../http/route.js';
+import { listRoute, objectRoute, tenantRoute, type RouteDef } from '../http/route.js';
 import { resourceRoutes } from '../http/resource-routes.js';
 import type { RunService } from './run.service.js';
 import type { WorkflowService } from './workflow.service.js';
 
-const read = { kind: 'credential', scope: 'workflows:read', tenant: true } as const;
-const execute = { kind: 'credential', scope: 'workflows:execute', tenant: true } as const;
+const read = tenantRoute('workflows:read');
+const execute = tenantRoute('workflows:execute');
 const resources = { operation: 'resources' } as const;
 const tag = 'Workflows';
 
