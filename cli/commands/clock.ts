@@ -5,7 +5,6 @@ import { UsageError } from '../errors.js';
 import { chalk } from '../output.js';
 import type { ClockState } from '../../shared/schemas/control-output.js';
 
-
 const describe = (state: ClockState) =>
   `${chalk.cyan(state.now)}${state.offset_ms ? chalk.dim(` (real time ${state.real_now}, offset ${state.offset_ms} ms)`) : chalk.dim(' (real time)')}`;
 
