@@ -318,6 +318,7 @@ export function buildServices(
       { name: 'agent executions', run: () => executions.purgeExpired() },
       { name: 'workflow executions', run: () => runs.purgeExpired() },
       { name: 'event trigger chains', run: () => triggers.purgeExpired() },
+      { name: 'accepted hook signatures', run: () => triggers.purgeAcceptedSignatures() },
       { name: 'oauth codes and tokens', run: () => oauth.purgeExpired() },
     ],
     log,
