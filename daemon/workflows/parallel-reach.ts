@@ -51,29 +51,31 @@ export interface DoubleReach {
  */
 export function findDoubleReach(steps: readonly TypedStep[]): DoubleReach | undefined {
   const byId = new Map(steps.map((step) => [step.id, step]));
-  const reach = reachable(byId);
+  const sets = new StepSets(steps);
   for (const step of steps) {
     if (step.type !== 'parallel') continue;
     const regions = regionsOf(step);
-    // Which region first reached each step: a step seen again belongs to two regions.
-    const owner = new Map<string, number>();
-    for (const [r, region] of regions.entries()) {
-      const seen = reach(region.root);
-      if ([...seen].some((id) => owner.has(id))) {
+    // What the regions so far reach: a step found again belongs to two regions.
+    const before = sets.empty();
+    const reached: Uint32Array[] = [];
+    for (const region of regions) {
+      const reach = sets.reach(region.root);
+      if (sets.overlap(reach, before)) {
         const second = shortestPaths(byId, step.id, region);
         // The nearest shared step: the first the breadth-first walk met.
-        const shared = [...second.keys()].find((id) => owner.has(id))!;
-        const first = shortestPaths(byId, step.id, regions[owner.get(shared)!]!);
+        const shared = [...second.keys()].find((id) => sets.has(before, id))!;
+        const earlier = regions[reached.findIndex((set) => sets.has(set, shared))]!;
         return {
           step: shared,
           parallel: step.id,
-          first: pathTo(first, shared),
+          first: pathTo(shortestPaths(byId, step.id, earlier), shared),
           second: pathTo(second, shared),
           afterJoin: region.afterJoin,
           hop: second.get(shared)!,
         };
       }
-      for (const id of seen) owner.set(id, r);
+      sets.add(before, reach);
+      reached.push(reach);
     }
   }
   return undefined;
@@ -95,20 +97,51 @@ function regionsOf(step: Extract<TypedStep, { type: 'parallel' }>): Region[] {
   return regions;
 }
 
-/** Every step reachable from a step, itself included (memoised: a DAG of at most 100 steps). */
-function reachable(byId: ReadonlyMap<string, TypedStep>): (id: string) => ReadonlySet<string> {
-  const memo = new Map<string, Set<string>>();
-  const reach = (id: string): Set<string> => {
-    let set = memo.get(id);
+/**
+ * Sets of a workflow's steps as bits (one per step, by position), and what each step reaches:
+ * a union is a few word ORs, so a graph of 100 steps with wide parallel steps costs little.
+ */
+class StepSets {
+  private readonly index: Map<string, number>;
+  private readonly words: number;
+  private readonly byId: ReadonlyMap<string, TypedStep>;
+  private readonly memo = new Map<string, Uint32Array>();
+
+  constructor(steps: readonly TypedStep[]) {
+    this.index = new Map(steps.map((step, i) => [step.id, i]));
+    this.words = Math.ceil(steps.length / 32);
+    this.byId = new Map(steps.map((step) => [step.id, step]));
+  }
+
+  empty(): Uint32Array {
+    return new Uint32Array(this.words);
+  }
+
+  has(set: Uint32Array, id: string): boolean {
+    const i = this.index.get(id)!;
+    return (set[i >>> 5]! & (1 << (i & 31))) !== 0;
+  }
+
+  overlap(a: Uint32Array, b: Uint32Array): boolean {
+    return a.some((word, w) => (word & b[w]!) !== 0);
+  }
+
+  add(into: Uint32Array, from: Uint32Array): void {
+    for (let w = 0; w < this.words; w++) into[w]! |= from[w]!;
+  }
+
+  /** The step and every step it may lead to, by any edge (memoised; the graph has no cycle). */
+  reach(id: string): Uint32Array {
+    let set = this.memo.get(id);
     if (set) return set;
-    set = new Set([id]);
-    const step = byId.get(id);
-    for (const edge of step ? stepEdges(step) : [])
-      for (const next of reach(edge.to)) set.add(next);
-    memo.set(id, set);
+    set = this.empty();
+    const i = this.index.get(id)!;
+    set[i >>> 5]! |= 1 << (i & 31);
+    const step = this.byId.get(id);
+    for (const edge of step ? stepEdges(step) : []) this.add(set, this.reach(edge.to));
+    this.memo.set(id, set);
     return set;
-  };
-  return reach;
+  }
 }
 
 /** Breadth-first from the region's root: how each step it reaches was first reached. */
