@@ -21,6 +21,7 @@ import {
 import { kindOf } from '../engine/steps/index.js';
 import type { StepCheck } from '../engine/steps/kind.js';
 import { checkParallelReach } from './parallel-reach.js';
+import { checkExpressionBudget } from './expression-budget.js';
 
 export interface GraphContext {
   /** Whether an agent of the workspace has this id. */
@@ -42,6 +43,7 @@ export function validateSteps(
   steps: readonly WorkflowStepInput[],
   context: GraphContext,
 ): WorkflowStepView[] {
+  checkExpressionBudget(steps);
   const index = new Map<string, number>();
   steps.forEach((step, i) => {
     if (index.has(step.id)) {
