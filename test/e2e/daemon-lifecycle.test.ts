@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { runCli, SVC_BIN, type CliResult } from '../helpers/daemon.js';
 import { sharedDaemon } from '../helpers/setup.js';
 import { isAlive, waitForExit } from '../helpers/processes.js';
+import { svcEnv } from '../helpers/env.js';
 import { readLog, waitForLog } from '../helpers/logs.js';
 
 /** A fresh data dir, and a CLI bound to it; the daemon (if any) is stopped and the dir removed at the end. */
@@ -294,7 +295,7 @@ test('a --foreground daemon logs to stdout and to its log file, so `svc daemon l
     process.execPath,
     [SVC_BIN, 'daemon', 'start', '--foreground', '--port', '0'],
     {
-      env: { ...process.env, NO_COLOR: '1', CI: 'true', ...env },
+      env: svcEnv({ NO_COLOR: '1', CI: 'true', ...env }),
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
