@@ -105,7 +105,13 @@ function addCommand(parent: Command, spec: TableCommand): void {
       import('./early-signals.js'),
     ]);
     if (!spec.takesEarlySignals) passEarlySignals();
-    await handler.run(new CliContext(options), args, options);
+    const ctx = new CliContext(options);
+    try {
+      await handler.run(ctx, args, options);
+    } catch (error) {
+      const { withCliHints } = await import('./report-error.js');
+      throw withCliHints(error, ctx.workspaceInUse());
+    }
   });
 }
 

@@ -1,4 +1,5 @@
 // svc daemon start|stop|status|logs
+import { formatOffset } from '../../shared/duration.js';
 import { passEarlySignals } from '../early-signals.js';
 import { command, defineCommands, group, stringOption, type Options } from '../command.js';
 import type { CliContext } from '../context.js';
@@ -126,7 +127,7 @@ export default defineCommands([
           `environment    ${status.environment}`,
           `data dir       ${status.data_dir}`,
           `started        ${status.started_at}`,
-          `clock          ${status.clock.now}${status.clock.offset_ms ? chalk.yellow(` (offset ${status.clock.offset_ms} ms)`) : ''}`,
+          `clock          ${status.clock.now}${status.clock.offset_ms ? chalk.yellow(` (offset ${formatOffset(status.clock.offset_ms)})`) : ''}`,
           `pending timers ${status.pending_timers}`,
           `memory         ${megabytes(status.memory.rss)} resident, V8 heap ${megabytes(status.memory.heap_used)} used of ${megabytes(status.memory.heap_total)}`,
           ...(status.dead_timers > 0

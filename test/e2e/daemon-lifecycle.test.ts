@@ -228,8 +228,8 @@ test('a daemon killed with SIGKILL leaves a stale lock that does not block the n
   const list = await cli(['workspaces', 'list', '--json']);
   t.is(list.code, 0, output(list));
   const found = list
-    .json<{ id: string; name: string; tier: string }[]>()
-    .find((ws) => ws.id === workspace.id);
+    .json<{ data: { id: string; name: string; tier: string }[] }>()
+    .data.find((ws) => ws.id === workspace.id);
   t.like(found, { name: 'survivor', tier: 'starter' });
 
   const status = await cli(['daemon', 'status', '--json']);

@@ -210,7 +210,8 @@ test('run --wait prints each step and the result; the webhook step got the inter
     t.regex(run.stderr, new RegExp(`step ${step} \\(\\w+\\) started`), step);
     t.regex(run.stderr, new RegExp(`step ${step} \\(\\w+\\) completed in`), step);
   }
-  t.regex(run.stdout, /Run wex_\w+ completed in/);
+  t.regex(run.stderr, /Run wex_\w+ completed in/);
+  t.notThrows(() => JSON.parse(run.stdout), 'stdout carries the result alone');
 
   t.is(receiver.requests.length, 1);
   const call = receiver.requests[0]!;
