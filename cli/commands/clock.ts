@@ -12,7 +12,8 @@ export default defineCommands([
   group(['clock'], 'The sandbox clock: show, advance, set, reset'),
   command({
     path: ['clock', 'show'],
-    description: "Show the daemon's clock",
+    description: "Show the daemon's clock (also: svc clock)",
+    isDefault: true,
     async run(ctx) {
       const state = await (await ctx.control()).clock.show.query();
       ctx.out.result(state, () => describe(state));

@@ -236,3 +236,67 @@ test('an execution awaiting approval prints the command that decides it', async 
   t.is(json.json().status, 'awaiting_approval', 'stdout stays one JSON document');
   t.regex(json.stderr, /Decide with: svc agents approve\|reject/);
 });
+
+// Serial: it moves the clock of the daemon the file's tests share.
+test.serial('svc clock alone shows the clock; its offset reads +1h, not 3600000 ms', async (t) => {
+  const advanced = await d.cli(['clock', 'advance', '1h']);
+  assertExit(t, advanced, 0);
+  t.regex(advanced.stdout, /, offset \+1h\)$/m);
+  const status = await d.cli(['daemon', 'status']);
+  t.regex(status.stdout, /^clock +\S+ \(offset \+1h\)$/m);
+  assertExit(t, await d.cli(['clock', 'reset']), 0);
+
+  const shown = await d.cli(['clock']);
+  assertExit(t, shown, 0);
+  t.regex(shown.stdout, /^\d{4}-\d{2}-\d{2}T/);
+  const json = await d.cli(['clock', '--json']);
+  assertExit(t, json, 0);
+  t.is(typeof json.json().offset_ms, 'number');
+  const help = await d.cli(['clock', '--help']);
+  assertExit(t, help, 0);
+  t.regex(help.stdout, /advance/);
+});
+
+// Serial: svc logs reads the log file, which the file's other tests would grow meanwhile.
+test.serial('svc logs is svc daemon logs; --level warn keeps warnings and worse', async (t) => {
+  assertExit(t, await d.cli(['agents', 'get', 'agt_not_there']), 1);
+  const lines = (out: string) =>
+    out
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { level: string; msg: string });
+  const all = await d.cli(['logs', '-n', '500', '--json']);
+  assertExit(t, all, 0);
+  t.true(
+    lines(all.stdout).some((line) => line.level === 'info'),
+    'the whole log has info lines',
+  );
+  const warn = await d.cli(['logs', '-n', '500', '--level', 'warn', '--json']);
+  assertExit(t, warn, 0);
+  t.deepEqual(
+    lines(warn.stdout),
+    lines(all.stdout).filter((line) => ['warn', 'error', 'fatal'].includes(line.level)),
+  );
+  const same = await d.cli(['daemon', 'logs', '-n', '500', '--level', 'info', '--json']);
+  assertExit(t, same, 0);
+  t.deepEqual(lines(same.stdout), lines(all.stdout), 'info and above is the whole log here');
+  const bad = await d.cli(['logs', '--level', 'loud']);
+  assertExit(t, bad, 2);
+  t.regex(bad.stderr, /trace, debug, info, warn, error, fatal/);
+});
+
+test('agents record --stop says which cassette was recorded and where', async (t) => {
+  assertExit(t, await d.cli(['agents', 'record', '--cassette', 'first-hour.json']), 0);
+  const stopped = await d.cli(['agents', 'record', '--stop']);
+  assertExit(t, stopped, 0);
+  t.regex(
+    stopped.stdout,
+    /^Stopped recording\. .* cassette first-hour\.json \(in the daemon's cassette folder: SVC_CASSETTE_DIR, else .*\/cassettes\)/,
+  );
+  const again = await d.cli(['agents', 'record', '--stop', '--json']);
+  t.like(again.json(), { recording: null, stopped: null });
+  t.regex(
+    (await d.cli(['agents', 'record'])).stdout,
+    /Not recording\. Start with: svc agents record --cassette/,
+  );
+});
