@@ -49,6 +49,7 @@ export function cliMessage(code: string, message: string, workspace: WorkspaceIn
 
 /** "in workspace ws_1 (the operator's default; choose another with --workspace ID or SVC_WORKSPACE)" */
 function inWorkspace(workspace: WorkspaceInUse): string {
-  const which = workspace.id ? `workspace ${workspace.id}` : 'the default workspace';
-  return `in ${which} (${workspace.source}; choose another with --workspace ID or SVC_WORKSPACE)`;
+  const choose = 'choose another with --workspace ID or SVC_WORKSPACE';
+  if (!workspace.id) return `in the default workspace (${choose})`;
+  return `in workspace ${workspace.id} (${workspace.source}; ${choose})`;
 }

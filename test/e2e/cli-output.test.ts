@@ -144,20 +144,15 @@ test('hints name svc commands; the REST API keeps its own wording', async (t) =>
   const rest = await api('POST', `/workflows/${workflowId}/execute`, { input: {} });
   t.regex(rest.body.error.message, /PATCH \/v1\/workflows\/\w+ \{"status": "active"\}/);
 
-  const training = await svc(
-    ws,
-    'agents',
-    'create',
-    '--name',
-    'T',
-    '--ontology',
-    'retail-v1',
-    '--json',
-  );
-  const agentId = training.json().id as string;
-  const notActive = await svc(ws, 'agents', 'execute', agentId, '--input', 'hi');
+  // Paused, not training: a training agent may turn active (2 s) before the CLI calls.
+  const agent = await activeAgent(api);
+  assertExit(t, await svc(ws, 'agents', 'update', agent.id, '--status', 'paused'), 0);
+  const notActive = await svc(ws, 'agents', 'execute', agent.id, '--input', 'hi');
   assertExit(t, notActive, 1);
-  t.regex(notActive.stderr, new RegExp(`or at once with: svc agents deploy ${agentId}`));
+  t.regex(
+    notActive.stderr,
+    new RegExp(`Activate it with: svc agents update ${agent.id} --status active`),
+  );
   t.false(notActive.stderr.includes('/v1/'), notActive.stderr);
 
   const json = await svc(ws, 'workflows', 'run', workflowId, '--json');
