@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { control } from '../helpers/api.js';
 import { runCli, SVC_BIN } from '../helpers/daemon.js';
+import { svcEnv } from '../helpers/env.js';
 import { readLog } from '../helpers/logs.js';
 import { restart, restNow } from '../helpers/processes.js';
 
@@ -23,7 +24,7 @@ interface Foreground {
 /** `svc daemon start --foreground` as the leader of a process group of its own. */
 function startForeground(dataDir: string): Foreground {
   const child = spawn(process.execPath, [SVC_BIN, 'daemon', 'start', '--foreground'], {
-    env: { ...process.env, SVC_DATA_DIR: dataDir, SVC_PORT: '0', CI: 'true' },
+    env: svcEnv({ SVC_DATA_DIR: dataDir, SVC_PORT: '0', CI: 'true' }),
     stdio: ['ignore', 'ignore', 'pipe'],
     detached: true,
   });

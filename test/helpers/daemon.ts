@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { control } from './api.js';
+import { svcEnv } from './env.js';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const SVC_BIN = join(ROOT, 'bin', 'svc.js');
@@ -25,7 +26,7 @@ export function runCli(
   return new Promise((resolvePromise, reject) => {
     const spawnOptions: SpawnOptions = {
       cwd: ROOT,
-      env: { ...process.env, NO_COLOR: '1', CI: 'true', ...options.env },
+      env: svcEnv({ NO_COLOR: '1', CI: 'true', ...options.env }),
       stdio: ['pipe', 'pipe', 'pipe'],
     };
     const child = spawn(process.execPath, [SVC_BIN, ...args], spawnOptions);
