@@ -4,8 +4,7 @@
 // only then does the engine start the next steps in memory. Timers only wake parked work up
 // (waits, retries, the run's timeout); after a restart, resume() starts again whatever the
 // stored frontier says is ready. See ARCHITECTURE.md.
-import { EventEmitter, once } from 'node:events';
-import { performance } from 'node:perf_hooks';
+import { EventEmitter } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ErrorCode } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
@@ -24,6 +23,8 @@ import type { TimerService } from '../time/timer.service.js';
 import type { Definition, WorkflowCatalog } from './ports.js';
 import type { Alarms } from '../time/alarms.js';
 import type { RunRepository, RunRow, RunStatus, StepRunRow } from './run.repository.js';
+import { InFlight } from './in-flight.js';
+import { completedResults, MEMORY_LIMIT, RunMemory } from './run-memory.js';
 import { kindOf } from './steps/index.js';
 import type { StepContext } from './steps/kind.js';
 import type { StepOutcome } from './steps/outcome.js';
@@ -67,13 +68,6 @@ export interface EngineDeps {
   log: { error(obj: object, msg: string): void };
 }
 
-/** What a run keeps in memory while it is active here: earlier results for the scope. */
-interface Memory {
-  results: Map<string, unknown>;
-  /** trigger.* of the scope, parsed once (steps only read it). */
-  trigger?: { type: string; payload: unknown; headers: Record<string, string> };
-}
-
 /** One transition being applied, inside a transaction. */
 interface Transition {
   row: RunRow;
@@ -100,7 +94,6 @@ export interface RunChange {
 }
 
 const UNFINISHED: ReadonlySet<RunStatus> = new Set(['running', 'awaiting_approval']);
-const MEMORY_LIMIT = 20_000;
 /** Steps one transition runs inline at most (a guard: a graph has no cycles). */
 const MAX_INLINE_STEPS = 1000;
 /** How long (real time) a clock move waits at most for the steps it set going. */
@@ -113,12 +106,9 @@ const STORE_RETRY_MS = 1_000;
 const MAX_STORE_RETRY_MS = 10_000;
 
 export class WorkflowEngine {
-  private readonly inFlight = new Map<string, Promise<void>>();
-  /** Steps in flight that wait for a later time on the daemon clock (see idle()). */
-  private readonly onClock = new Set<string>();
-  private readonly changes = new EventEmitter<{ 'on-clock': [] }>();
+  private readonly inFlight = new InFlight();
   private readonly runChanges = new EventEmitter<{ changed: [RunChange] }>();
-  private readonly memory = new Map<string, Memory>();
+  private readonly memory: RunMemory;
   private readonly waiters = new Map<string, Set<(row?: RunRow) => void>>();
   private readonly deadlines = new Map<string, () => void>();
   /** The final view of runs someone waits for, built once for the event and the answer. */
@@ -128,6 +118,7 @@ export class WorkflowEngine {
   constructor(private readonly deps: EngineDeps) {
     // One listener per open dashboard page: no leak warning past ten of them.
     this.runChanges.setMaxListeners(0);
+    this.memory = new RunMemory(deps.repo);
     deps.timers.register(WAKE_TIMER, (payload) => {
       const { execution_id, key } = payload as { execution_id: string; key: string };
       return this.wake(execution_id, key);
@@ -207,13 +198,10 @@ export class WorkflowEngine {
         return;
       }
       // A new run has no step rows to read its memory from, and its trigger is at hand.
-      this.keep(row.id, {
-        results: new Map(
-          kept
-            .filter((step) => step.status === 'completed')
-            .map((step) => [step.step_id, step.result === null ? null : JSON.parse(step.result)]),
-        ),
-        trigger: { type: row.trigger_type, payload, headers: state.headers ?? {} },
+      this.memory.keep(row.id, completedResults(kept), {
+        type: row.trigger_type,
+        payload,
+        headers: state.headers ?? {},
       });
       const t: Transition = { row, state, definition, now, recorded: [], stored: null };
       this.advance(t);
@@ -312,23 +300,8 @@ export class WorkflowEngine {
    * the clock ends it. `maxMs` of real time at most: a receiver that does not answer must not
    * hold the clock (its step goes on alongside, as without this wait).
    */
-  async idle(maxMs = IDLE_WAIT_MS): Promise<void> {
-    const giveUpAt = performance.now() + maxMs;
-    for (;;) {
-      // What the last move settled (an agent execution a step waits for) goes on first.
-      await new Promise((resolve) => setImmediate(resolve));
-      const busy = [...this.inFlight].filter(([key]) => !this.onClock.has(key));
-      const left = giveUpAt - performance.now();
-      if (busy.length === 0 || this.closing || left <= 0) return;
-      // Woken when those settle, when one of them starts to wait on the clock, or at the bound.
-      const stop = new AbortController();
-      await Promise.race([
-        Promise.allSettled(busy.map(([, run]) => run)),
-        once(this.changes, 'on-clock', { signal: stop.signal }),
-        delay(left, undefined, { signal: stop.signal }),
-      ]).catch(() => undefined);
-      stop.abort();
-    }
+  idle(maxMs = IDLE_WAIT_MS): Promise<void> {
+    return this.inFlight.idle(maxMs, () => this.closing);
   }
 
   /** The run as the API shows it; for a run that just ended, the view its event carried. */
@@ -373,7 +346,7 @@ export class WorkflowEngine {
   private viewAfter(t: Transition): WorkflowExecutionView {
     const all = t.recorded.length > 0 && t.recorded[0]!.seq === 0;
     const steps = all ? t.recorded : this.deps.repo.steps(t.row.id);
-    const trigger = this.memory.get(t.row.id)?.trigger;
+    const trigger = this.memory.triggerOf(t.row.id);
     return executionView(
       t.row,
       t.state,
@@ -461,10 +434,8 @@ export class WorkflowEngine {
     const state = parseState(row.frontier);
     for (const act of state.acts) {
       if (act.state !== 'ready') continue;
-      const key = `${executionId}/${act.key}`;
-      if (this.inFlight.has(key)) continue;
-      const run = this.launch(row, state, act).finally(() => this.inFlight.delete(key));
-      this.inFlight.set(key, run);
+      if (this.inFlight.has(executionId, act.key)) continue;
+      this.inFlight.track(executionId, act.key, this.launch(row, state, act));
     }
     this.watchDeadline(row);
   }
@@ -479,7 +450,7 @@ export class WorkflowEngine {
       if (status && !UNFINISHED.has(status)) return;
     } catch (error) {
       // A transition that could not be stored: the step stays ready and runs again on resume.
-      this.memory.delete(row.id);
+      this.memory.forget(row.id);
       this.deps.log.error(
         { execution_id: row.id, step_id: act.step_id, err: String(error) },
         'workflow step could not be recorded',
@@ -524,20 +495,15 @@ export class WorkflowEngine {
   }
 
   private stepContext(row: RunRow, state: RunState, act: Activation): StepContext {
-    const key = `${row.id}/${act.key}`;
     return {
       workspaceId: row.workspace_id,
       executionId: row.id,
       workflowId: row.workflow_id,
       attempt: act.attempt,
       step: this.definitionOf(row).byId.get(act.step_id)!,
-      scope: this.scope(row, state),
+      scope: this.memory.scope(row, state),
       reveal: (name) => this.deps.reveal(row.workspace_id, name),
-      untilDue: (waiting) => {
-        this.onClock.add(key);
-        this.changes.emit('on-clock');
-        return waiting.finally(() => this.onClock.delete(key));
-      },
+      untilDue: (waiting) => this.inFlight.untilDue(row.id, act.key, waiting),
     };
   }
 
@@ -711,7 +677,7 @@ export class WorkflowEngine {
         (candidate) =>
           candidate.state === 'ready' &&
           !later.has(candidate.key) &&
-          !this.inFlight.has(`${t.row.id}/${candidate.key}`),
+          !this.inFlight.has(t.row.id, candidate.key),
       );
       if (!act) break;
       const outcome = this.deps.steps.runNow(this.stepContext(t.row, t.state, act));
@@ -776,7 +742,7 @@ export class WorkflowEngine {
       {
         branches: children.length,
         wait_for_all: join.wait_for_all,
-        results: Object.fromEntries(children.map((id) => [id, this.resultOf(t.row.id, id)])),
+        results: Object.fromEntries(children.map((id) => [id, this.memory.resultOf(t.row.id, id)])),
       },
       null,
     );
@@ -829,7 +795,7 @@ export class WorkflowEngine {
       t.row.steps_completed += 1;
       t.state.last_seq = seq;
       t.lastResult = stored;
-      this.remember(t.row.id, act.step_id, result);
+      this.memory.remember(t.row.id, act.step_id, result);
     }
     const data: StepCompletedData = {
       execution_id: t.row.id,
@@ -972,7 +938,7 @@ export class WorkflowEngine {
       });
     }
     // An ended run's memory goes now (were this rolled back, it is rebuilt from the store).
-    if (!UNFINISHED.has(row.status)) this.memory.delete(row.id);
+    if (!UNFINISHED.has(row.status)) this.memory.forget(row.id);
     if (row.status !== 'running') {
       const ended = UNFINISHED.has(row.status) ? undefined : row;
       queueMicrotask(() => this.settled(row.id, ended));
@@ -1009,7 +975,7 @@ export class WorkflowEngine {
     if (this.memory.has(executionId) || this.deadlines.has(executionId)) {
       row = this.storedRow(executionId, ended);
       if (row && !UNFINISHED.has(row.status)) {
-        this.memory.delete(executionId);
+        this.memory.forget(executionId);
         this.deadlines.get(executionId)?.();
         this.deadlines.delete(executionId);
       }
@@ -1037,55 +1003,5 @@ export class WorkflowEngine {
     const definition = this.deps.workflows.definition(row.workflow_id, row.version);
     if (!definition) throw new Error(`workflow ${row.workflow_id} version ${row.version} is gone`);
     return definition;
-  }
-
-  private memoryOf(executionId: string): Memory {
-    let memory = this.memory.get(executionId);
-    if (!memory) {
-      // Rebuilt from the stored step rows (after a restart, or once evicted).
-      memory = { results: new Map() };
-      for (const step of this.deps.repo.steps(executionId)) {
-        if (step.status === 'completed') {
-          memory.results.set(step.step_id, step.result === null ? null : JSON.parse(step.result));
-        }
-      }
-      this.keep(executionId, memory);
-    }
-    return memory;
-  }
-
-  private keep(executionId: string, memory: Memory): void {
-    if (this.memory.size >= MEMORY_LIMIT) this.memory.clear();
-    this.memory.set(executionId, memory);
-  }
-
-  private remember(executionId: string, stepId: string, result: unknown): void {
-    this.memoryOf(executionId).results.set(stepId, result ?? null);
-  }
-
-  private resultOf(executionId: string, stepId: string): unknown {
-    return this.memoryOf(executionId).results.get(stepId) ?? null;
-  }
-
-  /** trigger, workflow, steps.<id>.result and <id>.result (secrets are added by the runner). */
-  private scope(row: RunRow, state: RunState): Record<string, unknown> {
-    const memory = this.memoryOf(row.id);
-    const steps: Record<string, { result: unknown }> = {};
-    let last: unknown = null;
-    for (const [id, result] of memory.results) {
-      steps[id] = { result };
-      last = result;
-    }
-    memory.trigger ??= {
-      type: row.trigger_type,
-      payload: JSON.parse(row.input) as unknown,
-      headers: state.headers ?? {},
-    };
-    return {
-      ...steps,
-      trigger: memory.trigger,
-      steps,
-      workflow: { execution_id: row.id, workflow_id: row.workflow_id, result: last },
-    };
   }
 }
