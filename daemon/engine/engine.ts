@@ -4,7 +4,6 @@
 // only then does the engine start the next steps in memory. Timers only wake parked work up
 // (waits, retries, the run's timeout); after a restart, resume() starts again whatever the
 // stored frontier says is ready. See ARCHITECTURE.md.
-import { EventEmitter } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ErrorCode } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
@@ -20,16 +19,21 @@ import type { CommitQueue } from '../store/commit-queue.js';
 import { isStorageFull } from '../store/storage-full.js';
 import type { Transactions } from '../domain/transactions.js';
 import type { TimerService } from '../time/timer.service.js';
-import type { Definition, WorkflowCatalog } from './ports.js';
+import type { WorkflowCatalog } from './ports.js';
 import type { Alarms } from '../time/alarms.js';
 import type { RunRepository, RunRow, RunStatus, StepRunRow } from './run.repository.js';
 import { InFlight } from './in-flight.js';
+import { RunChanges, type RunChange } from './run-changes.js';
 import { completedResults, MEMORY_LIMIT, RunMemory } from './run-memory.js';
 import { kindOf } from './steps/index.js';
 import type { StepContext } from './steps/kind.js';
 import type { StepOutcome } from './steps/outcome.js';
 import type { StepRunner } from './steps/runner.js';
+import { definitionOf, storedRow, UNFINISHED, type Transition } from './transition.js';
 import { executionView, parseState, type Activation, type RunState } from './views.js';
+import { Waiters } from './waiters.js';
+
+export type { RunChange } from './run-changes.js';
 
 const WAKE_TIMER = 'workflow.wake';
 const TIMEOUT_TIMER = 'workflow.timeout';
@@ -68,32 +72,6 @@ export interface EngineDeps {
   log: { error(obj: object, msg: string): void };
 }
 
-/** One transition being applied, inside a transaction. */
-interface Transition {
-  row: RunRow;
-  state: RunState;
-  definition: Definition;
-  now: number;
-  /** The stored result of the last step this transition completed (the run's result if it ends). */
-  lastResult?: string | null;
-  /** The step rows this transition wrote (all of the run's when it began with none). */
-  recorded: StepRunRow[];
-  /**
-   * The run's status in the store when the transition began (its list counter moves from it);
-   * null when it is not stored yet: the start's transition inserts it once, as it ends up.
-   */
-  stored: RunStatus | null;
-}
-
-/** A run changed (a step ended, it parked, it ended or was cancelled); the dashboard listens. */
-export interface RunChange {
-  execution_id: string;
-  workflow_id: string;
-  workspace_id: string;
-  status: RunStatus;
-}
-
-const UNFINISHED: ReadonlySet<RunStatus> = new Set(['running', 'awaiting_approval']);
 /** Steps one transition runs inline at most (a guard: a graph has no cycles). */
 const MAX_INLINE_STEPS = 1000;
 /** How long (real time) a clock move waits at most for the steps it set going. */
@@ -107,18 +85,16 @@ const MAX_STORE_RETRY_MS = 10_000;
 
 export class WorkflowEngine {
   private readonly inFlight = new InFlight();
-  private readonly runChanges = new EventEmitter<{ changed: [RunChange] }>();
+  private readonly runChanges = new RunChanges();
   private readonly memory: RunMemory;
-  private readonly waiters = new Map<string, Set<(row?: RunRow) => void>>();
-  private readonly deadlines = new Map<string, () => void>();
+  private readonly waiters: Waiters;
   /** The final view of runs someone waits for, built once for the event and the answer. */
   private readonly finalViews = new Map<string, WorkflowExecutionView>();
   private closing = false;
 
   constructor(private readonly deps: EngineDeps) {
-    // One listener per open dashboard page: no leak warning past ten of them.
-    this.runChanges.setMaxListeners(0);
     this.memory = new RunMemory(deps.repo);
+    this.waiters = new Waiters({ ...deps, memory: this.memory });
     deps.timers.register(WAKE_TIMER, (payload) => {
       const { execution_id, key } = payload as { execution_id: string; key: string };
       return this.wake(execution_id, key);
@@ -194,7 +170,7 @@ export class WorkflowEngine {
       this.deps.events.publish(workspaceId, 'workflow.execution.started', view);
       if (!options.inline) {
         this.deps.repo.insert(row);
-        this.announce(row);
+        this.runChanges.announce(row);
         return;
       }
       // A new run has no step rows to read its memory from, and its trigger is at hand.
@@ -225,20 +201,7 @@ export class WorkflowEngine {
 
   /** Hears each committed change of a run; returns the function that stops listening. */
   onRunChange(listener: (change: RunChange) => void): () => void {
-    this.runChanges.on('changed', listener);
-    return () => this.runChanges.off('changed', listener);
-  }
-
-  /** Once the change is committed (the same tick's group commit has ended by then). */
-  private announce(row: RunRow): void {
-    if (this.runChanges.listenerCount('changed') === 0) return;
-    const change: RunChange = {
-      execution_id: row.id,
-      workflow_id: row.workflow_id,
-      workspace_id: row.workspace_id,
-      status: row.status,
-    };
-    queueMicrotask(() => this.runChanges.emit('changed', change));
+    return this.runChanges.listen(listener);
   }
 
   /**
@@ -264,7 +227,7 @@ export class WorkflowEngine {
 
   /** Runs someone waits for (wait_for_completion); each leaves once its waiters are answered. */
   get waitedRuns(): number {
-    return this.waiters.size;
+    return this.waiters.count;
   }
 
   /**
@@ -272,25 +235,7 @@ export class WorkflowEngine {
    * daemon clock (an alarm, not a real-time sleep), or at shutdown.
    */
   waitFor(executionId: string, maxMs: number): Promise<RunRow | undefined> {
-    return new Promise((resolve) => {
-      let cancelAlarm = (): void => undefined;
-      /** Answers the run as it stands (given when the caller has just read it). */
-      const done = (row?: RunRow) => {
-        cancelAlarm();
-        // The last waiter takes the run's entry with it: a run that had ended before its
-        // caller began to wait (every run whose steps need no waiting) left an empty set
-        // behind for good, 40,000 of them after 40,000 such runs.
-        const set = this.waiters.get(executionId);
-        if (set?.delete(done) && set.size === 0) this.waiters.delete(executionId);
-        resolve(row ?? this.deps.repo.get(executionId));
-      };
-      const set = this.waiters.get(executionId) ?? new Set();
-      set.add(done);
-      this.waiters.set(executionId, set);
-      cancelAlarm = this.deps.alarms.at(this.deps.clock.now() + maxMs, () => done());
-      // Ended (or waiting for a person) already: answered now, with the row read by done().
-      if (this.deps.repo.status(executionId) !== 'running') done();
-    });
+    return this.waiters.waitFor(executionId, maxMs);
   }
 
   /**
@@ -334,7 +279,7 @@ export class WorkflowEngine {
       executionView(
         row,
         parseState(row.frontier),
-        this.definitionOf(row),
+        definitionOf(this.deps.workflows, row),
         steps.get(row.id) ?? [],
         undefined,
         reruns.get(row.id),
@@ -417,7 +362,7 @@ export class WorkflowEngine {
    */
   stop(): Promise<void> {
     this.closing = true;
-    for (const id of [...this.waiters.keys()]) this.settled(id);
+    this.waiters.answerAll();
     return Promise.resolve();
   }
 
@@ -429,7 +374,7 @@ export class WorkflowEngine {
    */
   private pump(executionId: string, started?: RunRow): void {
     if (this.closing) return;
-    const row = this.storedRow(executionId, started);
+    const row = storedRow(this.deps.repo, executionId, started);
     if (!row || !UNFINISHED.has(row.status)) return;
     const state = parseState(row.frontier);
     for (const act of state.acts) {
@@ -437,7 +382,7 @@ export class WorkflowEngine {
       if (this.inFlight.has(executionId, act.key)) continue;
       this.inFlight.track(executionId, act.key, this.launch(row, state, act));
     }
-    this.watchDeadline(row);
+    this.waiters.watchDeadline(row, (id) => void this.timeOut(id).catch(() => undefined));
   }
 
   private async launch(row: RunRow, state: RunState, act: Activation): Promise<void> {
@@ -500,7 +445,7 @@ export class WorkflowEngine {
       executionId: row.id,
       workflowId: row.workflow_id,
       attempt: act.attempt,
-      step: this.definitionOf(row).byId.get(act.step_id)!,
+      step: definitionOf(this.deps.workflows, row).byId.get(act.step_id)!,
       scope: this.memory.scope(row, state),
       reveal: (name) => this.deps.reveal(row.workspace_id, name),
       untilDue: (waiting) => this.inFlight.untilDue(row.id, act.key, waiting),
@@ -538,16 +483,6 @@ export class WorkflowEngine {
       this.end(t, 'timeout');
       this.commit(t);
     });
-  }
-
-  /** An in-memory alarm at the deadline while steps run here; parked runs have a timer. */
-  private watchDeadline(row: RunRow): void {
-    if (this.deadlines.has(row.id)) return;
-    const cancel = this.deps.alarms.at(row.deadline_at, () => {
-      this.deadlines.delete(row.id);
-      void this.timeOut(row.id).catch(() => undefined);
-    });
-    this.deadlines.set(row.id, cancel);
   }
 
   // --- transitions (inside a transaction; no effect outside the database but caches) -----------
@@ -593,7 +528,7 @@ export class WorkflowEngine {
       row: { ...row },
       stored: row.status,
       state: parseState(row.frontier),
-      definition: this.definitionOf(row),
+      definition: definitionOf(this.deps.workflows, row),
       now: this.deps.clock.now(),
       recorded: [],
     };
@@ -923,7 +858,7 @@ export class WorkflowEngine {
     row.frontier = JSON.stringify(state);
     if (t.stored === null) this.deps.repo.insert(row);
     else this.deps.repo.save(row, t.stored);
-    this.announce(row);
+    this.runChanges.announce(row);
     if (row.status === 'completed') {
       const view = this.viewAfter(t);
       if (this.waiters.has(row.id)) {
@@ -941,7 +876,7 @@ export class WorkflowEngine {
     if (!UNFINISHED.has(row.status)) this.memory.forget(row.id);
     if (row.status !== 'running') {
       const ended = UNFINISHED.has(row.status) ? undefined : row;
-      queueMicrotask(() => this.settled(row.id, ended));
+      queueMicrotask(() => this.waiters.settled(row.id, ended));
     }
   }
 
@@ -963,45 +898,5 @@ export class WorkflowEngine {
       created_at: new Date(row.created_at).toISOString(),
       failed_at: new Date(row.completed_at ?? row.cancelled_at ?? t.now).toISOString(),
     };
-  }
-
-  /**
-   * The run ended or waits for a person: answer waiting requests; forget its memory. `ended` is
-   * the row a transition that ended the run wrote (see storedRow; an ended run changes no more).
-   */
-  private settled(executionId: string, ended?: RunRow): void {
-    // Memory and alarms are for runs going on here; a run that ended has done with them.
-    let row: RunRow | undefined;
-    if (this.memory.has(executionId) || this.deadlines.has(executionId)) {
-      row = this.storedRow(executionId, ended);
-      if (row && !UNFINISHED.has(row.status)) {
-        this.memory.forget(executionId);
-        this.deadlines.get(executionId)?.();
-        this.deadlines.delete(executionId);
-      }
-    }
-    const set = this.waiters.get(executionId);
-    if (!set) return;
-    this.waiters.delete(executionId);
-    for (const done of set) done(row);
-  }
-
-  /**
-   * The run as stored. `written` is the row a transition wrote just before (a microtask ago):
-   * it is the stored row if the store has its status (its transaction committed; rolled back,
-   * the status differs or the row is gone), which is cheaper to check than to read the row.
-   */
-  private storedRow(executionId: string, written?: RunRow): RunRow | undefined {
-    return written && this.deps.repo.status(executionId) === written.status
-      ? written
-      : this.deps.repo.get(executionId);
-  }
-
-  // --- scope ------------------------------------------------------------------------------------
-
-  private definitionOf(row: RunRow): Definition {
-    const definition = this.deps.workflows.definition(row.workflow_id, row.version);
-    if (!definition) throw new Error(`workflow ${row.workflow_id} version ${row.version} is gone`);
-    return definition;
   }
 }
