@@ -7,11 +7,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ErrorCode } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
-import type {
-  ExecutionFailedData,
-  StepCompletedData,
-  WorkflowExecutionView,
-} from '../../shared/schemas/workflows.js';
+import type { StepCompletedData, WorkflowExecutionView } from '../../shared/schemas/workflows.js';
 import { delayAfterAttempt, stepBackoff } from '../../shared/backoff.js';
 import type { Clock } from '../time/clock.js';
 import type { EventService } from '../events/event.service.js';
@@ -24,13 +20,20 @@ import type { Alarms } from '../time/alarms.js';
 import type { RunRepository, RunRow, RunStatus, StepRunRow } from './run.repository.js';
 import { InFlight } from './in-flight.js';
 import { RunChanges, type RunChange } from './run-changes.js';
-import { completedResults, MEMORY_LIMIT, RunMemory } from './run-memory.js';
+import { completedResults, RunMemory } from './run-memory.js';
 import { kindOf } from './steps/index.js';
 import type { StepContext } from './steps/kind.js';
 import type { StepOutcome } from './steps/outcome.js';
 import type { StepRunner } from './steps/runner.js';
 import { definitionOf, storedRow, UNFINISHED, type Transition } from './transition.js';
-import { executionView, parseState, type Activation, type RunState } from './views.js';
+import { RunViews } from './run-views.js';
+import {
+  executionView,
+  failedEventData,
+  parseState,
+  type Activation,
+  type RunState,
+} from './views.js';
 import { Waiters } from './waiters.js';
 
 export type { RunChange } from './run-changes.js';
@@ -88,13 +91,13 @@ export class WorkflowEngine {
   private readonly runChanges = new RunChanges();
   private readonly memory: RunMemory;
   private readonly waiters: Waiters;
-  /** The final view of runs someone waits for, built once for the event and the answer. */
-  private readonly finalViews = new Map<string, WorkflowExecutionView>();
+  private readonly runViews: RunViews;
   private closing = false;
 
   constructor(private readonly deps: EngineDeps) {
     this.memory = new RunMemory(deps.repo);
     this.waiters = new Waiters({ ...deps, memory: this.memory });
+    this.runViews = new RunViews({ ...deps, memory: this.memory });
     deps.timers.register(WAKE_TIMER, (payload) => {
       const { execution_id, key } = payload as { execution_id: string; key: string };
       return this.wake(execution_id, key);
@@ -251,56 +254,22 @@ export class WorkflowEngine {
 
   /** The run as the API shows it; for a run that just ended, the view its event carried. */
   viewOf(row: RunRow): WorkflowExecutionView {
-    const final = this.finalViews.get(row.id);
-    if (final) {
-      this.finalViews.delete(row.id);
-      if (final.status === row.status) return final;
-    }
-    return this.view(row);
+    return this.runViews.viewOf(row);
   }
 
   /** A run by id as the API shows it (no workspace check: callers have done it). */
   find(executionId: string): WorkflowExecutionView | undefined {
-    const row = this.deps.repo.get(executionId);
-    return row && this.view(row);
+    return this.runViews.find(executionId);
   }
 
   /** The run as the API shows it. */
   view(row: RunRow): WorkflowExecutionView {
-    return this.views([row])[0]!;
+    return this.runViews.view(row);
   }
 
   /** Runs as the API shows them (a page of a list): their step rows and re-runs in two reads. */
   views(rows: readonly RunRow[]): WorkflowExecutionView[] {
-    const ids = rows.map((row) => row.id);
-    const steps = this.deps.repo.stepsOfRuns(ids);
-    const reruns = this.deps.repo.rerunsOfRuns(ids);
-    return rows.map((row) =>
-      executionView(
-        row,
-        parseState(row.frontier),
-        definitionOf(this.deps.workflows, row),
-        steps.get(row.id) ?? [],
-        undefined,
-        reruns.get(row.id),
-      ),
-    );
-  }
-
-  /** The run after a transition; its step rows are read only if it did not write them all. */
-  private viewAfter(t: Transition): WorkflowExecutionView {
-    const all = t.recorded.length > 0 && t.recorded[0]!.seq === 0;
-    const steps = all ? t.recorded : this.deps.repo.steps(t.row.id);
-    const trigger = this.memory.triggerOf(t.row.id);
-    return executionView(
-      t.row,
-      t.state,
-      t.definition,
-      steps,
-      trigger ? trigger.payload : undefined,
-      // A run that just started has no re-runs: only ending ones look.
-      t.stored === null ? [] : this.deps.repo.rerunsOf(t.row.id),
-    );
+    return this.runViews.views(rows);
   }
 
   /** The agents' decision on an approval a run waits for (inside the deciding transaction). */
@@ -860,16 +829,13 @@ export class WorkflowEngine {
     else this.deps.repo.save(row, t.stored);
     this.runChanges.announce(row);
     if (row.status === 'completed') {
-      const view = this.viewAfter(t);
-      if (this.waiters.has(row.id)) {
-        if (this.finalViews.size > MEMORY_LIMIT) this.finalViews.clear();
-        this.finalViews.set(row.id, view);
-      }
+      const view = this.runViews.after(t);
+      if (this.waiters.has(row.id)) this.runViews.keepFinal(row.id, view);
       this.deps.events.publish(row.workspace_id, 'workflow.execution.completed', { ...view });
     } else if (row.status === 'failed' || row.status === 'timeout' || row.status === 'cancelled') {
       // A cancelled run too: the spec has no cancelled event; data.status says which.
       this.deps.events.publish(row.workspace_id, 'workflow.execution.failed', {
-        ...this.failedData(t),
+        ...failedEventData(row, t.definition, t.now),
       });
     }
     // An ended run's memory goes now (were this rolled back, it is rebuilt from the store).
@@ -878,25 +844,5 @@ export class WorkflowEngine {
       const ended = UNFINISHED.has(row.status) ? undefined : row;
       queueMicrotask(() => this.waiters.settled(row.id, ended));
     }
-  }
-
-  private failedData(t: Transition): ExecutionFailedData {
-    const { row } = t;
-    return {
-      execution_id: row.id,
-      workflow_id: row.workflow_id,
-      workflow_name: t.definition.name,
-      status: row.status as ExecutionFailedData['status'],
-      failed_step: row.failed_step,
-      error: {
-        code: row.error_code ?? 'step_failed',
-        message: row.error_message ?? 'The run failed.',
-        details: { step_id: row.failed_step, agent_id: row.failed_agent_id },
-      },
-      steps_completed: row.steps_completed,
-      steps_total: t.definition.steps.length,
-      created_at: new Date(row.created_at).toISOString(),
-      failed_at: new Date(row.completed_at ?? row.cancelled_at ?? t.now).toISOString(),
-    };
   }
 }
