@@ -7,8 +7,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ErrorCode } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
-import type { StepCompletedData, WorkflowExecutionView } from '../../shared/schemas/workflows.js';
-import { delayAfterAttempt, stepBackoff } from '../../shared/backoff.js';
+import type { WorkflowExecutionView } from '../../shared/schemas/workflows.js';
 import type { Clock } from '../time/clock.js';
 import type { EventService } from '../events/event.service.js';
 import type { CommitQueue } from '../store/commit-queue.js';
@@ -26,6 +25,9 @@ import type { StepContext } from './steps/kind.js';
 import type { StepOutcome } from './steps/outcome.js';
 import type { StepRunner } from './steps/runner.js';
 import { definitionOf, storedRow, UNFINISHED, type Transition } from './transition.js';
+import { Outcomes } from './outcomes.js';
+import { RunEnd } from './run-end.js';
+import { RunTimers } from './run-timers.js';
 import { RunViews } from './run-views.js';
 import {
   executionView,
@@ -37,9 +39,6 @@ import {
 import { Waiters } from './waiters.js';
 
 export type { RunChange } from './run-changes.js';
-
-const WAKE_TIMER = 'workflow.wake';
-const TIMEOUT_TIMER = 'workflow.timeout';
 
 export type TriggerType = 'manual' | 'webhook' | 'schedule' | 'event';
 
@@ -92,19 +91,21 @@ export class WorkflowEngine {
   private readonly memory: RunMemory;
   private readonly waiters: Waiters;
   private readonly runViews: RunViews;
+  private readonly ending: RunEnd;
+  private readonly outcomes: Outcomes;
   private closing = false;
 
   constructor(private readonly deps: EngineDeps) {
     this.memory = new RunMemory(deps.repo);
     this.waiters = new Waiters({ ...deps, memory: this.memory });
     this.runViews = new RunViews({ ...deps, memory: this.memory });
-    deps.timers.register(WAKE_TIMER, (payload) => {
-      const { execution_id, key } = payload as { execution_id: string; key: string };
-      return this.wake(execution_id, key);
+    const timers = new RunTimers(deps.timers);
+    this.ending = new RunEnd({ ...deps, timers });
+    this.outcomes = new Outcomes({ ...deps, memory: this.memory, timers, ending: this.ending });
+    timers.register({
+      wake: (executionId, key) => this.wake(executionId, key),
+      timeOut: (executionId) => this.timeOut(executionId),
     });
-    deps.timers.register(TIMEOUT_TIMER, (payload) =>
-      this.timeOut((payload as { execution_id: string }).execution_id),
-    );
   }
 
   /**
@@ -216,7 +217,7 @@ export class WorkflowEngine {
     const apply = (): RunRow | undefined => {
       const t = this.begin(executionId);
       if (!t) return undefined;
-      this.end(t, 'cancelled');
+      this.ending.end(t, 'cancelled');
       this.commit(t);
       return t.row;
     };
@@ -431,7 +432,7 @@ export class WorkflowEngine {
       if (act.state === 'waiting') {
         const step = t.definition.byId.get(act.step_id)!;
         const result = kindOf(step).wokenResult?.(step) ?? null;
-        this.apply(t, act, { type: 'completed', result, next: [] });
+        this.outcomes.apply(t, act, { type: 'completed', result, next: [] });
         this.advance(t);
         this.commit(t);
       } else if (act.state === 'retrying') {
@@ -449,7 +450,7 @@ export class WorkflowEngine {
     await this.deps.commits.run(() => {
       const t = this.begin(executionId);
       if (!t || t.now < t.row.deadline_at) return;
-      this.end(t, 'timeout');
+      this.ending.end(t, 'timeout');
       this.commit(t);
     });
   }
@@ -481,9 +482,9 @@ export class WorkflowEngine {
     const act = t.state.acts.find((candidate) => candidate.key === key);
     // Gone or moved on (cancelled, timed out, a parallel sibling won): the outcome is dropped.
     if (!act || act.state !== expected) return undefined;
-    if (t.now >= t.row.deadline_at) this.end(t, 'timeout');
+    if (t.now >= t.row.deadline_at) this.ending.end(t, 'timeout');
     else {
-      this.apply(t, act, outcome);
+      this.outcomes.apply(t, act, outcome);
       this.advance(t);
     }
     this.commit(t);
@@ -501,70 +502,6 @@ export class WorkflowEngine {
       now: this.deps.clock.now(),
       recorded: [],
     };
-  }
-
-  private apply(t: Transition, act: Activation, outcome: StepOutcome): void {
-    const step = t.definition.byId.get(act.step_id)!;
-    switch (outcome.type) {
-      case 'completed': {
-        this.record(t, act, 'completed', outcome.result, null, true, outcome.injectedFault);
-        const next =
-          outcome.next.length > 0 || step.type === 'condition'
-            ? outcome.next
-            : step.next_step_id
-              ? [step.next_step_id]
-              : [];
-        this.follow(t, act, next);
-        break;
-      }
-      case 'failed': {
-        const { max_attempts: maxAttempts, backoff_multiplier: multiplier } =
-          t.definition.settings.retry_policy;
-        const error = { code: outcome.code, message: outcome.message };
-        if (act.attempt < maxAttempts) {
-          this.record(t, act, 'failed', outcome.result, error, false, outcome.injectedFault);
-          act.attempt += 1;
-          act.state = 'retrying';
-          act.wake_at = t.now + delayAfterAttempt(stepBackoff(multiplier), act.attempt - 1);
-          this.park(t, act);
-          break;
-        }
-        this.record(t, act, 'failed', outcome.result, error, true, outcome.injectedFault);
-        if (step.on_error) this.follow(t, act, [step.on_error]);
-        else if (t.definition.settings.error_handling === 'continue') {
-          this.follow(t, act, step.next_step_id ? [step.next_step_id] : []);
-        } else {
-          this.end(t, 'failed', { step: step.id, agentId: outcome.agentId, ...error });
-        }
-        break;
-      }
-      case 'waiting':
-        act.state = 'waiting';
-        act.wake_at = outcome.wakeAt;
-        this.park(t, act);
-        break;
-      case 'awaiting_approval':
-        act.state = 'awaiting_approval';
-        act.agent_execution_id = outcome.agentExecutionId;
-        this.deps.repo.addApproval(outcome.agentExecutionId, t.row.id, act.key);
-        this.armTimeout(t);
-        break;
-      case 'fork': {
-        t.state.acts = t.state.acts.filter((candidate) => candidate !== act);
-        t.state.joins.push({
-          key: act.key,
-          step_id: act.step_id,
-          branch: act.branch,
-          pending: outcome.children.length,
-          wait_for_all: outcome.waitForAll,
-          started_at: act.started_at,
-        });
-        for (const child of outcome.children) this.activate(t, child, act.key);
-        break;
-      }
-      case 'interrupted':
-        break;
-    }
   }
 
   /**
@@ -590,230 +527,13 @@ export class WorkflowEngine {
         continue;
       }
       outcome.store?.();
-      this.apply(t, act, outcome);
+      this.outcomes.apply(t, act, outcome);
       ran += 1;
     }
     if (UNFINISHED.has(t.row.status) && t.state.acts.length === 0 && t.state.joins.length === 0) {
-      this.end(t, 'completed');
+      this.ending.end(t, 'completed');
     }
     return ran;
-  }
-
-  /** Removes the activation and starts its successors (or ends its branch). */
-  private follow(t: Transition, act: Activation, next: string[]): void {
-    t.state.acts = t.state.acts.filter((candidate) => candidate !== act);
-    if (next.length === 0) {
-      this.branchEnded(t, act.branch);
-      return;
-    }
-    for (const id of next) this.activate(t, id, act.branch);
-  }
-
-  private activate(t: Transition, stepId: string, branch: string | null): void {
-    t.state.acts.push({
-      key: `${stepId}#${t.state.n++}`,
-      step_id: stepId,
-      attempt: 1,
-      branch,
-      state: 'ready',
-      started_at: t.now,
-    });
-  }
-
-  /** A chain inside a parallel step ended: join when all (or, without wait_for_all, one) did. */
-  private branchEnded(t: Transition, branch: string | null): void {
-    if (branch === null) return;
-    const join = t.state.joins.find((candidate) => candidate.key === branch);
-    if (!join) return;
-    join.pending -= 1;
-    if (join.wait_for_all && join.pending > 0) return;
-    this.dropBranch(t, join.key);
-    t.state.joins = t.state.joins.filter((candidate) => candidate !== join);
-    const step = t.definition.byId.get(join.step_id)!;
-    const children = step.type === 'parallel' ? step.config.steps : [];
-    const pseudo: Activation = {
-      key: join.key,
-      step_id: join.step_id,
-      attempt: 1,
-      branch: join.branch,
-      state: 'ready',
-      started_at: join.started_at,
-    };
-    this.record(
-      t,
-      pseudo,
-      'completed',
-      {
-        branches: children.length,
-        wait_for_all: join.wait_for_all,
-        results: Object.fromEntries(children.map((id) => [id, this.memory.resultOf(t.row.id, id)])),
-      },
-      null,
-    );
-    if (step.next_step_id) this.activate(t, step.next_step_id, join.branch);
-    else this.branchEnded(t, join.branch);
-  }
-
-  /** Without wait_for_all the first chain wins: what still runs in the others is dropped. */
-  private dropBranch(t: Transition, branch: string): void {
-    t.state.acts = t.state.acts.filter((candidate) => candidate.branch !== branch);
-    for (const inner of t.state.joins.filter((candidate) => candidate.branch === branch)) {
-      t.state.joins = t.state.joins.filter((candidate) => candidate !== inner);
-      this.dropBranch(t, inner.key);
-    }
-  }
-
-  /**
-   * Stores a finished attempt; `final` ones emit step_completed, and those that completed
-   * count in steps_completed (a failed step, even one the run goes on after, does not).
-   */
-  private record(
-    t: Transition,
-    act: Activation,
-    status: 'completed' | 'failed',
-    result: unknown,
-    error: { code: ErrorCode; message: string } | null,
-    final = true,
-    injectedFault: string | null = null,
-  ): void {
-    const seq = t.state.seq++;
-    const step = t.definition.byId.get(act.step_id)!;
-    const stored = result === undefined ? null : JSON.stringify(result);
-    const stepRow: StepRunRow = {
-      execution_id: t.row.id,
-      seq,
-      step_id: act.step_id,
-      attempt: act.attempt,
-      status,
-      result: stored,
-      error_code: error?.code ?? null,
-      error_message: error?.message ?? null,
-      started_at: act.started_at,
-      completed_at: t.now,
-      injected_fault: injectedFault,
-    };
-    this.deps.repo.insertStep(stepRow);
-    t.recorded.push(stepRow);
-    if (!final) return;
-    if (status === 'completed') {
-      t.row.steps_completed += 1;
-      t.state.last_seq = seq;
-      t.lastResult = stored;
-      this.memory.remember(t.row.id, act.step_id, result);
-    }
-    const data: StepCompletedData = {
-      execution_id: t.row.id,
-      workflow_id: t.row.workflow_id,
-      step_id: act.step_id,
-      step_name: step.name,
-      step_type: step.type,
-      status,
-      attempt: act.attempt,
-      result: result ?? null,
-      error,
-      duration_ms: t.now - act.started_at,
-    };
-    this.deps.events.publish(t.row.workspace_id, 'workflow.execution.step_completed', { ...data });
-  }
-
-  /** A waiting or retrying activation gets a durable timer; the run, its timeout timer. */
-  private park(t: Transition, act: Activation): void {
-    this.deps.timers.schedule(
-      WAKE_TIMER,
-      act.wake_at!,
-      { execution_id: t.row.id, key: act.key },
-      t.row.id,
-    );
-    this.armTimeout(t);
-  }
-
-  private armTimeout(t: Transition): void {
-    if (t.state.armed) return;
-    t.state.armed = true;
-    this.deps.timers.schedule(
-      TIMEOUT_TIMER,
-      t.row.deadline_at,
-      { execution_id: t.row.id },
-      t.row.id,
-    );
-  }
-
-  private end(
-    t: Transition,
-    status: 'completed' | 'failed' | 'timeout' | 'cancelled',
-    failure?: { step: string; agentId: string | null; code: ErrorCode; message: string },
-  ): void {
-    const { row, state } = t;
-    const current = state.acts[0]?.step_id ?? null;
-    row.status = status;
-    if (status === 'cancelled') {
-      this.keepCancelledSteps(t);
-      row.cancelled_at = t.now;
-    } else row.completed_at = t.now;
-    state.acts = [];
-    state.joins = [];
-    if (status === 'completed') {
-      // The last completed step's result: from this transition, else from its stored row.
-      row.result =
-        t.lastResult !== undefined
-          ? t.lastResult
-          : state.last_seq === null
-            ? null
-            : (this.deps.repo.step(row.id, state.last_seq)?.result ?? null);
-    } else if (status === 'timeout') {
-      row.error_code = 'workflow_timeout';
-      row.error_message = `The run exceeded settings.timeout_seconds (${t.definition.settings.timeout_seconds} s).`;
-      row.failed_step = current;
-    } else if (status === 'cancelled') {
-      // Stored like a failure, so that the run's view and its failed event name the step.
-      row.error_code = 'execution_cancelled';
-      row.error_message = 'The run was cancelled.';
-      row.failed_step = current;
-      row.failed_agent_id = (current && t.definition.byId.get(current)?.agent_id) ?? null;
-    } else if (failure) {
-      row.error_code = failure.code;
-      row.error_message = failure.message;
-      row.failed_step = failure.step;
-      row.failed_agent_id = failure.agentId;
-    }
-    // Only a run that parked (a wait, a retry, an approval) ever had timers.
-    if (state.armed) this.deps.timers.cancelOwned(row.id);
-    this.deps.workflows.recordEnd(row.workflow_id, status === 'completed', t.now - row.created_at);
-  }
-
-  /**
-   * A cancelled run keeps a row for each step it was at (in flight, waiting, retrying, awaiting
-   * approval), marked cancelled; no step_completed event, as none of them completed. The
-   * approvals it waited on are cancelled in the same transaction, so none of them can be
-   * decided afterwards (a crash cannot leave one approvable).
-   */
-  private keepCancelledSteps(t: Transition): void {
-    for (const act of t.state.acts) {
-      const agentId = t.definition.byId.get(act.step_id)?.agent_id ?? null;
-      const approval = act.state === 'awaiting_approval' ? act.agent_execution_id : undefined;
-      const stepRow: StepRunRow = {
-        execution_id: t.row.id,
-        seq: t.state.seq++,
-        step_id: act.step_id,
-        attempt: act.attempt,
-        status: 'cancelled',
-        // As the pending step showed it: the agent execution it waited on.
-        result: approval
-          ? JSON.stringify({ agent_id: agentId, agent_execution_id: approval })
-          : null,
-        error_code: null,
-        error_message: null,
-        started_at: act.started_at,
-        completed_at: t.now,
-        injected_fault: null,
-      };
-      this.deps.repo.insertStep(stepRow);
-      t.recorded.push(stepRow);
-      if (approval) {
-        this.deps.repo.dropApproval(approval);
-        this.deps.approvals.cancelWithRun(approval, t.row.id);
-      }
-    }
   }
 
   /** Writes the run and its final event; wakes waiters once committed. */
