@@ -15,7 +15,7 @@ import {
 } from '../../shared/schemas/workflows.js';
 import { listRoute, objectRoute, tenantRoute, type RouteDef } from '../http/route.js';
 import { resourceRoutes } from '../http/resource-routes.js';
-import type { RunService } from './run.service.js';
+import type { ExecutionsService } from './executions.service.js';
 import type { WorkflowService } from './workflow.service.js';
 
 const read = tenantRoute('workflows:read');
@@ -41,7 +41,7 @@ const workflow = resourceRoutes({
   updateBody: WorkflowUpdateBody,
 });
 
-export function workflowRoutes(workflows: WorkflowService, runs: RunService): RouteDef[] {
+export function workflowRoutes(workflows: WorkflowService, runs: ExecutionsService): RouteDef[] {
   const executeRoute = (path: string, operationId: string, summary: string) =>
     objectRoute({
       method: 'POST',

@@ -38,7 +38,7 @@ export interface RunDetail {
   }[];
 }
 
-export class RunService {
+export class ExecutionsService {
   constructor(
     private readonly commits: CommitQueue,
     private readonly repo: RunRepository,
