@@ -170,6 +170,11 @@ export class Outcomes {
     final = true,
     injectedFault: string | null = null,
   ): void {
+    // A step counts once in steps_completed even if it completes again: graphs that reach a step
+    // twice inside a parallel are refused when written, but one stored before that rule (or
+    // brought in by a snapshot) may still run it twice. Asked before the row below is stored.
+    const counts =
+      final && status === 'completed' && !this.deps.memory.completed(t.row.id, act.step_id);
     const seq = t.state.seq++;
     const step = t.definition.byId.get(act.step_id)!;
     const stored = result === undefined ? null : JSON.stringify(result);
@@ -190,7 +195,7 @@ export class Outcomes {
     t.recorded.push(stepRow);
     if (!final) return;
     if (status === 'completed') {
-      t.row.steps_completed += 1;
+      if (counts) t.row.steps_completed += 1;
       t.state.last_seq = seq;
       t.lastResult = stored;
       this.deps.memory.remember(t.row.id, act.step_id, result);

@@ -59,6 +59,11 @@ export class RunMemory {
     this.memoryOf(executionId).results.set(stepId, result ?? null);
   }
 
+  /** Whether the run has completed this step already. */
+  completed(executionId: string, stepId: string): boolean {
+    return this.memoryOf(executionId).results.has(stepId);
+  }
+
   resultOf(executionId: string, stepId: string): unknown {
     return this.memoryOf(executionId).results.get(stepId) ?? null;
   }
