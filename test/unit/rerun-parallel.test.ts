@@ -2,25 +2,11 @@
 // end before the branches' rows (a parallel step's own row is written at its join, after them),
 // so no step is counted twice and steps_completed stays within steps_total.
 import test from 'ava';
-import { rmSync } from 'node:fs';
-import { buildServices } from '../../daemon/app/services.js';
-import { tempDir } from '../helpers/app.js';
+import { runningServices } from '../helpers/services.js';
 import { waitStep } from '../helpers/workflows.js';
 
 test('a re-run from a parallel step keeps only what ran before it', async (t) => {
-  const dir = tempDir();
-  const services = buildServices(
-    { dataDir: dir, environment: 'sandbox' },
-    { info: () => undefined, error: () => undefined },
-  );
-  services.timers.start();
-  t.teardown(async () => {
-    await services.engine.stop();
-    await services.timers.stop();
-    services.alarms.clear();
-    services.db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const services = runningServices(t);
   const ws = services.workspaces.defaultWorkspaceId;
   const workflow = services.workflows.create(ws, {
     name: 'fan',

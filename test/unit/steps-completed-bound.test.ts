@@ -7,14 +7,13 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildServices } from '../../daemon/app/services.js';
 import { tempDir } from '../helpers/app.js';
+import { silent, runningServices } from '../helpers/services.js';
 import { waitStep } from '../helpers/workflows.js';
-
-const quiet = { info: () => undefined, error: () => undefined };
 
 test('a step a stored parallel reaches twice counts once in steps_completed', async (t) => {
   const dir = tempDir();
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const first = buildServices({ dataDir: dir, environment: 'sandbox' }, quiet);
+  const first = buildServices({ dataDir: dir, environment: 'sandbox' }, silent);
   const ws = first.workspaces.defaultWorkspaceId;
   const workflow = first.workflows.create(ws, {
     name: 'twice',
@@ -38,14 +37,7 @@ test('a step a stored parallel reaches twice counts once in steps_completed', as
   db.close();
   t.true(changed > 0, 'the stored version was rewritten');
 
-  const services = buildServices({ dataDir: dir, environment: 'sandbox' }, quiet);
-  services.timers.start();
-  t.teardown(async () => {
-    await services.engine.stop();
-    await services.timers.stop();
-    services.alarms.clear();
-    services.db.close();
-  });
+  const services = runningServices(t, dir);
   const run = await services.runs.execute(ws, workflow.id, {
     input: {},
     wait_for_completion: true,
