@@ -304,8 +304,11 @@ test('a --foreground daemon logs to stdout and to its log file, so `svc daemon l
     if (child.exitCode === null) child.kill('SIGKILL');
   });
   let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  // Only a guard against a hang: a loaded 2-core machine took over 30 s to start it.
   const listening = new Promise<boolean>((resolve) => {
-    const timer = setTimeout(() => resolve(false), 30_000);
+    const timer = setTimeout(() => resolve(false), 90_000);
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
       if (stdout.includes('"msg":"svc daemon listening"')) {
@@ -314,7 +317,7 @@ test('a --foreground daemon logs to stdout and to its log file, so `svc daemon l
       }
     });
   });
-  t.true(await listening, `stdout: ${stdout}`);
+  t.true(await listening, `stdout: ${stdout}\nstderr: ${stderr}`);
   const status = await cli(['daemon', 'status', '--json']);
   t.is(status.code, 0, output(status));
 
