@@ -55,7 +55,14 @@ export function downgradeTo(db: Db, version: number, keep: readonly string[] = [
     }
   }
   // What a later migration dropped (the insert triggers of the list counts, an index on
-  // deliveries) comes back: the result has exactly the schema of `version`.
+  // deliveries, the first knowledge index) comes back: the result has exactly the schema of
+  // `version`. Tables first; a virtual table makes its own shadow tables, which come after it.
+  const exists = db.prepare<[string], { n: number }>(
+    'SELECT COUNT(*) AS n FROM sqlite_master WHERE name = ?',
+  );
+  for (const [name, object] of kept) {
+    if (object.type === 'table' && !now.has(name) && exists.get(name)!.n === 0) db.exec(object.sql);
+  }
   for (const [name, object] of kept) {
     if ((object.type === 'trigger' || object.type === 'index') && !now.has(name))
       db.exec(object.sql);
