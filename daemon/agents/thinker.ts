@@ -1,11 +1,14 @@
 // Where an agent's answer comes from: a matching sandbox stub first, else the agent's brain
-// (its own choice, or the daemon's) fed with the passages of its knowledge that match.
+// (its own choice, or the daemon's) fed with the passages of its knowledge that match. An
+// action asked for (context.action: a workflow step's config.action) is checked first: one
+// whose capability is false fails the execution, naming the actions the agent may take.
 import { ApiError } from '../domain/errors.js';
 import type { FaultCall, InjectedFault } from '../faults/fault.service.js';
 import type { AgentRow } from './agent.repository.js';
 import type { AgentService } from './agent.service.js';
 import type { AgentSettings } from './agent-settings.js';
 import type { Brain, BrainInput, BrainResult } from './brains/brain.js';
+import { knownAllowedActions } from './brains/classify.js';
 import type { KnowledgeService } from './knowledge/knowledge.service.js';
 import type { Stub, StubService } from './stub.service.js';
 
@@ -42,6 +45,8 @@ export class Thinker {
     context: Record<string, unknown>,
     stub: Stub | undefined,
   ): Promise<Thought> {
+    const refused = this.refusedAction(agent, context);
+    if (refused) return refused;
     const injected = this.fromFault(agent, input);
     if (injected) return injected;
     const stubbed = this.fromStub(stub);
@@ -65,6 +70,8 @@ export class Thinker {
     context: Record<string, unknown>,
     stub: Stub | undefined,
   ): Thought | undefined {
+    const refused = this.refusedAction(agent, context);
+    if (refused) return refused;
     const { brain, brainInput } = this.brainFor(agent, input, context);
     // Fault rules are asked once per execution: here only when this answers, else in think().
     const local = brain.thinkLocally !== undefined && (brain.answersLocally?.(brainInput) ?? true);
@@ -121,6 +128,23 @@ export class Thinker {
     return { error, injectedFault: fault.id };
   }
 
+  /** A failure when the action asked for is one the agent may not take (capability false). */
+  private refusedAction(agent: AgentRow, context: Record<string, unknown>): Thought | undefined {
+    const action = askedAction(context);
+    if (action === undefined) return undefined;
+    const { capabilities } = this.agents.profile(agent);
+    if (capabilities[action] !== false) return undefined;
+    const allowed = knownAllowedActions(capabilities);
+    const step = typeof context.step_id === 'string' ? `Step '${context.step_id}' asks` : 'Asked';
+    return {
+      error: new ApiError(
+        'guardrail_violation',
+        `${step} agent ${agent.id} to take the action '${action}', which its capabilities switch off (capabilities.${action} is false). It may take ${allowed.join(', ')}, or any other action whose capability is not false: change the step's config.action, or set capabilities.${action} to true on the agent.`,
+        { extras: { guardrail: 'capabilities', action, allowed_actions: allowed } },
+      ),
+    };
+  }
+
   private fromStub(stub: Stub | undefined): Thought | undefined {
     if (stub?.fail)
       return {
@@ -144,8 +168,24 @@ export class Thinker {
       input,
       context,
       passages: this.knowledge.retrieve(agent.id, input),
+      action: askedAction(context),
       timeoutMs: this.settings.executionTimeoutMs,
     };
     return { brain, brainInput };
   }
+}
+
+/**
+ * The action asked for in an execution's context (a workflow step puts its config.action
+ * there), in the snake_case every answer's action has ("Send-Email" asks for send_email); none
+ * when it has no letter or digit.
+ */
+function askedAction(context: Record<string, unknown>): string | undefined {
+  if (typeof context.action !== 'string') return undefined;
+  const action = context.action
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, 100);
+  return action === '' ? undefined : action;
 }

@@ -38,6 +38,7 @@ import { publicRoutes } from './public.routes.js';
 import { FixedWindowLimiter } from '../ratelimit/limiter.js';
 import { DEFAULT_ENTERPRISE_MULTIPLIER, RatePlans } from '../ratelimit/plans.js';
 import { buildServices, type ServiceOptions, type Services } from './services.js';
+import { logFailures } from './failure-log.js';
 import { MAX_KNOWLEDGE_BYTES } from '../agents/knowledge/knowledge.service.js';
 import { webhookRoutes } from '../webhooks/webhook.routes.js';
 import { integrationRoutes } from '../integrations/integration.routes.js';
@@ -110,6 +111,8 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     ...(options.serverFactory ? { serverFactory: options.serverFactory } : {}),
   });
   const services = buildServices({ ...options, urls }, app.log);
+  // Failures said at warn in the daemon log (svc logs --level warn).
+  if (options.logger) logFailures(options.logger, services);
   const {
     clock,
     clockService,

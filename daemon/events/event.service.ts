@@ -23,6 +23,8 @@ export type FanoutHook = (event: EventEnvelope, json: string) => void;
 /** Emits `published` with each event once it is committed (svc events tail, listeners). */
 export class EventService extends EventEmitter<{ published: [EventEnvelope] }> {
   private readonly fanouts: FanoutHook[] = [];
+  /** Listeners of some event types only (watch), by type. */
+  private readonly watchers = new Map<EventType, ((event: EventEnvelope) => void)[]>();
 
   constructor(
     private readonly db: Transactions,
@@ -40,6 +42,15 @@ export class EventService extends EventEmitter<{ published: [EventEnvelope] }> {
     this.fanouts.push(hook);
   }
 
+  /**
+   * Hears the events of these types once they are committed (the daemon log's failure lines):
+   * unlike a 'published' listener, events of other types cost nothing more.
+   */
+  watch(types: readonly EventType[], listener: (event: EventEnvelope) => void): void {
+    for (const type of types)
+      this.watchers.set(type, [...(this.watchers.get(type) ?? []), listener]);
+  }
+
   /** Stores an event and its fan-out atomically. Call it inside the caller's transaction when the event belongs to a change. */
   publish(workspaceId: string, type: EventType, data: Record<string, unknown>): EventEnvelope {
     const { event, store } = this.prepare(workspaceId, type, data);
@@ -47,10 +58,11 @@ export class EventService extends EventEmitter<{ published: [EventEnvelope] }> {
       // Part of the caller's change: its transaction makes it atomic (and may still roll back,
       // so listeners hear of the event only once it is settled).
       store();
-      if (this.listenerCount('published') > 0) queueMicrotask(() => this.notifyIfStored(event));
+      if (this.listenerCount('published') > 0 || this.watchers.has(type))
+        queueMicrotask(() => this.notifyIfStored(event));
     } else {
       this.db.transaction(store)();
-      this.emit('published', event);
+      this.notify(event);
     }
     return event;
   }
@@ -68,7 +80,7 @@ export class EventService extends EventEmitter<{ published: [EventEnvelope] }> {
   ): Promise<EventEnvelope> {
     const { event, store } = this.prepare(workspaceId, type, data);
     await this.commits.run(store);
-    this.emit('published', event);
+    this.notify(event);
     return event;
   }
 
@@ -121,7 +133,12 @@ export class EventService extends EventEmitter<{ published: [EventEnvelope] }> {
   }
 
   private notifyIfStored(event: EventEnvelope): void {
-    if (this.repo.exists(event.workspace_id, event.id)) this.emit('published', event);
+    if (this.repo.exists(event.workspace_id, event.id)) this.notify(event);
+  }
+
+  private notify(event: EventEnvelope): void {
+    this.emit('published', event);
+    for (const watcher of this.watchers.get(event.type) ?? []) watcher(event);
   }
 }
 

@@ -7,7 +7,8 @@
 // and refused ones (4xx) have a budget each, so a refusal shows even amid a flood of successes,
 // and a flood of refusals (a rate-limit test's 429s) is sampled too. The lines left out are
 // counted and said in one line at the end of their second. Errors and 5xx answers are always
-// written; at `debug` and `trace` every line is.
+// written; at `debug` and `trace` every line is. A stream the client closed early is a `debug`
+// line.
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { redactUrl } from '../platform/logger.js';
@@ -116,6 +117,23 @@ export class RequestLogController extends LogController {
     };
     if (error) this.log.error({ ...line, err: error }, 'request errored');
     else this.log.info(line, 'request');
+  }
+
+  /**
+   * A response stream that ended early: a client that closed it (Ctrl-C on `svc events tail`,
+   * a browser leaving the dashboard) is ordinary, so at `debug`, not Fastify's `info`; any
+   * other stream error stays a warning.
+   */
+  override streamError(error: Error & { code?: string }, request: FastifyRequest): void {
+    if (!this.log) return;
+    if (error.code === 'ERR_STREAM_PREMATURE_CLOSE') {
+      this.log.debug({ req_id: request.id }, 'stream closed prematurely');
+    } else {
+      this.log.warn(
+        { req_id: request.id, err: error },
+        'response terminated with an error with headers already sent',
+      );
+    }
   }
 
   /** Writes the count of lines left out since the last one said (at a stop). */

@@ -66,7 +66,7 @@ export async function startDaemon(config: DaemonConfig, logger: Logger): Promise
         allowPrivateNetwork: config.allowPrivateNetwork,
         urls: serverUrls(config.host, config.port),
         onShutdownRequest: () => onShutdownRequest.handler?.(),
-        storeSwap: storeSwap(config.dataDir, databaseFile, () => swap.host!),
+        storeSwap: storeSwap(config.dataDir, databaseFile, () => swap.host!, logger),
       },
       databaseFile,
       logger,

@@ -1,6 +1,7 @@
 // svc state import|reset: prepares the new store beside the live one (a copy of the snapshot,
 // checked and migrated on a worker thread, so a bad or big snapshot never stops the daemon), then
-// has the host swap it in.
+// has the host swap it in. Either one replaces the whole sandbox: the daemon log says so at
+// `warn` (counts only: the answer's new secrets and keys are never logged).
 import { renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { VERSION } from '../../shared/package-info.js';
@@ -11,7 +12,17 @@ import { MIGRATIONS } from '../store/migrations.js';
 import { prepareImportOffThread } from '../store/import-thread.js';
 import type { AppHost } from './app-host.js';
 
-export function storeSwap(dataDir: string, databaseFile: string, host: () => AppHost): StoreSwap {
+/** Where a swap is said (the daemon's logger). */
+export interface SwapLog {
+  warn(fields: object, message: string): void;
+}
+
+export function storeSwap(
+  dataDir: string,
+  databaseFile: string,
+  host: () => AppHost,
+  log?: SwapLog,
+): StoreSwap {
   // One import at a time: both would prepare the same staging file, and the thread leaves the
   // event loop free to take a second request meanwhile.
   let importing = false;
@@ -25,7 +36,20 @@ export function storeSwap(dataDir: string, databaseFile: string, host: () => App
       }
       importing = true;
       try {
-        return await importSnapshot(input);
+        const answer = await importSnapshot(input);
+        log?.warn(
+          {
+            file: answer.imported,
+            schema_version: answer.schema_version,
+            migrated: answer.migrated,
+            dropped_secrets: answer.dropped_secrets.length,
+            new_secrets: answer.new_secrets.length,
+            keys: answer.keys.length,
+            dropped_operator_keys: answer.dropped_operator_keys,
+          },
+          'state imported: the whole sandbox was replaced by the snapshot',
+        );
+        return answer;
       } finally {
         importing = false;
       }
@@ -33,6 +57,10 @@ export function storeSwap(dataDir: string, databaseFile: string, host: () => App
     async reset() {
       // The swap moves the old store aside; the app then starts on no store, as on a first start.
       await host().swap(() => undefined);
+      log?.warn(
+        { data_dir: dataDir },
+        'state reset: the whole sandbox was replaced by an empty one',
+      );
       return { reset: true as const, data_dir: dataDir };
     },
   };

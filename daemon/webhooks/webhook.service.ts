@@ -41,6 +41,7 @@ export class WebhookService {
   private readonly openedSecrets = new Map<string, { sealed: string; secret: string }>();
   /** Sends the deliveries a webhook held once it is active again (see whenResumed). */
   private releaseHeld: (webhookId: string, at: number) => void = () => undefined;
+  private readonly failedListeners: ((row: WebhookRow) => void)[] = [];
 
   constructor(
     private readonly db: Transactions,
@@ -161,6 +162,14 @@ export class WebhookService {
     this.releaseHeld = release;
   }
 
+  /**
+   * Hears a webhook turned failed (its delivery's attempts ran out), inside that transaction:
+   * the daemon log says so once it is committed.
+   */
+  onFailed(listener: (row: WebhookRow) => void): void {
+    this.failedListeners.push(listener);
+  }
+
   /** A delivery was created for the webhook at `at` (its total and last_triggered_at). */
   markTriggered(id: string, at: number): void {
     this.repo.markTriggered(id, at);
@@ -172,6 +181,7 @@ export class WebhookService {
     if (outcome.exhausted) {
       this.repo.setStatus(row.id, 'failed', this.clock.now());
       this.activeCache.delete(row.workspace_id);
+      for (const listener of this.failedListeners) listener(row);
     }
   }
 

@@ -155,7 +155,10 @@ export const DocumentParams = z.strictObject({ agent_id: z.string(), document_id
 
 export const ExecuteBody = z.strictObject({
   input: z.string().min(1).max(100_000),
-  context: z.record(z.string(), z.unknown()).optional(),
+  context: z.record(z.string(), z.unknown()).optional().meta({
+    description:
+      "Passed to the agent's brain. `context.action` (a workflow step puts its config.action there) is the action the agent takes, in snake_case; one whose capability is false fails the execution with 403 guardrail_violation naming the actions the agent may take",
+  }),
   wait_for_completion: z.boolean().optional(),
 });
 

@@ -89,7 +89,11 @@ export const AgentActionConfig = z
       description: "The agent's input text (a template); default '<action>: <input_mapping>'",
     }),
   })
-  .meta({ title: 'AgentActionConfig' });
+  .meta({
+    title: 'AgentActionConfig',
+    description:
+      "action is the action the agent takes (passed as the execution's context.action; 403 guardrail_violation when the agent's capability for it is false)",
+  });
 export const ConditionConfig = z
   .looseObject(configSchema(STEP_FIELDS.condition))
   .meta({ title: 'ConditionConfig' });

@@ -39,11 +39,18 @@ export function downgradeTo(db: Db, version: number, keep: readonly string[] = [
   const kept = schemaOf(older);
   const now = schemaOf(db);
   for (const name of keep) now.delete(name);
-  // Triggers and indexes first, then tables (which take their own indexes with them).
+  const exists = db.prepare<[string], { n: number }>(
+    'SELECT COUNT(*) AS n FROM sqlite_master WHERE name = ?',
+  );
+  // Triggers and indexes first, then tables (which take their own indexes with them), virtual
+  // tables before the others: they take their shadow tables, which may not be dropped alone.
+  const isVirtual = (object: { sql: string }) => /^CREATE VIRTUAL TABLE/i.test(object.sql ?? '');
+  const ordered = [...now].sort(([, a], [, b]) => Number(isVirtual(b)) - Number(isVirtual(a)));
   for (const type of ['trigger', 'index', 'table'] as const) {
-    for (const [name, object] of now) {
+    for (const [name, object] of ordered) {
       if (object.type !== type || kept.has(name)) continue;
       if (type !== 'table' && !now.has(object.table)) continue;
+      if (exists.get(name)!.n === 0) continue;
       db.exec(`DROP ${type.toUpperCase()} IF EXISTS "${name}"`);
     }
   }
@@ -55,7 +62,13 @@ export function downgradeTo(db: Db, version: number, keep: readonly string[] = [
     }
   }
   // What a later migration dropped (the insert triggers of the list counts, an index on
-  // deliveries) comes back: the result has exactly the schema of `version`.
+  // deliveries, the first knowledge index) comes back: the result has exactly the schema of
+  // `version`. Tables first, virtual ones before the others: they make their own shadow tables.
+  for (const [name, object] of [...kept].sort(
+    ([, a], [, b]) => Number(isVirtual(b)) - Number(isVirtual(a)),
+  )) {
+    if (object.type === 'table' && !now.has(name) && exists.get(name)!.n === 0) db.exec(object.sql);
+  }
   for (const [name, object] of kept) {
     if ((object.type === 'trigger' || object.type === 'index') && !now.has(name))
       db.exec(object.sql);

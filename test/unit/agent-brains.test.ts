@@ -204,9 +204,9 @@ test('chunkText: one passage per paragraph, lines joined, whitespace collapsed',
   const text =
     'First line\nsame paragraph.\r\n\r\nSecond   paragraph\twith  tabs.\n \n\n---\n\n# Third\n';
   t.deepEqual(chunkText(text), [
-    'First line same paragraph.',
-    'Second paragraph with tabs.',
-    '# Third',
+    { heading: null, text: 'First line same paragraph.' },
+    { heading: null, text: 'Second paragraph with tabs.' },
+    { heading: null, text: '# Third' },
   ]);
   t.deepEqual(chunkText(''), []);
   t.deepEqual(chunkText('\n\n  \n***\n\n'), [], 'punctuation-only paragraphs carry nothing');
@@ -215,7 +215,7 @@ test('chunkText: one passage per paragraph, lines joined, whitespace collapsed',
 test('chunkText: long paragraphs are cut at sentence ends, at most 600 characters each', (t) => {
   const sentence = 'This sentence is about forty-six characters. ';
   const paragraph = sentence.repeat(40).trim();
-  const chunks = chunkText(paragraph);
+  const chunks = chunkText(paragraph).map((chunk) => chunk.text);
   t.true(chunks.length > 1);
   for (const chunk of chunks) {
     t.true(chunk.length <= 600, `${chunk.length}`);
@@ -224,7 +224,7 @@ test('chunkText: long paragraphs are cut at sentence ends, at most 600 character
   t.is(chunks.join(' '), paragraph, 'nothing lost, nothing added');
 
   const word = 'a'.repeat(1500);
-  const pieces = chunkText(word);
+  const pieces = chunkText(word).map((chunk) => chunk.text);
   t.deepEqual(
     pieces.map((piece) => piece.length),
     [600, 600, 300],
@@ -310,10 +310,11 @@ test('extractText reads the text of the built PDF and DOCX; a damaged PDF is inv
   t.deepEqual(twoLines.split(/\s*\n\s*/).filter(Boolean), ['First line.', 'Second line.']);
 
   const paragraphs = ['Shipping & handling <free>.', 'Returns "within" 30 days.'];
-  t.deepEqual(chunkText(await extractText('docx', buildDocx(paragraphs), 'c.docx')), paragraphs);
+  const passages = paragraphs.map((text) => ({ heading: null, text }));
+  t.deepEqual(chunkText(await extractText('docx', buildDocx(paragraphs), 'c.docx')), passages);
   t.deepEqual(
     chunkText(await extractText('docx', buildDocx(paragraphs, { store: true }), 'd.docx')),
-    paragraphs,
+    passages,
   );
 
   const damaged = buildPdf('Hello').subarray(0, 30);

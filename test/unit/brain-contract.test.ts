@@ -2,10 +2,10 @@
 // inputs for each: `simulated`, `openai` against a local OpenAI-compatible server this file
 // starts, and `replay` from a cassette this file records with the openai brain. A brain added
 // later joins SUBJECTS and inherits every clause: the shape of a result (action, output,
-// confidence in [0, 1]), never an action whose capability is false, the same answer for the
-// same question where the brain promises it, thinkLocally only for brains that need no network,
-// failures as ApiErrors with their documented codes, and (through the execution service) never
-// a blocked action.
+// confidence in [0, 1]), never an action whose capability is false, the action asked for (a
+// workflow step's) taken, the same answer for the same question where the brain promises it,
+// thinkLocally only for brains that need no network, failures as ApiErrors with their
+// documented codes, and (through the execution service) never a blocked action.
 import test, { type ExecutionContext } from 'ava';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
@@ -252,6 +252,18 @@ const clauses: [string, (t: ExecutionContext, subject: Subject) => Promise<void>
     async (t, subject) => {
       for (const { c, input, result } of await answers(subject)) {
         t.not(input.agent.capabilities[result.action], false, `${c.name}: ${result.action}`);
+      }
+    },
+  ],
+  [
+    "an action asked for (a workflow step's config.action) is the answer's action",
+    async (t, subject) => {
+      for (const c of CASES) {
+        subject.prepare(c);
+        // The request is the one without it (cassettes recorded before still replay).
+        const result = await subject.brain.think({ ...inputOf(c), action: 'open_ticket' });
+        t.is(result.action, 'open_ticket', c.name);
+        t.is(typeof result.output, 'string', c.name);
       }
     },
   ],

@@ -10,12 +10,22 @@ test('a DOCX and a text file come back as passages from the worker', async (t) =
   const extractor = new KnowledgeExtractor(30_000);
   t.deepEqual(
     await extractor.passages('docx', buildDocx(['First answer.', 'Second answer.']), 'a.docx'),
-    ['First answer.', 'Second answer.'],
+    [
+      { heading: null, text: 'First answer.' },
+      { heading: null, text: 'Second answer.' },
+    ],
   );
-  t.deepEqual(await extractor.passages('txt', Buffer.from('One.\n\nTwo.'), 'a.txt'), [
-    'One.',
-    'Two.',
-  ]);
+  t.deepEqual(
+    await extractor.passages(
+      'txt',
+      Buffer.from('Refunds\n\nWithin 14 days.\n\nTo the card.'),
+      'a.txt',
+    ),
+    [
+      { heading: 'Refunds', text: 'Within 14 days.' },
+      { heading: 'Refunds', text: 'To the card.' },
+    ],
+  );
 });
 
 test('refusals keep their code: a damaged DOCX is 400, a zip bomb is 413', async (t) => {

@@ -28,6 +28,8 @@ export interface AgentProfile {
 /** A passage of the agent's knowledge that matches the input, with how much of the input it covers (0-1). */
 export interface Passage {
   text: string;
+  /** The heading the passage stands under in its document (searched with it, not quoted). */
+  heading?: string | null | undefined;
   documentId: string;
   coverage: number;
 }
@@ -37,6 +39,11 @@ export interface BrainInput {
   input: string;
   context: Record<string, unknown>;
   passages: Passage[];
+  /**
+   * The action asked for (a workflow step's config.action, passed as the execution's
+   * context.action), already checked to be one the agent may take: the answer takes it.
+   */
+  action?: string | undefined;
   /** Milliseconds the brain may take. */
   timeoutMs: number;
 }

@@ -85,3 +85,16 @@ function firstRule(input: string, allowed: (index: number) => boolean): number |
   }
   return best;
 }
+
+/**
+ * The actions an agent may take, named for a refusal: those the classifier knows and the
+ * capabilities set to true, without the ones set to false (any other action is allowed too).
+ */
+export function knownAllowedActions(capabilities: Record<string, boolean>): string[] {
+  const known = new Set([
+    ...RULES.map(([, action]) => action),
+    ...Object.values(DEFAULT_ACTIONS),
+    ...Object.keys(capabilities).filter((name) => capabilities[name] === true),
+  ]);
+  return [...known].filter((action) => capabilities[action] !== false).sort();
+}

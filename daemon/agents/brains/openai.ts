@@ -102,6 +102,7 @@ export class OpenAiBrain implements Brain {
       `The model at ${baseUrl}`,
       fallbackAction,
       agent.capabilities,
+      input.action,
     );
     if (recordTo !== undefined && this.cassettes) {
       const request = normalizeRequest(body);
@@ -169,7 +170,7 @@ export function chatRequest(
     'Answer ONLY with a JSON object: {"action": "<snake_case action>", "output": "<your reply>", "confidence": <0..1>}.',
     `Suggested action: ${fallback.action}.`,
     passages.length
-      ? `Knowledge you may quote:\n${passages.map((p) => `- ${p.text}`).join('\n')}`
+      ? `Knowledge you may quote:\n${passages.map((p) => `- ${p.heading ? `${p.heading}: ` : ''}${p.text}`).join('\n')}`
       : '',
   ]
     .filter(Boolean)
@@ -194,13 +195,17 @@ export function chatRequest(
 
 /**
  * The proposal in a chat completions answer (`who` names the model in errors). An action that
- * is not snake_case, or whose capability is false, gives way to `fallbackAction`.
+ * is not snake_case, or whose capability is false, gives way to `fallbackAction`; an action
+ * asked for (`asked`, a workflow step's) is the answer's action whatever the model proposed.
+ * The request is not changed by it (the step's action is in the context the model reads), so
+ * cassettes recorded before still replay.
  */
 export function readAnswer(
   text: string,
   who: string,
   fallbackAction: string,
   capabilities: Record<string, boolean>,
+  asked?: string,
 ): BrainResult {
   let body: ChatResponse | null;
   try {
@@ -213,7 +218,8 @@ export function readAnswer(
   const content = typeof raw === 'string' ? raw.trim() : '';
   if (!content)
     throw new ApiError('external_api_error', `${who} answered without content.`, { status: 502 });
-  return parseAnswer(content, fallbackAction, capabilities);
+  const answer = parseAnswer(content, fallbackAction, capabilities);
+  return asked === undefined ? answer : { ...answer, action: asked };
 }
 
 function trimSlash(url: string): string {

@@ -76,6 +76,7 @@ export class ReplayBrain implements Brain {
         `The recorded model (${entry})`,
         fallbackAction,
         input.agent.capabilities,
+        input.action,
       ),
     };
   }

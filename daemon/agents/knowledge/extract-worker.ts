@@ -3,7 +3,7 @@
 // API error to answer with. Run by extractor.ts; the event loop of the daemon stays free.
 import { parentPort, workerData } from 'node:worker_threads';
 import { ApiError } from '../../domain/errors.js';
-import { chunkText } from './chunk.js';
+import { chunkText, type Chunk } from './chunk.js';
 import { extractText, type KnowledgeFormat } from './extract.js';
 import { MAX_EXTRACTED_CHARS, MAX_PASSAGES } from './limits.js';
 
@@ -14,7 +14,7 @@ export interface ExtractJob {
 }
 
 export type ExtractOutcome =
-  | { type: 'passages'; passages: string[] }
+  | { type: 'passages'; passages: Chunk[] }
   | { type: 'refused'; code: ApiError['code']; message: string; param?: string | undefined };
 
 async function run(job: ExtractJob): Promise<ExtractOutcome> {

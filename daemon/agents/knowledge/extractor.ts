@@ -4,6 +4,7 @@
 import { Worker } from 'node:worker_threads';
 import { ApiError } from '../../domain/errors.js';
 import { workerScript } from '../../platform/worker-script.js';
+import type { Chunk } from './chunk.js';
 import type { KnowledgeFormat } from './extract.js';
 import type { ExtractJob, ExtractOutcome } from './extract-worker.js';
 import { MAX_CONCURRENT_EXTRACTIONS, WORKER_HEAP_MB } from './limits.js';
@@ -18,7 +19,7 @@ export class KnowledgeExtractor {
   ) {}
 
   /** The passages of a document, or the ApiError to answer with (400 damaged, 413 too big). */
-  async passages(format: KnowledgeFormat, content: Buffer, filename: string): Promise<string[]> {
+  async passages(format: KnowledgeFormat, content: Buffer, filename: string): Promise<Chunk[]> {
     await this.turn();
     try {
       const outcome = await this.runWorker({ format, filename, content: new Uint8Array(content) });

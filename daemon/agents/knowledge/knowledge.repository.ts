@@ -1,7 +1,9 @@
-// Knowledge documents and their text chunks, indexed with SQLite FTS5 for retrieval.
+// Knowledge documents and their passages, indexed with SQLite FTS5 (the porter stemmer over
+// unicode61, so that word forms match: "ship" finds "shipping") for retrieval.
 import type { ListQueryInput, Page } from '../../domain/pages.js';
-import { LIMIT_PARAM, type Db } from '../../store/database.js';
+import type { Db } from '../../store/database.js';
 import { ListQuery } from '../../store/list-query.js';
+import type { Chunk } from './chunk.js';
 
 export interface DocumentRow {
   id: string;
@@ -18,10 +20,11 @@ export interface DocumentRow {
 }
 
 export interface ChunkMatch {
+  heading: string | null;
   text: string;
   document_id: string;
-  /** bm25 rank: lower is better (negative numbers). */
-  rank: number;
+  /** How many of the searched terms the passage (heading or text) contains. */
+  covered: number;
 }
 
 export class KnowledgeRepository {
@@ -40,15 +43,29 @@ export class KnowledgeRepository {
        VALUES (@id, @agent_id, @workspace_id, @filename, @format, @type, @description, @size_bytes, @chunk_count, @characters, @created_at)`,
     );
     this.insertChunkStmt = db.prepare(
-      'INSERT INTO knowledge_chunks (text, document_id, agent_id, seq) VALUES (?, ?, ?, ?)',
+      'INSERT INTO knowledge_passages (heading, text, document_id, agent_id, seq) VALUES (?, ?, ?, ?, ?)',
     );
     this.getStmt = db.prepare<[string, string], DocumentRow>(
       'SELECT * FROM knowledge_documents WHERE id = ? AND agent_id = ?',
     );
     this.deleteDocStmt = db.prepare('DELETE FROM knowledge_documents WHERE id = ?');
-    this.deleteChunksStmt = db.prepare('DELETE FROM knowledge_chunks WHERE document_id = ?');
-    this.searchStmt = db.prepare<[string, string, number], ChunkMatch>(
-      `SELECT text, document_id, bm25(knowledge_chunks) AS rank FROM knowledge_chunks WHERE knowledge_chunks MATCH ? AND agent_id = ? ORDER BY rank ${LIMIT_PARAM}`,
+    this.deleteChunksStmt = db.prepare('DELETE FROM knowledge_passages WHERE document_id = ?');
+    // Each term is matched on its own (json_each) to count the terms a passage covers, with the
+    // tokenizer's stemming, so coverage and matching agree; ties go to the better bm25 rank,
+    // where the heading weighs twice the text.
+    this.searchStmt = db.prepare<
+      { terms: string; query: string; agent: string; limit: number },
+      ChunkMatch
+    >(
+      `WITH hits AS (
+         SELECT p.rowid AS id, COUNT(*) AS covered
+         FROM json_each(@terms) AS term JOIN knowledge_passages AS p ON knowledge_passages MATCH term.value
+         WHERE p.agent_id = @agent GROUP BY p.rowid)
+       SELECT p.heading, p.text, p.document_id, hits.covered
+       FROM knowledge_passages AS p JOIN hits ON hits.id = p.rowid
+       WHERE knowledge_passages MATCH @query AND p.agent_id = @agent
+       ORDER BY hits.covered DESC, bm25(knowledge_passages, 2.0, 1.0)
+       LIMIT @limit`,
     );
     this.hasAnyStmt = db.prepare<[string], { n: number }>(
       'SELECT COUNT(*) AS n FROM knowledge_documents WHERE agent_id = ?',
@@ -60,10 +77,12 @@ export class KnowledgeRepository {
   }
 
   /** Stores a document and its chunks atomically. */
-  insert(row: DocumentRow, chunks: string[]): void {
+  insert(row: DocumentRow, chunks: Chunk[]): void {
     this.db.transaction(() => {
       this.insertDocStmt.run(row);
-      chunks.forEach((chunk, seq) => this.insertChunkStmt.run(chunk, row.id, row.agent_id, seq));
+      chunks.forEach((chunk, seq) =>
+        this.insertChunkStmt.run(chunk.heading, chunk.text, row.id, row.agent_id, seq),
+      );
     })();
   }
 
@@ -78,8 +97,17 @@ export class KnowledgeRepository {
     })();
   }
 
-  search(agentId: string, ftsQuery: string, limit: number): ChunkMatch[] {
-    return this.searchStmt.all(ftsQuery, agentId, limit);
+  /**
+   * The passages that contain the most of `terms` (each an FTS5 phrase, such as `"ship"*`),
+   * best first.
+   */
+  search(agentId: string, terms: string[], limit: number): ChunkMatch[] {
+    return this.searchStmt.all({
+      terms: JSON.stringify(terms),
+      query: terms.join(' OR '),
+      agent: agentId,
+      limit,
+    });
   }
 
   hasDocuments(agentId: string): boolean {

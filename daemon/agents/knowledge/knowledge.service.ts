@@ -9,7 +9,7 @@ import { pick } from '../../domain/views.js';
 import { mapPage, type ListQueryInput, type Page } from '../../domain/pages.js';
 import type { Passage } from '../brains/brain.js';
 import type { DocumentRow, KnowledgeRepository } from './knowledge.repository.js';
-import { searchTerms } from './chunk.js';
+import { searchTerms, type Chunk } from './chunk.js';
 import { detectFormat } from './extract.js';
 import type { KnowledgeExtractor } from './extractor.js';
 import { MAX_KNOWLEDGE_BYTES } from './limits.js';
@@ -27,7 +27,7 @@ export interface UploadInput {
 export interface PreparedDocument {
   input: UploadInput;
   format: DocumentRow['format'];
-  chunks: string[];
+  chunks: Chunk[];
 }
 
 export class KnowledgeService {
@@ -88,7 +88,10 @@ export class KnowledgeService {
       description: input.description ?? null,
       size_bytes: input.content.length,
       chunk_count: chunks.length,
-      characters: chunks.reduce((sum, chunk) => sum + chunk.length, 0),
+      characters: chunks.reduce(
+        (sum, chunk) => sum + chunk.text.length + (chunk.heading?.length ?? 0),
+        0,
+      ),
       created_at: this.clock.now(),
     };
     this.repo.insert(row, chunks);
@@ -111,23 +114,26 @@ export class KnowledgeService {
     return { id, deleted: true };
   }
 
-  /** The passages that cover the most of the input's terms, best first. */
+  /**
+   * The passages that cover the most of the input's terms, best first. Terms match word forms
+   * (the index stems: "ship" finds "shipping") and prefixes; a passage's heading counts.
+   */
   retrieve(agentId: string, input: string, limit = 3): Passage[] {
     if (!this.agentHasDocuments(agentId)) return [];
     const terms = searchTerms(input);
     if (terms.length === 0) return [];
-    const query = terms.map((term) => `"${term}"*`).join(' OR ');
     return this.repo
-      .search(agentId, query, 20)
+      .search(
+        agentId,
+        terms.map((term) => `"${term}"*`),
+        limit,
+      )
       .map((match) => ({
         text: match.text,
+        heading: match.heading,
         documentId: match.document_id,
-        coverage: coverage(terms, match.text),
-        rank: match.rank,
-      }))
-      .sort((a, b) => b.coverage - a.coverage || a.rank - b.rank)
-      .slice(0, limit)
-      .map(({ text, documentId, coverage: covered }) => ({ text, documentId, coverage: covered }));
+        coverage: Math.round((match.covered / terms.length) * 100) / 100,
+      }));
   }
 
   private agentHasDocuments(agentId: string): boolean {
@@ -147,12 +153,6 @@ export class KnowledgeService {
       });
     return row;
   }
-}
-
-function coverage(terms: string[], text: string): number {
-  const words = new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
-  const covered = terms.filter((term) => [...words].some((word) => word.startsWith(term))).length;
-  return Math.round((covered / terms.length) * 100) / 100;
 }
 
 /** Keeps only the base name, without control characters or path separators. */
