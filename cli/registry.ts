@@ -10,6 +10,7 @@ import fixtures from './commands/fixtures.js';
 import faults from './commands/faults.js';
 import webhookReplay from './commands/webhook-replay.js';
 import workflowRerun from './commands/workflow-rerun.js';
+import waits from './commands/waits.js';
 import agentRecord from './commands/agent-record.js';
 import keys from './commands/keys.js';
 import listen from './commands/listen.js';
@@ -32,6 +33,7 @@ export const COMMANDS: CliEntry[] = [
   ...agentRecord,
   ...workflows,
   ...workflowRerun,
+  ...waits,
   ...secrets,
   ...workflowTemplates,
   ...webhooks,

@@ -216,6 +216,12 @@ export const ERROR_CODES = {
     type: 'timeout_error',
     description: 'The workflow exceeded settings.timeout_seconds.',
   },
+  wait_timeout: {
+    status: 408,
+    type: 'timeout_error',
+    description:
+      'svc settle, svc workflows wait or the testing kit waited its whole timeout: the message names what was still pending; wait longer or look at what it names (added code).',
+  },
   // Rate limits
   rate_limit_exceeded: {
     status: 429,

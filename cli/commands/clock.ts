@@ -1,4 +1,4 @@
-// svc clock show|advance|set|reset (sandbox only)
+// svc clock show|advance|set|reset|freeze|resume (sandbox only)
 import { formatOffset, parseDuration } from '../../shared/duration.js';
 import { command, defineCommands, group } from '../command.js';
 import { UsageError } from '../errors.js';
@@ -6,10 +6,10 @@ import { chalk } from '../output.js';
 import type { ClockState } from '../../shared/schemas/control-output.js';
 
 const describe = (state: ClockState) =>
-  `${chalk.cyan(state.now)}${state.offset_ms ? chalk.dim(` (real time ${state.real_now}, offset ${formatOffset(state.offset_ms)})`) : chalk.dim(' (real time)')}`;
+  `${chalk.cyan(state.now)}${state.frozen ? chalk.yellow(' frozen') : ''}${state.offset_ms ? chalk.dim(` (real time ${state.real_now}, offset ${formatOffset(state.offset_ms)})`) : chalk.dim(' (real time)')}`;
 
 export default defineCommands([
-  group(['clock'], 'The sandbox clock: show, advance, set, reset'),
+  group(['clock'], 'The sandbox clock: show, advance, set, reset, freeze, resume'),
   command({
     path: ['clock', 'show'],
     description: "Show the daemon's clock (also: svc clock)",
@@ -36,21 +36,51 @@ export default defineCommands([
   }),
   command({
     path: ['clock', 'set'],
-    description: 'Set the clock to a time (it keeps ticking from there)',
+    description:
+      'Set the clock to a time (it keeps ticking from there, or stays frozen if it was frozen)',
     args: [{ name: 'time', description: 'ISO 8601, e.g. 2030-01-01T00:00:00Z' }],
-    async run(ctx, [time]) {
+    options: [
+      { flags: '--frozen', description: 'freeze the clock at that time' },
+      { flags: '--ticking', description: 'let the clock tick from that time (resumes it)' },
+    ],
+    examples: ['svc clock set 2026-01-05T09:00:00Z --frozen'],
+    async run(ctx, [time], options) {
       if (Number.isNaN(Date.parse(time!)))
         throw new UsageError(`Not an ISO 8601 time: "${time}". Example: 2030-01-01T00:00:00Z`);
-      const state = await (await ctx.control()).clock.set.mutate({ to: time! });
+      if (options.frozen && options.ticking)
+        throw new UsageError('Give --frozen or --ticking, not both.');
+      const frozen = options.frozen ? true : options.ticking ? false : undefined;
+      const state = await (
+        await ctx.control()
+      ).clock.set.mutate({
+        to: time!,
+        ...(frozen === undefined ? {} : { frozen }),
+      });
       ctx.out.result(state, () => `Clock set to ${describe(state)}`);
     },
   }),
   command({
     path: ['clock', 'reset'],
-    description: 'Go back to real time',
+    description: 'Go back to real time (a frozen clock ticks again)',
     async run(ctx) {
       const state = await (await ctx.control()).clock.reset.mutate();
       ctx.out.result(state, () => `Clock reset to ${describe(state)}`);
+    },
+  }),
+  command({
+    path: ['clock', 'freeze'],
+    description: 'Stop the clock: only advance and set move it; timers fire on advance',
+    async run(ctx) {
+      const state = await (await ctx.control()).clock.freeze.mutate();
+      ctx.out.result(state, () => `Clock frozen at ${describe(state)}`);
+    },
+  }),
+  command({
+    path: ['clock', 'resume'],
+    description: 'Let a frozen clock tick again from where it stands',
+    async run(ctx) {
+      const state = await (await ctx.control()).clock.resume.mutate();
+      ctx.out.result(state, () => `Clock resumed at ${describe(state)}`);
     },
   }),
 ]);

@@ -83,7 +83,7 @@ function describeWorkflow(workflow: Workflow): string {
   return lines.join('\n');
 }
 
-function describeExecution(execution: Execution): string {
+export function describeExecution(execution: Execution): string {
   const lines = [
     `${chalk.cyan(execution.execution_id)} ${statusColour(execution.status)} ` +
       chalk.dim(`(workflow ${execution.workflow_id})`),

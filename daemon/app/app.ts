@@ -212,6 +212,8 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     keys,
     clock,
     clockService,
+    timers,
+    engine: services.engine,
     events,
     deliveries,
     stubs,

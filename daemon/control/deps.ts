@@ -19,6 +19,8 @@ import type {
 
 export type { DaemonStatus, ImportAnswer };
 import type { FaultService } from '../faults/fault.service.js';
+import type { WorkflowEngine } from '../engine/engine.js';
+import type { TimerService } from '../time/timer.service.js';
 
 export interface DaemonControl {
   environment: 'sandbox' | 'production';
@@ -45,6 +47,10 @@ export interface ControlDeps {
   keys: KeyService;
   clock: Clock;
   clockService: ClockService;
+  /** Durable timers: svc settle waits for those due. */
+  timers: Pick<TimerService, 'dueNow'>;
+  /** Runs: svc settle waits for their steps, svc workflows wait for their status. */
+  engine: Pick<WorkflowEngine, 'activity' | 'find' | 'onRunChange'>;
   events: EventService;
   deliveries: DeliveryService;
   agents: AgentService;

@@ -1,10 +1,7 @@
 // The control channel: what the CLI manages that the REST API does not (workspaces, keys,
 // the clock, the daemon itself) and live streams. Loopback only, control-token auth.
-import { isLoopback } from '../http/loopback.js';
-import { initTRPC, TRPCError } from '@trpc/server';
+import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
-import type { FastifyRequest } from 'fastify';
-import { timingSafeEqual } from 'node:crypto';
 import { isAbsolute } from 'node:path';
 import { on, type EventEmitter } from 'node:events';
 import {
@@ -23,7 +20,6 @@ import {
 } from '../../shared/schemas/control.js';
 import { toIso } from '../time/clock.js';
 import { ApiError } from '../domain/errors.js';
-import { issuesToError } from '../http/validation.js';
 import type { KeyRecord } from '../keys/key.service.js';
 import type { Workspace } from '../domain/workspace.js';
 import { sampleEventData } from '../events/samples.js';
@@ -36,6 +32,10 @@ import {
 } from '../../shared/schemas/workflows.js';
 import { SecretNotFoundError } from '../secrets/secret.service.js';
 import type { ControlDeps } from './deps.js';
+import { operator, t } from './procedure.js';
+import { waitProcedures } from './wait.procedures.js';
+
+export { controlContextFactory, isAuthorized, type ControlContext } from './procedure.js';
 import {
   OAuthAppCreateInput,
   OAuthAppIdInput,
@@ -76,84 +76,6 @@ import {
   WebhookReplayResult,
   WorkspaceView,
 } from '../../shared/schemas/control-output.js';
-import { insufficientStorage, isStorageFull } from '../store/storage-full.js';
-
-export interface ControlContext {
-  authorized: boolean;
-  loopback: boolean;
-  /** Named in the answer to a change the full disk could not take. */
-  dataDir: string;
-}
-
-export function controlContextFactory(controlToken: string, dataDir: string) {
-  const expected = Buffer.from(controlToken);
-  // tRPC's adapter passes more than the request (CreateFastifyContextOptions); only it is read.
-  return ({ req }: { req: FastifyRequest }): ControlContext => ({
-    authorized: isAuthorized(req.headers.authorization, expected),
-    loopback: isLoopback(req.socket.remoteAddress),
-    dataDir,
-  });
-}
-
-/** Whether an Authorization header carries the control token (compared in constant time). */
-export function isAuthorized(header: string | undefined, expected: Buffer): boolean {
-  const given = Buffer.from((header ?? '').replace(/^Bearer\s+/i, ''));
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}
-
-const t = initTRPC.context<ControlContext>().create({
-  errorFormatter({ shape, error }) {
-    const cause = error.cause;
-    return {
-      ...shape,
-      data: {
-        ...shape.data,
-        svc_code: cause instanceof ApiError ? cause.code : undefined,
-        svc_param: cause instanceof ApiError ? cause.param : undefined,
-        stack: undefined,
-      },
-    };
-  },
-});
-
-/** Only a loopback caller with the control token gets in; service errors keep their code. */
-const operator = t.procedure.use(async ({ ctx, next, getRawInput }) => {
-  if (!ctx.loopback)
-    throw new TRPCError({
-      code: 'FORBIDDEN',
-      message: 'The control channel answers loopback clients only.',
-    });
-  if (!ctx.authorized) {
-    throw new TRPCError({
-      code: 'UNAUTHORIZED',
-      message: 'Missing or wrong control token (it is in the data dir, file control-token).',
-    });
-  }
-  const result = await next();
-  if (result.ok) return result;
-  if (isStorageFull(result.error.cause)) {
-    // As on the REST API (507): the CLI says the disk is full, not "internal error".
-    const cause = insufficientStorage(ctx.dataDir);
-    throw new TRPCError({ code: trpcCode(cause.status), message: cause.message, cause });
-  }
-  const cause = (await inputError(result.error.cause, getRawInput)) ?? result.error.cause;
-  if (cause instanceof ApiError) {
-    throw new TRPCError({ code: trpcCode(cause.status), message: cause.message, cause });
-  }
-  return result;
-});
-
-/**
- * An input its schema refused, as the REST API words a body's fields (one sentence naming the
- * field and the bound it missed, code and param), instead of tRPC's message: zod's issues as JSON.
- */
-async function inputError(
-  cause: unknown,
-  getRawInput: () => Promise<unknown>,
-): Promise<ApiError | undefined> {
-  if (!(cause instanceof z.core.$ZodError)) return undefined;
-  return issuesToError(cause.issues, await getRawInput(), 'body', {});
-}
 
 export function createControlRouter(deps: ControlDeps) {
   const { workspaces, keys, clock, clockService, events, deliveries, agents, stubs, daemon } = deps;
@@ -240,9 +162,13 @@ export function createControlRouter(deps: ControlDeps) {
       set: operator
         .input(ClockSetInput)
         .output(ClockState)
-        .mutation(({ input }) => clockService.set(Date.parse(input.to))),
+        .mutation(({ input }) => clockService.set(Date.parse(input.to), input.frozen)),
       reset: operator.output(ClockState).mutation(() => clockService.reset()),
+      /** Only advance and set move a frozen clock. */
+      freeze: operator.output(ClockState).mutation(() => clockService.freeze()),
+      resume: operator.output(ClockState).mutation(() => clockService.resume()),
     }),
+    ...waitProcedures(deps),
     events: t.router({
       /** Sandbox only: publishes a sample (or the given) event, as if it had happened. */
       trigger: operator
@@ -580,14 +506,4 @@ function keyView(record: KeyRecord, now?: number): KeyView {
     revoked_at: toIso(record.revoked_at),
     rotated_to: record.rotated_to,
   };
-}
-
-function trpcCode(status: number): TRPCError['code'] {
-  if (status === 404) return 'NOT_FOUND';
-  if (status === 409) return 'CONFLICT';
-  if (status === 401) return 'UNAUTHORIZED';
-  if (status === 403) return 'FORBIDDEN';
-  if (status === 429) return 'TOO_MANY_REQUESTS';
-  if (status >= 500) return 'INTERNAL_SERVER_ERROR';
-  return 'BAD_REQUEST';
 }

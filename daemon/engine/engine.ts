@@ -21,6 +21,7 @@ import { RunDriver } from './driver.js';
 import { InFlight } from './in-flight.js';
 import { Outcomes } from './outcomes.js';
 import type { WorkflowCatalog } from './ports.js';
+import { runActivity, type RunActivity } from './run-activity.js';
 import { RunChanges, type RunChange } from './run-changes.js';
 import { RunEnd } from './run-end.js';
 import { RunMemory } from './run-memory.js';
@@ -33,6 +34,7 @@ import type { StepRunner } from './steps/runner.js';
 import { Transitions } from './transitions.js';
 import { Waiters } from './waiters.js';
 
+export type { RunActivity } from './run-activity.js';
 export type { RunChange } from './run-changes.js';
 export type { StartOptions, TriggerType } from './start.js';
 
@@ -150,6 +152,11 @@ export class WorkflowEngine {
    */
   idle(maxMs = IDLE_WAIT_MS): Promise<void> {
     return this.inFlight.idle(maxMs, () => this.driver.closing);
+  }
+
+  /** What each unfinished run still has to do at `now` on the daemon clock (svc settle). */
+  activity(now: number): RunActivity[] {
+    return runActivity(this.deps.repo, this.inFlight, now);
   }
 
   /** The run as the API shows it; for a run that just ended, the view its event carried. */

@@ -15,6 +15,11 @@ export class InFlight {
     return this.running.has(key(executionId, actKey));
   }
 
+  /** The step is in flight but waits for a later time on the daemon clock (untilDue). */
+  heldOnClock(executionId: string, actKey: string): boolean {
+    return this.onClock.has(key(executionId, actKey));
+  }
+
   /** Holds the step's run until it settles. */
   track(executionId: string, actKey: string, run: Promise<void>): void {
     const id = key(executionId, actKey);

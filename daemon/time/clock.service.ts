@@ -1,5 +1,6 @@
-// Moves the sandbox clock (svc clock advance|set|reset) and persists its offset, then fires
-// everything that became due before answering, so a script can rely on it having happened.
+// Moves the sandbox clock (svc clock advance|set|reset|freeze|resume) and persists it (the
+// offset, or the instant it is frozen at), then fires everything that became due before
+// answering, so a script can rely on it having happened.
 import { EventEmitter } from 'node:events';
 import { ApiError } from '../domain/errors.js';
 import type { Environment } from '../domain/environment.js';
@@ -8,6 +9,8 @@ import type { OffsetClock } from './clock.js';
 import type { ClockState } from '../../shared/schemas/control-output.js';
 
 const OFFSET_KEY = 'clock_offset_ms';
+/** Set while the clock is frozen: the instant it stands at (epoch ms). */
+const FROZEN_KEY = 'clock_frozen_at_ms';
 
 export type { ClockState };
 
@@ -44,16 +47,22 @@ export class ClockService extends EventEmitter<{ moved: [] }> {
 
   /** Restores the persisted offset (sandbox only: production always runs on real time). */
   load(): void {
+    const sandbox = this.environment === 'sandbox';
     const stored = Number(this.settings.get(OFFSET_KEY) ?? 0);
-    this.clock.setOffset(this.environment === 'sandbox' && Number.isFinite(stored) ? stored : 0);
+    this.clock.resume();
+    this.clock.setOffset(sandbox && Number.isFinite(stored) ? stored : 0);
+    const frozenAt = Number(this.settings.get(FROZEN_KEY) ?? Number.NaN);
+    if (sandbox && Number.isFinite(frozenAt)) this.clock.freeze(frozenAt);
   }
 
   show(): ClockState {
     const now = this.clock.now();
+    const offset = this.clock.offset;
     return {
       now: new Date(now).toISOString(),
-      offset_ms: this.clock.offset,
-      real_now: new Date(now - this.clock.offset).toISOString(),
+      offset_ms: offset,
+      real_now: new Date(now - offset).toISOString(),
+      frozen: this.clock.frozen,
     };
   }
 
@@ -86,7 +95,9 @@ export class ClockService extends EventEmitter<{ moved: [] }> {
         { param: 'by' },
       );
     }
-    const target = this.clock.offset + ms;
+    // What is left to move; real time that passes meanwhile is not counted (a ticking clock
+    // moves with it as well, a frozen one does not).
+    let left = ms;
     // Through every due time on the way, in order, each one's work settled before the next:
     // a run whose wait ends before its deadline goes on (and may finish) before the deadline
     // is reached, as it would have in real time.
@@ -94,19 +105,20 @@ export class ClockService extends EventEmitter<{ moved: [] }> {
     for (; this.agenda; used++) {
       const now = this.clock.now();
       const next = this.agenda.nextDueAfter(now);
-      if (next === undefined || this.clock.offset + (next - now) >= target) break;
+      if (next === undefined || next - now >= left) break;
       if (used >= maxSteps) {
-        if (atLimit === 'stop')
-          return { state: await this.apply(this.clock.offset), used, done: false };
+        if (atLimit === 'stop') return { state: await this.apply(() => {}), used, done: false };
         break;
       }
-      this.moveTo(this.clock.offset + (next - now));
+      this.shift(next - now);
+      left -= next - now;
       await this.agenda.runDue();
     }
-    return { state: await this.apply(target), used, done: true };
+    return { state: await this.apply(() => this.shift(left)), used, done: true };
   }
 
-  async set(epochMs: number): Promise<ClockState> {
+  /** Jumps to `epochMs`; `frozen` true freezes the clock there, false lets it tick from there. */
+  async set(epochMs: number, frozen?: boolean): Promise<ClockState> {
     this.requireSandbox();
     if (!Number.isFinite(epochMs)) {
       throw new ApiError(
@@ -115,21 +127,57 @@ export class ClockService extends EventEmitter<{ moved: [] }> {
         { param: 'to' },
       );
     }
-    return this.apply(epochMs - Date.now());
+    return this.apply(() => {
+      if (frozen === false) this.clock.resume();
+      if (frozen === true || this.clock.frozen) this.clock.freeze(Math.round(epochMs));
+      else this.clock.setOffset(Math.round(epochMs - Date.now()));
+    });
   }
 
+  /** Back to real time, ticking (a frozen clock is resumed). */
   async reset(): Promise<ClockState> {
     this.requireSandbox();
-    return this.apply(0);
+    return this.apply(() => {
+      this.clock.resume();
+      this.clock.setOffset(0);
+    });
   }
 
-  private moveTo(offset: number): void {
-    this.clock.setOffset(Math.round(offset));
-    this.settings.set(OFFSET_KEY, String(this.clock.offset));
+  /**
+   * Stops the clock where it is: from now on only advance and set move it, and what falls due
+   * fires only on such a move. Nothing moves, so nothing fires here.
+   */
+  freeze(): ClockState {
+    this.requireSandbox();
+    this.clock.freeze();
+    this.persist();
+    return this.show();
   }
 
-  private async apply(offset: number): Promise<ClockState> {
-    this.moveTo(offset);
+  /** A frozen clock ticks again from the instant it stood at (a ticking one is left as is). */
+  async resume(): Promise<ClockState> {
+    this.requireSandbox();
+    // Moved listeners run: the real-time wake-ups of timers and alarms are set again.
+    return this.apply(() => this.clock.resume());
+  }
+
+  private shift(ms: number): void {
+    this.clock.shift(Math.round(ms));
+    this.persist();
+  }
+
+  private persist(): void {
+    if (this.clock.frozen) {
+      this.settings.set(FROZEN_KEY, String(this.clock.now()));
+    } else {
+      this.settings.set(OFFSET_KEY, String(this.clock.offset));
+      this.settings.delete(FROZEN_KEY);
+    }
+  }
+
+  private async apply(change: () => void): Promise<ClockState> {
+    change();
+    this.persist();
     for (const listener of this.listeners('moved'))
       await (listener as () => Promise<void> | void)();
     return this.show();

@@ -1,5 +1,7 @@
 // The daemon's one clock. Domain code asks it for the time and never calls Date.now():
-// in the sandbox it is real time plus an offset that `svc clock` moves, and it keeps ticking.
+// in the sandbox it is real time plus an offset that `svc clock` moves, and it keeps ticking,
+// unless it is frozen (`svc clock freeze`): then only advance and set move it, so a test sees
+// the same instant however long its steps take.
 
 export interface Clock {
   /** Milliseconds since the epoch on the daemon's clock. */
@@ -9,22 +11,50 @@ export interface Clock {
 }
 
 export class OffsetClock implements Clock {
+  /** The instant the clock stands at while frozen. */
+  private frozenAt: number | undefined;
+
   constructor(private offsetMs = 0) {}
 
   now(): number {
-    return Date.now() + this.offsetMs;
+    return this.frozenAt ?? Date.now() + this.offsetMs;
   }
 
   iso(): string {
     return toIso(this.now());
   }
 
+  /** How far the clock is from real time (while frozen, this changes as real time goes on). */
   get offset(): number {
-    return this.offsetMs;
+    return this.frozenAt === undefined ? this.offsetMs : this.frozenAt - Date.now();
   }
 
+  get frozen(): boolean {
+    return this.frozenAt !== undefined;
+  }
+
+  /** Puts the clock `offsetMs` from real time now (a frozen clock stays frozen there). */
   setOffset(offsetMs: number): void {
-    this.offsetMs = offsetMs;
+    if (this.frozenAt === undefined) this.offsetMs = offsetMs;
+    else this.frozenAt = Date.now() + offsetMs;
+  }
+
+  /** Moves the clock forward (or back) by `ms`, frozen or not. */
+  shift(ms: number): void {
+    if (this.frozenAt === undefined) this.offsetMs += ms;
+    else this.frozenAt += ms;
+  }
+
+  /** Stops the clock at `at` (its current time when not given). */
+  freeze(at = this.now()): void {
+    this.frozenAt = at;
+  }
+
+  /** Lets a frozen clock tick again from the instant it stood at. */
+  resume(): void {
+    if (this.frozenAt === undefined) return;
+    this.offsetMs = this.frozenAt - Date.now();
+    this.frozenAt = undefined;
   }
 }
 

@@ -20,6 +20,16 @@ export interface TimerContext {
   untilDue<T>(waiting: Promise<T>): Promise<T>;
 }
 
+/** A timer due now, as svc settle names it. */
+export interface DueTimer {
+  id: string;
+  kind: string;
+  owner: string | null;
+  due_at: number;
+  /** Its handler is running (else it waits for a slot or the next pass). */
+  running: boolean;
+}
+
 export type TimerHandler = (payload: unknown, timer: TimerContext) => Promise<void> | void;
 
 export interface TimerLogger {
@@ -115,6 +125,26 @@ export class TimerService {
 
   pending(): number {
     return this.repo.count();
+  }
+
+  /**
+   * Timers due at the daemon clock's now whose work is not done (svc settle), at most `limit`:
+   * waiting to start or running. Handlers parked on a later time (untilDue) are left out: only
+   * a clock move ends them.
+   */
+  dueNow(limit: number): DueTimer[] {
+    const skip = new Set([...this.parked, ...this.done]);
+    return this.repo
+      .due(this.clock.now(), limit + skip.size)
+      .filter((row) => !skip.has(row.id))
+      .slice(0, limit)
+      .map((row) => ({
+        id: row.id,
+        kind: row.kind,
+        owner: row.owner,
+        due_at: row.due_at,
+        running: this.inFlight.has(row.id),
+      }));
   }
 
   /** Timers that failed MAX_TIMER_ATTEMPTS times and will not run again. */

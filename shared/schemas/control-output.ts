@@ -84,6 +84,8 @@ export const ClockState = z.object({
   now: Timestamp,
   offset_ms: z.number(),
   real_now: Timestamp,
+  /** Frozen: only advance and set move it (svc clock freeze|resume). */
+  frozen: z.boolean(),
 });
 export type ClockState = z.infer<typeof ClockState>;
 
@@ -108,6 +110,10 @@ export type StubView = z.infer<typeof StubView>;
 export const RecordingState = z.object({ recording: z.string().nullable() });
 
 export const Cleared = z.object({ cleared: z.number().int() });
+
+/** svc settle: nothing was left to do at the sandbox time after waited_ms of real time. */
+export const Settled = z.object({ settled: z.literal(true), waited_ms: z.number().int() });
+export type Settled = z.infer<typeof Settled>;
 
 export const OAuthAppView = z.object({
   client_id: z.string(),

@@ -4,6 +4,7 @@ import { TIERS } from '../tiers.js';
 import { MAX_TYPE_PATTERNS } from '../event-type-patterns.js';
 import { EVENT_TYPES, EventTypePattern } from './events.js';
 import { SCOPES } from '../scopes.js';
+import { WORKFLOW_EXECUTION_STATUSES } from './workflows.js';
 
 export const WorkspaceCreateInput = z.strictObject({
   name: z.string().trim().min(1).max(200),
@@ -28,7 +29,11 @@ export const KeyRotateInput = z.strictObject({
 });
 
 export const ClockAdvanceInput = z.strictObject({ ms: z.number().int().min(0) });
-export const ClockSetInput = z.strictObject({ to: z.string().min(1) });
+export const ClockSetInput = z.strictObject({
+  to: z.string().min(1),
+  /** true: frozen at that time; false: ticking from it; not given: as the clock was. */
+  frozen: z.boolean().optional(),
+});
 
 export const EventStreamInput = z
   .strictObject({
@@ -61,4 +66,23 @@ export const StateImportInput = z.strictObject({
   file: z.string().min(1).max(4096),
   /** Drop the secrets this data dir's key cannot open instead of refusing the snapshot. */
   drop_secrets: z.boolean().optional(),
+});
+
+/**
+ * The longest svc settle or svc workflows wait one call may wait: under the 5 minutes after
+ * which Node's HTTP server and client give up on a request. A script waits longer by calling
+ * again.
+ */
+export const MAX_WAIT_MS = 240_000;
+export const DEFAULT_WAIT_MS = 30_000;
+
+const WaitTimeout = z.number().int().min(1).max(MAX_WAIT_MS);
+
+export const SettleInput = z.strictObject({ timeout_ms: WaitTimeout.optional() }).optional();
+
+export const RunWaitInput = z.strictObject({
+  execution_id: z.string().min(1).max(100),
+  /** Any of these statuses ends the wait (a run that ends in another one is refused at once). */
+  status: z.array(z.enum(WORKFLOW_EXECUTION_STATUSES)).min(1).max(10),
+  timeout_ms: WaitTimeout.optional(),
 });

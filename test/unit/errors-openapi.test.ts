@@ -83,6 +83,7 @@ const ADDED_CODES: Record<string, number> = {
   execution_cancelled: 409,
   workflow_run_cancelled: 409,
   csrf_token_invalid: 403,
+  wait_timeout: 408,
 };
 
 let svc: TestApp;

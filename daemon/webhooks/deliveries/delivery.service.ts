@@ -26,7 +26,7 @@ import { DeliverySender } from './delivery-sender.js';
 import { toAttemptLogView, toAttemptView, toDeliveryView } from './delivery-views.js';
 import { chooseReplays, REPLAY_BATCH, REPLAY_READ_PAGE, type ReplayFilter } from './replay.js';
 
-const DELIVERY_TIMER = 'webhook.delivery';
+export const DELIVERY_TIMER = 'webhook.delivery';
 
 /** Emits `attempted` with each delivery attempt once it is stored (svc webhooks tail). */
 export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity] }> {

@@ -1,0 +1,85 @@
+// The frozen sandbox clock: OffsetClock stands still while frozen, ClockService moves it only on
+// advance and set (through every due time on the way, exactly), persists it and restores it.
+import test from 'ava';
+import { setTimeout as delay } from 'node:timers/promises';
+import { OffsetClock } from '../../daemon/time/clock.js';
+import { ClockService } from '../../daemon/time/clock.service.js';
+import type { SettingsRepository } from '../../daemon/store/settings.repository.js';
+
+const HOUR = 3_600_000;
+
+function memorySettings(): SettingsRepository {
+  const values = new Map<string, string>();
+  return {
+    get: (key: string) => values.get(key),
+    set: (key: string, value: string) => void values.set(key, value),
+    delete: (key: string) => void values.delete(key),
+  } as unknown as SettingsRepository;
+}
+
+test('a frozen OffsetClock stands still; shift moves it; resume ticks from there', async (t) => {
+  const clock = new OffsetClock(HOUR);
+  clock.freeze();
+  const at = clock.now();
+  await delay(20);
+  t.is(clock.now(), at);
+  clock.shift(1000);
+  t.is(clock.now(), at + 1000);
+  clock.setOffset(2 * HOUR);
+  t.true(clock.frozen, 'setOffset keeps it frozen');
+  t.true(Math.abs(clock.now() - (Date.now() + 2 * HOUR)) < 50);
+  const frozenAt = clock.now();
+  clock.resume();
+  t.false(clock.frozen);
+  await delay(20);
+  t.true(clock.now() >= frozenAt + 15, 'ticking again from the frozen instant');
+});
+
+test('advance on a frozen clock goes through each due time and lands exactly', async (t) => {
+  const clock = new OffsetClock();
+  const service = new ClockService(clock, memorySettings(), 'sandbox');
+  clock.freeze(Date.parse('2026-01-05T09:00:00Z'));
+  const start = clock.now();
+  const due = [start + 10 * 60_000, start + 20 * 60_000];
+  const seen: number[] = [];
+  service.useAgenda({
+    nextDueAfter: (time) => due.find((at) => at > time),
+    runDue: async () => {
+      seen.push(clock.now());
+      await delay(15); // real time passing while due work runs does not move a frozen clock
+    },
+  });
+  const state = await service.advance(HOUR);
+  t.deepEqual(seen, due, 'stopped at each due time, in order');
+  t.is(state.now, '2026-01-05T10:00:00.000Z');
+  t.true(state.frozen);
+});
+
+test('freeze, set and resume persist; load restores a frozen clock', async (t) => {
+  const settings = memorySettings();
+  const service = new ClockService(new OffsetClock(), settings, 'sandbox');
+  service.freeze();
+  await service.set(Date.parse('2030-01-01T00:00:00Z'));
+  const restored = new OffsetClock();
+  new ClockService(restored, settings, 'sandbox').load();
+  t.true(restored.frozen);
+  t.is(restored.iso(), '2030-01-01T00:00:00.000Z');
+
+  const ticking = await service.set(Date.parse('2030-06-01T00:00:00Z'), false);
+  t.false(ticking.frozen);
+  const again = new OffsetClock();
+  new ClockService(again, settings, 'sandbox').load();
+  t.false(again.frozen);
+  t.true(Math.abs(again.now() - Date.parse('2030-06-01T00:00:00Z')) < 1000);
+
+  await service.set(Date.parse('2030-07-01T00:00:00Z'), true);
+  const reset = await service.reset();
+  t.false(reset.frozen);
+  t.is(reset.offset_ms, 0);
+});
+
+test('production refuses to freeze the clock', (t) => {
+  const service = new ClockService(new OffsetClock(), memorySettings(), 'production');
+  const error = t.throws(() => service.freeze());
+  t.regex(error.message, /only be moved in the sandbox/);
+});
