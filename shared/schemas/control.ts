@@ -62,3 +62,15 @@ export const StateImportInput = z.strictObject({
   /** Drop the secrets this data dir's key cannot open instead of refusing the snapshot. */
   drop_secrets: z.boolean().optional(),
 });
+
+/**
+ * svc dashboard / svc open: where the login link lands, an id (its page) or a dashboard path
+ * (`/ui/...`); neither: the Overview.
+ */
+export const DashboardLoginInput = z
+  .strictObject({
+    id: z.string().trim().min(1).max(200).optional(),
+    next: z.string().max(500).optional(),
+  })
+  .optional();
+export type DashboardLoginInput = z.infer<typeof DashboardLoginInput>;

@@ -169,12 +169,18 @@ export function Json({ value }) {
   if (value === null || value === undefined) return html`<span class="muted">—</span>`;
   const text = JSON.stringify(value, null, 2);
   const parts = text.split(/(\[secret(?::[A-Za-z0-9_]+)?\])/g);
-  return html`<pre class="json">
+  // Focusable: a long value scrolls, and a keyboard must be able to scroll it too.
+  return html`<pre class="json" tabindex="0">
 ${parts.map((part) =>
       /^\[secret/.test(part)
         ? html`<mark class="secret" title="secret value, never shown">[secret]</mark>`
         : part,
     )}</pre>`;
+}
+
+/** What a page shows until its data came: announced to screen readers, never left empty. */
+export function Loading({ what = 'data' }) {
+  return html`<p class="loading" role="status">Loading ${what}…</p>`;
 }
 
 export function ErrorNote({ error }) {

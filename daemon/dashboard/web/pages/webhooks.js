@@ -5,6 +5,7 @@ import {
   ActionButton,
   ErrorNote,
   Link,
+  Loading,
   Pager,
   Status,
   duration,
@@ -77,6 +78,7 @@ export function Webhooks({ params }) {
         )}
       </tbody>
     </table>
+    ${params.deliveryId && html`<${LinkedDelivery} key=${params.deliveryId} webhookId=${selected} deliveryId=${params.deliveryId} />`}
     ${selected && html`<${Deliveries} key=${selected} webhookId=${selected} />`}
   `;
 }
@@ -105,10 +107,30 @@ function Deliveries({ webhookId }) {
   </section>`;
 }
 
-function Delivery({ webhookId, summary }) {
-  const [open, setOpen] = useState(false);
+/** The delivery a link names (del_...), opened, above the webhook's list. */
+function LinkedDelivery({ webhookId, deliveryId }) {
+  const { data, error } = useLoad(
+    () => get(`/webhooks/${webhookId}/deliveries/${deliveryId}`),
+    [webhookId, deliveryId],
+    (type, message) => type === 'delivery' && message.delivery?.id === deliveryId,
+  );
+  return html`<section aria-labelledby="linked-h">
+    <h2 id="linked-h">Delivery <code>${deliveryId}</code></h2>
+    <${ErrorNote} error=${error} />
+    ${!data && !error && html`<${Loading} what="the delivery" />`}
+    ${
+      data &&
+      html`<ul class="deliveries">
+        <${Delivery} webhookId=${webhookId} summary=${data} initiallyOpen=${true} />
+      </ul>`
+    }
+  </section>`;
+}
+
+function Delivery({ webhookId, summary, initiallyOpen = false }) {
+  const [open, setOpen] = useState(initiallyOpen);
   return html`<li class="delivery" data-delivery=${summary.id}>
-    <details onToggle=${(event) => setOpen(event.target.open)}>
+    <details open=${initiallyOpen} onToggle=${(event) => setOpen(event.target.open)}>
       <summary>
         <${Status} value=${summary.status} />
         <code>${summary.event_type}</code>
@@ -136,7 +158,7 @@ function Attempts({ webhookId, deliveryId }) {
     <div class="buttons">
       <${ActionButton}
         kind="primary"
-        label=${`Resend ${deliveryId}`}
+        label=${`Resend now ${deliveryId}`}
         action=${() => post(`${path}/resend`)}
         onDone=${reload}
         >Resend now<//
