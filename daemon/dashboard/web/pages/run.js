@@ -5,6 +5,7 @@ import {
   ActionButton,
   ErrorNote,
   Json,
+  Loading,
   Link,
   Status,
   duration,
@@ -32,8 +33,8 @@ export function Run({ params }) {
     return html`<h1>Run</h1>
       <${ErrorNote} error=${error} />`;
   if (!data)
-    return html`<h1>Run</h1>
-      <p class="muted">Loading…</p>`;
+    return html`<h1>Run <code>${params.id}</code></h1>
+      <${Loading} what="the run" />`;
   const run = data.execution;
   return html`
     <p class="crumbs"><${Link} to=${href('/runs')}>Workflow runs<//> / ${run.workflow_name}</p>
@@ -48,6 +49,8 @@ export function Run({ params }) {
         UNFINISHED.has(run.status) &&
         html`<${ActionButton}
           kind="danger"
+          confirm=${`Cancel run ${run.execution_id}? A cancelled run cannot be resumed.`}
+          yes="Yes, cancel the run"
           action=${() => post(`/runs/${run.execution_id}/cancel`)}
           onDone=${reload}
           >Cancel run<//
@@ -132,8 +135,7 @@ function Timeline({ data }) {
                         entry.type === 'condition' &&
                         entry.result?.branch &&
                         html`<span class="badge branch"
-                          >took
-                          ${entry.result.branch.replace('_', ' ')}${entry.result.next_step_id ? ` → ${entry.result.next_step_id}` : ''}</span
+                          >${`took ${entry.result.branch.replace('_', ' ')}`}${entry.result.next_step_id ? ` → ${entry.result.next_step_id}` : ''}</span
                         >`
                       }
                     </div>
@@ -144,7 +146,7 @@ function Timeline({ data }) {
                       ></span>
                     </div>
                     <p class="times">
-                      started ${time(entry.started_at)} ·
+                      started ${time(entry.started_at)} ·${' '}
                       ${entry.completed_at ? html`ended ${time(entry.completed_at)} · ${duration(entry.duration_ms)}` : 'not ended'}
                       ${pending?.wake_at && html` · <span class="due">${pending.state === 'retrying' ? 'retries' : 'wakes'} at ${time(pending.wake_at)} (sandbox clock)</span>`}
                       ${pending?.state === 'awaiting_approval' && html` · <${Link} to=${href('/approvals')}>waits for a decision on Approvals<//>`}

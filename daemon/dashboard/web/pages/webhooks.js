@@ -28,10 +28,11 @@ export function Webhooks({ params }) {
   return html`
     <h1>Webhooks & deliveries</h1>
     <${ErrorNote} error=${hooks.error} />
+    ${!hooks.data && !hooks.error && html`<${Loading} what="webhooks" />`}
     ${
       hooks.data &&
       hooks.data.data.length === 0 &&
-      html`<p class="muted">
+      html`<p class="empty">
         No webhooks in this workspace. Create one with <code>svc webhooks create</code>.
       </p>`
     }
@@ -55,7 +56,7 @@ export function Webhooks({ params }) {
               class=${hook.id === selected ? 'selected' : ''}
             >
               <td>
-                <${Link} to=${href(`/webhooks/${hook.id}`)}>${hook.url}<//>
+                <${Link} to=${href(`/webhooks/${hook.id}`)}>${hook.url}<//>${' '}
                 <span class="muted"><code>${hook.id}</code></span>
               </td>
               <td><${Status} value=${hook.status} /></td>
@@ -94,7 +95,7 @@ function Deliveries({ webhookId }) {
   return html`<section aria-labelledby="deliveries-h">
     <h2 id="deliveries-h">Deliveries of <code>${webhookId}</code></h2>
     <${ErrorNote} error=${list.error} />
-    ${list.data && list.data.data.length === 0 && html`<p class="muted">No deliveries yet.</p>`}
+    ${list.data && list.data.data.length === 0 && html`<p class="empty">No deliveries yet.</p>`}
     <ul class="deliveries">
       ${(list.data?.data ?? []).map((delivery) => html`<${Delivery} key=${delivery.id} webhookId=${webhookId} summary=${delivery} />`)}
     </ul>

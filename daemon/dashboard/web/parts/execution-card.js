@@ -27,8 +27,8 @@ export function ExecutionCard({ execution, agentName, runId, heading = 'h2', onD
       execution.result &&
       html`<h3>Proposed</h3>
         <p>
-          <strong>${execution.result.action}</strong>${' '} (confidence
-          ${Math.round(execution.result.confidence * 100)}%)
+          <strong>${execution.result.action}</strong>
+          ${` (confidence ${Math.round(execution.result.confidence * 100)}%)`}
         </p>
         <pre class="json" tabindex="0">${execution.result.output}</pre>`
     }
@@ -45,6 +45,8 @@ export function ExecutionCard({ execution, agentName, runId, heading = 'h2', onD
         <${ActionButton}
           kind="danger"
           label=${`Reject ${execution.execution_id}`}
+          confirm=${`Reject ${execution.result?.action ?? 'this action'}? The execution ends as cancelled.`}
+          yes="Yes, reject"
           action=${() => decide('reject')}
           onDone=${onDecided}
           >Reject<//
