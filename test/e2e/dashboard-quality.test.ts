@@ -122,11 +122,13 @@ test.serial('the workspace picker shows whole workspace ids', async (t) => {
   const option = await select.locator(`option[value="${other}"]`).innerText();
   t.true(option.includes(other));
   // The closed picker is as wide as its longest option: nothing of an id is cut.
-  const fits = await select.evaluate((element: HTMLSelectElement) => {
-    const canvas = document.createElement('canvas').getContext('2d')!;
-    canvas.font = getComputedStyle(element).font;
+  const fits = await select.evaluate((element: any) => {
+    // Runs in the page (the test's own types have no DOM).
+    const page = globalThis as any;
+    const canvas = page.document.createElement('canvas').getContext('2d');
+    canvas.font = page.getComputedStyle(element).font;
     const widest = Math.max(
-      ...[...element.options].map((o) => canvas.measureText(o.text.trim()).width),
+      ...[...element.options].map((o: any) => canvas.measureText(o.text.trim()).width),
     );
     return { widest, width: element.clientWidth };
   });
