@@ -8,6 +8,7 @@ import type { DaemonStatus } from '../control/deps.js';
 import { listOf, NoBody, PageQuery, params, WorkspaceQuery, type ApiKit } from './api-kit.js';
 import type { DashboardServices } from './deps.js';
 import { laneOf } from './lanes.js';
+import { copiedStepCount } from './reruns.js';
 
 const RunListQuery = PageQuery.extend({
   workflow_id: z.string().max(100).optional(),
@@ -24,6 +25,7 @@ const ApprovalBody = z.strictObject({
   decision: z.enum(['approve', 'reject']),
   notes: z.string().max(1000).optional(),
 });
+const RerunBody = z.strictObject({ from_step_id: z.string().min(1).max(64).optional() });
 const AdvanceBody = z.strictObject({
   ms: z
     .number()
@@ -67,7 +69,11 @@ export function watchApi(
   );
   read('/ui/api/runs/:execution_id', WorkspaceQuery, (_input, workspaceId, request) => {
     const detail = services.runs.detail(workspaceId, params(request).execution_id!);
-    return { ...detail, lanes: laneOf(detail.steps) };
+    return {
+      ...detail,
+      lanes: laneOf(detail.steps),
+      copied_steps: copiedStepCount(detail.execution),
+    };
   });
   act('/ui/api/runs/:execution_id/cancel', NoBody, (_input, workspaceId, request) =>
     services.runs.cancelInWorkspace(workspaceId, params(request).execution_id!),
@@ -78,6 +84,13 @@ export function watchApi(
     async (_input, workspaceId, request) =>
       (await services.runs.runAgain(workspaceId, params(request).execution_id!)).execution,
   );
+  // Re-run from a step chosen on the timeline (the REST rerun; without a step: the whole run).
+  act('/ui/api/runs/:execution_id/rerun', RerunBody, async (input, workspaceId, request) => {
+    const executionId = params(request).execution_id!;
+    const { workflow_id: workflowId } = services.runs.detail(workspaceId, executionId).execution;
+    const { execution } = await services.runs.rerun(workspaceId, workflowId, executionId, input);
+    return execution;
+  });
   read('/ui/api/approvals', PageQuery, (input, workspaceId) => {
     const page = listOf(services.executions.awaitingApproval(workspaceId, input));
     return {
