@@ -17,6 +17,14 @@ rmSync(out, { recursive: true, force: true });
 mkdirSync(join(out, 'vendor'), { recursive: true });
 cpSync(join(root, 'daemon', 'dashboard', 'web'), out, { recursive: true });
 
+// The words the CLI uses for durations, compiled by tsc (no imports): one formatDuration for both.
+mkdirSync(join(out, 'shared'), { recursive: true });
+const durationJs = readFileSync(join(root, 'dist', 'shared', 'duration.js'), 'utf8');
+writeFileSync(
+  join(out, 'shared', 'duration.js'),
+  durationJs.replace(/\n\/\/# sourceMappingURL=.*$/m, '\n'),
+);
+
 const vendor = [
   ['preact.mjs', join(distDir('preact'), 'preact.mjs')],
   ['hooks.mjs', join(distDir('preact'), '..', 'hooks', 'dist', 'hooks.mjs')],

@@ -221,6 +221,11 @@ export class ExecutionService {
     return this.repo.purgeBefore(this.clock.now() - EXECUTION_RETENTION_MS);
   }
 
+  /** Whose an execution is, knowing its id alone (the dashboard's search box, `svc open`). */
+  owner(executionId: string): Pick<ExecutionRow, 'workspace_id' | 'agent_id'> | undefined {
+    return this.repo.get(executionId);
+  }
+
   get(workspaceId: string, agentId: string, executionId: string): AgentExecutionView {
     return toExecutionView(this.row(workspaceId, agentId, executionId));
   }
@@ -574,9 +579,7 @@ export class ExecutionService {
       throw new ApiError(
         'execution_not_found',
         `No execution ${executionId} for agent ${agentId} (executions are kept 30 days).`,
-        {
-          param: 'execution_id',
-        },
+        { param: 'execution_id' },
       );
     }
     return row;

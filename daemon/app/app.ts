@@ -53,6 +53,7 @@ import { Workflow } from '../../shared/schemas/workflows.js';
 import { oauthRoutes, oauthScopeErrorHandler } from '../oauth/oauth.routes.js';
 import { dashboardRoutes } from '../dashboard/ui.routes.js';
 import { DashboardSessions } from '../dashboard/sessions.js';
+import { Locator } from '../dashboard/locate.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** Control-channel requests: a fixture with its knowledge files (40 MiB, base64). */
@@ -205,6 +206,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
   });
   // The dashboard (/ui): sessions live in memory only; svc dashboard mints its login links.
   const dashboardSessions = new DashboardSessions();
+  const dashboardLocator = new Locator(services);
   await dashboardRoutes(app, { services, urls, sessions: dashboardSessions, clock, status });
 
   const router = createControlRouter({
@@ -243,11 +245,13 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
       requestShutdown: () => options.onShutdownRequest?.(),
     },
     dashboard: {
-      login: () => {
+      login: (input) => {
+        const next = dashboardLocator.landing(input);
         const { token, expiresAt } = dashboardSessions.mintLoginToken();
+        const landing = next === '/ui' ? '' : `&next=${encodeURIComponent(next)}`;
         return {
-          url: `${urls.app}/ui`,
-          login_url: `${urls.app}/ui/login?token=${token}`,
+          url: `${urls.app}${next}`,
+          login_url: `${urls.app}/ui/login?token=${token}${landing}`,
           expires_at: toIso(expiresAt),
         };
       },

@@ -16,6 +16,7 @@ import type {
   ImportAnswer,
   SnapshotWritten,
 } from '../../shared/schemas/control-output.js';
+import type { DashboardLoginInput } from '../../shared/schemas/control.js';
 
 export type { DaemonStatus, ImportAnswer };
 import type { FaultService } from '../faults/fault.service.js';
@@ -39,7 +40,8 @@ export interface StoreSwap {
 
 /** The dashboard's login links (svc dashboard): single use, valid 5 minutes. */
 export interface DashboardLogin {
-  login(): DashboardLoginLink;
+  /** Refuses an id without a page and a path that is not a dashboard page (invalid_parameter). */
+  login(input?: DashboardLoginInput): DashboardLoginLink;
 }
 
 export interface ControlDeps {

@@ -7,6 +7,7 @@ import { on, type EventEmitter } from 'node:events';
 import {
   ClockAdvanceInput,
   ClockSetInput,
+  DashboardLoginInput,
   DeliveryStreamInput,
   EventStreamInput,
   EventTriggerInput,
@@ -336,8 +337,11 @@ export function createControlRouter(deps: ControlDeps) {
       schema: operator.output(JsonSchemaDocument).query(() => fixtureJsonSchema()),
     }),
     dashboard: t.router({
-      /** A one-time login link for the dashboard (svc dashboard). */
-      login: operator.output(DashboardLoginLink).mutation(() => deps.dashboard.login()),
+      /** A one-time login link for the dashboard (svc dashboard, svc open <id>). */
+      login: operator
+        .input(DashboardLoginInput)
+        .output(DashboardLoginLink)
+        .mutation(({ input }) => deps.dashboard.login(input)),
     }),
     /** Sandbox fault rules (svc faults add|list|remove|clear); production refuses them. */
     faults: t.router({

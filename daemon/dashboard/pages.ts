@@ -23,7 +23,7 @@ export function shellPage(): string {
 }
 
 /** Without a session: what to run, and nothing else. */
-export function loginNeededPage(reason: string): string {
+export function loginNeededPage(reason: string, command = 'svc dashboard'): string {
   return `<!doctype html>
 <html lang="en">
   <head>
@@ -38,7 +38,7 @@ export function loginNeededPage(reason: string): string {
       <h1>Log in to the svc dashboard</h1>
       <p>${escapeHtml(reason)}</p>
       <p>Run this in a terminal on this machine; it prints a new login link (valid 5 minutes, once) and opens it:</p>
-      <pre><code>svc dashboard</code></pre>
+      <pre><code>${escapeHtml(command)}</code></pre>
       <p class="hint">Give it the same <code>--data-dir</code> as the daemon if you started the daemon with one.</p>
     </main>
   </body>

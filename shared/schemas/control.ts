@@ -86,3 +86,15 @@ export const RunWaitInput = z.strictObject({
   status: z.array(z.enum(WORKFLOW_EXECUTION_STATUSES)).min(1).max(10),
   timeout_ms: WaitTimeout.optional(),
 });
+
+/**
+ * svc dashboard / svc open: where the login link lands, an id (its page) or a dashboard path
+ * (`/ui/...`); neither: the Overview.
+ */
+export const DashboardLoginInput = z
+  .strictObject({
+    id: z.string().trim().min(1).max(200).optional(),
+    next: z.string().max(500).optional(),
+  })
+  .optional();
+export type DashboardLoginInput = z.infer<typeof DashboardLoginInput>;

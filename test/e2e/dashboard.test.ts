@@ -239,10 +239,20 @@ test.serial(
   },
 );
 
-test.serial('a run is cancelled from its page', async (t) => {
+test.serial('a run is cancelled from its page, after a confirmation', async (t) => {
   const executionId = await runWorkflow();
   await open(`/runs/${executionId}`);
+  // The first click only asks; "No" leaves the run as it was.
   await page.getByRole('button', { name: 'Cancel run' }).click();
+  const question = page.getByRole('group', { name: /^Cancel run wex_\w+\? A cancelled run/ });
+  await question.waitFor();
+  await screenshot(page, 'run-cancel-confirm');
+  await question.getByRole('button', { name: 'No' }).click();
+  await page.getByRole('button', { name: 'Cancel run' }).waitFor();
+  const untouched = await api('GET', `/workflows/${workflowId}/executions/${executionId}`);
+  t.is(untouched.body.data.status, 'awaiting_approval', 'not cancelled without a yes');
+  await page.getByRole('button', { name: 'Cancel run' }).click();
+  await page.getByRole('button', { name: 'Yes, cancel the run' }).click();
   await page.locator('.run-head .status-cancelled').waitFor();
   const stored = await api('GET', `/workflows/${workflowId}/executions/${executionId}`);
   t.is(stored.body.data.status, 'cancelled');

@@ -15,28 +15,62 @@ import {
 import { Overview } from './pages/overview.js';
 import { Runs } from './pages/runs.js';
 import { Run } from './pages/run.js';
+import { Workflows } from './pages/workflows.js';
+import { Workflow } from './pages/workflow.js';
+import { Agent } from './pages/agent.js';
+import { Execution } from './pages/execution.js';
 import { Approvals } from './pages/approvals.js';
 import { Webhooks } from './pages/webhooks.js';
 import { Events } from './pages/events.js';
 import { Clock } from './pages/clock.js';
+import { SearchBox } from './parts/search-box.js';
 
 const PAGES = [
   { path: '', title: 'Overview', view: Overview },
+  { path: '/workflows', title: 'Workflows', view: Workflows },
   { path: '/runs', title: 'Workflow runs', view: Runs },
   { path: '/approvals', title: 'Approvals', view: Approvals },
   { path: '/webhooks', title: 'Webhooks & deliveries', view: Webhooks },
   { path: '/events', title: 'Events', view: Events },
   { path: '/clock', title: 'Clock', view: Clock },
 ];
+const page = (path) => PAGES.find((item) => item.path === path);
+const ID = '([A-Za-z0-9_]+)';
 
-/** Which page a path shows, and its parameters. */
+/** Pages of one object: the path pattern, the page, its title, the navigation item it is under. */
+const OBJECT_PAGES = [
+  [`^/runs/${ID}$`, Run, 'Run', '/runs', (m) => ({ id: m[1] })],
+  [`^/workflows/${ID}$`, Workflow, 'Workflow', '/workflows', (m) => ({ id: m[1] })],
+  [`^/agents/${ID}$`, Agent, 'Agent', null, (m) => ({ id: m[1] })],
+  [`^/executions/${ID}$`, Execution, 'Agent execution', '/approvals', (m) => ({ id: m[1] })],
+  [`^/webhooks/${ID}$`, Webhooks, 'Webhook', '/webhooks', (m) => ({ webhookId: m[1] })],
+  [
+    `^/webhooks/${ID}/deliveries/${ID}$`,
+    Webhooks,
+    'Delivery',
+    '/webhooks',
+    (m) => ({ webhookId: m[1], deliveryId: m[2] }),
+  ],
+];
+
+/** Which page a path shows, and its parameters; an unknown path says so. */
 function route(pathname) {
   const path = pathname.replace(/^\/ui/, '').replace(/\/$/, '');
-  const run = /^\/runs\/([A-Za-z0-9_]+)$/.exec(path);
-  if (run) return { page: { title: 'Run', view: Run, path: '/runs' }, params: { id: run[1] } };
-  const hook = /^\/webhooks\/([A-Za-z0-9_]+)$/.exec(path);
-  if (hook) return { page: PAGES[3], params: { webhookId: hook[1] } };
-  return { page: PAGES.find((page) => page.path === path) ?? PAGES[0], params: {} };
+  for (const [pattern, view, title, under, toParams] of OBJECT_PAGES) {
+    const match = new RegExp(pattern).exec(path);
+    if (match) return { page: { title, view, path: under }, params: toParams(match) };
+  }
+  const found = page(path);
+  if (found) return { page: found, params: {} };
+  return { page: { title: 'Not found', view: NotFound, path: null }, params: { path } };
+}
+
+function NotFound({ params }) {
+  return html`<h1>No such page</h1>
+    <p>
+      The dashboard has no page at <code>/ui${params.path}</code>. Pick one on the left, or give an
+      id to the search box above.
+    </p>`;
 }
 
 function useLocation() {
@@ -74,6 +108,7 @@ function App({ info }) {
     <header class="top">
       <div class="brand">svc <span>dashboard</span></div>
       <span class="badge env-${info.environment}">${info.environment}</span>
+      <${SearchBox} />
       <label class="switcher">
         <span>Workspace</span>
         <select value=${workspace} onChange=${switchWorkspace}>
@@ -114,8 +149,11 @@ async function start() {
   try {
     const info = await get('/session');
     session.csrf = info.csrf_token;
+    // The shell's "Loading the dashboard…" is plain HTML, not Preact's: clear it, or it stays.
+    root.replaceChildren();
     render(html`<${App} info=${info} />`, root);
   } catch (error) {
+    root.replaceChildren();
     render(
       html`<main class="login-needed">
         <h1>The dashboard could not start</h1>

@@ -3,6 +3,7 @@
 import { h, render } from './vendor/preact.mjs';
 import { useCallback, useEffect, useRef, useState } from './vendor/hooks.mjs';
 import htm from './vendor/htm.mjs';
+import { formatDuration } from './shared/duration.js';
 
 export const html = htm.bind(h);
 export { render, useCallback, useEffect, useRef, useState };
@@ -152,12 +153,10 @@ export function time(iso) {
     .replace(/\.\d+Z$/, ' UTC');
 }
 
+/** A duration in the words the CLI uses (shared/duration.ts): 449ms, 2.35s, 1m 30s, 4d 1h. */
 export function duration(ms) {
   if (ms === null || ms === undefined) return '—';
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
-  if (ms < 3_600_000) return `${Math.floor(ms / 60_000)} m ${Math.round((ms % 60_000) / 1000)} s`;
-  return `${Math.floor(ms / 3_600_000)} h ${Math.round((ms % 3_600_000) / 60_000)} m`;
+  return formatDuration(ms);
 }
 
 export function Status({ value }) {
@@ -169,12 +168,18 @@ export function Json({ value }) {
   if (value === null || value === undefined) return html`<span class="muted">—</span>`;
   const text = JSON.stringify(value, null, 2);
   const parts = text.split(/(\[secret(?::[A-Za-z0-9_]+)?\])/g);
-  return html`<pre class="json">
+  // Focusable: a long value scrolls, and a keyboard must be able to scroll it too.
+  return html`<pre class="json" tabindex="0">
 ${parts.map((part) =>
       /^\[secret/.test(part)
         ? html`<mark class="secret" title="secret value, never shown">[secret]</mark>`
         : part,
     )}</pre>`;
+}
+
+/** What a page shows until its data came: announced to screen readers, never left empty. */
+export function Loading({ what = 'data' }) {
+  return html`<p class="loading" role="status">Loading ${what}…</p>`;
 }
 
 export function ErrorNote({ error }) {
@@ -192,11 +197,21 @@ export function Pager({ page, cursors, onNext, onFirst }) {
   </nav>`;
 }
 
-/** A button that runs an action, shows it is busy, and reports the outcome. */
-export function ActionButton({ action, children, kind = '', label, onDone }) {
+/**
+ * A button that runs an action, shows it is busy, and reports the outcome. With `confirm` (a
+ * question), the first click only asks, next to the button: the action runs on "Yes", and
+ * "No" (or Escape) leaves everything as it was. For what cannot be undone: cancel, reject.
+ */
+export function ActionButton({ action, children, kind = '', label, onDone, confirm, yes = 'Yes' }) {
   const [busy, setBusy] = useState(false);
+  const [asking, setAsking] = useState(false);
   const [error, setError] = useState(null);
-  const click = async () => {
+  const noButton = useRef(null);
+  useEffect(() => {
+    if (asking) noButton.current?.focus();
+  }, [asking]);
+  const run = async () => {
+    setAsking(false);
     setBusy(true);
     setError(null);
     try {
@@ -208,10 +223,37 @@ export function ActionButton({ action, children, kind = '', label, onDone }) {
       setBusy(false);
     }
   };
+  const click = () => (confirm ? setAsking(true) : run());
   return html`<span class="action">
-    <button type="button" class=${kind} disabled=${busy} aria-label=${label} onClick=${click}>
-      ${busy ? 'Working…' : children}
-    </button>
+    ${
+      asking
+        ? html`<span
+            class="confirm"
+            role="group"
+            aria-label=${confirm}
+            onKeyDown=${(event) => event.key === 'Escape' && setAsking(false)}
+          >
+            <span class="confirm-question">${confirm}</span>${' '}
+            <button type="button" class=${kind} onClick=${run}>${yes}</button>${' '}
+            <button
+              type="button"
+              class="secondary"
+              ref=${noButton}
+              onClick=${() => setAsking(false)}
+            >
+              No
+            </button>
+          </span>`
+        : html`<button
+            type="button"
+            class=${kind}
+            disabled=${busy}
+            aria-label=${label}
+            onClick=${click}
+          >
+            ${busy ? 'Working…' : children}
+          </button>`
+    }
     ${error && html`<span class="error-note" role="alert">${error.message}</span>`}
   </span>`;
 }

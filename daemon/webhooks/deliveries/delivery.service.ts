@@ -77,6 +77,11 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
     return mapPage(this.repo.page({ ...query, webhookId }), toDeliveryView);
   }
 
+  /** Whose a delivery is, knowing its id alone (the dashboard's search box, `svc open`). */
+  owner(deliveryId: string): Pick<DeliveryRow, 'workspace_id' | 'webhook_id'> | undefined {
+    return this.repo.get(deliveryId);
+  }
+
   detail(workspaceId: string, webhookId: string, deliveryId: string) {
     return this.withAttempts(this.delivery(workspaceId, webhookId, deliveryId), toAttemptView);
   }

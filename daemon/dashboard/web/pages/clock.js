@@ -1,6 +1,17 @@
 // The sandbox clock and its advance buttons: whatever became due fires before the answer, as
 // with svc clock advance.
-import { ActionButton, ErrorNote, get, html, post, time, useLoad, useState } from '../lib.js';
+import {
+  ActionButton,
+  ErrorNote,
+  Loading,
+  duration,
+  get,
+  html,
+  post,
+  time,
+  useLoad,
+  useState,
+} from '../lib.js';
 
 const STEPS = [
   ['1 minute', 60_000],
@@ -20,16 +31,14 @@ export function Clock() {
   return html`
     <h1>Clock</h1>
     <${ErrorNote} error=${error} />
+    ${!data && !error && html`<${Loading} what="the clock" />`}
     ${
       data &&
       html`<p class="clock-now" aria-live="polite">
-        <span class="figure">${time(data.now)}</span>
+        <span class="figure">${time(data.now)}</span>${' '}
         ${
           data.offset_ms
-            ? html`<span class="muted"
-                >ahead of real time (${time(data.real_now)}) by ${Math.round(data.offset_ms / 1000)}
-                s</span
-              >`
+            ? html`<span class="muted">${offsetText(data)}</span>`
             : html`<span class="muted">real time</span>`
         }
       </p>`
@@ -65,4 +74,10 @@ export function Clock() {
       answers.
     </p>
   `;
+}
+
+/** "ahead of real time (2026-... UTC) by 4d 1h 25m 1s": one string, so no line break joins words. */
+function offsetText(data) {
+  const direction = data.offset_ms > 0 ? 'ahead of' : 'behind';
+  return `${direction} real time (${time(data.real_now)}) by ${duration(Math.abs(data.offset_ms))}`;
 }

@@ -1,5 +1,16 @@
 // The event stream of the workspace, live, with a filter by type (a type or a prefix: agent.*).
-import { ErrorNote, Json, Pager, get, html, navigate, time, useLoad, useState } from '../lib.js';
+import {
+  ErrorNote,
+  Json,
+  Loading,
+  Pager,
+  get,
+  html,
+  navigate,
+  time,
+  useLoad,
+  useState,
+} from '../lib.js';
 
 export function Events({ query }) {
   const type = query.get('type') ?? '';
@@ -34,6 +45,7 @@ export function Events({ query }) {
       <span class="live-dot" aria-hidden="true"></span><span class="muted">live</span>
     </form>
     <${ErrorNote} error=${events.error} />
+    ${!events.data && !events.error && html`<${Loading} what="events" />`}
     <ol class="events">
       ${(events.data?.data ?? []).map(
         (event) =>
@@ -48,7 +60,7 @@ export function Events({ query }) {
           </li>`,
       )}
     </ol>
-    ${events.data && events.data.data.length === 0 && html`<p class="muted">No events yet.</p>`}
+    ${events.data && events.data.data.length === 0 && html`<p class="empty">No events yet.</p>`}
     <${Pager}
       page=${events.data}
       cursors=${cursors}

@@ -1,6 +1,17 @@
 // Overview: runs of the last hour by status, failing webhooks, what awaits approval, the clock
 // and where the daemon runs. Reloads on any live change of the workspace.
-import { ErrorNote, get, href, html, Link, Status, time, useLoad } from '../lib.js';
+import {
+  ErrorNote,
+  Loading,
+  duration,
+  get,
+  href,
+  html,
+  Link,
+  Status,
+  time,
+  useLoad,
+} from '../lib.js';
 
 const STATUSES = ['running', 'awaiting_approval', 'completed', 'failed', 'cancelled', 'timeout'];
 
@@ -13,6 +24,7 @@ export function Overview() {
   return html`
     <h1>Overview</h1>
     <${ErrorNote} error=${error} />
+    ${!data && !error && html`<${Loading} what="the overview" />`}
     ${
       data &&
       html`
@@ -35,14 +47,16 @@ export function Overview() {
             <h2 id="approvals-h">Awaiting approval (${data.awaiting_approval.total_count})</h2>
             ${
               data.awaiting_approval.data.length === 0
-                ? html`<p class="muted">Nothing waits for a decision.</p>`
+                ? html`<p class="empty">Nothing waits for a decision.</p>`
                 : html`<ul class="plain">
                     ${data.awaiting_approval.data.map(
                       (execution) =>
                         html`<li>
-                          <code>${execution.execution_id}</code> ·
-                          ${execution.result?.action ?? 'action'}
-                          <span class="muted">since ${time(execution.created_at)}</span>
+                          <${Link} to=${href(`/executions/${execution.execution_id}`)}
+                            >${execution.result?.action ?? 'Proposed action'}${' '}
+                            <code>${execution.execution_id}</code><//
+                          >${' '}
+                          <span class="muted">waiting since ${time(execution.created_at)}</span>
                         </li>`,
                     )}
                   </ul>`
@@ -53,12 +67,12 @@ export function Overview() {
             <h2 id="failing-h">Failing webhooks (${data.failing_webhooks.total_count})</h2>
             ${
               data.failing_webhooks.data.length === 0
-                ? html`<p class="muted">No webhook has failed.</p>`
+                ? html`<p class="empty">No webhook has failed.</p>`
                 : html`<ul class="plain">
                     ${data.failing_webhooks.data.map(
                       (hook) =>
                         html`<li>
-                          <${Link} to=${href(`/webhooks/${hook.id}`)}>${hook.url}<//>
+                          <${Link} to=${href(`/webhooks/${hook.id}`)}>${hook.url}<//>${' '}
                           <${Status} value=${hook.status} />
                         </li>`,
                     )}
@@ -71,7 +85,8 @@ export function Overview() {
           <dl class="facts">
             <dt>Sandbox clock</dt>
             <dd>
-              ${time(data.clock.now)}${data.clock.offset_ms ? html` <span class="muted">(real time ${time(data.clock.real_now)})</span>` : ''}
+              ${time(data.clock.now)}${' '}
+              ${data.clock.offset_ms ? html`<span class="muted">(${offsetWords(data.clock.offset_ms)}; real time ${time(data.clock.real_now)})</span>` : html`<span class="muted">(real time)</span>`}
             </dd>
             <dt>Environment</dt>
             <dd>${data.environment}</dd>
@@ -88,4 +103,9 @@ export function Overview() {
       `
     }
   `;
+}
+
+/** The clock's offset from real time in words: "4d 1h 25m ahead of real time". */
+export function offsetWords(ms) {
+  return ms > 0 ? `${duration(ms)} ahead of real time` : `${duration(-ms)} behind real time`;
 }

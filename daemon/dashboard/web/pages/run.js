@@ -5,6 +5,7 @@ import {
   ActionButton,
   ErrorNote,
   Json,
+  Loading,
   Link,
   Status,
   duration,
@@ -16,6 +17,7 @@ import {
   time,
   useLoad,
 } from '../lib.js';
+import { CopiedSteps, Lineage } from '../parts/lineage.js';
 
 const UNFINISHED = new Set(['running', 'awaiting_approval']);
 
@@ -32,11 +34,14 @@ export function Run({ params }) {
     return html`<h1>Run</h1>
       <${ErrorNote} error=${error} />`;
   if (!data)
-    return html`<h1>Run</h1>
-      <p class="muted">Loading…</p>`;
+    return html`<h1>Run <code>${params.id}</code></h1>
+      <${Loading} what="the run" />`;
   const run = data.execution;
   return html`
-    <p class="crumbs"><${Link} to=${href('/runs')}>Workflow runs<//> / ${run.workflow_name}</p>
+    <p class="crumbs">
+      <${Link} to=${href('/runs')}>Workflow runs<//>${' / '}
+      <${Link} to=${href(`/workflows/${run.workflow_id}`)}>${run.workflow_name}<//>
+    </p>
     <h1>Run <code>${run.execution_id}</code></h1>
     <div class="run-head">
       <${Status} value=${run.status} />
@@ -48,6 +53,8 @@ export function Run({ params }) {
         UNFINISHED.has(run.status) &&
         html`<${ActionButton}
           kind="danger"
+          confirm=${`Cancel run ${run.execution_id}? A cancelled run cannot be resumed.`}
+          yes="Yes, cancel the run"
           action=${() => post(`/runs/${run.execution_id}/cancel`)}
           onDone=${reload}
           >Cancel run<//
@@ -59,6 +66,7 @@ export function Run({ params }) {
         >Run again with the same input<//
       >
     </div>
+    <${Lineage} run=${run} />
     <${ErrorNote} error=${error} />
     ${
       run.error &&
@@ -68,6 +76,10 @@ export function Run({ params }) {
     }
     <section aria-labelledby="timeline-h">
       <h2 id="timeline-h">Timeline</h2>
+      <${CopiedSteps}
+        entries=${run.step_results.slice(0, data.copied_steps)}
+        from=${run.rerun_of}
+      />
       <${Timeline} data=${data} />
     </section>
     <div class="columns">
@@ -88,7 +100,8 @@ function Timeline({ data }) {
   const definitions = new Map(data.steps.map((step) => [step.id, step]));
   const waits = new Map(data.pending.map((act) => [`${act.step_id}#${act.attempt}`, act]));
   const start = Date.parse(run.created_at);
-  const entries = run.step_results;
+  // Copied steps ran in the original run: only this run's own are placed on its time axis.
+  const entries = run.step_results.slice(data.copied_steps);
   const end = Math.max(
     start + 1,
     ...entries.map((entry) => Date.parse(entry.completed_at ?? entry.started_at)),
@@ -132,8 +145,7 @@ function Timeline({ data }) {
                         entry.type === 'condition' &&
                         entry.result?.branch &&
                         html`<span class="badge branch"
-                          >took
-                          ${entry.result.branch.replace('_', ' ')}${entry.result.next_step_id ? ` → ${entry.result.next_step_id}` : ''}</span
+                          >${`took ${entry.result.branch.replace('_', ' ')}`}${entry.result.next_step_id ? ` → ${entry.result.next_step_id}` : ''}</span
                         >`
                       }
                     </div>
@@ -144,11 +156,20 @@ function Timeline({ data }) {
                       ></span>
                     </div>
                     <p class="times">
-                      started ${time(entry.started_at)} ·
+                      started ${time(entry.started_at)} ·${' '}
                       ${entry.completed_at ? html`ended ${time(entry.completed_at)} · ${duration(entry.duration_ms)}` : 'not ended'}
                       ${pending?.wake_at && html` · <span class="due">${pending.state === 'retrying' ? 'retries' : 'wakes'} at ${time(pending.wake_at)} (sandbox clock)</span>`}
                       ${pending?.state === 'awaiting_approval' && html` · <${Link} to=${href('/approvals')}>waits for a decision on Approvals<//>`}
                     </p>
+                    <div class="buttons">
+                      <${ActionButton}
+                        kind="secondary"
+                        label=${`Re-run from here: step ${entry.step_id}`}
+                        action=${() => post(`/runs/${run.execution_id}/rerun`, { from_step_id: entry.step_id })}
+                        onDone=${(started) => navigate(href(`/runs/${started.execution_id}`))}
+                        >Re-run from here<//
+                      >
+                    </div>
                     <details>
                       <summary>Configuration, result and error</summary>
                       <div class="columns">

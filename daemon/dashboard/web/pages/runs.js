@@ -1,19 +1,7 @@
 // Workflow runs of the workspace, newest first, filtered by workflow, status and time; pages
 // come from the server's pager. New runs and status changes arrive live.
-import {
-  ErrorNote,
-  get,
-  href,
-  html,
-  Link,
-  navigate,
-  Pager,
-  Status,
-  duration,
-  time,
-  useLoad,
-  useState,
-} from '../lib.js';
+import { ErrorNote, get, html, navigate, Pager, useLoad, useState } from '../lib.js';
+import { RunTable } from '../parts/run-table.js';
 
 const STATUSES = ['running', 'awaiting_approval', 'completed', 'failed', 'cancelled', 'timeout'];
 
@@ -89,48 +77,12 @@ export function Runs({ query }) {
       </label>
     </form>
     <${ErrorNote} error=${runs.error} />
-    <table class="list" aria-label="Workflow runs" aria-busy=${runs.loading ? 'true' : 'false'}>
-      <thead>
-        <tr>
-          <th scope="col">Run</th>
-          <th scope="col">Workflow</th>
-          <th scope="col">Status</th>
-          <th scope="col">Steps</th>
-          <th scope="col">Started</th>
-          <th scope="col">Duration</th>
-          <th scope="col">Trigger</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${(runs.data?.data ?? []).map(
-          (run) =>
-            html`<tr data-run=${run.execution_id}>
-              <td>
-                <${Link} to=${href(`/runs/${run.execution_id}`)}
-                  ><code>${run.execution_id}</code><//
-                >
-              </td>
-              <td>${run.workflow_name ?? names.get(run.workflow_id) ?? run.workflow_id}</td>
-              <td><${Status} value=${run.status} /></td>
-              <td>${run.steps_completed} / ${run.steps_total}</td>
-              <td>${time(run.created_at)}</td>
-              <td>
-                ${run.duration_seconds === null ? '—' : duration(run.duration_seconds * 1000)}
-              </td>
-              <td>${run.trigger.type}</td>
-            </tr>`,
-        )}
-        ${
-          runs.data &&
-          runs.data.data.length === 0 &&
-          html`<tr>
-            <td colspan="7" class="muted">
-              No runs match. Start one with <code>svc workflows run ID</code>.
-            </td>
-          </tr>`
-        }
-      </tbody>
-    </table>
+    <${RunTable}
+      runs=${runs}
+      label="Workflow runs"
+      names=${names}
+      empty=${html`No runs match. Start one with <code>svc workflows run ID</code>.`}
+    />
     <${Pager}
       page=${runs.data}
       cursors=${cursors}

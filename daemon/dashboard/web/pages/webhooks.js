@@ -5,6 +5,7 @@ import {
   ActionButton,
   ErrorNote,
   Link,
+  Loading,
   Pager,
   Status,
   duration,
@@ -27,10 +28,11 @@ export function Webhooks({ params }) {
   return html`
     <h1>Webhooks & deliveries</h1>
     <${ErrorNote} error=${hooks.error} />
+    ${!hooks.data && !hooks.error && html`<${Loading} what="webhooks" />`}
     ${
       hooks.data &&
       hooks.data.data.length === 0 &&
-      html`<p class="muted">
+      html`<p class="empty">
         No webhooks in this workspace. Create one with <code>svc webhooks create</code>.
       </p>`
     }
@@ -54,7 +56,7 @@ export function Webhooks({ params }) {
               class=${hook.id === selected ? 'selected' : ''}
             >
               <td>
-                <${Link} to=${href(`/webhooks/${hook.id}`)}>${hook.url}<//>
+                <${Link} to=${href(`/webhooks/${hook.id}`)}>${hook.url}<//>${' '}
                 <span class="muted"><code>${hook.id}</code></span>
               </td>
               <td><${Status} value=${hook.status} /></td>
@@ -77,6 +79,7 @@ export function Webhooks({ params }) {
         )}
       </tbody>
     </table>
+    ${params.deliveryId && html`<${LinkedDelivery} key=${params.deliveryId} webhookId=${selected} deliveryId=${params.deliveryId} />`}
     ${selected && html`<${Deliveries} key=${selected} webhookId=${selected} />`}
   `;
 }
@@ -92,7 +95,7 @@ function Deliveries({ webhookId }) {
   return html`<section aria-labelledby="deliveries-h">
     <h2 id="deliveries-h">Deliveries of <code>${webhookId}</code></h2>
     <${ErrorNote} error=${list.error} />
-    ${list.data && list.data.data.length === 0 && html`<p class="muted">No deliveries yet.</p>`}
+    ${list.data && list.data.data.length === 0 && html`<p class="empty">No deliveries yet.</p>`}
     <ul class="deliveries">
       ${(list.data?.data ?? []).map((delivery) => html`<${Delivery} key=${delivery.id} webhookId=${webhookId} summary=${delivery} />`)}
     </ul>
@@ -105,10 +108,30 @@ function Deliveries({ webhookId }) {
   </section>`;
 }
 
-function Delivery({ webhookId, summary }) {
-  const [open, setOpen] = useState(false);
+/** The delivery a link names (del_...), opened, above the webhook's list. */
+function LinkedDelivery({ webhookId, deliveryId }) {
+  const { data, error } = useLoad(
+    () => get(`/webhooks/${webhookId}/deliveries/${deliveryId}`),
+    [webhookId, deliveryId],
+    (type, message) => type === 'delivery' && message.delivery?.id === deliveryId,
+  );
+  return html`<section aria-labelledby="linked-h">
+    <h2 id="linked-h">Delivery <code>${deliveryId}</code></h2>
+    <${ErrorNote} error=${error} />
+    ${!data && !error && html`<${Loading} what="the delivery" />`}
+    ${
+      data &&
+      html`<ul class="deliveries">
+        <${Delivery} webhookId=${webhookId} summary=${data} initiallyOpen=${true} />
+      </ul>`
+    }
+  </section>`;
+}
+
+function Delivery({ webhookId, summary, initiallyOpen = false }) {
+  const [open, setOpen] = useState(initiallyOpen);
   return html`<li class="delivery" data-delivery=${summary.id}>
-    <details onToggle=${(event) => setOpen(event.target.open)}>
+    <details open=${initiallyOpen} onToggle=${(event) => setOpen(event.target.open)}>
       <summary>
         <${Status} value=${summary.status} />
         <code>${summary.event_type}</code>
@@ -136,7 +159,7 @@ function Attempts({ webhookId, deliveryId }) {
     <div class="buttons">
       <${ActionButton}
         kind="primary"
-        label=${`Resend ${deliveryId}`}
+        label=${`Resend now ${deliveryId}`}
         action=${() => post(`${path}/resend`)}
         onDone=${reload}
         >Resend now<//

@@ -1,0 +1,25 @@
+// The services the dashboard reads and drives (the composition root passes its own): the same
+// ones the REST API and the control channel call.
+import type { AgentService } from '../agents/agent.service.js';
+import type { ExecutionService } from '../agents/execution.service.js';
+import type { WorkflowEngine } from '../engine/engine.js';
+import type { EventService } from '../events/event.service.js';
+import type { ClockService } from '../time/clock.service.js';
+import type { DeliveryService } from '../webhooks/deliveries/delivery.service.js';
+import type { WebhookService } from '../webhooks/webhook.service.js';
+import type { ExecutionsService } from '../workflows/executions.service.js';
+import type { WorkflowService } from '../workflows/workflow.service.js';
+import type { WorkspaceService } from '../workspaces/workspace.service.js';
+
+export interface DashboardServices {
+  agents: AgentService;
+  clockService: ClockService;
+  deliveries: DeliveryService;
+  engine: WorkflowEngine;
+  events: EventService;
+  executions: ExecutionService;
+  runs: ExecutionsService;
+  webhooks: WebhookService;
+  workflows: WorkflowService;
+  workspaces: WorkspaceService;
+}

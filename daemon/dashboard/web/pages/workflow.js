@@ -1,0 +1,50 @@
+// One workflow (a deep link: wfl_...): its status, trigger, settings and figures, its steps, and
+// its latest runs.
+import { ErrorNote, Json, Link, Loading, Status, get, href, html, time, useLoad } from '../lib.js';
+import { RunTable } from '../parts/run-table.js';
+
+export function Workflow({ params }) {
+  const workflow = useLoad(
+    () => get(`/workflows/${params.id}`),
+    [params.id],
+    (type, message) => type === 'event' && message.data?.workflow_id === params.id,
+  );
+  const runs = useLoad(
+    () => get('/runs', { workflow_id: params.id, limit: 10 }),
+    [params.id],
+    (type, message) => type === 'run' && message.workflow_id === params.id,
+  );
+  const wf = workflow.data;
+  return html`
+    <p class="crumbs"><${Link} to=${href('/workflows')}>Workflows<//></p>
+    <h1>Workflow ${wf ? wf.name : html`<code>${params.id}</code>`}</h1>
+    <${ErrorNote} error=${workflow.error} />
+    ${!wf && !workflow.error && html`<${Loading} what="the workflow" />`}
+    ${
+      wf &&
+      html`<dl class="facts">
+          <dt>Id</dt>
+          <dd><code>${wf.id}</code></dd>
+          <dt>Status</dt>
+          <dd><${Status} value=${wf.status} /></dd>
+          <dt>Trigger</dt>
+          <dd>${wf.trigger.type}</dd>
+          <dt>Last run</dt>
+          <dd>${time(wf.last_executed_at)}</dd>
+          <dt>Success rate</dt>
+          <dd>
+            ${wf.stats.total_executions === 0 ? '—' : `${Math.round(wf.stats.success_rate * 100)}% of ${wf.stats.total_executions} runs`}
+          </dd>
+        </dl>
+        <section aria-labelledby="wf-runs-h">
+          <h2 id="wf-runs-h">Latest runs</h2>
+          <${RunTable} runs=${runs} label=${`Runs of ${wf.name}`} />
+          <p><${Link} to=${href('/runs', { workflow: wf.id })}>All runs of this workflow<//></p>
+        </section>
+        <section aria-labelledby="wf-def-h">
+          <h2 id="wf-def-h">Steps</h2>
+          <${Json} value=${wf.steps} />
+        </section>`
+    }
+  `;
+}
