@@ -2,6 +2,7 @@
 import type { ListQueryInput, Page } from '../../domain/pages.js';
 import { LIMIT_PARAM, type Db } from '../../store/database.js';
 import { ListQuery } from '../../store/list-query.js';
+import { prepareInsert } from '../../store/object-rows.js';
 
 export interface DocumentRow {
   id: string;
@@ -35,9 +36,10 @@ export class KnowledgeRepository {
   private readonly list: ListQuery<DocumentRow, { agentId: string }>;
 
   constructor(private readonly db: Db) {
-    this.insertDocStmt = db.prepare(
-      `INSERT INTO knowledge_documents (id, agent_id, workspace_id, filename, format, type, description, size_bytes, chunk_count, characters, created_at)
-       VALUES (@id, @agent_id, @workspace_id, @filename, @format, @type, @description, @size_bytes, @chunk_count, @characters, @created_at)`,
+    this.insertDocStmt = prepareInsert(
+      db,
+      'knowledge_documents',
+      'id, agent_id, workspace_id, filename, format, type, description, size_bytes, chunk_count, characters, created_at',
     );
     this.insertChunkStmt = db.prepare(
       'INSERT INTO knowledge_chunks (text, document_id, agent_id, seq) VALUES (?, ?, ?, ?)',
