@@ -1,12 +1,7 @@
 // The control channel: what the CLI manages that the REST API does not (workspaces, keys,
 // the clock, the daemon itself) and live streams. Loopback only, control-token auth.
-import { isLoopback } from '../http/loopback.js';
-import { initTRPC, TRPCError } from '@trpc/server';
 import { z } from 'zod';
-import type { FastifyRequest } from 'fastify';
-import { timingSafeEqual } from 'node:crypto';
 import { isAbsolute } from 'node:path';
-import { on, type EventEmitter } from 'node:events';
 import {
   ClockAdvanceInput,
   ClockSetInput,
@@ -21,11 +16,7 @@ import {
   StateImportInput,
   WorkspaceCreateInput,
 } from '../../shared/schemas/control.js';
-import { toIso } from '../time/clock.js';
 import { ApiError } from '../domain/errors.js';
-import { issuesToError } from '../http/validation.js';
-import type { KeyRecord } from '../keys/key.service.js';
-import type { Workspace } from '../domain/workspace.js';
 import { sampleEventData } from '../events/samples.js';
 import { StubAddInput } from '../../shared/schemas/agents.js';
 import { typeMatcher } from '../../shared/event-type-patterns.js';
@@ -76,84 +67,9 @@ import {
   WebhookReplayResult,
   WorkspaceView,
 } from '../../shared/schemas/control-output.js';
-import { insufficientStorage, isStorageFull } from '../store/storage-full.js';
-
-export interface ControlContext {
-  authorized: boolean;
-  loopback: boolean;
-  /** Named in the answer to a change the full disk could not take. */
-  dataDir: string;
-}
-
-export function controlContextFactory(controlToken: string, dataDir: string) {
-  const expected = Buffer.from(controlToken);
-  // tRPC's adapter passes more than the request (CreateFastifyContextOptions); only it is read.
-  return ({ req }: { req: FastifyRequest }): ControlContext => ({
-    authorized: isAuthorized(req.headers.authorization, expected),
-    loopback: isLoopback(req.socket.remoteAddress),
-    dataDir,
-  });
-}
-
-/** Whether an Authorization header carries the control token (compared in constant time). */
-export function isAuthorized(header: string | undefined, expected: Buffer): boolean {
-  const given = Buffer.from((header ?? '').replace(/^Bearer\s+/i, ''));
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}
-
-const t = initTRPC.context<ControlContext>().create({
-  errorFormatter({ shape, error }) {
-    const cause = error.cause;
-    return {
-      ...shape,
-      data: {
-        ...shape.data,
-        svc_code: cause instanceof ApiError ? cause.code : undefined,
-        svc_param: cause instanceof ApiError ? cause.param : undefined,
-        stack: undefined,
-      },
-    };
-  },
-});
-
-/** Only a loopback caller with the control token gets in; service errors keep their code. */
-const operator = t.procedure.use(async ({ ctx, next, getRawInput }) => {
-  if (!ctx.loopback)
-    throw new TRPCError({
-      code: 'FORBIDDEN',
-      message: 'The control channel answers loopback clients only.',
-    });
-  if (!ctx.authorized) {
-    throw new TRPCError({
-      code: 'UNAUTHORIZED',
-      message: 'Missing or wrong control token (it is in the data dir, file control-token).',
-    });
-  }
-  const result = await next();
-  if (result.ok) return result;
-  if (isStorageFull(result.error.cause)) {
-    // As on the REST API (507): the CLI says the disk is full, not "internal error".
-    const cause = insufficientStorage(ctx.dataDir);
-    throw new TRPCError({ code: trpcCode(cause.status), message: cause.message, cause });
-  }
-  const cause = (await inputError(result.error.cause, getRawInput)) ?? result.error.cause;
-  if (cause instanceof ApiError) {
-    throw new TRPCError({ code: trpcCode(cause.status), message: cause.message, cause });
-  }
-  return result;
-});
-
-/**
- * An input its schema refused, as the REST API words a body's fields (one sentence naming the
- * field and the bound it missed, code and param), instead of tRPC's message: zod's issues as JSON.
- */
-async function inputError(
-  cause: unknown,
-  getRawInput: () => Promise<unknown>,
-): Promise<ApiError | undefined> {
-  if (!(cause instanceof z.core.$ZodError)) return undefined;
-  return issuesToError(cause.issues, await getRawInput(), 'body', {});
-}
+import { live } from './live.js';
+import { operator, t } from './procedure.js';
+import { keyView, workspaceView } from './views.js';
 
 export function createControlRouter(deps: ControlDeps) {
   const { workspaces, keys, clock, clockService, events, deliveries, agents, stubs, daemon } = deps;
@@ -509,85 +425,3 @@ function absolute(file: string): string {
 }
 
 export type ControlRouter = ReturnType<typeof createControlRouter>;
-
-/**
- * Yields what a service emits under `name`, as it happens (events.on queues what arrives while
- * the client reads), until the client goes away.
- */
-function live<Events extends Record<K, [unknown]>, K extends string>(
-  emitter: EventEmitter<Events>,
-  name: K,
-  accept: (item: Events[K][0]) => boolean,
-  signal: AbortSignal | undefined,
-): AsyncGenerator<Events[K][0]> {
-  // Listening starts here, when the subscription is set up, not at the first read: tRPC tells
-  // the client the stream has started before it reads, and what is published in between would
-  // otherwise be missed (svc workflows run --wait subscribes, then starts the run).
-  const items = on(emitter as EventEmitter, name, { signal });
-  return (async function* () {
-    if (openLiveStreams >= MAX_LIVE_STREAMS) {
-      items.return?.(undefined).catch(() => undefined);
-      const cause = new ApiError(
-        'rate_limit_exceeded',
-        `${MAX_LIVE_STREAMS} live streams are open on the control channel, the most it serves at once. Close one (svc listen, svc events tail, svc workflows run --wait) and try again.`,
-      );
-      throw new TRPCError({ code: 'TOO_MANY_REQUESTS', message: cause.message, cause });
-    }
-    openLiveStreams += 1;
-    try {
-      for await (const [item] of items) {
-        if (accept(item as Events[K][0])) yield item as Events[K][0];
-      }
-    } catch (error) {
-      // A client that goes away aborts the signal, which ends events.on with an AbortError.
-      if (!signal?.aborted) throw error;
-    } finally {
-      openLiveStreams -= 1;
-    }
-  })();
-}
-
-/**
- * Live streams (events, deliveries) open at once on the control channel. Its one credential is
- * the control token, so this is the per-credential bound: each stream holds a listener and a
- * queue of what it has not yet sent.
- */
-const MAX_LIVE_STREAMS = 32;
-let openLiveStreams = 0;
-
-function workspaceView(ws: Workspace, defaultId: string): WorkspaceView {
-  return {
-    id: ws.id,
-    name: ws.name,
-    tier: ws.tier,
-    default: ws.id === defaultId,
-    created_at: toIso(ws.createdAt),
-  };
-}
-
-function keyView(record: KeyRecord, now?: number): KeyView {
-  const expired = record.expires_at !== null && now !== undefined && record.expires_at <= now;
-  return {
-    id: record.id,
-    name: record.name,
-    scopes: record.scopes,
-    workspace_id: record.workspace_id,
-    environment: record.environment,
-    hint: `...${record.hint}`,
-    status: record.revoked_at !== null ? 'revoked' : expired ? 'expired' : 'active',
-    created_at: toIso(record.created_at),
-    expires_at: toIso(record.expires_at),
-    revoked_at: toIso(record.revoked_at),
-    rotated_to: record.rotated_to,
-  };
-}
-
-function trpcCode(status: number): TRPCError['code'] {
-  if (status === 404) return 'NOT_FOUND';
-  if (status === 409) return 'CONFLICT';
-  if (status === 401) return 'UNAUTHORIZED';
-  if (status === 403) return 'FORBIDDEN';
-  if (status === 429) return 'TOO_MANY_REQUESTS';
-  if (status >= 500) return 'INTERNAL_SERVER_ERROR';
-  return 'BAD_REQUEST';
-}
