@@ -13,9 +13,10 @@ import {
   formatDuration,
   type Execution,
   type Workflow,
-  type WorkflowStep,
 } from '../workflow-views.js';
 import type { WorkflowDocument } from '../workflow-file.js';
+import { stepEdges, type StepEdgeKind } from '../../shared/schemas/steps.js';
+import type { WorkflowStepView } from '../../shared/schemas/workflows.js';
 
 const WORKFLOW_ID = { name: 'id', description: 'workflow id (wfl_...)' };
 const RUN_ARGS = [WORKFLOW_ID, { name: 'execution', description: 'execution id (wex_...)' }];
@@ -38,22 +39,23 @@ function percent(rate: number): string {
   return `${(rate * 100).toFixed(1)}%`;
 }
 
-function stepEdges(step: WorkflowStep): string {
-  const edges: string[] = [];
+/** A step's edges in words, from the one graph walk the daemon and the dashboard use too. */
+function flowOf(step: WorkflowStepView): string {
+  const edges = stepEdges(step);
+  const to = (kind: StepEdgeKind) =>
+    edges.filter((edge) => edge.kind === kind).map((edge) => edge.to);
+  const words: string[] = [];
   if (step.type === 'condition') {
-    edges.push(
-      `true -> ${String(step.config?.if_true ?? '-')}`,
-      `false -> ${String(step.config?.if_false ?? '-')}`,
+    words.push(`true -> ${to('if_true')[0] ?? '-'}`, `false -> ${to('if_false')[0] ?? '-'}`);
+  }
+  if (step.type === 'parallel') {
+    words.push(
+      `[${to('branch').join(', ')}]${step.config.wait_for_all === false ? ' (first)' : ''}`,
     );
   }
-  if (step.type === 'parallel' && Array.isArray(step.config?.steps)) {
-    edges.push(
-      `[${step.config.steps.join(', ')}]${step.config.wait_for_all === false ? ' (first)' : ''}`,
-    );
-  }
-  if (step.next_step_id) edges.push(`-> ${step.next_step_id}`);
-  if (step.on_error) edges.push(`on error -> ${step.on_error}`);
-  return edges.join('  ');
+  for (const next of to('next')) words.push(`-> ${next}`);
+  for (const handler of to('on_error')) words.push(`on error -> ${handler}`);
+  return words.join('  ');
 }
 
 function describeWorkflow(workflow: Workflow): string {
@@ -76,7 +78,7 @@ function describeWorkflow(workflow: Workflow): string {
         step.name,
         step.type,
         step.agent_id ?? '',
-        stepEdges(step),
+        flowOf(step),
       ]),
     ),
   ];

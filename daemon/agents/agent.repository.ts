@@ -4,6 +4,7 @@ import { RowCache } from '../store/row-cache.js';
 import { PendingCounters, type CounterDeferral } from '../store/commit-queue.js';
 import type { Db } from '../store/database.js';
 import { ListQuery } from '../store/list-query.js';
+import { prepareInsert } from '../store/object-rows.js';
 
 export interface AgentRow {
   id: string;
@@ -72,9 +73,10 @@ export class AgentRepository {
       scope: { workspace_id: 'workspaceId', deleted_at: null },
       filters: { status: 'status', type: 'type' },
     });
-    this.insertStmt = db.prepare(
-      `INSERT INTO agents (id, workspace_id, name, description, type, ontology, autonomy_level, status, capabilities, guardrails, personality, brain, created_at, updated_at)
-       VALUES (@id, @workspace_id, @name, @description, @type, @ontology, @autonomy_level, @status, @capabilities, @guardrails, @personality, @brain, @created_at, @updated_at)`,
+    this.insertStmt = prepareInsert(
+      db,
+      'agents',
+      'id, workspace_id, name, description, type, ontology, autonomy_level, status, capabilities, guardrails, personality, brain, created_at, updated_at',
     );
     this.getStmt = db.prepare<[string], AgentRow>(
       'SELECT * FROM agents WHERE id = ? AND deleted_at IS NULL',

@@ -3,7 +3,7 @@ import type { ErrorCode } from '../../shared/errors.js';
 import type { ListQueryInput, Page } from '../domain/pages.js';
 import type { Db } from '../store/database.js';
 import { ListQuery } from '../store/list-query.js';
-import { prepareRowWrite } from '../store/object-rows.js';
+import { prepareInsert, prepareRowWrite } from '../store/object-rows.js';
 
 export interface ExecutionRow {
   id: string;
@@ -62,12 +62,10 @@ export class ExecutionRepository {
       scope: { workspace_id: 'workspaceId' },
       conditions: () => [["status = 'awaiting_approval'"]],
     });
-    this.insertStmt = prepareRowWrite<ExecutionRow>(
+    this.insertStmt = prepareInsert(
       db,
-      `INSERT INTO agent_executions (id, agent_id, workspace_id, status, autonomy_level, input, context, action, output, confidence,
-         error_code, error_message, execution_time_ms, needed_approval, decision, decision_notes, created_at, completed_at, decided_at, injected_fault)
-       VALUES (@id, @agent_id, @workspace_id, @status, @autonomy_level, @input, @context, @action, @output, @confidence,
-         @error_code, @error_message, @execution_time_ms, @needed_approval, @decision, @decision_notes, @created_at, @completed_at, @decided_at, @injected_fault)`,
+      'agent_executions',
+      'id, agent_id, workspace_id, status, autonomy_level, input, context, action, output, confidence, error_code, error_message, execution_time_ms, needed_approval, decision, decision_notes, created_at, completed_at, decided_at, injected_fault',
     );
     this.getStmt = db.prepare<[string], ExecutionRow>(
       'SELECT * FROM agent_executions WHERE id = ?',

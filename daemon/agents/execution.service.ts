@@ -5,11 +5,9 @@
 // With wait_for_completion and nothing to wait for, the whole execution is one transaction.
 // Otherwise it is stored as processing and finished by a durable timer (after a stub's delay,
 // on the daemon clock), with a second timer that fails it with execution_timeout.
-import { EventEmitter, once, setMaxListeners } from 'node:events';
+import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
-import { newId } from '../../shared/ids.js';
 import type { AgentExecutionView, ExecuteInput } from '../../shared/schemas/agents.js';
-import { ERROR_CODES, type ErrorCode } from '../../shared/errors.js';
 import type { Clock } from '../time/clock.js';
 import type { EventService } from '../events/event.service.js';
 import { ApiError } from '../domain/errors.js';
@@ -20,49 +18,43 @@ import type { TimerService } from '../time/timer.service.js';
 import type { AgentRepository, AgentRow, StatsDelta } from './agent.repository.js';
 import type { AgentService } from './agent.service.js';
 import type { AgentSettings } from './agent-settings.js';
-import type { BrainResult } from './brains/brain.js';
 import type { ExecutionRepository, ExecutionRow } from './execution.repository.js';
 import type { Stub } from './stub.service.js';
 import type { Thinker, Thought } from './thinker.js';
 import { executionEventData, toExecutionView } from './execution-views.js';
+import { ExecutionApprovals } from './execution-approvals.js';
+import {
+  answerOf,
+  finish,
+  judge,
+  newExecutionRow,
+  type ExecuteAnswer,
+  type Outcome,
+} from './execution-outcome.js';
+import { ExecutionWaiters } from './execution-waiters.js';
 
 const RUN_TIMER = 'agent.execution';
 const TIMEOUT_TIMER = 'agent.execution.timeout';
 const HOUR = 3_600_000;
-/** error.code of an execution cancelled because the workflow run that asked for it was. */
-const RUN_CANCELLED = 'workflow_run_cancelled';
 export const EXECUTION_RETENTION_MS = 30 * 86_400_000;
-
-/** What a finished thought turns into. */
-type Outcome =
-  | { type: 'completed'; result: BrainResult }
-  | { type: 'awaiting_approval'; result: BrainResult }
-  | {
-      type: 'failed';
-      result: BrainResult | null;
-      code: ErrorCode;
-      message: string;
-      injectedFault?: string | undefined;
-    };
 
 /** An execution decided at once whose writes the caller makes (see decideNow). */
 export interface DecidedExecution {
   /** Stores the execution, its stats and its events: call it inside a transaction. */
   store(): void;
   /** What execute() answers: the execution, or the ApiError of a failed one (thrown). */
-  answer(): { status: 200 | 202; execution: AgentExecutionView };
+  answer(): ExecuteAnswer;
 }
 
 /** Hears an execution reach a decided state, inside the transaction that stores it. */
 export type SettledListener = (row: ExecutionRow) => void;
 
 export class ExecutionService {
-  /** Emits an execution's id when it leaves processing (requests that wait hear it). */
-  private readonly settled = new EventEmitter<Record<string, []>>();
+  /** Requests waiting for an execution to leave processing. */
+  private readonly waiters = new ExecutionWaiters();
   /** Emits each decided execution inside the transaction that stores it (the workflow engine). */
   private readonly decisions = new EventEmitter<{ decided: [ExecutionRow] }>();
-  /** Aborted at shutdown: every waiting request answers with the execution as it stands. */
-  private readonly closing = new AbortController();
+  private readonly approvals: ExecutionApprovals;
 
   constructor(
     private readonly db: Transactions,
@@ -76,8 +68,9 @@ export class ExecutionService {
     private readonly clock: Clock,
     private readonly settings: AgentSettings,
   ) {
-    this.settled.setMaxListeners(0);
-    setMaxListeners(0, this.closing.signal);
+    this.approvals = new ExecutionApprovals(db, repo, agentRepo, events, timers, clock, (row) =>
+      this.announce(row),
+    );
     timers.register(RUN_TIMER, (payload) =>
       this.runStored((payload as { execution_id: string }).execution_id),
     );
@@ -93,11 +86,7 @@ export class ExecutionService {
   }
 
   /** Starts an execution; answers with the HTTP status and the execution as it stands. */
-  async execute(
-    workspaceId: string,
-    agentId: string,
-    input: ExecuteInput,
-  ): Promise<{ status: 200 | 202; execution: AgentExecutionView }> {
+  async execute(workspaceId: string, agentId: string, input: ExecuteInput): Promise<ExecuteAnswer> {
     const { agent, stub, delayMs } = this.admit(workspaceId, agentId, input);
     if (input.wait_for_completion && delayMs === 0) {
       const decided = await this.decide(agent, workspaceId, input, stub);
@@ -182,7 +171,7 @@ export class ExecutionService {
         );
         this.complete(agent, finished, true);
       },
-      answer: () => this.answer(agent, finished),
+      answer: () => answerOf(agent, finished),
     };
   }
 
@@ -192,7 +181,7 @@ export class ExecutionService {
     workspaceId: string,
     input: ExecuteInput,
     delayMs: number,
-  ): Promise<{ status: 200 | 202; execution: AgentExecutionView }> {
+  ): Promise<ExecuteAnswer> {
     const now = this.clock.now();
     const row = this.newRow(agent, workspaceId, input);
     this.db.transaction(() => {
@@ -212,8 +201,8 @@ export class ExecutionService {
       );
     })();
     if (!input.wait_for_completion) return { status: 202, execution: toExecutionView(row) };
-    await this.waitFor(row.id);
-    return this.answer(agent, this.repo.get(row.id)!);
+    await this.waiters.waitFor(row.id, () => this.repo.get(row.id)?.status === 'processing');
+    return answerOf(agent, this.repo.get(row.id)!);
   }
 
   /** Deletes executions past the 30-day retention on the daemon clock. */
@@ -245,38 +234,7 @@ export class ExecutionService {
   ): AgentExecutionView {
     const row = this.row(workspaceId, agentId, executionId);
     const agent = this.agentRepo.get(row.agent_id) ?? this.agents.row(workspaceId, agentId);
-    const now = this.clock.now();
-    const decided = this.db.transaction((): ExecutionRow => {
-      // Read again inside the deciding transaction: a cancel of the run that asked for it and
-      // this decision are serialised by the store, and only one of them finds it awaiting.
-      const current = this.repo.get(executionId) ?? row;
-      if (current.status !== 'awaiting_approval') throw undecidable(current);
-      const next: ExecutionRow = {
-        ...current,
-        status: decision === 'approve' ? 'completed' : 'cancelled',
-        decision,
-        decision_notes: notes ?? null,
-        decided_at: now,
-        completed_at: now,
-        error_code: decision === 'reject' ? 'approval_rejected' : null,
-        error_message:
-          decision === 'reject' ? `Rejected by the reviewer${notes ? `: ${notes}` : '.'}` : null,
-      };
-      this.repo.save(next);
-      this.agentRepo.addStats(
-        agent.id,
-        { interactions: 0, finished: 1, succeeded: decision === 'approve' ? 1 : 0, timeMs: null },
-        now,
-      );
-      this.events.publish(
-        workspaceId,
-        decision === 'approve' ? 'agent.execution.completed' : 'agent.execution.failed',
-        executionEventData(agent, next),
-      );
-      this.announce(next);
-      return next;
-    })();
-    return toExecutionView(decided);
+    return toExecutionView(this.approvals.decide(agent, row, decision, notes));
   }
 
   /**
@@ -286,56 +244,11 @@ export class ExecutionService {
    * Nothing happens to an execution that is not awaiting approval (decided already).
    */
   cancelWithRun(executionId: string, runId: string): void {
-    const row = this.repo.get(executionId);
-    if (row?.status !== 'awaiting_approval') return;
-    const now = this.clock.now();
-    const cancelled: ExecutionRow = {
-      ...row,
-      status: 'cancelled',
-      completed_at: now,
-      error_code: RUN_CANCELLED,
-      error_message: `Workflow run ${runId} was cancelled before this execution was decided.`,
-    };
-    this.repo.save(cancelled);
-    this.timers.cancelOwned(row.id);
-    const agent = this.agentRepo.get(row.agent_id);
-    if (agent) {
-      this.agentRepo.addStats(
-        agent.id,
-        { interactions: 0, finished: 1, succeeded: 0, timeMs: null },
-        now,
-      );
-    }
-    this.events.publish(
-      row.workspace_id,
-      'agent.execution.failed',
-      executionEventData(agent ?? { id: row.agent_id, name: '(deleted agent)' }, cancelled),
-    );
+    this.approvals.cancelWithRun(executionId, runId);
   }
 
   private newRow(agent: AgentRow, workspaceId: string, input: ExecuteInput): ExecutionRow {
-    return {
-      id: newId('agentExecution'),
-      agent_id: agent.id,
-      workspace_id: workspaceId,
-      status: 'processing',
-      autonomy_level: agent.autonomy_level,
-      input: input.input,
-      context: JSON.stringify(input.context ?? {}),
-      action: null,
-      output: null,
-      confidence: null,
-      error_code: null,
-      error_message: null,
-      execution_time_ms: null,
-      needed_approval: 0,
-      decision: null,
-      decision_notes: null,
-      created_at: this.clock.now(),
-      completed_at: null,
-      decided_at: null,
-      injected_fault: null,
-    };
+    return newExecutionRow(agent, workspaceId, input, this.clock.now());
   }
 
   private checkHourlyLimit(agent: AgentRow): void {
@@ -353,54 +266,11 @@ export class ExecutionService {
 
   /** Guardrails and autonomy turn a proposal into an outcome. */
   private judge(agent: AgentRow, thought: Thought): Outcome {
-    if ('error' in thought)
-      return {
-        type: 'failed',
-        result: null,
-        code: thought.error.code,
-        message: thought.error.message,
-        injectedFault: thought.injectedFault,
-      };
-    const { guardrails } = this.agents.viewOf(agent);
-    if (guardrails.blocked_actions.includes(thought.action)) {
-      return {
-        type: 'failed',
-        result: thought,
-        code: 'guardrail_violation',
-        message: `The action '${thought.action}' is blocked by the agent's guardrails (blocked_actions).`,
-      };
-    }
-    switch (agent.autonomy_level) {
-      case 'L1':
-        return {
-          type: 'completed',
-          result: { ...thought, output: `Suggestion (not executed): ${thought.output}` },
-        };
-      case 'L2':
-        return { type: 'awaiting_approval', result: thought };
-      default:
-        return guardrails.require_approval_for.includes(thought.action)
-          ? { type: 'awaiting_approval', result: thought }
-          : { type: 'completed', result: thought };
-    }
+    return judge(agent, this.agents.viewOf(agent).guardrails, thought);
   }
 
   private finish(row: ExecutionRow, outcome: Outcome, timeMs: number): ExecutionRow {
-    const now = this.clock.now();
-    const result = outcome.result;
-    return {
-      ...row,
-      status: outcome.type,
-      action: result?.action ?? null,
-      output: result?.output ?? null,
-      confidence: result?.confidence ?? null,
-      error_code: outcome.type === 'failed' ? outcome.code : null,
-      error_message: outcome.type === 'failed' ? outcome.message : null,
-      execution_time_ms: timeMs,
-      needed_approval: outcome.type === 'awaiting_approval' ? 1 : 0,
-      completed_at: outcome.type === 'awaiting_approval' ? null : now,
-      injected_fault: outcome.type === 'failed' ? (outcome.injectedFault ?? null) : null,
-    };
+    return finish(row, outcome, timeMs, this.clock.now());
   }
 
   /**
@@ -431,7 +301,7 @@ export class ExecutionService {
     this.events.publish(row.workspace_id, type, executionEventData(agent, row));
     // An execution stored for the first time already decided has nobody waiting on it yet.
     if (!firstWrite) this.announce(row);
-    queueMicrotask(() => this.wake(row.id));
+    this.waiters.wake(row.id);
   }
 
   private announce(row: ExecutionRow): void {
@@ -470,7 +340,7 @@ export class ExecutionService {
       executionEventData(agent, failed),
     );
     this.announce(failed);
-    queueMicrotask(() => this.wake(row.id));
+    this.waiters.wake(row.id);
   }
 
   private async runStored(executionId: string): Promise<void> {
@@ -524,48 +394,9 @@ export class ExecutionService {
     })();
   }
 
-  private answer(
-    agent: AgentRow,
-    row: ExecutionRow,
-  ): { status: 200 | 202; execution: AgentExecutionView } {
-    const execution = toExecutionView(row);
-    if (row.status === 'failed') {
-      const code = (row.error_code ?? 'internal_server_error') as ErrorCode;
-      throw new ApiError(
-        code in ERROR_CODES ? code : 'internal_server_error',
-        row.error_message ?? 'The execution failed.',
-        {
-          extras: {
-            execution_id: row.id,
-            agent_id: agent.id,
-            ...(row.injected_fault ? { injected_fault: row.injected_fault } : {}),
-          },
-        },
-      );
-    }
-    return { status: row.status === 'completed' ? 200 : 202, execution };
-  }
-
-  /**
-   * Resolves when the execution leaves processing, or at shutdown. The bound is the daemon
-   * clock's: the execution's timeout timer fails it (execution_timeout), which settles it.
-   */
-  private async waitFor(executionId: string): Promise<void> {
-    if (this.repo.get(executionId)?.status !== 'processing') return;
-    try {
-      await once(this.settled, executionId, { signal: this.closing.signal });
-    } catch (error) {
-      if (!this.closing.signal.aborted) throw error;
-    }
-  }
-
   /** On shutdown: answer every waiting request with the execution as it stands (202 processing). */
   releaseWaiters(): void {
-    this.closing.abort();
-  }
-
-  private wake(executionId: string): void {
-    this.settled.emit(executionId);
+    this.waiters.releaseAll();
   }
 
   private row(workspaceId: string, agentId: string, executionId: string): ExecutionRow {
@@ -584,16 +415,4 @@ export class ExecutionService {
     }
     return row;
   }
-}
-
-/**
- * 409 conflict for deciding an execution that no longer awaits approval; one that was cancelled
- * with its workflow run says so (its error names the run).
- */
-function undecidable(row: ExecutionRow): ApiError {
-  const message =
-    row.error_code === RUN_CANCELLED
-      ? `Execution ${row.id} is ${row.status}. ${row.error_message} Only executions awaiting approval can be decided.`
-      : `Execution ${row.id} is ${row.status}; only executions awaiting approval can be decided.`;
-  return new ApiError('conflict', message, { extras: { execution_status: row.status } });
 }

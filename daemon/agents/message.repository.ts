@@ -2,6 +2,7 @@
 import type { ListQueryInput, Page } from '../domain/pages.js';
 import type { Db } from '../store/database.js';
 import { ListQuery } from '../store/list-query.js';
+import { prepareInsert } from '../store/object-rows.js';
 
 export interface MessageRow {
   id: string;
@@ -33,9 +34,10 @@ export class MessageRepository {
       scope: { agent_id: 'agentId' },
       filters: { conversation_id: 'conversation_id' },
     });
-    this.insertStmt = db.prepare(
-      `INSERT INTO agent_messages (id, agent_id, workspace_id, conversation_id, role, content, action, confidence, response_time_ms, created_at)
-       VALUES (@id, @agent_id, @workspace_id, @conversation_id, @role, @content, @action, @confidence, @response_time_ms, @created_at)`,
+    this.insertStmt = prepareInsert(
+      db,
+      'agent_messages',
+      'id, agent_id, workspace_id, conversation_id, role, content, action, confidence, response_time_ms, created_at',
     );
     this.conversationStmt = db.prepare<[string, string], { n: number }>(
       'SELECT COUNT(*) AS n FROM agent_messages WHERE conversation_id = ? AND agent_id = ?',

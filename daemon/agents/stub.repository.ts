@@ -1,5 +1,6 @@
 // Sandbox stubs: "when an agent's input matches, answer this / fail / take this long".
 import type { Db } from '../store/database.js';
+import { prepareInsert } from '../store/object-rows.js';
 
 export interface StubRow {
   id: string;
@@ -17,8 +18,10 @@ export class StubRepository {
   private readonly clearStmt;
 
   constructor(db: Db) {
-    this.insertStmt = db.prepare(
-      'INSERT INTO agent_stubs (id, agent_id, match, result, fail_code, delay_ms, created_at) VALUES (@id, @agent_id, @match, @result, @fail_code, @delay_ms, @created_at)',
+    this.insertStmt = prepareInsert(
+      db,
+      'agent_stubs',
+      'id, agent_id, match, result, fail_code, delay_ms, created_at',
     );
     this.listStmt = db.prepare<[string], StubRow>(
       'SELECT * FROM agent_stubs WHERE agent_id = ? ORDER BY created_at, id',

@@ -1,8 +1,8 @@
-// The control channel's tRPC instance and its one kind of procedure (`operator`: a loopback
-// caller with the control token, service errors keep their code), shared by the router files.
+// The control channel's tRPC instance and its one kind of procedure: loopback callers with the
+// control token only, service errors answered with their svc code (router.ts builds ControlRouter with them).
+import { timingSafeEqual } from 'node:crypto';
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { FastifyRequest } from 'fastify';
-import { timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { ApiError } from '../domain/errors.js';
 import { isLoopback } from '../http/loopback.js';
@@ -86,7 +86,7 @@ async function inputError(
   return issuesToError(cause.issues, await getRawInput(), 'body', {});
 }
 
-function trpcCode(status: number): TRPCError['code'] {
+export function trpcCode(status: number): TRPCError['code'] {
   if (status === 404) return 'NOT_FOUND';
   if (status === 408) return 'TIMEOUT';
   if (status === 409) return 'CONFLICT';

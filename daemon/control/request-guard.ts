@@ -6,7 +6,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { exceedsDepth, MAX_JSON_DEPTH } from '../http/json-depth.js';
 import { isLoopback } from '../http/loopback.js';
-import { isAuthorized } from './router.js';
+import { isAuthorized } from './procedure.js';
 
 const PREFIX = '/trpc/';
 

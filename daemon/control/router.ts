@@ -1,9 +1,7 @@
 // The control channel: what the CLI manages that the REST API does not (workspaces, keys,
 // the clock, the daemon itself) and live streams. Loopback only, control-token auth.
-import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { isAbsolute } from 'node:path';
-import { on, type EventEmitter } from 'node:events';
 import {
   ClockAdvanceInput,
   ClockSetInput,
@@ -19,10 +17,7 @@ import {
   StateImportInput,
   WorkspaceCreateInput,
 } from '../../shared/schemas/control.js';
-import { toIso } from '../time/clock.js';
 import { ApiError } from '../domain/errors.js';
-import type { KeyRecord } from '../keys/key.service.js';
-import type { Workspace } from '../domain/workspace.js';
 import { sampleEventData } from '../events/samples.js';
 import { StubAddInput } from '../../shared/schemas/agents.js';
 import { typeMatcher } from '../../shared/event-type-patterns.js';
@@ -77,6 +72,8 @@ import {
   WebhookReplayResult,
   WorkspaceView,
 } from '../../shared/schemas/control-output.js';
+import { live } from './live.js';
+import { keyView, workspaceView } from './views.js';
 
 export function createControlRouter(deps: ControlDeps) {
   const { workspaces, keys, clock, clockService, events, deliveries, agents, stubs, daemon } = deps;
@@ -439,75 +436,3 @@ function absolute(file: string): string {
 }
 
 export type ControlRouter = ReturnType<typeof createControlRouter>;
-
-/**
- * Yields what a service emits under `name`, as it happens (events.on queues what arrives while
- * the client reads), until the client goes away.
- */
-function live<Events extends Record<K, [unknown]>, K extends string>(
-  emitter: EventEmitter<Events>,
-  name: K,
-  accept: (item: Events[K][0]) => boolean,
-  signal: AbortSignal | undefined,
-): AsyncGenerator<Events[K][0]> {
-  // Listening starts here, when the subscription is set up, not at the first read: tRPC tells
-  // the client the stream has started before it reads, and what is published in between would
-  // otherwise be missed (svc workflows run --wait subscribes, then starts the run).
-  const items = on(emitter as EventEmitter, name, { signal });
-  return (async function* () {
-    if (openLiveStreams >= MAX_LIVE_STREAMS) {
-      items.return?.(undefined).catch(() => undefined);
-      const cause = new ApiError(
-        'rate_limit_exceeded',
-        `${MAX_LIVE_STREAMS} live streams are open on the control channel, the most it serves at once. Close one (svc listen, svc events tail, svc workflows run --wait) and try again.`,
-      );
-      throw new TRPCError({ code: 'TOO_MANY_REQUESTS', message: cause.message, cause });
-    }
-    openLiveStreams += 1;
-    try {
-      for await (const [item] of items) {
-        if (accept(item as Events[K][0])) yield item as Events[K][0];
-      }
-    } catch (error) {
-      // A client that goes away aborts the signal, which ends events.on with an AbortError.
-      if (!signal?.aborted) throw error;
-    } finally {
-      openLiveStreams -= 1;
-    }
-  })();
-}
-
-/**
- * Live streams (events, deliveries) open at once on the control channel. Its one credential is
- * the control token, so this is the per-credential bound: each stream holds a listener and a
- * queue of what it has not yet sent.
- */
-const MAX_LIVE_STREAMS = 32;
-let openLiveStreams = 0;
-
-function workspaceView(ws: Workspace, defaultId: string): WorkspaceView {
-  return {
-    id: ws.id,
-    name: ws.name,
-    tier: ws.tier,
-    default: ws.id === defaultId,
-    created_at: toIso(ws.createdAt),
-  };
-}
-
-function keyView(record: KeyRecord, now?: number): KeyView {
-  const expired = record.expires_at !== null && now !== undefined && record.expires_at <= now;
-  return {
-    id: record.id,
-    name: record.name,
-    scopes: record.scopes,
-    workspace_id: record.workspace_id,
-    environment: record.environment,
-    hint: `...${record.hint}`,
-    status: record.revoked_at !== null ? 'revoked' : expired ? 'expired' : 'active',
-    created_at: toIso(record.created_at),
-    expires_at: toIso(record.expires_at),
-    revoked_at: toIso(record.revoked_at),
-    rotated_to: record.rotated_to,
-  };
-}

@@ -6,7 +6,7 @@ import type { Db } from '../store/database.js';
 import { WRITE_AT_ONCE, type CounterDeferral } from '../store/commit-queue.js';
 import { ListCounts, ListCountWrites } from '../store/list-counts.js';
 import { ListQuery } from '../store/list-query.js';
-import { prepareRows, prepareRowWrite } from '../store/object-rows.js';
+import { prepareInsert, prepareRows, prepareRowWrite } from '../store/object-rows.js';
 
 export interface RunListFilter {
   workflowId: string;
@@ -135,14 +135,10 @@ export class RunRepository {
     this.statusCountStmt = db.prepare<[string, number], { status: RunStatus; n: number }>(
       'SELECT status, COUNT(*) AS n FROM workflow_executions WHERE workspace_id = ? AND created_at >= ? GROUP BY status',
     );
-    this.insertStmt = prepareRowWrite<RunRow>(
+    this.insertStmt = prepareInsert(
       db,
-      `INSERT INTO workflow_executions (id, workflow_id, workspace_id, version, status, trigger_type, input, frontier,
-         steps_completed, result, error_code, error_message, failed_step, failed_agent_id, deadline_at, created_at, completed_at, cancelled_at,
-         rerun_of, from_step_id)
-       VALUES (@id, @workflow_id, @workspace_id, @version, @status, @trigger_type, @input, @frontier,
-         @steps_completed, @result, @error_code, @error_message, @failed_step, @failed_agent_id, @deadline_at, @created_at, @completed_at, @cancelled_at,
-         @rerun_of, @from_step_id)`,
+      'workflow_executions',
+      'id, workflow_id, workspace_id, version, status, trigger_type, input, frontier, steps_completed, result, error_code, error_message, failed_step, failed_agent_id, deadline_at, created_at, completed_at, cancelled_at, rerun_of, from_step_id',
     );
     this.getStmt = prepareRows<RunRow, [string]>(
       db,
@@ -157,10 +153,10 @@ export class RunRepository {
          result = @result, error_code = @error_code, error_message = @error_message, failed_step = @failed_step,
          failed_agent_id = @failed_agent_id, completed_at = @completed_at, cancelled_at = @cancelled_at WHERE id = @id`,
     );
-    this.stepStmt = prepareRowWrite<StepRunRow>(
+    this.stepStmt = prepareInsert(
       db,
-      `INSERT INTO workflow_step_runs (execution_id, seq, step_id, attempt, status, result, error_code, error_message, started_at, completed_at, injected_fault)
-       VALUES (@execution_id, @seq, @step_id, @attempt, @status, @result, @error_code, @error_message, @started_at, @completed_at, @injected_fault)`,
+      'workflow_step_runs',
+      'execution_id, seq, step_id, attempt, status, result, error_code, error_message, started_at, completed_at, injected_fault',
     );
     this.stepsStmt = prepareRows<StepRunRow, [string]>(
       db,

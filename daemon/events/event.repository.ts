@@ -4,7 +4,7 @@ import type { Db } from '../store/database.js';
 import { WRITE_AT_ONCE, type CounterDeferral } from '../store/commit-queue.js';
 import { ListCounts, ListCountWrites } from '../store/list-counts.js';
 import { ListQuery, type Condition } from '../store/list-query.js';
-import { prepareRowWrite } from '../store/object-rows.js';
+import { prepareInsert } from '../store/object-rows.js';
 
 export interface EventRow {
   id: string;
@@ -57,10 +57,7 @@ export class EventRepository {
         );
       },
     });
-    this.insertStmt = prepareRowWrite<EventRow>(
-      db,
-      'INSERT INTO events (id, workspace_id, type, created_at, envelope) VALUES (@id, @workspace_id, @type, @created_at, @envelope)',
-    );
+    this.insertStmt = prepareInsert(db, 'events', 'id, workspace_id, type, created_at, envelope');
     this.getStmt = db.prepare<[string, string, number], EventRow>(
       'SELECT * FROM events WHERE id = ? AND workspace_id = ? AND created_at >= ?',
     );

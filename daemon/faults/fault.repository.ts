@@ -1,5 +1,6 @@
 // Sandbox fault rules (svc faults): one row per rule, with the counters its decisions need.
 import type { Db } from '../store/database.js';
+import { prepareInsert } from '../store/object-rows.js';
 
 export interface FaultRow {
   id: string;
@@ -33,11 +34,10 @@ export class FaultRepository {
   private readonly countersStmt;
 
   constructor(db: Db) {
-    this.insertStmt = db.prepare(
-      `INSERT INTO faults (id, workspace_id, webhook_id, url_prefix, workflow_id, step_id, agent_id, attempts_from, attempts_to,
-         rate, seed, times, match, status, timeout, latency_ms, reset, fail_code, seen, hits, created_at)
-       VALUES (@id, @workspace_id, @webhook_id, @url_prefix, @workflow_id, @step_id, @agent_id, @attempts_from, @attempts_to,
-         @rate, @seed, @times, @match, @status, @timeout, @latency_ms, @reset, @fail_code, @seen, @hits, @created_at)`,
+    this.insertStmt = prepareInsert(
+      db,
+      'faults',
+      'id, workspace_id, webhook_id, url_prefix, workflow_id, step_id, agent_id, attempts_from, attempts_to, rate, seed, times, match, status, timeout, latency_ms, reset, fail_code, seen, hits, created_at',
     );
     this.allStmt = db.prepare<[], FaultRow>('SELECT * FROM faults ORDER BY created_at, id');
     this.deleteStmt = db.prepare('DELETE FROM faults WHERE id = ? AND workspace_id = ?');

@@ -2,6 +2,7 @@
 import type { ListQueryInput, Page } from '../domain/pages.js';
 import type { Db } from '../store/database.js';
 import { ListQuery } from '../store/list-query.js';
+import { prepareInsert } from '../store/object-rows.js';
 
 export interface IntegrationRow {
   id: string;
@@ -32,9 +33,10 @@ export class IntegrationRepository {
       scope: { workspace_id: 'workspaceId' },
       filters: { provider: 'provider' },
     });
-    this.insertStmt = db.prepare(
-      `INSERT INTO integrations (id, workspace_id, provider, name, config, credentials, status, created_at, updated_at)
-       VALUES (@id, @workspace_id, @provider, @name, @config, @credentials, @status, @created_at, @updated_at)`,
+    this.insertStmt = prepareInsert(
+      db,
+      'integrations',
+      'id, workspace_id, provider, name, config, credentials, status, created_at, updated_at',
     );
     this.getStmt = db.prepare<[string, string], IntegrationRow>(
       'SELECT * FROM integrations WHERE id = ? AND workspace_id = ?',

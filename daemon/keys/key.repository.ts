@@ -1,5 +1,6 @@
 // API key rows. Only the SHA-256 of a key is stored; the key itself is shown once.
 import type { Db } from '../store/database.js';
+import { prepareInsert } from '../store/object-rows.js';
 
 export interface KeyRow {
   id: string;
@@ -28,9 +29,10 @@ export class KeyRepository {
   private readonly deleteOperatorStmt;
 
   constructor(db: Db) {
-    this.insertStmt = db.prepare(
-      `INSERT INTO api_keys (id, kind, user_id, workspace_id, name, hash, hint, scopes, environment, created_at, expires_at, revoked_at, rotated_to)
-       VALUES (@id, @kind, @user_id, @workspace_id, @name, @hash, @hint, @scopes, @environment, @created_at, @expires_at, @revoked_at, @rotated_to)`,
+    this.insertStmt = prepareInsert(
+      db,
+      'api_keys',
+      'id, kind, user_id, workspace_id, name, hash, hint, scopes, environment, created_at, expires_at, revoked_at, rotated_to',
     );
     this.byHashStmt = db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE hash = ?');
     this.byIdStmt = db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE id = ?');

@@ -1,6 +1,7 @@
 // OAuth rows: apps, grants (one consent each), authorization codes and tokens. Secrets, codes
 // and tokens are stored as SHA-256 only.
 import type { Db } from '../store/database.js';
+import { prepareInsert } from '../store/object-rows.js';
 
 export interface AppRow {
   id: string;
@@ -66,9 +67,10 @@ export class OAuthRepository {
 
   constructor(db: Db) {
     this.s = {
-      insertApp: db.prepare(
-        `INSERT INTO oauth_apps (id, workspace_id, name, redirect_uris, scopes, public, secret_hash, secret_hint, created_at, deleted_at)
-         VALUES (@id, @workspace_id, @name, @redirect_uris, @scopes, @public, @secret_hash, @secret_hint, @created_at, @deleted_at)`,
+      insertApp: prepareInsert(
+        db,
+        'oauth_apps',
+        'id, workspace_id, name, redirect_uris, scopes, public, secret_hash, secret_hint, created_at, deleted_at',
       ),
       appById: db.prepare<[string], AppRow>(
         'SELECT * FROM oauth_apps WHERE id = ? AND deleted_at IS NULL',
@@ -80,9 +82,10 @@ export class OAuthRepository {
         'SELECT * FROM oauth_apps WHERE deleted_at IS NULL AND workspace_id = ? ORDER BY created_at DESC, id DESC',
       ),
       deleteApp: db.prepare('UPDATE oauth_apps SET deleted_at = ? WHERE id = ?'),
-      insertGrant: db.prepare(
-        `INSERT INTO oauth_grants (id, app_id, user_id, workspace_id, scopes, created_at, last_used_at, revoked_at, revoked_reason)
-         VALUES (@id, @app_id, @user_id, @workspace_id, @scopes, @created_at, @last_used_at, @revoked_at, @revoked_reason)`,
+      insertGrant: prepareInsert(
+        db,
+        'oauth_grants',
+        'id, app_id, user_id, workspace_id, scopes, created_at, last_used_at, revoked_at, revoked_reason',
       ),
       grantById: db.prepare<[string], GrantRow>('SELECT * FROM oauth_grants WHERE id = ?'),
       listGrants: db.prepare<[], GrantRow>(
@@ -95,18 +98,20 @@ export class OAuthRepository {
         'UPDATE oauth_grants SET revoked_at = ?, revoked_reason = ? WHERE app_id = ? AND revoked_at IS NULL',
       ),
       touchGrant: db.prepare('UPDATE oauth_grants SET last_used_at = ? WHERE id = ?'),
-      insertCode: db.prepare(
-        `INSERT INTO oauth_codes (hash, grant_id, app_id, redirect_uri, code_challenge, code_challenge_method, scopes, created_at, expires_at, used_at)
-         VALUES (@hash, @grant_id, @app_id, @redirect_uri, @code_challenge, @code_challenge_method, @scopes, @created_at, @expires_at, @used_at)`,
+      insertCode: prepareInsert(
+        db,
+        'oauth_codes',
+        'hash, grant_id, app_id, redirect_uri, code_challenge, code_challenge_method, scopes, created_at, expires_at, used_at',
       ),
       codeByHash: db.prepare<[string], CodeRow>('SELECT * FROM oauth_codes WHERE hash = ?'),
       useCode: db.prepare(
         'UPDATE oauth_codes SET used_at = ? WHERE hash = ? AND used_at IS NULL AND expires_at > ?',
       ),
       deleteExpiredCodes: db.prepare('DELETE FROM oauth_codes WHERE expires_at <= ?'),
-      insertToken: db.prepare(
-        `INSERT INTO oauth_tokens (id, kind, hash, grant_id, app_id, scopes, created_at, expires_at, used_at, revoked_at)
-         VALUES (@id, @kind, @hash, @grant_id, @app_id, @scopes, @created_at, @expires_at, @used_at, @revoked_at)`,
+      insertToken: prepareInsert(
+        db,
+        'oauth_tokens',
+        'id, kind, hash, grant_id, app_id, scopes, created_at, expires_at, used_at, revoked_at',
       ),
       tokenByHash: db.prepare<[string], TokenWithGrant>(
         `SELECT t.*, g.user_id, g.workspace_id, g.revoked_at AS grant_revoked_at

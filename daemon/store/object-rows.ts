@@ -81,3 +81,22 @@ export function prepareRowWrite<R extends object>(db: Db, sql: string): RowWrite
     },
   };
 }
+
+/** The names of a column list written as SQL ('a, b, c'), as the union 'a' | 'b' | 'c'. */
+type ColumnNames<S extends string> = S extends `${infer Head}, ${infer Tail}`
+  ? Head | ColumnNames<Tail>
+  : S;
+
+/**
+ * Prepares `INSERT INTO table (columns) VALUES (...)` from the column list alone (each column
+ * written once; the rows it takes must have every one of them), bound by position like
+ * prepareRowWrite.
+ */
+export function prepareInsert<const S extends string>(
+  db: Db,
+  table: string,
+  columns: S,
+): RowWriter<Record<ColumnNames<S>, unknown>> {
+  const values = columns.replace(/\w+/g, (column) => `@${column}`);
+  return prepareRowWrite(db, `INSERT INTO ${table} (${columns}) VALUES (${values})`);
+}

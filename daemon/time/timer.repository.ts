@@ -1,6 +1,6 @@
 // Durable timers: "run this kind of job with this payload at time T", one row each.
 import { LIMIT_PARAM, type Db } from '../store/database.js';
-import { prepareRowWrite } from '../store/object-rows.js';
+import { prepareInsert } from '../store/object-rows.js';
 
 export interface TimerRow {
   id: string;
@@ -30,10 +30,7 @@ export class TimerRepository {
   private readonly deleteAll: (ids: readonly string[]) => void;
 
   constructor(db: Db) {
-    this.insertStmt = prepareRowWrite<Omit<TimerRow, 'attempts' | 'last_error'>>(
-      db,
-      'INSERT INTO timers (id, kind, due_at, payload, owner, created_at) VALUES (@id, @kind, @due_at, @payload, @owner, @created_at)',
-    );
+    this.insertStmt = prepareInsert(db, 'timers', 'id, kind, due_at, payload, owner, created_at');
     this.dueStmt = db.prepare<[number, number], TimerRow>(
       `SELECT * FROM timers WHERE due_at <= ? ORDER BY due_at, id ${LIMIT_PARAM}`,
     );

@@ -3,7 +3,7 @@ import type { ListQueryInput, Page } from '../domain/pages.js';
 import { PendingCounters, WRITE_AT_ONCE, type CounterDeferral } from '../store/commit-queue.js';
 import type { Db } from '../store/database.js';
 import { ListQuery } from '../store/list-query.js';
-import { prepareRows } from '../store/object-rows.js';
+import { prepareInsert, prepareRows } from '../store/object-rows.js';
 import { RowCache } from '../store/row-cache.js';
 
 export interface WebhookRow {
@@ -56,9 +56,10 @@ export class WebhookRepository {
       scope: { workspace_id: 'workspaceId' },
       filters: { status: 'status' },
     });
-    this.insertStmt = db.prepare(
-      `INSERT INTO webhooks (id, workspace_id, url, description, events, status, secret, max_attempts, backoff_multiplier, timeout_seconds, created_at, updated_at)
-       VALUES (@id, @workspace_id, @url, @description, @events, @status, @secret, @max_attempts, @backoff_multiplier, @timeout_seconds, @created_at, @updated_at)`,
+    this.insertStmt = prepareInsert(
+      db,
+      'webhooks',
+      'id, workspace_id, url, description, events, status, secret, max_attempts, backoff_multiplier, timeout_seconds, created_at, updated_at',
     );
     this.getStmt = prepareRows<WebhookRow, [string]>(db, 'SELECT * FROM webhooks WHERE id = ?');
     this.activeStmt = db.prepare<[string], WebhookRow>(

@@ -5,6 +5,7 @@ import { RowCache } from '../store/row-cache.js';
 import { PendingCounters, type CounterDeferral } from '../store/commit-queue.js';
 import type { Db } from '../store/database.js';
 import { ListQuery } from '../store/list-query.js';
+import { prepareInsert } from '../store/object-rows.js';
 
 export interface WorkflowListFilter {
   workspaceId: string;
@@ -68,13 +69,15 @@ export class WorkflowRepository {
       scope: { workspace_id: 'workspaceId' },
       filters: { status: 'status' },
     });
-    this.insertStmt = db.prepare(
-      `INSERT INTO workflows (id, workspace_id, name, description, status, trigger, version, created_at, updated_at)
-       VALUES (@id, @workspace_id, @name, @description, @status, @trigger, @version, @created_at, @updated_at)`,
+    this.insertStmt = prepareInsert(
+      db,
+      'workflows',
+      'id, workspace_id, name, description, status, trigger, version, created_at, updated_at',
     );
-    this.versionStmt = db.prepare(
-      `INSERT INTO workflow_versions (workflow_id, version, name, steps, settings, created_at)
-       VALUES (@workflow_id, @version, @name, @steps, @settings, @created_at)`,
+    this.versionStmt = prepareInsert(
+      db,
+      'workflow_versions',
+      'workflow_id, version, name, steps, settings, created_at',
     );
     this.getStmt = db.prepare<[string], WorkflowRow>('SELECT * FROM workflows WHERE id = ?');
     this.getVersionStmt = db.prepare<[string, number], VersionRow>(

@@ -1,6 +1,7 @@
 // Users and workspaces. The local operator is the one user; workspaces are the tenants.
 import type { Tier } from '../ratelimit/plans.js';
 import type { Db } from '../store/database.js';
+import { prepareInsert } from '../store/object-rows.js';
 
 export interface WorkspaceRow {
   id: string;
@@ -25,12 +26,12 @@ export class WorkspaceRepository {
   private readonly updateTierStmt;
 
   constructor(db: Db) {
-    this.insertWorkspaceStmt = db.prepare(
-      'INSERT INTO workspaces (id, name, tier, owner_id, created_at) VALUES (@id, @name, @tier, @owner_id, @created_at)',
+    this.insertWorkspaceStmt = prepareInsert(
+      db,
+      'workspaces',
+      'id, name, tier, owner_id, created_at',
     );
-    this.insertUserStmt = db.prepare(
-      'INSERT INTO users (id, name, created_at) VALUES (@id, @name, @created_at)',
-    );
+    this.insertUserStmt = prepareInsert(db, 'users', 'id, name, created_at');
     this.getStmt = db.prepare<[string], WorkspaceRow>('SELECT * FROM workspaces WHERE id = ?');
     this.getUserStmt = db.prepare<[string], UserRow>('SELECT * FROM users WHERE id = ?');
     this.listStmt = db.prepare<[string], WorkspaceRow>(

@@ -3,6 +3,7 @@
 import type { ListQueryInput, Page } from '../../domain/pages.js';
 import type { Db } from '../../store/database.js';
 import { ListQuery } from '../../store/list-query.js';
+import { prepareInsert } from '../../store/object-rows.js';
 import type { Chunk } from './chunk.js';
 
 export interface DocumentRow {
@@ -38,9 +39,10 @@ export class KnowledgeRepository {
   private readonly list: ListQuery<DocumentRow, { agentId: string }>;
 
   constructor(private readonly db: Db) {
-    this.insertDocStmt = db.prepare(
-      `INSERT INTO knowledge_documents (id, agent_id, workspace_id, filename, format, type, description, size_bytes, chunk_count, characters, created_at)
-       VALUES (@id, @agent_id, @workspace_id, @filename, @format, @type, @description, @size_bytes, @chunk_count, @characters, @created_at)`,
+    this.insertDocStmt = prepareInsert(
+      db,
+      'knowledge_documents',
+      'id, agent_id, workspace_id, filename, format, type, description, size_bytes, chunk_count, characters, created_at',
     );
     this.insertChunkStmt = db.prepare(
       'INSERT INTO knowledge_passages (heading, text, document_id, agent_id, seq) VALUES (?, ?, ?, ?, ?)',
