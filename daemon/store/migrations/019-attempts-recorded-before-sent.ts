@@ -5,32 +5,14 @@ export const attemptsRecordedBeforeSent: Migration = {
   name: 'attempts recorded before they are sent',
   // A delivery attempt is stored before its POST leaves (outcome 'unknown'), and its answer
   // updates that row (issue 38, item 7): an attempt in flight when the daemon died stays on
-  // record and counts toward max_attempts. So the table gets the outcome of each attempt, and
-  // response_time_ms becomes nullable (there is none until the answer). SQLite cannot drop a
-  // NOT NULL in place: the table is rebuilt once, each stored attempt's outcome read from its
-  // status (every stored attempt was answered or failed). Attempts whose delivery is gone are
-  // left behind: nothing can show them.
+  // record and counts toward max_attempts. Each attempt gets its outcome; the attempts stored
+  // before this version were all answered (or failed), so theirs is read from their status.
+  // response_time_ms stays NOT NULL (SQLite cannot relax it without rebuilding the table): an
+  // attempt not answered holds 0 there, and the API shows null while its outcome is unknown.
   sql: `
-      CREATE TABLE delivery_attempts_v19 (
-        delivery_id      TEXT NOT NULL REFERENCES deliveries(id) ON DELETE CASCADE,
-        attempt          INTEGER NOT NULL,
-        attempted_at     INTEGER NOT NULL,
-        outcome          TEXT NOT NULL CHECK (outcome IN ('unknown', 'delivered', 'failed')),
-        http_status      INTEGER,
-        response_time_ms INTEGER,
-        error            TEXT,
-        signature        TEXT,
-        response_head    TEXT,
-        injected_fault   TEXT,
-        PRIMARY KEY (delivery_id, attempt)
-      );
-      INSERT INTO delivery_attempts_v19 (delivery_id, attempt, attempted_at, outcome, http_status,
-          response_time_ms, error, signature, response_head, injected_fault)
-        SELECT delivery_id, attempt, attempted_at,
-          CASE WHEN http_status BETWEEN 200 AND 299 THEN 'delivered' ELSE 'failed' END,
-          http_status, response_time_ms, error, signature, response_head, injected_fault
-        FROM delivery_attempts WHERE delivery_id IN (SELECT id FROM deliveries);
-      DROP TABLE delivery_attempts;
-      ALTER TABLE delivery_attempts_v19 RENAME TO delivery_attempts;
+      ALTER TABLE delivery_attempts ADD COLUMN outcome TEXT NOT NULL DEFAULT 'unknown'
+        CHECK (outcome IN ('unknown', 'delivered', 'failed'));
+      UPDATE delivery_attempts
+        SET outcome = CASE WHEN http_status BETWEEN 200 AND 299 THEN 'delivered' ELSE 'failed' END;
     `,
 };

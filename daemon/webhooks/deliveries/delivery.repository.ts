@@ -51,8 +51,8 @@ export interface AttemptRow {
   attempted_at: number;
   outcome: DeliveryAttemptOutcome;
   http_status: number | null;
-  /** Null while the outcome is unknown. */
-  response_time_ms: number | null;
+  /** 0 while the outcome is unknown (the column is NOT NULL; the API shows null then). */
+  response_time_ms: number;
   error: string | null;
   /** The X-Svc-Signature header sent (null for attempts stored before it was kept). */
   signature: string | null;
@@ -102,7 +102,8 @@ export class DeliveryRepository {
     );
     this.getStmt = prepareRows<DeliveryRow, [string]>(db, 'SELECT * FROM deliveries WHERE id = ?');
     this.attemptStmt = db.prepare<[string, number, number]>(
-      `INSERT INTO delivery_attempts (delivery_id, attempt, attempted_at, outcome) VALUES (?, ?, ?, 'unknown')`,
+      `INSERT INTO delivery_attempts (delivery_id, attempt, attempted_at, outcome, response_time_ms)
+       VALUES (?, ?, ?, 'unknown', 0)`,
     );
     this.startStmt = db.prepare<[number, number, string]>(
       'UPDATE deliveries SET attempts = ?, last_attempt_at = ? WHERE id = ?',
