@@ -9,7 +9,8 @@ import type { InFlight } from './in-flight.js';
 import type { RunMemory } from './run-memory.js';
 import type { RunRepository, RunRow, RunStatus } from './run.repository.js';
 import type { StepContexts } from './step-context.js';
-import type { StepOutcome } from './steps/outcome.js';
+import { kindOf } from './steps/index.js';
+import { lostCall, type StepOutcome } from './steps/outcome.js';
 import type { StepRunner } from './steps/runner.js';
 import { storedRow, UNFINISHED } from './transition.js';
 import type { Transitions } from './transitions.js';
@@ -80,10 +81,28 @@ export class RunDriver {
 
   private async launch(row: RunRow, state: RunState, act: Activation): Promise<void> {
     try {
-      const outcome = await this.deps.steps.run(this.deps.contexts.of(row, state, act));
-      // Stopping: the step stays ready in the store and runs again after the restart.
+      const context = this.deps.contexts.of(row, state, act);
+      let sentSeq = act.sent_seq;
+      let outcome: StepOutcome;
+      if (sentSeq !== undefined) {
+        // Its call was stored as sent by a process that stopped before the answer: that
+        // attempt counts (a retry, or the step fails if it was the last).
+        outcome = lostCall(context.step, act.attempt);
+      } else {
+        if (kindOf(context.step).callsOut) {
+          // On record before it leaves: the send waits for the commit of the attempt's row.
+          sentSeq = await this.deps.commits.run(() =>
+            this.deps.transitions.sending(row.id, act.key, act.attempt),
+          );
+          // Moved on meanwhile (cancelled, timed out), or stopping: nothing is sent.
+          if (sentSeq === undefined || this.stopped) return;
+        }
+        outcome = await this.deps.steps.run(context);
+      }
+      // Stopping: the step stays ready in the store and runs again after the restart (a call
+      // that was sent, as the next attempt).
       if (outcome.type === 'interrupted' || this.stopped) return;
-      const status = await this.storeOutcome(row, act, outcome);
+      const status = await this.storeOutcome(row, act, outcome, sentSeq);
       // The run ended with this step: nothing is left to start.
       if (status && !UNFINISHED.has(status)) return;
     } catch (error) {
@@ -107,13 +126,14 @@ export class RunDriver {
     row: RunRow,
     act: Activation,
     outcome: StepOutcome,
+    sentSeq: number | undefined,
   ): Promise<RunStatus | undefined> {
     for (let tries = 0; ; tries += 1) {
       try {
         return await this.deps.commits.run(() => {
           // The step's own records happened whatever becomes of the run (cancelled meanwhile).
           outcome.store?.();
-          return this.deps.transitions.outcome(row.id, act.key, 'ready', outcome);
+          return this.deps.transitions.outcome(row.id, act.key, 'ready', outcome, sentSeq);
         });
       } catch (error) {
         if (!isStorageFull(error) || this.stopped) throw error;

@@ -5,18 +5,18 @@
 // when the transition commits.
 import type { ErrorCode } from '../../shared/errors.js';
 import type { StepCompletedData } from '../../shared/schemas/workflows.js';
-import { delayAfterAttempt, stepBackoff } from '../../shared/backoff.js';
 import type { EventService } from '../events/event.service.js';
 import type { RunEnd } from './run-end.js';
 import type { RunMemory } from './run-memory.js';
 import type { RunTimers } from './run-timers.js';
+import { judgeStepFailure } from './step-retry.js';
 import type { RunRepository, StepRunRow } from './run.repository.js';
 import type { StepOutcome } from './steps/outcome.js';
 import type { Transition } from './transition.js';
 import type { Activation } from './views.js';
 
 export interface OutcomesDeps {
-  repo: Pick<RunRepository, 'insertStep' | 'addApproval'>;
+  repo: Pick<RunRepository, 'insertStep' | 'settleStep' | 'step' | 'addApproval'>;
   events: Pick<EventService, 'publish'>;
   memory: RunMemory;
   timers: RunTimers;
@@ -42,18 +42,23 @@ export class Outcomes {
         break;
       }
       case 'failed': {
-        const { max_attempts: maxAttempts, backoff_multiplier: multiplier } =
-          t.definition.settings.retry_policy;
         const error = { code: outcome.code, message: outcome.message };
-        if (act.attempt < maxAttempts) {
-          this.record(t, act, 'failed', outcome.result, error, false, outcome.injectedFault);
-          act.attempt += 1;
+        const status = outcome.lost ? 'unknown' : 'failed';
+        const retry = judgeStepFailure(
+          act.attempt,
+          t.definition.settings.retry_policy,
+          outcome.lost === true,
+          t.now,
+        );
+        if (retry.kind === 'retry') {
+          this.record(t, act, status, outcome.result, error, false, outcome.injectedFault);
+          act.attempt = retry.attempt;
           act.state = 'retrying';
-          act.wake_at = t.now + delayAfterAttempt(stepBackoff(multiplier), act.attempt - 1);
+          act.wake_at = retry.at;
           this.deps.timers.park(t, act);
           break;
         }
-        this.record(t, act, 'failed', outcome.result, error, true, outcome.injectedFault);
+        this.record(t, act, status, outcome.result, error, true, outcome.injectedFault);
         if (step.on_error) this.follow(t, act, [step.on_error]);
         else if (t.definition.settings.error_handling === 'continue') {
           this.follow(t, act, step.next_step_id ? [step.next_step_id] : []);
@@ -89,6 +94,48 @@ export class Outcomes {
       case 'interrupted':
         break;
     }
+  }
+
+  /**
+   * Stores the row of an attempt whose call is about to leave: status unknown until its
+   * outcome settles it (record), completed_at the time it left. Answers its seq.
+   */
+  sent(t: Transition, act: Activation): number {
+    const seq = t.state.seq++;
+    this.deps.repo.insertStep({
+      execution_id: t.row.id,
+      seq,
+      step_id: act.step_id,
+      attempt: act.attempt,
+      status: 'unknown',
+      result: null,
+      error_code: null,
+      error_message: null,
+      started_at: act.started_at,
+      completed_at: t.now,
+      injected_fault: null,
+    });
+    return seq;
+  }
+
+  /**
+   * The answer to a call whose run moved on without it (it ended, or a sibling won): its row,
+   * if still unknown, says what the call came to; the run is not changed.
+   */
+  late(executionId: string, seq: number, outcome: StepOutcome, now: number): void {
+    if (outcome.type !== 'completed' && (outcome.type !== 'failed' || outcome.lost)) return;
+    const failed = outcome.type === 'failed';
+    const stored = this.deps.repo.step(executionId, seq);
+    if (!stored || stored.status !== 'unknown') return;
+    this.deps.repo.settleStep({
+      ...stored,
+      status: outcome.type,
+      result: outcome.result === undefined ? null : JSON.stringify(outcome.result),
+      error_code: failed ? outcome.code : null,
+      error_message: failed ? outcome.message : null,
+      completed_at: now,
+      injected_fault: outcome.injectedFault ?? null,
+    });
   }
 
   /** Removes the activation and starts its successors (or ends its branch). */
@@ -158,13 +205,14 @@ export class Outcomes {
   }
 
   /**
-   * Stores a finished attempt; `final` ones emit step_completed, and those that completed
-   * count in steps_completed (a failed step, even one the run goes on after, does not).
+   * Stores a finished attempt (into its row stored before its call, if it has one); `final`
+   * ones emit step_completed, and those that completed count in steps_completed (a failed
+   * step, even one the run goes on after, does not; an unknown one is reported failed).
    */
   private record(
     t: Transition,
     act: Activation,
-    status: 'completed' | 'failed',
+    status: 'completed' | 'failed' | 'unknown',
     result: unknown,
     error: { code: ErrorCode; message: string } | null,
     final = true,
@@ -175,7 +223,7 @@ export class Outcomes {
     // brought in by a snapshot) may still run it twice. Asked before the row below is stored.
     const counts =
       final && status === 'completed' && !this.deps.memory.completed(t.row.id, act.step_id);
-    const seq = t.state.seq++;
+    const seq = act.sent_seq ?? t.state.seq++;
     const step = t.definition.byId.get(act.step_id)!;
     const stored = result === undefined ? null : JSON.stringify(result);
     const stepRow: StepRunRow = {
@@ -191,7 +239,11 @@ export class Outcomes {
       completed_at: t.now,
       injected_fault: injectedFault,
     };
-    this.deps.repo.insertStep(stepRow);
+    if (act.sent_seq === undefined) this.deps.repo.insertStep(stepRow);
+    else {
+      this.deps.repo.settleStep(stepRow);
+      delete act.sent_seq;
+    }
     t.recorded.push(stepRow);
     if (!final) return;
     if (status === 'completed') {
@@ -206,7 +258,7 @@ export class Outcomes {
       step_id: act.step_id,
       step_name: step.name,
       step_type: step.type,
-      status,
+      status: status === 'unknown' ? 'failed' : status,
       attempt: act.attempt,
       result: result ?? null,
       error,

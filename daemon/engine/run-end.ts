@@ -18,7 +18,7 @@ export interface RunFailure {
 }
 
 export interface RunEndDeps {
-  repo: Pick<RunRepository, 'step' | 'insertStep' | 'dropApproval'>;
+  repo: Pick<RunRepository, 'step' | 'insertStep' | 'settleStep' | 'dropApproval'>;
   workflows: Pick<WorkflowCatalog, 'recordEnd'>;
   timers: RunTimers;
   /** The agents' approvals: a cancelled run cancels the ones it waits on. */
@@ -78,7 +78,8 @@ export class RunEnd {
       const approval = act.state === 'awaiting_approval' ? act.agent_execution_id : undefined;
       const stepRow: StepRunRow = {
         execution_id: t.row.id,
-        seq: t.state.seq++,
+        // A call in flight: its row (stored before it left) is the one marked cancelled.
+        seq: act.sent_seq ?? t.state.seq++,
         step_id: act.step_id,
         attempt: act.attempt,
         status: 'cancelled',
@@ -92,7 +93,8 @@ export class RunEnd {
         completed_at: t.now,
         injected_fault: null,
       };
-      this.deps.repo.insertStep(stepRow);
+      if (act.sent_seq === undefined) this.deps.repo.insertStep(stepRow);
+      else this.deps.repo.settleStep(stepRow);
       t.recorded.push(stepRow);
       if (approval) {
         this.deps.repo.dropApproval(approval);

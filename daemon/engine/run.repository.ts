@@ -61,8 +61,12 @@ export interface StepRunRow {
   seq: number;
   step_id: string;
   attempt: number;
-  /** cancelled: the step the run was at when it was cancelled (see WorkflowEngine.cancel). */
-  status: 'completed' | 'failed' | 'cancelled';
+  /**
+   * cancelled: the step the run was at when it was cancelled (see WorkflowEngine.cancel).
+   * unknown: a call out stored before it left and not answered (yet, or ever: the daemon
+   * stopped while it was in flight; error_message then says so).
+   */
+  status: 'completed' | 'failed' | 'cancelled' | 'unknown';
   result: string | null;
   error_code: ErrorCode | null;
   error_message: string | null;
@@ -87,6 +91,7 @@ export class RunRepository {
   private readonly statusStmt;
   private readonly saveStmt;
   private readonly stepStmt;
+  private readonly settleStmt;
   private readonly stepsStmt;
   private readonly stepAtStmt;
   private readonly unfinishedStmt;
@@ -158,6 +163,14 @@ export class RunRepository {
       'workflow_step_runs',
       'execution_id, seq, step_id, attempt, status, result, error_code, error_message, started_at, completed_at, injected_fault',
     );
+    // What became of an attempt stored before its call (status unknown); `from` is the status
+    // it must still have (a late answer does not overwrite a cancel).
+    this.settleStmt = prepareRowWrite<StepRunRow & { from: string }>(
+      db,
+      `UPDATE workflow_step_runs SET status = @status, result = @result, error_code = @error_code,
+         error_message = @error_message, completed_at = @completed_at, injected_fault = @injected_fault
+       WHERE execution_id = @execution_id AND seq = @seq AND status = @from`,
+    );
     this.stepsStmt = prepareRows<StepRunRow, [string]>(
       db,
       'SELECT * FROM workflow_step_runs WHERE execution_id = ? ORDER BY seq',
@@ -224,6 +237,11 @@ export class RunRepository {
 
   insertStep(row: StepRunRow): void {
     this.stepStmt.run(row);
+  }
+
+  /** Writes what became of a step row stored as unknown (see StepRunRow.status). */
+  settleStep(row: StepRunRow): void {
+    this.settleStmt.run({ ...row, from: 'unknown' });
   }
 
   steps(executionId: string): StepRunRow[] {

@@ -53,8 +53,17 @@ export class Transitions {
     key: string,
     expected: Activation['state'],
     outcome: StepOutcome,
+    /** The attempt's row stored before its call (sending), if it has one. */
+    sentSeq?: number,
   ): RunStatus | undefined {
     const t = this.begin(executionId);
+    const act = t?.state.acts.find((candidate) => candidate.key === key);
+    // Gone or moved on (cancelled, timed out, a parallel sibling won): the outcome is dropped,
+    // but a call's answer is still the truth about its attempt's row.
+    if (!act || act.state !== expected || act.sent_seq !== sentSeq) {
+      if (sentSeq !== undefined)
+        this.deps.outcomes.late(executionId, sentSeq, outcome, this.deps.clock.now());
+    }
     if (!t) {
       // An agent step in flight when its run was cancelled, whose execution then asked for
       // approval (a stub's delay): cancelled too, in this transaction, as the run's others were.
@@ -66,9 +75,7 @@ export class Transitions {
       }
       return undefined;
     }
-    const act = t.state.acts.find((candidate) => candidate.key === key);
-    // Gone or moved on (cancelled, timed out, a parallel sibling won): the outcome is dropped.
-    if (!act || act.state !== expected) return undefined;
+    if (!act || act.state !== expected || act.sent_seq !== sentSeq) return undefined;
     if (t.now >= t.row.deadline_at) this.deps.ending.end(t, 'timeout');
     else {
       this.deps.outcomes.apply(t, act, outcome);
@@ -76,6 +83,27 @@ export class Transitions {
     }
     this.commit(t);
     return t.row.status;
+  }
+
+  /**
+   * A step that calls out is about to (a webhook step): its attempt's row is stored first,
+   * status unknown, and the activation remembers it (sent_seq), so that once this commits the
+   * call is on record whatever happens to the process. Answers the row's seq; undefined when
+   * the activation is no longer ready for it (cancelled, timed out, sent already).
+   */
+  sending(executionId: string, key: string, attempt: number): number | undefined {
+    const t = this.begin(executionId);
+    const act = t?.state.acts.find((candidate) => candidate.key === key);
+    if (!t || !act || act.state !== 'ready' || act.attempt !== attempt) return undefined;
+    if (act.sent_seq !== undefined) return undefined;
+    if (t.now >= t.row.deadline_at) {
+      this.deps.ending.end(t, 'timeout');
+      this.commit(t);
+      return undefined;
+    }
+    act.sent_seq = this.deps.outcomes.sent(t, act);
+    this.commit(t);
+    return act.sent_seq;
   }
 
   /** Timer: a wait ended, or a retry is due. */
@@ -145,6 +173,7 @@ export class Transitions {
       const act = t.state.acts.find(
         (candidate) =>
           candidate.state === 'ready' &&
+          candidate.sent_seq === undefined &&
           !later.has(candidate.key) &&
           !inFlight.has(t.row.id, candidate.key),
       );

@@ -22,6 +22,12 @@ export interface Activation {
   started_at: number;
   wake_at?: number;
   agent_execution_id?: string;
+  /**
+   * A step that calls out (a webhook step): the seq of this attempt's step row, stored with
+   * status unknown before its call left. Still set after a restart, it says the daemon stopped
+   * while the call was in flight (RunDriver counts that attempt as lost).
+   */
+  sent_seq?: number;
 }
 
 /** A parallel step whose chains are running. */
@@ -70,9 +76,15 @@ export function executionView(
   /** The runs that re-run this one. */
   reruns: string[] = [],
 ): WorkflowExecutionView {
-  const stepResults: StepResultView[] = steps.map((step) => {
+  // An attempt in flight here shows as its activation (running), not as its row.
+  const inFlight = new Set(state.acts.flatMap((act) => act.sent_seq ?? []));
+  const stepResults: StepResultView[] = [];
+  for (const step of steps) {
+    if (inFlight.has(step.seq)) continue;
     const def = definition.byId.get(step.step_id);
-    return {
+    // Unknown: its call was sent and its answer never stored (the run went on without it).
+    const ended = step.status !== 'unknown';
+    stepResults.push({
       step_id: step.step_id,
       step_name: def?.name ?? step.step_id,
       type: def?.type ?? 'agent_action',
@@ -83,12 +95,12 @@ export function executionView(
         step.error_code === null
           ? null
           : { code: step.error_code, message: step.error_message ?? '' },
-      duration_ms: step.completed_at - step.started_at,
+      duration_ms: ended ? step.completed_at - step.started_at : null,
       started_at: toIso(step.started_at),
-      completed_at: toIso(step.completed_at),
+      completed_at: ended ? toIso(step.completed_at) : null,
       injected_fault: step.injected_fault ?? null,
-    };
-  });
+    });
+  }
   for (const act of state.acts) {
     const def = definition.byId.get(act.step_id);
     stepResults.push({

@@ -19,6 +19,7 @@ import { listCountsOfStatusChanges } from './migrations/015-list-counts-of-statu
 import { oneIndexLessOnDeliveries } from './migrations/016-one-index-less-on-deliveries.js';
 import { rejectedIsApprovalRejected } from './migrations/017-rejected-is-approval-rejected.js';
 import { hookSignatures } from './migrations/018-hook-signatures.js';
+import { attemptsRecordedBeforeSent } from './migrations/019-attempts-recorded-before-sent.js';
 import { knowledgeStemming } from './migrations/021-knowledge-stemming.js';
 import type { Migration } from './migrations/migration.js';
 
@@ -43,5 +44,6 @@ export const MIGRATIONS: readonly Migration[] = [
   oneIndexLessOnDeliveries,
   rejectedIsApprovalRejected,
   hookSignatures,
+  attemptsRecordedBeforeSent,
   knowledgeStemming,
 ];

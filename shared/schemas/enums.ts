@@ -35,3 +35,5 @@ export const WEBHOOK_STATUSES = ['active', 'paused', 'failed'] as const;
 /** The statuses a PATCH may set (failed is the daemon's verdict). */
 export const WEBHOOK_UPDATE_STATUSES = ['active', 'paused'] as const;
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+/** What one delivery attempt came to; unknown: sent (or about to be) and never answered. */
+export const DELIVERY_ATTEMPT_OUTCOMES = ['unknown', 'delivered', 'failed'] as const;

@@ -2,7 +2,12 @@
 import { z } from 'zod';
 import { ListQuery, Timestamp, workspaceObject } from './common.js';
 import { EVENT_TYPES } from './events.js';
-import { DELIVERY_STATUSES, WEBHOOK_STATUSES, WEBHOOK_UPDATE_STATUSES } from './enums.js';
+import {
+  DELIVERY_ATTEMPT_OUTCOMES,
+  DELIVERY_STATUSES,
+  WEBHOOK_STATUSES,
+  WEBHOOK_UPDATE_STATUSES,
+} from './enums.js';
 
 export { DELIVERY_STATUSES, WEBHOOK_STATUSES };
 
@@ -123,9 +128,19 @@ export type DeliveryActivity = z.infer<typeof DeliveryActivity>;
 
 export const DeliveryAttempt = z.object({
   attempt: z.number().int(),
-  attempted_at: Timestamp,
+  attempted_at: Timestamp.meta({
+    description: 'When the attempt started (it is stored before its POST leaves)',
+  }),
+  outcome: z.enum(DELIVERY_ATTEMPT_OUTCOMES).meta({
+    description:
+      'delivered (2xx) or failed (any other answer, or none); unknown: the POST was sent or about to be and no answer is recorded: in flight now, or the daemon stopped while it was (error says so). It counts toward max_attempts all the same; the receiver may have got it (dedupe on X-Svc-Delivery-Id or X-Svc-Event-Id)',
+  }),
   http_status: z.number().int().nullable(),
-  response_time_ms: z.number().int(),
+  response_time_ms: z
+    .number()
+    .int()
+    .nullable()
+    .meta({ description: 'Null while the outcome is unknown' }),
   error: z.string().nullable(),
   injected_fault: z.string().nullable().meta({
     description:

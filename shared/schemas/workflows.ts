@@ -53,6 +53,7 @@ export const STEP_RESULT_STATUSES = [
   'completed',
   'failed',
   'cancelled',
+  'unknown',
 ] as const;
 
 export type WorkflowStatus = (typeof WORKFLOW_STATUSES)[number];
@@ -246,7 +247,10 @@ export const StepResult = z
     step_id: z.string(),
     step_name: z.string(),
     type: z.enum(STEP_TYPES),
-    status: z.enum(STEP_RESULT_STATUSES),
+    status: z.enum(STEP_RESULT_STATUSES).meta({
+      description:
+        "unknown: a webhook step's call that was sent (it is recorded before it leaves) and whose answer was never recorded: the daemon stopped while it was in flight (error says so). It counts toward retry_policy.max_attempts; the receiver may have got it (dedupe on workflow.execution_id and the step id)",
+    }),
     attempt: z.number().int().meta({ description: '1 for the first attempt' }),
     result: z
       .unknown()

@@ -354,7 +354,8 @@ test.serial(
     t.log(`svc clock advance 1m with a delivery held 24h: ${advanceMs} ms`);
     // The defect: the move waited for the held attempt and never returned.
     t.true(advanceMs < 10_000, String(advanceMs));
-    t.like(await deliveryOf(hook), { status: 'pending', attempts: 0 });
+    // The held attempt is on record (stored before its POST would leave), outcome unknown.
+    t.like(await deliveryOf(hook), { status: 'pending', attempts: 1 });
     t.is(receiver.requests.length, 0, 'held before the call');
 
     started = Date.now();
@@ -365,14 +366,15 @@ test.serial(
     // The forced exit comes after 15 s: a graceful stop is well before it.
     t.true(stopMs < 10_000, String(stopMs));
 
-    // The held attempt was never made: after the restart it is made again, held again, and
-    // goes out once the daemon clock has passed the latency.
+    // The held attempt never got an answer: after the restart it counts (unknown, as a call in
+    // flight at a stop does), and attempt 2 is made, held again, and goes out once the daemon
+    // clock has passed the latency.
     // (The daemon now runs on another port: the checks go through the CLI, which finds it.)
     await restart(d);
     await d.advance('24h');
     await receiver.waitForCount(1, 5000);
     const listed = await d.cli(['webhooks', 'deliveries', hook, '--workspace', ws, '--json']);
-    t.like(listed.json().data[0], { status: 'delivered', attempts: 1 });
+    t.like(listed.json().data[0], { status: 'delivered', attempts: 2 });
     const rules = (await d.cli(['faults', 'list', '--workspace', ws, '--json'])).json().data;
     t.true(rules.find((f: any) => f.id === fault.id).hits >= 1);
     assertExit(t, await d.cli(['faults', 'clear', '--workspace', ws]), 0);

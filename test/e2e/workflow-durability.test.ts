@@ -4,7 +4,7 @@
 // once, the final webhook step's receiver called once per run, and exactly one
 // workflow.execution.completed event per run. And when the daemon is SIGKILLed in the middle of a
 // burst of runs, every run it acknowledged still finishes after the restart (a step in flight
-// at the kill may run again; a finished one never does).
+// at the kill may run again, as its next attempt; a finished one never does).
 import test, { type ExecutionContext } from 'ava';
 import type { TestDaemon } from '../helpers/daemon.js';
 import { control } from '../helpers/api.js';
@@ -82,7 +82,8 @@ function workflowBody(agentId: string, receiver: Receiver, waitSeconds?: number)
   return {
     name: 'Durable',
     status: 'active',
-    settings: { timeout_seconds: 86_400 },
+    // Two attempts: a call in flight at a kill counts as one (test/e2e/attempts-before-sent.test.ts).
+    settings: { timeout_seconds: 86_400, retry_policy: { max_attempts: 2 } },
     steps: [
       {
         id: 'prepare',

@@ -101,6 +101,12 @@ export interface StepKind<T extends StepType> {
   runNow(run: StepRun<StepOf<T>>): StepOutcome | undefined;
   /** Runs to the outcome when it needs the network or time (after the commit that reached it). */
   runLater?(run: StepRun<StepOf<T>>): Promise<StepOutcome>;
+  /**
+   * runLater makes a call that must not be repeated unrecorded (a webhook step's request): the
+   * attempt's row is stored, and committed, before runLater starts, and an attempt the daemon
+   * stopped in counts toward max_attempts (RunDriver).
+   */
+  callsOut?: true;
   /** The result a wake-up records when the step's wait ends (a wait step's timer). */
   wokenResult?(step: StepOf<T>): unknown;
 }

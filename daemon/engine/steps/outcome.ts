@@ -10,7 +10,15 @@ import { maskSecrets } from '../secret-masking.js';
 /** The result of running one step once. */
 export type StepOutcome = (
   | { type: 'completed'; result: unknown; next: string[] }
-  | { type: 'failed'; code: ErrorCode; message: string; agentId: string | null; result: unknown }
+  | {
+      type: 'failed';
+      code: ErrorCode;
+      message: string;
+      agentId: string | null;
+      result: unknown;
+      /** Its call's answer was never heard (lostCall): the attempt's row stays unknown. */
+      lost?: true;
+    }
   | { type: 'waiting'; wakeAt: number; result: unknown }
   | { type: 'awaiting_approval'; agentExecutionId: string; agentId: string }
   | { type: 'fork'; children: string[]; waitForAll: boolean }
@@ -34,6 +42,21 @@ export function nextOf(step: TypedStep): string[] {
 /** The agent a failed step names (agent steps only). */
 export function agentOf(step: TypedStep): string | null {
   return step.type === 'agent_action' ? step.agent_id : null;
+}
+
+/**
+ * An attempt whose call was stored as sent (status unknown) and never answered: the daemon
+ * stopped while it was in flight. It counts as a failed attempt of the step.
+ */
+export function lostCall(step: TypedStep, attempt: number): StepOutcome {
+  return {
+    type: 'failed',
+    code: 'external_api_error',
+    message: `Step ${step.id}: the daemon stopped while the call of attempt ${attempt} was in flight; its outcome is unknown (the receiver may have got it).`,
+    agentId: agentOf(step),
+    result: null,
+    lost: true,
+  };
 }
 
 /** What an error thrown while running a step means for it. */

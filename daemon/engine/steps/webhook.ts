@@ -17,8 +17,9 @@ export const webhook: StepKind<'webhook'> = {
     if (!url.includes('{{')) check.checkUrl?.(url, `${check.at}.config.url`);
   },
 
-  // Always the network: after the commit that reached the step.
+  // Always the network: after the commit that reached the step, and recorded before it leaves.
   runNow: () => undefined,
+  callsOut: true,
 
   async runLater({ context, step, scope, deps }) {
     const config = step.config;

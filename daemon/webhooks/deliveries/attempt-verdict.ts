@@ -34,7 +34,7 @@ const FAILED: AttemptVerdict = Object.freeze({ kind: 'failed' });
 const KEPT: AttemptVerdict = Object.freeze({ kind: 'kept' });
 
 /**
- * The verdict on an attempt of `delivery` (as stored before it) that got `answer`, made `now`
+ * The verdict on an attempt of `delivery` (as stored before the attempt started) that got `answer`, made `now`
  * (daemon clock, ms). `automatic`: made by the delivery's timer (its schedule), not a resend.
  */
 export function judgeAttempt(
@@ -45,13 +45,35 @@ export function judgeAttempt(
   now: number,
 ): AttemptVerdict {
   if (answer.ok) return DELIVERED;
-  const attempts = delivery.attempts + 1;
+  const attempts = nextAttempt(delivery);
   if (attempts >= settings.max_attempts) return automatic ? EXHAUSTED : FAILED;
   if (!automatic && delivery.status !== 'pending') return KEPT;
   return {
     kind: 'retry_at',
     at: now + delayAfterAttempt(backoff(settings.backoff_multiplier), attempts),
   };
+}
+
+/** The number the next attempt of `delivery` gets: attempts counts each one started, answered or not. */
+export function nextAttempt(delivery: Pick<DeliveryRow, 'attempts'>): number {
+  return delivery.attempts + 1;
+}
+
+/** What an attempt left unknown by a stop says, and what a delivery it exhausted says. */
+export const LOST_ATTEMPT =
+  'The daemon stopped while this attempt was in flight: its outcome is unknown (the receiver may have got it).';
+
+/**
+ * A delivery's timer found its last attempt stored as started but never answered (the daemon
+ * stopped while it was in flight). That attempt counts: it was the schedule's last, and the
+ * delivery is exhausted as if it had failed; or the next one (nextAttempt) goes now, since a
+ * stop says nothing about the receiver.
+ */
+export function judgeLostAttempt(
+  delivery: Pick<DeliveryRow, 'attempts'>,
+  settings: Pick<RetrySettings, 'max_attempts'>,
+): 'attempt_now' | 'exhausted' {
+  return delivery.attempts >= settings.max_attempts ? 'exhausted' : 'attempt_now';
 }
 
 /** The delivery's status once the verdict is applied (`stored`: its status before the attempt). */

@@ -26,8 +26,9 @@ export function toAttemptView(attempt: AttemptRow): DeliveryAttemptView {
   return {
     attempt: attempt.attempt,
     attempted_at: toIso(attempt.attempted_at),
+    outcome: attempt.outcome,
     http_status: attempt.http_status,
-    response_time_ms: attempt.response_time_ms,
+    response_time_ms: attempt.outcome === 'unknown' ? null : attempt.response_time_ms,
     error: attempt.error,
     injected_fault: attempt.injected_fault,
   };

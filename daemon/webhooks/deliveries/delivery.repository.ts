@@ -39,11 +39,19 @@ export type NewDeliveryRow = Pick<
   | 'next_attempt_at'
 >;
 
+/**
+ * What an attempt came to. `unknown`: stored before its POST left and not answered yet, or
+ * never (the daemon stopped while it was in flight: error then says so).
+ */
+export type DeliveryAttemptOutcome = 'unknown' | 'delivered' | 'failed';
+
 export interface AttemptRow {
   delivery_id: string;
   attempt: number;
   attempted_at: number;
+  outcome: DeliveryAttemptOutcome;
   http_status: number | null;
+  /** 0 while the outcome is unknown (the column is NOT NULL; the API shows null then). */
   response_time_ms: number;
   error: string | null;
   /** The X-Svc-Signature header sent (null for attempts stored before it was kept). */
@@ -63,6 +71,10 @@ export class DeliveryRepository {
   private readonly insertStmt;
   private readonly getStmt;
   private readonly attemptStmt;
+  private readonly answerStmt;
+  private readonly lostStmt;
+  private readonly lastAttemptStmt;
+  private readonly startStmt;
   private readonly attemptsStmt;
   private readonly resultStmt;
   private readonly resultFromStmt;
@@ -89,10 +101,25 @@ export class DeliveryRepository {
        VALUES (@id, @webhook_id, @workspace_id, @event_id, @event_type, @body, 'pending', @created_at, @next_attempt_at)`,
     );
     this.getStmt = prepareRows<DeliveryRow, [string]>(db, 'SELECT * FROM deliveries WHERE id = ?');
-    this.attemptStmt = prepareRowWrite<AttemptRow>(
+    this.attemptStmt = db.prepare<[string, number, number]>(
+      `INSERT INTO delivery_attempts (delivery_id, attempt, attempted_at, outcome, response_time_ms)
+       VALUES (?, ?, ?, 'unknown', 0)`,
+    );
+    this.startStmt = db.prepare<[number, number, string]>(
+      'UPDATE deliveries SET attempts = ?, last_attempt_at = ? WHERE id = ?',
+    );
+    this.answerStmt = prepareRowWrite<Omit<AttemptRow, 'attempted_at'>>(
       db,
-      `INSERT INTO delivery_attempts (delivery_id, attempt, attempted_at, http_status, response_time_ms, error, signature, response_head, injected_fault)
-       VALUES (@delivery_id, @attempt, @attempted_at, @http_status, @response_time_ms, @error, @signature, @response_head, @injected_fault)`,
+      `UPDATE delivery_attempts SET outcome = @outcome, http_status = @http_status, response_time_ms = @response_time_ms,
+         error = @error, signature = @signature, response_head = @response_head, injected_fault = @injected_fault
+       WHERE delivery_id = @delivery_id AND attempt = @attempt`,
+    );
+    this.lostStmt = db.prepare<[string, string]>(
+      `UPDATE delivery_attempts SET error = ? WHERE delivery_id = ? AND outcome = 'unknown' AND error IS NULL`,
+    );
+    this.lastAttemptStmt = prepareRows<AttemptRow, [string]>(
+      db,
+      'SELECT * FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt DESC LIMIT 1',
     );
     this.attemptsStmt = db.prepare<[string], AttemptRow>(
       'SELECT * FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt',
@@ -131,8 +158,27 @@ export class DeliveryRepository {
     return this.getStmt.get(id);
   }
 
-  insertAttempt(row: AttemptRow): void {
-    this.attemptStmt.run(row);
+  /**
+   * Stores attempt `attempt` of a delivery as started (outcome unknown) and counts it in the
+   * delivery's attempts, before its POST leaves: whatever happens next, it is on record.
+   */
+  startAttempt(deliveryId: string, attempt: number, at: number): void {
+    this.attemptStmt.run(deliveryId, attempt, at);
+    this.startStmt.run(attempt, at, deliveryId);
+  }
+
+  /** The answer to a started attempt (its outcome and what came back). */
+  answerAttempt(row: Omit<AttemptRow, 'attempted_at'>): void {
+    this.answerStmt.run(row);
+  }
+
+  /** Says why the delivery's attempts left unknown stay so (one only ever is, the last). */
+  markLost(deliveryId: string, why: string): void {
+    this.lostStmt.run(why, deliveryId);
+  }
+
+  lastAttempt(deliveryId: string): AttemptRow | undefined {
+    return this.lastAttemptStmt.get(deliveryId);
   }
 
   attempts(deliveryId: string): AttemptRow[] {

@@ -20,7 +20,13 @@ import type { CallScope, OutboundHttp } from '../../outbound/http.js';
 import type { TimerService } from '../../time/timer.service.js';
 import type { WebhookRow } from '../webhook.repository.js';
 import type { WebhookService } from '../webhook.service.js';
-import { judgeAttempt, statusAfter } from './attempt-verdict.js';
+import {
+  judgeAttempt,
+  judgeLostAttempt,
+  LOST_ATTEMPT,
+  nextAttempt,
+  statusAfter,
+} from './attempt-verdict.js';
 import type { AttemptRow, DeliveryRepository, DeliveryRow } from './delivery.repository.js';
 import { DeliverySender } from './delivery-sender.js';
 import { toAttemptLogView, toAttemptView, toDeliveryView } from './delivery-views.js';
@@ -105,7 +111,6 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
     }
     const row = this.delivery(workspaceId, webhookId, deliveryId);
     const hook = this.webhooks.row(workspaceId, webhookId);
-    this.timers.cancelOwned(row.id);
     await this.attempt(row, hook, false);
     return this.detail(workspaceId, webhookId, deliveryId);
   }
@@ -251,7 +256,32 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
     }
     // A paused or failed webhook holds its deliveries; PATCH status active sends them again.
     if (hook.status !== 'active') return;
+    // Started and never answered, and no attempt runs here: the daemon stopped while it was in
+    // flight (its timer outlived it). It counts toward max_attempts.
+    const lost = row.attempts > 0 && this.repo.lastAttempt(row.id)?.outcome === 'unknown';
+    if (lost && judgeLostAttempt(row, hook) === 'exhausted') {
+      await this.exhaust(row, hook);
+      return;
+    }
     await this.attempt(row, hook, true, untilDue);
+  }
+
+  /** The schedule's last attempt was lost to a stop: the delivery fails as if it had failed. */
+  private async exhaust(row: DeliveryRow, hook: WebhookRow): Promise<void> {
+    const now = this.clock.now();
+    await this.commits.run(() => {
+      this.repo.markLost(row.id, LOST_ATTEMPT);
+      this.repo.saveResult(
+        { ...row, status: 'failed', error: LOST_ATTEMPT, next_attempt_at: null },
+        row.status,
+      );
+      this.webhooks.recordOutcome(hook, {
+        delivered: 0,
+        failed: 1,
+        failureAt: now,
+        exhausted: true,
+      });
+    });
   }
 
   /**
@@ -280,7 +310,8 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
     automatic: boolean,
     untilDue?: CallScope['untilDue'],
   ) {
-    const attempts = row.attempts + 1;
+    const attempts = nextAttempt(row);
+    await this.start(row, hook, attempts, automatic);
     const result = await this.sender.post(
       hook,
       row.body,
@@ -307,12 +338,12 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
       next_attempt_at: verdict.kind === 'retry_at' ? verdict.at : null,
     };
     // In the group commit: the attempts that end in the same tick share one transaction (and one
-    // update of the webhook's counters). A crash before it commits sends the delivery again.
+    // update of the webhook's counters). A crash before it commits leaves the attempt unknown.
     await this.commits.run(() => {
-      this.repo.insertAttempt({
+      this.repo.answerAttempt({
         delivery_id: row.id,
         attempt: attempts,
-        attempted_at: now,
+        outcome: result.ok ? 'delivered' : 'failed',
         http_status: result.status,
         response_time_ms: result.timeMs,
         error: result.error,
@@ -330,6 +361,8 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
         failureAt: result.ok ? null : now,
         exhausted: verdict.kind === 'exhausted',
       });
+      // A resend's watch (see start) has done its job.
+      if (!automatic) this.timers.cancelOwned(row.id);
       if (verdict.kind === 'retry_at') this.schedule(row.id, verdict.at);
     });
     if (this.listenerCount('attempted') === 0) return;
@@ -338,6 +371,25 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
       webhook_id: hook.id,
       url: hook.url,
       workspace_id: hook.workspace_id,
+    });
+  }
+
+  /**
+   * Stores attempt `attempt` as started (outcome unknown) and waits for its commit: the POST
+   * leaves only once the attempt is on record, so a daemon that dies with it in flight finds
+   * it after the restart and counts it (the delivery's timer, which outlives a crash, does:
+   * onTimer). An attempt found unknown here was lost so (one runs at a time per delivery).
+   * A resend is not run by a timer: it replaces the delivery's schedule with a watch, due once
+   * the attempt has timed out, so that a pending delivery goes on after a crash.
+   */
+  private start(row: DeliveryRow, hook: WebhookRow, attempt: number, automatic: boolean) {
+    const now = this.clock.now();
+    return this.commits.run(() => {
+      this.repo.markLost(row.id, LOST_ATTEMPT);
+      this.repo.startAttempt(row.id, attempt, now);
+      if (automatic) return;
+      this.timers.cancelOwned(row.id);
+      if (row.status === 'pending') this.schedule(row.id, now + hook.timeout_seconds * 1000);
     });
   }
 

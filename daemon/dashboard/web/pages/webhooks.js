@@ -186,7 +186,7 @@ function Attempts({ webhookId, deliveryId }) {
               <td>${attempt.attempt}</td>
               <td>${time(attempt.attempted_at)}</td>
               <td>
-                ${attempt.http_status ? html`<span class=${attempt.http_status < 300 ? 'ok' : 'bad'}>HTTP ${attempt.http_status}</span>` : html`<span class="bad">${attempt.error}</span>`}
+                ${attempt.outcome === 'unknown' ? html`<span class="muted" title=${attempt.error ?? 'In flight'}>unknown</span>` : attempt.http_status ? html`<span class=${attempt.http_status < 300 ? 'ok' : 'bad'}>HTTP ${attempt.http_status}</span>` : html`<span class="bad">${attempt.error}</span>`}
               </td>
               <td>${duration(attempt.response_time_ms)}</td>
               <td><pre class="answer">${attempt.response_head ?? '—'}</pre></td>
