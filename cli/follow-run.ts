@@ -1,4 +1,4 @@
-// Follows a workflow run until it ends, for `svc workflows run --wait`: the control channel's
+// Follows a workflow run until it ends, for `svc workflows run|rerun --wait` and `watch`: the control channel's
 // event stream says when something happened to the run (no polling delay), and each time the
 // CLI reads the execution view, which is the truth (current step, step results). A slow poll
 // covers what no event announces (the pause for approval) and a stream that could not
@@ -7,10 +7,10 @@ import type { EventEnvelope } from '../shared/schemas/events.js';
 import type { ApiClient } from '../shared/api-client.js';
 import { apiPath } from './api-commands.js';
 import type { CliContext } from './context.js';
+import { openLiveStream } from './live-stream.js';
 import { isTerminal, type Execution } from './workflow-views.js';
 
 const SAFETY_POLL_MS = 1_000;
-const SUBSCRIBE_WAIT_MS = 3_000;
 
 export type FollowOutcome =
   | { type: 'ended'; execution: Execution }
@@ -85,44 +85,22 @@ export async function followRun(options: FollowOptions): Promise<FollowOutcome> 
   }
 }
 
-/** Opens the run-event stream and waits until it is live; undefined when it cannot be opened. */
-async function openStream(
+/** The run events of the workspace, live; undefined when the stream cannot be opened. */
+function openStream(
   ctx: CliContext,
   workspaceId: string | undefined,
   onEvent: (event: EventEnvelope) => void,
 ): Promise<{ unsubscribe(): void } | undefined> {
-  let control;
-  try {
-    control = await ctx.control();
-  } catch {
-    return undefined;
-  }
-  return new Promise((resolve) => {
-    let settled = false;
-    const settle = (value: { unsubscribe(): void } | undefined) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve(value);
-    };
-    const subscription = control.events.stream.subscribe(
-      {
-        ...(workspaceId ? { workspace_id: workspaceId } : {}),
-        types: ['workflow.execution.*', 'agent.execution.awaiting_approval'],
-      },
-      {
-        onStarted: () => settle(subscription),
-        onData: onEvent,
-        onError: () => {
-          subscription.unsubscribe();
-          settle(undefined);
+  return openLiveStream<EventEnvelope>(
+    ctx,
+    (control, handlers) =>
+      control.events.stream.subscribe(
+        {
+          ...(workspaceId ? { workspace_id: workspaceId } : {}),
+          types: ['workflow.execution.*', 'agent.execution.awaiting_approval'],
         },
-      },
-    );
-    // A stream that does not open in time is given up: the poll still follows the run.
-    const timer = setTimeout(() => {
-      subscription.unsubscribe();
-      settle(undefined);
-    }, SUBSCRIBE_WAIT_MS);
-  });
+        handlers,
+      ),
+    onEvent,
+  );
 }

@@ -43,7 +43,8 @@ export function cliMessage(code: string, message: string, workspace: WorkspaceIn
   if (agent)
     for (const [pattern, replace] of AGENT_HINTS)
       text = text.replace(pattern, () => replace(agent));
-  if (code.endsWith('_not_found')) text = text.replace('in this workspace', inWorkspace(workspace));
+  if (code === 'not_found' || code.endsWith('_not_found'))
+    text = text.replace('in this workspace', inWorkspace(workspace));
   return text;
 }
 

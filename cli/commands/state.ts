@@ -20,8 +20,14 @@ export default defineCommands([
       // terminal says so (without one, a usage error). The daemon checks again when it writes.
       let force = options.force === true;
       if (!force && lstatSync(path, { throwIfNoEntry: false })) {
-        const { askConfirm } = await import('../dialogs.js');
-        force = await askConfirm('--force', `${file} exists. Replace it with the snapshot`, false);
+        const { askConfirm, canPrompt } = await import('../dialogs.js');
+        if (!canPrompt()) {
+          const shown = /[\s'"$]/.test(file!) ? `'${file!.replace(/'/g, `'\\''`)}'` : file;
+          throw new UsageError(
+            `${file} exists; svc state export does not replace a file without --force. Replace it with: svc state export ${shown} --force`,
+          );
+        }
+        force = await askConfirm('--force', `${file} exists. Replace it with the snapshot?`, false);
         if (!force) throw new CliError(`Left ${file} as it was.`, 1, 'cancelled');
       }
       const written = await (await ctx.control()).state.export.mutate({ file: path, force });

@@ -1,6 +1,7 @@
 // svc webhooks create|list|get|update|delete|test|deliveries|delivery|retry|tail
 import { apiCommand, apiPath, listCommand, PAGE_OPTIONS } from '../api-commands.js';
 import { command, defineCommands, group, stringOption, type Options } from '../command.js';
+import type { CliContext } from '../context.js';
 import { formatDuration } from '../../shared/duration.js';
 import { UsageError } from '../errors.js';
 import {
@@ -11,12 +12,20 @@ import {
 import type { DeletedView } from '../../shared/schemas/common.js';
 import type {
   DeliveryActivity,
+  DeliveryDetailView,
   DeliveryView,
   WebhookTestResultView,
   WebhookView,
 } from '../../shared/schemas/webhooks.js';
 import { streamUntilInterrupted } from '../stream.js';
 import { chalk } from '../output.js';
+import {
+  attemptSucceeded,
+  deliveryState,
+  deliveryStatusColour,
+  describeAttempt,
+  describeDelivery,
+} from '../delivery-text.js';
 
 function integerOption(options: Options, name: string, flag: string): number | undefined {
   const text = stringOption(options, name);
@@ -56,11 +65,7 @@ const settingOptions = [
   { flags: '--timeout <seconds>', description: 'seconds the receiver has to answer (default 10)' },
 ];
 
-function statusColour(status: string): string {
-  if (status === 'delivered' || status === 'active') return chalk.green(status);
-  if (status === 'pending' || status === 'paused') return chalk.yellow(status);
-  return chalk.red(status);
-}
+const statusColour = deliveryStatusColour;
 
 function describeWebhook(hook: WebhookView): string {
   return [
@@ -72,6 +77,43 @@ function describeWebhook(hook: WebhookView): string {
 }
 
 const WEBHOOK_ID = { name: 'id', description: 'webhook id (hook_...)' };
+/** `<delivery> [id]`: a delivery id alone (ids are unique), or the webhook id then it. */
+const DELIVERY_TARGET_ARGS = [
+  {
+    name: 'delivery',
+    description: 'delivery id (del_...), or the webhook id then the delivery id',
+  },
+  { name: 'id', description: 'the delivery id, after a webhook id', required: false },
+];
+
+/** The delivery a command acts on; its webhook from GET /v1/deliveries/{id} when not given. */
+async function deliveryTarget(
+  ctx: CliContext,
+  [first, second]: string[],
+): Promise<{ webhookId: string; deliveryId: string; delivery?: DeliveryDetailView }> {
+  if (first && second) return { webhookId: first, deliveryId: second };
+  if (!first || first.startsWith('hook_'))
+    throw new UsageError(
+      `Missing the delivery id (del_...). List a webhook's deliveries with: svc webhooks deliveries ${first ?? 'hook_...'}`,
+    );
+  const delivery = await (
+    await ctx.api()
+  ).data<DeliveryDetailView>('GET', apiPath('deliveries', first));
+  return { webhookId: delivery.webhook_id, deliveryId: delivery.id, delivery };
+}
+
+async function readDelivery(ctx: CliContext, args: string[]): Promise<DeliveryDetailView> {
+  const target = await deliveryTarget(ctx, args);
+  return (
+    target.delivery ??
+    (await (
+      await ctx.api()
+    ).data<DeliveryDetailView>(
+      'GET',
+      apiPath('webhooks', target.webhookId, 'deliveries', target.deliveryId),
+    ))
+  );
+}
 
 export default defineCommands([
   group(['webhooks'], 'Webhook subscriptions, deliveries, test, retry and live tail'),
@@ -224,18 +266,56 @@ export default defineCommands([
       d.next_attempt_at ?? '-',
     ],
   }),
-  apiCommand({
+  command({
+    path: ['webhooks', 'delivery'],
+    description:
+      'Show a delivery with every attempt: time, answer, duration, injected fault, signature sent, start of the answer',
+    args: DELIVERY_TARGET_ARGS,
+    examples: ['svc webhooks delivery del_...', 'svc webhooks delivery del_... --json'],
+    async run(ctx, args) {
+      const delivery = await readDelivery(ctx, args);
+      ctx.out.result(delivery, () => describeDelivery(delivery));
+    },
+  }),
+  command({
     path: ['webhooks', 'retry'],
-    description: 'Redeliver a delivery now',
-    args: [
-      { name: 'webhook', description: 'webhook id (hook_...)' },
-      { name: 'delivery', description: 'delivery id (del_...)' },
+    description: 'Redeliver a delivery now (one attempt; the command returns when it has ended)',
+    args: DELIVERY_TARGET_ARGS,
+    options: [
+      {
+        flags: '--wait',
+        description: 'print the attempt in full and exit 1 unless the receiver took it (2xx)',
+      },
     ],
-    method: 'POST',
-    endpoint: ([webhook, delivery]) =>
-      apiPath('webhooks', webhook!, 'deliveries', delivery!, 'retry'),
-    print: (result: DeliveryView) =>
-      `${statusColour(result.status)} HTTP ${result.http_status ?? '-'} after ${result.attempts} attempt(s)${result.error ? ` (${result.error})` : ''}`,
+    examples: ['svc webhooks retry del_... --wait', 'svc webhooks retry hook_... del_...'],
+    async run(ctx, args, options) {
+      const { webhookId, deliveryId } = await deliveryTarget(ctx, args);
+      const result = await (
+        await ctx.api()
+      ).data<DeliveryDetailView>(
+        'POST',
+        apiPath('webhooks', webhookId, 'deliveries', deliveryId, 'retry'),
+      );
+      const attempt = result.attempts_history.at(-1);
+      if (options.wait !== true) {
+        ctx.out.result(
+          result,
+          () =>
+            `${statusColour(result.status)} HTTP ${result.http_status ?? '-'} after ${result.attempts} attempt(s)${result.error ? ` (${result.error})` : ''}`,
+        );
+        return;
+      }
+      ctx.out.result(result, () =>
+        [
+          `${chalk.cyan(result.id)} ${deliveryState(result)}`,
+          attempt ? describeAttempt(attempt) : '',
+        ].join('\n'),
+      );
+      if (!attempt || !attemptSucceeded(attempt)) {
+        ctx.out.note(`See every attempt with: svc webhooks delivery ${result.id}`);
+        process.exitCode = 1;
+      }
+    },
   }),
   command({
     path: ['webhooks', 'tail'],

@@ -1,54 +1,63 @@
 // svc workflows rerun: a new run of an earlier run's input, whole or from a step (the earlier
 // steps keep the original results), through POST /v1/workflows/{id}/executions/{id}/rerun.
+// With --wait it is followed as run --wait follows a run: the request returns at once and the
+// CLI watches (a long wait or an approval would otherwise outlast the request's timeout).
 import type { ExecuteAnswerView } from '../../shared/schemas/workflows.js';
 import { apiPath } from '../api-commands.js';
 import { command, defineCommands } from '../command.js';
-import { CliError } from '../errors.js';
-import { chalk } from '../output.js';
+import type { CliContext } from '../context.js';
+import { chalk, chalkStderr } from '../output.js';
+import { RUN_TARGET_ARGS, resolveRun, type RunTarget } from '../run-target.js';
+
+async function startRerun(
+  ctx: CliContext,
+  target: RunTarget,
+  fromStep: string | undefined,
+): Promise<ExecuteAnswerView> {
+  return (await ctx.api()).data<ExecuteAnswerView>(
+    'POST',
+    apiPath('workflows', target.workflowId, 'executions', target.executionId, 'rerun'),
+    { body: { ...(fromStep ? { from_step_id: fromStep } : {}), wait_for_completion: false } },
+  );
+}
 
 export default defineCommands([
   command({
     path: ['workflows', 'rerun'],
     description:
       "Run an earlier run's input again; with --from-step, keep the results before that step and start there",
-    args: [
-      { name: 'workflow', description: 'workflow id (wfl_...)' },
-      { name: 'execution', description: 'the run to re-run (wex_...)' },
-    ],
+    args: RUN_TARGET_ARGS,
     options: [
       { flags: '--from-step <id>', description: 'start at this step (earlier results are kept)' },
-      { flags: '--wait', description: 'wait for the new run to end (exit 1 unless it completes)' },
+      {
+        flags: '--wait',
+        description: 'follow the new run live to its end, as run --wait (exit 1 if it fails)',
+      },
     ],
     examples: [
-      'svc workflows rerun wfl_... wex_...',
-      'svc workflows rerun wfl_... wex_... --from-step notify --wait --json',
+      'svc workflows rerun wex_...',
+      'svc workflows rerun wex_... --from-step notify --wait --json',
+      'svc workflows rerun wfl_... wex_... --from-step notify',
     ],
-    async run(ctx, [workflowId, executionId], options) {
-      const execution = await (
-        await ctx.api()
-      ).data<ExecuteAnswerView>(
-        'POST',
-        apiPath('workflows', workflowId!, 'executions', executionId!, 'rerun'),
-        {
-          body: {
-            ...(options.fromStep ? { from_step_id: options.fromStep } : {}),
-            wait_for_completion: options.wait === true,
-          },
-        },
-      );
-      ctx.out.result(execution, () =>
-        [
-          `Started run ${chalk.cyan(execution.execution_id)}, a re-run of ${executionId}${
-            options.fromStep ? ` from step ${options.fromStep}` : ''
-          } (${execution.status})`,
-          chalk.dim(
-            `Follow it with: svc workflows execution ${workflowId} ${execution.execution_id}`,
-          ),
-        ].join('\n'),
-      );
-      if (options.wait === true && execution.status !== 'completed') {
-        throw new CliError(`Run ${execution.execution_id} ended ${execution.status}.`);
+    async run(ctx, args, options) {
+      const target = await resolveRun(ctx, args, 'svc workflows rerun wex_...');
+      const fromStep = options.fromStep;
+      const origin = `a re-run of ${target.executionId}${fromStep ? ` from step ${fromStep}` : ''}`;
+      if (options.wait === true) {
+        const { followToEnd } = await import('../run-wait.js');
+        await followToEnd(ctx, {
+          workflowId: target.workflowId,
+          origin,
+          start: async () => (await startRerun(ctx, target, fromStep)).execution_id,
+        });
+        return;
       }
+      const started = await startRerun(ctx, target, fromStep);
+      ctx.out.result(
+        started,
+        () => `Started run ${chalk.cyan(started.execution_id)}, ${origin} (${started.status})`,
+      );
+      ctx.out.note(chalkStderr.dim(`Follow it with: svc workflows watch ${started.execution_id}`));
     },
   }),
 ]);

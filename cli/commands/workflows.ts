@@ -1,14 +1,13 @@
-// svc workflows list|get|create|update|delete|activate|pause|run|executions|execution|cancel
+// svc workflows list|get|create|update|delete|activate|pause|run|executions|execution|watch|cancel
 import { apiCommand, apiPath, listCommand } from '../api-commands.js';
 import { command, defineCommands, stringOption, type Options, group } from '../command.js';
 import type { CliContext } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
 import { chalk, chalkStderr, table } from '../output.js';
+import { RUN_TARGET_ARGS, resolveRun } from '../run-target.js';
 import {
   brief,
-  detailsInWords,
   endedBadly,
-  failure,
   failureLine,
   formatDuration,
   type Execution,
@@ -19,7 +18,6 @@ import { stepEdges, type StepEdgeKind } from '../../shared/schemas/steps.js';
 import type { WorkflowStepView } from '../../shared/schemas/workflows.js';
 
 const WORKFLOW_ID = { name: 'id', description: 'workflow id (wfl_...)' };
-const RUN_ARGS = [WORKFLOW_ID, { name: 'execution', description: 'execution id (wex_...)' }];
 /** --limit and --starting-after, for lists that print where the next page starts. */
 const NEXT_PAGE_OPTIONS = [
   { flags: '--limit <n>', description: 'page size, 1-100' },
@@ -173,74 +171,6 @@ async function setStatus(ctx: CliContext, id: string, status: 'active' | 'paused
   );
 }
 
-/** The run with --wait: a live view on stderr, the result on stdout, exit 1 if it ended badly. */
-async function runAndWait(
-  ctx: CliContext,
-  workflowId: string,
-  input: Record<string, unknown>,
-): Promise<void> {
-  const api = await ctx.api();
-  const [{ followRun }, { RunView }] = await Promise.all([
-    import('../follow-run.js'),
-    import('../run-view.js'),
-  ]);
-  const workflow = await api.data<Workflow>('GET', apiPath('workflows', workflowId));
-  const stderrTty = Boolean(process.stderr.isTTY);
-  const view = new RunView(process.stderr, workflow.steps, {
-    live: stderrTty && !ctx.out.json,
-    colour: stderrTty && process.env.NO_COLOR === undefined,
-    columns: process.stderr.columns,
-  });
-  let outcome;
-  try {
-    outcome = await followRun({
-      ctx,
-      api,
-      workflowId,
-      async start() {
-        const started = await api.data<{ execution_id: string }>(
-          'POST',
-          apiPath('workflows', workflowId, 'execute'),
-          { body: { input, wait_for_completion: false } },
-        );
-        return started.execution_id;
-      },
-      onUpdate: (execution) => view.update(execution),
-    });
-  } finally {
-    view.close();
-  }
-  if (outcome.type === 'detached') {
-    ctx.out.note(
-      `Stopped watching; run ${outcome.executionId} goes on. ` +
-        `Follow it with: svc workflows execution ${workflowId} ${outcome.executionId}`,
-    );
-    if (ctx.out.json)
-      ctx.out.result(outcome.execution ?? { execution_id: outcome.executionId }, () => '');
-    process.exitCode = 130;
-    return;
-  }
-  // stdout carries the data only (the execution with --json, else the run's result); what
-  // happened is said on stderr, so `svc workflows run ... --wait | jq .` reads the result.
-  const execution = outcome.execution;
-  const seeSteps = `See every step with: svc workflows execution ${workflowId} ${execution.execution_id}`;
-  if (endedBadly(execution)) {
-    const { error } = failure(execution);
-    ctx.out.summary('failed', failureLine(execution, workflow.steps));
-    const details = detailsInWords(error?.details, failure(execution).stepId);
-    if (details) ctx.out.note(details);
-    ctx.out.note(seeSteps);
-    if (ctx.out.json) ctx.out.result(execution, () => '');
-    process.exitCode = 1;
-    return;
-  }
-  ctx.out.summary(
-    'ok',
-    `Run ${execution.execution_id} completed in ${formatDuration((execution.duration_seconds ?? 0) * 1000)}`,
-  );
-  ctx.out.result(execution, () => JSON.stringify(execution.result ?? null, null, 2));
-}
-
 export default defineCommands([
   group(['workflows'], 'Workflows: create from JSON/YAML files, run (live progress), runs, cancel'),
   listCommand({
@@ -346,7 +276,18 @@ export default defineCommands([
       const { readRunInput } = await import('../workflow-file.js');
       const input = await readRunInput(stringOption(options, 'input'));
       if (options.wait === true) {
-        await runAndWait(ctx, id!, input);
+        const { followToEnd } = await import('../run-wait.js');
+        await followToEnd(ctx, {
+          workflowId: id!,
+          async start() {
+            const started = await (
+              await ctx.api()
+            ).data<{ execution_id: string }>('POST', apiPath('workflows', id!, 'execute'), {
+              body: { input, wait_for_completion: false },
+            });
+            return started.execution_id;
+          },
+        });
         return;
       }
       const started = await (
@@ -360,9 +301,7 @@ export default defineCommands([
         started,
         () => `Started run ${chalk.cyan(started.execution_id)} (${statusColour(started.status)})`,
       );
-      ctx.out.note(
-        chalkStderr.dim(`Follow it with: svc workflows execution ${id} ${started.execution_id}`),
-      );
+      ctx.out.note(chalkStderr.dim(`Follow it with: svc workflows watch ${started.execution_id}`));
     },
   }),
   listCommand({
@@ -391,21 +330,56 @@ export default defineCommands([
     ],
     nextPageHint: true,
   }),
-  apiCommand({
+  {
     path: ['workflows', 'execution'],
-    description: 'Show a run: status, current step, each step result, the result',
-    args: RUN_ARGS,
-    endpoint: ([id, executionId]) => apiPath('workflows', id!, 'executions', executionId!),
-    print: describeExecution,
-  }),
-  apiCommand({
+    description: 'Show a run (by its id alone, or workflow id and run id): each step, the result',
+    args: RUN_TARGET_ARGS,
+    examples: ['svc workflows execution wex_...', 'svc workflows execution wfl_... wex_... --json'],
+    async run(ctx, args) {
+      const target = await resolveRun(ctx, args, 'svc workflows execution wex_...');
+      const execution =
+        target.execution ??
+        (await (
+          await ctx.api()
+        ).data<Execution>(
+          'GET',
+          apiPath('workflows', target.workflowId, 'executions', target.executionId),
+        ));
+      ctx.out.result(execution, () => describeExecution(execution));
+    },
+  },
+  {
+    path: ['workflows', 'watch'],
+    description:
+      'Follow any run live to its end (started by a hook, a schedule, an event or by hand), as run --wait does',
+    args: RUN_TARGET_ARGS,
+    examples: ['svc workflows watch wex_...', 'svc workflows watch wex_... --json'],
+    async run(ctx, args) {
+      const target = await resolveRun(ctx, args, 'svc workflows watch wex_...');
+      const { followToEnd } = await import('../run-wait.js');
+      await followToEnd(ctx, {
+        workflowId: target.workflowId,
+        start: () => Promise.resolve(target.executionId),
+      });
+    },
+  },
+  {
     path: ['workflows', 'cancel'],
     description: 'Cancel a run wherever it is (in a wait, a parallel branch, awaiting approval)',
-    args: RUN_ARGS,
-    method: 'POST',
-    endpoint: ([id, executionId]) =>
-      apiPath('workflows', id!, 'executions', executionId!, 'cancel'),
-    print: (result: { execution_id: string; status: string; cancelled_at: string }) =>
-      `Cancelled run ${chalk.cyan(result.execution_id)} at ${result.cancelled_at}`,
-  }),
+    args: RUN_TARGET_ARGS,
+    examples: ['svc workflows cancel wex_...'],
+    async run(ctx, args) {
+      const target = await resolveRun(ctx, args, 'svc workflows cancel wex_...');
+      const result = await (
+        await ctx.api()
+      ).data<{ execution_id: string; status: string; cancelled_at: string }>(
+        'POST',
+        apiPath('workflows', target.workflowId, 'executions', target.executionId, 'cancel'),
+      );
+      ctx.out.result(
+        result,
+        () => `Cancelled run ${chalk.cyan(result.execution_id)} at ${result.cancelled_at}`,
+      );
+    },
+  },
 ]);

@@ -2,6 +2,7 @@
 import {
   Delivery,
   DeliveryDetail,
+  DeliveryIdParams,
   DeliveryListQuery,
   DeliveryParams,
   Webhook,
@@ -102,6 +103,21 @@ export function webhookRoutes(webhooks: WebhookService, deliveries: DeliveryServ
       response: DeliveryDetail,
       handler: ({ params, ctx }) =>
         deliveries.detail(ctx.workspace.id, params.webhook_id, params.delivery_id),
+    }),
+    objectRoute({
+      method: 'GET',
+      path: '/v1/deliveries/:delivery_id',
+      operationId: 'getDelivery',
+      summary: 'Retrieve a delivery by its id alone, with its attempts',
+      description:
+        "The same delivery as GET /v1/webhooks/{webhook_id}/deliveries/{delivery_id}, found without its webhook id (delivery ids are unique; webhook_id is in the answer), as svc webhooks delivery del_... shows it. Each attempt in attempts_history has its time, the receiver's HTTP status, the time it took, the error, the sandbox fault rule that answered instead of the receiver (injected_fault), the X-Svc-Signature header sent and the start of the answer (response_head). A delivery of another workspace, or of a deleted webhook: 404 not_found.",
+      tag,
+      auth: read,
+      rateLimit: { operation: 'resources' },
+      params: DeliveryIdParams,
+      errors: ['not_found'],
+      response: DeliveryDetail,
+      handler: ({ params, ctx }) => deliveries.detailById(ctx.workspace.id, params.delivery_id),
     }),
     objectRoute({
       method: 'POST',

@@ -254,6 +254,11 @@ export class ExecutionsService {
     return this.repo.statusCounts(workspaceId, Math.max(this.cutoff(), this.clock.now() - ms));
   }
 
+  /** GET /v1/executions/{id}: a run of the workspace by its id alone (run ids are unique). */
+  getById(workspaceId: string, executionId: string): WorkflowExecutionView {
+    return this.engine.view(this.rowInWorkspace(workspaceId, executionId));
+  }
+
   /** A run of the workspace by its id alone, with its definition and pending work. */
   detail(workspaceId: string, executionId: string): RunDetail {
     const row = this.rowInWorkspace(workspaceId, executionId);

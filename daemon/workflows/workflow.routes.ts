@@ -3,6 +3,7 @@ import {
   CancelledExecution,
   ExecuteAnswer,
   ExecuteBody,
+  ExecutionIdParams,
   ExecutionListQuery,
   ExecutionParams,
   RerunBody,
@@ -124,6 +125,21 @@ export function workflowRoutes(workflows: WorkflowService, runs: ExecutionsServi
       response: WorkflowExecution,
       handler: ({ params, ctx }) =>
         runs.get(ctx.workspace.id, params.workflow_id, params.execution_id),
+    }),
+    objectRoute({
+      method: 'GET',
+      path: '/v1/executions/:execution_id',
+      operationId: 'getExecution',
+      summary: 'Retrieve a run by its id alone',
+      description:
+        'The same run as GET /v1/workflows/{workflow_id}/executions/{execution_id}, found without its workflow id (run ids are unique; workflow_id is in the answer). For a run started by a hook, a schedule or an event, whose workflow the caller may not know (svc workflows watch wex_...). A run of another workspace, or past the 30 days runs are kept: 404 execution_not_found.',
+      tag,
+      auth: read,
+      rateLimit: resources,
+      params: ExecutionIdParams,
+      errors: ['execution_not_found'],
+      response: WorkflowExecution,
+      handler: ({ params, ctx }) => runs.getById(ctx.workspace.id, params.execution_id),
     }),
     objectRoute({
       method: 'POST',

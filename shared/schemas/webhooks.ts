@@ -146,6 +146,13 @@ export const DeliveryAttempt = z.object({
     description:
       'Sandbox: the fault rule (flt_..., svc faults) that produced this attempt, else null',
   }),
+  signature: z.string().nullable().meta({
+    description: 'The X-Svc-Signature header this attempt sent (t=...,v1=...)',
+  }),
+  response_head: z.string().nullable().meta({
+    description:
+      "The start of the receiver's answer body (its first 512 characters), null when no answer was read",
+  }),
 });
 
 export type DeliveryAttemptView = z.infer<typeof DeliveryAttempt>;
@@ -176,3 +183,5 @@ export type WebhookTestResultView = z.infer<typeof WebhookTestResult>;
 
 export const WebhookParams = z.strictObject({ webhook_id: z.string() });
 export const DeliveryParams = z.strictObject({ webhook_id: z.string(), delivery_id: z.string() });
+/** GET /v1/deliveries/{delivery_id}: a delivery found by its id alone (delivery ids are unique). */
+export const DeliveryIdParams = z.strictObject({ delivery_id: z.string().max(100) });

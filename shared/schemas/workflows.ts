@@ -325,6 +325,9 @@ export const ExecutionParams = z.strictObject({
   execution_id: z.string().max(100),
 });
 
+/** GET /v1/executions/{execution_id}: a run found by its id alone (run ids are unique). */
+export const ExecutionIdParams = z.strictObject({ execution_id: z.string().max(100) });
+
 export const CancelledExecution = z
   .object({
     execution_id: z.string(),

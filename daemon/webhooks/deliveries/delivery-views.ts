@@ -21,7 +21,7 @@ export function toDeliveryView(row: DeliveryRow): DeliveryView {
   };
 }
 
-/** An attempt in GET .../deliveries/{id}. */
+/** An attempt in GET .../deliveries/{id} (and the dashboard's log): the signature sent and the answer heard included. */
 export function toAttemptView(attempt: AttemptRow): DeliveryAttemptView {
   return {
     attempt: attempt.attempt,
@@ -31,13 +31,6 @@ export function toAttemptView(attempt: AttemptRow): DeliveryAttemptView {
     response_time_ms: attempt.outcome === 'unknown' ? null : attempt.response_time_ms,
     error: attempt.error,
     injected_fault: attempt.injected_fault,
-  };
-}
-
-/** An attempt in the dashboard's log: the API's view, the signature sent and the answer heard. */
-export function toAttemptLogView(attempt: AttemptRow) {
-  return {
-    ...toAttemptView(attempt),
     signature: attempt.signature,
     response_head: attempt.response_head,
   };

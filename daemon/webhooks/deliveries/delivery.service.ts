@@ -29,7 +29,7 @@ import {
 } from './attempt-verdict.js';
 import type { AttemptRow, DeliveryRepository, DeliveryRow } from './delivery.repository.js';
 import { DeliverySender } from './delivery-sender.js';
-import { toAttemptLogView, toAttemptView, toDeliveryView } from './delivery-views.js';
+import { toAttemptView, toDeliveryView } from './delivery-views.js';
 import { chooseReplays, REPLAY_BATCH, REPLAY_READ_PAGE, type ReplayFilter } from './replay.js';
 
 export const DELIVERY_TIMER = 'webhook.delivery';
@@ -92,9 +92,20 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
     return this.withAttempts(this.delivery(workspaceId, webhookId, deliveryId), toAttemptView);
   }
 
-  /** The delivery with each attempt's signature header and the start of the answer (dashboard). */
+  /** The dashboard's delivery log: the API's view (signatures and answer heads are in it). */
   attemptLog(workspaceId: string, webhookId: string, deliveryId: string) {
-    return this.withAttempts(this.delivery(workspaceId, webhookId, deliveryId), toAttemptLogView);
+    return this.detail(workspaceId, webhookId, deliveryId);
+  }
+
+  /** GET /v1/deliveries/{id}: a delivery of the workspace by its id alone, with its attempts. */
+  detailById(workspaceId: string, deliveryId: string) {
+    const row = this.repo.get(deliveryId);
+    if (!row || row.workspace_id !== workspaceId) {
+      throw new ApiError('not_found', `No delivery ${deliveryId} in this workspace.`, {
+        param: 'delivery_id',
+      });
+    }
+    return this.withAttempts(row, toAttemptView);
   }
 
   /**

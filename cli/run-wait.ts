@@ -1,0 +1,84 @@
+// One way to follow a workflow run to its end, shared by `svc workflows run --wait`, `svc
+// workflows rerun --wait` and `svc workflows watch`: the live view on stderr (approval and wait
+// hints included), the result on stdout, exit 1 if the run ended badly, 130 when the user stops
+// watching. Only how the run is found differs: started here (execute, rerun) or already going.
+import { apiPath } from './api-commands.js';
+import type { CliContext } from './context.js';
+import {
+  detailsInWords,
+  endedBadly,
+  failure,
+  failureLine,
+  formatDuration,
+  type Workflow,
+} from './workflow-views.js';
+
+export interface FollowToEndOptions {
+  workflowId: string;
+  /** Starts the run (or names the one to watch) once the event stream is open; its id. */
+  start(): Promise<string>;
+  /** Said after the view's first line, e.g. "a re-run of wex_1 from step page". */
+  origin?: string;
+}
+
+export async function followToEnd(ctx: CliContext, options: FollowToEndOptions): Promise<void> {
+  const { workflowId } = options;
+  const api = await ctx.api();
+  const [{ followRun }, { RunView }] = await Promise.all([
+    import('./follow-run.js'),
+    import('./run-view.js'),
+  ]);
+  const workflow = await api.data<Workflow>('GET', apiPath('workflows', workflowId));
+  const stderrTty = Boolean(process.stderr.isTTY);
+  const view = new RunView(process.stderr, workflow.steps, {
+    live: stderrTty && !ctx.out.json,
+    colour: stderrTty && process.env.NO_COLOR === undefined,
+    columns: process.stderr.columns,
+  });
+  let outcome;
+  try {
+    outcome = await followRun({
+      ctx,
+      api,
+      workflowId,
+      async start() {
+        const executionId = await options.start();
+        // The id first, before any step: a script (or a user) that stops here can find the run.
+        if (options.origin) ctx.out.note(`run ${executionId} is ${options.origin}`);
+        return executionId;
+      },
+      onUpdate: (execution) => view.update(execution),
+    });
+  } finally {
+    view.close();
+  }
+  if (outcome.type === 'detached') {
+    ctx.out.note(
+      `Stopped watching; run ${outcome.executionId} goes on. ` +
+        `Follow it again with: svc workflows watch ${outcome.executionId}`,
+    );
+    if (ctx.out.json)
+      ctx.out.result(outcome.execution ?? { execution_id: outcome.executionId }, () => '');
+    process.exitCode = 130;
+    return;
+  }
+  // stdout carries the data only (the execution with --json, else the run's result); what
+  // happened is said on stderr, so `svc workflows run ... --wait | jq .` reads the result.
+  const execution = outcome.execution;
+  const seeSteps = `See every step with: svc workflows execution ${workflowId} ${execution.execution_id}`;
+  if (endedBadly(execution)) {
+    const { error, stepId } = failure(execution);
+    ctx.out.summary('failed', failureLine(execution, workflow.steps));
+    const details = detailsInWords(error?.details, stepId);
+    if (details) ctx.out.note(details);
+    ctx.out.note(seeSteps);
+    if (ctx.out.json) ctx.out.result(execution, () => '');
+    process.exitCode = 1;
+    return;
+  }
+  ctx.out.summary(
+    'ok',
+    `Run ${execution.execution_id} completed in ${formatDuration((execution.duration_seconds ?? 0) * 1000)}`,
+  );
+  ctx.out.result(execution, () => JSON.stringify(execution.result ?? null, null, 2));
+}
