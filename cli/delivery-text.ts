@@ -26,11 +26,16 @@ export function attemptSucceeded(attempt: Pick<DeliveryAttemptView, 'http_status
 /** "attempt 2  2030-01-01T00:01:00.000Z  HTTP 500 in 12ms  fault flt_1" and its detail lines. */
 export function describeAttempt(attempt: DeliveryAttemptView): string {
   const answer = attempt.http_status === null ? 'no answer' : `HTTP ${attempt.http_status}`;
+  // An attempt the daemon recorded before sending and never saw end (it stopped meanwhile).
+  const result =
+    attempt.response_time_ms === null
+      ? chalk.yellow('outcome unknown (the daemon stopped while it was in flight)')
+      : `${attemptSucceeded(attempt) ? chalk.green(answer) : chalk.red(answer)} in ${formatDuration(attempt.response_time_ms)}`;
   const lines = [
     [
       chalk.bold(`attempt ${attempt.attempt}`),
       chalk.dim(attempt.attempted_at),
-      `${attemptSucceeded(attempt) ? chalk.green(answer) : chalk.red(answer)} in ${formatDuration(attempt.response_time_ms)}`,
+      result,
       attempt.injected_fault ? chalk.yellow(`injected by fault ${attempt.injected_fault}`) : '',
     ]
       .filter(Boolean)
