@@ -1,9 +1,13 @@
 // End-to-end helper: a real daemon (spawned through the real CLI, on port 0, in a fresh temp
 // data dir) and a way to run the real CLI against it.
 import { spawn, type SpawnOptions } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { parseDuration } from '../../shared/duration.js';
+import { dataDirFiles } from '../../shared/paths.js';
+import { isAlive, isSvcDaemon } from '../../shared/process.js';
+import { parseScopes } from '../../shared/scopes.js';
 import { control } from './api.js';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -68,15 +72,19 @@ export interface TestDaemon {
   cli(args: string[], options?: { env?: NodeJS.ProcessEnv; input?: string }): Promise<CliResult>;
   /** The operator key and default workspace, for direct HTTP calls. */
   operator(): Promise<{ key: string; workspaceId: string }>;
-  /** Creates a key with these scopes (in the default workspace unless given). */
+  /**
+   * Creates a key with these scopes (in the default workspace unless given), over the control
+   * channel as `svc keys create` does (a CLI process costs a second of CPU; the command itself
+   * is tested in cli-operator.test.ts).
+   */
   createKey(
     scopes: string,
     options?: { workspace?: string; expiresIn?: string; name?: string },
   ): Promise<{ id: string; key: string; workspace_id: string }>;
   /**
-   * Moves the sandbox clock forward and returns once due timers have fired: a duration string
-   * (`1s`, `25h`) goes through the real CLI (`svc clock advance`), a number of ms through the
-   * control channel (fast, for the 1 ms steps that order created_at).
+   * Moves the sandbox clock forward and returns once due timers have fired: a duration (`1s`,
+   * `25h`, PT1H) or a number of ms, over the control channel as `svc clock advance` does (the
+   * command itself is tested in cli-operator.test.ts and the files that call it by name).
    */
   advance(duration: string | number): Promise<void>;
   /** Creates a workspace over the control channel (fast: no CLI process); returns its id. */
@@ -122,35 +130,32 @@ export async function startDaemon(
       runCli(args, { ...cliOptions, env: { ...env, ...cliOptions.env } }),
     async operator() {
       if (!operator) {
-        const me = await daemon.cli(['whoami', '--json']);
-        const credential = await control<{ key: string }>(daemon, 'auth.operatorCredential');
-        operator = { key: credential.key, workspaceId: me.json().workspace_id };
+        const credential = await control<{ key: string; default_workspace_id: string }>(
+          daemon,
+          'auth.operatorCredential',
+        );
+        operator = { key: credential.key, workspaceId: credential.default_workspace_id };
       }
       return operator;
     },
     async createKey(scopes, keyOptions = {}) {
-      const args = [
-        'keys',
-        'create',
-        '--name',
-        keyOptions.name ?? 'test',
-        '--scopes',
-        scopes,
-        '--json',
-      ];
-      if (keyOptions.workspace) args.push('--workspace', keyOptions.workspace);
-      if (keyOptions.expiresIn) args.push('--expires-in', keyOptions.expiresIn);
-      const result = await daemon.cli(args);
-      if (result.code !== 0) throw new Error(`keys create failed: ${result.stderr}`);
-      return result.json();
+      const { scopes: parsed, unknown } = parseScopes(scopes);
+      if (unknown.length > 0) throw new Error(`createKey: unknown scopes ${unknown.join(', ')}`);
+      const expiresInMs =
+        keyOptions.expiresIn === undefined ? undefined : parseDuration(keyOptions.expiresIn);
+      if (expiresInMs === null)
+        throw new Error(`createKey: not a duration: ${keyOptions.expiresIn}`);
+      return control(daemon, 'keys.create', {
+        name: keyOptions.name ?? 'test',
+        scopes: parsed,
+        ...(keyOptions.workspace ? { workspace_id: keyOptions.workspace } : {}),
+        ...(expiresInMs ? { expires_in_ms: expiresInMs } : {}),
+      });
     },
     async advance(duration) {
-      if (typeof duration === 'number') {
-        await control(daemon, 'clock.advance', { ms: duration });
-        return;
-      }
-      const result = await daemon.cli(['clock', 'advance', duration, '--json']);
-      if (result.code !== 0) throw new Error(`clock advance ${duration}: ${result.stderr}`);
+      const ms = typeof duration === 'number' ? duration : parseDuration(duration);
+      if (ms === null) throw new Error(`advance: not a duration: ${duration}`);
+      await control(daemon, 'clock.advance', { ms });
     },
     async createWorkspace(name, tier = 'enterprise') {
       const created = await control<{ id: string }>(daemon, 'workspaces.create', { name, tier });
@@ -181,11 +186,52 @@ export async function startDaemon(
       return { status: response.status, headers: response.headers, body, text };
     },
     async stop() {
-      await runCli(['daemon', 'stop'], { env });
+      await stopRunning(dataDir);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
   return daemon;
+}
+
+/**
+ * Stops whatever daemon runs on the data dir now (daemon.json; tests restart daemons), as
+ * `svc daemon stop` does: a shutdown over the control channel, SIGTERM if that fails, then waits
+ * for the process to end; SIGKILL after 30 s, so that no test leaves a daemon behind. Without a
+ * CLI process: `svc daemon stop` itself is tested in daemon-lifecycle.test.ts.
+ */
+async function stopRunning(dataDir: string): Promise<void> {
+  const files = dataDirFiles(dataDir);
+  let runtime: { url: string; pid: number };
+  let token: string;
+  try {
+    runtime = JSON.parse(readFileSync(files.runtime, 'utf8'));
+    token = readFileSync(files.controlToken, 'utf8').trim();
+  } catch {
+    return; // Not running (never started, or stopped by the test).
+  }
+  // A stale daemon.json (a daemon the test killed) may name a pid in use by another program.
+  if (!isSvcDaemon(runtime.pid)) return;
+  try {
+    await control({ url: runtime.url, token }, 'daemon.shutdown');
+  } catch {
+    signal(runtime.pid, 'SIGTERM');
+  }
+  const deadline = Date.now() + 30_000;
+  while (isAlive(runtime.pid)) {
+    if (Date.now() > deadline) {
+      signal(runtime.pid, 'SIGKILL');
+      return;
+    }
+    await new Promise((resolvePromise) => setTimeout(resolvePromise, 20));
+  }
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // Gone meanwhile.
+  }
 }
 
 /** Asserts a CLI run's exit code; on a mismatch the message shows both outputs. */
