@@ -84,7 +84,8 @@ export interface TestDaemon {
   /**
    * Moves the sandbox clock forward and returns once due timers have fired: a duration (`1s`,
    * `25h`, PT1H) or a number of ms, over the control channel as `svc clock advance` does (the
-   * command itself is tested in cli-operator.test.ts and the files that call it by name).
+   * command itself is tested in cli-operator.test.ts and the files that call it by name). Like
+   * the CLI, this and the other control calls reach the daemon running on the data dir now.
    */
   advance(duration: string | number): Promise<void>;
   /** Creates a workspace over the control channel (fast: no CLI process); returns its id. */
@@ -120,6 +121,9 @@ export async function startDaemon(
   }
   const { url, pid } = started.json<{ url: string; pid: number }>();
   let operator: { key: string; workspaceId: string } | undefined;
+  // The control channel of whatever daemon runs on the data dir now: tests restart daemons,
+  // which then listen elsewhere (the CLI finds them the same way, through daemon.json).
+  const here = () => ({ url: runtimeOf(dataDir)?.url ?? url, dataDir });
   const daemon: TestDaemon = {
     dataDir,
     url,
@@ -131,7 +135,7 @@ export async function startDaemon(
     async operator() {
       if (!operator) {
         const credential = await control<{ key: string; default_workspace_id: string }>(
-          daemon,
+          here(),
           'auth.operatorCredential',
         );
         operator = { key: credential.key, workspaceId: credential.default_workspace_id };
@@ -145,7 +149,7 @@ export async function startDaemon(
         keyOptions.expiresIn === undefined ? undefined : parseDuration(keyOptions.expiresIn);
       if (expiresInMs === null)
         throw new Error(`createKey: not a duration: ${keyOptions.expiresIn}`);
-      return control(daemon, 'keys.create', {
+      return control(here(), 'keys.create', {
         name: keyOptions.name ?? 'test',
         scopes: parsed,
         ...(keyOptions.workspace ? { workspace_id: keyOptions.workspace } : {}),
@@ -155,10 +159,10 @@ export async function startDaemon(
     async advance(duration) {
       const ms = typeof duration === 'number' ? duration : parseDuration(duration);
       if (ms === null) throw new Error(`advance: not a duration: ${duration}`);
-      await control(daemon, 'clock.advance', { ms });
+      await control(here(), 'clock.advance', { ms });
     },
     async createWorkspace(name, tier = 'enterprise') {
-      const created = await control<{ id: string }>(daemon, 'workspaces.create', { name, tier });
+      const created = await control<{ id: string }>(here(), 'workspaces.create', { name, tier });
       return created.id;
     },
     callJson(method, path, body, auth = {}) {
@@ -200,15 +204,14 @@ export async function startDaemon(
  * CLI process: `svc daemon stop` itself is tested in daemon-lifecycle.test.ts.
  */
 async function stopRunning(dataDir: string): Promise<void> {
-  const files = dataDirFiles(dataDir);
-  let runtime: { url: string; pid: number };
+  const runtime = runtimeOf(dataDir);
   let token: string;
   try {
-    runtime = JSON.parse(readFileSync(files.runtime, 'utf8'));
-    token = readFileSync(files.controlToken, 'utf8').trim();
+    token = readFileSync(dataDirFiles(dataDir).controlToken, 'utf8').trim();
   } catch {
-    return; // Not running (never started, or stopped by the test).
+    return; // Not running (never started).
   }
+  if (!runtime) return; // Not running (never started, or stopped by the test).
   // A stale daemon.json (a daemon the test killed) may name a pid in use by another program.
   if (!isSvcDaemon(runtime.pid)) return;
   try {
@@ -223,6 +226,15 @@ async function stopRunning(dataDir: string): Promise<void> {
       return;
     }
     await new Promise((resolvePromise) => setTimeout(resolvePromise, 20));
+  }
+}
+
+/** Where the daemon of the data dir said it runs (daemon.json), if it said so. */
+function runtimeOf(dataDir: string): { url: string; pid: number } | undefined {
+  try {
+    return JSON.parse(readFileSync(dataDirFiles(dataDir).runtime, 'utf8'));
+  } catch {
+    return undefined;
   }
 }
 
