@@ -90,6 +90,24 @@ export default tseslint.config(
     },
   },
   {
+    // --foreground runs the daemon inside the CLI's process: it loads daemon-process.js by path,
+    // as the background start spawns entry.js, and imports only the types of what it loads.
+    files: ['cli/daemon-process.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)daemon/(?!process/(daemon-process|stop-signals)\\.js$)',
+              message: 'Only the types of the daemon process it runs may come from the daemon.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['cli/control-client.ts'],
     rules: {
       'no-restricted-imports': [

@@ -9,7 +9,7 @@ import {
   type OptionSpec,
   type OptionValues,
 } from './command.js';
-import { chalk, table } from './output.js';
+import { chalkStderr, table } from './output.js';
 
 /** An API path from its segments, each URL-encoded: apiPath('agents', id, 'knowledge'). */
 export function apiPath(...segments: string[]): string {
@@ -63,12 +63,10 @@ export function listCommand<const Os extends readonly OptionSpec[], T>({
           starting_after: page.startingAfter as string | undefined,
         },
       });
-      ctx.out.result(body, () => {
-        const rows = table(columns, body.data.map(row));
-        return nextPageHint && body.has_more
-          ? `${rows}\n${chalk.dim(`more: --starting-after ${body.meta.next_cursor}`)}`
-          : rows;
-      });
+      ctx.out.result(body, () => table(columns, body.data.map(row)));
+      // A hint, not data: on stderr, so the table alone goes down a pipe.
+      if (nextPageHint && body.has_more && !ctx.out.json)
+        ctx.out.note(chalkStderr.dim(`more: --starting-after ${body.meta.next_cursor}`));
     },
   });
 }
@@ -85,6 +83,8 @@ export interface ApiCommandSpec<Os extends readonly OptionSpec[], T> extends Omi
   request?(args: string[], options: OptionValues<Os>): RequestInit | Promise<RequestInit>;
   /** The human rendering of the answer's data. */
   print(data: T): string;
+  /** What to do next, when the answer calls for it: an svc command, printed on stderr. */
+  hint?(data: T, args: string[]): string | undefined;
 }
 
 export function apiCommand<const Os extends readonly OptionSpec[], T>({
@@ -92,6 +92,7 @@ export function apiCommand<const Os extends readonly OptionSpec[], T>({
   endpoint,
   request,
   print,
+  hint,
   ...spec
 }: ApiCommandSpec<Os, T>): CommandSpec {
   return command<Os>({
@@ -101,6 +102,8 @@ export function apiCommand<const Os extends readonly OptionSpec[], T>({
         await ctx.api()
       ).data<T>(method, endpoint(args), await request?.(args, options));
       ctx.out.result(data, () => print(data));
+      const next = hint?.(data, args);
+      if (next) ctx.out.note(next);
     },
   });
 }

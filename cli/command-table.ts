@@ -10,6 +10,7 @@ export interface TableCommand {
   options: OptionSpec[];
   examples: string[];
   takesEarlySignals: boolean;
+  isDefault: boolean;
 }
 
 export interface CommandTable {
@@ -34,6 +35,7 @@ export function describeCommands(entries: readonly CliEntry[]): CommandTable {
       options: (entry.options ?? []).map((option) => ({ ...option })),
       examples: entry.examples ?? [],
       takesEarlySignals: entry.takesEarlySignals ?? false,
+      isDefault: entry.isDefault ?? false,
     });
   }
   return { groups, commands };

@@ -56,6 +56,8 @@ export interface CommandSpec<Os extends readonly OptionSpec[] = readonly OptionS
    * passEarlySignals); by default they take their default action before it runs.
    */
   takesEarlySignals?: boolean;
+  /** The group's command when the group is given alone (`svc clock` shows the clock). */
+  isDefault?: boolean;
   run(ctx: CliContext, args: string[], options: OptionValues<Os>): Promise<void>;
 }
 

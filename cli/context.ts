@@ -18,11 +18,19 @@ export type GlobalOptions = {
   workspace?: string;
 };
 
+/** The workspace a command acted in, and why that one (for messages). */
+export interface WorkspaceInUse {
+  /** Undefined when the daemon chose (its default workspace) and the CLI did not ask which. */
+  id: string | undefined;
+  source: string;
+}
+
 export class CliContext {
   readonly out: Output;
   readonly dataDir: string;
   private controlClient: ControlClient | undefined;
   private apiClient: ApiClient | undefined;
+  private resolvedWorkspace: WorkspaceInUse | undefined;
 
   constructor(readonly options: GlobalOptions) {
     this.out = new Output(Boolean(options.json));
@@ -84,6 +92,15 @@ export class CliContext {
     return this.controlClient;
   }
 
+  /** The workspace this command acts in: as the REST client resolved it, else as flags say. */
+  workspaceInUse(): WorkspaceInUse {
+    if (this.resolvedWorkspace) return this.resolvedWorkspace;
+    if (this.options.workspace) return { id: this.options.workspace, source: 'from --workspace' };
+    if (process.env.SVC_WORKSPACE)
+      return { id: process.env.SVC_WORKSPACE, source: 'from SVC_WORKSPACE' };
+    return { id: undefined, source: 'the default workspace' };
+  }
+
   /** The REST client: --api-key/SVC_API_KEY if given, else the operator credential from the control channel. */
   async api(): Promise<ApiClient> {
     if (!this.apiClient) {
@@ -91,12 +108,15 @@ export class CliContext {
       const explicit = this.options.apiKey ?? process.env.SVC_API_KEY;
       let apiKey = explicit;
       let tenantId = this.options.workspace ?? process.env.SVC_WORKSPACE;
+      let source = this.workspaceInUse().source;
       const baseUrl = `${this.appUrl()}/v1`;
       if (!apiKey) {
         const operator = await (await this.control()).auth.operatorCredential.query();
         apiKey = operator.key;
+        if (!tenantId) source = "the operator's default workspace";
         tenantId ??= operator.default_workspace_id;
       } else if (!tenantId) {
+        source = "the API key's workspace";
         // A key belongs to one workspace: ask the daemon which.
         const me = await new ApiClient({ baseUrl, apiKey }).data<{ workspace_id: string }>(
           'GET',
@@ -105,6 +125,7 @@ export class CliContext {
         tenantId = me.workspace_id;
       }
       this.apiClient = new ApiClient({ baseUrl, apiKey, tenantId });
+      this.resolvedWorkspace = { id: tenantId, source };
     }
     return this.apiClient;
   }

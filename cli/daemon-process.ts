@@ -1,18 +1,19 @@
-// Starting and stopping the daemon process. Start spawns dist/daemon/entry.js detached, waits
-// for its readiness message and for /healthz, and reports why it failed otherwise; --foreground
-// spawns it attached instead and waits for it to end; stop asks over the control channel
+// Starting and stopping the daemon process. Start spawns dist/daemon/process/entry.js detached,
+// waits for its readiness message and for /healthz, and reports why it failed otherwise;
+// --foreground runs the daemon inside this process instead, loaded by path like the spawned
+// entry (the CLI imports only its types), until it stops; stop asks over the control channel
 // (SIGTERM if that fails) and waits for the exit.
 import { takeEarlySignals } from './early-signals.js';
-import { foregroundExit } from './foreground-exit.js';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import { spawn } from 'node:child_process';
 import { openSync, closeSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import ky from 'ky';
 import {
   daemonEnv,
   DAEMON_NODE_FLAGS,
-  FOREGROUND_ARG,
   type DaemonFlags,
   type DaemonMessage,
 } from '../shared/daemon-launch.js';
@@ -21,11 +22,19 @@ import { makeWritableDir, unwritableDataDir } from '../shared/writable-dir.js';
 import { isAlive, isSvcDaemon, pidExists } from '../shared/process.js';
 import type { CliContext } from './context.js';
 import { CliError } from './errors.js';
+import type * as DaemonProcess from '../daemon/process/daemon-process.js';
+import type * as StopSignalsDefinition from '../daemon/process/stop-signals.js';
+
+type DaemonProcessModule = typeof DaemonProcess;
+type StopSignalsModule = typeof StopSignalsDefinition;
 
 const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 30_000;
 const REAP_GRACE_MS = 2_000;
-const DAEMON_ENTRY = join(PACKAGE_ROOT, 'dist', 'daemon', 'process', 'entry.js');
+const DAEMON_DIST = join(PACKAGE_ROOT, 'dist', 'daemon', 'process');
+const DAEMON_ENTRY = join(DAEMON_DIST, 'entry.js');
+const DAEMON_PROCESS = join(DAEMON_DIST, 'daemon-process.js');
+const STOP_SIGNALS = join(DAEMON_DIST, 'stop-signals.js');
 
 export interface Started {
   url: string;
@@ -62,7 +71,7 @@ export async function startInBackground(ctx: CliContext, flags: DaemonFlags): Pr
         START_TIMEOUT_MS,
       );
       child.on('message', (received: DaemonMessage) => {
-        if (received.type === 'signals' || received.type === 'stopped') return;
+        if (received.type === 'stopped') return;
         clearTimeout(timer);
         resolve(received);
       });
@@ -103,68 +112,37 @@ function openDaemonStderr(dataDir: string, files: CliContext['files']): number {
 }
 
 /**
- * Runs the daemon attached to this terminal (its logs on stdout) until it stops; answers its
- * exit code. The daemon runs in a process group of its own, so a signal sent to this CLI's
- * group (Ctrl-C, docker stop, systemd, `timeout`) reaches it once, through this CLI, which
- * passes each SIGINT or SIGTERM on as a SIGTERM: once or twice is a graceful stop, a third
- * forces it (daemon/process/stop-signals.ts); one that lands while the daemon is being forked ends it
- * before it runs, a clean stop too (foreground-exit.ts). If the CLI dies, the daemon stops too
- * (entry.ts watches the IPC channel).
+ * Runs the daemon attached to this terminal (its logs on stdout) inside this process, until it
+ * stops; answers its exit code. One process: the daemon's memory and nothing more waiting beside
+ * it, and a signal sent to the group (Ctrl-C, docker stop, systemd, `timeout`) reaches it once.
+ * The daemon's stop signals are installed before the early ones held since bin/svc.js are let go,
+ * so no signal meets the default action: once or twice is a graceful stop, a third forces it
+ * (daemon/process/stop-signals.ts); one that came while the CLI was loading is a clean stop
+ * before the daemon starts (exit 0).
  */
 export async function runInForeground(ctx: CliContext, flags: DaemonFlags): Promise<number> {
-  // This CLI's own handlers go in before the held ones come out: with no listener at all for a
-  // moment, Node would stop watching the signal and drop one that is on its way.
-  // eslint-disable-next-line prefer-const -- assigned once spawned, read by the handler before
-  let child: ChildProcess | undefined;
-  let received = 0;
-  const stop = () => {
-    received += 1;
-    if (child) forward(child);
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
-  // Stopped before the daemon was started: nothing to stop, a clean exit.
-  if (takeEarlySignals().length > 0 || received > 0) return 0;
-  child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, DAEMON_ENTRY, FOREGROUND_ARG], {
-    env: daemonEnv({ ...flags, dataDir: ctx.dataDir }, process.env),
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    detached: true,
-  });
-  // A signal that comes before the daemon handles signals waits for it (until then the
-  // default action would kill it, uncleanly). The first signal starts the graceful stop; a
-  // second is only acknowledged (with the group's own copy, supervisors often send two); a
-  // third is passed on twice, which forces the daemon out.
-  let handlesSignals = false;
-  let forwarded = 0;
-  let stoppedCode: number | undefined;
-  const forward = (target: ChildProcess) => {
-    if (!handlesSignals) return;
-    for (; forwarded < received; forwarded += 1) {
-      if (forwarded === 0 || forwarded >= 2) target.kill('SIGTERM');
-      if (forwarded === 1) process.stderr.write('svc: stopping; a third signal forces it\n');
-    }
-  };
-  const daemon = child;
-  daemon.on('message', (message: DaemonMessage) => {
-    if (message.type === 'error') process.stderr.write(`svc: ${message.message}\n`);
-    if (message.type === 'stopped') stoppedCode = message.code;
-    if (message.type !== 'signals') return;
-    handlesSignals = true;
-    forward(daemon);
-  });
-  // The handlers stay once the daemon has exited: a supervisor's late second signal must not
-  // kill this CLI on its way out and turn the daemon's exit code into a signal.
-  const [code, signal] = (await once(daemon, 'exit')) as [number | null, NodeJS.Signals | null];
-  const exit = foregroundExit({
-    code,
-    signal,
-    stoppedCode,
-    handlesSignals,
-    signalsReceived: received,
-  });
-  if (exit.message) process.stderr.write(`svc: ${exit.message}\n`);
-  return exit.code;
+  const { StopSignals } = (await import(moduleUrl(STOP_SIGNALS))) as StopSignalsModule;
+  const signals = new StopSignals().install();
+  if (takeEarlySignals().length > 0) {
+    signals.uninstall();
+    return 0;
+  }
+  Object.assign(process.env, daemonEnv({ ...flags, dataDir: ctx.dataDir }, {}));
+  exposeGc();
+  const { runDaemonProcess } = (await import(moduleUrl(DAEMON_PROCESS))) as DaemonProcessModule;
+  return runDaemonProcess(signals, { foreground: true });
 }
+
+/**
+ * What DAEMON_NODE_FLAGS gives a spawned daemon (--expose-gc, for memory-trim.ts), given to this
+ * process at run time: V8 takes the flag now, and a new context hands out the gc function.
+ */
+function exposeGc(): void {
+  setFlagsFromString('--expose-gc');
+  globalThis.gc ??= runInNewContext('gc') as typeof globalThis.gc;
+}
+
+const moduleUrl = (file: string) => pathToFileURL(file).href;
 
 async function waitForHealth(url: string): Promise<void> {
   const deadline = Date.now() + START_TIMEOUT_MS;

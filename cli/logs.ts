@@ -4,6 +4,22 @@ import { closeSync, existsSync, openSync, readSync, statSync, watch } from 'node
 import type { CliContext } from './context.js';
 import { CliError } from './errors.js';
 import { chalk } from './output.js';
+import { LOG_LEVELS, type LogLevel } from './logs-levels.js';
+
+/** Whether a log line is at `level` or above (pino's labels in order); lines not JSON pass. */
+function atOrAbove(level: LogLevel): (line: string) => boolean {
+  const floor = LOG_LEVELS.indexOf(level);
+  return (line) => {
+    try {
+      const rank = LOG_LEVELS.indexOf(
+        String((JSON.parse(line) as { level?: unknown }).level) as LogLevel,
+      );
+      return rank < 0 || rank >= floor;
+    } catch {
+      return true;
+    }
+  };
+}
 
 const LEVEL_COLOURS: Record<string, (text: string) => string> = {
   fatal: chalk.bgRed.white,
@@ -16,8 +32,12 @@ const LEVEL_COLOURS: Record<string, (text: string) => string> = {
 
 export async function printLogs(
   ctx: CliContext,
-  options: { lines: number; follow: boolean },
+  options: { lines: number; follow: boolean; level?: LogLevel | undefined },
 ): Promise<void> {
+  const shown = atOrAbove(options.level ?? 'trace');
+  const printLine = (line: string, json: boolean) => {
+    if (shown(line)) printOne(line, json);
+  };
   const file = ctx.files.log;
   if (!existsSync(file)) {
     throw new CliError(
@@ -63,7 +83,7 @@ function readRange(file: string, start: number, end: number): string {
   }
 }
 
-function printLine(line: string, json: boolean): void {
+function printOne(line: string, json: boolean): void {
   if (json) {
     process.stdout.write(line + '\n');
     return;

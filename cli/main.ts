@@ -81,7 +81,10 @@ function buildProgram(table: CommandTable): Command {
 }
 
 function addCommand(parent: Command, spec: TableCommand): void {
-  const command = parent.command(spec.path.at(-1)!).description(spec.description).exitOverride();
+  const command = parent
+    .command(spec.path.at(-1)!, { isDefault: spec.isDefault === true })
+    .description(spec.description)
+    .exitOverride();
   for (const arg of spec.args)
     command.argument(arg.required === false ? `[${arg.name}]` : `<${arg.name}>`, arg.description);
   for (const option of spec.options) {
@@ -105,7 +108,13 @@ function addCommand(parent: Command, spec: TableCommand): void {
       import('./early-signals.js'),
     ]);
     if (!spec.takesEarlySignals) passEarlySignals();
-    await handler.run(new CliContext(options), args, options);
+    const ctx = new CliContext(options);
+    try {
+      await handler.run(ctx, args, options);
+    } catch (error) {
+      const { withCliHints } = await import('./report-error.js');
+      throw withCliHints(error, ctx.workspaceInUse());
+    }
   });
 }
 

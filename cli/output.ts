@@ -1,10 +1,33 @@
 // Everything the CLI prints goes through here: human text by default, exactly one JSON document
-// on stdout with --json. Colour follows chalk's detection, off for NO_COLOR and non-TTY output.
-import chalk from 'chalk';
+// on stdout with --json. stdout carries the command's data only; summaries, hints and progress go
+// to stderr, so `svc ... | jq` reads the data alone. Colour (and a summary's symbol) follows each
+// stream's own terminal: off for NO_COLOR and for a stream that is not a TTY.
+import chalk, { chalkStderr } from 'chalk';
 
-if (process.env.NO_COLOR !== undefined || !process.stdout.isTTY) chalk.level = 0;
+const noColour = process.env.NO_COLOR !== undefined;
+if (noColour || !process.stdout.isTTY) chalk.level = 0;
+if (noColour || !process.stderr.isTTY) chalkStderr.level = 0;
 
-export { chalk };
+/** Colour for what goes to stdout (`chalk`) and to stderr (`chalkStderr`). */
+export { chalk, chalkStderr };
+
+const SUMMARY_SYMBOLS = {
+  ok: chalkStderr.green('✔'),
+  failed: chalkStderr.red('✘'),
+  waiting: chalkStderr.yellow('?'),
+} as const;
+
+/** A list as every `--json` list prints it: the API's page, or a whole list in that shape. */
+export interface ListEnvelope<T> {
+  data: T[];
+  has_more: boolean;
+  total_count: number;
+}
+
+/** A whole list (the control channel answers lists whole) in the envelope of the API's pages. */
+export function envelope<T>(items: T[]): ListEnvelope<T> {
+  return { data: items, has_more: false, total_count: items.length };
+}
 
 export class Output {
   constructor(readonly json: boolean) {}
@@ -18,6 +41,20 @@ export class Output {
   /** Progress and notes: always on stderr, so stdout stays one JSON document with --json. */
   note(text: string): void {
     process.stderr.write(text + '\n');
+  }
+
+  /**
+   * The one-line summary of what a command did, beside its data: on stderr, the symbol (✔ ✘ ?)
+   * only when stderr is a terminal, so a log or a script sees plain words.
+   */
+  summary(kind: keyof typeof SUMMARY_SYMBOLS, text: string): void {
+    const symbol = process.stderr.isTTY ? `${SUMMARY_SYMBOLS[kind]} ` : '';
+    process.stderr.write(`${symbol}${text}\n`);
+  }
+
+  /** A list: the envelope with --json (a script reads .data[] of every list), else the table. */
+  list<T>(items: T[], human: () => string): void {
+    this.result(envelope(items), human);
   }
 
   /** One line for streams (tail, logs -f): a JSON line with --json. */

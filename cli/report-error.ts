@@ -2,6 +2,8 @@
 // and returns the exit code.
 import { ApiRequestError } from '../shared/api-error.js';
 import { CliError } from './errors.js';
+import type { WorkspaceInUse } from './context.js';
+import { cliMessage } from './hints.js';
 import { chalk } from './output.js';
 
 interface TrpcLikeError {
@@ -12,11 +14,21 @@ interface TrpcLikeError {
 export function reportError(error: unknown, json: boolean): number {
   const { code, message, exitCode, details } = describe(error);
   if (json) {
-    process.stdout.write(JSON.stringify({ error: { code, message, ...details } }, null, 2) + '\n');
+    // The message last: the CLI's (hints in svc commands), not the API body's own.
+    process.stdout.write(JSON.stringify({ error: { code, ...details, message } }, null, 2) + '\n');
   } else {
     process.stderr.write(`${chalk.red('Error:')} ${message}\n`);
   }
   return exitCode;
+}
+
+/** The error with its message in CLI terms (svc commands, the workspace used): see hints.ts. */
+export function withCliHints(error: unknown, workspace: WorkspaceInUse): unknown {
+  if (error instanceof ApiRequestError)
+    error.message = cliMessage(error.code, error.message, workspace);
+  else if (isTrpcError(error) && error.data?.svc_code)
+    error.message = cliMessage(error.data.svc_code, error.message, workspace);
+  return error;
 }
 
 function describe(error: unknown): {

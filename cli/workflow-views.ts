@@ -7,6 +7,7 @@ import type {
   WorkflowStepView,
   WorkflowView,
 } from '../shared/schemas/workflows.js';
+import { formatDuration as humanDuration } from '../shared/duration.js';
 
 export type Workflow = WorkflowView;
 /** A step as far as the CLI needs it (id, name, type; the rest when known), typed by its type. */
@@ -78,13 +79,9 @@ export function failureLine(execution: Execution, steps: WorkflowStep[] = []): s
   return `Run ${execution.execution_id} failed${where}${why}`;
 }
 
+/** A duration in the shared human form (2.35s, 24h 0m 1s); - when there is none yet. */
 export function formatDuration(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined) return '-';
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
-  const minutes = Math.floor(ms / 60_000);
-  const seconds = Math.round((ms % 60_000) / 1000);
-  return `${minutes}m${String(seconds).padStart(2, '0')}s`;
+  return ms === null || ms === undefined ? '-' : humanDuration(ms);
 }
 
 /** A value on one line, cut to `width` characters. */
@@ -93,4 +90,29 @@ export function brief(value: unknown, width = 60): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value);
   if (text === undefined) return '';
   return text.length > width ? `${text.slice(0, width - 1)}…` : text;
+}
+
+/**
+ * An error's details in words, for the lines under a failed run ("Its agent: agt_1 (show it
+ * with: svc agents get agt_1)."); what the failure line already says (the step) and empty
+ * fields are left out. Undefined when nothing is left to say.
+ */
+export function detailsInWords(
+  details: Record<string, unknown> | null | undefined,
+  namedStep: string | undefined,
+): string | undefined {
+  const sentences: string[] = [];
+  for (const [key, value] of Object.entries(details ?? {})) {
+    if (value === null || value === undefined || value === '') continue;
+    if (key === 'step_id') {
+      if (value !== namedStep) sentences.push(`It failed in step ${String(value)}.`);
+    } else if (key === 'agent_id') {
+      sentences.push(
+        `Its agent: ${String(value)} (show it with: svc agents get ${String(value)}).`,
+      );
+    } else {
+      sentences.push(`${key.replace(/_/g, ' ')}: ${brief(value, 200)}.`);
+    }
+  }
+  return sentences.length ? sentences.join(' ') : undefined;
 }

@@ -15,8 +15,6 @@ export interface DaemonFlags {
 export type DaemonMessage =
   | { type: 'ready'; url: string; pid: number }
   | { type: 'error'; message: string }
-  /** Sent first: the daemon handles SIGTERM and SIGINT from now on (a graceful stop). */
-  | { type: 'signals' }
   /** Sent last: the graceful stop is done (a signal during the exit that follows is moot). */
   | { type: 'stopped'; code: number };
 
@@ -25,9 +23,6 @@ export type DaemonMessage =
  * is over (daemon/platform/memory-trim.ts).
  */
 export const DAEMON_NODE_FLAGS: readonly string[] = ['--expose-gc'];
-
-/** The entry point's argument for a daemon that logs to stdout as well and ends with its CLI. */
-export const FOREGROUND_ARG = '--foreground';
 
 /** The environment of the daemon process: the flags as the SVC_* variables they override. */
 export function daemonEnv(flags: DaemonFlags, base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {

@@ -31,21 +31,41 @@ export function parseDuration(text: string): number | null {
   return null;
 }
 
-/** A short human form: 1h 5m, 30s, 2d. */
+/**
+ * The one human form of a duration, for the CLI and the daemon's messages: 449ms, 2.35s, 12.3s,
+ * then whole units from the largest to the last that is not zero, zeros between them kept so
+ * that no unit is skipped silently: 1m 30s, 4h 0m 1s, 1d 2h, 30d.
+ */
 export function formatDuration(ms: number): string {
   const sign = ms < 0 ? '-' : '';
-  let rest = Math.abs(Math.round(ms));
-  if (rest < 1000) return `${sign}${rest}ms`;
-  const parts: string[] = [];
-  for (const [unit, size] of [
+  const abs = Math.abs(ms);
+  if (abs < 1000) return `${sign}${Math.round(abs)}ms`;
+  // Under a minute the fraction still says something (a step took 2.35s, not 2s).
+  if (abs < 59_950) return `${sign}${Number((abs / 1000).toFixed(abs < 10_000 ? 2 : 1))}s`;
+  let rest = Math.round(abs / 1000) * 1000;
+  const units = [
     ['d', UNIT_MS.d!],
     ['h', UNIT_MS.h!],
     ['m', UNIT_MS.m!],
     ['s', 1000],
-  ] as const) {
+  ] as const;
+  const counts = units.map(([unit, size]) => {
     const count = Math.floor(rest / size);
-    if (count > 0) parts.push(`${count}${unit}`);
     rest -= count * size;
-  }
-  return sign + parts.join(' ');
+    return [unit, count] as const;
+  });
+  const first = counts.findIndex(([, count]) => count > 0);
+  const last = counts.findLastIndex(([, count]) => count > 0);
+  return (
+    sign +
+    counts
+      .slice(first, last + 1)
+      .map(([unit, count]) => `${count}${unit}`)
+      .join(' ')
+  );
+}
+
+/** A clock offset: +1h, -30m, 0ms. */
+export function formatOffset(ms: number): string {
+  return ms > 0 ? `+${formatDuration(ms)}` : formatDuration(ms);
 }

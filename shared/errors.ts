@@ -195,6 +195,12 @@ export const ERROR_CODES = {
     description:
       'The error of an agent execution that a workflow step awaited approval from, cancelled with its run; deciding it afterwards is 409 conflict (added code).',
   },
+  webhook_replayed: {
+    status: 409,
+    type: 'conflict_error',
+    description:
+      'A signed webhook-trigger request was already accepted: the same X-Svc-Signature over the same body started a run; sign the request again with a new timestamp (added code).',
+  },
   conflict: {
     status: 409,
     type: 'conflict_error',

@@ -23,15 +23,27 @@ export function isAlive(pid: number): boolean {
 }
 
 /**
- * Whether the pid is a live svc daemon: the daemon's entry point (daemon/entry.js, which
- * `svc daemon start` spawns, with or without --foreground). Where /proc is missing (macOS), any
- * live process counts.
+ * Whether the pid is a live svc daemon: the daemon's entry point (daemon/process/entry.js, which
+ * `svc daemon start` spawns), or `svc daemon start --foreground`, which runs the daemon in its
+ * own process. Where /proc is missing (macOS), any live process counts.
  */
 export function isSvcDaemon(pid: number): boolean {
   if (!isAlive(pid)) return false;
   const args = procCmdline(pid);
   if (args === undefined) return true;
-  return args.some((arg) => /(^|[\\/])daemon[\\/](process[\\/])?entry\.[cm]?[jt]s$/.test(arg));
+  return (
+    args.some((arg) => /(^|[\\/])daemon[\\/](process[\\/])?entry\.[cm]?[jt]s$/.test(arg)) ||
+    isForegroundCli(args)
+  );
+}
+
+/** `svc daemon start --foreground`, which runs the daemon inside the CLI's own process. */
+function isForegroundCli(args: string[]): boolean {
+  const bin = args.findIndex((arg) => /(^|[\\/])svc(\.js)?$/.test(arg));
+  if (bin === -1) return false;
+  const rest = args.slice(bin + 1);
+  const daemon = rest.indexOf('daemon');
+  return daemon !== -1 && rest[daemon + 1] === 'start' && rest.includes('--foreground');
 }
 
 /** The state letter from /proc/<pid>/stat (R, S, D, Z...), undefined without /proc. */

@@ -25,16 +25,21 @@ export default defineCommands([
       if (options.stop && options.cassette)
         throw new UsageError('Give --cassette or --stop, not both.');
       const control = await ctx.control();
+      // Which cassette a stop closes: asked first, since the stopped state names none.
+      const before = options.stop ? (await control.agents.recording.query()).recording : null;
       const state = options.stop
         ? await control.agents.record.mutate({ stop: true })
         : options.cassette
           ? await control.agents.record.mutate({ cassette: options.cassette })
           : await control.agents.recording.query();
-      ctx.out.result(state, () =>
-        state.recording
-          ? `Recording the openai brain to cassette ${chalk.cyan(state.recording)}`
-          : 'Not recording',
-      );
+      const where = (cassette: string) =>
+        `cassette ${chalk.cyan(cassette)} (in the daemon's cassette folder: SVC_CASSETTE_DIR, else ${ctx.dataDir}/cassettes)`;
+      ctx.out.result(options.stop ? { ...state, stopped: before } : state, () => {
+        if (state.recording) return `Recording the openai brain to ${where(state.recording)}`;
+        if (before)
+          return `Stopped recording. The openai brain's requests and answers are in ${where(before)}; agents with brain {provider: "replay", cassette: "${before}"} answer from it.`;
+        return 'Not recording. Start with: svc agents record --cassette NAME.json';
+      });
     },
   }),
 ]);

@@ -19,11 +19,12 @@ import type {
   MessageView,
 } from '../../shared/schemas/agents.js';
 import type { DeletedView, ListBody } from '../../shared/schemas/common.js';
+import { formatDuration } from '../../shared/duration.js';
 import { delayOption, matchOption } from '../bounded-flags.js';
 import { apiCommand, apiPath, listCommand, PAGE_OPTIONS } from '../api-commands.js';
 import { command, defineCommands, group, stringOption, type Options } from '../command.js';
 import { UsageError } from '../errors.js';
-import { chalk, table } from '../output.js';
+import { chalk, chalkStderr, table } from '../output.js';
 
 function jsonOption(
   options: Options,
@@ -92,7 +93,7 @@ function describeAgent(agent: AgentView): string {
   return [
     `${chalk.cyan(agent.id)} "${agent.name}" ${statusColour(agent.status)}`,
     `type ${agent.type}, ontology ${agent.ontology}, autonomy ${agent.autonomy_level}`,
-    `interactions ${agent.stats.total_interactions}, success ${(agent.stats.success_rate * 100).toFixed(1)}%, avg ${agent.stats.avg_response_time_ms} ms`,
+    `interactions ${agent.stats.total_interactions}, success ${(agent.stats.success_rate * 100).toFixed(1)}%, avg ${formatDuration(agent.stats.avg_response_time_ms)}`,
   ].join('\n');
 }
 
@@ -119,6 +120,16 @@ function statusColour(status: string): string {
   )
     return chalk.yellow(status);
   return chalk.red(status);
+}
+
+/** The command that moves an execution on: a decision when it awaits one, a look while it runs. */
+function nextStep(execution: AgentExecutionView, [agentId]: string[]): string | undefined {
+  const id = execution.execution_id;
+  if (execution.status === 'awaiting_approval')
+    return `Execution ${id} awaits a human decision. Decide with: svc agents approve|reject ${agentId} ${id} [--notes TEXT]`;
+  if (execution.status === 'processing')
+    return `Execution ${id} is processing. See it with: svc agents execution ${agentId} ${id}`;
+  return undefined;
 }
 
 const AGENT_ID = { name: 'id', description: 'agent id (agt_...)' };
@@ -245,6 +256,7 @@ export default defineCommands([
       };
     },
     print: describeExecution,
+    hint: nextStep,
   }),
   apiCommand({
     path: ['agents', 'execution'],
@@ -252,6 +264,7 @@ export default defineCommands([
     args: EXECUTION_ARGS,
     endpoint: ([agentId, executionId]) => apiPath('agents', agentId!, 'executions', executionId!),
     print: describeExecution,
+    hint: nextStep,
   }),
   decision('approve', 'Approve an execution awaiting approval'),
   decision('reject', 'Reject an execution awaiting approval'),
@@ -272,9 +285,12 @@ export default defineCommands([
         const reply = await api.data<MessageView>('POST', apiPath('agents', id!, 'messages'), {
           body: { content: text, ...(conversation ? { conversation_id: conversation } : {}) },
         });
-        ctx.out.result(
-          reply,
-          () => `${reply.content}\n${chalk.dim(`(conversation ${reply.conversation_id})`)}`,
+        // The reply alone on stdout; which conversation continues on stderr.
+        ctx.out.result(reply, () => reply.content);
+        ctx.out.note(
+          chalkStderr.dim(
+            `(conversation ${reply.conversation_id}; continue it with --conversation ${reply.conversation_id})`,
+          ),
         );
         return;
       }
@@ -422,7 +438,7 @@ export default defineCommands([
     args: [AGENT_ID],
     async run(ctx, [id]) {
       const stubs = await (await ctx.control()).agents.stubs.list.query({ agent_id: id! });
-      ctx.out.result(stubs, () =>
+      ctx.out.list(stubs, () =>
         table(
           ['ID', 'MATCH', 'RESULT', 'FAIL', 'DELAY MS'],
           stubs.map((s) => [

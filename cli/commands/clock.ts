@@ -1,23 +1,19 @@
 // svc clock show|advance|set|reset (sandbox only)
-import { parseDuration } from '../../shared/duration.js';
+import { formatOffset, parseDuration } from '../../shared/duration.js';
 import { command, defineCommands, group } from '../command.js';
 import { UsageError } from '../errors.js';
 import { chalk } from '../output.js';
-
-interface ClockState {
-  now: string;
-  offset_ms: number;
-  real_now: string;
-}
+import type { ClockState } from '../../shared/schemas/control-output.js';
 
 const describe = (state: ClockState) =>
-  `${chalk.cyan(state.now)}${state.offset_ms ? chalk.dim(` (real time ${state.real_now}, offset ${state.offset_ms} ms)`) : chalk.dim(' (real time)')}`;
+  `${chalk.cyan(state.now)}${state.offset_ms ? chalk.dim(` (real time ${state.real_now}, offset ${formatOffset(state.offset_ms)})`) : chalk.dim(' (real time)')}`;
 
 export default defineCommands([
   group(['clock'], 'The sandbox clock: show, advance, set, reset'),
   command({
     path: ['clock', 'show'],
-    description: "Show the daemon's clock",
+    description: "Show the daemon's clock (also: svc clock)",
+    isDefault: true,
     async run(ctx) {
       const state = await (await ctx.control()).clock.show.query();
       ctx.out.result(state, () => describe(state));

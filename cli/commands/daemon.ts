@@ -1,8 +1,10 @@
 // svc daemon start|stop|status|logs
+import { formatOffset } from '../../shared/duration.js';
 import { passEarlySignals } from '../early-signals.js';
 import { command, defineCommands, group, stringOption, type Options } from '../command.js';
 import type { CliContext } from '../context.js';
 import { CliError } from '../errors.js';
+import { LOG_LEVELS } from '../logs-levels.js';
 import { chalk } from '../output.js';
 
 function daemonFlags(ctx: CliContext, options: Options) {
@@ -126,7 +128,7 @@ export default defineCommands([
           `environment    ${status.environment}`,
           `data dir       ${status.data_dir}`,
           `started        ${status.started_at}`,
-          `clock          ${status.clock.now}${status.clock.offset_ms ? chalk.yellow(` (offset ${status.clock.offset_ms} ms)`) : ''}`,
+          `clock          ${status.clock.now}${status.clock.offset_ms ? chalk.yellow(` (offset ${formatOffset(status.clock.offset_ms)})`) : ''}`,
           `pending timers ${status.pending_timers}`,
           `memory         ${megabytes(status.memory.rss)} resident, V8 heap ${megabytes(status.memory.heap_used)} used of ${megabytes(status.memory.heap_total)}`,
           ...(status.dead_timers > 0
@@ -141,26 +143,38 @@ export default defineCommands([
       );
     },
   }),
-  command({
-    path: ['daemon', 'logs'],
-    description: 'Print the daemon log (-f to follow)',
+  logsCommand(['daemon', 'logs'], 'Print the daemon log (-f to follow; also: svc logs)'),
+  logsCommand(['logs'], 'Print the daemon log, as svc daemon logs (-f to follow)'),
+]);
+
+/** svc daemon logs and its short form svc logs: one command under two names. */
+function logsCommand(path: [string, ...string[]], description: string) {
+  return command({
+    path,
+    description,
     options: [
       { flags: '-f, --follow', description: 'keep printing new lines' },
       {
         flags: '-n, --lines <count>',
-        description: 'how many of the last lines to print',
+        description: 'how many of the last lines to print (before --level picks)',
         default: '50',
       },
+      {
+        flags: '--level <level>',
+        description: 'only lines at this level or above',
+        choices: LOG_LEVELS,
+      },
     ],
+    examples: [`svc ${path.join(' ')} --level warn`, `svc ${path.join(' ')} -f`],
     async run(ctx, _args, options) {
       const lines = Number(options.lines ?? '50');
       if (!Number.isInteger(lines) || lines < 0)
         throw new CliError('--lines takes a whole number.', 2, 'usage_error');
       const { printLogs } = await import('../logs.js');
-      await printLogs(ctx, { lines, follow: options.follow === true });
+      await printLogs(ctx, { lines, follow: options.follow === true, level: options.level });
     },
-  }),
-]);
+  });
+}
 
 function megabytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;

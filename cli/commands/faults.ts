@@ -158,7 +158,7 @@ export default defineCommands([
     description: "List the workspace's fault rules, with how often each was asked and hit",
     async run(ctx, _args, options) {
       const faults = await (await ctx.control()).faults.list.query(workspaceOf(options));
-      ctx.out.result(faults, () =>
+      ctx.out.list(faults, () =>
         table(
           ['ID', 'RULE', 'SEEN', 'HITS', 'STATE'],
           faults.map((fault) => [

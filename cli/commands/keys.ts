@@ -82,7 +82,7 @@ export default defineCommands([
       const keys = await (
         await ctx.control()
       ).keys.list.query(workspaceId ? { workspace_id: workspaceId } : undefined);
-      ctx.out.result(keys, () =>
+      ctx.out.list(keys, () =>
         table(
           ['ID', 'NAME', 'KEY', 'STATUS', 'SCOPES', 'WORKSPACE', 'EXPIRES'],
           keys.map((key) => [

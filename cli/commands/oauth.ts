@@ -103,7 +103,7 @@ export default defineCommands([
       const apps = await (
         await ctx.control()
       ).oauth.apps.list.query(workspaceId ? { workspace_id: workspaceId } : undefined);
-      ctx.out.result(apps, () =>
+      ctx.out.list(apps, () =>
         table(
           ['CLIENT ID', 'NAME', 'TYPE', 'SCOPES', 'REDIRECT URIS', 'WORKSPACE'],
           apps.map((app) => [
@@ -165,7 +165,7 @@ export default defineCommands([
         ...(workspaceId ? { workspace_id: workspaceId } : {}),
         ...(options.all === true ? { include_revoked: true } : {}),
       });
-      ctx.out.result(grants, () =>
+      ctx.out.list(grants, () =>
         table(
           ['GRANT', 'APP', 'WORKSPACE', 'SCOPES', 'STATUS', 'TOKENS', 'LAST USED'],
           grants.map((grant) => [

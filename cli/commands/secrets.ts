@@ -50,7 +50,7 @@ export default defineCommands([
     description: 'List the secret names of the workspace (never the values)',
     async run(ctx, _args, options) {
       const secrets = await (await ctx.control()).secrets.list.query(workspaceOf(options));
-      ctx.out.result(secrets, () =>
+      ctx.out.list(secrets, () =>
         table(
           ['NAME', 'UPDATED'],
           secrets.map((secret) => [secret.name, secret.updated_at]),

@@ -1,6 +1,7 @@
 // svc webhooks create|list|get|update|delete|test|deliveries|delivery|retry|tail
 import { apiCommand, apiPath, listCommand, PAGE_OPTIONS } from '../api-commands.js';
 import { command, defineCommands, group, stringOption, type Options } from '../command.js';
+import { formatDuration } from '../../shared/duration.js';
 import { UsageError } from '../errors.js';
 import {
   DELIVERY_STATUSES,
@@ -65,7 +66,7 @@ function describeWebhook(hook: WebhookView): string {
   return [
     `${chalk.cyan(hook.id)} ${statusColour(hook.status)} ${hook.url}`,
     `events:   ${hook.events.join(', ')}`,
-    `retries:  ${hook.settings.retry_policy.max_attempts} attempts, x${hook.settings.retry_policy.backoff_multiplier}; timeout ${hook.settings.timeout_seconds} s`,
+    `retries:  ${hook.settings.retry_policy.max_attempts} attempts, x${hook.settings.retry_policy.backoff_multiplier}; timeout ${formatDuration(hook.settings.timeout_seconds * 1000)}`,
     `stats:    ${hook.stats.total_deliveries} deliveries, success ${(hook.stats.success_rate * 100).toFixed(1)}%, last failure ${hook.stats.last_failure_at ?? 'never'}`,
   ].join('\n');
 }

@@ -8,7 +8,7 @@ import { apiPath } from '../api-commands.js';
 import { command, defineCommands, stringOption, type Options } from '../command.js';
 import type { CliContext } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
-import { chalk, table } from '../output.js';
+import { chalk, chalkStderr, table } from '../output.js';
 import type { WorkflowTemplate } from '../../shared/schemas/templates.js';
 import type { ApiClient } from '../../shared/api-client.js';
 
@@ -33,11 +33,15 @@ interface Workflow {
 
 const NEW_AGENT = '__new__';
 
-async function templates(api: ApiClient, industry?: string): Promise<WorkflowTemplate[]> {
-  const body = await api.request<ListBody<WorkflowTemplate>>('GET', '/workflows/templates', {
+/** The catalogue as the API answers it: one page, in the envelope of every list. */
+function templatePage(api: ApiClient, industry?: string): Promise<ListBody<WorkflowTemplate>> {
+  return api.request<ListBody<WorkflowTemplate>>('GET', '/workflows/templates', {
     query: { industry },
   });
-  return body.data;
+}
+
+async function templates(api: ApiClient, industry?: string): Promise<WorkflowTemplate[]> {
+  return (await templatePage(api, industry)).data;
 }
 
 /** --agent role=agt_... given once or more (a variadic option: an array, or one string). */
@@ -175,11 +179,11 @@ export default defineCommands([
     description: 'List the workflow templates (svc workflows init scaffolds one)',
     options: [{ flags: '--industry <industry>', description: 'only this industry, e.g. finance' }],
     async run(ctx, _args, options) {
-      const list = await templates(await ctx.api(), stringOption(options, 'industry'));
-      ctx.out.result(list, () =>
+      const page = await templatePage(await ctx.api(), stringOption(options, 'industry'));
+      ctx.out.result(page, () =>
         table(
           ['ID', 'INDUSTRY', 'STEPS', 'TRIGGER', 'ROLES', 'NAME'],
-          list.map((template) => [
+          page.data.map((template) => [
             chalk.cyan(template.id),
             template.industry,
             String(template.steps_count),
@@ -264,16 +268,18 @@ export default defineCommands([
       const path = String(workflow.trigger.config.path);
       const url = `${ctx.appUrl()}/v1/hooks/${workflow.workspace_id}/${encodeURIComponent(path)}`;
       const signed = workflow.trigger.config.has_secret === true;
-      ctx.out.result({ workflow_id: workflow.id, url, path, signed, status: workflow.status }, () =>
-        [
-          url,
-          chalk.dim(
-            `${signed ? 'Requests must carry X-Svc-Signature (HMAC-SHA256 of "<t>.<body>" keyed by the trigger secret). ' : ''}` +
-              (workflow.status === 'active'
-                ? `Try: curl -X POST -H 'content-type: application/json' -d '{}' ${url}`
-                : `The workflow is ${workflow.status}: it answers 409 until: svc workflows activate ${workflow.id}`),
-          ),
-        ].join('\n'),
+      ctx.out.result(
+        { workflow_id: workflow.id, url, path, signed, status: workflow.status },
+        () => url,
+      );
+      // The URL alone on stdout (url=$(svc workflows trigger-url ...)); the hint on stderr.
+      ctx.out.note(
+        chalkStderr.dim(
+          `${signed ? 'Requests must carry X-Svc-Signature (HMAC-SHA256 of "<t>.<body>" keyed by the trigger secret). ' : ''}` +
+            (workflow.status === 'active'
+              ? `Try: curl -X POST -H 'content-type: application/json' -d '{}' ${url}`
+              : `The workflow is ${workflow.status}: it answers 409 until: svc workflows activate ${workflow.id}`),
+        ),
       );
     },
   },

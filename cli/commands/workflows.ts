@@ -3,9 +3,10 @@ import { apiCommand, apiPath, listCommand } from '../api-commands.js';
 import { command, defineCommands, stringOption, type Options, group } from '../command.js';
 import type { CliContext } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
-import { chalk, table } from '../output.js';
+import { chalk, chalkStderr, table } from '../output.js';
 import {
   brief,
+  detailsInWords,
   endedBadly,
   failure,
   failureLine,
@@ -62,11 +63,11 @@ function describeWorkflow(workflow: Workflow): string {
     `${chalk.cyan(workflow.id)} "${workflow.name}" ${statusColour(workflow.status)}`,
     ...(workflow.description ? [workflow.description] : []),
     `trigger:  ${workflow.trigger.type}${workflow.trigger.config && Object.keys(workflow.trigger.config).length ? ` ${JSON.stringify(workflow.trigger.config)}` : ''}`,
-    `settings: timeout ${settings.timeout_seconds ?? '-'} s, ` +
+    `settings: timeout ${settings.timeout_seconds === undefined ? '-' : formatDuration(settings.timeout_seconds * 1000)}, ` +
       `retries ${retry?.max_attempts ?? 1} attempt(s) x${retry?.backoff_multiplier ?? '-'}, ` +
       `on failure ${settings.error_handling ?? 'stop'}`,
     `stats:    ${workflow.stats.total_executions} run(s), success ${percent(workflow.stats.success_rate)}, ` +
-      `avg ${workflow.stats.avg_duration_seconds} s, last run ${workflow.last_executed_at ?? 'never'}`,
+      `avg ${formatDuration(workflow.stats.avg_duration_seconds * 1000)}, last run ${workflow.last_executed_at ?? 'never'}`,
     '',
     table(
       ['STEP', 'NAME', 'TYPE', 'AGENT', 'FLOW'],
@@ -217,21 +218,25 @@ async function runAndWait(
     process.exitCode = 130;
     return;
   }
+  // stdout carries the data only (the execution with --json, else the run's result); what
+  // happened is said on stderr, so `svc workflows run ... --wait | jq .` reads the result.
   const execution = outcome.execution;
+  const seeSteps = `See every step with: svc workflows execution ${workflowId} ${execution.execution_id}`;
   if (endedBadly(execution)) {
     const { error } = failure(execution);
-    ctx.out.result(execution, () => chalk.red(failureLine(execution, workflow.steps)));
-    if (!ctx.out.json && error?.details && Object.keys(error.details).length)
-      ctx.out.note(chalk.dim(JSON.stringify(error.details)));
+    ctx.out.summary('failed', failureLine(execution, workflow.steps));
+    const details = detailsInWords(error?.details, failure(execution).stepId);
+    if (details) ctx.out.note(details);
+    ctx.out.note(seeSteps);
+    if (ctx.out.json) ctx.out.result(execution, () => '');
     process.exitCode = 1;
     return;
   }
-  ctx.out.result(execution, () =>
-    [
-      `${chalk.green('✔')} Run ${chalk.cyan(execution.execution_id)} completed in ${formatDuration((execution.duration_seconds ?? 0) * 1000)}`,
-      JSON.stringify(execution.result ?? null, null, 2),
-    ].join('\n'),
+  ctx.out.summary(
+    'ok',
+    `Run ${execution.execution_id} completed in ${formatDuration((execution.duration_seconds ?? 0) * 1000)}`,
   );
+  ctx.out.result(execution, () => JSON.stringify(execution.result ?? null, null, 2));
 }
 
 export default defineCommands([
@@ -349,11 +354,12 @@ export default defineCommands([
         apiPath('workflows', id!, 'execute'),
         { body: { input, wait_for_completion: false } },
       );
-      ctx.out.result(started, () =>
-        [
-          `Started run ${chalk.cyan(started.execution_id)} (${statusColour(started.status)})`,
-          chalk.dim(`Follow it with: svc workflows execution ${id} ${started.execution_id}`),
-        ].join('\n'),
+      ctx.out.result(
+        started,
+        () => `Started run ${chalk.cyan(started.execution_id)} (${statusColour(started.status)})`,
+      );
+      ctx.out.note(
+        chalkStderr.dim(`Follow it with: svc workflows execution ${id} ${started.execution_id}`),
       );
     },
   }),

@@ -34,7 +34,7 @@ export default defineCommands([
     description: 'List workspaces',
     async run(ctx) {
       const workspaces = await (await ctx.control()).workspaces.list.query();
-      ctx.out.result(workspaces, () =>
+      ctx.out.list(workspaces, () =>
         table(
           ['ID', 'NAME', 'TIER', 'CREATED'],
           workspaces.map((ws) => [

@@ -22,7 +22,7 @@ import {
   MessageListQuery,
 } from '../../shared/schemas/agents.js';
 import { ListQuery } from '../../shared/schemas/common.js';
-import { listRoute, objectRoute, type RouteDef } from '../http/route.js';
+import { listRoute, objectRoute, tenantRoute, type RouteDef } from '../http/route.js';
 import { readUpload } from '../http/upload.js';
 import { resourceRoutes } from '../http/resource-routes.js';
 import type { AgentService } from './agent.service.js';
@@ -31,9 +31,9 @@ import type { ConversationService } from './conversation.service.js';
 import type { ExecutionService } from './execution.service.js';
 import { MAX_KNOWLEDGE_BYTES, type KnowledgeService } from './knowledge/knowledge.service.js';
 
-const read = { kind: 'credential', scope: 'agents:read', tenant: true } as const;
-const write = { kind: 'credential', scope: 'agents:write', tenant: true } as const;
-const execute = { kind: 'credential', scope: 'agents:execute', tenant: true } as const;
+const read = tenantRoute('agents:read');
+const write = tenantRoute('agents:write');
+const execute = tenantRoute('agents:execute');
 const resources = { operation: 'resources' } as const;
 const tag = 'Agents';
 

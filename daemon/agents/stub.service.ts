@@ -14,16 +14,9 @@ import {
   type StubMatcher,
 } from '../domain/user-pattern.js';
 import type { StubRepository, StubRow } from './stub.repository.js';
+import type { StubView } from '../../shared/schemas/control-output.js';
 
-export interface Stub {
-  id: string;
-  agent_id: string;
-  match: string;
-  result: BrainResult | null;
-  fail: ErrorCode | null;
-  delay_ms: number | null;
-  created_at: string;
-}
+export type Stub = StubView;
 
 /** Stubs one agent may have. */
 export const MAX_STUBS_PER_AGENT = 100;

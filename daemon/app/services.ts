@@ -51,7 +51,7 @@ import { RunRepository } from '../engine/run.repository.js';
 import { StepRunner } from '../engine/steps/runner.js';
 import { SecretRepository } from '../secrets/secret.repository.js';
 import { SecretService } from '../secrets/secret.service.js';
-import { RunService } from '../workflows/run.service.js';
+import { ExecutionsService } from '../workflows/executions.service.js';
 import { WorkflowRepository } from '../workflows/workflow.repository.js';
 import { WorkflowService } from '../workflows/workflow.service.js';
 import { TriggerRepository } from '../triggers/trigger.repository.js';
@@ -114,7 +114,7 @@ export interface Services {
   engine: WorkflowEngine;
   triggers: TriggerService;
   templates: TemplateService<WorkflowView>;
-  runs: RunService;
+  runs: ExecutionsService;
   alarms: Alarms;
   /** Every outbound HTTP call goes through it (daemon/outbound/http.ts). */
   outbound: OutboundHttp;
@@ -297,7 +297,7 @@ export function buildServices(
   });
   executions.onSettled(engine.onAgentSettled);
   workflows.onDelete((row) => engine.cancelRunsOf(row.id));
-  const runs = new RunService(commits, runRepository, workflows, engine, clock);
+  const runs = new ExecutionsService(commits, runRepository, workflows, engine, clock);
   const triggers = new TriggerService(
     db,
     new TriggerRepository(db),
@@ -318,6 +318,7 @@ export function buildServices(
       { name: 'agent executions', run: () => executions.purgeExpired() },
       { name: 'workflow executions', run: () => runs.purgeExpired() },
       { name: 'event trigger chains', run: () => triggers.purgeExpired() },
+      { name: 'accepted hook signatures', run: () => triggers.purgeAcceptedSignatures() },
       { name: 'oauth codes and tokens', run: () => oauth.purgeExpired() },
     ],
     log,

@@ -47,6 +47,35 @@ import { appView, grantView } from '../oauth/oauth.views.js';
 import { FixtureApplyInput, fixtureJsonSchema } from '../../shared/schemas/fixtures.js';
 import { FaultAddInput, FaultIdInput, FaultListInput } from '../../shared/schemas/faults.js';
 import { WebhookReplayInput } from '../../shared/schemas/replay.js';
+import {
+  asyncIterableOf,
+  Cleared,
+  ClockState,
+  DaemonStatus,
+  DashboardLoginLink,
+  DeliveryActivity,
+  EventOutput,
+  FaultView,
+  FixtureApplyResult,
+  ImportAnswer,
+  JsonSchemaDocument,
+  KeyCreated,
+  KeyRotated,
+  KeyView,
+  OAuthAppCreated,
+  OAuthAppView,
+  OAuthGrantView,
+  OperatorCredential,
+  RecordingState,
+  ResetAnswer,
+  SecretDeleted,
+  SecretInfo,
+  ShutdownAnswer,
+  SnapshotWritten,
+  StubView,
+  WebhookReplayResult,
+  WorkspaceView,
+} from '../../shared/schemas/control-output.js';
 import { insufficientStorage, isStorageFull } from '../store/storage-full.js';
 
 export interface ControlContext {
@@ -145,14 +174,14 @@ export function createControlRouter(deps: ControlDeps) {
   };
   return t.router({
     daemon: t.router({
-      status: operator.query(() => daemon.status()),
-      shutdown: operator.mutation(() => {
+      status: operator.output(DaemonStatus).query(() => daemon.status()),
+      shutdown: operator.output(ShutdownAnswer).mutation(() => {
         daemon.requestShutdown();
         return { stopping: true };
       }),
     }),
     auth: t.router({
-      operatorCredential: operator.query(() => ({
+      operatorCredential: operator.output(OperatorCredential).query(() => ({
         key: keys.operatorCredential(),
         default_workspace_id: workspaces.defaultWorkspaceId,
         base_url: daemon.status().url + '/v1',
@@ -161,148 +190,197 @@ export function createControlRouter(deps: ControlDeps) {
     workspaces: t.router({
       create: operator
         .input(WorkspaceCreateInput)
+        .output(WorkspaceView)
         .mutation(({ input }) =>
           workspaceView(workspaces.create(input.name, input.tier), workspaces.defaultWorkspaceId),
         ),
-      list: operator.query(() =>
-        workspaces.list().map((ws) => workspaceView(ws, workspaces.defaultWorkspaceId)),
-      ),
+      list: operator
+        .output(z.array(WorkspaceView))
+        .query(() =>
+          workspaces.list().map((ws) => workspaceView(ws, workspaces.defaultWorkspaceId)),
+        ),
     }),
     keys: t.router({
-      create: operator.input(KeyCreateInput).mutation(({ input }) => {
-        const { key, record } = keys.create({
-          name: input.name,
-          scopes: input.scopes,
-          workspaceId: input.workspace_id,
-          expiresInMs: input.expires_in_ms,
-        });
-        return { ...keyView(record), key };
-      }),
+      create: operator
+        .input(KeyCreateInput)
+        .output(KeyCreated)
+        .mutation(({ input }) => {
+          const { key, record } = keys.create({
+            name: input.name,
+            scopes: input.scopes,
+            workspaceId: input.workspace_id,
+            expiresInMs: input.expires_in_ms,
+          });
+          return { ...keyView(record), key };
+        }),
       list: operator
         .input(KeyListInput)
+        .output(z.array(KeyView))
         .query(({ input }) =>
           keys.list(input?.workspace_id).map((record) => keyView(record, clock.now())),
         ),
       revoke: operator
         .input(KeyIdInput)
+        .output(KeyView)
         .mutation(({ input }) => keyView(keys.revoke(input.id), clock.now())),
-      rotate: operator.input(KeyRotateInput).mutation(({ input }) => {
-        const { key, record, previous } = keys.rotate(input.id, input.grace_ms);
-        return { ...keyView(record), key, previous: keyView(previous, clock.now()) };
-      }),
+      rotate: operator
+        .input(KeyRotateInput)
+        .output(KeyRotated)
+        .mutation(({ input }) => {
+          const { key, record, previous } = keys.rotate(input.id, input.grace_ms);
+          return { ...keyView(record), key, previous: keyView(previous, clock.now()) };
+        }),
     }),
     clock: t.router({
-      show: operator.query(() => clockService.show()),
+      show: operator.output(ClockState).query(() => clockService.show()),
       advance: operator
         .input(ClockAdvanceInput)
+        .output(ClockState)
         .mutation(({ input }) => clockService.advance(input.ms)),
       set: operator
         .input(ClockSetInput)
+        .output(ClockState)
         .mutation(({ input }) => clockService.set(Date.parse(input.to))),
-      reset: operator.mutation(() => clockService.reset()),
+      reset: operator.output(ClockState).mutation(() => clockService.reset()),
     }),
     events: t.router({
       /** Sandbox only: publishes a sample (or the given) event, as if it had happened. */
-      trigger: operator.input(EventTriggerInput).mutation(async ({ input }) => {
-        if (daemon.environment !== 'sandbox') {
-          throw new ApiError(
-            'conflict',
-            'Events can only be triggered by hand in the sandbox environment.',
+      trigger: operator
+        .input(EventTriggerInput)
+        .output(EventOutput)
+        .mutation(async ({ input }) => {
+          if (daemon.environment !== 'sandbox') {
+            throw new ApiError(
+              'conflict',
+              'Events can only be triggered by hand in the sandbox environment.',
+            );
+          }
+          const workspaceId = workspaces.existingId(input.workspace_id);
+          return events.publishAlone(
+            workspaceId,
+            input.type,
+            input.data ?? sampleEventData(input.type, workspaceId, clock.iso()),
           );
-        }
-        const workspaceId = workspaces.existingId(input.workspace_id);
-        return events.publishAlone(
-          workspaceId,
-          input.type,
-          input.data ?? sampleEventData(input.type, workspaceId, clock.iso()),
-        );
-      }),
-      stream: operator.input(EventStreamInput).subscription(({ input, signal }) => {
-        const filter = input ?? {};
-        const matchesType = filter.types?.length ? typeMatcher(filter.types) : () => true;
-        return live(
-          events,
-          'published',
-          (event) =>
-            (!filter.workspace_id || event.workspace_id === filter.workspace_id) &&
-            matchesType(event.type),
-          signal,
-        );
-      }),
+        }),
+      stream: operator
+        .input(EventStreamInput)
+        .output(asyncIterableOf(EventOutput))
+        .subscription(({ input, signal }) => {
+          const filter = input ?? {};
+          const matchesType = filter.types?.length ? typeMatcher(filter.types) : () => true;
+          return live(
+            events,
+            'published',
+            (event) =>
+              (!filter.workspace_id || event.workspace_id === filter.workspace_id) &&
+              matchesType(event.type),
+            signal,
+          );
+        }),
     }),
     secrets: t.router({
       set: operator
         .input(SecretSetInput)
+        .output(SecretInfo)
         .mutation(({ input }) =>
           deps.secrets.set(workspaces.existingId(input.workspace_id), input.name, input.value),
         ),
       /** Names only: values never leave the daemon. */
       list: operator
         .input(SecretListInput)
+        .output(z.array(SecretInfo))
         .query(({ input }) => deps.secrets.list(workspaces.existingId(input?.workspace_id))),
-      delete: operator.input(SecretDeleteInput).mutation(({ input }) => {
-        try {
-          return deps.secrets.delete(workspaces.existingId(input.workspace_id), input.name);
-        } catch (error) {
-          if (error instanceof SecretNotFoundError) throw new ApiError('not_found', error.message);
-          throw error;
-        }
-      }),
+      delete: operator
+        .input(SecretDeleteInput)
+        .output(SecretDeleted)
+        .mutation(({ input }) => {
+          try {
+            return deps.secrets.delete(workspaces.existingId(input.workspace_id), input.name);
+          } catch (error) {
+            if (error instanceof SecretNotFoundError)
+              throw new ApiError('not_found', error.message);
+            throw error;
+          }
+        }),
     }),
     agents: t.router({
       /** Sandbox stubs: deterministic agent answers for tests (svc agents stub ...). */
       stubs: t.router({
-        add: operator.input(StubAddInput).mutation(({ input }) => {
-          requireSandbox('Agent stubs');
-          const { agent_id: agentId, ...stub } = input;
-          requireAgent(agentId);
-          return stubs.add(agentId, stub);
-        }),
-        list: operator.input(AgentIdInput).query(({ input }) => {
-          requireAgent(input.agent_id);
-          return stubs.list(input.agent_id);
-        }),
-        clear: operator.input(AgentIdInput).mutation(({ input }) => {
-          requireAgent(input.agent_id);
-          return { cleared: stubs.clear(input.agent_id) };
-        }),
+        add: operator
+          .input(StubAddInput)
+          .output(StubView)
+          .mutation(({ input }) => {
+            requireSandbox('Agent stubs');
+            const { agent_id: agentId, ...stub } = input;
+            requireAgent(agentId);
+            return stubs.add(agentId, stub);
+          }),
+        list: operator
+          .input(AgentIdInput)
+          .output(z.array(StubView))
+          .query(({ input }) => {
+            requireAgent(input.agent_id);
+            return stubs.list(input.agent_id);
+          }),
+        clear: operator
+          .input(AgentIdInput)
+          .output(Cleared)
+          .mutation(({ input }) => {
+            requireAgent(input.agent_id);
+            return { cleared: stubs.clear(input.agent_id) };
+          }),
       }),
       /** svc agents record: the openai brain writes each request and answer to a cassette. */
-      record: operator.input(AgentRecordInput).mutation(({ input }) => ({
-        recording: deps.recorder.recordTo(input.stop ? undefined : input.cassette),
-      })),
-      recording: operator.query(() => ({ recording: deps.recorder.recordingTo })),
+      record: operator
+        .input(AgentRecordInput)
+        .output(RecordingState)
+        .mutation(({ input }) => ({
+          recording: deps.recorder.recordTo(input.stop ? undefined : input.cassette),
+        })),
+      recording: operator
+        .output(RecordingState)
+        .query(() => ({ recording: deps.recorder.recordingTo })),
     }),
     oauth: t.router({
       apps: t.router({
         /** The client secret is in this answer only (stored as SHA-256). */
-        create: operator.input(OAuthAppCreateInput).mutation(({ input }) => {
-          const { app, clientSecret } = deps.oauth.createApp(input);
-          return { ...appView(app), client_secret: clientSecret };
-        }),
+        create: operator
+          .input(OAuthAppCreateInput)
+          .output(OAuthAppCreated)
+          .mutation(({ input }) => {
+            const { app, clientSecret } = deps.oauth.createApp(input);
+            return { ...appView(app), client_secret: clientSecret };
+          }),
         list: operator
           .input(OAuthAppListInput)
+          .output(z.array(OAuthAppView))
           .query(({ input }) => deps.oauth.listApps(input?.workspace_id).map(appView)),
         get: operator
           .input(OAuthAppIdInput)
+          .output(OAuthAppView)
           .query(({ input }) => appView(deps.oauth.getApp(input.client_id))),
         /** Also revokes every grant and token the app was given. */
         delete: operator
           .input(OAuthAppIdInput)
+          .output(OAuthAppView)
           .mutation(({ input }) => appView(deps.oauth.deleteApp(input.client_id))),
       }),
       grants: t.router({
-        list: operator.input(OAuthGrantListInput).query(({ input }) =>
-          deps.oauth
-            .listGrants({
-              clientId: input?.client_id,
-              workspaceId: input?.workspace_id,
-              includeRevoked: input?.include_revoked,
-            })
-            .map(grantView),
-        ),
+        list: operator
+          .input(OAuthGrantListInput)
+          .output(z.array(OAuthGrantView))
+          .query(({ input }) =>
+            deps.oauth
+              .listGrants({
+                clientId: input?.client_id,
+                workspaceId: input?.workspace_id,
+                includeRevoked: input?.include_revoked,
+              })
+              .map(grantView),
+          ),
         revoke: operator
           .input(OAuthGrantIdInput)
+          .output(OAuthGrantView)
           .mutation(({ input }) => grantView(deps.oauth.revokeGrant(input.id))),
       }),
     }),
@@ -310,86 +388,103 @@ export function createControlRouter(deps: ControlDeps) {
       /** svc state export: a consistent snapshot, taken while the daemon serves. */
       export: operator
         .input(StateExportInput)
+        .output(SnapshotWritten)
         .mutation(({ input }) => deps.state.export(absolute(input.file), input.force === true)),
       /** svc state import: replaces the store with a snapshot (the daemon pauses, then resumes). */
       import: operator
         .input(StateImportInput)
+        .output(ImportAnswer)
         .mutation(({ input }) =>
           storeSwap().importSnapshot({ ...input, file: absolute(input.file) }),
         ),
       /** svc state reset: an empty sandbox, as on a first start. */
-      reset: operator.mutation(() => storeSwap().reset()),
+      reset: operator.output(ResetAnswer).mutation(() => storeSwap().reset()),
     }),
     fixtures: t.router({
       /** svc fixtures apply (`apply` is a reserved word in tRPC routers): the parsed file and the files it names; dry_run plans only. */
       applyFixture: operator
         .input(FixtureApplyInput)
+        .output(FixtureApplyResult)
         .mutation(({ input }) => deps.fixtures.apply(input)),
       /** The fixture file's JSON Schema (svc fixtures schema). */
-      schema: operator.query(() => fixtureJsonSchema()),
+      schema: operator.output(JsonSchemaDocument).query(() => fixtureJsonSchema()),
     }),
     dashboard: t.router({
       /** A one-time login link for the dashboard (svc dashboard). */
-      login: operator.mutation(() => deps.dashboard.login()),
+      login: operator.output(DashboardLoginLink).mutation(() => deps.dashboard.login()),
     }),
     /** Sandbox fault rules (svc faults add|list|remove|clear); production refuses them. */
     faults: t.router({
-      add: operator.input(FaultAddInput).mutation(({ input }) => {
-        const { workspace_id: workspaceId, ...rule } = input;
-        return deps.faults.add(workspaces.existingId(workspaceId), rule);
-      }),
+      add: operator
+        .input(FaultAddInput)
+        .output(FaultView)
+        .mutation(({ input }) => {
+          const { workspace_id: workspaceId, ...rule } = input;
+          return deps.faults.add(workspaces.existingId(workspaceId), rule);
+        }),
       list: operator
         .input(FaultListInput)
+        .output(z.array(FaultView))
         .query(({ input }) => deps.faults.list(workspaces.existingId(input?.workspace_id))),
       remove: operator
         .input(FaultIdInput)
+        .output(FaultView)
         .mutation(({ input }) =>
           deps.faults.remove(workspaces.existingId(input.workspace_id), input.id),
         ),
-      clear: operator.input(FaultListInput).mutation(({ input }) => ({
-        cleared: deps.faults.clear(workspaces.existingId(input?.workspace_id)),
-      })),
+      clear: operator
+        .input(FaultListInput)
+        .output(Cleared)
+        .mutation(({ input }) => ({
+          cleared: deps.faults.clear(workspaces.existingId(input?.workspace_id)),
+        })),
     }),
     webhooks: t.router({
       /** svc webhooks replay: stored events sent again as new deliveries. */
-      replay: operator.input(WebhookReplayInput).mutation(({ input }) => {
-        const now = clock.now();
-        const to = input.to === undefined ? now : Date.parse(input.to);
-        const from =
-          input.since_ms !== undefined
-            ? now - input.since_ms
-            : input.from === undefined
-              ? 0
-              : Date.parse(input.from);
-        if (from > to) {
-          throw new ApiError('invalid_parameter', '--from must be before --to.', {
-            param: 'from',
+      replay: operator
+        .input(WebhookReplayInput)
+        .output(WebhookReplayResult)
+        .mutation(({ input }) => {
+          const now = clock.now();
+          const to = input.to === undefined ? now : Date.parse(input.to);
+          const from =
+            input.since_ms !== undefined
+              ? now - input.since_ms
+              : input.from === undefined
+                ? 0
+                : Date.parse(input.from);
+          if (from > to) {
+            throw new ApiError('invalid_parameter', '--from must be before --to.', {
+              param: 'from',
+            });
+          }
+          return deliveries.replay(workspaces.existingId(input.workspace_id), input.webhook_id, {
+            from,
+            to,
+            status: input.status,
+            eventType: input.event_type,
+            dryRun: input.dry_run,
+            limit: input.limit,
+            includeDeliveries: input.include_deliveries,
           });
-        }
-        return deliveries.replay(workspaces.existingId(input.workspace_id), input.webhook_id, {
-          from,
-          to,
-          status: input.status,
-          eventType: input.event_type,
-          dryRun: input.dry_run,
-          limit: input.limit,
-          includeDeliveries: input.include_deliveries,
-        });
-      }),
+        }),
     }),
     deliveries: t.router({
       /** Every delivery attempt as it happens (svc webhooks tail). */
-      stream: operator.input(DeliveryStreamInput).subscription(({ input, signal }) => {
-        const filter = input ?? {};
-        return live(
-          deliveries,
-          'attempted',
-          (activity) =>
-            (!filter.workspace_id || activity.workspace_id === filter.workspace_id) &&
-            (!filter.webhook_id || activity.webhook_id === filter.webhook_id),
-          signal,
-        );
-      }),
+      stream: operator
+        .input(DeliveryStreamInput)
+        .output(asyncIterableOf(DeliveryActivity))
+        .subscription(({ input, signal }) => {
+          const filter = input ?? {};
+          return live(
+            deliveries,
+            'attempted',
+            (activity) =>
+              (!filter.workspace_id || activity.workspace_id === filter.workspace_id) &&
+              (!filter.webhook_id || activity.webhook_id === filter.webhook_id),
+            signal,
+          );
+        }),
     }),
   });
 }
@@ -460,7 +555,7 @@ function live<Events extends Record<K, [unknown]>, K extends string>(
 const MAX_LIVE_STREAMS = 32;
 let openLiveStreams = 0;
 
-function workspaceView(ws: Workspace, defaultId: string) {
+function workspaceView(ws: Workspace, defaultId: string): WorkspaceView {
   return {
     id: ws.id,
     name: ws.name,
@@ -470,7 +565,7 @@ function workspaceView(ws: Workspace, defaultId: string) {
   };
 }
 
-function keyView(record: KeyRecord, now?: number) {
+function keyView(record: KeyRecord, now?: number): KeyView {
   const expired = record.expires_at !== null && now !== undefined && record.expires_at <= now;
   return {
     id: record.id,

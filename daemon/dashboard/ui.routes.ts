@@ -21,7 +21,7 @@ import type { EventService } from '../events/event.service.js';
 import type { ClockService } from '../time/clock.service.js';
 import type { DeliveryService } from '../webhooks/deliveries/delivery.service.js';
 import type { WebhookService } from '../webhooks/webhook.service.js';
-import type { RunService } from '../workflows/run.service.js';
+import type { ExecutionsService } from '../workflows/executions.service.js';
 import type { WorkflowService } from '../workflows/workflow.service.js';
 import type { WorkflowEngine } from '../engine/engine.js';
 import type { WorkspaceService } from '../workspaces/workspace.service.js';
@@ -39,7 +39,7 @@ export interface DashboardServices {
   engine: WorkflowEngine;
   events: EventService;
   executions: ExecutionService;
-  runs: RunService;
+  runs: ExecutionsService;
   webhooks: WebhookService;
   workflows: WorkflowService;
   workspaces: WorkspaceService;

@@ -1,15 +1,16 @@
 // What a user pattern costs to match, before it ever runs. RE2 matches in time linear in the
 // input, but the factor is the size of the compiled program: when its automaton outgrows RE2's
 // cache, every input character steps every instruction (`/[\s\S]{1000}[\s\S]{1000}[\s\S]{1000}c/`
-// took 13.75 s over 300,000 characters). The `re2` package does not report that size, so it is
-// bounded from above here, from the pattern's syntax: each atom weighs what one of its copies was
-// measured to cost per input character in the worst case (README, Security), and a counted
-// repetition {n,m} multiplies what it repeats by its largest count, as RE2 unrolls it.
+// took 13.75 s over 300,000 characters). It is bounded from above here, from the pattern's syntax:
+// each atom weighs what one of its copies was measured to cost per input character in the worst
+// case (README, Security), and a counted repetition {n,m} multiplies what it repeats by its
+// largest count, as RE2 unrolls it. (RE2JS reports its program's size, but there a Unicode class is
+// one instruction however many ranges it holds, so it would undercount what the weights measure.)
 //
-// It reads RE2's own syntax (the `re2` package's translation of the user's /regex/, `internalSource`),
-// after RE2 has accepted it, so the syntax is valid: a JavaScript regex parser would misread what
-// only RE2 has (\Q...\E, (?P<name>...), [[:alpha:]], \pL) and could undercount. Where this reading
-// is unsure it counts more, never less.
+// It reads RE2's own syntax (pattern-syntax.ts's translation of the user's /regex/), after RE2JS
+// has accepted it, so the syntax is valid: a JavaScript regex parser would misread what only RE2
+// has (\Q...\E, (?P<name>...), [[:alpha:]], \pL) and could undercount. Where this reading is
+// unsure it counts more, never less.
 
 /** An ASCII character, an anchor or a word boundary: the unit (about 5 ns per input character). */
 const LITERAL = 1;

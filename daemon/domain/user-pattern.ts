@@ -1,13 +1,14 @@
 // A sandbox stub's or fault rule's `match`: a case-insensitive substring, or /regex/flags run by
-// RE2 (the `re2` package: Google's automaton engine, compiled at install like better-sqlite3).
-// RE2 has no backreferences or lookaround (they need backtracking); a pattern that needs them is
-// refused when it is added, naming the feature. RE2 matches in time linear in the input, with a
-// factor that grows with the pattern's compiled size, so matching is bounded on both sides: a
-// pattern's cost (pattern-cost.ts) is at most MAX_PATTERN_COST, and it sees the first
-// PATTERN_INPUT_CHARS characters of an input. Measured worst case: README, Security.
-import RE2 from 're2';
+// RE2JS (the `re2js` package: a pure JavaScript port of Google's RE2 automaton engine, so nothing
+// is compiled at install). RE2 has no backreferences or lookaround (they need backtracking); a
+// pattern that needs them is refused when it is added, naming the feature. RE2 matches in time
+// linear in the input, with a factor that grows with the pattern's compiled size, so matching is
+// bounded on both sides: a pattern's cost (pattern-cost.ts) is at most MAX_PATTERN_COST, and it
+// sees the first PATTERN_INPUT_CHARS characters of an input. Measured worst case: README, Security.
+import { RE2JS } from 're2js';
 import { ApiError } from './errors.js';
 import { patternCost } from './pattern-cost.js';
+import { toRe2Syntax } from './pattern-syntax.js';
 
 /** Whether an input matches, and what the pattern costs (0 for a substring). */
 export type StubMatcher = ((input: string) => boolean) & { readonly cost: number };
@@ -18,8 +19,13 @@ export type StubMatcher = ((input: string) => boolean) & { readonly cost: number
  * class 36, times the largest count of each repetition.
  */
 export const MAX_PATTERN_COST = 400;
-/** The characters of an input a /regex/ sees (a substring is looked for in all of it). */
-export const PATTERN_INPUT_CHARS = 4_096;
+/**
+ * The characters of an input a /regex/ sees (a substring is looked for in all of it). In its
+ * slowest case RE2JS takes about twice the time of the C++ `re2` package svc used before (README,
+ * Security), so this is half the 4,096 it had: one input's costliest stub and fault rule together
+ * stay under 100 ms.
+ */
+export const PATTERN_INPUT_CHARS = 2_048;
 
 /** How the cost is counted, for messages that refuse one. */
 export const PATTERN_COST_RULE =
@@ -50,9 +56,11 @@ export function compileStubMatch(match: string, param = 'match'): StubMatcher {
       { param },
     );
   }
-  let pattern: RE2;
+  // RE2's own syntax (\u00e9, \p{Letter} rewritten): what RE2JS compiles and the cost counts.
+  const re2Source = toRe2Syntax(source);
+  let pattern: RE2JS;
   try {
-    pattern = new RE2(source, flags.replace(/[gy]/g, ''));
+    pattern = RE2JS.compile(re2Source, flagBits(flags));
   } catch (error) {
     throw new ApiError(
       'invalid_parameter',
@@ -61,8 +69,7 @@ export function compileStubMatch(match: string, param = 'match'): StubMatcher {
       { param },
     );
   }
-  // RE2's own syntax (the package translates \u00e9, \p{L}, named groups): what it compiles.
-  const cost = patternCost(pattern.internalSource);
+  const cost = patternCost(re2Source);
   if (cost > MAX_PATTERN_COST) {
     throw new ApiError(
       'invalid_parameter',
@@ -78,6 +85,15 @@ export function compileStubMatch(match: string, param = 'match'): StubMatcher {
       ),
     { cost },
   );
+}
+
+/** RE2JS's flags for a /regex/'s: g and y mean nothing to a yes-or-no match, u is always on. */
+function flagBits(flags: string): number {
+  let bits = 0;
+  if (flags.includes('i')) bits |= RE2JS.CASE_INSENSITIVE;
+  if (flags.includes('m')) bits |= RE2JS.MULTILINE;
+  if (flags.includes('s')) bits |= RE2JS.DOTALL;
+  return bits;
 }
 
 /**

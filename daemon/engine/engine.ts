@@ -4,52 +4,37 @@
 // only then does the engine start the next steps in memory. Timers only wake parked work up
 // (waits, retries, the run's timeout); after a restart, resume() starts again whatever the
 // stored frontier says is ready. See ARCHITECTURE.md.
-import { EventEmitter, once } from 'node:events';
-import { performance } from 'node:perf_hooks';
-import { setTimeout as delay } from 'node:timers/promises';
-import type { ErrorCode } from '../../shared/errors.js';
-import { newId } from '../../shared/ids.js';
-import type {
-  ExecutionFailedData,
-  StepCompletedData,
-  WorkflowExecutionView,
-} from '../../shared/schemas/workflows.js';
-import { delayAfterAttempt, stepBackoff } from '../../shared/backoff.js';
-import type { Clock } from '../time/clock.js';
+//
+// This class is the engine's surface for the rest of the daemon; it wires the parts, each with
+// one job: start.ts (a run's start), driver.ts (driving runs in this process), transitions.ts
+// (one transaction each), outcomes.ts and run-end.ts (what an outcome or an end does to a run),
+// run-timers.ts, waiters.ts, in-flight.ts, run-memory.ts, run-views.ts, run-changes.ts.
+import type { WorkflowExecutionView } from '../../shared/schemas/workflows.js';
+import type { Transactions } from '../domain/transactions.js';
 import type { EventService } from '../events/event.service.js';
 import type { CommitQueue } from '../store/commit-queue.js';
-import { isStorageFull } from '../store/storage-full.js';
-import type { Transactions } from '../domain/transactions.js';
-import type { TimerService } from '../time/timer.service.js';
-import type { Definition, WorkflowCatalog } from './ports.js';
 import type { Alarms } from '../time/alarms.js';
-import type { RunRepository, RunRow, RunStatus, StepRunRow } from './run.repository.js';
-import { kindOf } from './steps/index.js';
-import type { StepContext } from './steps/kind.js';
-import type { StepOutcome } from './steps/outcome.js';
+import type { Clock } from '../time/clock.js';
+import type { TimerService } from '../time/timer.service.js';
+import { approvalOutcome, type SettledAgentExecution } from './approval-outcome.js';
+import { RunDriver } from './driver.js';
+import { InFlight } from './in-flight.js';
+import { Outcomes } from './outcomes.js';
+import type { WorkflowCatalog } from './ports.js';
+import { RunChanges, type RunChange } from './run-changes.js';
+import { RunEnd } from './run-end.js';
+import { RunMemory } from './run-memory.js';
+import { RunTimers } from './run-timers.js';
+import { RunViews } from './run-views.js';
+import type { RunRepository, RunRow } from './run.repository.js';
+import { RunStarter, type StartOptions } from './start.js';
+import { StepContexts } from './step-context.js';
 import type { StepRunner } from './steps/runner.js';
-import { executionView, parseState, type Activation, type RunState } from './views.js';
+import { Transitions } from './transitions.js';
+import { Waiters } from './waiters.js';
 
-const WAKE_TIMER = 'workflow.wake';
-const TIMEOUT_TIMER = 'workflow.timeout';
-
-export type TriggerType = 'manual' | 'webhook' | 'schedule' | 'event';
-
-export interface StartOptions {
-  /** The run's input; trigger.payload unless the trigger carries its own payload. */
-  input: Record<string, unknown>;
-  trigger?: { type: TriggerType; payload?: unknown; headers?: Record<string, string> };
-  /**
-   * Run the first steps that need only the store and the CPU in the caller's transaction (see
-   * advance). Not from inside an event's publication: their events would start runs there.
-   */
-  inline?: boolean;
-  /**
-   * A re-run of `of`: it starts at `fromStepId` (else at the entry), with `keep` (the original's
-   * step rows before that step) as its own history, their results in scope.
-   */
-  rerun?: { of: string; fromStepId?: string | undefined; keep: StepRunRow[] };
-}
+export type { RunChange } from './run-changes.js';
+export type { StartOptions, TriggerType } from './start.js';
 
 export interface EngineDeps {
   db: Transactions;
@@ -67,74 +52,41 @@ export interface EngineDeps {
   log: { error(obj: object, msg: string): void };
 }
 
-/** What a run keeps in memory while it is active here: earlier results for the scope. */
-interface Memory {
-  results: Map<string, unknown>;
-  /** trigger.* of the scope, parsed once (steps only read it). */
-  trigger?: { type: string; payload: unknown; headers: Record<string, string> };
-}
-
-/** One transition being applied, inside a transaction. */
-interface Transition {
-  row: RunRow;
-  state: RunState;
-  definition: Definition;
-  now: number;
-  /** The stored result of the last step this transition completed (the run's result if it ends). */
-  lastResult?: string | null;
-  /** The step rows this transition wrote (all of the run's when it began with none). */
-  recorded: StepRunRow[];
-  /**
-   * The run's status in the store when the transition began (its list counter moves from it);
-   * null when it is not stored yet: the start's transition inserts it once, as it ends up.
-   */
-  stored: RunStatus | null;
-}
-
-/** A run changed (a step ended, it parked, it ended or was cancelled); the dashboard listens. */
-export interface RunChange {
-  execution_id: string;
-  workflow_id: string;
-  workspace_id: string;
-  status: RunStatus;
-}
-
-const UNFINISHED: ReadonlySet<RunStatus> = new Set(['running', 'awaiting_approval']);
-const MEMORY_LIMIT = 20_000;
-/** Steps one transition runs inline at most (a guard: a graph has no cycles). */
-const MAX_INLINE_STEPS = 1000;
 /** How long (real time) a clock move waits at most for the steps it set going. */
 const IDLE_WAIT_MS = 10_000;
-/**
- * Real-time pauses between tries to store an outcome the full disk refused: 1 s, doubling up to
- * 10 s, so a run goes on within seconds of space being freed (a try costs one transaction).
- */
-const STORE_RETRY_MS = 1_000;
-const MAX_STORE_RETRY_MS = 10_000;
 
 export class WorkflowEngine {
-  private readonly inFlight = new Map<string, Promise<void>>();
-  /** Steps in flight that wait for a later time on the daemon clock (see idle()). */
-  private readonly onClock = new Set<string>();
-  private readonly changes = new EventEmitter<{ 'on-clock': [] }>();
-  private readonly runChanges = new EventEmitter<{ changed: [RunChange] }>();
-  private readonly memory = new Map<string, Memory>();
-  private readonly waiters = new Map<string, Set<(row?: RunRow) => void>>();
-  private readonly deadlines = new Map<string, () => void>();
-  /** The final view of runs someone waits for, built once for the event and the answer. */
-  private readonly finalViews = new Map<string, WorkflowExecutionView>();
-  private closing = false;
+  private readonly inFlight = new InFlight();
+  private readonly changes = new RunChanges();
+  private readonly waiters: Waiters;
+  private readonly runViews: RunViews;
+  private readonly transitions: Transitions;
+  private readonly driver: RunDriver;
+  private readonly starter: RunStarter;
 
   constructor(private readonly deps: EngineDeps) {
-    // One listener per open dashboard page: no leak warning past ten of them.
-    this.runChanges.setMaxListeners(0);
-    deps.timers.register(WAKE_TIMER, (payload) => {
-      const { execution_id, key } = payload as { execution_id: string; key: string };
-      return this.wake(execution_id, key);
-    });
-    deps.timers.register(TIMEOUT_TIMER, (payload) =>
-      this.timeOut((payload as { execution_id: string }).execution_id),
-    );
+    const { inFlight, changes } = this;
+    const memory = new RunMemory(deps.repo);
+    const waiters = (this.waiters = new Waiters({ ...deps, memory }));
+    const views = (this.runViews = new RunViews({ ...deps, memory }));
+    const timers = new RunTimers(deps.timers);
+    const ending = new RunEnd({ ...deps, timers });
+    const outcomes = new Outcomes({ ...deps, memory, timers, ending });
+    const contexts = new StepContexts({ ...deps, memory, inFlight });
+    const transitions = (this.transitions = new Transitions({
+      ...deps,
+      contexts,
+      inFlight,
+      outcomes,
+      ending,
+      views,
+      waiters,
+      memory,
+      changes,
+    }));
+    this.driver = new RunDriver({ ...deps, contexts, transitions, inFlight, memory, waiters });
+    this.starter = new RunStarter({ ...deps, memory, transitions, changes });
+    timers.register(this.driver);
   }
 
   /**
@@ -143,114 +95,22 @@ export class WorkflowEngine {
    * step starts once that transaction has committed.
    */
   start(workspaceId: string, workflowId: string, options: StartOptions): WorkflowExecutionView {
-    const workflow = this.deps.workflows.configuredRow(workspaceId, workflowId);
-    const definition = this.deps.workflows.definition(workflow.id, workflow.version)!;
-    const now = this.deps.clock.now();
-    const payload = options.trigger?.payload ?? options.input;
-    const id = newId('workflowExecution');
-    const entry = options.rerun?.fromStepId ?? definition.steps[0]!.id;
-    // A re-run from a step: the original's earlier step rows become this run's own.
-    const kept: StepRunRow[] = (options.rerun?.keep ?? []).map((step, seq) => ({
-      ...step,
-      execution_id: id,
-      seq,
-    }));
-    const lastKept = kept.findLastIndex((step) => step.status === 'completed');
-    const state: RunState = {
-      n: 1,
-      seq: kept.length,
-      acts: [
-        {
-          key: `${entry}#0`,
-          step_id: entry,
-          attempt: 1,
-          branch: null,
-          state: 'ready',
-          started_at: now,
-        },
-      ],
-      joins: [],
-      last_seq: lastKept === -1 ? null : lastKept,
-      armed: false,
-      ...(options.trigger?.headers ? { headers: options.trigger.headers } : {}),
-    };
-    const row: RunRow = {
-      id,
-      workflow_id: workflow.id,
-      workspace_id: workspaceId,
-      version: workflow.version,
-      status: 'running',
-      trigger_type: options.trigger?.type ?? 'manual',
-      input: JSON.stringify(payload),
-      frontier: JSON.stringify(state),
-      steps_completed: kept.filter((step) => step.status === 'completed').length,
-      result: null,
-      error_code: null,
-      error_message: null,
-      failed_step: null,
-      failed_agent_id: null,
-      deadline_at: now + definition.settings.timeout_seconds * 1000,
-      created_at: now,
-      completed_at: null,
-      cancelled_at: null,
-      rerun_of: options.rerun?.of ?? null,
-      from_step_id: options.rerun?.fromStepId ?? null,
-    };
-    const view = executionView(row, state, definition, kept, payload);
-    const store = () => {
-      this.deps.workflows.recordStart(workflow.id, now);
-      for (const step of kept) this.deps.repo.insertStep(step);
-      this.deps.events.publish(workspaceId, 'workflow.execution.started', view);
-      if (!options.inline) {
-        this.deps.repo.insert(row);
-        this.announce(row);
-        return;
-      }
-      // A new run has no step rows to read its memory from, and its trigger is at hand.
-      this.keep(row.id, {
-        results: new Map(
-          kept
-            .filter((step) => step.status === 'completed')
-            .map((step) => [step.step_id, step.result === null ? null : JSON.parse(step.result)]),
-        ),
-        trigger: { type: row.trigger_type, payload, headers: state.headers ?? {} },
-      });
-      const t: Transition = { row, state, definition, now, recorded: [], stored: null };
-      this.advance(t);
-      this.commit(t);
-    };
-    if (this.deps.db.inTransaction) store();
-    else this.deps.db.transaction(store)();
+    const { view, row, ready } = this.starter.start(workspaceId, workflowId, options);
     // Steps left to start once committed (none when the run ended inline).
-    if (state.acts.some((act) => act.state === 'ready')) {
-      queueMicrotask(() => this.pump(row.id, row));
-    }
+    if (ready) queueMicrotask(() => this.driver.pump(row.id, row));
     return view;
   }
 
   /** After a restart: every unfinished run continues from its stored frontier. */
   resume(): number {
     const ids = this.deps.repo.unfinishedIds();
-    for (const id of ids) this.pump(id);
+    for (const id of ids) this.driver.pump(id);
     return ids.length;
   }
 
   /** Hears each committed change of a run; returns the function that stops listening. */
   onRunChange(listener: (change: RunChange) => void): () => void {
-    this.runChanges.on('changed', listener);
-    return () => this.runChanges.off('changed', listener);
-  }
-
-  /** Once the change is committed (the same tick's group commit has ended by then). */
-  private announce(row: RunRow): void {
-    if (this.runChanges.listenerCount('changed') === 0) return;
-    const change: RunChange = {
-      execution_id: row.id,
-      workflow_id: row.workflow_id,
-      workspace_id: row.workspace_id,
-      status: row.status,
-    };
-    queueMicrotask(() => this.runChanges.emit('changed', change));
+    return this.changes.listen(listener);
   }
 
   /**
@@ -259,13 +119,7 @@ export class WorkflowEngine {
    * and its workflow.execution.failed event with status cancelled.
    */
   cancel(executionId: string): RunRow | undefined {
-    const apply = (): RunRow | undefined => {
-      const t = this.begin(executionId);
-      if (!t) return undefined;
-      this.end(t, 'cancelled');
-      this.commit(t);
-      return t.row;
-    };
+    const apply = (): RunRow | undefined => this.transitions.cancel(executionId);
     return this.deps.db.inTransaction ? apply() : this.deps.db.transaction(apply)();
   }
 
@@ -276,7 +130,7 @@ export class WorkflowEngine {
 
   /** Runs someone waits for (wait_for_completion); each leaves once its waiters are answered. */
   get waitedRuns(): number {
-    return this.waiters.size;
+    return this.waiters.count;
   }
 
   /**
@@ -284,25 +138,7 @@ export class WorkflowEngine {
    * daemon clock (an alarm, not a real-time sleep), or at shutdown.
    */
   waitFor(executionId: string, maxMs: number): Promise<RunRow | undefined> {
-    return new Promise((resolve) => {
-      let cancelAlarm = (): void => undefined;
-      /** Answers the run as it stands (given when the caller has just read it). */
-      const done = (row?: RunRow) => {
-        cancelAlarm();
-        // The last waiter takes the run's entry with it: a run that had ended before its
-        // caller began to wait (every run whose steps need no waiting) left an empty set
-        // behind for good, 40,000 of them after 40,000 such runs.
-        const set = this.waiters.get(executionId);
-        if (set?.delete(done) && set.size === 0) this.waiters.delete(executionId);
-        resolve(row ?? this.deps.repo.get(executionId));
-      };
-      const set = this.waiters.get(executionId) ?? new Set();
-      set.add(done);
-      this.waiters.set(executionId, set);
-      cancelAlarm = this.deps.alarms.at(this.deps.clock.now() + maxMs, () => done());
-      // Ended (or waiting for a person) already: answered now, with the row read by done().
-      if (this.deps.repo.status(executionId) !== 'running') done();
-    });
+    return this.waiters.waitFor(executionId, maxMs);
   }
 
   /**
@@ -312,124 +148,44 @@ export class WorkflowEngine {
    * the clock ends it. `maxMs` of real time at most: a receiver that does not answer must not
    * hold the clock (its step goes on alongside, as without this wait).
    */
-  async idle(maxMs = IDLE_WAIT_MS): Promise<void> {
-    const giveUpAt = performance.now() + maxMs;
-    for (;;) {
-      // What the last move settled (an agent execution a step waits for) goes on first.
-      await new Promise((resolve) => setImmediate(resolve));
-      const busy = [...this.inFlight].filter(([key]) => !this.onClock.has(key));
-      const left = giveUpAt - performance.now();
-      if (busy.length === 0 || this.closing || left <= 0) return;
-      // Woken when those settle, when one of them starts to wait on the clock, or at the bound.
-      const stop = new AbortController();
-      await Promise.race([
-        Promise.allSettled(busy.map(([, run]) => run)),
-        once(this.changes, 'on-clock', { signal: stop.signal }),
-        delay(left, undefined, { signal: stop.signal }),
-      ]).catch(() => undefined);
-      stop.abort();
-    }
+  idle(maxMs = IDLE_WAIT_MS): Promise<void> {
+    return this.inFlight.idle(maxMs, () => this.driver.closing);
   }
 
   /** The run as the API shows it; for a run that just ended, the view its event carried. */
   viewOf(row: RunRow): WorkflowExecutionView {
-    const final = this.finalViews.get(row.id);
-    if (final) {
-      this.finalViews.delete(row.id);
-      if (final.status === row.status) return final;
-    }
-    return this.view(row);
+    return this.runViews.viewOf(row);
   }
 
   /** A run by id as the API shows it (no workspace check: callers have done it). */
   find(executionId: string): WorkflowExecutionView | undefined {
-    const row = this.deps.repo.get(executionId);
-    return row && this.view(row);
+    return this.runViews.find(executionId);
   }
 
   /** The run as the API shows it. */
   view(row: RunRow): WorkflowExecutionView {
-    return this.views([row])[0]!;
+    return this.runViews.view(row);
   }
 
   /** Runs as the API shows them (a page of a list): their step rows and re-runs in two reads. */
   views(rows: readonly RunRow[]): WorkflowExecutionView[] {
-    const ids = rows.map((row) => row.id);
-    const steps = this.deps.repo.stepsOfRuns(ids);
-    const reruns = this.deps.repo.rerunsOfRuns(ids);
-    return rows.map((row) =>
-      executionView(
-        row,
-        parseState(row.frontier),
-        this.definitionOf(row),
-        steps.get(row.id) ?? [],
-        undefined,
-        reruns.get(row.id),
-      ),
-    );
-  }
-
-  /** The run after a transition; its step rows are read only if it did not write them all. */
-  private viewAfter(t: Transition): WorkflowExecutionView {
-    const all = t.recorded.length > 0 && t.recorded[0]!.seq === 0;
-    const steps = all ? t.recorded : this.deps.repo.steps(t.row.id);
-    const trigger = this.memory.get(t.row.id)?.trigger;
-    return executionView(
-      t.row,
-      t.state,
-      t.definition,
-      steps,
-      trigger ? trigger.payload : undefined,
-      // A run that just started has no re-runs: only ending ones look.
-      t.stored === null ? [] : this.deps.repo.rerunsOf(t.row.id),
-    );
+    return this.runViews.views(rows);
   }
 
   /** The agents' decision on an approval a run waits for (inside the deciding transaction). */
-  readonly onAgentSettled = (agentExecution: {
-    id: string;
-    status: string;
-    action: string | null;
-    output: string | null;
-    confidence: number | null;
-    error_code: ErrorCode | null;
-    error_message: string | null;
-    agent_id: string;
-  }): void => {
-    // Only a decided (or ended) execution can release a run; most are settled as they start.
-    if (agentExecution.status === 'awaiting_approval' || agentExecution.status === 'processing') {
-      return;
-    }
+  readonly onAgentSettled = (agentExecution: SettledAgentExecution): void => {
+    const outcome = approvalOutcome(agentExecution);
+    if (!outcome) return;
     const approval = this.deps.repo.approval(agentExecution.id);
     if (!approval) return;
     this.deps.repo.dropApproval(agentExecution.id);
-    const outcome: StepOutcome =
-      agentExecution.status === 'completed'
-        ? {
-            type: 'completed',
-            result: {
-              agent_execution_id: agentExecution.id,
-              action: agentExecution.action,
-              output: agentExecution.output,
-              confidence: agentExecution.confidence,
-            },
-            next: [],
-          }
-        : {
-            type: 'failed',
-            code:
-              agentExecution.status === 'cancelled'
-                ? 'approval_rejected'
-                : (agentExecution.error_code ?? 'step_failed'),
-            message:
-              agentExecution.status === 'cancelled'
-                ? (agentExecution.error_message ?? 'The reviewer rejected the action.')
-                : (agentExecution.error_message ?? 'The agent execution failed.'),
-            agentId: agentExecution.agent_id,
-            result: null,
-          };
-    this.transition(approval.execution_id, approval.activation, 'awaiting_approval', outcome);
-    queueMicrotask(() => this.pump(approval.execution_id));
+    this.transitions.outcome(
+      approval.execution_id,
+      approval.activation,
+      'awaiting_approval',
+      outcome,
+    );
+    queueMicrotask(() => this.driver.pump(approval.execution_id));
   };
 
   /** Deletes runs past the 30-day retention. */
@@ -443,649 +199,8 @@ export class WorkflowEngine {
    * outcome is dropped and, being still `ready` in the store, they run again after the restart.
    */
   stop(): Promise<void> {
-    this.closing = true;
-    for (const id of [...this.waiters.keys()]) this.settled(id);
+    this.driver.stop();
+    this.waiters.answerAll();
     return Promise.resolve();
-  }
-
-  // --- running steps --------------------------------------------------------------------------
-
-  /**
-   * Starts every ready activation of a run that is not already running here. Idempotent.
-   * `started` is the row a start just inserted (see storedRow).
-   */
-  private pump(executionId: string, started?: RunRow): void {
-    if (this.closing) return;
-    const row = this.storedRow(executionId, started);
-    if (!row || !UNFINISHED.has(row.status)) return;
-    const state = parseState(row.frontier);
-    for (const act of state.acts) {
-      if (act.state !== 'ready') continue;
-      const key = `${executionId}/${act.key}`;
-      if (this.inFlight.has(key)) continue;
-      const run = this.launch(row, state, act).finally(() => this.inFlight.delete(key));
-      this.inFlight.set(key, run);
-    }
-    this.watchDeadline(row);
-  }
-
-  private async launch(row: RunRow, state: RunState, act: Activation): Promise<void> {
-    try {
-      const outcome = await this.deps.steps.run(this.stepContext(row, state, act));
-      // Stopping: the step stays ready in the store and runs again after the restart.
-      if (outcome.type === 'interrupted' || this.closing) return;
-      const status = await this.storeOutcome(row, act, outcome);
-      // The run ended with this step: nothing is left to start.
-      if (status && !UNFINISHED.has(status)) return;
-    } catch (error) {
-      // A transition that could not be stored: the step stays ready and runs again on resume.
-      this.memory.delete(row.id);
-      this.deps.log.error(
-        { execution_id: row.id, step_id: act.step_id, err: String(error) },
-        'workflow step could not be recorded',
-      );
-      return;
-    }
-    this.pump(row.id);
-  }
-
-  /**
-   * Stores a step's outcome: its transition. One the full disk refuses is kept and tried again,
-   * after growing pauses, until it is stored or the daemon stops: an acknowledged run carries on
-   * once space is freed, without a restart and without running the step again.
-   */
-  private async storeOutcome(
-    row: RunRow,
-    act: Activation,
-    outcome: StepOutcome,
-  ): Promise<RunStatus | undefined> {
-    for (let tries = 0; ; tries += 1) {
-      try {
-        return await this.deps.commits.run(() => {
-          // The step's own records happened whatever becomes of the run (cancelled meanwhile).
-          outcome.store?.();
-          return this.transition(row.id, act.key, 'ready', outcome);
-        });
-      } catch (error) {
-        if (!isStorageFull(error) || this.closing) throw error;
-        if (tries === 0) {
-          this.deps.log.error(
-            { execution_id: row.id, step_id: act.step_id, err: String(error) },
-            'workflow step outcome not stored: the disk is full; trying again until it is stored',
-          );
-        }
-        // Not held by the daemon: a stop leaves the step ready, to run again after the restart.
-        await delay(Math.min(STORE_RETRY_MS * 2 ** tries, MAX_STORE_RETRY_MS), undefined, {
-          ref: false,
-        });
-        if (this.closing) throw error;
-      }
-    }
-  }
-
-  private stepContext(row: RunRow, state: RunState, act: Activation): StepContext {
-    const key = `${row.id}/${act.key}`;
-    return {
-      workspaceId: row.workspace_id,
-      executionId: row.id,
-      workflowId: row.workflow_id,
-      attempt: act.attempt,
-      step: this.definitionOf(row).byId.get(act.step_id)!,
-      scope: this.scope(row, state),
-      reveal: (name) => this.deps.reveal(row.workspace_id, name),
-      untilDue: (waiting) => {
-        this.onClock.add(key);
-        this.changes.emit('on-clock');
-        return waiting.finally(() => this.onClock.delete(key));
-      },
-    };
-  }
-
-  /** Timer: a wait ended, or a retry is due. */
-  private async wake(executionId: string, key: string): Promise<void> {
-    await this.deps.commits.run(() => {
-      const t = this.begin(executionId);
-      if (!t) return;
-      const act = t.state.acts.find((candidate) => candidate.key === key);
-      if (!act) return;
-      if (act.state === 'waiting') {
-        const step = t.definition.byId.get(act.step_id)!;
-        const result = kindOf(step).wokenResult?.(step) ?? null;
-        this.apply(t, act, { type: 'completed', result, next: [] });
-        this.advance(t);
-        this.commit(t);
-      } else if (act.state === 'retrying') {
-        act.state = 'ready';
-        act.started_at = t.now;
-        delete act.wake_at;
-        this.advance(t);
-        this.commit(t);
-      }
-    });
-    this.pump(executionId);
-  }
-
-  private async timeOut(executionId: string): Promise<void> {
-    await this.deps.commits.run(() => {
-      const t = this.begin(executionId);
-      if (!t || t.now < t.row.deadline_at) return;
-      this.end(t, 'timeout');
-      this.commit(t);
-    });
-  }
-
-  /** An in-memory alarm at the deadline while steps run here; parked runs have a timer. */
-  private watchDeadline(row: RunRow): void {
-    if (this.deadlines.has(row.id)) return;
-    const cancel = this.deps.alarms.at(row.deadline_at, () => {
-      this.deadlines.delete(row.id);
-      void this.timeOut(row.id).catch(() => undefined);
-    });
-    this.deadlines.set(row.id, cancel);
-  }
-
-  // --- transitions (inside a transaction; no effect outside the database but caches) -----------
-
-  /**
-   * Applies one step outcome to the run if the activation is still in the expected state;
-   * answers the run's status after it (undefined when the outcome was dropped).
-   */
-  private transition(
-    executionId: string,
-    key: string,
-    expected: Activation['state'],
-    outcome: StepOutcome,
-  ): RunStatus | undefined {
-    const t = this.begin(executionId);
-    if (!t) {
-      // An agent step in flight when its run was cancelled, whose execution then asked for
-      // approval (a stub's delay): cancelled too, in this transaction, as the run's others were.
-      if (
-        outcome.type === 'awaiting_approval' &&
-        this.deps.repo.status(executionId) === 'cancelled'
-      ) {
-        this.deps.approvals.cancelWithRun(outcome.agentExecutionId, executionId);
-      }
-      return undefined;
-    }
-    const act = t.state.acts.find((candidate) => candidate.key === key);
-    // Gone or moved on (cancelled, timed out, a parallel sibling won): the outcome is dropped.
-    if (!act || act.state !== expected) return undefined;
-    if (t.now >= t.row.deadline_at) this.end(t, 'timeout');
-    else {
-      this.apply(t, act, outcome);
-      this.advance(t);
-    }
-    this.commit(t);
-    return t.row.status;
-  }
-
-  private begin(executionId: string): Transition | undefined {
-    const row = this.deps.repo.get(executionId);
-    if (!row || !UNFINISHED.has(row.status)) return undefined;
-    return {
-      row: { ...row },
-      stored: row.status,
-      state: parseState(row.frontier),
-      definition: this.definitionOf(row),
-      now: this.deps.clock.now(),
-      recorded: [],
-    };
-  }
-
-  private apply(t: Transition, act: Activation, outcome: StepOutcome): void {
-    const step = t.definition.byId.get(act.step_id)!;
-    switch (outcome.type) {
-      case 'completed': {
-        this.record(t, act, 'completed', outcome.result, null, true, outcome.injectedFault);
-        const next =
-          outcome.next.length > 0 || step.type === 'condition'
-            ? outcome.next
-            : step.next_step_id
-              ? [step.next_step_id]
-              : [];
-        this.follow(t, act, next);
-        break;
-      }
-      case 'failed': {
-        const { max_attempts: maxAttempts, backoff_multiplier: multiplier } =
-          t.definition.settings.retry_policy;
-        const error = { code: outcome.code, message: outcome.message };
-        if (act.attempt < maxAttempts) {
-          this.record(t, act, 'failed', outcome.result, error, false, outcome.injectedFault);
-          act.attempt += 1;
-          act.state = 'retrying';
-          act.wake_at = t.now + delayAfterAttempt(stepBackoff(multiplier), act.attempt - 1);
-          this.park(t, act);
-          break;
-        }
-        this.record(t, act, 'failed', outcome.result, error, true, outcome.injectedFault);
-        if (step.on_error) this.follow(t, act, [step.on_error]);
-        else if (t.definition.settings.error_handling === 'continue') {
-          this.follow(t, act, step.next_step_id ? [step.next_step_id] : []);
-        } else {
-          this.end(t, 'failed', { step: step.id, agentId: outcome.agentId, ...error });
-        }
-        break;
-      }
-      case 'waiting':
-        act.state = 'waiting';
-        act.wake_at = outcome.wakeAt;
-        this.park(t, act);
-        break;
-      case 'awaiting_approval':
-        act.state = 'awaiting_approval';
-        act.agent_execution_id = outcome.agentExecutionId;
-        this.deps.repo.addApproval(outcome.agentExecutionId, t.row.id, act.key);
-        this.armTimeout(t);
-        break;
-      case 'fork': {
-        t.state.acts = t.state.acts.filter((candidate) => candidate !== act);
-        t.state.joins.push({
-          key: act.key,
-          step_id: act.step_id,
-          branch: act.branch,
-          pending: outcome.children.length,
-          wait_for_all: outcome.waitForAll,
-          started_at: act.started_at,
-        });
-        for (const child of outcome.children) this.activate(t, child, act.key);
-        break;
-      }
-      case 'interrupted':
-        break;
-    }
-  }
-
-  /**
-   * After a change: the ready steps that need only the store and the CPU (conditions, waits,
-   * forks, agents a stub or a local brain decides; StepRunner.runNow) run inside this
-   * transaction, one after the other; the others start once it has committed. A run with
-   * nothing left completes.
-   */
-  private advance(t: Transition): number {
-    const later = new Set<string>();
-    let ran = 0;
-    while (ran < MAX_INLINE_STEPS && UNFINISHED.has(t.row.status)) {
-      const act = t.state.acts.find(
-        (candidate) =>
-          candidate.state === 'ready' &&
-          !later.has(candidate.key) &&
-          !this.inFlight.has(`${t.row.id}/${candidate.key}`),
-      );
-      if (!act) break;
-      const outcome = this.deps.steps.runNow(this.stepContext(t.row, t.state, act));
-      if (!outcome || outcome.type === 'interrupted') {
-        later.add(act.key);
-        continue;
-      }
-      outcome.store?.();
-      this.apply(t, act, outcome);
-      ran += 1;
-    }
-    if (UNFINISHED.has(t.row.status) && t.state.acts.length === 0 && t.state.joins.length === 0) {
-      this.end(t, 'completed');
-    }
-    return ran;
-  }
-
-  /** Removes the activation and starts its successors (or ends its branch). */
-  private follow(t: Transition, act: Activation, next: string[]): void {
-    t.state.acts = t.state.acts.filter((candidate) => candidate !== act);
-    if (next.length === 0) {
-      this.branchEnded(t, act.branch);
-      return;
-    }
-    for (const id of next) this.activate(t, id, act.branch);
-  }
-
-  private activate(t: Transition, stepId: string, branch: string | null): void {
-    t.state.acts.push({
-      key: `${stepId}#${t.state.n++}`,
-      step_id: stepId,
-      attempt: 1,
-      branch,
-      state: 'ready',
-      started_at: t.now,
-    });
-  }
-
-  /** A chain inside a parallel step ended: join when all (or, without wait_for_all, one) did. */
-  private branchEnded(t: Transition, branch: string | null): void {
-    if (branch === null) return;
-    const join = t.state.joins.find((candidate) => candidate.key === branch);
-    if (!join) return;
-    join.pending -= 1;
-    if (join.wait_for_all && join.pending > 0) return;
-    this.dropBranch(t, join.key);
-    t.state.joins = t.state.joins.filter((candidate) => candidate !== join);
-    const step = t.definition.byId.get(join.step_id)!;
-    const children = step.type === 'parallel' ? step.config.steps : [];
-    const pseudo: Activation = {
-      key: join.key,
-      step_id: join.step_id,
-      attempt: 1,
-      branch: join.branch,
-      state: 'ready',
-      started_at: join.started_at,
-    };
-    this.record(
-      t,
-      pseudo,
-      'completed',
-      {
-        branches: children.length,
-        wait_for_all: join.wait_for_all,
-        results: Object.fromEntries(children.map((id) => [id, this.resultOf(t.row.id, id)])),
-      },
-      null,
-    );
-    if (step.next_step_id) this.activate(t, step.next_step_id, join.branch);
-    else this.branchEnded(t, join.branch);
-  }
-
-  /** Without wait_for_all the first chain wins: what still runs in the others is dropped. */
-  private dropBranch(t: Transition, branch: string): void {
-    t.state.acts = t.state.acts.filter((candidate) => candidate.branch !== branch);
-    for (const inner of t.state.joins.filter((candidate) => candidate.branch === branch)) {
-      t.state.joins = t.state.joins.filter((candidate) => candidate !== inner);
-      this.dropBranch(t, inner.key);
-    }
-  }
-
-  /**
-   * Stores a finished attempt; `final` ones emit step_completed, and those that completed
-   * count in steps_completed (a failed step, even one the run goes on after, does not).
-   */
-  private record(
-    t: Transition,
-    act: Activation,
-    status: 'completed' | 'failed',
-    result: unknown,
-    error: { code: ErrorCode; message: string } | null,
-    final = true,
-    injectedFault: string | null = null,
-  ): void {
-    const seq = t.state.seq++;
-    const step = t.definition.byId.get(act.step_id)!;
-    const stored = result === undefined ? null : JSON.stringify(result);
-    const stepRow: StepRunRow = {
-      execution_id: t.row.id,
-      seq,
-      step_id: act.step_id,
-      attempt: act.attempt,
-      status,
-      result: stored,
-      error_code: error?.code ?? null,
-      error_message: error?.message ?? null,
-      started_at: act.started_at,
-      completed_at: t.now,
-      injected_fault: injectedFault,
-    };
-    this.deps.repo.insertStep(stepRow);
-    t.recorded.push(stepRow);
-    if (!final) return;
-    if (status === 'completed') {
-      t.row.steps_completed += 1;
-      t.state.last_seq = seq;
-      t.lastResult = stored;
-      this.remember(t.row.id, act.step_id, result);
-    }
-    const data: StepCompletedData = {
-      execution_id: t.row.id,
-      workflow_id: t.row.workflow_id,
-      step_id: act.step_id,
-      step_name: step.name,
-      step_type: step.type,
-      status,
-      attempt: act.attempt,
-      result: result ?? null,
-      error,
-      duration_ms: t.now - act.started_at,
-    };
-    this.deps.events.publish(t.row.workspace_id, 'workflow.execution.step_completed', { ...data });
-  }
-
-  /** A waiting or retrying activation gets a durable timer; the run, its timeout timer. */
-  private park(t: Transition, act: Activation): void {
-    this.deps.timers.schedule(
-      WAKE_TIMER,
-      act.wake_at!,
-      { execution_id: t.row.id, key: act.key },
-      t.row.id,
-    );
-    this.armTimeout(t);
-  }
-
-  private armTimeout(t: Transition): void {
-    if (t.state.armed) return;
-    t.state.armed = true;
-    this.deps.timers.schedule(
-      TIMEOUT_TIMER,
-      t.row.deadline_at,
-      { execution_id: t.row.id },
-      t.row.id,
-    );
-  }
-
-  private end(
-    t: Transition,
-    status: 'completed' | 'failed' | 'timeout' | 'cancelled',
-    failure?: { step: string; agentId: string | null; code: ErrorCode; message: string },
-  ): void {
-    const { row, state } = t;
-    const current = state.acts[0]?.step_id ?? null;
-    row.status = status;
-    if (status === 'cancelled') {
-      this.keepCancelledSteps(t);
-      row.cancelled_at = t.now;
-    } else row.completed_at = t.now;
-    state.acts = [];
-    state.joins = [];
-    if (status === 'completed') {
-      // The last completed step's result: from this transition, else from its stored row.
-      row.result =
-        t.lastResult !== undefined
-          ? t.lastResult
-          : state.last_seq === null
-            ? null
-            : (this.deps.repo.step(row.id, state.last_seq)?.result ?? null);
-    } else if (status === 'timeout') {
-      row.error_code = 'workflow_timeout';
-      row.error_message = `The run exceeded settings.timeout_seconds (${t.definition.settings.timeout_seconds} s).`;
-      row.failed_step = current;
-    } else if (status === 'cancelled') {
-      // Stored like a failure, so that the run's view and its failed event name the step.
-      row.error_code = 'execution_cancelled';
-      row.error_message = 'The run was cancelled.';
-      row.failed_step = current;
-      row.failed_agent_id = (current && t.definition.byId.get(current)?.agent_id) ?? null;
-    } else if (failure) {
-      row.error_code = failure.code;
-      row.error_message = failure.message;
-      row.failed_step = failure.step;
-      row.failed_agent_id = failure.agentId;
-    }
-    // Only a run that parked (a wait, a retry, an approval) ever had timers.
-    if (state.armed) this.deps.timers.cancelOwned(row.id);
-    this.deps.workflows.recordEnd(row.workflow_id, status === 'completed', t.now - row.created_at);
-  }
-
-  /**
-   * A cancelled run keeps a row for each step it was at (in flight, waiting, retrying, awaiting
-   * approval), marked cancelled; no step_completed event, as none of them completed. The
-   * approvals it waited on are cancelled in the same transaction, so none of them can be
-   * decided afterwards (a crash cannot leave one approvable).
-   */
-  private keepCancelledSteps(t: Transition): void {
-    for (const act of t.state.acts) {
-      const agentId = t.definition.byId.get(act.step_id)?.agent_id ?? null;
-      const approval = act.state === 'awaiting_approval' ? act.agent_execution_id : undefined;
-      const stepRow: StepRunRow = {
-        execution_id: t.row.id,
-        seq: t.state.seq++,
-        step_id: act.step_id,
-        attempt: act.attempt,
-        status: 'cancelled',
-        // As the pending step showed it: the agent execution it waited on.
-        result: approval
-          ? JSON.stringify({ agent_id: agentId, agent_execution_id: approval })
-          : null,
-        error_code: null,
-        error_message: null,
-        started_at: act.started_at,
-        completed_at: t.now,
-        injected_fault: null,
-      };
-      this.deps.repo.insertStep(stepRow);
-      t.recorded.push(stepRow);
-      if (approval) {
-        this.deps.repo.dropApproval(approval);
-        this.deps.approvals.cancelWithRun(approval, t.row.id);
-      }
-    }
-  }
-
-  /** Writes the run and its final event; wakes waiters once committed. */
-  private commit(t: Transition): void {
-    const { row, state } = t;
-    if (UNFINISHED.has(row.status)) {
-      row.status = state.acts.some((act) => act.state === 'awaiting_approval')
-        ? 'awaiting_approval'
-        : 'running';
-    }
-    row.frontier = JSON.stringify(state);
-    if (t.stored === null) this.deps.repo.insert(row);
-    else this.deps.repo.save(row, t.stored);
-    this.announce(row);
-    if (row.status === 'completed') {
-      const view = this.viewAfter(t);
-      if (this.waiters.has(row.id)) {
-        if (this.finalViews.size > MEMORY_LIMIT) this.finalViews.clear();
-        this.finalViews.set(row.id, view);
-      }
-      this.deps.events.publish(row.workspace_id, 'workflow.execution.completed', { ...view });
-    } else if (row.status === 'failed' || row.status === 'timeout' || row.status === 'cancelled') {
-      // A cancelled run too: the spec has no cancelled event; data.status says which.
-      this.deps.events.publish(row.workspace_id, 'workflow.execution.failed', {
-        ...this.failedData(t),
-      });
-    }
-    // An ended run's memory goes now (were this rolled back, it is rebuilt from the store).
-    if (!UNFINISHED.has(row.status)) this.memory.delete(row.id);
-    if (row.status !== 'running') {
-      const ended = UNFINISHED.has(row.status) ? undefined : row;
-      queueMicrotask(() => this.settled(row.id, ended));
-    }
-  }
-
-  private failedData(t: Transition): ExecutionFailedData {
-    const { row } = t;
-    return {
-      execution_id: row.id,
-      workflow_id: row.workflow_id,
-      workflow_name: t.definition.name,
-      status: row.status as ExecutionFailedData['status'],
-      failed_step: row.failed_step,
-      error: {
-        code: row.error_code ?? 'step_failed',
-        message: row.error_message ?? 'The run failed.',
-        details: { step_id: row.failed_step, agent_id: row.failed_agent_id },
-      },
-      steps_completed: row.steps_completed,
-      steps_total: t.definition.steps.length,
-      created_at: new Date(row.created_at).toISOString(),
-      failed_at: new Date(row.completed_at ?? row.cancelled_at ?? t.now).toISOString(),
-    };
-  }
-
-  /**
-   * The run ended or waits for a person: answer waiting requests; forget its memory. `ended` is
-   * the row a transition that ended the run wrote (see storedRow; an ended run changes no more).
-   */
-  private settled(executionId: string, ended?: RunRow): void {
-    // Memory and alarms are for runs going on here; a run that ended has done with them.
-    let row: RunRow | undefined;
-    if (this.memory.has(executionId) || this.deadlines.has(executionId)) {
-      row = this.storedRow(executionId, ended);
-      if (row && !UNFINISHED.has(row.status)) {
-        this.memory.delete(executionId);
-        this.deadlines.get(executionId)?.();
-        this.deadlines.delete(executionId);
-      }
-    }
-    const set = this.waiters.get(executionId);
-    if (!set) return;
-    this.waiters.delete(executionId);
-    for (const done of set) done(row);
-  }
-
-  /**
-   * The run as stored. `written` is the row a transition wrote just before (a microtask ago):
-   * it is the stored row if the store has its status (its transaction committed; rolled back,
-   * the status differs or the row is gone), which is cheaper to check than to read the row.
-   */
-  private storedRow(executionId: string, written?: RunRow): RunRow | undefined {
-    return written && this.deps.repo.status(executionId) === written.status
-      ? written
-      : this.deps.repo.get(executionId);
-  }
-
-  // --- scope ------------------------------------------------------------------------------------
-
-  private definitionOf(row: RunRow): Definition {
-    const definition = this.deps.workflows.definition(row.workflow_id, row.version);
-    if (!definition) throw new Error(`workflow ${row.workflow_id} version ${row.version} is gone`);
-    return definition;
-  }
-
-  private memoryOf(executionId: string): Memory {
-    let memory = this.memory.get(executionId);
-    if (!memory) {
-      // Rebuilt from the stored step rows (after a restart, or once evicted).
-      memory = { results: new Map() };
-      for (const step of this.deps.repo.steps(executionId)) {
-        if (step.status === 'completed') {
-          memory.results.set(step.step_id, step.result === null ? null : JSON.parse(step.result));
-        }
-      }
-      this.keep(executionId, memory);
-    }
-    return memory;
-  }
-
-  private keep(executionId: string, memory: Memory): void {
-    if (this.memory.size >= MEMORY_LIMIT) this.memory.clear();
-    this.memory.set(executionId, memory);
-  }
-
-  private remember(executionId: string, stepId: string, result: unknown): void {
-    this.memoryOf(executionId).results.set(stepId, result ?? null);
-  }
-
-  private resultOf(executionId: string, stepId: string): unknown {
-    return this.memoryOf(executionId).results.get(stepId) ?? null;
-  }
-
-  /** trigger, workflow, steps.<id>.result and <id>.result (secrets are added by the runner). */
-  private scope(row: RunRow, state: RunState): Record<string, unknown> {
-    const memory = this.memoryOf(row.id);
-    const steps: Record<string, { result: unknown }> = {};
-    let last: unknown = null;
-    for (const [id, result] of memory.results) {
-      steps[id] = { result };
-      last = result;
-    }
-    memory.trigger ??= {
-      type: row.trigger_type,
-      payload: JSON.parse(row.input) as unknown,
-      headers: state.headers ?? {},
-    };
-    return {
-      ...steps,
-      trigger: memory.trigger,
-      steps,
-      workflow: { execution_id: row.id, workflow_id: row.workflow_id, result: last },
-    };
   }
 }

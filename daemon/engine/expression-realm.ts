@@ -40,7 +40,11 @@ function loadInOwnRealm(): AngularExpressions {
   // The library reads `global` (a Node global) to decide whether to keep generated source.
   runInContext('globalThis.global = globalThis;', context);
   const entry = createRequire(import.meta.url).resolve('angular-expressions');
-  return loadCommonJs(entry, context, new Map()) as AngularExpressions;
+  const library = loadCommonJs(entry, context, new Map()) as AngularExpressions;
+  // expressions.ts caches compiled expressions itself, bounded in characters; the library's own
+  // cache (256 entries of any length, 250 KB each at 2,000 characters) would only hold more.
+  (library.compile.cache as { setMaxSize(size: number): void }).setMaxSize(0);
+  return library;
 }
 
 interface CommonJsModule {

@@ -1,6 +1,10 @@
 // A run's stored state (the frontier) and how a run is shown: the execution view of the API and
 // of the workflow.execution.* events.
-import type { StepResultView, WorkflowExecutionView } from '../../shared/schemas/workflows.js';
+import type {
+  ExecutionFailedData,
+  StepResultView,
+  WorkflowExecutionView,
+} from '../../shared/schemas/workflows.js';
 import { toIso } from '../time/clock.js';
 import type { Definition } from './ports.js';
 import type { RunRow, StepRunRow } from './run.repository.js';
@@ -134,5 +138,29 @@ export function executionView(
     rerun_of: row.rerun_of ?? null,
     from_step_id: row.from_step_id ?? null,
     reruns,
+  };
+}
+
+/** The data of a run's workflow.execution.failed event (failed, timeout or cancelled). */
+export function failedEventData(
+  row: RunRow,
+  definition: Definition,
+  now: number,
+): ExecutionFailedData {
+  return {
+    execution_id: row.id,
+    workflow_id: row.workflow_id,
+    workflow_name: definition.name,
+    status: row.status as ExecutionFailedData['status'],
+    failed_step: row.failed_step,
+    error: {
+      code: row.error_code ?? 'step_failed',
+      message: row.error_message ?? 'The run failed.',
+      details: { step_id: row.failed_step, agent_id: row.failed_agent_id },
+    },
+    steps_completed: row.steps_completed,
+    steps_total: definition.steps.length,
+    created_at: new Date(row.created_at).toISOString(),
+    failed_at: new Date(row.completed_at ?? row.cancelled_at ?? now).toISOString(),
   };
 }

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { Event, EventListQuery } from '../../shared/schemas/events.js';
 import { ApiError } from '../domain/errors.js';
-import { listRoute, objectRoute, type RouteDef } from '../http/route.js';
+import { listRoute, objectRoute, tenantRoute, type RouteDef } from '../http/route.js';
 import type { EventService } from './event.service.js';
 
 const EventParams = z.strictObject({ event_id: z.string() });
@@ -17,7 +17,7 @@ export function eventRoutes(events: EventService): RouteDef[] {
       description:
         'Events of the workspace, newest first, kept 30 days on the daemon clock. Filter with type (exact types or prefixes like agent.*, comma-separated). Needs webhooks:read.',
       tag: 'Events',
-      auth: { kind: 'credential', scope: 'webhooks:read', tenant: true },
+      auth: tenantRoute('webhooks:read'),
       query: EventListQuery,
       response: Event,
       handler: ({ query, ctx }) => events.list(ctx.workspace.id, query),
@@ -30,7 +30,7 @@ export function eventRoutes(events: EventService): RouteDef[] {
       description:
         'One event by id. Events older than 30 days are gone (404 not_found). Needs webhooks:read.',
       tag: 'Events',
-      auth: { kind: 'credential', scope: 'webhooks:read', tenant: true },
+      auth: tenantRoute('webhooks:read'),
       params: EventParams,
       errors: ['not_found'],
       response: Event,

@@ -11,6 +11,7 @@ import type { JsonText, Page } from '../domain/pages.js';
 import {
   listRoute,
   objectRoute,
+  tenantRoute,
   type HandlerInput,
   type RouteDef,
   type RouteRateLimit,
@@ -55,8 +56,8 @@ export function resourceRoutes<I, P, Q, C, U>(resource: Resource<I, P, Q, C, U>)
   const title = (word: string) => word[0]!.toUpperCase() + word.slice(1);
   const one = `${article} ${singular}`;
   const itemPath = `${resource.path}/:${resource.idParam}`;
-  const read = { kind: 'credential', scope: resource.scopes.read, tenant: true } as const;
-  const write = { kind: 'credential', scope: resource.scopes.write, tenant: true } as const;
+  const read = tenantRoute(resource.scopes.read);
+  const write = tenantRoute(resource.scopes.write);
   /** The parts every route shares; `undefined` fields are left out, as if never written. */
   const common = (
     verb: string,

@@ -23,6 +23,11 @@ export type RouteAuth =
       tenant: boolean;
     };
 
+/** A route of one workspace (X-Tenant-ID) that a credential with `scope` may call. */
+export function tenantRoute(scope: Scope) {
+  return { kind: 'credential', scope, tenant: true } as const;
+}
+
 export interface RouteRateLimit {
   operation: Operation;
   /** Path parameter whose value splits the bucket (e.g. per agent: "agent_id"). */

@@ -18,6 +18,7 @@ import { listCountsOfInserts } from './migrations/014-list-counts-of-inserts.js'
 import { listCountsOfStatusChanges } from './migrations/015-list-counts-of-status-changes.js';
 import { oneIndexLessOnDeliveries } from './migrations/016-one-index-less-on-deliveries.js';
 import { rejectedIsApprovalRejected } from './migrations/017-rejected-is-approval-rejected.js';
+import { hookSignatures } from './migrations/018-hook-signatures.js';
 import type { Migration } from './migrations/migration.js';
 
 export type { Migration, MigrationContext } from './migrations/migration.js';
@@ -40,4 +41,5 @@ export const MIGRATIONS: readonly Migration[] = [
   listCountsOfStatusChanges,
   oneIndexLessOnDeliveries,
   rejectedIsApprovalRejected,
+  hookSignatures,
 ];

@@ -26,23 +26,16 @@ import { migrate, type Db } from './database.js';
 import { checkExportTarget } from './export-target.js';
 import type { Migration } from './migrations.js';
 import { checkJsonColumns, checkSchema, SNAPSHOT_TABLE_SQL } from './snapshot-schema.js';
+import type {
+  ImportedKey,
+  SnapshotInfo,
+  SnapshotWritten,
+} from '../../shared/schemas/control-output.js';
+
+export type { ImportedKey, SnapshotInfo, SnapshotWritten };
 
 export const SNAPSHOT_FORMAT = 'svc-snapshot';
 export const SNAPSHOT_FORMAT_VERSION = 1;
-
-export interface SnapshotInfo {
-  format: string;
-  format_version: number;
-  svc_version: string;
-  schema_version: number;
-  environment: string;
-  created_at: string;
-}
-
-export interface SnapshotWritten extends SnapshotInfo {
-  file: string;
-  bytes: number;
-}
 
 /**
  * Writes a consistent snapshot of `db` to `file` (through a temp file: never a half file). Never
@@ -123,14 +116,6 @@ export interface UnreadableSecret {
   id: string;
   /** A workspace secret's key (its workspace id and name, either of which may hold a `/`). */
   secret?: { workspace_id: string; name: string };
-}
-
-/** A standard API key the snapshot brings: whoever holds it can use this sandbox after import. */
-export interface ImportedKey {
-  id: string;
-  name: string;
-  scopes: string[];
-  workspace_id: string | null;
 }
 
 export interface PreparedImport {

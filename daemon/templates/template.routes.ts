@@ -6,7 +6,7 @@ import {
   TemplateListQuery,
   WorkflowTemplate,
 } from '../../shared/schemas/templates.js';
-import { listRoute, objectRoute, type RouteDef } from '../http/route.js';
+import { listRoute, objectRoute, tenantRoute, type RouteDef } from '../http/route.js';
 import type { TemplateService } from './template.service.js';
 
 const tag = 'Workflow templates';
@@ -24,7 +24,7 @@ export function templateRoutes<W>(
       description:
         'The catalogue of ready-made workflows (templates/ in the package). Each agent step names a role instead of an agent; POST /v1/workflows/from-template maps roles to agents. Not paginated: the whole catalogue in one page.',
       tag,
-      auth: { kind: 'credential', scope: 'workflows:read', tenant: true },
+      auth: tenantRoute('workflows:read'),
       rateLimit: { operation: 'resources' },
       query: TemplateListQuery,
       response: WorkflowTemplate,
@@ -41,7 +41,7 @@ export function templateRoutes<W>(
       description:
         "Creates a workflow (draft unless status is given) from a template: customizations.agents maps every role of the template to an agent of the workspace (a role left out -> 400 missing_required_field with required_fields; an agent of another workspace -> 400 invalid_step_config); customizations.settings is laid over the template's settings, customizations.trigger replaces its trigger, customizations.steps lays config keys over a step's config (e.g. a webhook step's url). The result is checked like POST /v1/workflows.",
       tag,
-      auth: { kind: 'credential', scope: 'workflows:write', tenant: true },
+      auth: tenantRoute('workflows:write'),
       rateLimit: { operation: 'workflows.create' },
       status: 201,
       body: FromTemplateBody,

@@ -5,14 +5,11 @@ import { ApiError } from '../domain/errors.js';
 import type { Environment } from '../domain/environment.js';
 import type { SettingsRepository } from '../store/settings.repository.js';
 import type { OffsetClock } from './clock.js';
+import type { ClockState } from '../../shared/schemas/control-output.js';
 
 const OFFSET_KEY = 'clock_offset_ms';
 
-export interface ClockState {
-  now: string;
-  offset_ms: number;
-  real_now: string;
-}
+export type { ClockState };
 
 /** What falls due on the daemon clock, for advance to move through in order. */
 export interface Agenda {

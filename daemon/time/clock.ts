@@ -28,6 +28,13 @@ export class OffsetClock implements Clock {
   }
 }
 
+/**
+ * Real time, never moved by `svc clock`: only for times the outside world stamps with its own
+ * clock, such as the `t` of a signed webhook-trigger request (the sender's real time, compared
+ * with real time), so that a sandbox clock moved for a test does not refuse every signed hook.
+ */
+export const REAL_TIME: Clock = new OffsetClock(0);
+
 export function toIso(ms: number): string;
 export function toIso(ms: number | null | undefined): string | null;
 export function toIso(ms: number | null | undefined): string | null {

@@ -1,6 +1,6 @@
 // POST /v1/hooks/{workspace_id}/{path}: the intake of webhook triggers. No API key: the path is
-// the address, and a trigger with a secret needs a valid X-Svc-Signature. Rate limited with the
-// workflow's execute calls.
+// the address, and a trigger with a secret needs a valid X-Svc-Signature, once (a copy of a signed
+// request is refused). Rate limited with the workflow's execute calls.
 import { HookAccepted, HookParams } from '../../shared/schemas/triggers.js';
 import type { AccessGuard } from '../auth/access.js';
 import { ApiError } from '../domain/errors.js';
@@ -20,12 +20,18 @@ export function hookRoutes(
       operationId: 'triggerWorkflowByHook',
       summary: 'Start a webhook-triggered workflow',
       description:
-        'Starts a run of the active workflow whose trigger is {type: "webhook", config: {path}} in this workspace. Needs no API key. Any JSON body becomes trigger.payload (and the run input); request headers, minus Authorization, Cookie, X-Api-Key and X-Svc-Signature, become trigger.headers. When the trigger has config.secret, send X-Svc-Signature: t=<unix seconds>,v1=<lowercase hex HMAC-SHA256 of "<t>.<raw body>" keyed by the secret> (the scheme of outbound deliveries; 300 s tolerance), else 401 unauthorized. Counted with the workflow\'s execute calls (100/minute per workflow, times the tier).',
+        'Starts a run of the active workflow whose trigger is {type: "webhook", config: {path}} in this workspace. Needs no API key. Any JSON body becomes trigger.payload (and the run input); request headers, minus Authorization, Cookie, X-Api-Key and X-Svc-Signature, become trigger.headers. When the trigger has config.secret, send X-Svc-Signature: t=<unix seconds>,v1=<lowercase hex HMAC-SHA256 of "<t>.<raw body>" keyed by the secret> (the scheme of outbound deliveries; 300 s tolerance, on real time), else 401 unauthorized. A signed request starts one run only: a copy of one already accepted (the same t and body, however the header is written) answers 409 webhook_replayed with the execution_id it started, and starts nothing, for as long as its signature still verifies (also across a restart); sign again with a new t to start another run. Counted with the workflow\'s execute calls (100/minute per workflow, times the tier).',
       tag: 'Workflow triggers',
       auth: { kind: 'public' },
       status: 202,
       params: HookParams,
-      errors: ['not_found', 'unauthorized', 'workflow_not_active', 'rate_limit_exceeded'],
+      errors: [
+        'not_found',
+        'unauthorized',
+        'webhook_replayed',
+        'workflow_not_active',
+        'rate_limit_exceeded',
+      ],
       response: HookAccepted,
       handler: ({ params, request, reply }) => {
         const workspace = workspaces.get(params.workspace_id);

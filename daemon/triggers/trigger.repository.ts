@@ -1,4 +1,5 @@
-// Rows of workflow_triggers (what starts each non-manual workflow) and event_triggered_runs.
+// Rows of workflow_triggers (what starts each non-manual workflow), event_triggered_runs and
+// hook_signatures (the signed hook requests already accepted).
 import type { Db } from '../store/database.js';
 
 export interface TriggerRow {
@@ -12,6 +13,18 @@ export interface TriggerRow {
   cron: string | null;
   timezone: string | null;
   next_fire_at: number | null;
+}
+
+/** A signed hook request that started a run, kept until its signature can no longer verify. */
+export interface HookSignatureRow {
+  workspace_id: string;
+  digest: string;
+  workflow_id: string;
+  execution_id: string;
+  /** Daemon clock (ms). */
+  accepted_at: number;
+  /** Real time (ms), like the signature's t: when the signature stops verifying. */
+  expires_at: number;
 }
 
 const HOOK_CACHE_LIMIT = 10_000;
@@ -28,6 +41,9 @@ export class TriggerRepository {
   private readonly runDepthStmt;
   private readonly purgeRunsStmt;
   private readonly anyEventStmt;
+  private readonly signatureStmt;
+  private readonly insertSignatureStmt;
+  private readonly purgeSignaturesStmt;
 
   /**
    * Webhook triggers by workspace and path, read on every hook call. Only rows read outside a
@@ -69,6 +85,14 @@ export class TriggerRepository {
     this.anyEventStmt = db.prepare<[], { found: number }>(
       "SELECT EXISTS (SELECT 1 FROM workflow_triggers WHERE type = 'event') AS found",
     );
+    this.signatureStmt = db.prepare<[string, string], HookSignatureRow>(
+      'SELECT * FROM hook_signatures WHERE workspace_id = ? AND digest = ?',
+    );
+    this.insertSignatureStmt = db.prepare(
+      `INSERT INTO hook_signatures (workspace_id, digest, workflow_id, execution_id, accepted_at, expires_at)
+       VALUES (@workspace_id, @digest, @workflow_id, @execution_id, @accepted_at, @expires_at)`,
+    );
+    this.purgeSignaturesStmt = db.prepare('DELETE FROM hook_signatures WHERE expires_at <= ?');
   }
 
   get(workflowId: string): TriggerRow | undefined {
@@ -127,5 +151,19 @@ export class TriggerRepository {
 
   purgeEventRunsBefore(atMs: number): number {
     return this.purgeRunsStmt.run(atMs).changes;
+  }
+
+  acceptedSignature(workspaceId: string, digest: string): HookSignatureRow | undefined {
+    return this.signatureStmt.get(workspaceId, digest);
+  }
+
+  /** Throws SQLITE_CONSTRAINT_PRIMARYKEY for a signature already recorded in the workspace. */
+  recordSignature(row: HookSignatureRow): void {
+    this.insertSignatureStmt.run(row);
+  }
+
+  /** Forgets signatures that can no longer verify at `realMs`; returns how many. */
+  purgeSignaturesExpiredAt(realMs: number): number {
+    return this.purgeSignaturesStmt.run(realMs).changes;
   }
 }

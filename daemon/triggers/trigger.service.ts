@@ -3,12 +3,13 @@
 // from POST /v1/hooks/{workspace_id}/{path}, events from the event log's fan-out, inside the
 // event's own transaction so that each matching event starts exactly one run, even across a
 // crash. The workflow service calls onWrite inside every write's transaction, so workflow_triggers
-// always agrees with the workflows (and a bad trigger refuses the write).
+// always agrees with the workflows (and a bad trigger refuses the write). A signed hook request
+// starts one run only: its signature is recorded in the run's transaction, and a copy is refused.
 import type { IncomingHttpHeaders } from 'node:http';
 import { verifySignature } from '../../shared/signature.js';
 import type { EventEnvelope } from '../../shared/schemas/events.js';
 import type { TriggerType } from '../../shared/schemas/triggers.js';
-import { toIso, type Clock } from '../time/clock.js';
+import { REAL_TIME, toIso, type Clock } from '../time/clock.js';
 import type { SecretBox } from '../platform/secret-box.js';
 import { ApiError } from '../domain/errors.js';
 import type { Transactions } from '../domain/transactions.js';
@@ -16,6 +17,7 @@ import type { TimerService } from '../time/timer.service.js';
 import { latestOccurrence, nextOccurrence } from './cron.js';
 import type { TriggerRepository, TriggerRow } from './trigger.repository.js';
 import { matchesPatterns, parseTrigger, type TriggerInput } from './trigger-rules.js';
+import { replayRefusal, signedRequest, type SignedRequest } from './hook-signature.js';
 
 export const SCHEDULE_TIMER = 'workflow.schedule';
 /** Event-triggered runs that may follow one another (A's run event starts B, B's starts A...). */
@@ -85,6 +87,11 @@ export class TriggerService {
     private readonly commits: GroupCommit,
     /** hook_secret is stored sealed; only the hook intake opens it. */
     private readonly box: SecretBox,
+    /**
+     * What a signature's t is compared with: real time, as senders stamp it (decisions: t is the
+     * real time of sending), so `svc clock advance` neither refuses hooks nor forgets signatures.
+     */
+    private readonly signatureClock: Clock = REAL_TIME,
   ) {
     timers.register(SCHEDULE_TIMER, (payload) => this.fireSchedule(payload as ScheduleTimer));
     this.eventTriggersMayExist = repo.hasEventTriggers();
@@ -203,12 +210,17 @@ export class TriggerService {
         `No workflow of workspace ${hook.workspaceId} is triggered by the hook path '${hook.path}'. Set trigger {type: "webhook", config: {path: "${hook.path}"}} on a workflow; svc workflows trigger-url ID prints its URL.`,
       );
     }
+    let signed: SignedRequest | undefined;
     if (row.hook_secret !== null) {
       const header = hook.headers['x-svc-signature'];
+      const secret = this.box.open(row.hook_secret);
       const verdict = verifySignature(
         hook.rawBody,
         Array.isArray(header) ? header[0] : header,
-        this.box.open(row.hook_secret),
+        secret,
+        {
+          now: Math.floor(this.signatureClock.now() / 1000),
+        },
       );
       if (!verdict.valid) {
         throw new ApiError(
@@ -217,6 +229,9 @@ export class TriggerService {
           { param: 'X-Svc-Signature', extras: { reason: verdict.reason } },
         );
       }
+      signed = signedRequest(secret, verdict.timestamp, hook.rawBody);
+      // Early, so that a copy costs neither a rate-limit slot nor a transaction.
+      this.refuseReplay(hook.workspaceId, signed);
     }
     if (row.active !== 1) {
       throw new ApiError(
@@ -228,14 +243,28 @@ export class TriggerService {
     return {
       workflowId: row.workflow_id,
       // Group-committed with other starts (as manual runs are); answered once it is stored.
+      // A signed request is checked again and recorded in the run's own transaction: of two
+      // copies sent at once, the one committed second finds the first and starts nothing.
       start: async () => {
-        const { execution_id } = await this.commits.run(() =>
-          this.runs.start(hook.workspaceId, row.workflow_id, {
+        const { execution_id } = await this.commits.run(() => {
+          if (signed) this.refuseReplay(hook.workspaceId, signed);
+          const started = this.runs.start(hook.workspaceId, row.workflow_id, {
             input: asInput(payload),
             trigger: { type: 'webhook', payload, headers: visibleHeaders(hook.headers) },
             inline: true,
-          }),
-        );
+          });
+          if (signed) {
+            this.repo.recordSignature({
+              workspace_id: hook.workspaceId,
+              digest: signed.digest,
+              workflow_id: row.workflow_id,
+              execution_id: started.execution_id,
+              accepted_at: this.clock.now(),
+              expires_at: signed.expiresAt,
+            });
+          }
+          return started;
+        });
         return { execution_id };
       },
     };
@@ -274,6 +303,23 @@ export class TriggerService {
 
   purgeExpired(): number {
     return this.repo.purgeEventRunsBefore(this.clock.now() - EVENT_RUN_RETENTION_MS);
+  }
+
+  /**
+   * Housekeeping: forgets accepted hook signatures that no longer verify (their t is past the
+   * tolerance in real time), so the table holds only the last ten minutes or so of signed hooks.
+   */
+  purgeAcceptedSignatures(): number {
+    return this.repo.purgeSignaturesExpiredAt(this.signatureClock.now());
+  }
+
+  /**
+   * 409 webhook_replayed when this signed request already started a run. A row past its expiry
+   * that housekeeping has not yet purged still refuses: it is the same request all the same.
+   */
+  private refuseReplay(workspaceId: string, signed: SignedRequest): void {
+    const accepted = this.repo.acceptedSignature(workspaceId, signed.digest);
+    if (accepted) throw replayRefusal(accepted);
   }
 
   /** Timer handler: one occurrence of a schedule. Stale timers (paused, changed) do nothing. */

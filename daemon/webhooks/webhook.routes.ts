@@ -12,13 +12,13 @@ import {
   WebhookTestResult,
   WebhookUpdateBody,
 } from '../../shared/schemas/webhooks.js';
-import { listRoute, objectRoute, type RouteDef } from '../http/route.js';
+import { listRoute, objectRoute, tenantRoute, type RouteDef } from '../http/route.js';
 import { resourceRoutes } from '../http/resource-routes.js';
 import type { DeliveryService } from './deliveries/delivery.service.js';
 import type { WebhookService } from './webhook.service.js';
 
-const read = { kind: 'credential', scope: 'webhooks:read', tenant: true } as const;
-const write = { kind: 'credential', scope: 'webhooks:write', tenant: true } as const;
+const read = tenantRoute('webhooks:read');
+const write = tenantRoute('webhooks:write');
 const tag = 'Webhooks';
 
 const webhook = resourceRoutes({

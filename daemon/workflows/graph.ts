@@ -1,7 +1,8 @@
 // Validation of a workflow's step graph, run on create and on every PATCH: unique ids, every
 // reference names a step, each type's config (its field schemas in shared/schemas/steps.ts,
-// then its own checks in engine/steps/), agents that exist, expressions that parse, and no cycle
-// through any kind of edge. Pure: the caller passes what it knows of agents.
+// then its own checks in engine/steps/), agents that exist, expressions that parse, no cycle
+// through any kind of edge, and no step reached twice while a parallel step runs
+// (parallel-reach.ts). Pure: the caller passes what it knows of agents.
 import {
   STEP_FIELDS,
   STEP_TYPES,
@@ -19,6 +20,8 @@ import {
 } from '../engine/expressions.js';
 import { kindOf } from '../engine/steps/index.js';
 import type { StepCheck } from '../engine/steps/kind.js';
+import { checkParallelReach } from './parallel-reach.js';
+import { checkExpressionBudget } from './expression-budget.js';
 
 export interface GraphContext {
   /** Whether an agent of the workspace has this id. */
@@ -40,6 +43,7 @@ export function validateSteps(
   steps: readonly WorkflowStepInput[],
   context: GraphContext,
 ): WorkflowStepView[] {
+  checkExpressionBudget(steps);
   const index = new Map<string, number>();
   steps.forEach((step, i) => {
     if (index.has(step.id)) {
@@ -101,6 +105,7 @@ export function validateSteps(
       { param: 'steps', extras: { cycle } },
     );
   }
+  checkParallelReach(out);
   return out;
 }
 

@@ -13,13 +13,13 @@ import {
   WorkflowParams,
   WorkflowUpdateBody,
 } from '../../shared/schemas/workflows.js';
-import { listRoute, objectRoute, type RouteDef } from '../http/route.js';
+import { listRoute, objectRoute, tenantRoute, type RouteDef } from '../http/route.js';
 import { resourceRoutes } from '../http/resource-routes.js';
-import type { RunService } from './run.service.js';
+import type { ExecutionsService } from './executions.service.js';
 import type { WorkflowService } from './workflow.service.js';
 
-const read = { kind: 'credential', scope: 'workflows:read', tenant: true } as const;
-const execute = { kind: 'credential', scope: 'workflows:execute', tenant: true } as const;
+const read = tenantRoute('workflows:read');
+const execute = tenantRoute('workflows:execute');
 const resources = { operation: 'resources' } as const;
 const tag = 'Workflows';
 
@@ -41,7 +41,7 @@ const workflow = resourceRoutes({
   updateBody: WorkflowUpdateBody,
 });
 
-export function workflowRoutes(workflows: WorkflowService, runs: RunService): RouteDef[] {
+export function workflowRoutes(workflows: WorkflowService, runs: ExecutionsService): RouteDef[] {
   const executeRoute = (path: string, operationId: string, summary: string) =>
     objectRoute({
       method: 'POST',
@@ -72,7 +72,7 @@ export function workflowRoutes(workflows: WorkflowService, runs: RunService): Ro
     workflow.list(({ query, ctx }) => workflows.list(ctx.workspace.id, query)),
     workflow.create(({ body, ctx }) => workflows.create(ctx.workspace.id, body), {
       description:
-        "Created draft unless status is given. The whole step graph is validated: unique step ids, every reference (next_step_id, if_true, if_false, parallel steps, on_error) names a step, required config per type, agents of the workspace, expressions that parse (400 invalid_step_config with param such as steps[2].config.if_false), and secrets used only whole: {{secrets.NAME}} alone between the braces, text around it allowed; an index, member such as .length, comparison, operator, filter, call, bare secrets, this or secrets['NAME'] is 400 invalid_step_config naming the step, the field and the rule, and a condition may not read secrets at all; any loop is 400 circular_dependency with extras cycle. The first step is the entry. A webhook trigger's config.secret is write-only: stored sealed, never returned (this answer too shows has_secret: true).",
+        "Created draft unless status is given. The whole step graph is validated: unique step ids, every reference (next_step_id, if_true, if_false, parallel steps, on_error) names a step, required config per type, agents of the workspace, expressions that parse (400 invalid_step_config with param such as steps[2].config.if_false), at most 2,000 characters an expression and 500 expressions of 10,000 characters in all per workflow (400 invalid_step_config naming the field where the bound is passed), and secrets used only whole: {{secrets.NAME}} alone between the braces, text around it allowed; an index, member such as .length, comparison, operator, filter, call, bare secrets, this or secrets['NAME'] is 400 invalid_step_config naming the step, the field and the rule, and a condition may not read secrets at all; any loop is 400 circular_dependency with extras cycle. A step reached twice while a parallel step runs (by two of its branches, through next_step_id, on_error, a condition's targets or a nested parallel step, or by a branch and the parallel step's own next_step_id, which runs after the join) would run twice per run: 400 invalid_step_config naming the step, the parallel step and the shortest path through each, with extras step_id, parallel_step_id and paths, and param at the field that makes the second path; paths that exclude each other (a condition's two targets, next_step_id and on_error) may meet. The first step is the entry. A webhook trigger's config.secret is write-only: stored sealed, never returned (this answer too shows has_secret: true).",
       rateLimit: { operation: 'workflows.create' },
       errors: ['invalid_step_config', 'circular_dependency', 'invalid_url'],
     }),
@@ -81,7 +81,7 @@ export function workflowRoutes(workflows: WorkflowService, runs: RunService): Ro
       ({ params, body, ctx }) => workflows.update(ctx.workspace.id, params.workflow_id, body),
       {
         description:
-          'Change name, description, status, trigger, steps or settings (merged). The graph is validated again. Runs already started keep the definition they started with. A webhook trigger sent without config.secret keeps the stored secret; secret: null removes it; a string replaces it (has_secret is read-only and ignored).',
+          'Change name, description, status, trigger, steps or settings (merged). The graph is validated again, as on create (a step reached twice while a parallel step runs included), even when the steps are not in the request. Runs already started keep the definition they started with. A webhook trigger sent without config.secret keeps the stored secret; secret: null removes it; a string replaces it (has_secret is read-only and ignored).',
         errors: ['invalid_step_config', 'circular_dependency', 'invalid_url'],
       },
     ),

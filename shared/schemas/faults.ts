@@ -1,6 +1,7 @@
 // Sandbox fault rules (svc faults add|list|remove|clear): control-channel inputs and the rule as
 // the CLI shows it. Not part of the REST API (like the clock, faults are a sandbox control).
 import { z } from 'zod';
+import { Timestamp } from './common.js';
 import {
   DELAY_MS,
   FAULT_ATTEMPTS,
@@ -52,35 +53,36 @@ export const FaultIdInput = z.strictObject({
 export const FaultListInput = z.strictObject({ workspace_id: z.string().optional() }).optional();
 
 /** A rule as listed: what it targets, when and what it injects, and how often it did. */
-export interface FaultView {
-  id: string;
-  workspace_id: string;
-  where: {
-    webhook_id: string | null;
-    url_prefix: string | null;
-    workflow_id: string | null;
-    step_id: string | null;
-    agent_id: string | null;
-  };
-  when: {
-    attempts: { from: number; to: number } | null;
-    rate: number | null;
-    seed: number | null;
-    times: number | null;
-    match: string | null;
-  };
-  what: {
-    status: number | null;
-    timeout: boolean;
-    latency_ms: number | null;
-    reset: boolean;
-    fail: string | null;
-  };
+export const FaultView = z.object({
+  id: z.string(),
+  workspace_id: z.string(),
+  where: z.object({
+    webhook_id: z.string().nullable(),
+    url_prefix: z.string().nullable(),
+    workflow_id: z.string().nullable(),
+    step_id: z.string().nullable(),
+    agent_id: z.string().nullable(),
+  }),
+  when: z.object({
+    attempts: z.object({ from: z.number().int(), to: z.number().int() }).nullable(),
+    rate: z.number().nullable(),
+    seed: z.number().nullable(),
+    times: z.number().int().nullable(),
+    match: z.string().nullable(),
+  }),
+  what: z.object({
+    status: z.number().int().nullable(),
+    timeout: z.boolean(),
+    latency_ms: z.number().int().nullable(),
+    reset: z.boolean(),
+    fail: z.string().nullable(),
+  }),
   /** Calls the rule was asked about (past its where, match and attempts). */
-  seen: number;
+  seen: z.number().int(),
   /** Faults it injected. */
-  hits: number;
+  hits: z.number().int(),
   /** A rule with --times retires after that many hits. */
-  retired: boolean;
-  created_at: string;
-}
+  retired: z.boolean(),
+  created_at: Timestamp,
+});
+export type FaultView = z.infer<typeof FaultView>;

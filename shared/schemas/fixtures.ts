@@ -275,26 +275,32 @@ export type FixtureApplyRequest = z.infer<typeof FixtureApplyInput>;
 export const FIXTURE_ACTIONS = ['create', 'update', 'unchanged'] as const;
 export type FixtureAction = (typeof FIXTURE_ACTIONS)[number];
 
-export interface FixturePlanEntry {
-  kind: FixtureKind;
-  name: string;
-  action: FixtureAction;
-  /** The object's id; null when it is still to be created (dry run). */
-  id: string | null;
-  /** What changed, for updates (the top-level fields). */
-  changes?: string[];
-}
+const FixtureKindName = z.enum(FIXTURE_KINDS);
 
-export interface FixtureApplyResult {
-  dry_run: boolean;
-  plan: FixturePlanEntry[];
+export const FixturePlanEntry = z.object({
+  kind: FixtureKindName,
+  name: z.string(),
+  action: z.enum(FIXTURE_ACTIONS),
+  /** The object's id; null when it is still to be created (dry run). */
+  id: z.string().nullable(),
+  /** What changed, for updates (the top-level fields). */
+  changes: z.array(z.string()).optional(),
+});
+export type FixturePlanEntry = z.infer<typeof FixturePlanEntry>;
+
+export const FixtureApplyResult = z.object({
+  dry_run: z.boolean(),
+  plan: z.array(FixturePlanEntry),
   /** kind -> name -> id. */
-  ids: Partial<Record<FixtureKind, Record<string, string>>>;
+  ids: z.partialRecord(FixtureKindName, z.record(z.string(), z.string())),
   /** Values shown this once: key secrets, OAuth client secrets, generated webhook secrets. */
-  secrets: { kind: FixtureKind; name: string; field: string; value: string }[];
+  secrets: z.array(
+    z.object({ kind: FixtureKindName, name: z.string(), field: z.string(), value: z.string() }),
+  ),
   /** What the `then:` actions did. */
-  then: { action: string; result: Record<string, unknown> }[];
-}
+  then: z.array(z.object({ action: z.string(), result: z.record(z.string(), z.unknown()) })),
+});
+export type FixtureApplyResult = z.infer<typeof FixtureApplyResult>;
 
 /** The JSON Schema of the fixture file (draft 2020-12), as `svc fixtures schema` prints it. */
 export function fixtureJsonSchema(): Record<string, unknown> {

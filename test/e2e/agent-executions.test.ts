@@ -674,7 +674,7 @@ test('stub --result is returned exactly for matching inputs (substring or /regex
   const listed = await main.daemon.cli(['agents', 'stub', 'list', agent.id, '--json']);
   assertCli(t, listed);
   t.deepEqual(
-    listed.json().map((s: { match: string }) => s.match),
+    listed.json().data.map((s: { match: string }) => s.match),
     ['REFUND', '/^order \\d+$/i'],
   );
   const cleared = await main.daemon.cli(['agents', 'stub', 'clear', agent.id, '--json']);

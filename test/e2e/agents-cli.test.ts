@@ -434,7 +434,7 @@ test('stub add (result, fail, delay), list and clear', async (t) => {
     'agent_not_found',
   );
 
-  const listed = ok(t, await svc(ws, 'agents', 'stub', 'list', agent.id));
+  const listed = ok(t, await svc(ws, 'agents', 'stub', 'list', agent.id)).data;
   t.deepEqual(
     listed.map((s: { id: string }) => s.id),
     [stub.id, failing.id, slow.id],
@@ -450,7 +450,7 @@ test('stub add (result, fail, delay), list and clear', async (t) => {
   t.is(error.status, 502);
 
   t.deepEqual(ok(t, await svc(ws, 'agents', 'stub', 'clear', agent.id)), { cleared: 3 });
-  t.deepEqual(ok(t, await svc(ws, 'agents', 'stub', 'list', agent.id)), []);
+  t.deepEqual(ok(t, await svc(ws, 'agents', 'stub', 'list', agent.id)).data, []);
   const plain = ok(t, await execute(ws, agent.id, 'Check the CRM', '--wait'));
   t.is(plain.status, 'completed');
 });

@@ -89,7 +89,7 @@ test.serial('keys create --expires-in 1h: the key expires when the clock passes 
   t.is(expired.body.error.code, 'invalid_token');
   t.is(expired.body.error.expires_at, key.expires_at);
 
-  const listed = (await jsonCommand(t, ['keys', 'list'])) as { id: string; status: string }[];
+  const listed = (await jsonCommand(t, ['keys', 'list'])).data as { id: string; status: string }[];
   t.is(listed.find((k) => k.id === key.id)?.status, 'expired');
 });
 
@@ -164,7 +164,7 @@ test('workspaces create/list --json', async (t) => {
   t.regex(String(created.id), /^ws_/);
   t.like(created, { name: 'Acme', tier: 'starter', default: false });
 
-  const list = (await jsonCommand(t, ['workspaces', 'list'])) as {
+  const list = (await jsonCommand(t, ['workspaces', 'list'])).data as {
     id: string;
     name: string;
     tier: string;
@@ -197,7 +197,7 @@ test('workspaces create: a bad or missing tier is a usage error', async (t) => {
   const missing = await d.cli(['workspaces', 'create', '--name', 'X']);
   t.is(missing.code, 2, output(missing));
   t.regex(output(missing), /--tier/);
-  const list = (await jsonCommand(t, ['workspaces', 'list'])) as { name: string }[];
+  const list = (await jsonCommand(t, ['workspaces', 'list'])).data as { name: string }[];
   t.false(
     list.some((ws) => ws.name === 'X'),
     'nothing was created',
@@ -245,7 +245,7 @@ test('the key value never appears in keys list', async (t) => {
   const key = await createKey(t, ['--scopes', 'agents:read']);
   const list = await d.cli(['keys', 'list', '--json']);
   t.is(list.code, 0, output(list));
-  const keys = list.json<Record<string, unknown>[]>();
+  const keys = list.json<{ data: Record<string, unknown>[] }>().data;
   const listed = keys.find((k) => k.id === key.id);
   t.truthy(listed);
   t.like(listed, { name: 'k', workspace_id: defaultWorkspace, status: 'active' });
@@ -265,7 +265,7 @@ test('keys create without --scopes and without a TTY is a usage error naming --s
   t.regex(output(result), /--scopes/);
   const json = await d.cli(['keys', 'create', '--name', 'noscopes', '--json']);
   t.is(json.code, 2);
-  const keys = (await jsonCommand(t, ['keys', 'list'])) as { name: string }[];
+  const keys = (await jsonCommand(t, ['keys', 'list'])).data as { name: string }[];
   t.false(keys.some((k) => k.name === 'noscopes'));
 });
 

@@ -61,7 +61,7 @@ test('POST /trpc without the control token or with a wrong one is 401 and change
 
   const list = await d.cli(['workspaces', 'list', '--json']);
   t.is(list.code, 0);
-  t.false(list.json<{ name: string }[]>().some((ws) => ws.name === 'intruder'));
+  t.false(list.json<{ data: { name: string }[] }>().data.some((ws) => ws.name === 'intruder'));
   const clock = await d.cli(['clock', 'show', '--json']);
   t.is(clock.json().offset_ms, 0);
   t.is((await fetch(`${d.url}/healthz`)).status, 200, 'the daemon still runs');

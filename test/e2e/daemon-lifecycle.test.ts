@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { runCli, SVC_BIN, type CliResult } from '../helpers/daemon.js';
 import { sharedDaemon } from '../helpers/setup.js';
 import { isAlive, waitForExit } from '../helpers/processes.js';
+import { svcEnv } from '../helpers/env.js';
 import { readLog, waitForLog } from '../helpers/logs.js';
 
 /** A fresh data dir, and a CLI bound to it; the daemon (if any) is stopped and the dir removed at the end. */
@@ -227,8 +228,8 @@ test('a daemon killed with SIGKILL leaves a stale lock that does not block the n
   const list = await cli(['workspaces', 'list', '--json']);
   t.is(list.code, 0, output(list));
   const found = list
-    .json<{ id: string; name: string; tier: string }[]>()
-    .find((ws) => ws.id === workspace.id);
+    .json<{ data: { id: string; name: string; tier: string }[] }>()
+    .data.find((ws) => ws.id === workspace.id);
   t.like(found, { name: 'survivor', tier: 'starter' });
 
   const status = await cli(['daemon', 'status', '--json']);
@@ -294,7 +295,7 @@ test('a --foreground daemon logs to stdout and to its log file, so `svc daemon l
     process.execPath,
     [SVC_BIN, 'daemon', 'start', '--foreground', '--port', '0'],
     {
-      env: { ...process.env, NO_COLOR: '1', CI: 'true', ...env },
+      env: svcEnv({ NO_COLOR: '1', CI: 'true', ...env }),
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );

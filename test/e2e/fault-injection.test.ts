@@ -123,7 +123,7 @@ test.serial(
     t.true(first >= 60_000 && first < 65_000, String(first));
     t.true(second >= 300_000 && second < 305_000, String(second));
     t.true(await waitForLog(d.dataDir, (log) => log.includes(`injected fault ${fault.id}`), 5000));
-    const listed = (await d.cli(['faults', 'list', '--workspace', ws, '--json'])).json();
+    const listed = (await d.cli(['faults', 'list', '--workspace', ws, '--json'])).json().data;
     t.like(
       listed.find((f: any) => f.id === fault.id),
       { seen: 2, hits: 2 },
@@ -233,7 +233,7 @@ test.serial(
     t.like(failed.body.error, { code: 'external_api_error', injected_fault: fault.id });
     const ok = await execute();
     t.is(ok.status, 200, JSON.stringify(ok.body));
-    const listed = (await d.cli(['faults', 'list', '--workspace', ws, '--json'])).json();
+    const listed = (await d.cli(['faults', 'list', '--workspace', ws, '--json'])).json().data;
     t.like(
       listed.find((f: any) => f.id === fault.id),
       { hits: 1, retired: true },
@@ -373,7 +373,7 @@ test.serial(
     await receiver.waitForCount(1, 5000);
     const listed = await d.cli(['webhooks', 'deliveries', hook, '--workspace', ws, '--json']);
     t.like(listed.json().data[0], { status: 'delivered', attempts: 1 });
-    const rules = (await d.cli(['faults', 'list', '--workspace', ws, '--json'])).json();
+    const rules = (await d.cli(['faults', 'list', '--workspace', ws, '--json'])).json().data;
     t.true(rules.find((f: any) => f.id === fault.id).hits >= 1);
     assertExit(t, await d.cli(['faults', 'clear', '--workspace', ws]), 0);
   },
@@ -383,7 +383,7 @@ test.serial('rules are stored: they survive a restart', async (t) => {
   const fault = await addFault('--url-prefix', 'http://127.0.0.1:9/', '--reset', '--times', '3');
   assertExit(t, await d.cli(['daemon', 'stop']), 0);
   await restart(d);
-  const listed = (await d.cli(['faults', 'list', '--workspace', ws, '--json'])).json();
+  const listed = (await d.cli(['faults', 'list', '--workspace', ws, '--json'])).json().data;
   t.true(listed.some((f: any) => f.id === fault.id && f.what.reset && f.when.times === 3));
   assertExit(t, await d.cli(['faults', 'clear', '--workspace', ws]), 0);
 });

@@ -43,7 +43,8 @@ function write(name: string, text: string): string {
 
 async function counts(): Promise<{ workspaces: number; agents: number }> {
   const { key, workspaceId } = await d.operator();
-  const workspaces = (await d.cli(['workspaces', 'list', '--json'])).json<unknown[]>().length;
+  const workspaces = (await d.cli(['workspaces', 'list', '--json'])).json<{ data: unknown[] }>()
+    .data.length;
   const agents = await d.callJson('GET', '/v1/agents?limit=100', undefined, {
     key,
     tenant: workspaceId,

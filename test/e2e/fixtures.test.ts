@@ -36,7 +36,7 @@ function write(name: string, text: string): string {
 }
 
 async function workspaceCount(): Promise<number> {
-  return (await d.cli(['workspaces', 'list', '--json'])).json<unknown[]>().length;
+  return (await d.cli(['workspaces', 'list', '--json'])).json<{ data: unknown[] }>().data.length;
 }
 
 test.serial('the support desk applies, and its objects work through the REST API', async (t) => {
@@ -66,7 +66,7 @@ test.serial('the support desk applies, and its objects work through the REST API
 
   const secrets = await d.cli(['secrets', 'list', '--workspace', ws, '--json']);
   t.deepEqual(
-    secrets.json().map((s: { name: string }) => s.name),
+    secrets.json().data.map((s: { name: string }) => s.name),
     ['CRM_TOKEN'],
   );
 
@@ -179,12 +179,12 @@ test.serial(
     const apps = await d.cli(['oauth', 'apps', 'list', '--json']);
     const portal = apps
       .json()
-      .find((app: { client_id: string }) => app.client_id === ids.oauth_apps.portal);
+      .data.find((app: { client_id: string }) => app.client_id === ids.oauth_apps.portal);
     t.is(portal.client_secret_hint, `...${clientSecret.slice(-4)}`);
     t.true(
       apps
         .json()
-        .some(
+        .data.some(
           (app: { client_id: string; public: boolean }) =>
             app.client_id === ids.oauth_apps.mobile && app.public,
         ),

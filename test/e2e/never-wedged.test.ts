@@ -1,7 +1,7 @@
 // Patterns users write cannot stall the daemon (issue 20, item 1), for the places beside sandbox
 // stubs (user-patterns.test.ts): event type patterns and knowledge retrieval. Each gets a
 // catastrophic pattern (a wildcard-heavy glob, search syntax) or a long input, and /healthz must
-// answer within 100 ms meanwhile: a generous bound that tells "serving" from "wedged". Serial:
+// answer within 1 s meanwhile (the figures are printed): a bound that tells "serving" from "wedged". Serial:
 // each test's probes measure the daemon under that test's load only.
 import test, { type ExecutionContext } from 'ava';
 import { assertError, trpc, type Answer } from '../helpers/api.js';
@@ -36,8 +36,14 @@ async function answersHealth(timeoutMs: number): Promise<boolean> {
   }
 }
 
-/** Asks /healthz `times` times in a row; each must answer 200 within 100 ms. */
+/**
+ * Asks /healthz `times` times in a row; each must answer 200 within PROBE_BOUND_MS. A wedged
+ * daemon takes seconds to minutes; the bound leaves room for a loaded 2-core machine (a probe
+ * took 142 ms in a CI-like run beside other work), and each figure is printed.
+ */
+const PROBE_BOUND_MS = 1_000;
 async function assertServing(t: ExecutionContext, times = 5): Promise<void> {
+  const took: string[] = [];
   for (let i = 0; i < times; i++) {
     const started = performance.now();
     let status = 0;
@@ -49,10 +55,12 @@ async function assertServing(t: ExecutionContext, times = 5): Promise<void> {
       status = -1;
     }
     const elapsed = performance.now() - started;
+    took.push(elapsed.toFixed(0));
     t.is(status, 200, `healthz probe ${i} got no answer (the daemon is wedged)`);
-    t.true(elapsed < 100, `healthz probe ${i} took ${elapsed.toFixed(0)} ms`);
-    if (status !== 200) return;
+    t.true(elapsed < PROBE_BOUND_MS, `healthz probe ${i} took ${elapsed.toFixed(0)} ms`);
+    if (status !== 200) break;
   }
+  t.log(`/healthz probes: ${took.join(', ')} ms`);
 }
 
 // Event type patterns (GET /v1/events?type=, workflow event triggers, `svc listen --events`)

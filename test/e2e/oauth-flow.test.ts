@@ -394,7 +394,7 @@ test('svc oauth apps create|list|get|delete and grants list|revoke (delete revok
   t.deepEqual(app.scopes, ['agents:read', 'agents:write']);
   t.is(app.workspace_id, defaultWs);
 
-  const listed = (await daemon.cli(['oauth', 'apps', 'list', '--json'])).json();
+  const listed = (await daemon.cli(['oauth', 'apps', 'list', '--json'])).json().data;
   const mine = listed.find((a: any) => a.client_id === app.client_id);
   t.truthy(mine);
   t.is(mine.client_secret, undefined, 'the secret is shown once');
@@ -412,7 +412,7 @@ test('svc oauth apps create|list|get|delete and grants list|revoke (delete revok
   );
   const grants = (
     await daemon.cli(['oauth', 'grants', 'list', '--client', app.client_id, '--json'])
-  ).json();
+  ).json().data;
   t.is(grants.length, 1);
   t.is(grants[0].status, 'active');
   t.is(grants[0].workspace_id, defaultWs);
@@ -428,7 +428,7 @@ test('svc oauth apps create|list|get|delete and grants list|revoke (delete revok
   t.is(missing.code, 1);
   const revokedGrants = (
     await daemon.cli(['oauth', 'grants', 'list', '--client', app.client_id, '--all', '--json'])
-  ).json();
+  ).json().data;
   t.is(revokedGrants[0].status, 'revoked');
   t.is(revokedGrants[0].revoked_reason, 'app deleted');
 });
@@ -438,7 +438,7 @@ test('svc oauth grants revoke ends the tokens of that grant at once', async (t) 
   t.is((await daemon.request('/v1/auth/me', { key: tokens.access_token })).status, 200);
   const [grant] = (
     await daemon.cli(['oauth', 'grants', 'list', '--client', app.client_id, '--json'])
-  ).json();
+  ).json().data;
   const revoked = await daemon.cli(['oauth', 'grants', 'revoke', grant.id, '--json']);
   t.is(revoked.code, 0, revoked.stderr);
   t.is(revoked.json().status, 'revoked');

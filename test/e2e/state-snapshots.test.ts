@@ -220,6 +220,6 @@ test.serial(
     t.deepEqual(imported.json().dropped_secrets, [`secret STRIPE_KEY (workspace ${workspaceId})`]);
     t.is(imported.json().new_secrets[0].id, hook.body.data.id);
     const secrets = await d.cli(['secrets', 'list', '--json']);
-    t.deepEqual(secrets.json(), []);
+    t.deepEqual(secrets.json().data, []);
   },
 );

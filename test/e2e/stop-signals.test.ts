@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { control } from '../helpers/api.js';
 import { runCli, SVC_BIN } from '../helpers/daemon.js';
+import { svcEnv } from '../helpers/env.js';
 import { readLog } from '../helpers/logs.js';
 import { restart, restNow } from '../helpers/processes.js';
 
@@ -23,7 +24,7 @@ interface Foreground {
 /** `svc daemon start --foreground` as the leader of a process group of its own. */
 function startForeground(dataDir: string): Foreground {
   const child = spawn(process.execPath, [SVC_BIN, 'daemon', 'start', '--foreground'], {
-    env: { ...process.env, SVC_DATA_DIR: dataDir, SVC_PORT: '0', CI: 'true' },
+    env: svcEnv({ SVC_DATA_DIR: dataDir, SVC_PORT: '0', CI: 'true' }),
     stdio: ['ignore', 'ignore', 'pipe'],
     detached: true,
   });
@@ -35,15 +36,18 @@ function startForeground(dataDir: string): Foreground {
   return { child, exited, stderr: () => stderr };
 }
 
-/** Once the foreground CLI `pid` has a child process: the daemon (Linux /proc). */
-async function daemonSpawned(pid: number): Promise<void> {
-  const children = `/proc/${pid}/task/${pid}/children`;
+/**
+ * Once the foreground CLI `pid` is loading the daemon, which runs inside it: its store's native
+ * module (better-sqlite3) is mapped into the process (Linux /proc). Before the CLI's JavaScript
+ * runs, Node's own start-up has only the default action for a signal, in any process.
+ */
+async function daemonLoading(pid: number): Promise<void> {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
-    if (readFileSync(children, 'utf8').trim() !== '') return;
+    if (readFileSync(`/proc/${pid}/maps`, 'utf8').includes('better_sqlite3.node')) return;
     await sleep(5);
   }
-  throw new Error('the foreground CLI did not spawn the daemon within 30 s');
+  throw new Error('the foreground CLI did not load the daemon within 30 s');
 }
 
 /** The daemon's URL once it answers /healthz (its runtime file names it). */
@@ -130,10 +134,10 @@ test.serial(
       const daemon = startForeground(dataDir);
       const group = -daemon.child.pid!;
       if (round % 5 === 0) {
-        // While it starts: from the moment the CLI has spawned the daemon (before that, Node's own
-        // start-up runs no JavaScript that could handle a signal) through the daemon's loading
-        // and start-up, before it listens.
-        await daemonSpawned(daemon.child.pid!);
+        // While it starts: from the moment the CLI loads the daemon (before the CLI's own
+        // JavaScript runs, Node's start-up has no way to handle a signal) through the daemon's
+        // loading and start-up, before it listens.
+        await daemonLoading(daemon.child.pid!);
         await sleep((round / 5) * 100);
         process.kill(group, 'SIGTERM');
       } else {

@@ -145,7 +145,7 @@ test('a stub pattern RE2 cannot run is refused at write time, naming the field a
     t.regex(error.message, feature, pattern);
   }
   const listed = await d.cli(['agents', 'stub', 'list', agentId, '--json']);
-  t.deepEqual(JSON.parse(listed.stdout), [], 'nothing was stored');
+  t.deepEqual(JSON.parse(listed.stdout).data, [], 'nothing was stored');
 });
 
 test('a pattern over the cost bound is refused for stubs and fault rules, naming the bound', async (t) => {
@@ -167,7 +167,7 @@ test('a pattern over the cost bound is refused for stubs and fault rules, naming
   t.is((await addStub(agentId, 'order #')).code, 0, 'a substring costs nothing');
   const listed = await d.cli(['agents', 'stub', 'list', agentId, '--json']);
   t.deepEqual(
-    (JSON.parse(listed.stdout) as { match: string }[]).map((stub) => stub.match),
+    (JSON.parse(listed.stdout) as { data: { match: string }[] }).data.map((stub) => stub.match),
     ['/a[^b]{32}c/i', 'order #'],
   );
 });

@@ -41,21 +41,21 @@ test('set, list (names only) and delete secrets, per workspace', async (t) => {
   t.deepEqual(
     listed
       .json()
-      .map((secret: { name: string }) => secret.name)
+      .data.map((secret: { name: string }) => secret.name)
       .sort(),
     ['API_TOKEN', 'SECOND'],
   );
   t.false(listed.stdout.includes(value));
-  t.deepEqual((await svc(other, 'secrets', 'list', '--json')).json(), [], 'another workspace');
+  t.deepEqual((await svc(other, 'secrets', 'list', '--json')).json().data, [], 'another workspace');
 
   const replaced = await svc(ws, 'secrets', 'set', 'API_TOKEN', secretValue('again'), '--json');
   assertExit(t, replaced, 0);
-  t.is((await svc(ws, 'secrets', 'list', '--json')).json().length, 2, 'set replaces');
+  t.is((await svc(ws, 'secrets', 'list', '--json')).json().data.length, 2, 'set replaces');
 
   const deleted = await svc(ws, 'secrets', 'delete', 'SECOND', '--json');
   assertExit(t, deleted, 0);
   t.deepEqual(
-    (await svc(ws, 'secrets', 'list', '--json')).json().map((s: { name: string }) => s.name),
+    (await svc(ws, 'secrets', 'list', '--json')).json().data.map((s: { name: string }) => s.name),
     ['API_TOKEN'],
   );
   const unknown = await svc(ws, 'secrets', 'delete', 'SECOND', '--json');

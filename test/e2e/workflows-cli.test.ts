@@ -7,6 +7,7 @@ import test from 'ava';
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { assertExit, SVC_BIN, ROOT, type CliResult } from '../helpers/daemon.js';
+import { svcEnv } from '../helpers/env.js';
 import { sharedDaemon } from '../helpers/setup.js';
 import { startReceiver } from '../helpers/receiver.js';
 import {
@@ -209,7 +210,8 @@ test('run --wait prints each step and the result; the webhook step got the inter
     t.regex(run.stderr, new RegExp(`step ${step} \\(\\w+\\) started`), step);
     t.regex(run.stderr, new RegExp(`step ${step} \\(\\w+\\) completed in`), step);
   }
-  t.regex(run.stdout, /Run wex_\w+ completed in/);
+  t.regex(run.stderr, /Run wex_\w+ completed in/);
+  t.notThrows(() => JSON.parse(run.stdout), 'stdout carries the result alone');
 
   t.is(receiver.requests.length, 1);
   const call = receiver.requests[0]!;
@@ -420,7 +422,7 @@ test('in a terminal, run --wait draws a live view on stderr; stdout keeps the re
     .map((part) => `'${part}'`)
     .join(' ');
   const transcript = await new Promise<{ code: number | null; out: string }>((resolve, reject) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, ...d.env, TERM: 'xterm' };
+    const env = svcEnv({ ...d.env, TERM: 'xterm' });
     delete env.NO_COLOR;
     const child = spawn('script', ['-qec', command, '/dev/null'], {
       cwd: ROOT,

@@ -2,6 +2,7 @@
 // process: the JSON lines it prints are collected as they come, and waits wake on each of them.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { ROOT, SVC_BIN } from './daemon.js';
+import { svcEnv } from './env.js';
 import { Wakeup } from './waiting.js';
 
 export type Exit = { code: number | null; signal: NodeJS.Signals | null };
@@ -17,7 +18,7 @@ export class CliStream {
 
   /** `svc <args>` with the environment `env` (the daemon's), minus the variables in `unsetEnv`. */
   constructor(args: string[], env: NodeJS.ProcessEnv, options: { unsetEnv?: string[] } = {}) {
-    const all: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', CI: 'true', ...env };
+    const all = svcEnv({ NO_COLOR: '1', CI: 'true', ...env });
     for (const name of options.unsetEnv ?? []) delete all[name];
     this.child = spawn(process.execPath, [SVC_BIN, ...args], {
       cwd: ROOT,

@@ -9,6 +9,7 @@ import { dataDirFiles } from '../../shared/paths.js';
 import { isAlive, isSvcDaemon } from '../../shared/process.js';
 import { parseScopes } from '../../shared/scopes.js';
 import { control } from './api.js';
+import { svcEnv } from './env.js';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const SVC_BIN = join(ROOT, 'bin', 'svc.js');
@@ -29,7 +30,7 @@ export function runCli(
   return new Promise((resolvePromise, reject) => {
     const spawnOptions: SpawnOptions = {
       cwd: ROOT,
-      env: { ...process.env, NO_COLOR: '1', CI: 'true', ...options.env },
+      env: svcEnv({ NO_COLOR: '1', CI: 'true', ...options.env }),
       stdio: ['pipe', 'pipe', 'pipe'],
     };
     const child = spawn(process.execPath, [SVC_BIN, ...args], spawnOptions);

@@ -11,7 +11,7 @@ import { CommitQueue } from '../../daemon/store/commit-queue.js';
 import type { Db } from '../../daemon/store/database.js';
 import { tempDir } from './app.js';
 
-const silent = { info: () => undefined, error: () => undefined };
+export const silent = { info: () => undefined, error: () => undefined };
 
 /** Every service on a fresh data dir; timers stopped and the store closed and removed after `t`. */
 export function servicesFor(t: ExecutionContext, environment: Environment = 'sandbox'): Services {
@@ -21,6 +21,25 @@ export function servicesFor(t: ExecutionContext, environment: Environment = 'san
     await svc.timers.stop();
     svc.db.close();
     rmSync(dataDir, { recursive: true, force: true });
+  });
+  return svc;
+}
+
+/**
+ * Every service on `dir` (a fresh temp dir, removed after `t`, when none is given) with its timers
+ * running, as in the daemon: for tests that drive runs. The engine, timers and alarms are stopped
+ * and the store closed after `t`.
+ */
+export function runningServices(t: ExecutionContext, dir?: string): Services {
+  const dataDir = dir ?? tempDir();
+  const svc = buildServices({ dataDir, environment: 'sandbox' }, silent);
+  svc.timers.start();
+  t.teardown(async () => {
+    await svc.engine.stop();
+    await svc.timers.stop();
+    svc.alarms.clear();
+    svc.db.close();
+    if (dir === undefined) rmSync(dataDir, { recursive: true, force: true });
   });
   return svc;
 }

@@ -1,6 +1,7 @@
 // Drives a command in a real pseudo-terminal (util-linux `script`), as a user at a prompt would.
 import { spawn } from 'node:child_process';
 import { ROOT } from './daemon.js';
+import { svcEnv } from './env.js';
 
 /** Runs a command in a pseudo-terminal, answering each prompt when its text appears
  * after the previous one; resolves with everything the terminal showed. */
@@ -12,7 +13,7 @@ export function inTerminal(
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-qfec', command, '/dev/null'], {
       cwd: ROOT,
-      env: { ...process.env, ...env, CI: '', NO_COLOR: '1', TERM: 'xterm' },
+      env: svcEnv({ ...env, CI: '', NO_COLOR: '1', TERM: 'xterm' }),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let screen = '';

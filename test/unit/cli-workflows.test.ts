@@ -167,10 +167,10 @@ test('without a terminal the run view prints one plain line per change, never tw
   t.deepEqual(out.trim().split('\n'), [
     'run wex_1 of wfl_1 started',
     'step classify (agent_action) started',
-    'step classify (agent_action) completed in 12 ms',
+    'step classify (agent_action) completed in 12ms',
     'step pause (wait) started',
     'step pause (wait) waiting',
-    'step pause (wait) completed in 0 ms',
+    'step pause (wait) completed in 0ms',
     'step notify (webhook) started',
     'step notify (webhook) failed: external_api_error: HTTP 500',
     'run wex_1 failed',
@@ -220,7 +220,7 @@ test('a run awaiting approval says which command decides it', (t) => {
     'run wex_1 of wfl_1 started',
     'step classify (agent_action) started',
     'run wex_1 awaiting approval at step classify (decide with: svc agents approve|reject agt_9 exec_9)',
-    'step classify (agent_action) completed in 3 ms',
+    'step classify (agent_action) completed in 3ms',
     'run wex_1 completed',
   ]);
 });
@@ -256,7 +256,7 @@ test('a retried step shows the failed attempt, the retry and the outcome', (t) =
     'step notify (webhook) started',
     'step notify (webhook) failed: external_api_error: answered 503',
     'step notify (webhook) retrying (attempt 2)',
-    'step notify (webhook) completed in 6 ms (attempt 2)',
+    'step notify (webhook) completed in 6ms (attempt 2)',
     'run wex_1 completed',
   ]);
 });

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { CommitQueue, PendingCounters } from '../../daemon/store/commit-queue.js';
+import { CommitQueue, GROUP_SLICE_MS, PendingCounters } from '../../daemon/store/commit-queue.js';
 import { openDatabase } from '../../daemon/store/database.js';
 
 function setUp() {
@@ -46,6 +46,33 @@ test('a change that throws fails alone: the others of its group are still commit
     ],
     'the failed change left nothing behind',
   );
+});
+
+test('a group commits once it has run GROUP_SLICE_MS; the rest wait for the next turn', async (t) => {
+  const { insert, all, queue } = setUp();
+  const busy = (ms: number) => {
+    const until = performance.now() + ms;
+    while (performance.now() < until);
+  };
+  const ran: number[] = [];
+  let answeredBeforeLast: boolean | undefined;
+  const slow = Array.from({ length: 8 }, (_, i) =>
+    queue.run(() => {
+      busy(GROUP_SLICE_MS / 2);
+      ran.push(i);
+      return insert.run(i, `v${i}`).changes;
+    }),
+  );
+  // The first caller is answered (its group committed) before the last change has run, and a
+  // timer due at once gets its turn in between.
+  void slow[0]!.then(() => (answeredBeforeLast = !ran.includes(7)));
+  let timerAfter: number | undefined;
+  setTimeout(() => (timerAfter = ran.length), 0);
+  t.deepEqual(await Promise.all(slow), [1, 1, 1, 1, 1, 1, 1, 1]);
+  t.deepEqual(ran, [0, 1, 2, 3, 4, 5, 6, 7], 'in the order queued');
+  t.true(answeredBeforeLast);
+  t.true(timerAfter! < 8, `the timer ran after ${timerAfter} of 8 changes`);
+  t.is(all().length, 8);
 });
 
 test('nothing is visible before the group commits', async (t) => {

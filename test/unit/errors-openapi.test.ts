@@ -70,6 +70,7 @@ const ADDED_CODES: Record<string, number> = {
   tenant_forbidden: 403,
   workflow_not_active: 409,
   execution_not_cancellable: 409,
+  webhook_replayed: 409,
   conflict: 409,
   method_not_allowed: 405,
   insufficient_storage: 507,

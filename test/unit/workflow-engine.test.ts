@@ -2,25 +2,12 @@
 // retries are timers on that clock, parallel joins, first-wins branches, cancel in a branch, the
 // run timeout, and the 60 s bound of wait_for_completion.
 import test from 'ava';
-import { rmSync } from 'node:fs';
-import { buildServices, type Services } from '../../daemon/app/services.js';
-import { tempDir } from '../helpers/app.js';
+import type { Services } from '../../daemon/app/services.js';
+import { runningServices } from '../helpers/services.js';
 import { stepStates, waitStep } from '../helpers/workflows.js';
 
 async function setUp(t: import('ava').ExecutionContext) {
-  const dir = tempDir();
-  const services = buildServices(
-    { dataDir: dir, environment: 'sandbox' },
-    { info: () => undefined, error: () => undefined },
-  );
-  services.timers.start();
-  t.teardown(async () => {
-    await services.engine.stop();
-    await services.timers.stop();
-    services.alarms.clear();
-    services.db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const services = runningServices(t);
   const workspaceId = services.workspaces.defaultWorkspaceId;
   /** Moves the daemon clock as `svc clock advance` does: timers, then alarms. */
   const advance = async (ms: number) => {

@@ -215,9 +215,19 @@ test('a cycle through any kind of edge is circular_dependency naming its steps',
 test('findCycle: diamonds are not cycles', (t) => {
   const steps = validateSteps(
     [
-      { id: 'p', name: 'p', type: 'parallel', config: { steps: ['x', 'y'] }, next_step_id: 'z' },
-      agentStep('x', 'z'),
-      agentStep('y', 'z'),
+      // Two paths that exclude each other meet at p (two branches of a parallel step may not
+      // meet: test/unit/parallel-reach.test.ts).
+      {
+        id: 'c',
+        name: 'c',
+        type: 'condition',
+        config: { condition: 'true', if_true: 'x', if_false: 'y' },
+      },
+      agentStep('x', 'p'),
+      agentStep('y', 'p'),
+      { id: 'p', name: 'p', type: 'parallel', config: { steps: ['a', 'b'] }, next_step_id: 'z' },
+      agentStep('a'),
+      agentStep('b'),
       agentStep('z'),
     ],
     context,

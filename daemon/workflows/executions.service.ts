@@ -38,7 +38,7 @@ export interface RunDetail {
   }[];
 }
 
-export class RunService {
+export class ExecutionsService {
   constructor(
     private readonly commits: CommitQueue,
     private readonly repo: RunRepository,
@@ -85,15 +85,19 @@ export class RunService {
       const definition = this.workflows.definition(workflow.id, workflow.version)!;
       checkRerunStep(definition, fromStepId);
       const steps = this.repo.steps(source.id);
-      const cut = steps.findIndex((step) => step.step_id === fromStepId);
+      const reached = steps.some((step) => step.step_id === fromStepId);
       const pending = parseState(source.frontier).acts.some((act) => act.step_id === fromStepId);
-      if (cut === -1 && !pending) {
+      if (!reached && !pending) {
         throw new ApiError(
           'conflict',
           `Run ${source.id} never reached step ${fromStepId}: there are no earlier results to keep. Re-run it whole (without from_step_id) or pick a step it ran.`,
           { param: 'from_step_id' },
         );
       }
+      // A parallel step's row is written at its join, after its branches' rows; those steps run
+      // again from it, so what is kept ends before the first row of a step it leads to.
+      const again = stepsFrom(definition, fromStepId);
+      const cut = steps.findIndex((step) => again.has(step.step_id));
       keep = cut === -1 ? steps : steps.slice(0, cut);
     }
     const input = JSON.parse(source.input) as Record<string, unknown>;
@@ -321,6 +325,19 @@ export class RunService {
     }
     return row;
   }
+}
+
+/** The step and every step it may lead to, by any edge. */
+function stepsFrom(definition: Definition, stepId: string): Set<string> {
+  const found = new Set<string>();
+  const follow = (id: string) => {
+    if (found.has(id)) return;
+    found.add(id);
+    const step = definition.byId.get(id);
+    if (step) for (const next of successors(step)) follow(next);
+  };
+  follow(stepId);
+  return found;
 }
 
 /**

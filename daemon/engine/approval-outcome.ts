@@ -1,0 +1,49 @@
+// The outcome of an agent step that waited for a person, once its agent execution is decided:
+// approved (completed, with the action taken), rejected, or failed.
+import type { ErrorCode } from '../../shared/errors.js';
+import type { StepOutcome } from './steps/outcome.js';
+
+/** What the engine reads of an agent execution whose run may wait on it. */
+export interface SettledAgentExecution {
+  id: string;
+  status: string;
+  action: string | null;
+  output: string | null;
+  confidence: number | null;
+  error_code: ErrorCode | null;
+  error_message: string | null;
+  agent_id: string;
+}
+
+/** Undefined while the execution is undecided (a run waiting on it waits on). */
+export function approvalOutcome(agentExecution: SettledAgentExecution): StepOutcome | undefined {
+  // Only a decided (or ended) execution can release a run; most are settled as they start.
+  if (agentExecution.status === 'awaiting_approval' || agentExecution.status === 'processing') {
+    return undefined;
+  }
+  if (agentExecution.status === 'completed') {
+    return {
+      type: 'completed',
+      result: {
+        agent_execution_id: agentExecution.id,
+        action: agentExecution.action,
+        output: agentExecution.output,
+        confidence: agentExecution.confidence,
+      },
+      next: [],
+    };
+  }
+  return {
+    type: 'failed',
+    code:
+      agentExecution.status === 'cancelled'
+        ? 'approval_rejected'
+        : (agentExecution.error_code ?? 'step_failed'),
+    message:
+      agentExecution.status === 'cancelled'
+        ? (agentExecution.error_message ?? 'The reviewer rejected the action.')
+        : (agentExecution.error_message ?? 'The agent execution failed.'),
+    agentId: agentExecution.agent_id,
+    result: null,
+  };
+}

@@ -1,0 +1,134 @@
+// Drives runs in this process: starts a run's ready steps that need the network or time (once
+// each, however often the run is pumped), stores each outcome as the run's next transition
+// (waiting out a full disk), and turns timers and the deadline alarm into transitions. After a
+// crash nothing of this is lost: what was in flight is still `ready` in the store.
+import { setTimeout as delay } from 'node:timers/promises';
+import type { CommitQueue } from '../store/commit-queue.js';
+import { isStorageFull } from '../store/storage-full.js';
+import type { InFlight } from './in-flight.js';
+import type { RunMemory } from './run-memory.js';
+import type { RunRepository, RunRow, RunStatus } from './run.repository.js';
+import type { StepContexts } from './step-context.js';
+import type { StepOutcome } from './steps/outcome.js';
+import type { StepRunner } from './steps/runner.js';
+import { storedRow, UNFINISHED } from './transition.js';
+import type { Transitions } from './transitions.js';
+import { parseState, type Activation, type RunState } from './views.js';
+import type { Waiters } from './waiters.js';
+
+/**
+ * Real-time pauses between tries to store an outcome the full disk refused: 1 s, doubling up to
+ * 10 s, so a run goes on within seconds of space being freed (a try costs one transaction).
+ */
+const STORE_RETRY_MS = 1_000;
+const MAX_STORE_RETRY_MS = 10_000;
+
+export interface RunDriverDeps {
+  repo: Pick<RunRepository, 'get' | 'status'>;
+  commits: CommitQueue;
+  steps: Pick<StepRunner, 'run'>;
+  contexts: StepContexts;
+  transitions: Transitions;
+  inFlight: InFlight;
+  memory: RunMemory;
+  waiters: Waiters;
+  log: { error(obj: object, msg: string): void };
+}
+
+export class RunDriver {
+  private stopped = false;
+
+  constructor(private readonly deps: RunDriverDeps) {}
+
+  /** Shutting down: no step starts, and outcomes that come in are dropped (see stop). */
+  get closing(): boolean {
+    return this.stopped;
+  }
+
+  stop(): void {
+    this.stopped = true;
+  }
+
+  /**
+   * Starts every ready activation of a run that is not already running here. Idempotent.
+   * `started` is the row a start just inserted (see storedRow).
+   */
+  pump(executionId: string, started?: RunRow): void {
+    const { repo, inFlight, waiters } = this.deps;
+    if (this.stopped) return;
+    const row = storedRow(repo, executionId, started);
+    if (!row || !UNFINISHED.has(row.status)) return;
+    const state = parseState(row.frontier);
+    for (const act of state.acts) {
+      if (act.state !== 'ready') continue;
+      if (inFlight.has(executionId, act.key)) continue;
+      inFlight.track(executionId, act.key, this.launch(row, state, act));
+    }
+    waiters.watchDeadline(row, (id) => void this.timeOut(id).catch(() => undefined));
+  }
+
+  /** Timer: a wait ended, or a retry is due; what became ready starts. */
+  async wake(executionId: string, key: string): Promise<void> {
+    await this.deps.commits.run(() => this.deps.transitions.wake(executionId, key));
+    this.pump(executionId);
+  }
+
+  /** Timer or alarm: the run's deadline. */
+  async timeOut(executionId: string): Promise<void> {
+    await this.deps.commits.run(() => this.deps.transitions.timeOut(executionId));
+  }
+
+  private async launch(row: RunRow, state: RunState, act: Activation): Promise<void> {
+    try {
+      const outcome = await this.deps.steps.run(this.deps.contexts.of(row, state, act));
+      // Stopping: the step stays ready in the store and runs again after the restart.
+      if (outcome.type === 'interrupted' || this.stopped) return;
+      const status = await this.storeOutcome(row, act, outcome);
+      // The run ended with this step: nothing is left to start.
+      if (status && !UNFINISHED.has(status)) return;
+    } catch (error) {
+      // A transition that could not be stored: the step stays ready and runs again on resume.
+      this.deps.memory.forget(row.id);
+      this.deps.log.error(
+        { execution_id: row.id, step_id: act.step_id, err: String(error) },
+        'workflow step could not be recorded',
+      );
+      return;
+    }
+    this.pump(row.id);
+  }
+
+  /**
+   * Stores a step's outcome: its transition. One the full disk refuses is kept and tried again,
+   * after growing pauses, until it is stored or the daemon stops: an acknowledged run carries on
+   * once space is freed, without a restart and without running the step again.
+   */
+  private async storeOutcome(
+    row: RunRow,
+    act: Activation,
+    outcome: StepOutcome,
+  ): Promise<RunStatus | undefined> {
+    for (let tries = 0; ; tries += 1) {
+      try {
+        return await this.deps.commits.run(() => {
+          // The step's own records happened whatever becomes of the run (cancelled meanwhile).
+          outcome.store?.();
+          return this.deps.transitions.outcome(row.id, act.key, 'ready', outcome);
+        });
+      } catch (error) {
+        if (!isStorageFull(error) || this.stopped) throw error;
+        if (tries === 0) {
+          this.deps.log.error(
+            { execution_id: row.id, step_id: act.step_id, err: String(error) },
+            'workflow step outcome not stored: the disk is full; trying again until it is stored',
+          );
+        }
+        // Not held by the daemon: a stop leaves the step ready, to run again after the restart.
+        await delay(Math.min(STORE_RETRY_MS * 2 ** tries, MAX_STORE_RETRY_MS), undefined, {
+          ref: false,
+        });
+        if (this.stopped) throw error;
+      }
+    }
+  }
+}

@@ -1,0 +1,107 @@
+// What a run keeps in memory while it is active here: the results of its completed steps (the
+// scope of the steps after them) and its trigger. Only a cache, as the engine's invariant says:
+// after a restart, or once evicted, a run's memory is rebuilt from its stored step rows.
+import type { RunRepository, RunRow, StepRunRow } from './run.repository.js';
+import type { RunState } from './views.js';
+
+/** trigger.* of a run's scope. */
+export interface RunTrigger {
+  type: string;
+  payload: unknown;
+  headers: Record<string, string>;
+}
+
+interface Memory {
+  results: Map<string, unknown>;
+  /** trigger.* of the scope, parsed once (steps only read it). */
+  trigger?: RunTrigger;
+}
+
+/** Runs (and final views, see RunViews) kept at most: past it the cache starts again empty. */
+export const MEMORY_LIMIT = 20_000;
+
+/** The results of a run's completed steps by step id, from its step rows. */
+export function completedResults(steps: readonly StepRunRow[]): Map<string, unknown> {
+  const results = new Map<string, unknown>();
+  for (const step of steps) {
+    if (step.status === 'completed') {
+      results.set(step.step_id, step.result === null ? null : JSON.parse(step.result));
+    }
+  }
+  return results;
+}
+
+export class RunMemory {
+  private readonly memory = new Map<string, Memory>();
+
+  constructor(private readonly repo: Pick<RunRepository, 'steps'>) {}
+
+  /** A run that starts here: its results so far and its trigger are at hand, nothing to read. */
+  keep(executionId: string, results: Map<string, unknown>, trigger?: RunTrigger): void {
+    this.store(executionId, trigger ? { results, trigger } : { results });
+  }
+
+  has(executionId: string): boolean {
+    return this.memory.has(executionId);
+  }
+
+  /** The run ended, or a transition of it could not be stored: rebuilt if it is needed again. */
+  forget(executionId: string): void {
+    this.memory.delete(executionId);
+  }
+
+  /** The run's trigger if it is in memory (never read from the store for this). */
+  triggerOf(executionId: string): RunTrigger | undefined {
+    return this.memory.get(executionId)?.trigger;
+  }
+
+  remember(executionId: string, stepId: string, result: unknown): void {
+    this.memoryOf(executionId).results.set(stepId, result ?? null);
+  }
+
+  /** Whether the run has completed this step already. */
+  completed(executionId: string, stepId: string): boolean {
+    return this.memoryOf(executionId).results.has(stepId);
+  }
+
+  resultOf(executionId: string, stepId: string): unknown {
+    return this.memoryOf(executionId).results.get(stepId) ?? null;
+  }
+
+  /** trigger, workflow, steps.<id>.result and <id>.result (secrets are added by the runner). */
+  scope(row: RunRow, state: RunState): Record<string, unknown> {
+    const memory = this.memoryOf(row.id);
+    const steps: Record<string, { result: unknown }> = {};
+    let last: unknown = null;
+    for (const [id, result] of memory.results) {
+      steps[id] = { result };
+      last = result;
+    }
+    memory.trigger ??= {
+      type: row.trigger_type,
+      payload: JSON.parse(row.input) as unknown,
+      headers: state.headers ?? {},
+    };
+    return {
+      ...steps,
+      trigger: memory.trigger,
+      steps,
+      workflow: { execution_id: row.id, workflow_id: row.workflow_id, result: last },
+    };
+  }
+
+  private memoryOf(executionId: string): Memory {
+    let memory = this.memory.get(executionId);
+    if (!memory) {
+      // Rebuilt from the stored step rows (after a restart, or once evicted).
+      memory = { results: completedResults(this.repo.steps(executionId)) };
+      this.store(executionId, memory);
+    }
+    return memory;
+  }
+
+  private store(executionId: string, memory: Memory): void {
+    if (this.memory.size >= MEMORY_LIMIT) this.memory.clear();
+    this.memory.set(executionId, memory);
+  }
+}

@@ -1,0 +1,35 @@
+// What a step sees when it runs (steps/kind.ts, StepContext): its run, its attempt, its config as
+// the run's pinned version has it, the run's scope, secrets, and a way to wait on the daemon
+// clock that `svc clock advance` does not wait for.
+import type { WorkflowCatalog } from './ports.js';
+import type { InFlight } from './in-flight.js';
+import type { RunMemory } from './run-memory.js';
+import type { RunRow } from './run.repository.js';
+import type { StepContext } from './steps/kind.js';
+import { definitionOf } from './transition.js';
+import type { Activation, RunState } from './views.js';
+
+export interface StepContextsDeps {
+  workflows: WorkflowCatalog;
+  memory: RunMemory;
+  inFlight: InFlight;
+  reveal(workspaceId: string, name: string): string | undefined;
+}
+
+export class StepContexts {
+  constructor(private readonly deps: StepContextsDeps) {}
+
+  of(row: RunRow, state: RunState, act: Activation): StepContext {
+    const { workflows, memory, inFlight, reveal } = this.deps;
+    return {
+      workspaceId: row.workspace_id,
+      executionId: row.id,
+      workflowId: row.workflow_id,
+      attempt: act.attempt,
+      step: definitionOf(workflows, row).byId.get(act.step_id)!,
+      scope: memory.scope(row, state),
+      reveal: (name) => reveal(row.workspace_id, name),
+      untilDue: (waiting) => inFlight.untilDue(row.id, act.key, waiting),
+    };
+  }
+}

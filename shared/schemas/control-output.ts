@@ -1,0 +1,215 @@
+// What the control channel (tRPC) answers: one schema per answer, set as each procedure's
+// `.output()`. The daemon's answer is checked against it, and the CLI's types are inferred from it
+// (through the router's type), so the two sides share one contract.
+import { z } from 'zod';
+import { TIERS } from '../tiers.js';
+import { SCOPES } from '../scopes.js';
+import { ERROR_CODES, type ErrorCode } from '../errors.js';
+import { Timestamp } from './common.js';
+import { Event } from './events.js';
+import { DeliveryActivity } from './webhooks.js';
+import { SecretInfo } from './workflows.js';
+import { FixtureApplyResult } from './fixtures.js';
+import { FaultView } from './faults.js';
+import { WebhookReplayResult } from './replay.js';
+
+const Environment = z.enum(['sandbox', 'production']);
+const Scopes = z.array(z.enum(SCOPES));
+const NullableTimestamp = Timestamp.nullable();
+const ErrorCodeName = z.enum(Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]]);
+
+export const DaemonStatus = z.object({
+  pid: z.number().int(),
+  version: z.string(),
+  environment: Environment,
+  url: z.string(),
+  data_dir: z.string(),
+  started_at: Timestamp,
+  uptime_ms: z.number(),
+  clock: z.object({ now: Timestamp, offset_ms: z.number() }),
+  pending_timers: z.number().int(),
+  /** Timers that failed their last allowed attempt; the daemon log says why. */
+  dead_timers: z.number().int(),
+  default_workspace_id: z.string(),
+  operator_user_id: z.string(),
+  /** The process's memory in bytes: resident (every thread), and the main thread's V8 heap. */
+  memory: z.object({
+    rss: z.number(),
+    heap_used: z.number(),
+    heap_total: z.number(),
+    external: z.number(),
+  }),
+});
+export type DaemonStatus = z.infer<typeof DaemonStatus>;
+
+export const ShutdownAnswer = z.object({ stopping: z.literal(true) });
+
+/** The daemon's own credential, which the CLI uses for REST calls. */
+export const OperatorCredential = z.object({
+  key: z.string(),
+  default_workspace_id: z.string(),
+  base_url: z.string(),
+});
+
+export const WorkspaceView = z.object({
+  id: z.string(),
+  name: z.string(),
+  tier: z.enum(TIERS),
+  default: z.boolean(),
+  created_at: Timestamp,
+});
+export type WorkspaceView = z.infer<typeof WorkspaceView>;
+
+export const KeyView = z.object({
+  id: z.string(),
+  name: z.string(),
+  scopes: Scopes,
+  workspace_id: z.string().nullable(),
+  environment: Environment,
+  /** The last characters of the key, as `...abcd`. */
+  hint: z.string(),
+  status: z.enum(['active', 'revoked', 'expired']),
+  created_at: Timestamp,
+  expires_at: NullableTimestamp,
+  revoked_at: NullableTimestamp,
+  rotated_to: z.string().nullable(),
+});
+export type KeyView = z.infer<typeof KeyView>;
+
+/** A new key: the secret is in this answer only. */
+export const KeyCreated = KeyView.extend({ key: z.string() });
+export const KeyRotated = KeyCreated.extend({ previous: KeyView });
+
+export const ClockState = z.object({
+  now: Timestamp,
+  offset_ms: z.number(),
+  real_now: Timestamp,
+});
+export type ClockState = z.infer<typeof ClockState>;
+
+export const SecretDeleted = z.object({
+  name: z.string(),
+  workspace_id: z.string(),
+  deleted: z.literal(true),
+});
+
+export const StubView = z.object({
+  id: z.string(),
+  agent_id: z.string(),
+  match: z.string(),
+  result: z.object({ action: z.string(), output: z.string(), confidence: z.number() }).nullable(),
+  fail: ErrorCodeName.nullable(),
+  delay_ms: z.number().int().nullable(),
+  created_at: Timestamp,
+});
+export type StubView = z.infer<typeof StubView>;
+
+/** Where the openai brain records its requests and answers (a cassette name), null when not. */
+export const RecordingState = z.object({ recording: z.string().nullable() });
+
+export const Cleared = z.object({ cleared: z.number().int() });
+
+export const OAuthAppView = z.object({
+  client_id: z.string(),
+  name: z.string(),
+  workspace_id: z.string(),
+  redirect_uris: z.array(z.string()),
+  scopes: Scopes,
+  public: z.boolean(),
+  token_endpoint_auth_method: z.enum(['client_secret_basic', 'none']),
+  client_secret_hint: z.string().nullable(),
+  created_at: Timestamp,
+});
+
+/** A new OAuth app: the client secret is in this answer only (null for a public client). */
+export const OAuthAppCreated = OAuthAppView.extend({ client_secret: z.string().nullable() });
+
+export const OAuthGrantView = z.object({
+  id: z.string(),
+  client_id: z.string(),
+  app_name: z.string().nullable(),
+  user_id: z.string(),
+  workspace_id: z.string(),
+  scopes: Scopes,
+  status: z.enum(['active', 'revoked']),
+  active_tokens: z.number().int(),
+  created_at: Timestamp,
+  last_used_at: NullableTimestamp,
+  revoked_at: NullableTimestamp,
+  revoked_reason: z.string().nullable(),
+});
+
+export const SnapshotInfo = z.object({
+  format: z.string(),
+  format_version: z.number().int(),
+  svc_version: z.string(),
+  schema_version: z.number().int(),
+  environment: z.string(),
+  created_at: Timestamp,
+});
+export type SnapshotInfo = z.infer<typeof SnapshotInfo>;
+
+export const SnapshotWritten = SnapshotInfo.extend({ file: z.string(), bytes: z.number().int() });
+export type SnapshotWritten = z.infer<typeof SnapshotWritten>;
+
+/** A snapshot's API key (not revoked) that works on this daemon after the import. */
+export const ImportedKey = z.object({
+  id: z.string(),
+  name: z.string(),
+  scopes: z.array(z.string()),
+  workspace_id: z.string().nullable(),
+});
+export type ImportedKey = z.infer<typeof ImportedKey>;
+
+/** What svc state import answers. */
+export const ImportAnswer = z.object({
+  imported: z.string(),
+  snapshot: SnapshotInfo,
+  /** The store schema after the import (migrations ran when the snapshot's was older). */
+  schema_version: z.number().int(),
+  migrated: z.boolean(),
+  dropped_secrets: z.array(z.string()),
+  /** Webhooks and hook triggers whose secret could not be opened got these (shown once). */
+  new_secrets: z.array(z.object({ what: z.string(), id: z.string(), secret: z.string() })),
+  /** The snapshot's API keys (not revoked) that now work here: a snapshot brings credentials. */
+  keys: z.array(ImportedKey),
+  /** Operator credentials the snapshot held, left out: the daemon's own stays the only one. */
+  dropped_operator_keys: z.number().int(),
+});
+export type ImportAnswer = z.infer<typeof ImportAnswer>;
+
+export const ResetAnswer = z.object({ reset: z.literal(true), data_dir: z.string() });
+
+/** A JSON Schema document (svc fixtures schema). */
+export const JsonSchemaDocument = z.record(z.string(), z.unknown());
+
+/** The dashboard's login links (svc dashboard): single use, valid 5 minutes. */
+export const DashboardLoginLink = z.object({
+  url: z.string(),
+  login_url: z.string(),
+  expires_at: Timestamp,
+});
+export type DashboardLoginLink = z.infer<typeof DashboardLoginLink>;
+
+/**
+ * Each item a subscription yields, checked against `item` as it is sent (tRPC's `.output()` on a
+ * subscription sees the async iterable, not the items).
+ */
+export function asyncIterableOf<T extends z.ZodType>(item: T) {
+  return z
+    .custom<AsyncIterable<z.input<T>>>(
+      (value) => typeof value === 'object' && value !== null && Symbol.asyncIterator in value,
+    )
+    .transform(async function* (items): AsyncGenerator<z.output<T>, void, unknown> {
+      for await (const value of items) yield item.parse(value);
+    });
+}
+
+export {
+  Event as EventOutput,
+  DeliveryActivity,
+  SecretInfo,
+  WebhookReplayResult,
+  FixtureApplyResult,
+  FaultView,
+};
