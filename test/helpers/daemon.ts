@@ -1,5 +1,6 @@
 // End-to-end helper: a real daemon (spawned through the real CLI, on port 0, in a fresh temp
-// data dir) and a way to run the real CLI against it.
+// data dir) and a way to run the real CLI against it. What they start is killed when the test
+// file's process ends without stopping it (a file ava timed out): see reaper.ts.
 import { spawn, type SpawnOptions } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,7 @@ import { isAlive, isSvcDaemon } from '../../shared/process.js';
 import { parseScopes } from '../../shared/scopes.js';
 import { control } from './api.js';
 import { svcEnv } from './env.js';
+import { forgetDataDir, reapChild, reapDataDir } from './reaper.js';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const SVC_BIN = join(ROOT, 'bin', 'svc.js');
@@ -34,6 +36,11 @@ export function runCli(
       stdio: ['pipe', 'pipe', 'pipe'],
     };
     const child = spawn(process.execPath, [SVC_BIN, ...args], spawnOptions);
+    reapChild(child);
+    // A daemon this call starts (or restarts) is found and killed through its data dir if the
+    // test file's process ends before stopping it.
+    if (spawnOptions.env?.SVC_DATA_DIR)
+      reapDataDir(spawnOptions.env.SVC_DATA_DIR, { remove: false });
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (chunk) => (stdout += chunk));
@@ -110,6 +117,7 @@ export async function startDaemon(
   options: { env?: NodeJS.ProcessEnv; args?: string[] } = {},
 ): Promise<TestDaemon> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-e2e-'));
+  reapDataDir(dataDir, { remove: true });
   const env: NodeJS.ProcessEnv = { SVC_DATA_DIR: dataDir, ...options.env };
   const started = await runCli(
     ['daemon', 'start', '--port', '0', '--json', ...(options.args ?? [])],
@@ -193,6 +201,7 @@ export async function startDaemon(
     async stop() {
       await stopRunning(dataDir);
       rmSync(dataDir, { recursive: true, force: true });
+      forgetDataDir(dataDir);
     },
   };
   return daemon;
