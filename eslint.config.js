@@ -21,7 +21,9 @@ export default tseslint.config(
   {
     files: ['**/*.ts'],
     languageOptions: {
-      parserOptions: { project: './tsconfig.test.json', tsconfigRootDir: import.meta.dirname },
+      // One type program over sources and tests (tsconfig.eslint.json): two (one per tsconfig)
+      // cost a quarter more CPU.
+      parserOptions: { project: './tsconfig.eslint.json', tsconfigRootDir: import.meta.dirname },
     },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',

@@ -1,6 +1,8 @@
-// The command table: every command's words, arguments, options and help, without its handler.
-// The build writes it to dist/cli/command-table.json so `svc --help` (and commander's parsing)
-// needs only commander and this file; a command's module is loaded when the command runs.
+// The command table: every command's words, arguments, options and help, without its handler,
+// and the module under cli/commands that holds it. The build writes it to
+// dist/cli/command-table.json so `svc --help` (and commander's parsing) needs only commander and
+// this file, and running a command loads its own module, not all of them.
+import { readdirSync } from 'node:fs';
 import { isGroup, type ArgSpec, type CliEntry, type OptionSpec } from './command.js';
 
 export interface TableCommand {
@@ -11,6 +13,8 @@ export interface TableCommand {
   examples: string[];
   takesEarlySignals: boolean;
   isDefault: boolean;
+  /** The file name (no extension) of its module under cli/commands, when it has one there. */
+  module?: string;
 }
 
 export interface CommandTable {
@@ -20,7 +24,31 @@ export interface CommandTable {
 
 export const COMMAND_TABLE_FILE = 'command-table.json';
 
-export function describeCommands(entries: readonly CliEntry[]): CommandTable {
+/**
+ * Each entry of the modules under cli/commands -> its module's file name: every module there
+ * default-exports its entries (defineCommands), the objects the registry lists.
+ */
+export async function commandModules(): Promise<Map<CliEntry, string>> {
+  const folder = new URL('./commands/', import.meta.url);
+  // dist holds .js (and .d.ts, maps); the sources, run under tsx, .ts.
+  const names = new Set(
+    readdirSync(folder)
+      .filter((file) => /\.[jt]s$/.test(file) && !file.endsWith('.d.ts'))
+      .map((file) => file.slice(0, -3)),
+  );
+  const moduleOf = new Map<CliEntry, string>();
+  for (const name of names) {
+    const loaded = (await import(new URL(`${name}.js`, folder).href)) as { default?: unknown };
+    if (!Array.isArray(loaded.default)) continue;
+    for (const entry of loaded.default as CliEntry[]) moduleOf.set(entry, name);
+  }
+  return moduleOf;
+}
+
+export function describeCommands(
+  entries: readonly CliEntry[],
+  moduleOf: ReadonlyMap<CliEntry, string> = new Map(),
+): CommandTable {
   const groups: Record<string, string> = {};
   const commands: TableCommand[] = [];
   for (const entry of entries) {
@@ -28,6 +56,7 @@ export function describeCommands(entries: readonly CliEntry[]): CommandTable {
       groups[entry.group.join(' ')] = entry.description;
       continue;
     }
+    const module = moduleOf.get(entry);
     commands.push({
       path: entry.path,
       description: entry.description,
@@ -36,6 +65,7 @@ export function describeCommands(entries: readonly CliEntry[]): CommandTable {
       examples: entry.examples ?? [],
       takesEarlySignals: entry.takesEarlySignals ?? false,
       isDefault: entry.isDefault ?? false,
+      ...(module === undefined ? {} : { module }),
     });
   }
   return { groups, commands };

@@ -4,7 +4,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { VERSION } from '../shared/package-info.js';
-import type { CommandSpec } from './command.js';
+import type { CliEntry, CommandSpec } from './command.js';
 import { COMMAND_TABLE_FILE, type CommandTable, type TableCommand } from './command-table.js';
 import type { GlobalOptions } from './context.js';
 
@@ -18,18 +18,26 @@ async function loadTable(): Promise<CommandTable> {
       import('./registry.js'),
       import('./command-table.js'),
     ]);
+    // Without the modules: findSpec then looks in the registry, which is loaded already.
     return describeCommands(COMMANDS);
   }
 }
 
-/** The runnable spec of a command, from its module (all modules register in one list). */
-async function findSpec(path: string[]): Promise<CommandSpec> {
-  const [{ COMMANDS }, { isGroup }] = await Promise.all([
-    import('./registry.js'),
+/**
+ * The runnable spec of a command: from its own module when the table names it (one module
+ * loads, not all), else from the registry (a table computed from the sources).
+ */
+async function findSpec(command: TableCommand): Promise<CommandSpec> {
+  const key = command.path.join(' ');
+  const [entries, { isGroup }] = await Promise.all([
+    command.module === undefined
+      ? import('./registry.js').then((loaded) => loaded.COMMANDS)
+      : import(`./commands/${command.module}.js`).then(
+          (loaded: { default: CliEntry[] }) => loaded.default,
+        ),
     import('./command.js'),
   ]);
-  const key = path.join(' ');
-  const spec = COMMANDS.find((entry) => !isGroup(entry) && entry.path.join(' ') === key);
+  const spec = entries.find((entry) => !isGroup(entry) && entry.path.join(' ') === key);
   if (!spec || isGroup(spec))
     throw new Error(`svc: no handler for "${key}"; rebuild with npm run build`);
   return spec;
@@ -103,7 +111,7 @@ function addCommand(parent: Command, spec: TableCommand): void {
     const args = received.slice(0, spec.args.length) as string[];
     const options = self.optsWithGlobals<GlobalOptions>();
     const [handler, { CliContext }, { passEarlySignals }] = await Promise.all([
-      findSpec(spec.path),
+      findSpec(spec),
       import('./context.js'),
       import('./early-signals.js'),
     ]);

@@ -30,13 +30,17 @@ interface Envelope {
   data: Record<string, any>;
 }
 
-/** A daemon of the test's own with an agent whose inputs matching `match` are delayed. */
-async function delayedOnOwnDaemon(t: ExecutionContext, match: string, delay: string) {
-  const own = await Sandbox.start();
+/**
+ * A daemon of the test's own with an agent whose inputs matching `match` are delayed by an hour
+ * of daemon clock, with a 2 h execution timeout: the clock also runs in real time, and an
+ * hour is what no slow CLI call on a loaded machine reaches (20 s were reached in a restart).
+ */
+async function delayedOnOwnDaemon(t: ExecutionContext, match: string) {
+  const own = await Sandbox.start({ SVC_AGENT_TIMEOUT_SECONDS: '7200' });
   t.teardown(() => own.daemon.stop());
   const w = await own.workspace();
   const agent = await w.agent();
-  assertCli(t, await own.stub(agent.id, '--match', match, '--delay', delay));
+  assertCli(t, await own.stub(agent.id, '--match', match, '--delay', '1h'));
   return { own, w, agent };
 }
 
@@ -282,8 +286,7 @@ test.serial(
 test.serial(
   'a processing execution survives a daemon restart and completes once its delay has passed',
   async (t) => {
-    // Long enough that a slow restart on a busy machine cannot reach it in real time.
-    const { own, w, agent } = await delayedOnOwnDaemon(t, 'slow', '20s');
+    const { own, w, agent } = await delayedOnOwnDaemon(t, 'slow');
     const started = await w.execute(agent.id, 'Slow one: where is my order?', false);
     t.is(started.status, 202, started.text);
     const id = started.body.data.execution_id as string;
@@ -296,7 +299,7 @@ test.serial(
     assertCli(t, before);
     t.is(before.json().status, 'processing');
 
-    await own.advance('21s');
+    await own.advance('61m');
     const after = await show();
     assertCli(t, after);
     t.like(after.json(), { status: 'completed', result: { action: 'check_order_status' } });
@@ -307,7 +310,7 @@ test.serial(
   'a finished execution leaves no timer behind (its timeout timer is cancelled by owner)',
   async (t) => {
     // Its own daemon: no other test's timers come and go while the count is compared.
-    const { own, w, agent } = await delayedOnOwnDaemon(t, 'later', '20s');
+    const { own, w, agent } = await delayedOnOwnDaemon(t, 'later');
     // Let the training timer of the new agent fire, so only the execution's timers reown.
     await own.advance('3s');
     const pending = async () => {
@@ -319,7 +322,7 @@ test.serial(
     const started = await w.execute(agent.id, 'Do it later', false);
     t.is(started.status, 202, started.text);
     t.is(await pending(), before + 2, 'a run timer and a timeout timer');
-    await own.advance('20s');
+    await own.advance('1h');
     const done = await w.until(
       agent.id,
       started.body.data.execution_id,

@@ -5,6 +5,7 @@
 // The bound asserted (1 s) is generous for a loaded 2-core machine, where the defect gave 1-5 s
 // a request; the 100 ms target is not asserted. Each test prints its figure.
 import test from 'ava';
+import { longestHealthGap } from '../helpers/health.js';
 import { sharedDaemon } from '../helpers/setup.js';
 import { createAgent } from '../helpers/agents.js';
 import { apiFor, waitForExecution, TERMINAL, type Api } from '../helpers/workflows.js';
@@ -19,32 +20,6 @@ test.before(async () => {
   auth = { key: operator.key, tenant: operator.workspaceId };
   api = await apiFor(d, operator.workspaceId);
 });
-
-/**
- * Polls /healthz back to back while `during` runs; the longest time between two answers is how
- * long the daemon stopped serving (a blocked event loop shows as one long gap).
- */
-async function longestHealthGap<T>(
-  during: () => Promise<T>,
-): Promise<{ result: T; gapMs: number }> {
-  let running = true;
-  let gapMs = 0;
-  const poller = (async () => {
-    let last = performance.now();
-    while (running) {
-      await fetch(`${d.url}/healthz`).then((answer) => answer.arrayBuffer());
-      const now = performance.now();
-      gapMs = Math.max(gapMs, now - last);
-      last = now;
-    }
-  })();
-  try {
-    return { result: await during(), gapMs };
-  } finally {
-    running = false;
-    await poller;
-  }
-}
 
 let seed = 0;
 
@@ -94,7 +69,7 @@ test.serial(
   async (t) => {
     const body = waitWorkflow([templates(450)]);
     t.log(`body: ${JSON.stringify(body).length.toLocaleString('en-US')} bytes`);
-    const { result, gapMs } = await longestHealthGap(() =>
+    const { result, gapMs } = await longestHealthGap(d, () =>
       d.callJson('POST', '/v1/workflows', body, auth),
     );
     t.log(`longest /healthz gap: ${gapMs.toFixed(0)} ms`);
@@ -108,7 +83,7 @@ test.serial(
 
 test.serial('100 steps of 4 such expressions are refused at once', async (t) => {
   const body = waitWorkflow(Array.from({ length: 100 }, () => templates(4)));
-  const { result, gapMs } = await longestHealthGap(() =>
+  const { result, gapMs } = await longestHealthGap(d, () =>
     d.callJson('POST', '/v1/workflows', body, auth),
   );
   t.log(`longest /healthz gap: ${gapMs.toFixed(0)} ms`);
@@ -139,14 +114,14 @@ test.serial(
         },
       ],
     });
-    const created = await longestHealthGap(() =>
+    const created = await longestHealthGap(d, () =>
       d.callJson('POST', '/v1/workflows', workflow(mapping()), auth),
     );
     t.log(`create: longest /healthz gap ${created.gapMs.toFixed(0)} ms`);
     t.is(created.result.status, 201, created.result.text);
     const id = created.result.body.data.id as string;
 
-    const patched = await longestHealthGap(async () => {
+    const patched = await longestHealthGap(d, async () => {
       const statuses: number[] = [];
       for (let i = 0; i < 3; i++) {
         const answer = await d.callJson('PATCH', `/v1/workflows/${id}`, workflow(mapping()), auth);
@@ -157,7 +132,7 @@ test.serial(
     t.log(`3 PATCHes: longest /healthz gap ${patched.gapMs.toFixed(0)} ms`);
     t.deepEqual(patched.result, [200, 200, 200]);
 
-    const ran = await longestHealthGap(async () => {
+    const ran = await longestHealthGap(d, async () => {
       const started = await api('POST', `/workflows/${id}/execute`, {
         input: {},
       });

@@ -6,7 +6,7 @@ import test from 'ava';
 import { assertExit, startDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { control } from '../helpers/api.js';
-import { waitForLog } from '../helpers/logs.js';
+import { readLog, waitForLog } from '../helpers/logs.js';
 import { restart } from '../helpers/processes.js';
 import {
   answerStep,
@@ -340,6 +340,18 @@ test.serial('bad rules are usage errors that say what to fix', async (t) => {
   assertExit(t, attempts, 2);
 });
 
+/** Past this a call that should answer is taken as never answering (it only guards a hang). */
+const HANG_MS = 60_000;
+
+/** How many graceful stops and forced exits the daemon log holds. */
+function stopLines(log: string): { stopped: number; forced: number } {
+  const count = (text: string) => log.split(text).length - 1;
+  return {
+    stopped: count('"msg":"svc daemon stopped"'),
+    forced: count('forced to exit before its graceful stop ended'),
+  };
+}
+
 // It restarts the daemon, which then runs on another port: only CLI calls after it.
 test.serial(
   'a delivery held by --latency 24h holds neither a clock move nor a graceful stop',
@@ -352,19 +364,28 @@ test.serial(
     await d.advance('1m');
     const advanceMs = Date.now() - started;
     t.log(`svc clock advance 1m with a delivery held 24h: ${advanceMs} ms`);
-    // The defect: the move waited for the held attempt and never returned.
-    t.true(advanceMs < 10_000, String(advanceMs));
+    // The defect: the move waited for the held attempt and never returned. The bound only tells
+    // that from an answer, so it is wide: a loaded machine took seconds for the call itself.
+    t.true(advanceMs < HANG_MS, String(advanceMs));
     // The held attempt is on record (stored before its POST would leave), outcome unknown.
     t.like(await deliveryOf(hook), { status: 'pending', attempts: 1 });
     t.is(receiver.requests.length, 0, 'held before the call');
 
+    const stopsBefore = stopLines(readLog(d.dataDir));
     started = Date.now();
     const stop = await d.cli(['daemon', 'stop']);
     const stopMs = Date.now() - started;
     t.log(`svc daemon stop with a delivery held: ${stopMs} ms`);
     assertExit(t, stop, 0);
-    // The forced exit comes after 15 s: a graceful stop is well before it.
-    t.true(stopMs < 10_000, String(stopMs));
+    // Graceful, not the forced exit that ends a drain after 15 s: the daemon logged the end of
+    // its graceful stop and no forced exit (the log, not the time taken, which a loaded
+    // machine stretches; the bound only catches a stop that never returns).
+    t.true(
+      await waitForLog(d.dataDir, (log) => stopLines(log).stopped > stopsBefore.stopped),
+      'the daemon logged its graceful stop',
+    );
+    t.is(stopLines(readLog(d.dataDir)).forced, stopsBefore.forced, 'no forced exit');
+    t.true(stopMs < HANG_MS, String(stopMs));
 
     // The held attempt never got an answer: after the restart it counts (unknown, as a call in
     // flight at a stop does), and attempt 2 is made, held again, and goes out once the daemon

@@ -14,6 +14,7 @@ import { SecretBox } from '../../daemon/platform/secret-box.js';
 import { generateKey, hashKey } from '../../daemon/keys/key-material.js';
 import { trpc } from '../helpers/api.js';
 import { assertExit } from '../helpers/daemon.js';
+import { longestHealthGap } from '../helpers/health.js';
 import { sharedDaemon } from '../helpers/setup.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -44,33 +45,6 @@ function tamper(file: string, change: (db: Database.Database) => void): void {
     change(db);
   } finally {
     db.close();
-  }
-}
-
-/**
- * Polls /healthz back to back while `during` runs; the longest time between two answers is how
- * long the daemon stopped serving (a blocked event loop shows as one long gap).
- */
-async function longestHealthGap<T>(
-  during: () => Promise<T>,
-): Promise<{ result: T; gapMs: number }> {
-  let running = true;
-  let gapMs = 0;
-  const poller = (async () => {
-    let last = performance.now();
-    while (running) {
-      await fetch(`${d.url}/healthz`).then((answer) => answer.arrayBuffer());
-      const now = performance.now();
-      gapMs = Math.max(gapMs, now - last);
-      last = now;
-    }
-  })();
-  try {
-    const result = await during();
-    return { result, gapMs };
-  } finally {
-    running = false;
-    await poller;
   }
 }
 
@@ -109,7 +83,7 @@ test.serial(
           ON CONFLICT (key) DO UPDATE SET value = excluded.value;
       END;`),
     );
-    const { result, gapMs } = await longestHealthGap(() => d.cli(['state', 'import', file]));
+    const { result, gapMs } = await longestHealthGap(d, () => d.cli(['state', 'import', file]));
     t.log(`longest /healthz gap during the import: ${gapMs.toFixed(0)} ms`);
     assertExit(t, result, 1);
     t.regex(result.stderr, /trigger slow \(on events\) is not part of it/);
@@ -205,7 +179,7 @@ test.serial(
 test.serial('import of a named pipe is refused at once (/healthz gap < 1 s)', async (t) => {
   const pipe = join(dir, 'snapshot.fifo');
   execFileSync('mkfifo', [pipe]);
-  const { result, gapMs } = await longestHealthGap(() => d.cli(['state', 'import', pipe]));
+  const { result, gapMs } = await longestHealthGap(d, () => d.cli(['state', 'import', pipe]));
   t.log(`longest /healthz gap during the import: ${gapMs.toFixed(0)} ms`);
   assertExit(t, result, 1);
   t.regex(result.stderr, /is not a regular file/);

@@ -213,7 +213,9 @@ test('the costliest accepted patterns, matched from an unauthenticated webhook w
   const worst = Math.max(...times);
   t.log(`/healthz worst ${worst.toFixed(1)} ms over ${times.length} probes while matching`);
   // Before the bound: 13.75 s. The 100 ms target is measured by the bench (pattern-health).
-  t.true(worst < 1000, `/healthz worst ${worst.toFixed(1)} ms while matching`);
+  // The bound tells that defect from a loaded machine, where this probe took 905-1,550 ms
+  // beside other work (the 900 KB body is parsed and stored meanwhile): 5 s, not 1 s.
+  t.true(worst < 5000, `/healthz worst ${worst.toFixed(1)} ms while matching`);
   const run = await waitForExecution(
     await apiFor(d, ws),
     workflowId,

@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { ROOT, SVC_BIN } from './daemon.js';
 import { svcEnv } from './env.js';
+import { reapChild } from './reaper.js';
 import { Wakeup } from './waiting.js';
 
 export type Exit = { code: number | null; signal: NodeJS.Signals | null };
@@ -25,6 +26,7 @@ export class CliStream {
       env: all,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    reapChild(this.child);
     let partial = '';
     this.child.stdout!.on('data', (chunk: Buffer) => {
       const parts = (partial + chunk.toString('utf8')).split('\n');

@@ -1,11 +1,17 @@
 // End-to-end helper: a real daemon (spawned through the real CLI, on port 0, in a fresh temp
-// data dir) and a way to run the real CLI against it.
+// data dir) and a way to run the real CLI against it. What they start is killed when the test
+// file's process ends without stopping it (a file ava timed out): see reaper.ts.
 import { spawn, type SpawnOptions } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { parseDuration } from '../../shared/duration.js';
+import { dataDirFiles } from '../../shared/paths.js';
+import { isAlive, isSvcDaemon } from '../../shared/process.js';
+import { parseScopes } from '../../shared/scopes.js';
 import { control } from './api.js';
 import { svcEnv } from './env.js';
+import { forgetDataDir, reapChild, reapDataDir } from './reaper.js';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const SVC_BIN = join(ROOT, 'bin', 'svc.js');
@@ -30,6 +36,11 @@ export function runCli(
       stdio: ['pipe', 'pipe', 'pipe'],
     };
     const child = spawn(process.execPath, [SVC_BIN, ...args], spawnOptions);
+    reapChild(child);
+    // A daemon this call starts (or restarts) is found and killed through its data dir if the
+    // test file's process ends before stopping it.
+    if (spawnOptions.env?.SVC_DATA_DIR)
+      reapDataDir(spawnOptions.env.SVC_DATA_DIR, { remove: false });
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (chunk) => (stdout += chunk));
@@ -69,15 +80,20 @@ export interface TestDaemon {
   cli(args: string[], options?: { env?: NodeJS.ProcessEnv; input?: string }): Promise<CliResult>;
   /** The operator key and default workspace, for direct HTTP calls. */
   operator(): Promise<{ key: string; workspaceId: string }>;
-  /** Creates a key with these scopes (in the default workspace unless given). */
+  /**
+   * Creates a key with these scopes (in the default workspace unless given), over the control
+   * channel as `svc keys create` does (a CLI process costs a second of CPU; the command itself
+   * is tested in cli-operator.test.ts).
+   */
   createKey(
     scopes: string,
     options?: { workspace?: string; expiresIn?: string; name?: string },
   ): Promise<{ id: string; key: string; workspace_id: string }>;
   /**
-   * Moves the sandbox clock forward and returns once due timers have fired: a duration string
-   * (`1s`, `25h`) goes through the real CLI (`svc clock advance`), a number of ms through the
-   * control channel (fast, for the 1 ms steps that order created_at).
+   * Moves the sandbox clock forward and returns once due timers have fired: a duration (`1s`,
+   * `25h`, PT1H) or a number of ms, over the control channel as `svc clock advance` does (the
+   * command itself is tested in cli-operator.test.ts and the files that call it by name). Like
+   * the CLI, this and the other control calls reach the daemon running on the data dir now.
    */
   advance(duration: string | number): Promise<void>;
   /** Creates a workspace over the control channel (fast: no CLI process); returns its id. */
@@ -101,6 +117,7 @@ export async function startDaemon(
   options: { env?: NodeJS.ProcessEnv; args?: string[] } = {},
 ): Promise<TestDaemon> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-e2e-'));
+  reapDataDir(dataDir, { remove: true });
   const env: NodeJS.ProcessEnv = { SVC_DATA_DIR: dataDir, ...options.env };
   const started = await runCli(
     ['daemon', 'start', '--port', '0', '--json', ...(options.args ?? [])],
@@ -113,6 +130,9 @@ export async function startDaemon(
   }
   const { url, pid } = started.json<{ url: string; pid: number }>();
   let operator: { key: string; workspaceId: string } | undefined;
+  // The control channel of whatever daemon runs on the data dir now: tests restart daemons,
+  // which then listen elsewhere (the CLI finds them the same way, through daemon.json).
+  const here = () => ({ url: runtimeOf(dataDir)?.url ?? url, dataDir });
   const daemon: TestDaemon = {
     dataDir,
     url,
@@ -123,38 +143,35 @@ export async function startDaemon(
       runCli(args, { ...cliOptions, env: { ...env, ...cliOptions.env } }),
     async operator() {
       if (!operator) {
-        const me = await daemon.cli(['whoami', '--json']);
-        const credential = await control<{ key: string }>(daemon, 'auth.operatorCredential');
-        operator = { key: credential.key, workspaceId: me.json().workspace_id };
+        const credential = await control<{ key: string; default_workspace_id: string }>(
+          here(),
+          'auth.operatorCredential',
+        );
+        operator = { key: credential.key, workspaceId: credential.default_workspace_id };
       }
       return operator;
     },
     async createKey(scopes, keyOptions = {}) {
-      const args = [
-        'keys',
-        'create',
-        '--name',
-        keyOptions.name ?? 'test',
-        '--scopes',
-        scopes,
-        '--json',
-      ];
-      if (keyOptions.workspace) args.push('--workspace', keyOptions.workspace);
-      if (keyOptions.expiresIn) args.push('--expires-in', keyOptions.expiresIn);
-      const result = await daemon.cli(args);
-      if (result.code !== 0) throw new Error(`keys create failed: ${result.stderr}`);
-      return result.json();
+      const { scopes: parsed, unknown } = parseScopes(scopes);
+      if (unknown.length > 0) throw new Error(`createKey: unknown scopes ${unknown.join(', ')}`);
+      const expiresInMs =
+        keyOptions.expiresIn === undefined ? undefined : parseDuration(keyOptions.expiresIn);
+      if (expiresInMs === null)
+        throw new Error(`createKey: not a duration: ${keyOptions.expiresIn}`);
+      return control(here(), 'keys.create', {
+        name: keyOptions.name ?? 'test',
+        scopes: parsed,
+        ...(keyOptions.workspace ? { workspace_id: keyOptions.workspace } : {}),
+        ...(expiresInMs ? { expires_in_ms: expiresInMs } : {}),
+      });
     },
     async advance(duration) {
-      if (typeof duration === 'number') {
-        await control(daemon, 'clock.advance', { ms: duration });
-        return;
-      }
-      const result = await daemon.cli(['clock', 'advance', duration, '--json']);
-      if (result.code !== 0) throw new Error(`clock advance ${duration}: ${result.stderr}`);
+      const ms = typeof duration === 'number' ? duration : parseDuration(duration);
+      if (ms === null) throw new Error(`advance: not a duration: ${duration}`);
+      await control(here(), 'clock.advance', { ms });
     },
     async createWorkspace(name, tier = 'enterprise') {
-      const created = await control<{ id: string }>(daemon, 'workspaces.create', { name, tier });
+      const created = await control<{ id: string }>(here(), 'workspaces.create', { name, tier });
       return created.id;
     },
     callJson(method, path, body, auth = {}) {
@@ -182,11 +199,61 @@ export async function startDaemon(
       return { status: response.status, headers: response.headers, body, text };
     },
     async stop() {
-      await runCli(['daemon', 'stop'], { env });
+      await stopRunning(dataDir);
       rmSync(dataDir, { recursive: true, force: true });
+      forgetDataDir(dataDir);
     },
   };
   return daemon;
+}
+
+/**
+ * Stops whatever daemon runs on the data dir now (daemon.json; tests restart daemons), as
+ * `svc daemon stop` does: a shutdown over the control channel, SIGTERM if that fails, then waits
+ * for the process to end; SIGKILL after 30 s, so that no test leaves a daemon behind. Without a
+ * CLI process: `svc daemon stop` itself is tested in daemon-lifecycle.test.ts.
+ */
+async function stopRunning(dataDir: string): Promise<void> {
+  const runtime = runtimeOf(dataDir);
+  let token: string;
+  try {
+    token = readFileSync(dataDirFiles(dataDir).controlToken, 'utf8').trim();
+  } catch {
+    return; // Not running (never started).
+  }
+  if (!runtime) return; // Not running (never started, or stopped by the test).
+  // A stale daemon.json (a daemon the test killed) may name a pid in use by another program.
+  if (!isSvcDaemon(runtime.pid)) return;
+  try {
+    await control({ url: runtime.url, token }, 'daemon.shutdown');
+  } catch {
+    signal(runtime.pid, 'SIGTERM');
+  }
+  const deadline = Date.now() + 30_000;
+  while (isAlive(runtime.pid)) {
+    if (Date.now() > deadline) {
+      signal(runtime.pid, 'SIGKILL');
+      return;
+    }
+    await new Promise((resolvePromise) => setTimeout(resolvePromise, 20));
+  }
+}
+
+/** Where the daemon of the data dir said it runs (daemon.json), if it said so. */
+function runtimeOf(dataDir: string): { url: string; pid: number } | undefined {
+  try {
+    return JSON.parse(readFileSync(dataDirFiles(dataDir).runtime, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // Gone meanwhile.
+  }
 }
 
 /** Asserts a CLI run's exit code; on a mismatch the message shows both outputs. */

@@ -33,7 +33,13 @@ export interface EventFilter {
 
 type Owner = { teardown(fn: () => void): void };
 
-const DEFAULT_TIMEOUT_MS = 15_000;
+/**
+ * How long a wait for an event goes on before it fails the test. Waits end on the event, so this
+ * only guards a hang: 15 s was reached on a loaded 2-core machine (a CLI process that took that
+ * long to start), 60 s is not, and stays well inside ava's 2 min timeout.
+ */
+export const HANG_TIMEOUT_MS = 60_000;
+const DEFAULT_TIMEOUT_MS = HANG_TIMEOUT_MS;
 const MARKER_TYPE = 'integration.error';
 
 /** One private workspace per daemon for the liveness markers, so no test ever sees them. */

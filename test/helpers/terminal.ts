@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process';
 import { ROOT } from './daemon.js';
 import { svcEnv } from './env.js';
+import { reapChild } from './reaper.js';
 
 /** Runs a command in a pseudo-terminal, answering each prompt when its text appears
  * after the previous one; resolves with everything the terminal showed. */
@@ -16,6 +17,7 @@ export function inTerminal(
       env: svcEnv({ ...env, CI: '', NO_COLOR: '1', TERM: 'xterm' }),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
+    reapChild(child);
     let screen = '';
     let next = 0;
     let seenUpTo = 0;

@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestDaemon } from './daemon.js';
 import type { ControlTarget } from './api.js';
-import { readUntil } from './events.js';
+import { HANG_TIMEOUT_MS, readUntil } from './events.js';
 import { tempDir } from './temp-dir.js';
 
 export interface Api {
@@ -71,7 +71,7 @@ export async function waitForExecution(
   workflowId: string,
   executionId: string,
   done: (execution: any) => boolean,
-  timeoutMs = 15_000,
+  timeoutMs = HANG_TIMEOUT_MS,
 ): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   let execution = await getExecution(api, workflowId, executionId);
@@ -122,7 +122,7 @@ export function afterRunEvents<T>(
   target: ControlTarget,
   read: () => Promise<T>,
   done: (value: T) => boolean,
-  timeoutMs = 15_000,
+  timeoutMs = HANG_TIMEOUT_MS,
 ): Promise<T> {
   return readUntil(target, read, done, () => true, {
     filter: { types: ['workflow.execution.*'] },
