@@ -87,7 +87,7 @@ export class WorkflowEngine {
       changes,
     }));
     this.driver = new RunDriver({ ...deps, contexts, transitions, inFlight, memory, waiters });
-    this.starter = new RunStarter({ ...deps, memory, transitions, changes });
+    this.starter = new RunStarter({ ...deps, memory, transitions, changes, ending });
     timers.register(this.driver);
   }
 

@@ -16,6 +16,11 @@ export interface Definition {
   steps: WorkflowStepView[];
   byId: ReadonlyMap<string, WorkflowStepView>;
   settings: WorkflowSettings;
+  /**
+   * Set when this version breaks a bound added after it was stored (the expression budget):
+   * its runs fail at once with this message, naming the step, instead of compiling it.
+   */
+  refusal?: { stepId: string; message: string };
 }
 
 /** The workflows runs start from (implemented by workflows/workflow.service.ts). */

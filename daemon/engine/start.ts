@@ -9,11 +9,12 @@ import type { EventService } from '../events/event.service.js';
 import type { Clock } from '../time/clock.js';
 import type { Definition, WorkflowCatalog } from './ports.js';
 import type { RunChanges } from './run-changes.js';
+import type { RunEnd } from './run-end.js';
 import { completedResults, type RunMemory } from './run-memory.js';
 import type { RunRepository, RunRow, StepRunRow } from './run.repository.js';
 import type { Transition } from './transition.js';
 import type { Transitions } from './transitions.js';
-import { executionView, type RunState } from './views.js';
+import { executionEventData, executionView, type RunState } from './views.js';
 
 export type TriggerType = 'manual' | 'webhook' | 'schedule' | 'event';
 
@@ -21,6 +22,11 @@ export interface StartOptions {
   /** The run's input; trigger.payload unless the trigger carries its own payload. */
   input: Record<string, unknown>;
   trigger?: { type: TriggerType; payload?: unknown; headers?: Record<string, string> };
+  /**
+   * The payload's JSON text when the caller received it as such (a webhook trigger's raw body):
+   * stored as the run's input as it is, instead of stringifying the parsed payload again.
+   */
+  payloadText?: string;
   /**
    * Run the first steps that need only the store and the CPU in the caller's transaction (see
    * advance). Not from inside an event's publication: their events would start runs there.
@@ -86,7 +92,7 @@ function newRun(
     version: workflow.version,
     status: 'running',
     trigger_type: options.trigger?.type ?? 'manual',
-    input: JSON.stringify(payload),
+    input: options.payloadText ?? JSON.stringify(payload),
     frontier: JSON.stringify(state),
     steps_completed: kept.filter((step) => step.status === 'completed').length,
     result: null,
@@ -113,6 +119,7 @@ export interface RunStarterDeps {
   memory: RunMemory;
   transitions: Transitions;
   changes: RunChanges;
+  ending: RunEnd;
 }
 
 export class RunStarter {
@@ -127,7 +134,7 @@ export class RunStarter {
     workflowId: string,
     options: StartOptions,
   ): { view: WorkflowExecutionView; row: RunRow; ready: boolean } {
-    const { db, workflows, repo, events, clock, memory, transitions, changes } = this.deps;
+    const { db, workflows, repo, events, clock, memory, transitions, changes, ending } = this.deps;
     const workflow = workflows.configuredRow(workspaceId, workflowId);
     const definition = workflows.definition(workflow.id, workflow.version)!;
     const now = clock.now();
@@ -136,7 +143,23 @@ export class RunStarter {
     const store = () => {
       workflows.recordStart(workflow.id, now);
       for (const step of kept) repo.insertStep(step);
-      events.publish(workspaceId, 'workflow.execution.started', view);
+      events.publish(
+        workspaceId,
+        'workflow.execution.started',
+        executionEventData(view, row.input),
+      );
+      if (definition.refusal) {
+        // A stored version over a bound added since: the run fails at once, nothing compiled.
+        const t: Transition = { row, state, definition, now, recorded: [], stored: null };
+        ending.end(t, 'failed', {
+          step: definition.refusal.stepId,
+          agentId: null,
+          code: 'invalid_step_config',
+          message: definition.refusal.message,
+        });
+        transitions.commit(t);
+        return;
+      }
       if (!options.inline) {
         repo.insert(row);
         changes.announce(row);

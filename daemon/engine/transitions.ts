@@ -17,7 +17,7 @@ import { kindOf } from './steps/index.js';
 import type { StepOutcome } from './steps/outcome.js';
 import type { StepRunner } from './steps/runner.js';
 import { definitionOf, UNFINISHED, type Transition } from './transition.js';
-import { failedEventData, parseState, type Activation } from './views.js';
+import { executionEventData, failedEventData, parseState, type Activation } from './views.js';
 import type { Waiters } from './waiters.js';
 
 /** Steps one transition runs inline at most (a guard: a graph has no cycles). */
@@ -209,7 +209,11 @@ export class Transitions {
     if (row.status === 'completed') {
       const view = views.after(t);
       if (waiters.has(row.id)) views.keepFinal(row.id, view);
-      events.publish(row.workspace_id, 'workflow.execution.completed', { ...view });
+      events.publish(
+        row.workspace_id,
+        'workflow.execution.completed',
+        executionEventData(view, row.input),
+      );
     } else if (row.status === 'failed' || row.status === 'timeout' || row.status === 'cancelled') {
       // A cancelled run too: the spec has no cancelled event; data.status says which.
       events.publish(row.workspace_id, 'workflow.execution.failed', {

@@ -153,6 +153,30 @@ export function executionView(
   };
 }
 
+/**
+ * Inputs whose stored JSON is larger than this (bytes) are left out of the run's
+ * workflow.execution.started and .completed events.
+ */
+export const EVENT_INPUT_MAX_BYTES = 16_384;
+
+/**
+ * The data of a run's workflow.execution.started and .completed events: its execution view, with
+ * `input_bytes`, the size of its input's stored JSON, and the input itself only up to
+ * EVENT_INPUT_MAX_BYTES. A larger input (a webhook body may be 1 MiB) copied into both events
+ * was written and sent twice more per run, and stringified twice on the event loop: twenty
+ * concurrent 900 KB hook bodies held /healthz for seconds (issue 38). The spec's execution object
+ * has no input; GET .../executions/{id} shows it whole.
+ */
+export function executionEventData(
+  view: WorkflowExecutionView,
+  inputText: string,
+): Record<string, unknown> {
+  const input_bytes = Buffer.byteLength(inputText);
+  if (input_bytes <= EVENT_INPUT_MAX_BYTES) return { ...view, input_bytes };
+  const { input: _left, ...rest } = view;
+  return { ...rest, input_bytes };
+}
+
 /** The data of a run's workflow.execution.failed event (failed, timeout or cancelled). */
 export function failedEventData(
   row: RunRow,

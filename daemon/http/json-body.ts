@@ -1,7 +1,8 @@
 // JSON body parsing: an empty body is "no body" (the route's schema decides if that is fine),
 // anything unparsable is invalid_request_body, and so are __proto__/constructor.prototype keys
 // (the message names the key and why), and nesting past MAX_JSON_DEPTH levels is
-// invalid_parameter naming the top-level field.
+// invalid_parameter naming the top-level field. Large bodies wait their turn (one per turn of
+// the event loop) so that many arriving together do not hold it in one go.
 import type { FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
 import {
@@ -11,6 +12,7 @@ import {
 } from '../../shared/forbidden-keys.js';
 import { ApiError } from '../domain/errors.js';
 import { deepPath, exceedsDepth, MAX_JSON_DEPTH } from './json-depth.js';
+import { TurnQueue } from './turn-queue.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -24,20 +26,36 @@ export function installJsonBodyParser(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     request.rawBody = text;
-    if (text.trim() === '') {
-      done(null, undefined);
-      return;
-    }
-    if (exceedsDepth(text)) {
-      done(tooDeep(text), undefined);
-      return;
-    }
-    try {
-      done(null, parseSafely(text));
-    } catch {
-      done(refusal(text), undefined);
-    }
+    if (text.length > LARGE_BODY_CHARS) largeBodies.push(() => parseBody(text, done));
+    else parseBody(text, done);
   });
+}
+
+/**
+ * Bodies longer than this are parsed one per turn of the event loop (TurnQueue): parsing one
+ * near the 1 MiB limit takes 5-50 ms of CPU depending on its shape (many small values cost the
+ * most), more on a loaded machine.
+ */
+export const LARGE_BODY_CHARS = 64 * 1024;
+const largeBodies = new TurnQueue();
+
+function parseBody(text: string, done: (error: Error | null, body?: unknown) => void): void {
+  if (text.trim() === '') {
+    done(null, undefined);
+    return;
+  }
+  if (exceedsDepth(text)) {
+    done(tooDeep(text), undefined);
+    return;
+  }
+  let body: unknown;
+  try {
+    body = parseSafely(text);
+  } catch {
+    done(refusal(text), undefined);
+    return;
+  }
+  done(null, body);
 }
 
 /**

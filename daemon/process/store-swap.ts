@@ -10,6 +10,7 @@ import type { ImportAnswer, StoreSwap } from '../control/deps.js';
 import { ApiError } from '../domain/errors.js';
 import { MIGRATIONS } from '../store/migrations.js';
 import { prepareImportOffThread } from '../store/import-thread.js';
+import { checkSnapshotWorkflows } from '../workflows/snapshot-check.js';
 import type { AppHost } from './app-host.js';
 
 /** Where a swap is said (the daemon's logger). */
@@ -78,6 +79,8 @@ export function storeSwap(
       dropSecrets: dropSecrets === true,
     });
     try {
+      // Its workflows as a create checks them; one that breaks a rule refuses the whole import.
+      await checkSnapshotWorkflows(staging);
       await host().swap(() => renameSync(staging, databaseFile));
     } finally {
       rmSync(staging, { force: true });

@@ -251,6 +251,8 @@ export class TriggerService {
           const started = this.runs.start(hook.workspaceId, row.workflow_id, {
             input: asInput(payload),
             trigger: { type: 'webhook', payload, headers: visibleHeaders(hook.headers) },
+            // The body as received is the payload's JSON: stored as is, not stringified again.
+            ...(hook.body === undefined ? {} : { payloadText: hook.rawBody }),
             inline: true,
           });
           if (signed) {

@@ -70,3 +70,27 @@ export function checkExpressionBudget(steps: readonly WorkflowStepInput[]): void
     });
   });
 }
+
+/**
+ * For a stored version (written before the bound, or brought by a snapshot): why its runs may
+ * not start, naming the step where the bound is passed; undefined when it keeps to the bound.
+ * Its runs then fail at once with this message instead of compiling what it holds.
+ */
+export function budgetRefusal(
+  steps: readonly WorkflowStepInput[],
+  version: number,
+): { stepId: string; message: string } | undefined {
+  try {
+    checkExpressionBudget(steps);
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    const index = Number(/^steps\[(\d+)\]/.exec(error.param ?? '')?.[1] ?? 0);
+    return {
+      stepId: steps[index]?.id ?? steps[0]!.id,
+      message:
+        `Version ${version} of this workflow was stored before the bound on expressions and ` +
+        `breaks it, so it does not run: ${error.message} Update the workflow (PATCH) to run it.`,
+    };
+  }
+}

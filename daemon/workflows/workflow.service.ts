@@ -16,6 +16,7 @@ import type { Transactions } from '../domain/transactions.js';
 import { ownedRow } from '../domain/workspace.js';
 import type { SecretBox } from '../platform/secret-box.js';
 import { checkOutboundUrl, type UrlPolicy } from '../outbound/url-policy.js';
+import { budgetRefusal } from './expression-budget.js';
 import { validateSteps } from './graph.js';
 import {
   openTrigger,
@@ -193,6 +194,9 @@ export class WorkflowService implements WorkflowCatalog {
         byId: new Map(steps.map((step) => [step.id, step])),
         settings: JSON.parse(stored.settings) as WorkflowSettings,
       };
+      // Checked once per version (cached with it): a count of the expressions, none compiled.
+      const refusal = budgetRefusal(steps, version);
+      if (refusal) definition.refusal = refusal;
       if (this.definitions.size > 10_000) this.definitions.clear();
       this.definitions.set(key, definition);
     }
