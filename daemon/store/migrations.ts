@@ -20,7 +20,7 @@ import { oneIndexLessOnDeliveries } from './migrations/016-one-index-less-on-del
 import { rejectedIsApprovalRejected } from './migrations/017-rejected-is-approval-rejected.js';
 import { hookSignatures } from './migrations/018-hook-signatures.js';
 import { attemptsRecordedBeforeSent } from './migrations/019-attempts-recorded-before-sent.js';
-import { knowledgeStemming } from './migrations/021-knowledge-stemming.js';
+import { knowledgeStemming } from './migrations/020-knowledge-stemming.js';
 import type { Migration } from './migrations/migration.js';
 
 export type { Migration, MigrationContext } from './migrations/migration.js';

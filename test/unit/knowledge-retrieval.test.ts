@@ -1,6 +1,6 @@
 // Knowledge as the README's examples use it: headings attached to the paragraphs under them
 // (chunkText), retrieval that matches word forms (the porter stemmer of the FTS5 index) and
-// counts a passage's heading, and migration 21, which rebuilds the index of documents stored
+// counts a passage's heading, and migration 20, which rebuilds the index of documents stored
 // before and attaches their Markdown heading passages to the passages after them.
 import test from 'ava';
 import { readFileSync } from 'node:fs';
@@ -111,7 +111,7 @@ test("retrieval: 'How long does shipping take?' finds the paragraph, the heading
   );
 });
 
-test('migration 21: stored passages are indexed with stemming, old heading passages attached', (t) => {
+test('migration 20: stored passages are indexed with stemming, old heading passages attached', (t) => {
   const db = openDatabase(
     ':memory:',
     MIGRATIONS.filter((migration) => migration.version <= 18),
