@@ -80,7 +80,12 @@ function isTrpcError(error: unknown): error is TrpcLikeError {
   return error instanceof Error && error.name === 'TRPCClientError';
 }
 
+/**
+ * Whether the daemon could not be reached. A tRPC error with data is the daemon's own answer,
+ * whose message may quote a network error of a call it made (a webhook step's ECONNREFUSED).
+ */
 function isConnectionError(error: unknown): boolean {
+  if (isTrpcError(error) && error.data) return false;
   const text = String((error as { cause?: unknown })?.cause ?? error);
   return /ECONNREFUSED|fetch failed|ECONNRESET/.test(text);
 }
