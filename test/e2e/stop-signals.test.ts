@@ -38,13 +38,14 @@ function startForeground(dataDir: string): Foreground {
 
 /**
  * Once the foreground CLI `pid` is loading the daemon, which runs inside it: its store's native
- * module (better-sqlite3) is mapped into the process (Linux /proc). Before the CLI's JavaScript
+ * module (better-sqlite3's binary) is mapped into the process (Linux /proc). Before the CLI's JavaScript
  * runs, Node's own start-up has only the default action for a signal, in any process.
  */
 async function daemonLoading(pid: number): Promise<void> {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
-    if (readFileSync(`/proc/${pid}/maps`, 'utf8').includes('better_sqlite3.node')) return;
+    // better-sqlite3 13 maps its prebuilt binary (node_modules/better-sqlite3/prebuilds/...).
+    if (readFileSync(`/proc/${pid}/maps`, 'utf8').includes('/better-sqlite3/')) return;
     await sleep(5);
   }
   throw new Error('the foreground CLI did not load the daemon within 30 s');

@@ -34,5 +34,5 @@ test('every command of the registry is in the module the table names for it', as
 test('without the modules the table has none, and the CLI looks in the registry', (t) => {
   const table = describeCommands(COMMANDS);
   t.true(table.commands.every((command) => command.module === undefined));
-  t.is(table.groups.clock, 'The sandbox clock: show, advance, set, reset');
+  t.is(table.groups.clock, 'The sandbox clock: show, advance, set, reset, freeze, resume');
 });
