@@ -18,7 +18,10 @@ import {
 } from '../helpers/workflows.js';
 
 const d = sharedDaemon(test);
-const BOUND_MS = 1000;
+// Only a guard against the stall the issue found (3.7 s; 1.5-2.0 s before bodies were parsed a
+// turn at a time): the 250 ms target is the bench case hook-health's. Measured here: 312 ms at
+// load 5, 1,720 ms at load 11 beside another whole test suite.
+const BOUND_MS = 2500;
 const CONCURRENT = 20;
 const TEXT_CHARS = 900_000;
 let api: Api;
