@@ -7,7 +7,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { activeAgent, apiFor, createWorkflow, type Api } from '../helpers/workflows.js';
-import { launchChromium, screenshot, seriousViolations } from '../helpers/browser.js';
+import { launchChromium, loggedInPage, screenshot, seriousViolations } from '../helpers/browser.js';
 
 let d: TestDaemon;
 let api: Api;
@@ -57,10 +57,7 @@ test.before(async () => {
   await api('POST', '/webhooks', { url: receiver.url, events: ['workflow.execution.started'] });
   const started = await api('POST', `/workflows/${workflowId}/execute`, { input: { order: 42 } });
   runId = started.body.data.execution_id;
-  const { login_url } = (await d.cli(['dashboard', '--no-open', '--json'])).json();
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-  await page.goto(login_url);
-  await page.locator('main h1', { hasText: 'Overview' }).waitFor();
+  page = await loggedInPage(browser, d);
 });
 
 test.after.always(async () => {

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { ROOT } from './daemon.js';
+import { ROOT, type TestDaemon } from './daemon.js';
 
 export const SCREENSHOT_DIR = join(ROOT, 'test-results', 'dashboard');
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
@@ -77,4 +77,20 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`) });
+}
+
+/**
+ * A 1280x800 page logged in through the one-time link `svc dashboard --no-open --json` prints,
+ * on the Overview.
+ */
+export async function loggedInPage(browser: Browser, d: TestDaemon): Promise<Page> {
+  const { login_url } = (await d.cli(['dashboard', '--no-open', '--json'])).json() as {
+    login_url: string;
+  };
+  const page = await (
+    await browser.newContext({ viewport: { width: 1280, height: 800 } })
+  ).newPage();
+  await page.goto(login_url);
+  await page.locator('main h1', { hasText: 'Overview' }).waitFor();
+  return page;
 }
