@@ -13,11 +13,11 @@
 //
 // Reading the ratios:
 //   ratio = daemon req/s / baseline req/s. 1.0 means the daemon costs nothing over writing the
-//   JSON by hand; 0.6 (the target of the reads) means each request costs 1.67 times the bare
+//   JSON by hand; 0.6 (the floor of /me and the events list, bench/floors.ts) means each request costs 1.67 times the bare
 //   minimum (bench/cases/floor.ts shows how much of that bare Fastify spends).
 //   What the difference buys: the access gate (key lookup, tenant, scope, three rate-limit
 //   buckets), SQLite reads, validation, the request log line and Fastify itself; for execute
-//   (target 0.25) also the brain's answer, the per-agent rate limit and one transaction that
+//   (floor 0.25) also the brain's answer, the per-agent rate limit and one transaction that
 //   stores the execution, two events and the agent's stats. p99 is the daemon's 99th
 //   percentile latency under that load (10 connections by default).
 //   cpu µs/req is the server process's CPU time (all threads) per request and cpu ratio =
@@ -39,6 +39,7 @@ import {
   type RunFigures,
   roundOrder,
 } from '../harness.js';
+import { describeFloor, FLOORS, holds, type Floor } from '../floors.js';
 import { loadWithCpu } from '../load.js';
 
 interface Scenario {
@@ -55,7 +56,7 @@ interface Scenario {
   /** Runs once before the scenario's first load run (e.g. to seed data). */
   setup?: (ctx: DaemonContext) => Promise<void>;
   /** PASS when daemon req/s / baseline req/s is at least this. */
-  targetRatio: number;
+  floor: Floor;
   /** The status every answer (of both servers) must have (default: any 2xx). */
   status?: number;
 }
@@ -69,14 +70,14 @@ const scenarios: Scenario[] = [
     method: 'GET',
     path: '/v1/auth/me',
     baselinePath: '/me',
-    targetRatio: 0.6,
+    floor: FLOORS.authMeRatio,
   },
   {
     name: 'GET /v1/events?limit=20',
     method: 'GET',
     path: '/v1/events?limit=20',
     baselinePath: '/events',
-    targetRatio: 0.4,
+    floor: FLOORS.eventsRatio,
     async setup(ctx) {
       // Publish sample events through the control channel (what `svc events trigger` does).
       let published = 0;
@@ -94,7 +95,7 @@ const scenarios: Scenario[] = [
     method: 'GET',
     path: (ctx) => `/v1/agents/${ctx.agentId}`,
     baselinePath: '/agent',
-    targetRatio: 0.6,
+    floor: FLOORS.agentReadRatio,
     status: 200,
     setup: async (ctx) => void (await benchAgent(ctx)),
   },
@@ -104,7 +105,7 @@ const scenarios: Scenario[] = [
     path: (ctx) => `/v1/agents/${ctx.agentId}/execute`,
     baselinePath: '/execute',
     body: { input: 'where is my order?', wait_for_completion: true },
-    targetRatio: 0.25,
+    floor: FLOORS.agentExecuteRatio,
     // 200 = completed (202 would be waiting for approval, an error status a failure).
     status: 200,
     setup: async (ctx) => void (await benchAgent(ctx)),
@@ -231,7 +232,7 @@ function printHttp(results: ScenarioResult[]) {
         'baseline req/s',
         'daemon req/s',
         'ratio',
-        'target',
+        'floor',
         'daemon p99 ms',
         'baseline p99 ms',
         'body bytes d/b',
@@ -244,13 +245,13 @@ function printHttp(results: ScenarioResult[]) {
         result.baseline.reqPerSec.toFixed(0),
         result.daemon.reqPerSec.toFixed(0),
         result.ratio.toFixed(2),
-        `>= ${result.scenario.targetRatio}`,
+        describeFloor(result.scenario.floor),
         String(result.daemon.p99),
         String(result.baseline.p99),
         `${result.bytes.daemon}/${result.bytes.baseline}`,
         `${result.daemon.cpuUsPerRequest?.toFixed(0) ?? '-'}/${result.baseline.cpuUsPerRequest?.toFixed(0) ?? '-'}`,
         result.cpuRatio?.toFixed(2) ?? '-',
-        result.ratio >= result.scenario.targetRatio ? 'PASS' : 'FAIL',
+        holds(result.scenario.floor, result.ratio) ? 'PASS' : 'FAIL',
       ]),
     ),
   );
@@ -276,7 +277,7 @@ const httpCase: BenchCase = {
     }
     return {
       print: () => printHttp(results),
-      missed: results.filter((result) => result.ratio < result.scenario.targetRatio).length,
+      missed: results.filter((result) => !holds(result.scenario.floor, result.ratio)).length,
     };
   },
 };

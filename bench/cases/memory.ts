@@ -33,13 +33,12 @@ import {
   type Daemon,
   type ReceiverProcess,
 } from '../harness.js';
+import { describeFloor, FLOORS, holds } from '../floors.js';
 
 const RUNS = Math.round(numberSetting('BENCH_MEMORY_RUNS', 100_000));
 const SOAK = process.env.BENCH_SOAK === '1';
 const SOAK_MINUTES = Math.round(numberSetting('BENCH_SOAK_MINUTES', 10));
 const CONNECTIONS = 32;
-const IDLE_TARGET_MB = 80;
-const LOADED_TARGET_MB = 150;
 const SOAK_GROWTH = 1.1;
 
 /** The daemon's own account: its main thread's V8 heap, used of reserved (svc daemon status). */
@@ -161,8 +160,8 @@ const memoryCase: BenchCase = {
   order: 95,
   needs: 'standalone',
   describe: () =>
-    `memory: daemon RSS idle (target < ${IDLE_TARGET_MB} MB) and after ${RUNS} runs and their ` +
-    `deliveries (BENCH_MEMORY_RUNS; target < ${LOADED_TARGET_MB} MB)` +
+    `memory: daemon RSS idle (${describeFloor(FLOORS.idleRssMb)} MB) and after ${RUNS} runs and their ` +
+    `deliveries (BENCH_MEMORY_RUNS; ${describeFloor(FLOORS.loadedRssMb)} MB)` +
     (SOAK ? `, then a ${SOAK_MINUTES}-minute soak` : '; BENCH_SOAK=1 adds a 10-minute soak'),
   async run() {
     const result = await runMemory();
@@ -170,8 +169,8 @@ const memoryCase: BenchCase = {
     const last = result.soak.at(-1)?.rss;
     const flat = first === undefined || last === undefined || last <= first * SOAK_GROWTH;
     const verdicts = {
-      idle: result.idle < IDLE_TARGET_MB,
-      loaded: result.loaded < LOADED_TARGET_MB && result.delivered >= result.runs,
+      idle: holds(FLOORS.idleRssMb, result.idle),
+      loaded: holds(FLOORS.loadedRssMb, result.loaded) && result.delivered >= result.runs,
       flat,
     };
     return {
@@ -179,11 +178,16 @@ const memoryCase: BenchCase = {
       print() {
         const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
         const rows = [
-          ['idle RSS MB', result.idle.toFixed(1), `< ${IDLE_TARGET_MB}`, verdict(verdicts.idle)],
+          [
+            'idle RSS MB',
+            result.idle.toFixed(1),
+            describeFloor(FLOORS.idleRssMb),
+            verdict(verdicts.idle),
+          ],
           [
             `RSS MB after ${result.runs} runs, ${result.delivered} deliveries`,
             result.loaded.toFixed(1),
-            `< ${LOADED_TARGET_MB}, every delivery received`,
+            `${describeFloor(FLOORS.loadedRssMb)}, every delivery received`,
             verdict(verdicts.loaded),
           ],
         ];

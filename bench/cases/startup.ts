@@ -1,9 +1,10 @@
 // CLI start-up: `svc --help` against `node -e 0`.
 //
-// CLI start-up ratio = median wall time of `svc --help` / median of `node -e 0` (target <= 1.5x):
+// CLI start-up ratio = median wall time of `svc --help` / median of `node -e 0` (floor FLOORS.cliStartupRatio):
 // what the CLI's own module loading costs on top of starting Node.
 import { spawnSync } from 'node:child_process';
 import { median, ROOT, settings, SVC_BIN, table, type BenchCase } from '../harness.js';
+import { describeFloor, FLOORS, holds } from '../floors.js';
 
 function timeOnce(args: string[]): number {
   const started = process.hrtime.bigint();
@@ -42,8 +43,6 @@ function measureStartup(): StartupResult {
   return result;
 }
 
-const STARTUP_TARGET = 1.5;
-
 function printStartup(startup: StartupResult) {
   console.log(`\nCLI start-up (median of ${settings.startupRuns} runs each)\n`);
   console.log(
@@ -56,8 +55,8 @@ function printStartup(startup: StartupResult) {
     ),
   );
   console.log(
-    `\n  ratio ${startup.ratio.toFixed(2)}x (target <= ${STARTUP_TARGET}x): ` +
-      (startup.ratio <= STARTUP_TARGET ? 'PASS' : 'FAIL'),
+    `\n  ratio ${startup.ratio.toFixed(2)}x (${describeFloor(FLOORS.cliStartupRatio)}): ` +
+      (holds(FLOORS.cliStartupRatio, startup.ratio) ? 'PASS' : 'FAIL'),
   );
 }
 
@@ -69,7 +68,7 @@ const startupCase: BenchCase = {
     const startup = measureStartup();
     return {
       print: () => printStartup(startup),
-      missed: startup.ratio <= STARTUP_TARGET ? 0 : 1,
+      missed: holds(FLOORS.cliStartupRatio, startup.ratio) ? 0 : 1,
     };
   },
 };
