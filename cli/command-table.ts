@@ -2,7 +2,7 @@
 // and the module under cli/commands that holds it. The build writes it to
 // dist/cli/command-table.json so `svc --help` (and commander's parsing) needs only commander and
 // this file, and running a command loads its own module, not all of them.
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { isGroup, type ArgSpec, type CliEntry, type OptionSpec } from './command.js';
 
 export interface TableCommand {
@@ -13,6 +13,7 @@ export interface TableCommand {
   examples: string[];
   takesEarlySignals: boolean;
   isDefault: boolean;
+  hidden?: boolean;
   /** The file name (no extension) of its module under cli/commands, when it has one there. */
   module?: string;
 }
@@ -65,8 +66,24 @@ export function describeCommands(
       examples: entry.examples ?? [],
       takesEarlySignals: entry.takesEarlySignals ?? false,
       isDefault: entry.isDefault ?? false,
+      ...(entry.hidden ? { hidden: true } : {}),
       ...(module === undefined ? {} : { module }),
     });
   }
   return { groups, commands };
+}
+
+/**
+ * The table as the CLI sees it: the one the build wrote, else (sources under tsx) described from
+ * the command modules themselves (read from the folder, so no module imports the registry).
+ */
+export async function readCommandTable(): Promise<CommandTable> {
+  try {
+    return JSON.parse(
+      readFileSync(new URL(COMMAND_TABLE_FILE, import.meta.url), 'utf8'),
+    ) as CommandTable;
+  } catch {
+    const moduleOf = await commandModules();
+    return describeCommands([...moduleOf.keys()], moduleOf);
+  }
 }

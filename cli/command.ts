@@ -58,6 +58,8 @@ export interface CommandSpec<Os extends readonly OptionSpec[] = readonly OptionS
   takesEarlySignals?: boolean;
   /** The group's command when the group is given alone (`svc clock` shows the clock). */
   isDefault?: boolean;
+  /** Left out of the help and of completion scripts (`svc __complete`, which they call). */
+  hidden?: boolean;
   run(ctx: CliContext, args: string[], options: OptionValues<Os>): Promise<void>;
 }
 

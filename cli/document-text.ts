@@ -30,6 +30,16 @@ export async function parseJsonText(text: string, label: string): Promise<unknow
   return value;
 }
 
+/**
+ * A fixture's `${agents.x.id}` inside a flow map (`{ a: ${...} }`) reads as a second map: the
+ * parser's own message says "flow-map-start", which does not say what to do.
+ */
+function referenceHint(text: string, line: number | undefined): string {
+  const source = line === undefined ? undefined : text.split('\n')[line - 1];
+  if (!source || !/\{[^}]*:\s*\$\{/.test(source)) return '';
+  return " Inside { ... }, quote a ${...} reference: workspace: '${workspaces.acme.id}'.";
+}
+
 export async function parseYamlText(text: string, label: string): Promise<unknown> {
   const { LineCounter, parseDocument } = await import('yaml');
   const { findDuplicateKey, describeDuplicate } = await import('./duplicate-keys.js');
@@ -44,7 +54,7 @@ export async function parseYamlText(text: string, label: string): Promise<unknow
   if (first) {
     const where = first.linePos?.[0];
     throw new UsageError(
-      `${label}: not valid YAML${where ? ` at line ${where.line}, column ${where.col}` : ''} (${first.message.split('\n')[0]}).`,
+      `${label}: not valid YAML${where ? ` at line ${where.line}, column ${where.col}` : ''} (${first.message.split('\n')[0]}).${referenceHint(text, where?.line)}`,
     );
   }
   const duplicate = findDuplicateKey(document, lines);

@@ -133,10 +133,14 @@ function refused(at: string, message: string): CliError {
 }
 
 /** `SVC_<KIND>_<NAME>_ID=...` lines (and the values shown once) for CI. */
-export function envLines(result: {
-  ids: Record<string, Record<string, string> | undefined>;
-  secrets: { kind: string; name: string; field: string; value: string }[];
-}): string {
+export function envLines(
+  result: {
+    ids: Record<string, Record<string, string> | undefined>;
+    secrets: { kind: string; name: string; field: string; value: string }[];
+  },
+  /** The daemon's API (http://host:port/v1), first, as the testing kit's SVC_BASE_URL. */
+  baseUrl: string,
+): string {
   const word = (text: string) => text.toUpperCase().replace(/[^A-Z0-9]+/g, '_');
   const singular: Record<string, string> = {
     workspaces: 'WORKSPACE',
@@ -148,7 +152,7 @@ export function envLines(result: {
     webhooks: 'WEBHOOK',
     oauth_apps: 'OAUTH_APP',
   };
-  const lines: string[] = [];
+  const lines: string[] = [`SVC_BASE_URL=${baseUrl}`];
   for (const [kind, byName] of Object.entries(result.ids)) {
     for (const [name, id] of Object.entries(byName ?? {})) {
       lines.push(`SVC_${singular[kind] ?? word(kind)}_${word(name)}_ID=${id}`);

@@ -7,6 +7,7 @@ import { VERSION } from '../shared/package-info.js';
 import type { CliEntry, CommandSpec } from './command.js';
 import { COMMAND_TABLE_FILE, type CommandTable, type TableCommand } from './command-table.js';
 import type { GlobalOptions } from './context.js';
+import { GLOBAL_OPTIONS } from './global-options.js';
 
 /** The table written by the build; computed from the registry when it is absent (sources). */
 async function loadTable(): Promise<CommandTable> {
@@ -52,20 +53,9 @@ function buildProgram(table: CommandTable): Command {
   const program = new Command('svc')
     .description('Local sandbox of the agent and workflow automation service.')
     .version(VERSION, '-v, --version')
-    .option('--json', 'print one JSON document on stdout')
-    .option('--data-dir <dir>', 'daemon data dir (env SVC_DATA_DIR; default $XDG_DATA_HOME/svc)')
-    .option('--port <port>', 'daemon port (env SVC_PORT; default: the running daemon, else 7717)')
-    .option('--host <host>', 'daemon host (env SVC_HOST; default 127.0.0.1)')
-    .option(
-      '--api-key <key>',
-      'call the API with this key (env SVC_API_KEY) instead of the operator credential',
-    )
-    .option(
-      '--workspace <id>',
-      'workspace (X-Tenant-ID) to act in (env SVC_WORKSPACE; default: the default workspace)',
-    )
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
+  for (const option of GLOBAL_OPTIONS) program.option(option.flags, option.description);
 
   const descriptions = new Map(Object.entries(table.groups));
   const groups = new Map<string, Command>();
@@ -90,7 +80,10 @@ function buildProgram(table: CommandTable): Command {
 
 function addCommand(parent: Command, spec: TableCommand): void {
   const command = parent
-    .command(spec.path.at(-1)!, { isDefault: spec.isDefault === true })
+    .command(spec.path.at(-1)!, {
+      isDefault: spec.isDefault === true,
+      hidden: spec.hidden === true,
+    })
     .description(spec.description)
     .exitOverride();
   for (const arg of spec.args)

@@ -3,6 +3,7 @@
 import type { CliEntry } from './command.js';
 import agents from './commands/agents.js';
 import clock from './commands/clock.js';
+import completion from './commands/completion.js';
 import daemon from './commands/daemon.js';
 import dashboard from './commands/dashboard.js';
 import events from './commands/events.js';
@@ -43,4 +44,5 @@ export const COMMANDS: CliEntry[] = [
   ...state,
   ...dashboard,
   ...faults,
+  ...completion,
 ];

@@ -23,7 +23,8 @@ export async function applyFixtureFile(
   if (options.envFile && !result.dry_run) {
     const { writeFileSync, chmodSync } = await import('node:fs');
     // Holds key and client secrets: readable by the user alone.
-    writeFileSync(options.envFile, envLines(result), { mode: 0o600 });
+    const baseUrl = `${options.appUrl ?? ctx.appUrl()}/v1`;
+    writeFileSync(options.envFile, envLines(result, baseUrl), { mode: 0o600 });
     chmodSync(options.envFile, 0o600);
   }
   return result;
@@ -61,6 +62,19 @@ export function describeApply(result: ApplyResult): string {
   return lines.join('\n');
 }
 
+/**
+ * How to act in the workspaces the file declares: the CLI acts in the operator's default one
+ * unless told, so a fixture's objects would otherwise be "not found".
+ */
+export function workspaceHints(result: ApplyResult): string[] {
+  return result.plan
+    .filter((entry) => entry.kind === 'workspaces' && entry.id)
+    .map(
+      (entry) =>
+        `Workspace ${entry.name} is ${entry.id}${result.dry_run ? ' (unchanged by the dry run)' : ''}: act in it with svc --workspace ${entry.id} ... or export SVC_WORKSPACE=${entry.id}`,
+    );
+}
+
 export default defineCommands([
   group(['fixtures'], 'Set a sandbox up from a fixture file (YAML or JSON)'),
   command({
@@ -94,6 +108,7 @@ export default defineCommands([
         envFile: options.envOut ?? options.envFile,
       });
       ctx.out.result(result, () => describeApply(result));
+      for (const line of workspaceHints(result)) ctx.out.note(line);
     },
   }),
   command({

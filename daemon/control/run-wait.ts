@@ -43,7 +43,7 @@ export function waitForStatus(
           reject(
             new ApiError(
               'execution_not_found',
-              `No run ${executionId}. List runs with: svc workflows runs <workflow>`,
+              `No run ${executionId}. List a workflow's runs with: svc workflows executions wfl_...`,
             ),
           ),
         );

@@ -38,7 +38,7 @@ export class Locator {
     if (!found) {
       throw new ApiError(
         'not_found',
-        `No ${KIND_WORDS[prefix]} ${id} in this sandbox (runs and executions are kept 30 days). Check the id, e.g. with \`svc workflows runs\` or \`svc webhooks list\`.`,
+        `No ${KIND_WORDS[prefix]} ${id} in this sandbox (runs and executions are kept 30 days). Check the id, e.g. with: svc workflows list, svc workflows executions wfl_..., svc agents list or svc webhooks list.`,
         { param: 'id' },
       );
     }

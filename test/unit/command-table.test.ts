@@ -3,7 +3,7 @@
 // table keeps what the help and parser need.
 import test from 'ava';
 import { isGroup, type CliEntry } from '../../cli/command.js';
-import { commandModules, describeCommands } from '../../cli/command-table.js';
+import { commandModules, describeCommands, readCommandTable } from '../../cli/command-table.js';
 import { COMMANDS } from '../../cli/registry.js';
 
 test('every command of the registry is in the module the table names for it', async (t) => {
@@ -28,6 +28,26 @@ test('every command of the registry is in the module the table names for it', as
   t.like(
     table.commands.find((command) => command.path.join(' ') === 'webhooks replay'),
     { module: 'webhook-replay' },
+  );
+  t.like(
+    table.commands.find((command) => command.path.join(' ') === 'completion'),
+    { module: 'completion', args: [{ name: 'shell', description: 'bash, zsh or fish' }] },
+  );
+  // Hidden from the help and the completion scripts, still parsed and run.
+  t.like(
+    table.commands.find((command) => command.path.join(' ') === '__complete'),
+    { module: 'completion', hidden: true },
+  );
+  t.is(table.commands.filter((command) => command.hidden).length, 1);
+});
+
+test('the table read at run time is the one the commands describe (sources: from the modules)', async (t) => {
+  const table = await readCommandTable();
+  const paths = (commands: { path: string[] }[]) =>
+    commands.map((command) => command.path.join(' ')).sort();
+  t.deepEqual(
+    paths(table.commands),
+    paths(COMMANDS.filter((entry) => !isGroup(entry)) as { path: string[] }[]),
   );
 });
 
