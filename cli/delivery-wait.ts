@@ -5,6 +5,7 @@
 // until it is resumed, so waiting longer would never end).
 import { apiPath } from './api-commands.js';
 import type { CliContext } from './context.js';
+import { onInterrupt } from './interrupt.js';
 import { openLiveStream } from './live-stream.js';
 import type { DeliveryActivity, DeliveryView, WebhookView } from '../shared/schemas/webhooks.js';
 
@@ -62,18 +63,12 @@ export async function watchDeliveries(ctx: CliContext, webhookId: string): Promi
       const api = await ctx.api();
       const waiting = new Set(deliveryIds);
       const last = new Map<string, DeliveryView>();
-      let interrupted = false;
-      const onSignal = () => {
-        interrupted = true;
-        wake?.();
-      };
-      process.once('SIGINT', onSignal);
-      process.once('SIGTERM', onSignal);
+      const interrupt = onInterrupt(() => wake?.());
       const startedAt = Date.now();
       let toldStillWaiting = false;
       let webhookStatus: string | undefined;
       try {
-        while (waiting.size > 0 && !interrupted) {
+        while (waiting.size > 0 && !interrupt.interrupted) {
           dirty = false;
           for (const id of waiting) {
             const view = seen.get(id);
@@ -93,7 +88,7 @@ export async function watchDeliveries(ctx: CliContext, webhookId: string): Promi
             };
           });
           wake = undefined;
-          if (!ticked || interrupted) continue;
+          if (!ticked || interrupt.interrupted) continue;
           for (const id of [...waiting].slice(0, POLL_BATCH)) {
             seen.set(id, await api.data<DeliveryView>('GET', apiPath('deliveries', id)));
           }
@@ -116,8 +111,7 @@ export async function watchDeliveries(ctx: CliContext, webhookId: string): Promi
           }
         }
       } finally {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
+        interrupt.remove();
       }
       return {
         deliveries: deliveryIds.flatMap((id) => {
@@ -126,7 +120,7 @@ export async function watchDeliveries(ctx: CliContext, webhookId: string): Promi
         }),
         held: webhookStatus === undefined ? [] : [...waiting],
         webhookStatus,
-        interrupted,
+        interrupted: interrupt.interrupted,
       };
     },
   };

@@ -7,6 +7,7 @@ import type { EventEnvelope } from '../shared/schemas/events.js';
 import type { ApiClient } from '../shared/api-client.js';
 import { apiPath } from './api-commands.js';
 import type { CliContext } from './context.js';
+import { onInterrupt } from './interrupt.js';
 import { openLiveStream } from './live-stream.js';
 import { isTerminal, type Execution } from './workflow-views.js';
 
@@ -46,19 +47,13 @@ export async function followRun(options: FollowOptions): Promise<FollowOutcome> 
       poke();
   });
 
-  let interrupted = false;
-  const onSignal = () => {
-    interrupted = true;
-    wake?.();
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const interrupt = onInterrupt(() => wake?.());
   let latest: Execution | undefined;
   try {
     executionId = await options.start();
     const path = apiPath('workflows', workflowId, 'executions', executionId);
     for (;;) {
-      if (interrupted) return { type: 'detached', execution: latest, executionId };
+      if (interrupt.interrupted) return { type: 'detached', execution: latest, executionId };
       if (dirty) {
         dirty = false;
         latest = await api.data<Execution>('GET', path);
@@ -79,8 +74,7 @@ export async function followRun(options: FollowOptions): Promise<FollowOutcome> 
       wake = undefined;
     }
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    interrupt.remove();
     subscription?.unsubscribe();
   }
 }

@@ -35,8 +35,7 @@ export function logFailures(log: FailureLogger, { events, deliveries, webhooks }
         step_id: step.step_id,
         step_type: step.step_type,
         attempt: step.attempt,
-        code: step.error?.code,
-        error: step.error?.message,
+        ...errorFields(step.error),
       },
       'workflow step failed',
     );
@@ -49,8 +48,7 @@ export function logFailures(log: FailureLogger, { events, deliveries, webhooks }
       execution_id: run.execution_id,
       status: run.status,
       failed_step: run.failed_step,
-      code: run.error.code,
-      error: run.error.message,
+      ...errorFields(run.error),
     };
     if (run.status === 'cancelled') log.info(fields, 'workflow run cancelled');
     else log.warn(fields, `workflow run ${run.status === 'timeout' ? 'timed out' : 'failed'}`);
@@ -73,6 +71,11 @@ export function logFailures(log: FailureLogger, { events, deliveries, webhooks }
   );
 }
 
+/** An error as log fields: `code` to filter on, `error` its (secret-masked) message. */
+function errorFields(error: { code: string; message: string } | null | undefined) {
+  return { code: error?.code, error: error?.message };
+}
+
 function logAgentFailure(log: FailureLogger, event: EventEnvelope): void {
   const data = event.data as {
     execution_id?: string;
@@ -85,8 +88,7 @@ function logAgentFailure(log: FailureLogger, event: EventEnvelope): void {
     agent_id: data.agent_id,
     execution_id: data.execution_id,
     status: data.status,
-    code: data.error?.code,
-    error: data.error?.message,
+    ...errorFields(data.error),
   };
   if (data.status === 'cancelled') log.info(fields, 'agent execution cancelled');
   else log.warn(fields, 'agent execution failed');

@@ -51,7 +51,7 @@ import { RunRepository } from '../engine/run.repository.js';
 import { StepRunner } from '../engine/steps/runner.js';
 import { SecretRepository } from '../secrets/secret.repository.js';
 import { SecretService } from '../secrets/secret.service.js';
-import { ExecutionsService } from '../workflows/executions.service.js';
+import { WorkflowExecutionsService } from '../workflows/executions.service.js';
 import { WorkflowRepository } from '../workflows/workflow.repository.js';
 import { WorkflowService } from '../workflows/workflow.service.js';
 import { TriggerRepository } from '../triggers/trigger.repository.js';
@@ -114,7 +114,7 @@ export interface Services {
   engine: WorkflowEngine;
   triggers: TriggerService;
   templates: TemplateService<WorkflowView>;
-  runs: ExecutionsService;
+  runs: WorkflowExecutionsService;
   alarms: Alarms;
   /** Every outbound HTTP call goes through it (daemon/outbound/http.ts). */
   outbound: OutboundHttp;
@@ -297,7 +297,7 @@ export function buildServices(
   });
   executions.onSettled(engine.onAgentSettled);
   workflows.onDelete((row) => engine.cancelRunsOf(row.id));
-  const runs = new ExecutionsService(commits, runRepository, workflows, engine, clock);
+  const runs = new WorkflowExecutionsService(commits, runRepository, workflows, engine, clock);
   const triggers = new TriggerService(
     db,
     new TriggerRepository(db),

@@ -7,7 +7,7 @@ import type { EventService } from '../events/event.service.js';
 import type { ClockService } from '../time/clock.service.js';
 import type { DeliveryService } from '../webhooks/deliveries/delivery.service.js';
 import type { WebhookService } from '../webhooks/webhook.service.js';
-import type { ExecutionsService } from '../workflows/executions.service.js';
+import type { WorkflowExecutionsService } from '../workflows/executions.service.js';
 import type { WorkflowService } from '../workflows/workflow.service.js';
 import type { WorkspaceService } from '../workspaces/workspace.service.js';
 
@@ -18,7 +18,7 @@ export interface DashboardServices {
   engine: WorkflowEngine;
   events: EventService;
   executions: ExecutionService;
-  runs: ExecutionsService;
+  runs: WorkflowExecutionsService;
   webhooks: WebhookService;
   workflows: WorkflowService;
   workspaces: WorkspaceService;

@@ -38,7 +38,8 @@ export interface RunDetail {
   }[];
 }
 
-export class ExecutionsService {
+/** Runs of workflows; an agent's executions are `agents/execution.service.ts`'s ExecutionService. */
+export class WorkflowExecutionsService {
   constructor(
     private readonly commits: CommitQueue,
     private readonly repo: RunRepository,
@@ -80,13 +81,14 @@ export class ExecutionsService {
     const source = this.row(workspaceId, workflowId, executionId);
     const workflow = this.runnable(workspaceId, workflowId);
     const fromStepId = body.from_step_id;
+    const state = parseState(source.frontier);
     let keep: ReturnType<RunRepository['steps']> = [];
     if (fromStepId !== undefined) {
       const definition = this.workflows.definition(workflow.id, workflow.version)!;
       checkRerunStep(definition, fromStepId);
       const steps = this.repo.steps(source.id);
       const reached = steps.some((step) => step.step_id === fromStepId);
-      const pending = parseState(source.frontier).acts.some((act) => act.step_id === fromStepId);
+      const pending = state.acts.some((act) => act.step_id === fromStepId);
       if (!reached && !pending) {
         throw new ApiError(
           'conflict',
@@ -96,12 +98,12 @@ export class ExecutionsService {
       }
       // A parallel step's row is written at its join, after its branches' rows; those steps run
       // again from it, so what is kept ends before the first row of a step it leads to.
-      const again = stepsFrom(definition, fromStepId);
+      const again = reachFrom(definition, [fromStepId]);
       const cut = steps.findIndex((step) => again.has(step.step_id));
       keep = cut === -1 ? steps : steps.slice(0, cut);
     }
     const input = JSON.parse(source.input) as Record<string, unknown>;
-    const headers = parseState(source.frontier).headers;
+    const headers = state.headers;
     const started = await this.commits.run(() =>
       this.engine.start(workspaceId, workflow.id, {
         input,
@@ -332,16 +334,16 @@ export class ExecutionsService {
   }
 }
 
-/** The step and every step it may lead to, by any edge. */
-function stepsFrom(definition: Definition, stepId: string): Set<string> {
+/** The given steps and every step they may lead to, by any edge (one walk of the graph). */
+function reachFrom(definition: Definition, starts: Iterable<string>): Set<string> {
   const found = new Set<string>();
-  const follow = (id: string) => {
-    if (found.has(id)) return;
+  const todo = [...starts];
+  for (let id = todo.pop(); id !== undefined; id = todo.pop()) {
+    if (found.has(id)) continue;
     found.add(id);
     const step = definition.byId.get(id);
-    if (step) for (const next of successors(step)) follow(next);
-  };
-  follow(stepId);
+    if (step) todo.push(...successors(step));
+  }
   return found;
 }
 
@@ -357,16 +359,10 @@ function checkRerunStep(definition: Definition, stepId: string): void {
       { param: 'from_step_id' },
     );
   }
-  const inBranches = new Set<string>();
-  const follow = (id: string) => {
-    if (inBranches.has(id)) return;
-    inBranches.add(id);
-    const step = definition.byId.get(id);
-    if (step) for (const next of successors(step)) follow(next);
-  };
-  for (const step of definition.steps) {
-    if (step.type === 'parallel') for (const child of step.config.steps) follow(child);
-  }
+  const inBranches = reachFrom(
+    definition,
+    definition.steps.flatMap((step) => (step.type === 'parallel' ? step.config.steps : [])),
+  );
   if (inBranches.has(stepId)) {
     throw new ApiError(
       'invalid_parameter',

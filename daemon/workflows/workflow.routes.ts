@@ -16,7 +16,7 @@ import {
 } from '../../shared/schemas/workflows.js';
 import { listRoute, objectRoute, tenantRoute, type RouteDef } from '../http/route.js';
 import { resourceRoutes } from '../http/resource-routes.js';
-import type { ExecutionsService } from './executions.service.js';
+import type { WorkflowExecutionsService } from './executions.service.js';
 import type { WorkflowService } from './workflow.service.js';
 
 const read = tenantRoute('workflows:read');
@@ -42,7 +42,10 @@ const workflow = resourceRoutes({
   updateBody: WorkflowUpdateBody,
 });
 
-export function workflowRoutes(workflows: WorkflowService, runs: ExecutionsService): RouteDef[] {
+export function workflowRoutes(
+  workflows: WorkflowService,
+  runs: WorkflowExecutionsService,
+): RouteDef[] {
   const executeRoute = (path: string, operationId: string, summary: string) =>
     objectRoute({
       method: 'POST',
