@@ -64,6 +64,7 @@ import {
   OperatorCredential,
   RecordingState,
   ResetAnswer,
+  SandboxStatus,
   SecretDeleted,
   SecretInfo,
   ShutdownAnswer,
@@ -73,6 +74,7 @@ import {
   WorkspaceView,
 } from '../../shared/schemas/control-output.js';
 import { live } from './live.js';
+import { sandboxStatus } from './sandbox-status.js';
 import { keyView, workspaceView } from './views.js';
 
 export function createControlRouter(deps: ControlDeps) {
@@ -95,6 +97,8 @@ export function createControlRouter(deps: ControlDeps) {
   return t.router({
     daemon: t.router({
       status: operator.output(DaemonStatus).query(() => daemon.status()),
+      /** svc status: the daemon, clock, brain and counts of what is under way. */
+      overview: operator.output(SandboxStatus).query(() => sandboxStatus(deps)),
       shutdown: operator.output(ShutdownAnswer).mutation(() => {
         daemon.requestShutdown();
         return { stopping: true };

@@ -29,6 +29,10 @@ test('every command of the registry is in the module the table names for it', as
     table.commands.find((command) => command.path.join(' ') === 'webhooks replay'),
     { module: 'webhook-replay' },
   );
+  t.like(
+    table.commands.find((command) => command.path.join(' ') === 'status'),
+    { module: 'status', args: [] },
+  );
 });
 
 test('without the modules the table has none, and the CLI looks in the registry', (t) => {
