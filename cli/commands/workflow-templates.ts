@@ -197,7 +197,8 @@ export default defineCommands([
   },
   command({
     path: ['workflows', 'init'],
-    description: 'Write a workflow file from a template, asking for the template, name and agents',
+    description:
+      'Write a workflow file from a template, asking for the template, name, the values it leaves to you (or --set) and agents',
     args: [
       {
         name: 'file',
@@ -215,11 +216,17 @@ export default defineCommands([
         flags: '--agent <role=agent_id...>',
         description: 'the agent for a role (repeat, or list several)',
       },
+      {
+        flags: '--set <steps.STEP.KEY=VALUE...>',
+        description:
+          "a step config value (repeat); the template's placeholders are asked for when not set",
+      },
       { flags: '--create-agents', description: 'create an agent for each role left without one' },
       { flags: '--force', description: 'overwrite FILE if it exists' },
     ],
     examples: [
       'svc workflows init',
+      'svc workflows init pager.yaml --template tmpl_incident_response --set steps.page.url=http://127.0.0.1:9000/page --create-agents',
       'svc workflows init triage.yaml --template tmpl_support_triage --name "Support triage" --agent triager=agt_1 --agent responder=agt_2 --agent escalation=agt_3',
       'svc workflows create -f triage.yaml',
     ],
@@ -227,6 +234,8 @@ export default defineCommands([
       const file = fileArg ?? 'workflow.yaml';
       const given = agentFlags(options);
       const template = await pickTemplate(ctx, options);
+      const { askPlaceholders, setFlags } = await import('../template-values.js');
+      const set = setFlags(template, options);
       const dialogs = await import('../dialogs.js');
       const name =
         stringOption(options, 'name') ??
@@ -239,10 +248,11 @@ export default defineCommands([
         );
         if (!overwrite) throw new CliError(`Left ${file} as it was.`, 1, 'cancelled');
       }
+      const steps = await askPlaceholders(template, set);
       // Last, so that nothing (a new agent) is made before the other answers are settled.
       const agents = await pickAgents(ctx, template, given, options.createAgents === true);
       const { workflowFromTemplate } = await import('../../shared/templates.js');
-      const workflow = workflowFromTemplate(template, { name, agents });
+      const workflow = workflowFromTemplate(template, { name, agents, steps });
       await writeFile(file, await serialise(file, workflow));
       ctx.out.result({ file, template_id: template.id, workflow }, () =>
         [
