@@ -20,6 +20,7 @@ import status from './commands/status.js';
 import oauth from './commands/oauth.js';
 import webhooks from './commands/webhooks.js';
 import workflowTemplates from './commands/workflow-templates.js';
+import workflowTrigger from './commands/workflow-trigger.js';
 import workflows from './commands/workflows.js';
 import workspaces from './commands/workspaces.js';
 
@@ -38,6 +39,7 @@ export const COMMANDS: CliEntry[] = [
   ...waits,
   ...secrets,
   ...workflowTemplates,
+  ...workflowTrigger,
   ...webhooks,
   ...webhookReplay,
   ...listen,

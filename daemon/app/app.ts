@@ -222,6 +222,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     stubs,
     agents: services.agents,
     executions: services.executions,
+    triggers: services.triggers,
     secrets: services.secrets,
     oauth: services.oauth,
     fixtures: services.fixtures,

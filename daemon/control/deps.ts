@@ -24,6 +24,7 @@ import type { FaultService } from '../faults/fault.service.js';
 import type { WorkflowEngine } from '../engine/engine.js';
 import type { TimerService } from '../time/timer.service.js';
 import type { ExecutionService } from '../agents/execution.service.js';
+import type { TriggerService } from '../triggers/trigger.service.js';
 
 export interface DaemonControl {
   environment: 'sandbox' | 'production';
@@ -58,6 +59,8 @@ export interface ControlDeps {
   events: EventService;
   deliveries: DeliveryService;
   agents: AgentService;
+  /** Webhook triggers: svc workflows trigger signs a body with a hook's stored secret. */
+  triggers: Pick<TriggerService, 'signHook'>;
   /** Agent executions: svc status counts those awaiting approval. */
   executions: Pick<ExecutionService, 'awaitingApprovalCount'>;
   stubs: StubService;

@@ -9,6 +9,7 @@ import {
   DeliveryStreamInput,
   EventStreamInput,
   EventTriggerInput,
+  HookSignInput,
   KeyCreateInput,
   KeyIdInput,
   KeyListInput,
@@ -53,6 +54,7 @@ import {
   EventOutput,
   FaultView,
   FixtureApplyResult,
+  HookSignature,
   ImportAnswer,
   JsonSchemaDocument,
   KeyCreated,
@@ -171,6 +173,19 @@ export function createControlRouter(deps: ControlDeps) {
       resume: operator.output(ClockState).mutation(() => clockService.resume()),
     }),
     ...waitProcedures(deps),
+    triggers: t.router({
+      /** svc workflows trigger: signs a body for a workflow's hook; the secret stays here. */
+      signHook: operator
+        .input(HookSignInput)
+        .output(HookSignature)
+        .mutation(({ input }) =>
+          deps.triggers.signHook(
+            workspaces.existingId(input.workspace_id),
+            input.workflow_id,
+            input.body,
+          ),
+        ),
+    }),
     events: t.router({
       /** Sandbox only: publishes a sample (or the given) event, as if it had happened. */
       trigger: operator

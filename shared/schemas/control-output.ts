@@ -42,6 +42,12 @@ export const DaemonStatus = z.object({
 });
 export type DaemonStatus = z.infer<typeof DaemonStatus>;
 
+/**
+ * svc workflows trigger: the hook's path and the X-Svc-Signature for the body, signed now with
+ * the trigger's stored secret (valid 300 s, for one request); null when the hook is unsigned.
+ */
+export const HookSignature = z.object({ path: z.string(), signature: z.string().nullable() });
+
 export const ShutdownAnswer = z.object({ stopping: z.literal(true) });
 
 /** The daemon's own credential, which the CLI uses for REST calls. */
