@@ -68,9 +68,13 @@ function wakeHint({ runs, clock }: SandboxStatus): string {
   return `; the next wakes at ${runs.next_wake_at}: svc clock advance ${advanceBy(ms)}`;
 }
 
-/** The shortest advance in one unit that reaches `ms` (svc clock advance takes one unit). */
+/**
+ * An advance in one unit (svc clock advance takes one) that reaches `ms`: whole seconds under a
+ * minute, else whole minutes (hours when even), so a ticking clock's 898.8 s reads 15m; it
+ * overshoots by less than a minute (what falls due in it fires too).
+ */
 function advanceBy(ms: number): string {
-  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
-  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
-  return `${Math.ceil(ms / 1000)}s`;
+  if (ms <= 60_000) return `${Math.ceil(ms / 1000)}s`;
+  const minutes = Math.ceil(ms / 60_000);
+  return minutes % 60 === 0 ? `${minutes / 60}h` : `${minutes}m`;
 }

@@ -192,16 +192,32 @@ test.serial(
   },
 );
 
-test.serial('an offset clock says how far ahead of real time it is', async (t) => {
-  assertExit(t, await d.cli(['clock', 'reset']), 0);
-  assertExit(t, await d.cli(['clock', 'advance', '2h']), 0);
-  const human = await d.cli(['status']);
-  assertExit(t, human, 0);
-  t.regex(human.stdout, /^clock {7}\S+ \(2h ahead of real time\)$/m);
-  const seen = await status();
-  t.like(seen.clock, { frozen: false });
-  t.true(Math.abs(seen.clock.offset_ms - 7_200_000) < 1000, `offset ${seen.clock.offset_ms} ms`);
-});
+test.serial(
+  'a ticking clock says how far ahead of real time it is; the advance hint is in whole minutes',
+  async (t) => {
+    assertExit(t, await d.cli(['clock', 'reset']), 0);
+    assertExit(t, await d.cli(['clock', 'advance', '2h']), 0);
+    const ws = await d.createWorkspace('status-ticking');
+    const api = await apiFor(d, ws);
+    const waiting = await createWorkflow(api, { name: 'Waits', steps: [waitStep('pause', 600)] });
+    const run = await execute(api, waiting);
+    await waitForExecution(api, waiting, run, (e) =>
+      e.step_results?.some((step: { status: string }) => step.status === 'waiting'),
+    );
+    const human = await d.cli(['status']);
+    assertExit(t, human, 0);
+    t.regex(human.stdout, /^clock {7}\S+ \(2h ahead of real time\)$/m);
+    // Less than 600 s of sandbox time are left (the clock ticks): the hint still says 10m. (The
+    // run awaiting approval of the test before has timed out by now: 2 more hours went by.)
+    t.regex(
+      human.stdout,
+      /^runs {8}0 running, 1 waiting for the clock, \d+ awaiting approval; the next wakes at \S+: svc clock advance 10m$/m,
+    );
+    const seen = await status();
+    t.like(seen.clock, { frozen: false });
+    t.true(Math.abs(seen.clock.offset_ms - 7_200_000) < 1000, `offset ${seen.clock.offset_ms} ms`);
+  },
+);
 
 async function execute(api: Api, workflowId: string, input: unknown = {}): Promise<string> {
   const started = await api('POST', `/workflows/${workflowId}/execute`, { input });
