@@ -86,3 +86,18 @@ export async function askTextWithDefault(
   const { input } = await import('@inquirer/prompts');
   return input({ message, default: fallback, required: true }, PROMPT_CONTEXT);
 }
+
+/** A text answer checked as it is typed: `problem` says what is wrong with it, or undefined. */
+export async function askValidated(
+  flag: string,
+  message: string,
+  problem: (answer: string) => string | undefined,
+): Promise<string> {
+  requireTty(flag, message);
+  const { input } = await import('@inquirer/prompts');
+  const answer = await input(
+    { message, required: true, validate: (value) => problem(value) ?? true },
+    PROMPT_CONTEXT,
+  );
+  return answer.trim();
+}

@@ -17,13 +17,16 @@ import keys from './commands/keys.js';
 import listen from './commands/listen.js';
 import secrets from './commands/secrets.js';
 import state from './commands/state.js';
+import status from './commands/status.js';
 import oauth from './commands/oauth.js';
 import webhooks from './commands/webhooks.js';
 import workflowTemplates from './commands/workflow-templates.js';
+import workflowTrigger from './commands/workflow-trigger.js';
 import workflows from './commands/workflows.js';
 import workspaces from './commands/workspaces.js';
 
 export const COMMANDS: CliEntry[] = [
+  ...status,
   ...daemon,
   ...workspaces,
   ...keys,
@@ -37,6 +40,7 @@ export const COMMANDS: CliEntry[] = [
   ...waits,
   ...secrets,
   ...workflowTemplates,
+  ...workflowTrigger,
   ...webhooks,
   ...webhookReplay,
   ...listen,

@@ -1,14 +1,12 @@
-// svc workflows templates | init [FILE] | trigger-url ID: the template catalogue, scaffolding a
-// workflow file from a template (asking in a terminal for what the flags leave open), and the
-// address of a webhook-triggered workflow.
+// svc workflows templates | init [FILE]: the template catalogue, and scaffolding a workflow file
+// from a template (asking in a terminal for what the flags leave open).
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { apiPath } from '../api-commands.js';
 import { command, defineCommands, stringOption, type Options } from '../command.js';
 import type { CliContext } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
-import { chalk, chalkStderr, table } from '../output.js';
+import { chalk, table } from '../output.js';
 import type { WorkflowTemplate } from '../../shared/schemas/templates.js';
 import type { ApiClient } from '../../shared/api-client.js';
 
@@ -21,14 +19,6 @@ interface Agent {
   name: string;
   type: string;
   status: string;
-}
-
-interface Workflow {
-  id: string;
-  workspace_id: string;
-  name: string;
-  status: string;
-  trigger: { type: string; config: Record<string, unknown> };
 }
 
 const NEW_AGENT = '__new__';
@@ -197,7 +187,8 @@ export default defineCommands([
   },
   command({
     path: ['workflows', 'init'],
-    description: 'Write a workflow file from a template, asking for the template, name and agents',
+    description:
+      'Write a workflow file from a template, asking for the template, name, the values it leaves to you (or --set) and agents',
     args: [
       {
         name: 'file',
@@ -215,11 +206,17 @@ export default defineCommands([
         flags: '--agent <role=agent_id...>',
         description: 'the agent for a role (repeat, or list several)',
       },
+      {
+        flags: '--set <steps.STEP.KEY=VALUE...>',
+        description:
+          "a step config value (repeat); the template's placeholders are asked for when not set",
+      },
       { flags: '--create-agents', description: 'create an agent for each role left without one' },
       { flags: '--force', description: 'overwrite FILE if it exists' },
     ],
     examples: [
       'svc workflows init',
+      'svc workflows init pager.yaml --template tmpl_incident_response --set steps.page.url=http://127.0.0.1:9000/page --create-agents',
       'svc workflows init triage.yaml --template tmpl_support_triage --name "Support triage" --agent triager=agt_1 --agent responder=agt_2 --agent escalation=agt_3',
       'svc workflows create -f triage.yaml',
     ],
@@ -227,6 +224,8 @@ export default defineCommands([
       const file = fileArg ?? 'workflow.yaml';
       const given = agentFlags(options);
       const template = await pickTemplate(ctx, options);
+      const { askPlaceholders, setFlags } = await import('../template-values.js');
+      const set = setFlags(template, options);
       const dialogs = await import('../dialogs.js');
       const name =
         stringOption(options, 'name') ??
@@ -239,10 +238,11 @@ export default defineCommands([
         );
         if (!overwrite) throw new CliError(`Left ${file} as it was.`, 1, 'cancelled');
       }
+      const steps = await askPlaceholders(template, set);
       // Last, so that nothing (a new agent) is made before the other answers are settled.
       const agents = await pickAgents(ctx, template, given, options.createAgents === true);
       const { workflowFromTemplate } = await import('../../shared/templates.js');
-      const workflow = workflowFromTemplate(template, { name, agents });
+      const workflow = workflowFromTemplate(template, { name, agents, steps });
       await writeFile(file, await serialise(file, workflow));
       ctx.out.result({ file, template_id: template.id, workflow }, () =>
         [
@@ -252,35 +252,4 @@ export default defineCommands([
       );
     },
   }),
-  {
-    path: ['workflows', 'trigger-url'],
-    description: "Print a webhook-triggered workflow's URL (POST to it to start a run)",
-    args: [{ name: 'id', description: 'workflow id (wfl_...)' }],
-    async run(ctx, [id]) {
-      const workflow = await (await ctx.api()).data<Workflow>('GET', apiPath('workflows', id!));
-      if (workflow.trigger.type !== 'webhook') {
-        throw new CliError(
-          `Workflow ${workflow.id} has a ${workflow.trigger.type} trigger, not a webhook one. Set trigger {type: webhook, config: {path: NAME}} with: svc workflows update ${workflow.id} -f FILE`,
-          1,
-          'not_a_webhook_trigger',
-        );
-      }
-      const path = String(workflow.trigger.config.path);
-      const url = `${ctx.appUrl()}/v1/hooks/${workflow.workspace_id}/${encodeURIComponent(path)}`;
-      const signed = workflow.trigger.config.has_secret === true;
-      ctx.out.result(
-        { workflow_id: workflow.id, url, path, signed, status: workflow.status },
-        () => url,
-      );
-      // The URL alone on stdout (url=$(svc workflows trigger-url ...)); the hint on stderr.
-      ctx.out.note(
-        chalkStderr.dim(
-          `${signed ? 'Requests must carry X-Svc-Signature (HMAC-SHA256 of "<t>.<body>" keyed by the trigger secret). ' : ''}` +
-            (workflow.status === 'active'
-              ? `Try: curl -X POST -H 'content-type: application/json' -d '{}' ${url}`
-              : `The workflow is ${workflow.status}: it answers 409 until: svc workflows activate ${workflow.id}`),
-        ),
-      );
-    },
-  },
 ]);

@@ -55,6 +55,7 @@ export class ExecutionRepository {
   private readonly actionsStmt;
   private readonly purgeStmt;
   private readonly runningStmt;
+  private readonly awaitingCountStmt;
 
   constructor(db: Db) {
     this.awaitingList = new ListQuery<ExecutionRow, { workspaceId: string }>(db, {
@@ -99,9 +100,19 @@ export class ExecutionRepository {
     this.runningStmt = db.prepare<[string], ExecutionRow>(
       "SELECT * FROM agent_executions WHERE agent_id = ? AND status IN ('processing', 'awaiting_approval')",
     );
+    this.awaitingCountStmt = db
+      .prepare<[], number>(
+        "SELECT COUNT(*) FROM agent_executions WHERE status = 'awaiting_approval'",
+      )
+      .pluck();
     this.actionsStmt = db.prepare<[string, number], { action: string; n: number }>(
       'SELECT action, COUNT(*) AS n FROM agent_executions WHERE agent_id = ? AND created_at >= ? AND action IS NOT NULL GROUP BY action ORDER BY action',
     );
+  }
+
+  /** Executions awaiting approval in every workspace (the partial index counts them). */
+  awaitingApprovalCount(): number {
+    return this.awaitingCountStmt.get()!;
   }
 
   awaitingApproval(query: { workspaceId: string } & ListQueryInput): Page<ExecutionRow> {

@@ -224,6 +224,11 @@ export class ExecutionService {
     return mapPage(this.repo.awaitingApproval({ ...query, workspaceId }), toExecutionView);
   }
 
+  /** Executions waiting for a person's decision in every workspace (svc status). */
+  awaitingApprovalCount(): number {
+    return this.repo.awaitingApprovalCount();
+  }
+
   /** POST .../approve: approve -> completed, reject -> cancelled. */
   decideApproval(
     workspaceId: string,

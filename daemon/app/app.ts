@@ -221,6 +221,8 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     deliveries,
     stubs,
     agents: services.agents,
+    executions: services.executions,
+    triggers: services.triggers,
     secrets: services.secrets,
     oauth: services.oauth,
     fixtures: services.fixtures,
@@ -240,6 +242,12 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     },
     faults: services.faults,
     recorder: services.openaiBrain,
+    brain: () => ({
+      mode: services.brain.mode,
+      cassette_dir: services.brain.cassetteDir,
+      recording: services.openaiBrain.recordingTo,
+      replay_cassette: services.brain.replayCassette ?? null,
+    }),
     daemon: {
       environment: options.environment,
       status,

@@ -124,6 +124,12 @@ export interface Services {
   faults: FaultService;
   /** The openai brain (svc agents record starts and stops its recording). */
   openaiBrain: OpenAiBrain;
+  /** The daemon's default brain and its cassettes (svc status). */
+  brain: {
+    mode: AgentSettings['brain'];
+    cassetteDir: string;
+    replayCassette: string | undefined;
+  };
 }
 
 export function buildServices(
@@ -376,5 +382,10 @@ export function buildServices(
     outbound,
     faults,
     openaiBrain: openai,
+    brain: {
+      mode: agentSettings.brain,
+      cassetteDir: cassettes.dir,
+      replayCassette: agentSettings.replay.cassette,
+    },
   };
 }

@@ -13,6 +13,7 @@ import type { FixtureService } from '../fixtures/fixture.service.js';
 import type {
   DaemonStatus,
   DashboardLoginLink,
+  SandboxStatus,
   ImportAnswer,
   SnapshotWritten,
 } from '../../shared/schemas/control-output.js';
@@ -22,6 +23,8 @@ export type { DaemonStatus, ImportAnswer };
 import type { FaultService } from '../faults/fault.service.js';
 import type { WorkflowEngine } from '../engine/engine.js';
 import type { TimerService } from '../time/timer.service.js';
+import type { ExecutionService } from '../agents/execution.service.js';
+import type { TriggerService } from '../triggers/trigger.service.js';
 
 export interface DaemonControl {
   environment: 'sandbox' | 'production';
@@ -56,6 +59,10 @@ export interface ControlDeps {
   events: EventService;
   deliveries: DeliveryService;
   agents: AgentService;
+  /** Webhook triggers: svc workflows trigger signs a body with a hook's stored secret. */
+  triggers: Pick<TriggerService, 'signHook'>;
+  /** Agent executions: svc status counts those awaiting approval. */
+  executions: Pick<ExecutionService, 'awaitingApprovalCount'>;
   stubs: StubService;
   secrets: SecretService;
   oauth: OAuthService;
@@ -65,6 +72,8 @@ export interface ControlDeps {
   dashboard: DashboardLogin;
   /** Sandbox fault rules (svc faults). */
   faults: FaultService;
+  /** The daemon's default brain and its cassettes, as svc status shows them. */
+  brain(): SandboxStatus['brain'];
   /** The openai brain's cassette recording (svc agents record). */
   recorder: {
     recordTo(name: string | undefined): string | null;

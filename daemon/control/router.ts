@@ -9,6 +9,7 @@ import {
   DeliveryStreamInput,
   EventStreamInput,
   EventTriggerInput,
+  HookSignInput,
   KeyCreateInput,
   KeyIdInput,
   KeyListInput,
@@ -53,6 +54,7 @@ import {
   EventOutput,
   FaultView,
   FixtureApplyResult,
+  HookSignature,
   ImportAnswer,
   JsonSchemaDocument,
   KeyCreated,
@@ -64,6 +66,7 @@ import {
   OperatorCredential,
   RecordingState,
   ResetAnswer,
+  SandboxStatus,
   SecretDeleted,
   SecretInfo,
   ShutdownAnswer,
@@ -73,6 +76,7 @@ import {
   WorkspaceView,
 } from '../../shared/schemas/control-output.js';
 import { live } from './live.js';
+import { sandboxStatus } from './sandbox-status.js';
 import { keyView, workspaceView } from './views.js';
 
 export function createControlRouter(deps: ControlDeps) {
@@ -95,6 +99,8 @@ export function createControlRouter(deps: ControlDeps) {
   return t.router({
     daemon: t.router({
       status: operator.output(DaemonStatus).query(() => daemon.status()),
+      /** svc status: the daemon, clock, brain and counts of what is under way. */
+      overview: operator.output(SandboxStatus).query(() => sandboxStatus(deps)),
       shutdown: operator.output(ShutdownAnswer).mutation(() => {
         daemon.requestShutdown();
         return { stopping: true };
@@ -167,6 +173,19 @@ export function createControlRouter(deps: ControlDeps) {
       resume: operator.output(ClockState).mutation(() => clockService.resume()),
     }),
     ...waitProcedures(deps),
+    triggers: t.router({
+      /** svc workflows trigger: signs a body for a workflow's hook; the secret stays here. */
+      signHook: operator
+        .input(HookSignInput)
+        .output(HookSignature)
+        .mutation(({ input }) =>
+          deps.triggers.signHook(
+            workspaces.existingId(input.workspace_id),
+            input.workflow_id,
+            input.body,
+          ),
+        ),
+    }),
     events: t.router({
       /** Sandbox only: publishes a sample (or the given) event, as if it had happened. */
       trigger: operator

@@ -30,6 +30,7 @@ export function loadTemplates(dir = TEMPLATES_DIR): WorkflowTemplate[] {
     if (seen.has(template.id)) throw new Error(`template ${file}: duplicate id ${template.id}`);
     seen.add(template.id);
     checkRoles(file, template);
+    checkPlaceholders(file, template);
     templates.push({ ...template, steps_count: template.steps.length });
   }
   return templates;
@@ -50,4 +51,16 @@ function checkRoles(file: string, template: TemplateFile): void {
   });
   for (const role of roles)
     if (!used.has(role)) throw new Error(`template ${file}: role ${role} is not used by any step`);
+}
+
+/** Each placeholder names a step's config key that holds its example. */
+function checkPlaceholders(file: string, template: TemplateFile): void {
+  template.placeholders.forEach((placeholder, index) => {
+    const [, stepId, key] = placeholder.path.split('.');
+    const step = template.steps.find((candidate) => candidate.id === stepId);
+    if (step?.config[key!] !== placeholder.example)
+      throw new Error(
+        `template ${file}: placeholders[${index}].path must name a step config key holding its example`,
+      );
+  });
 }

@@ -6,7 +6,7 @@
 // always agrees with the workflows (and a bad trigger refuses the write). A signed hook request
 // starts one run only: its signature is recorded in the run's transaction, and a copy is refused.
 import type { IncomingHttpHeaders } from 'node:http';
-import { verifySignature } from '../../shared/signature.js';
+import { signatureHeader, verifySignature } from '../../shared/signature.js';
 import type { EventEnvelope } from '../../shared/schemas/events.js';
 import type { TriggerType } from '../../shared/schemas/triggers.js';
 import { REAL_TIME, toIso, type Clock } from '../time/clock.js';
@@ -193,6 +193,32 @@ export class TriggerService {
         this.scheduleTimer(row.workflow_id, latest);
       }
     })();
+  }
+
+  /**
+   * svc workflows trigger: the X-Svc-Signature of `rawBody` for the workflow's hook, signed now
+   * on real time (as the intake checks it) with the stored secret, which never leaves the daemon;
+   * null when the hook takes unsigned requests. Only the control channel (the operator) asks.
+   */
+  signHook(
+    workspaceId: string,
+    workflowId: string,
+    rawBody: string,
+  ): { path: string; signature: string | null } {
+    const row = this.repo.get(workflowId);
+    if (!row || row.workspace_id !== workspaceId || row.type !== 'webhook' || !row.hook_path) {
+      throw new ApiError(
+        'invalid_parameter',
+        `Workflow ${workflowId} of workspace ${workspaceId} has no webhook trigger. Give it trigger {type: webhook, config: {path: NAME}} with: svc workflows update ${workflowId} -f FILE`,
+        { param: 'workflow_id' },
+      );
+    }
+    if (row.hook_secret === null) return { path: row.hook_path, signature: null };
+    const seconds = Math.floor(this.signatureClock.now() / 1000);
+    return {
+      path: row.hook_path,
+      signature: signatureHeader(this.box.open(row.hook_secret), rawBody, seconds),
+    };
   }
 
   /** POST /v1/hooks/{workspace_id}/{path}: checks the request, then starts the run. */

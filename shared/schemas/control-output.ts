@@ -42,6 +42,12 @@ export const DaemonStatus = z.object({
 });
 export type DaemonStatus = z.infer<typeof DaemonStatus>;
 
+/**
+ * svc workflows trigger: the hook's path and the X-Svc-Signature for the body, signed now with
+ * the trigger's stored secret (valid 300 s, for one request); null when the hook is unsigned.
+ */
+export const HookSignature = z.object({ path: z.string(), signature: z.string().nullable() });
+
 export const ShutdownAnswer = z.object({ stopping: z.literal(true) });
 
 /** The daemon's own credential, which the CLI uses for REST calls. */
@@ -88,6 +94,51 @@ export const ClockState = z.object({
   frozen: z.boolean(),
 });
 export type ClockState = z.infer<typeof ClockState>;
+
+/** svc status: the daemon, its clock and brain, and what the sandbox has under way. */
+export const SandboxStatus = DaemonStatus.pick({
+  pid: true,
+  version: true,
+  environment: true,
+  url: true,
+  data_dir: true,
+  started_at: true,
+  uptime_ms: true,
+  default_workspace_id: true,
+}).extend({
+  clock: ClockState,
+  brain: z.object({
+    /** The daemon's default brain (SVC_AGENT_BRAIN); an agent's own `brain` overrides it. */
+    mode: z.enum(['simulated', 'openai', 'replay']),
+    /** Where cassettes are read and written (SVC_CASSETTE_DIR, else <data dir>/cassettes). */
+    cassette_dir: z.string(),
+    /** The cassette the openai brain records to now (svc agents record), null when not. */
+    recording: z.string().nullable(),
+    /** The replay brain's daemon-wide cassette (SVC_AGENT_BRAIN_CASSETTE), null when none. */
+    replay_cassette: z.string().nullable(),
+  }),
+  /** Unfinished workflow runs of every workspace, by what they wait for. */
+  runs: z.object({
+    /** A step runs, or one is due: the run moves on by itself. */
+    running: z.number().int(),
+    /** Every step left waits for a later sandbox time (a wait, a retry, an injected latency). */
+    waiting: z.number().int(),
+    /** A step waits for a person's decision on an agent execution. */
+    awaiting_approval: z.number().int(),
+    /** The earliest sandbox time a waiting run wakes at, null when none waits on the clock. */
+    next_wake_at: NullableTimestamp,
+  }),
+  /** Pending webhook deliveries of every workspace. */
+  deliveries: z.object({
+    /** Of an active webhook: attempted now or at their next retry. */
+    pending: z.number().int(),
+    /** Of a paused or failed webhook: sent once it is active again. */
+    held: z.number().int(),
+  }),
+  /** Agent executions of every workspace awaiting approval (svc agents approve|reject). */
+  approvals: z.object({ pending: z.number().int() }),
+});
+export type SandboxStatus = z.infer<typeof SandboxStatus>;
 
 export const SecretDeleted = z.object({
   name: z.string(),

@@ -80,6 +80,13 @@ const WaitTimeout = z.number().int().min(1).max(MAX_WAIT_MS);
 
 export const SettleInput = z.strictObject({ timeout_ms: WaitTimeout.optional() }).optional();
 
+/** svc workflows trigger: the body to sign for a workflow's hook (at most the hook's 1 MiB). */
+export const HookSignInput = z.strictObject({
+  workspace_id: z.string().optional(),
+  workflow_id: z.string().min(1).max(100),
+  body: z.string().max(1024 * 1024),
+});
+
 export const RunWaitInput = z.strictObject({
   execution_id: z.string().min(1).max(100),
   /** Any of these statuses ends the wait (a run that ends in another one is refused at once). */

@@ -33,6 +33,27 @@ export const TemplateStep = z
   })
   .meta({ title: 'TemplateStep' });
 
+/**
+ * A value the template cannot know and leaves to its user (a pager's URL): the template's step
+ * holds `example` so that it reads as a whole workflow, and `svc workflows init` asks for the
+ * real one in a terminal, or takes it as --set PATH=VALUE.
+ */
+export const TemplatePlaceholder = z
+  .strictObject({
+    path: z
+      .string()
+      .regex(/^steps\.[a-z0-9_]+\.[a-z0-9_]+$/)
+      .meta({
+        description:
+          'steps.<step id>.<config key>: the step config value to set (svc workflows init --set PATH=VALUE; from-template: customizations.steps.<step id>.<config key>)',
+      }),
+    description: z.string().meta({ description: 'What the value is, as a prompt asks for it' }),
+    example: z.string().meta({ description: "The template's stand-in, which does not work as is" }),
+    format: z.enum(['url', 'text']).default('text').meta({ description: 'url: an http(s) URL' }),
+  })
+  .meta({ title: 'TemplatePlaceholder' });
+export type TemplatePlaceholder = z.infer<typeof TemplatePlaceholder>;
+
 /** A workflow trigger with its config per type (what every workflow write checks). */
 export const TemplateTrigger = z
   .discriminatedUnion('type', [
@@ -54,6 +75,7 @@ export const TemplateFile = z.strictObject({
   trigger: TemplateTrigger.default({ type: 'manual', config: {} }),
   settings: z.record(z.string(), z.unknown()).default({}),
   steps: z.array(TemplateStep).min(1),
+  placeholders: z.array(TemplatePlaceholder).default([]),
 });
 export type TemplateFile = z.infer<typeof TemplateFile>;
 
@@ -69,6 +91,10 @@ export const WorkflowTemplate = z
     trigger: TemplateTrigger,
     settings: z.record(z.string(), z.unknown()),
     steps: z.array(TemplateStep),
+    placeholders: z.array(TemplatePlaceholder).meta({
+      description:
+        "Values the template leaves to its user: its steps hold each one's example, which does not work as is",
+    }),
   })
   .meta({ title: 'WorkflowTemplate' });
 export type WorkflowTemplate = z.infer<typeof WorkflowTemplate>;

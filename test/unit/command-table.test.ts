@@ -30,6 +30,10 @@ test('every command of the registry is in the module the table names for it', as
     { module: 'webhook-replay' },
   );
   t.like(
+    table.commands.find((command) => command.path.join(' ') === 'status'),
+    { module: 'status', args: [] },
+  );
+  t.like(
     table.commands.find((command) => command.path.join(' ') === 'completion'),
     { module: 'completion', args: [{ name: 'shell', description: 'bash, zsh or fish' }] },
   );

@@ -81,6 +81,7 @@ export class DeliveryRepository {
   private readonly statusStmt;
   private readonly pendingStmt;
   private readonly windowStmt;
+  private readonly pendingCountStmt;
   private readonly counted: ListCountWrites;
 
   private readonly list: ListQuery<DeliveryRow, DeliveryListQuery>;
@@ -146,6 +147,14 @@ export class DeliveryRepository {
     this.pendingStmt = db.prepare<[string], { id: string }>(
       "SELECT id FROM deliveries WHERE webhook_id = ? AND status = 'pending'",
     );
+    // From the list counters (one row per webhook), not the deliveries: svc status stays cheap
+    // with a hundred thousand of them.
+    this.pendingCountStmt = db.prepare<[], { pending: number; held: number }>(
+      `SELECT COALESCE(SUM(CASE WHEN w.status = 'active' THEN c.n END), 0) AS pending,
+              COALESCE(SUM(CASE WHEN w.status <> 'active' THEN c.n END), 0) AS held
+       FROM list_counts c JOIN webhooks w ON w.id = c.scope
+       WHERE c.list = 'deliveries' AND c.bucket = 'pending'`,
+    );
   }
 
   insert(row: NewDeliveryRow): void {
@@ -200,6 +209,14 @@ export class DeliveryRepository {
       this.resultStmt.run(row);
     }
     this.counted.moved(row.webhook_id, from, row.status);
+  }
+
+  /**
+   * Pending deliveries in every workspace: those of an active webhook (to be attempted) and
+   * those held by a paused or failed one.
+   */
+  pendingCounts(): { pending: number; held: number } {
+    return this.pendingCountStmt.get()!;
   }
 
   pendingIds(webhookId: string): string[] {

@@ -83,6 +83,11 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
     return mapPage(this.repo.page({ ...query, webhookId }), toDeliveryView);
   }
 
+  /** Pending deliveries in every workspace, to be attempted and held (svc status). */
+  pendingCounts(): { pending: number; held: number } {
+    return this.repo.pendingCounts();
+  }
+
   /** Whose a delivery is, knowing its id alone (the dashboard's search box, `svc open`). */
   owner(deliveryId: string): Pick<DeliveryRow, 'workspace_id' | 'webhook_id'> | undefined {
     return this.repo.get(deliveryId);
