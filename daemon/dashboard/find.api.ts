@@ -5,14 +5,17 @@ import { ApiError } from '../domain/errors.js';
 import { params, WorkspaceQuery, type ApiKit } from './api-kit.js';
 import type { DashboardServices } from './deps.js';
 import type { Locator } from './locate.js';
+import { stepGraph } from './step-graph.js';
 
 const LocateQuery = WorkspaceQuery.extend({ id: z.string().trim().min(1).max(200) });
 
 export function findApi({ read }: ApiKit, services: DashboardServices, locator: Locator): void {
   read('/ui/api/locate', LocateQuery, (input) => locator.locate(input.id));
-  read('/ui/api/workflows/:workflow_id', WorkspaceQuery, (_input, workspaceId, request) =>
-    services.workflows.get(workspaceId, params(request).workflow_id!),
-  );
+  // The workflow with its steps placed as a graph for the page to draw.
+  read('/ui/api/workflows/:workflow_id', WorkspaceQuery, (_input, workspaceId, request) => {
+    const workflow = services.workflows.get(workspaceId, params(request).workflow_id!);
+    return { ...workflow, graph: stepGraph(workflow.steps) };
+  });
   read('/ui/api/agents/:agent_id', WorkspaceQuery, (_input, workspaceId, request) =>
     services.agents.get(workspaceId, params(request).agent_id!),
   );

@@ -1,7 +1,8 @@
-// One workflow (a deep link: wfl_...): its status, trigger, settings and figures, its steps, and
-// its latest runs.
+// One workflow (a deep link: wfl_...): its status, trigger, settings and figures, its steps drawn
+// as a graph, and its latest runs.
 import { ErrorNote, Json, Link, Loading, Status, get, href, html, time, useLoad } from '../lib.js';
 import { RunTable } from '../parts/run-table.js';
+import { StepGraph } from '../parts/step-graph.js';
 
 export function Workflow({ params }) {
   const workflow = useLoad(
@@ -43,7 +44,11 @@ export function Workflow({ params }) {
         </section>
         <section aria-labelledby="wf-def-h">
           <h2 id="wf-def-h">Steps</h2>
-          <${Json} value=${wf.steps} />
+          <${StepGraph} graph=${wf.graph} label=${`Steps of ${wf.name}`} />
+          <details>
+            <summary>The steps as JSON</summary>
+            <${Json} value=${wf.steps} />
+          </details>
         </section>`
     }
   `;
