@@ -1,8 +1,10 @@
 // The workflow pages of the dashboard in a real Chromium: a workflow's steps drawn as a graph
 // (condition branches, parallel branches, on_error paths) and a run's place on the same graph,
-// checked against the run as the REST API reports it. axe-core on each page, screenshots at
-// 1280 and 390 px wide.
+// checked against the run as the REST API reports it; a webhook trigger's URL and a curl that
+// starts a run as shown; a schedule; versions and what each changed. axe-core on each page,
+// screenshots at 1280 and 390 px wide.
 import test from 'ava';
+import { execFile } from 'node:child_process';
 import type { Browser, Page } from 'playwright-core';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
@@ -215,3 +217,109 @@ test.serial(
     await screenshots('run-graph-ended');
   },
 );
+
+/** Runs a shell snippet as the page shows it (bash), answering its stdout. */
+function shell(snippet: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('bash', ['-c', snippet], { timeout: 10_000 }, (error, stdout, stderr) =>
+      error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout),
+    );
+  });
+}
+
+test.serial('a webhook trigger shows its URL and a curl that starts a run, signed', async (t) => {
+  const secret = 'page-test-secret-1';
+  const hooked = await createWorkflow(api, {
+    name: 'Orders in',
+    status: 'active',
+    trigger: { type: 'webhook', config: { path: 'orders-in', secret } },
+    steps: [call('record', 'Record', `${ok.url}/record`)],
+  });
+  await page.goto(`${d.url}/ui/workflows/${hooked}?ws=${ws}`);
+  const url = page.locator('[data-field="hook_url"]');
+  await url.waitFor();
+  t.is(await url.innerText(), `${d.url}/v1/hooks/${ws}/orders-in`);
+  const curl = await page.locator('[data-field="curl"]').innerText();
+  t.regex(curl, /X-Svc-Signature: t=\$t,v1=\$sig/);
+  t.false(curl.includes(secret), 'the secret is never shown');
+  // The command as shown, with the secret the user knows: it starts a run with its body.
+  const answer = JSON.parse(
+    await shell(curl.replace(/^HOOK_SECRET=.*$/m, `HOOK_SECRET='${secret}'`)),
+  );
+  const started = await waitForExecution(
+    api,
+    hooked,
+    answer.data.execution_id,
+    (e) => e.status === 'completed',
+  );
+  t.deepEqual(started.input, { example: true });
+  t.deepEqual(await seriousViolations(page), [], 'axe on a webhook-triggered workflow');
+  await page.locator('#wf-trigger-h').scrollIntoViewIfNeeded();
+  await screenshots('workflow-trigger');
+
+  // Without a secret the command is one curl, and it works as shown.
+  await api('PATCH', `/workflows/${hooked}`, {
+    trigger: { type: 'webhook', config: { path: 'orders-in', secret: null } },
+  });
+  await page.reload();
+  await page.locator('[data-field="curl"]', { hasNotText: 'HOOK_SECRET' }).waitFor();
+  const plain = await page.locator('[data-field="curl"]').innerText();
+  t.notRegex(plain, /\n/);
+  const second = JSON.parse(await shell(plain));
+  t.truthy((await api('GET', `/executions/${second.data.execution_id}`)).body.data);
+});
+
+test.serial(
+  'a schedule shows its cron, and its next run only when the API sends one',
+  async (t) => {
+    const scheduled = await createWorkflow(api, {
+      name: 'Nightly report',
+      status: 'active',
+      trigger: { type: 'schedule', config: { cron: '0 2 * * *', timezone: 'Europe/Paris' } },
+      steps: [call('report', 'Report', `${ok.url}/report`)],
+    });
+    await page.goto(`${d.url}/ui/workflows/${scheduled}?ws=${ws}`);
+    const facts = page.locator('dl.trigger-facts');
+    await facts.waitFor();
+    t.regex(await facts.innerText(), /Schedule\s+0 2 \* \* \* \(Europe\/Paris\)/);
+    const stored = (await api('GET', `/workflows/${scheduled}`)).body.data;
+    const next = stored.next_run_at ?? stored.trigger.next_run_at;
+    const shown = page.locator('[data-field="next_run_at"]');
+    if (next === undefined) t.is(await shown.count(), 0, 'no next run without the field');
+    else t.regex(await shown.innerText(), new RegExp(next.slice(0, 16).replace('T', ' ')));
+  },
+);
+
+test.serial('each version lists what it changed; a change appears live', async (t) => {
+  await page.goto(`${d.url}/ui/workflows/${flow}?ws=${ws}`);
+  const versions = page.getByRole('list', { name: 'Versions of Refund router' });
+  await versions.locator('li[data-version="1"]').waitFor();
+  t.regex(
+    await versions.locator('li[data-version="1"]').innerText(),
+    /^Version 1 current \S+ \S+ UTC · 7 steps\n+created$/,
+  );
+  const before = (await api('GET', `/workflows/${flow}`)).body.data;
+  const patched = await api('PATCH', `/workflows/${flow}`, {
+    name: 'Refund router v2',
+    steps: [
+      ...before.steps.map((step: Record<string, unknown>) =>
+        step.id === 'done' ? { ...step, next_step_id: 'audit' } : step,
+      ),
+      call('audit', 'Audit', `${ok.url}/audit`),
+    ],
+  });
+  t.is(patched.status, 200);
+  const second = page.locator('ol.versions li[data-version="2"]');
+  await second.waitFor();
+  t.regex(await second.innerText(), /^Version 2 current .* · 8 steps$/m);
+  t.is(
+    await second.locator('.changes').innerText(),
+    'renamed from "Refund router"; steps added: audit; steps changed: done',
+  );
+  // The older version's graph is the one runs started before the change keep.
+  await page.getByText('Steps of version 1').click();
+  t.is(await page.locator('ol.versions li[data-version="1"] svg g.node').count(), 7);
+  t.deepEqual(await seriousViolations(page), [], 'axe with a version opened');
+  await page.locator('#wf-versions-h').scrollIntoViewIfNeeded();
+  await screenshots('workflow-versions');
+});

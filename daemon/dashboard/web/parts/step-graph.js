@@ -2,7 +2,7 @@
 // one box per step, arrows for next, a condition's two ways, a parallel step's branches and
 // on_error paths. Given `states` (step id -> state), it shows where a run is on the same graph.
 // The same graph follows in words, for screen readers and for reading at a narrow width.
-import { html } from '../lib.js';
+import { html, useId } from '../lib.js';
 
 const NODE_W = 176;
 const NODE_H = 50;
@@ -34,6 +34,8 @@ const clip = (text, max) => (text.length > max ? `${text.slice(0, max - 1)}…` 
 
 /** `graph` as the daemon sends it; `states` maps step ids to a key of STATE_WORDS (optional). */
 export function StepGraph({ graph, states, label }) {
+  // Each graph its own arrow head: a page may show several (a workflow's versions).
+  const arrow = `arrow${useId()}`;
   const sizes = new Map();
   for (const node of graph.nodes) sizes.set(node.layer, (sizes.get(node.layer) ?? 0) + 1);
   const place = new Map(
@@ -62,7 +64,7 @@ export function StepGraph({ graph, states, label }) {
       >
         <defs>
           <marker
-            id="arrow"
+            id=${arrow}
             viewBox="0 0 10 10"
             refX="9"
             refY="5"
@@ -73,7 +75,7 @@ export function StepGraph({ graph, states, label }) {
             <path d="M 0 0 L 10 5 L 0 10 z" class="arrow-head" />
           </marker>
         </defs>
-        ${graph.nodes.map((node) => edgesOf(node, graph.edges, place))}
+        ${graph.nodes.map((node) => edgesOf(node, graph.edges, place, arrow))}
         ${graph.nodes.map((node) => {
           const at = place.get(node.id);
           const state = states?.get(node.id);
@@ -116,7 +118,7 @@ function edgeWords(edge, from, plainNext) {
 }
 
 /** The arrows leaving one step, spread over its bottom edge, each with its kind's words. */
-function edgesOf(node, edges, place) {
+function edgesOf(node, edges, place, arrow) {
   const out = edges.filter((edge) => edge.from === node.id);
   const from = place.get(node.id);
   return out.map((edge, index) => {
@@ -146,7 +148,7 @@ function edgesOf(node, edges, place) {
       };
     }
     return html`<g class=${`edge edge-${edge.kind}`} data-from=${edge.from} data-to=${edge.to}>
-      <path d=${d} marker-end="url(#arrow)" />
+      <path d=${d} marker-end=${`url(#${arrow})`} />
       ${
         words &&
         html`<text x=${label.x} y=${label.y} text-anchor=${label.anchor} class="edge-label">
