@@ -1,6 +1,6 @@
 // What a workflow's page shows beyond the API's view, worked out from it: how a webhook trigger
 // is called (its URL and a curl command that runs as is, signing the body when the trigger has a
-// secret), and what each version changed from the one before.
+// secret), what each version changed from the one before, and the input fields the steps read.
 import type { WorkflowStepView } from '../../shared/schemas/workflows.js';
 
 export interface HookCall {
@@ -60,3 +60,18 @@ export function versionChanges(
   }
   return changes.length > 0 ? changes : ['no change to steps or settings'];
 }
+
+/**
+ * The fields of the run's input (trigger.payload) the steps read, in order of first use: what the
+ * page's input editor checks an edited input against. Read from the steps' config text, so a
+ * field read by a computed name (trigger.payload[key]) is not listed.
+ */
+export function payloadFields(steps: readonly WorkflowStepView[]): string[] {
+  const fields = new Set<string>();
+  for (const step of steps) {
+    for (const match of JSON.stringify(step.config).matchAll(PAYLOAD_FIELD)) fields.add(match[1]!);
+  }
+  return [...fields];
+}
+
+const PAYLOAD_FIELD = /\btrigger\.payload\.([A-Za-z_$][\w$]*)/g;

@@ -1,12 +1,12 @@
-// The API of a workflow's page: the workflow with its steps placed as a graph and how its trigger
-// is called, and its versions with what each changed. Reads only; each answer from the
+// The API of a workflow's page: the workflow with its steps placed as a graph, the input fields
+// they read and how its trigger is called, and its versions with what each changed. Reads only; each answer from the
 // workflows service the REST API calls.
 import { z } from 'zod';
 import type { ServerUrls } from '../domain/urls.js';
 import { params, WorkspaceQuery, type ApiKit } from './api-kit.js';
 import type { DashboardServices } from './deps.js';
 import { stepGraph } from './step-graph.js';
-import { hookCall, versionChanges } from './workflow-facts.js';
+import { hookCall, payloadFields, versionChanges } from './workflow-facts.js';
 
 const VersionsQuery = WorkspaceQuery.extend({
   limit: z.coerce.number().int().min(1).max(100).default(20),
@@ -19,6 +19,7 @@ export function workflowApi({ read }: ApiKit, services: DashboardServices, urls:
     return {
       ...workflow,
       graph: stepGraph(workflow.steps),
+      input_fields: payloadFields(workflow.steps),
       hook:
         workflow.trigger.type === 'webhook'
           ? hookCall(urls.app, workspaceId, workflow.trigger.config)

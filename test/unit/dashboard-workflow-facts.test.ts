@@ -1,9 +1,9 @@
 // What a workflow's page works out from the API's view: the webhook trigger's URL and curl
-// command (signed with openssl when the trigger has a secret, the secret itself never in it), and
-// what each version changed from the one before.
+// command (signed with openssl when the trigger has a secret, the secret itself never in it),
+// what each version changed from the one before, and the input fields the steps read.
 import test from 'ava';
 import type { TypedStep } from '../../shared/schemas/steps.js';
-import { hookCall, versionChanges } from '../../daemon/dashboard/workflow-facts.js';
+import { hookCall, payloadFields, versionChanges } from '../../daemon/dashboard/workflow-facts.js';
 
 const wait = (id: string, seconds = 1) =>
   ({
@@ -49,4 +49,25 @@ test('a version says what it changed from the one before', (t) => {
   );
   t.deepEqual(versionChanges({ ...v1, steps: [wait('b'), wait('a')] }, v1), ['steps reordered']);
   t.deepEqual(versionChanges({ ...v1 }, v1), ['no change to steps or settings']);
+});
+
+test('the input fields are those the steps read of trigger.payload, in order of first use', (t) => {
+  const steps = [
+    {
+      ...wait('check'),
+      type: 'condition',
+      config: { condition: 'trigger.payload.amount > 100 && trigger.payload.vip', if_true: 'a' },
+    },
+    {
+      ...wait('a'),
+      type: 'webhook',
+      config: {
+        url: 'http://x',
+        body: { o: '{{ trigger.payload.order.id }}', a: '{{trigger.payload.amount}}' },
+      },
+    },
+    wait('b'),
+  ] as TypedStep[];
+  t.deepEqual(payloadFields(steps), ['amount', 'vip', 'order']);
+  t.deepEqual(payloadFields([wait('b')]), []);
 });

@@ -1,7 +1,8 @@
 // One workflow (a deep link: wfl_...): its status and figures, its steps drawn as a graph, how it
-// is triggered, its latest runs and its versions.
+// is triggered, a form to start a run with an edited input, its latest runs and its versions.
 import { ErrorNote, Json, Link, Loading, Status, get, href, html, time, useLoad } from '../lib.js';
 import { RunTable } from '../parts/run-table.js';
+import { StartRun } from '../parts/start-run.js';
 import { StepGraph } from '../parts/step-graph.js';
 import { TriggerFacts } from '../parts/trigger-facts.js';
 import { Versions } from '../parts/versions.js';
@@ -44,6 +45,14 @@ export function Workflow({ params }) {
         <section aria-labelledby="wf-trigger-h">
           <h2 id="wf-trigger-h">Trigger</h2>
           <${TriggerFacts} wf=${wf} />
+        </section>
+        <section aria-labelledby="wf-start-h">
+          <h2 id="wf-start-h">Start a run</h2>
+          ${
+            runs.data || runs.error
+              ? html`<${StartRun} key=${wf.id} wf=${wf} lastInput=${runs.data?.data[0]?.input} />`
+              : html`<${Loading} what="the latest input" />`
+          }
         </section>
         <section aria-labelledby="wf-runs-h">
           <h2 id="wf-runs-h">Latest runs</h2>
