@@ -16,6 +16,7 @@ import type { DashboardServices } from './deps.js';
 import { findApi } from './find.api.js';
 import { watchApi } from './watch.api.js';
 import { driveApi } from './drive.api.js';
+import { keysApi } from './keys.api.js';
 import { workflowApi } from './workflow.api.js';
 import { refuse, SECURITY_HEADERS, setSecurityHeaders } from './guard.js';
 import { landingPath, reopenCommand } from './links.js';
@@ -126,6 +127,7 @@ class Dashboard {
     findApi(kit, services, this.locator);
     workflowApi(kit, services, urls);
     driveApi(kit, services, this.options.clock, () => this.options.status());
+    keysApi(kit, services, this.options.clock);
     scope.get('/ui/api/stream', (request, reply) => this.stream(request, reply));
   }
 
