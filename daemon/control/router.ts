@@ -19,7 +19,7 @@ import {
   WorkspaceCreateInput,
 } from '../../shared/schemas/control.js';
 import { ApiError } from '../domain/errors.js';
-import { sampleEventData } from '../events/samples.js';
+import { publishByHand } from '../events/by-hand.js';
 import { StubAddInput } from '../../shared/schemas/agents.js';
 import { typeMatcher } from '../../shared/event-type-patterns.js';
 import {
@@ -191,20 +191,15 @@ export function createControlRouter(deps: ControlDeps) {
       trigger: operator
         .input(EventTriggerInput)
         .output(EventOutput)
-        .mutation(async ({ input }) => {
-          if (daemon.environment !== 'sandbox') {
-            throw new ApiError(
-              'conflict',
-              'Events can only be triggered by hand in the sandbox environment.',
-            );
-          }
-          const workspaceId = workspaces.existingId(input.workspace_id);
-          return events.publishAlone(
-            workspaceId,
-            input.type,
-            input.data ?? sampleEventData(input.type, workspaceId, clock.iso()),
-          );
-        }),
+        .mutation(({ input }) =>
+          publishByHand(events, {
+            environment: daemon.environment,
+            workspaceId: workspaces.existingId(input.workspace_id),
+            type: input.type,
+            data: input.data,
+            nowIso: clock.iso(),
+          }),
+        ),
       stream: operator
         .input(EventStreamInput)
         .output(asyncIterableOf(EventOutput))

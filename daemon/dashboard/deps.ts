@@ -4,6 +4,7 @@ import type { AgentService } from '../agents/agent.service.js';
 import type { ExecutionService } from '../agents/execution.service.js';
 import type { WorkflowEngine } from '../engine/engine.js';
 import type { EventService } from '../events/event.service.js';
+import type { KeyService } from '../keys/key.service.js';
 import type { ClockService } from '../time/clock.service.js';
 import type { DeliveryService } from '../webhooks/deliveries/delivery.service.js';
 import type { WebhookService } from '../webhooks/webhook.service.js';
@@ -18,6 +19,7 @@ export interface DashboardServices {
   engine: WorkflowEngine;
   events: EventService;
   executions: ExecutionService;
+  keys: KeyService;
   runs: WorkflowExecutionsService;
   webhooks: WebhookService;
   workflows: WorkflowService;

@@ -1,5 +1,5 @@
 // The API behind deep links: which page shows an id (the search box), and the pages an id can
-// land on besides runs and webhooks: a workflow, an agent, an agent execution.
+// land on besides runs, webhooks and workflows (workflow.api.ts): an agent, an agent execution.
 import { z } from 'zod';
 import { ApiError } from '../domain/errors.js';
 import { params, WorkspaceQuery, type ApiKit } from './api-kit.js';
@@ -10,9 +10,6 @@ const LocateQuery = WorkspaceQuery.extend({ id: z.string().trim().min(1).max(200
 
 export function findApi({ read }: ApiKit, services: DashboardServices, locator: Locator): void {
   read('/ui/api/locate', LocateQuery, (input) => locator.locate(input.id));
-  read('/ui/api/workflows/:workflow_id', WorkspaceQuery, (_input, workspaceId, request) =>
-    services.workflows.get(workspaceId, params(request).workflow_id!),
-  );
   read('/ui/api/agents/:agent_id', WorkspaceQuery, (_input, workspaceId, request) =>
     services.agents.get(workspaceId, params(request).agent_id!),
   );

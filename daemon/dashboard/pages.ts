@@ -11,6 +11,7 @@ export function shellPage(): string {
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <title>svc dashboard</title>
     <link rel="stylesheet" href="/ui/assets/style.css">
+    <link rel="stylesheet" href="/ui/assets/workflow.css">
     <link rel="icon" href="/ui/assets/icon.svg">
     <script type="module" src="/ui/assets/app.js"></script>
   </head>

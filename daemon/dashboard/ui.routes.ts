@@ -15,6 +15,9 @@ import { loadAssets, type Asset } from './assets.js';
 import type { DashboardServices } from './deps.js';
 import { findApi } from './find.api.js';
 import { watchApi } from './watch.api.js';
+import { driveApi } from './drive.api.js';
+import { keysApi } from './keys.api.js';
+import { workflowApi } from './workflow.api.js';
 import { refuse, SECURITY_HEADERS, setSecurityHeaders } from './guard.js';
 import { landingPath, reopenCommand } from './links.js';
 import { Locator } from './locate.js';
@@ -122,6 +125,9 @@ class Dashboard {
     });
     watchApi(kit, services, () => this.options.status());
     findApi(kit, services, this.locator);
+    workflowApi(kit, services, urls);
+    driveApi(kit, services, this.options.clock, () => this.options.status());
+    keysApi(kit, services, this.options.clock);
     scope.get('/ui/api/stream', (request, reply) => this.stream(request, reply));
   }
 

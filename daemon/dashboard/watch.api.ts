@@ -9,6 +9,7 @@ import { listOf, NoBody, PageQuery, params, WorkspaceQuery, type ApiKit } from '
 import type { DashboardServices } from './deps.js';
 import { laneOf } from './lanes.js';
 import { copiedStepCount } from './reruns.js';
+import { stepGraph } from './step-graph.js';
 
 const RunListQuery = PageQuery.extend({
   workflow_id: z.string().max(100).optional(),
@@ -72,6 +73,7 @@ export function watchApi(
     return {
       ...detail,
       lanes: laneOf(detail.steps),
+      graph: stepGraph(detail.steps),
       copied_steps: copiedStepCount(detail.execution),
     };
   });

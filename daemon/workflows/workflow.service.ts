@@ -29,6 +29,15 @@ import type { VersionRow, WorkflowRepository, WorkflowRow } from './workflow.rep
 
 type SettingsInput = WorkflowCreateInput['settings'];
 
+/** One stored version of a workflow's definition. */
+export interface WorkflowVersionView {
+  version: number;
+  name: string;
+  created_at: string;
+  steps: WorkflowStepView[];
+  settings: WorkflowSettings;
+}
+
 /**
  * A workflow write as write hooks see it: null before a create, null after a delete. `after`'s
  * trigger alone carries a webhook secret in plain text (the trigger rules check it and the
@@ -166,6 +175,27 @@ export class WorkflowService implements WorkflowCatalog {
       this.events.publish(workspaceId, 'workflow.deleted', { id, deleted: true });
     })();
     return { id, deleted: true };
+  }
+
+  /**
+   * The workflow's versions, newest first, at most `limit` (versions are numbered 1, 2, ... with
+   * no gap: a new one on each change of name, steps or settings; runs keep the one they began with).
+   */
+  versions(workspaceId: string, id: string, limit: number): WorkflowVersionView[] {
+    const row = this.row(workspaceId, id);
+    const found: WorkflowVersionView[] = [];
+    for (let number = row.version; number >= 1 && found.length < limit; number--) {
+      const version = this.repo.version(row.id, number);
+      if (!version) continue;
+      found.push({
+        version: version.version,
+        name: version.name,
+        created_at: toIso(version.created_at),
+        steps: JSON.parse(version.steps) as WorkflowStepView[],
+        settings: JSON.parse(version.settings) as WorkflowSettings,
+      });
+    }
+    return found;
   }
 
   /** The stored row of a workflow of this workspace, or 404 workflow_not_found. */

@@ -23,6 +23,7 @@ import { Approvals } from './pages/approvals.js';
 import { Webhooks } from './pages/webhooks.js';
 import { Events } from './pages/events.js';
 import { Clock } from './pages/clock.js';
+import { Keys } from './pages/keys.js';
 import { SearchBox } from './parts/search-box.js';
 
 const PAGES = [
@@ -33,6 +34,7 @@ const PAGES = [
   { path: '/webhooks', title: 'Webhooks & deliveries', view: Webhooks },
   { path: '/events', title: 'Events', view: Events },
   { path: '/clock', title: 'Clock', view: Clock },
+  { path: '/keys', title: 'API keys', view: Keys },
 ];
 const page = (path) => PAGES.find((item) => item.path === path);
 const ID = '([A-Za-z0-9_]+)';

@@ -1,12 +1,12 @@
 // The few things every page shares: rendering (Preact + htm), the dashboard's JSON API (the
 // workspace and the CSRF token added for the page), the live stream, and formatting.
 import { h, render } from './vendor/preact.mjs';
-import { useCallback, useEffect, useRef, useState } from './vendor/hooks.mjs';
+import { useCallback, useEffect, useId, useRef, useState } from './vendor/hooks.mjs';
 import htm from './vendor/htm.mjs';
 import { formatDuration } from './shared/duration.js';
 
 export const html = htm.bind(h);
-export { render, useCallback, useEffect, useRef, useState };
+export { render, useCallback, useEffect, useId, useRef, useState };
 
 /** Set once the session is known (app.js). */
 export const session = { csrf: '', workspace: '' };

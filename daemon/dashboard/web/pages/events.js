@@ -1,4 +1,5 @@
-// The event stream of the workspace, live, with a filter by type (a type or a prefix: agent.*).
+// The event stream of the workspace, live, with a filter by type (a type or a prefix: agent.*),
+// and a form to send an event by hand.
 import {
   ErrorNote,
   Json,
@@ -11,6 +12,7 @@ import {
   useLoad,
   useState,
 } from '../lib.js';
+import { SendEvent } from '../parts/send-event.js';
 
 export function Events({ query }) {
   const type = query.get('type') ?? '';
@@ -33,6 +35,10 @@ export function Events({ query }) {
   };
   return html`
     <h1>Events</h1>
+    <details class="drive-box">
+      <summary>Send an event</summary>
+      ${types.data && html`<${SendEvent} types=${types.data} />`}
+    </details>
     <form class="filters" onSubmit=${(event) => event.preventDefault()}>
       <label
         >Type
@@ -52,7 +58,7 @@ export function Events({ query }) {
           html`<li data-event=${event.id}>
             <details>
               <summary>
-                <code class="type">${event.type}</code>
+                <code class="type">${event.type}</code>${' '}
                 <span class="muted">${time(event.created_at)} · ${event.id}</span>
               </summary>
               <${Json} value=${event.data} />

@@ -1,6 +1,7 @@
-// One run: its steps on a timeline, one lane per parallel branch, each attempt with its start,
-// end and duration, waits with the time they end on the sandbox clock, the branch a condition
-// took, and the step's configuration, result and error. Updates live while the run goes on.
+// One run: where it is on its workflow's step graph, then its steps on a timeline, one lane per
+// parallel branch, each attempt with its start, end and duration, waits with the time they end on
+// the sandbox clock, the branch a condition took, and the step's configuration, result and
+// error. Updates live while the run goes on.
 import {
   ActionButton,
   ErrorNote,
@@ -18,6 +19,7 @@ import {
   useLoad,
 } from '../lib.js';
 import { CopiedSteps, Lineage } from '../parts/lineage.js';
+import { StepGraph, runStates } from '../parts/step-graph.js';
 
 const UNFINISHED = new Set(['running', 'awaiting_approval']);
 
@@ -74,6 +76,14 @@ export function Run({ params }) {
         <strong>${run.error.code}</strong>: ${run.error.message}
       </p>`
     }
+    <section aria-labelledby="where-h">
+      <h2 id="where-h">Where the run is</h2>
+      <${StepGraph}
+        graph=${data.graph}
+        states=${runStates(run, data.graph, data.copied_steps)}
+        label=${`Steps of run ${run.execution_id}`}
+      />
+    </section>
     <section aria-labelledby="timeline-h">
       <h2 id="timeline-h">Timeline</h2>
       <${CopiedSteps}

@@ -1,13 +1,19 @@
-// One workflow (a deep link: wfl_...): its status, trigger, settings and figures, its steps, and
-// its latest runs.
+// One workflow (a deep link: wfl_...): its status and figures, its steps drawn as a graph, how it
+// is triggered, a form to start a run with an edited input, its latest runs and its versions.
 import { ErrorNote, Json, Link, Loading, Status, get, href, html, time, useLoad } from '../lib.js';
 import { RunTable } from '../parts/run-table.js';
+import { StartRun } from '../parts/start-run.js';
+import { StepGraph } from '../parts/step-graph.js';
+import { TriggerFacts } from '../parts/trigger-facts.js';
+import { Versions } from '../parts/versions.js';
 
 export function Workflow({ params }) {
   const workflow = useLoad(
     () => get(`/workflows/${params.id}`),
     [params.id],
-    (type, message) => type === 'event' && message.data?.workflow_id === params.id,
+    (type, message) =>
+      type === 'event' &&
+      (message.data?.workflow_id === params.id || message.data?.id === params.id),
   );
   const runs = useLoad(
     () => get('/runs', { workflow_id: params.id, limit: 10 }),
@@ -36,6 +42,18 @@ export function Workflow({ params }) {
             ${wf.stats.total_executions === 0 ? '—' : `${Math.round(wf.stats.success_rate * 100)}% of ${wf.stats.total_executions} runs`}
           </dd>
         </dl>
+        <section aria-labelledby="wf-trigger-h">
+          <h2 id="wf-trigger-h">Trigger</h2>
+          <${TriggerFacts} wf=${wf} />
+        </section>
+        <section aria-labelledby="wf-start-h">
+          <h2 id="wf-start-h">Start a run</h2>
+          ${
+            runs.data || runs.error
+              ? html`<${StartRun} key=${wf.id} wf=${wf} lastInput=${runs.data?.data[0]?.input} />`
+              : html`<${Loading} what="the latest input" />`
+          }
+        </section>
         <section aria-labelledby="wf-runs-h">
           <h2 id="wf-runs-h">Latest runs</h2>
           <${RunTable} runs=${runs} label=${`Runs of ${wf.name}`} />
@@ -43,7 +61,15 @@ export function Workflow({ params }) {
         </section>
         <section aria-labelledby="wf-def-h">
           <h2 id="wf-def-h">Steps</h2>
-          <${Json} value=${wf.steps} />
+          <${StepGraph} graph=${wf.graph} label=${`Steps of ${wf.name}`} />
+          <details>
+            <summary>The steps as JSON</summary>
+            <${Json} value=${wf.steps} />
+          </details>
+        </section>
+        <section aria-labelledby="wf-versions-h">
+          <h2 id="wf-versions-h">Versions</h2>
+          <${Versions} workflowId=${wf.id} name=${wf.name} />
         </section>`
     }
   `;
