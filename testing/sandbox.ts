@@ -4,7 +4,7 @@
 // the daemon's public surfaces: REST (sb.api, the typed svc/client) and the control channel
 // (clock, faults, fixtures, state, settle, waits), as the CLI does.
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createClient, type SvcClient } from '../client/index.js';
 import { createControlClient, type ControlClient } from '../cli/control-client.js';
 import { readFixture } from '../cli/fixture-file.js';
@@ -17,6 +17,7 @@ import type { FaultAddInput } from '../shared/schemas/faults.js';
 import type { WorkflowExecutionStatus } from '../shared/schemas/workflows.js';
 import type { z } from 'zod';
 import { durationMs, startReceiver, type Receiver } from './receiver.js';
+import { writeMigratedStore } from './template-store.js';
 import { makeSandboxDir, reapStaleSandboxDirs, removeSandboxDir } from './temp-dirs.js';
 
 export type FaultRule = Omit<z.input<typeof FaultAddInput>, 'workspace_id'>;
@@ -59,6 +60,7 @@ export class Sandbox {
     reapStaleSandboxDirs();
     const dataDir = makeSandboxDir();
     const files = dataDirFiles(dataDir);
+    writeMigratedStore(join(dataDir, 'svc.db'));
     let daemon: RunningDaemon | undefined;
     try {
       const logger = createLogger(options.logLevel ?? 'info', files.log);
@@ -71,6 +73,7 @@ export class Sandbox {
           logLevel: options.logLevel ?? 'info',
           enterpriseRateMultiplier: DEFAULT_ENTERPRISE_MULTIPLIER,
           allowPrivateNetwork: false,
+          embedded: true,
         },
         logger,
       );

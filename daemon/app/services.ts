@@ -82,6 +82,13 @@ export interface ServiceOptions {
   allowPrivateNetwork?: boolean;
   /** Training period, execution timeout and brain; defaults from SVC_AGENT_* variables. */
   agentSettings?: AgentSettings;
+  /**
+   * false: no checkpoint worker thread; the connection checkpoints as it commits (SQLite's
+   * wal_autocheckpoint). For a test sandbox (svc/testing), whose store stays small and whose
+   * life is short: a worker thread's start and last checkpoint cost more than the whole rest of
+   * a sandbox's stop. Default true.
+   */
+  checkpointWorker?: boolean;
 }
 
 export interface Services {
@@ -137,12 +144,14 @@ export function buildServices(
   const databaseFile = options.databaseFile ?? join(options.dataDir, 'svc.db');
   const db = openDatabase(databaseFile, MIGRATIONS, { secretBox });
   const checkpointer =
-    databaseFile === ':memory:'
+    databaseFile === ':memory:' || options.checkpointWorker === false
       ? undefined
       : new Checkpointer(databaseFile, log, {
           catchUp: () => restartWal(db),
           writes: writeCounter(db),
         });
+  // openDatabase leaves checkpoints to the worker; without one, SQLite's default (1000 pages).
+  if (!checkpointer && databaseFile !== ':memory:') db.pragma('wal_autocheckpoint = 1000');
   const settings = new SettingsRepository(db);
   const commits = new CommitQueue(db);
   const clock = new OffsetClock();

@@ -1,5 +1,6 @@
 // Daemon settings from flags and environment variables (flags win), with the documented defaults.
 import { resolve } from 'node:path';
+import type { AgentSettings } from '../agents/agent-settings.js';
 import type { DaemonFlags } from '../../shared/daemon-launch.js';
 import { DEFAULT_HOST, DEFAULT_PORT, defaultDataDir } from '../../shared/paths.js';
 import type { Environment } from '../domain/environment.js';
@@ -14,6 +15,13 @@ export interface DaemonConfig {
   logLevel: LogLevel;
   enterpriseRateMultiplier: number;
   allowPrivateNetwork: boolean;
+  /**
+   * The daemon runs inside another program's process (svc/testing's createSandbox): what only
+   * a daemon process of its own should do is left out (see startDaemon).
+   */
+  embedded?: boolean;
+  /** The agents' settings (brain, timeouts) instead of the SVC_AGENT_* variables of the process. */
+  agentSettings?: AgentSettings;
 }
 
 export class ConfigError extends Error {}
