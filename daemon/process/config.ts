@@ -1,6 +1,5 @@
 // Daemon settings from flags and environment variables (flags win), with the documented defaults.
 import { resolve } from 'node:path';
-import type { AgentSettings } from '../agents/agent-settings.js';
 import type { DaemonFlags } from '../../shared/daemon-launch.js';
 import { DEFAULT_HOST, DEFAULT_PORT, defaultDataDir } from '../../shared/paths.js';
 import type { Environment } from '../domain/environment.js';
@@ -20,8 +19,11 @@ export interface DaemonConfig {
    * a daemon process of its own should do is left out (see startDaemon).
    */
   embedded?: boolean;
-  /** The agents' settings (brain, timeouts) instead of the SVC_AGENT_* variables of the process. */
-  agentSettings?: AgentSettings;
+  /**
+   * The SVC_* variables the services read (the agents' brain and timeouts, the cassette folder)
+   * instead of the process's: a test sandbox's own (svc/testing).
+   */
+  settingsEnv?: NodeJS.ProcessEnv;
 }
 
 export class ConfigError extends Error {}
