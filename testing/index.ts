@@ -3,6 +3,7 @@ import { Sandbox, type SandboxOptions } from './sandbox.js';
 
 export { Sandbox, type FaultRule, type SandboxOptions } from './sandbox.js';
 export type { Answer, NextOptions, Received, Receiver } from './receiver.js';
+export type { BrainOptions, BrainProvider } from './settings.js';
 export { createClient, type SvcClient, type SvcClientOptions } from '../client/index.js';
 export { verifySignature } from '../shared/signature.js';
 

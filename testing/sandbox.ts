@@ -4,19 +4,23 @@
 // the daemon's public surfaces: REST (sb.api, the typed svc/client) and the control channel
 // (clock, faults, fixtures, state, settle, waits), as the CLI does.
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createClient, type SvcClient } from '../client/index.js';
 import { createControlClient, type ControlClient } from '../cli/control-client.js';
 import { readFixture } from '../cli/fixture-file.js';
-import { createLogger, type LogLevel } from '../daemon/platform/logger.js';
+import type { Logger } from 'pino';
+import { createLogger, releaseLogger, type LogLevel } from '../daemon/platform/logger.js';
 import { startDaemon, type RunningDaemon } from '../daemon/process/server.js';
 import { DEFAULT_ENTERPRISE_MULTIPLIER } from '../daemon/ratelimit/plans.js';
 import { dataDirFiles } from '../shared/paths.js';
 import { SCOPES } from '../shared/scopes.js';
+import type { StubInput } from '../shared/schemas/agents.js';
 import type { FaultAddInput } from '../shared/schemas/faults.js';
 import type { WorkflowExecutionStatus } from '../shared/schemas/workflows.js';
 import type { z } from 'zod';
 import { durationMs, startReceiver, type Receiver } from './receiver.js';
+import { settingsEnv, type BrainOptions, type BrainProvider } from './settings.js';
+import { writeMigratedStore } from './template-store.js';
 import { makeSandboxDir, reapStaleSandboxDirs, removeSandboxDir } from './temp-dirs.js';
 
 export type FaultRule = Omit<z.input<typeof FaultAddInput>, 'workspace_id'>;
@@ -37,6 +41,13 @@ export interface SandboxOptions {
   env?: Record<string, string>;
   /** The daemon log's level (sb.logs()); default info. */
   logLevel?: LogLevel;
+  /** The agents' brain: 'simulated' (the default), 'replay' or 'openai', or its settings. */
+  brain?: BrainProvider | BrainOptions;
+  /**
+   * The daemon's SVC_* settings for this sandbox (e.g. SVC_AGENT_TIMEOUT_SECONDS). A sandbox
+   * never reads them from the process environment: tests do not depend on the caller's.
+   */
+  svcEnv?: Record<string, string>;
 }
 
 type Duration = string | number;
@@ -47,6 +58,7 @@ export class Sandbox {
 
   private constructor(
     private readonly daemon: RunningDaemon,
+    private readonly logger: Logger,
     private readonly control: ControlClient,
     private readonly dataDir: string,
     private credential: { key: string; workspaceId: string },
@@ -56,12 +68,15 @@ export class Sandbox {
 
   /** @internal createSandbox builds it. */
   static async start(options: SandboxOptions): Promise<Sandbox> {
+    const daemonEnv = settingsEnv(options.brain, options.svcEnv);
     reapStaleSandboxDirs();
     const dataDir = makeSandboxDir();
     const files = dataDirFiles(dataDir);
+    writeMigratedStore(join(dataDir, 'svc.db'));
     let daemon: RunningDaemon | undefined;
+    let logger: Logger | undefined;
     try {
-      const logger = createLogger(options.logLevel ?? 'info', files.log);
+      logger = createLogger(options.logLevel ?? 'info', files.log);
       daemon = await startDaemon(
         {
           host: '127.0.0.1',
@@ -71,6 +86,8 @@ export class Sandbox {
           logLevel: options.logLevel ?? 'info',
           enterpriseRateMultiplier: DEFAULT_ENTERPRISE_MULTIPLIER,
           allowPrivateNetwork: false,
+          embedded: true,
+          settingsEnv: daemonEnv,
         },
         logger,
       );
@@ -82,6 +99,7 @@ export class Sandbox {
       const credential = await newCredential(control);
       const sandbox = new Sandbox(
         daemon,
+        logger,
         control,
         dataDir,
         credential,
@@ -99,6 +117,7 @@ export class Sandbox {
       return sandbox;
     } catch (error) {
       await daemon?.shutdown('sandbox failed to start').catch(() => undefined);
+      if (logger) releaseLogger(logger);
       removeSandboxDir(dataDir);
       throw error;
     }
@@ -148,6 +167,14 @@ export class Sandbox {
     add: (rule: FaultRule) => this.control.faults.add.mutate({ ...rule }),
     list: () => this.control.faults.list.query({}),
     clear: () => this.control.faults.clear.mutate({}),
+  };
+
+  /** Sandbox stubs: an agent's fixed answers for requests that match (svc agents stub). */
+  readonly stubs = {
+    add: (agentId: string, stub: StubInput) =>
+      this.control.agents.stubs.add.mutate({ agent_id: agentId, ...stub }),
+    list: (agentId: string) => this.control.agents.stubs.list.query({ agent_id: agentId }),
+    clear: (agentId: string) => this.control.agents.stubs.clear.mutate({ agent_id: agentId }),
   };
 
   readonly fixtures = {
@@ -227,6 +254,7 @@ export class Sandbox {
     return (this.stopping ??= (async () => {
       await Promise.all(this.receivers.map((receiver) => receiver.close()));
       await this.daemon.shutdown('sandbox stop');
+      releaseLogger(this.logger);
       removeSandboxDir(this.dataDir);
     })());
   }

@@ -27,7 +27,8 @@ import { OAuthRepository } from '../oauth/oauth.repository.js';
 import { OAuthService } from '../oauth/oauth.service.js';
 import { OffsetClock } from '../time/clock.js';
 import { OpenAiBrain } from '../agents/brains/openai.js';
-import { OutboundHttp } from '../outbound/http.js';
+import { IDLE_MS, OutboundHttp } from '../outbound/http.js';
+import { HttpCaller } from '../outbound/http-caller.js';
 import { SettingsRepository } from '../store/settings.repository.js';
 import { SimulatedBrain } from '../agents/brains/simulated.js';
 import { ReplayBrain } from '../agents/brains/replay.js';
@@ -82,6 +83,15 @@ export interface ServiceOptions {
   allowPrivateNetwork?: boolean;
   /** Training period, execution timeout and brain; defaults from SVC_AGENT_* variables. */
   agentSettings?: AgentSettings;
+  /** Where the SVC_* settings (agents, cassette folder) are read; default process.env. */
+  env?: NodeJS.ProcessEnv;
+  /**
+   * false: no worker threads. WAL checkpoints are made by the connection as it commits (SQLite's
+   * wal_autocheckpoint) and outbound calls in this thread. For a test sandbox (svc/testing), whose
+   * store stays small and whose life is short: a worker's start and stop cost more than all it
+   * does there. Default true.
+   */
+  workerThreads?: boolean;
 }
 
 export interface Services {
@@ -143,12 +153,14 @@ export function buildServices(
   const databaseFile = options.databaseFile ?? join(options.dataDir, 'svc.db');
   const db = openDatabase(databaseFile, MIGRATIONS, { secretBox });
   const checkpointer =
-    databaseFile === ':memory:'
+    databaseFile === ':memory:' || options.workerThreads === false
       ? undefined
       : new Checkpointer(databaseFile, log, {
           catchUp: () => restartWal(db),
           writes: writeCounter(db),
         });
+  // openDatabase leaves checkpoints to the worker; without one, SQLite's default (1000 pages).
+  if (!checkpointer && databaseFile !== ':memory:') db.pragma('wal_autocheckpoint = 1000');
   const settings = new SettingsRepository(db);
   const commits = new CommitQueue(db);
   const clock = new OffsetClock();
@@ -176,7 +188,11 @@ export function buildServices(
     urlPolicy,
     secretBox,
   );
-  const outbound = new OutboundHttp(urlPolicy);
+  const outbound = new OutboundHttp(
+    urlPolicy,
+    IDLE_MS,
+    options.workerThreads === false ? new HttpCaller(urlPolicy) : undefined,
+  );
   const deliveries = new DeliveryService(
     db,
     new DeliveryRepository(db, commits),
@@ -195,7 +211,7 @@ export function buildServices(
     secretBox,
   );
 
-  const agentSettings = options.agentSettings ?? agentSettingsFromEnv();
+  const agentSettings = options.agentSettings ?? agentSettingsFromEnv(options.env);
   const agentRepository = new AgentRepository(db, commits);
   const executionRepository = new ExecutionRepository(db);
   const messageRepository = new MessageRepository(db);
@@ -217,7 +233,7 @@ export function buildServices(
   const stubs = new StubService(new StubRepository(db), clock);
   const secrets = new SecretService(new SecretRepository(db), secretBox, clock);
   // Recorded model answers (svc agents record, the replay brain), one folder for all.
-  const cassettes = new Cassettes(cassetteDir(options.dataDir));
+  const cassettes = new Cassettes(cassetteDir(options.dataDir, options.env));
   // An agent's brain.api_key_secret names a workspace secret (svc secrets set).
   const openai = new OpenAiBrain(
     agentSettings.openai,

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Clock } from '../time/clock.js';
 import { dataEnvelope, listEnvelope } from '../../shared/schemas/common.js';
-import { serializerSchema } from './json-schema.js';
+import { serializerSchema, type JsonSchema } from './json-schema.js';
 import { parseRequestPart } from './validation.js';
 import { JsonText, type Page } from '../domain/pages.js';
 import type { RequestContext, RouteDef, RouteGuard } from './route.js';
@@ -30,15 +30,31 @@ export function registerRoutes(
   for (const def of routes) registerRoute(app, def, guard, clock);
 }
 
+/**
+ * The serializer schema of each route's answer, by its item schema and envelope. A route's
+ * schemas are module constants, so a process that builds many apps (a test sandbox per test,
+ * svc/testing) converts each once instead of once per app.
+ */
+const serializerSchemas = new WeakMap<z.ZodType, Map<string, JsonSchema>>();
+
+function responseSchema(def: RouteDef): JsonSchema | undefined {
+  if (def.kind !== 'object' && def.kind !== 'list') return undefined;
+  let byKind = serializerSchemas.get(def.response);
+  if (!byKind) serializerSchemas.set(def.response, (byKind = new Map()));
+  let schema = byKind.get(def.kind);
+  if (!schema) {
+    const envelope =
+      def.kind === 'object' ? dataEnvelope(def.response) : listEnvelope(def.response);
+    schema = serializerSchema(envelope);
+    byKind.set(def.kind, schema);
+  }
+  return schema;
+}
+
 function registerRoute(app: FastifyInstance, def: RouteDef, guard: RouteGuard, clock: Clock): void {
   const status = def.status ?? 200;
   const auth = def.auth;
-  const response =
-    def.kind === 'object'
-      ? dataEnvelope(def.response)
-      : def.kind === 'list'
-        ? listEnvelope(def.response)
-        : undefined;
+  const response = responseSchema(def);
 
   app.route({
     method: def.method,
@@ -47,7 +63,7 @@ function registerRoute(app: FastifyInstance, def: RouteDef, guard: RouteGuard, c
     schema: response
       ? {
           response: Object.fromEntries(
-            [status, ...(def.alsoStatus ?? [])].map((code) => [code, serializerSchema(response)]),
+            [status, ...(def.alsoStatus ?? [])].map((code) => [code, response]),
           ),
         }
       : {},

@@ -7,7 +7,7 @@
 // Not sonic-boom (pino.destination), which the stdout copy still uses: on a failed write it
 // emits 'error' (fatal without a listener), keeps the failed batch to write again with every
 // line after it in memory, and its flushSync (at exit) retries a full disk forever.
-import { fstatSync, ftruncateSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 
 const NEWLINE = 0x0a;
 
@@ -19,6 +19,7 @@ export class LogFile {
   private cause = '';
   /** A piece of a line is left in the file (see append): the next write starts a new line. */
   private midLine = false;
+  private closed = false;
 
   /** Opens (creates, mode 0600) the file for appending; throws if that fails (start-up). */
   constructor(
@@ -35,6 +36,7 @@ export class LogFile {
 
   /** Appends a batch of whole lines; what cannot be written is dropped and counted. */
   write(batch: string): void {
+    if (this.closed) return;
     const data = Buffer.from(batch);
     if (this.dropped > 0) {
       const report = Buffer.from(this.report());
@@ -54,6 +56,13 @@ export class LogFile {
   }
 
   flushSync(): void {}
+
+  /** Closes the file (a test sandbox's logger, released at its stop); writes after it are dropped. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    closeSync(this.fd);
+  }
 
   /**
    * Writes as much of data as the file takes, in whole lines; answers how many bytes that was.

@@ -40,7 +40,8 @@ export function createLogger(
   options: { stdout?: boolean } = {},
 ): Logger {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  const toFile = batched(new LogFile(file));
+  const logFile = new LogFile(file);
+  const toFile = batched(logFile);
   let destination: DestinationStream = toFile;
   if (options.stdout) {
     const stdout = pino.destination({ dest: 1, sync: true });
@@ -62,7 +63,7 @@ export function createLogger(
       },
     );
   }
-  return pino(
+  const logger = pino(
     {
       level,
       base: { pid: process.pid },
@@ -72,6 +73,24 @@ export function createLogger(
     },
     destination,
   );
+  releases.set(logger, () => {
+    release(toFile);
+    logFile.close();
+  });
+  return logger;
+}
+
+/** How each logger made here lets go of its timers, exit flush and file. */
+const releases = new WeakMap<Logger, () => void>();
+
+/**
+ * Writes out a logger's last lines and closes its file, its flush timer and its part of the
+ * exit flush: for a process that makes many loggers (svc/testing, one per sandbox). The
+ * logger must not be used after.
+ */
+export function releaseLogger(logger: Logger): void {
+  releases.get(logger)?.();
+  releases.delete(logger);
 }
 
 /** pino's isoTime, formatted once per millisecond (a busy daemon logs several lines in one). */
@@ -82,16 +101,46 @@ function isoTimestamp(): string {
   return lastStamp.text;
 }
 
+/**
+ * The batchers of this process, each flushed on a timer and written out at exit. One timer and
+ * one exit listener serve them all: a listener each would pass Node's limit of 10 (a warning)
+ * in a test process with a sandbox per test.
+ */
+const open = new Set<LineBatcher>();
+let flushTimer: NodeJS.Timeout | undefined;
+
+function flushAll(): void {
+  for (const batcher of open) batcher.flush();
+}
+
+function flushAllSync(): void {
+  for (const batcher of open) batcher.flushSync();
+}
+
 function batched(out: BatchOut): LineBatcher {
   // Synchronous writes of whole batches: one write(2) per ~70 request lines, and none left in
   // flight. An asynchronous write still under way when flushSync() ran (the process exiting)
   // could land after the lines written behind it, or not at all.
   const batcher = new LineBatcher(out);
-  setInterval(() => batcher.flush(), FLUSH_INTERVAL_MS).unref();
-  // pino writes its own destinations out when the process exits; the lines still gathered here
-  // go after them.
-  process.once('exit', () => batcher.flushSync());
+  if (open.size === 0) {
+    flushTimer = setInterval(flushAll, FLUSH_INTERVAL_MS).unref();
+    // pino writes its own destinations out when the process exits; the lines still gathered
+    // here go after them.
+    process.once('exit', flushAllSync);
+  }
+  open.add(batcher);
   return batcher;
+}
+
+/** Writes a batcher's lines out and takes it off the timer and the exit flush. */
+function release(batcher: LineBatcher): void {
+  batcher.flushSync();
+  open.delete(batcher);
+  if (open.size === 0) {
+    clearInterval(flushTimer);
+    flushTimer = undefined;
+    process.off('exit', flushAllSync);
+  }
 }
 
 /** Where a LineBatcher's batches go: the log file (LogFile) or sonic-boom (stdout). */

@@ -14,6 +14,16 @@ export interface DaemonConfig {
   logLevel: LogLevel;
   enterpriseRateMultiplier: number;
   allowPrivateNetwork: boolean;
+  /**
+   * The daemon runs inside another program's process (svc/testing's createSandbox): what only
+   * a daemon process of its own should do is left out (see startDaemon).
+   */
+  embedded?: boolean;
+  /**
+   * The SVC_* variables the services read (the agents' brain and timeouts, the cassette folder)
+   * instead of the process's: a test sandbox's own (svc/testing).
+   */
+  settingsEnv?: NodeJS.ProcessEnv;
 }
 
 export class ConfigError extends Error {}

@@ -1,6 +1,9 @@
 // The data dir holds the database, the secret key, the control token and logs: only its owner
-// may read it. The daemon creates it 0700 and every file in it 0600 (a umask of 077 covers what
-// SQLite and the logger create), and tightens a data dir made earlier with looser modes.
+// may read it. The daemon creates it 0700 and every file in it 0600 (a umask of 077, which the
+// daemon process sets first in daemon-process.ts, covers what SQLite and the logger create), and
+// tightens a data dir made earlier with looser modes. A daemon embedded in another program
+// (svc/testing) leaves that program's umask alone (a worker thread may not even set it): its
+// data dir is a fresh temp dir made 0700, which keeps the files in it private.
 import { chmodSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -24,7 +27,6 @@ export interface DataDirLog {
  * files 0600. Says in the log which paths it changed.
  */
 export function prepareDataDir(dataDir: string, logDir: string, log: DataDirLog): void {
-  restrictNewFiles();
   mkdirSync(dataDir, { recursive: true, mode: DIR_MODE });
   mkdirSync(logDir, { recursive: true, mode: DIR_MODE });
   const tightened = tighten(dataDir);

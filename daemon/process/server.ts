@@ -64,6 +64,9 @@ export async function startDaemon(config: DaemonConfig, logger: Logger): Promise
         logger,
         enterpriseRateMultiplier: config.enterpriseRateMultiplier,
         allowPrivateNetwork: config.allowPrivateNetwork,
+        // Embedded (a test sandbox): no worker threads (services.ts says why).
+        ...(config.embedded ? { workerThreads: false } : {}),
+        ...(config.settingsEnv ? { env: config.settingsEnv } : {}),
         urls: serverUrls(config.host, config.port),
         onShutdownRequest: () => onShutdownRequest.handler?.(),
         storeSwap: storeSwap(config.dataDir, databaseFile, () => swap.host!, logger),

@@ -13,7 +13,23 @@ export const TEMPLATES_DIR = join(PACKAGE_ROOT, 'templates');
 
 const EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
 
-export function loadTemplates(dir = TEMPLATES_DIR): WorkflowTemplate[] {
+/**
+ * Each folder's templates, read once per process: they ship with svc and do not change while
+ * it runs, and a process that builds many apps (a test sandbox per test, svc/testing) would
+ * otherwise parse every YAML file again for each (a fifth of a sandbox's start).
+ */
+const loaded = new Map<string, readonly WorkflowTemplate[]>();
+
+export function loadTemplates(dir = TEMPLATES_DIR): readonly WorkflowTemplate[] {
+  let templates = loaded.get(dir);
+  if (!templates) {
+    templates = Object.freeze(readTemplates(dir));
+    loaded.set(dir, templates);
+  }
+  return templates;
+}
+
+function readTemplates(dir: string): WorkflowTemplate[] {
   const templates: WorkflowTemplate[] = [];
   const seen = new Set<string>();
   for (const name of readdirSync(dir).sort()) {
