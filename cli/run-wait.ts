@@ -2,7 +2,9 @@
 // workflows rerun --wait` and `svc workflows watch`: the live view on stderr (approval and wait
 // hints included), the result on stdout, exit 1 if the run ended badly, 130 when the user stops
 // watching. Only how the run is found differs: started here (execute, rerun) or already going.
+import type { ClockState } from '../shared/schemas/control-output.js';
 import { apiPath } from './api-commands.js';
+import { readClock, sandboxNow } from './wake-text.js';
 import type { CliContext } from './context.js';
 import {
   detailsInWords,
@@ -30,10 +32,13 @@ export async function followToEnd(ctx: CliContext, options: FollowToEndOptions):
   ]);
   const workflow = await api.data<Workflow>('GET', apiPath('workflows', workflowId));
   const stderrTty = Boolean(process.stderr.isTTY);
+  // Read again at each update that shows a wait or a retry: the clock may have been moved.
+  let clock: ClockState | undefined;
   const view = new RunView(process.stderr, workflow.steps, {
     live: stderrTty && !ctx.out.json,
     colour: stderrTty && process.env.NO_COLOR === undefined,
     columns: process.stderr.columns,
+    clock: () => clock && sandboxNow(clock),
   });
   let outcome;
   try {
@@ -47,7 +52,10 @@ export async function followToEnd(ctx: CliContext, options: FollowToEndOptions):
         if (options.origin) ctx.out.note(`run ${executionId} is ${options.origin}`);
         return executionId;
       },
-      onUpdate: (execution) => view.update(execution),
+      async onUpdate(execution) {
+        if (execution.step_results.some((step) => step.wakes_at)) clock = await readClock(ctx);
+        view.update(execution);
+      },
     });
   } finally {
     view.close();
