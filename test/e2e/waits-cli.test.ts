@@ -92,6 +92,10 @@ test.serial(
       wakes_at: '2031-01-05T09:15:00.000Z',
     });
 
+    const waited = await svc(ws, 'workflows', 'wait', runId, '--status', 'running');
+    assertExit(t, waited, 0);
+    t.regex(waited.stdout, /wakes 2031-01-05 09:15:00 \(in 15m, sandbox clock\)$/m);
+
     // The command as printed ends the wait.
     assertExit(t, await svc(ws, 'clock', 'advance', '15m'), 0);
     const { code } = await run.exited;
