@@ -30,10 +30,22 @@ export async function followToEnd(ctx: CliContext, options: FollowToEndOptions):
     import('./follow-run.js'),
     import('./run-view.js'),
   ]);
-  const workflow = await api.data<Workflow>('GET', apiPath('workflows', workflowId));
-  const stderrTty = Boolean(process.stderr.isTTY);
-  // Read again at each update that shows a wait or a retry: the clock may have been moved.
+  // The daemon clock, read with the workflow (no wait added before the first line), then again
+  // in the background after each update that shows a wait or a retry (the safety poll makes one
+  // a second): `svc clock advance` elsewhere moves it without any run event.
   let clock: ClockState | undefined;
+  let reading: Promise<void> | undefined;
+  const readAgain = () => {
+    reading ??= readClock(ctx).then((state) => {
+      clock = state ?? clock;
+      reading = undefined;
+    });
+  };
+  const [workflow] = await Promise.all([
+    api.data<Workflow>('GET', apiPath('workflows', workflowId)),
+    readClock(ctx).then((state) => void (clock = state)),
+  ]);
+  const stderrTty = Boolean(process.stderr.isTTY);
   const view = new RunView(process.stderr, workflow.steps, {
     live: stderrTty && !ctx.out.json,
     colour: stderrTty && process.env.NO_COLOR === undefined,
@@ -52,9 +64,9 @@ export async function followToEnd(ctx: CliContext, options: FollowToEndOptions):
         if (options.origin) ctx.out.note(`run ${executionId} is ${options.origin}`);
         return executionId;
       },
-      async onUpdate(execution) {
-        if (execution.step_results.some((step) => step.wakes_at)) clock = await readClock(ctx);
+      onUpdate(execution) {
         view.update(execution);
+        if (execution.step_results.some((step) => step.wakes_at)) readAgain();
       },
     });
   } finally {
