@@ -40,6 +40,8 @@ export interface ListCommandSpec<Os extends readonly OptionSpec[], T> extends Om
   row(item: T): string[];
   /** Under a page that has more, print the option that fetches the next one. */
   nextPageHint?: boolean;
+  /** What to do next, when the page calls for it: an svc command, printed on stderr. */
+  hint?(items: T[], args: string[]): string | undefined;
 }
 
 export function listCommand<const Os extends readonly OptionSpec[], T>({
@@ -48,6 +50,7 @@ export function listCommand<const Os extends readonly OptionSpec[], T>({
   columns,
   row,
   nextPageHint,
+  hint,
   ...spec
 }: ListCommandSpec<Os, T>): CommandSpec {
   return command<Os>({
@@ -67,6 +70,8 @@ export function listCommand<const Os extends readonly OptionSpec[], T>({
       // A hint, not data: on stderr, so the table alone goes down a pipe.
       if (nextPageHint && body.has_more && !ctx.out.json)
         ctx.out.note(chalkStderr.dim(`more: --starting-after ${body.meta.next_cursor}`));
+      const next = hint?.(body.data, args);
+      if (next && !ctx.out.json) ctx.out.note(next);
     },
   });
 }

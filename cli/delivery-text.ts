@@ -52,8 +52,21 @@ export function describeAttempt(attempt: DeliveryAttemptView): string {
   return lines.join('\n');
 }
 
-/** Where a delivery stands: "delivered at ...", "pending, next attempt at ...", "failed". */
+/** "held" for a pending delivery its stopped webhook holds (the API's held), else the status. */
+export function deliveryStatusText(delivery: Pick<DeliveryView, 'status' | 'held'>): string {
+  return delivery.held ? chalk.yellow('held') : deliveryStatusColour(delivery.status);
+}
+
+/** How to send held deliveries: activate their webhook (all of them), or retry one now. */
+export function releaseHint(webhookId: string, deliveryId: string): string {
+  return `svc webhooks update ${webhookId} --status active sends every held delivery again; svc webhooks retry ${deliveryId} sends this one now`;
+}
+
+/** Where a delivery stands: "delivered at ...", "pending, next attempt at ...", "held", "failed". */
 export function deliveryState(delivery: DeliveryView): string {
+  if (delivery.held) {
+    return `${chalk.yellow('held')}: pending, but its webhook is paused or failed, so nothing is attempted (${releaseHint(delivery.webhook_id, delivery.id)})`;
+  }
   const status = deliveryStatusColour(delivery.status);
   if (delivery.status === 'delivered' && delivery.delivered_at)
     return `${status} at ${delivery.delivered_at}`;

@@ -17,13 +17,14 @@ const STILL_WAITING_MS = 5_000;
 
 /**
  * Whether the attempt a delivery was waiting for has ended: it is delivered or failed, or it is
- * pending again with an attempt behind it and the next one scheduled after it.
+ * pending again with an attempt behind it and the next one scheduled after it, or held (its
+ * webhook stopped: no next attempt is scheduled) with an attempt behind it.
  */
 export function attemptSettled(delivery: DeliveryView): boolean {
   if (delivery.status !== 'pending') return true;
+  if (delivery.attempts < 1 || delivery.last_attempt_at === null) return false;
+  if (delivery.held) return true;
   return (
-    delivery.attempts >= 1 &&
-    delivery.last_attempt_at !== null &&
     delivery.next_attempt_at !== null &&
     Date.parse(delivery.next_attempt_at) > Date.parse(delivery.last_attempt_at)
   );

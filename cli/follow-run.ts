@@ -23,7 +23,8 @@ export interface FollowOptions {
   workflowId: string;
   /** Starts the run (after the stream is open, so no event is missed); answers its id. */
   start(): Promise<string>;
-  onUpdate(execution: Execution): void;
+  /** Awaited before the next read (it may read the daemon's clock first). */
+  onUpdate(execution: Execution): void | Promise<void>;
 }
 
 export async function followRun(options: FollowOptions): Promise<FollowOutcome> {
@@ -57,7 +58,7 @@ export async function followRun(options: FollowOptions): Promise<FollowOutcome> 
       if (dirty) {
         dirty = false;
         latest = await api.data<Execution>('GET', path);
-        options.onUpdate(latest);
+        await options.onUpdate(latest);
         if (isTerminal(latest)) return { type: 'ended', execution: latest };
         continue;
       }

@@ -11,6 +11,7 @@ import {
   type StepResult,
   type WorkflowStep,
 } from './workflow-views.js';
+import { skipCommand, whenText } from './wake-text.js';
 
 export interface ViewTarget {
   write(text: string): unknown;
@@ -21,10 +22,15 @@ export interface RunViewOptions {
   live: boolean;
   /** Colour (never without a TTY, nor with NO_COLOR). */
   colour: boolean;
-  /** Width of the terminal (live rows are cut to it); default 80. */
+  /** Width of the terminal (live rows are cut to it); default (also for 0, an unsized pty) 80. */
   columns?: number;
   /** Milliseconds now, for the running rows' elapsed time (the CLI's own clock). */
   now?: () => number;
+  /**
+   * The daemon clock now (the sandbox clock), for how far off a wait or a retry is and the
+   * `svc clock advance` that skips there; undefined when it could not be read.
+   */
+  clock?: () => number | undefined;
 }
 
 type RowState =
@@ -39,6 +45,8 @@ interface Row {
   attempts: number;
   durationMs: number | null;
   detail: string;
+  /** When a waiting or retrying step goes on (the API's wakes_at), else null. */
+  wakesAt: string | null;
   seenAt: number;
 }
 
@@ -169,6 +177,7 @@ export class RunView {
         attempts: attempt,
         durationMs: null,
         detail: '',
+        wakesAt: null,
         seenAt: this.now(),
       };
       this.rows.set(row.id, row);
@@ -177,8 +186,9 @@ export class RunView {
     if (attempt < row.attempts) return;
     const state = rowState(result.status);
     let changed = state !== row.state;
-    if (attempt > row.attempts) {
-      changes.push(this.rowLine(row, `retrying (attempt ${attempt})`));
+    const retried = attempt > row.attempts;
+    if (retried) {
+      changes.push(this.rowLine(row, `retrying (attempt ${attempt})${this.wakeClause(result)}`));
       changed = true;
     }
     row.attempts = attempt;
@@ -186,6 +196,7 @@ export class RunView {
     row.state = state;
     row.durationMs = result.duration_ms ?? null;
     row.detail = this.detailOf(result, state);
+    row.wakesAt = result.wakes_at ?? null;
     if (!changed) return;
     const nth = attempt > 1 ? ` (attempt ${attempt})` : '';
     if (state === 'completed') {
@@ -195,7 +206,10 @@ export class RunView {
         this.rowLine(row, `${result.status}${nth}${row.detail ? `: ${row.detail}` : ''}`),
       );
     } else if (state === 'waiting') {
-      changes.push(this.rowLine(row, `waiting${row.detail ? ` (${row.detail})` : ''}`));
+      changes.push(this.rowLine(row, `waiting${this.wakeClause(result)}`));
+    } else if (state === 'retrying' && !retried) {
+      // First seen already retrying (a run watched from the middle).
+      changes.push(this.rowLine(row, `retrying (attempt ${attempt})${this.wakeClause(result)}`));
     } else if (state === 'other') {
       changes.push(this.rowLine(row, result.status));
     }
@@ -213,11 +227,15 @@ export class RunView {
         ? `svc agents approve ${pending.agent_id} ${pending.agent_execution_id}`
         : '';
     }
-    if (state === 'waiting') {
-      const resume = (result.result as { resume_at?: unknown } | null | undefined)?.resume_at;
-      return typeof resume === 'string' ? `until ${resume}` : '';
-    }
     return '';
+  }
+
+  /** ", wakes 2026-01-05 09:15:00 (in 15m, sandbox clock); skip there with: svc clock advance 15m" */
+  private wakeClause(result: SeenStep): string {
+    if (!result.wakes_at) return '';
+    const now = this.options.clock?.();
+    const skip = skipCommand(result.wakes_at, now);
+    return `, ${wakeVerb(result.status)} ${whenText(result.wakes_at, now)}${skip ? `; skip there with: ${skip}` : ''}`;
   }
 
   private rowLine(row: Row, what: string): string {
@@ -234,6 +252,8 @@ export class RunView {
     lines.push(
       `${c.bold('Run')} ${c.cyan(execution.execution_id)} ${this.statusText(execution.status)} ${c.dim(`${done}/${total} steps`)}`,
     );
+    const clockNow = this.options.clock?.();
+    let skip: string | undefined;
     const idWidth = Math.max(4, ...[...this.rows.values()].map((row) => row.id.length));
     const typeWidth = Math.max(4, ...[...this.rows.values()].map((row) => row.type.length));
     for (const row of this.rows.values()) {
@@ -245,10 +265,18 @@ export class RunView {
       const attempts = row.attempts > 1 ? c.yellow(` attempt ${row.attempts}`) : '';
       const line = ` ${icon} ${row.id.padEnd(idWidth)}  ${c.dim(row.type.padEnd(typeWidth))}  ${this.stateText(row)}${attempts}  ${c.dim(elapsed)}`;
       // A wrapped row would break the redraw (it moves up by rows, not screen lines).
-      const room = (this.options.columns ?? 80) - visibleLength(line) - 3;
-      const detail = row.detail && room > 8 ? cut(row.detail, room) : '';
+      const room = (this.options.columns || 80) - visibleLength(line) - 3;
+      const waits = row.wakesAt !== null && (row.state === 'waiting' || row.state === 'retrying');
+      const text = waits
+        ? `${wakeVerb(row.state)} ${whenText(row.wakesAt!, clockNow)}`
+        : row.detail;
+      if (waits) skip ??= skipCommand(row.wakesAt!, clockNow);
+      const detail = text && room > 8 ? cut(text, room) : '';
       lines.push(detail ? `${line}  ${c.dim(detail)}` : line);
     }
+    if (skip) lines.push(c.dim(` skip the wait with: ${skip}`));
+    // A block shorter than the last one (the hint gone) blanks the lines it leaves behind.
+    while (lines.length < this.drawnLines) lines.push('');
     let out = this.drawnLines ? `\u001b[${this.drawnLines}A` : '';
     for (const line of lines) out += `\u001b[2K${line}\n`;
     this.target.write(out);
@@ -291,6 +319,10 @@ export class RunView {
     if (status === 'awaiting_approval') return c.yellow(status);
     return c.red(status);
   }
+}
+
+function wakeVerb(status: string): string {
+  return status === 'retrying' ? 'retries' : 'wakes';
 }
 
 function visibleLength(text: string): number {

@@ -2,7 +2,9 @@
 // workflows rerun --wait` and `svc workflows watch`: the live view on stderr (approval and wait
 // hints included), the result on stdout, exit 1 if the run ended badly, 130 when the user stops
 // watching. Only how the run is found differs: started here (execute, rerun) or already going.
+import type { ClockState } from '../shared/schemas/control-output.js';
 import { apiPath } from './api-commands.js';
+import { readClock, sandboxNow } from './wake-text.js';
 import type { CliContext } from './context.js';
 import {
   detailsInWords,
@@ -28,12 +30,27 @@ export async function followToEnd(ctx: CliContext, options: FollowToEndOptions):
     import('./follow-run.js'),
     import('./run-view.js'),
   ]);
-  const workflow = await api.data<Workflow>('GET', apiPath('workflows', workflowId));
+  // The daemon clock, read with the workflow (no wait added before the first line), then again
+  // in the background after each update that shows a wait or a retry (the safety poll makes one
+  // a second): `svc clock advance` elsewhere moves it without any run event.
+  let clock: ClockState | undefined;
+  let reading: Promise<void> | undefined;
+  const readAgain = () => {
+    reading ??= readClock(ctx).then((state) => {
+      clock = state ?? clock;
+      reading = undefined;
+    });
+  };
+  const [workflow] = await Promise.all([
+    api.data<Workflow>('GET', apiPath('workflows', workflowId)),
+    readClock(ctx).then((state) => void (clock = state)),
+  ]);
   const stderrTty = Boolean(process.stderr.isTTY);
   const view = new RunView(process.stderr, workflow.steps, {
     live: stderrTty && !ctx.out.json,
     colour: stderrTty && process.env.NO_COLOR === undefined,
     columns: process.stderr.columns,
+    clock: () => clock && sandboxNow(clock),
   });
   let outcome;
   try {
@@ -47,7 +64,10 @@ export async function followToEnd(ctx: CliContext, options: FollowToEndOptions):
         if (options.origin) ctx.out.note(`run ${executionId} is ${options.origin}`);
         return executionId;
       },
-      onUpdate: (execution) => view.update(execution),
+      onUpdate(execution) {
+        view.update(execution);
+        if (execution.step_results.some((step) => step.wakes_at)) readAgain();
+      },
     });
   } finally {
     view.close();

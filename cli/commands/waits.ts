@@ -7,6 +7,7 @@ import { command, defineCommands } from '../command.js';
 import { UsageError } from '../errors.js';
 import { chalk } from '../output.js';
 import type { Execution } from '../workflow-views.js';
+import { readClock, sandboxNow } from '../wake-text.js';
 import { describeExecution } from './workflows.js';
 
 const TIMEOUT_OPTION = {
@@ -76,7 +77,10 @@ export default defineCommands([
         ...(ms === undefined ? {} : { timeout_ms: ms }),
       });
       // tRPC types the `unknown` fields (input, result) as optional: the view is the same.
-      ctx.out.result(run, () => describeExecution(run as Execution));
+      const clock = run.step_results.some((step) => step.wakes_at)
+        ? await readClock(ctx)
+        : undefined;
+      ctx.out.result(run, () => describeExecution(run as Execution, clock && sandboxNow(clock)));
     },
   }),
 ]);

@@ -23,8 +23,10 @@ import {
   attemptSucceeded,
   deliveryState,
   deliveryStatusColour,
+  deliveryStatusText,
   describeAttempt,
   describeDelivery,
+  releaseHint,
 } from '../delivery-text.js';
 
 function integerOption(options: Options, name: string, flag: string): number | undefined {
@@ -260,11 +262,16 @@ export default defineCommands([
     row: (d: DeliveryView) => [
       d.id,
       d.event_type,
-      statusColour(d.status),
+      deliveryStatusText(d),
       String(d.http_status ?? '-'),
       String(d.attempts),
       d.next_attempt_at ?? '-',
     ],
+    hint(deliveries, [id]) {
+      const held = deliveries.filter((d) => d.held);
+      if (held.length === 0) return undefined;
+      return `${held.length} held: webhook ${id!} is paused or failed, so nothing is attempted. ${releaseHint(id!, held[0]!.id)}.`;
+    },
   }),
   command({
     path: ['webhooks', 'delivery'],

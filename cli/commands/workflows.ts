@@ -14,6 +14,7 @@ import {
   type Workflow,
 } from '../workflow-views.js';
 import type { WorkflowDocument } from '../workflow-file.js';
+import { clockTime, readClock, sandboxNow, skipCommand, whenText } from '../wake-text.js';
 import { stepEdges, type StepEdgeKind } from '../../shared/schemas/steps.js';
 import type { WorkflowStepView } from '../../shared/schemas/workflows.js';
 
@@ -56,13 +57,15 @@ function flowOf(step: WorkflowStepView): string {
   return words.join('  ');
 }
 
-function describeWorkflow(workflow: Workflow): string {
+/** `now`: the daemon clock, for how far off the next scheduled run is. */
+function describeWorkflow(workflow: Workflow, now?: number): string {
   const settings = workflow.settings ?? {};
   const retry = settings.retry_policy;
   const lines = [
     `${chalk.cyan(workflow.id)} "${workflow.name}" ${statusColour(workflow.status)}`,
     ...(workflow.description ? [workflow.description] : []),
     `trigger:  ${workflow.trigger.type}${workflow.trigger.config && Object.keys(workflow.trigger.config).length ? ` ${JSON.stringify(workflow.trigger.config)}` : ''}`,
+    ...(workflow.next_run_at ? [`next run: ${whenText(workflow.next_run_at, now)}`] : []),
     `settings: timeout ${settings.timeout_seconds === undefined ? '-' : formatDuration(settings.timeout_seconds * 1000)}, ` +
       `retries ${retry?.max_attempts ?? 1} attempt(s) x${retry?.backoff_multiplier ?? '-'}, ` +
       `on failure ${settings.error_handling ?? 'stop'}`,
@@ -83,7 +86,14 @@ function describeWorkflow(workflow: Workflow): string {
   return lines.join('\n');
 }
 
-export function describeExecution(execution: Execution): string {
+/** What a step still waiting says in the RESULT column: when it goes on. */
+function pendingText(step: Execution['step_results'][number], now: number | undefined) {
+  if (!step.wakes_at) return undefined;
+  return `${step.status === 'retrying' ? 'retries' : 'wakes'} ${whenText(step.wakes_at, now)}`;
+}
+
+/** `now`: the daemon clock (readClock), for how far off a wait ends; unknown: the time alone. */
+export function describeExecution(execution: Execution, now?: number): string {
   const lines = [
     `${chalk.cyan(execution.execution_id)} ${statusColour(execution.status)} ` +
       chalk.dim(`(workflow ${execution.workflow_id})`),
@@ -107,10 +117,14 @@ export function describeExecution(execution: Execution): string {
           step.type,
           statusColour(step.status),
           formatDuration(step.duration_ms),
-          step.error ? `${step.error.code}: ${step.error.message}` : brief(step.result, 60),
+          pendingText(step, now) ??
+            (step.error ? `${step.error.code}: ${step.error.message}` : brief(step.result, 60)),
         ]),
       ),
     );
+    const wakes = execution.step_results.flatMap((step) => step.wakes_at ?? []).sort();
+    const skip = wakes[0] && skipCommand(wakes[0], now);
+    if (skip) lines.push(chalk.dim(`skip the wait with: ${skip}`));
   }
   if (endedBadly(execution)) lines.push('', chalk.red(failureLine(execution)));
   if (execution.status === 'completed' && execution.result !== undefined)
@@ -161,13 +175,23 @@ async function documentFrom(
   return { file, document };
 }
 
+/** Prints a workflow (`heading` before it, e.g. "Created"), with its next run when scheduled. */
+async function printWorkflow(ctx: CliContext, workflow: Workflow, heading = ''): Promise<void> {
+  const clock = workflow.next_run_at ? await readClock(ctx) : undefined;
+  ctx.out.result(workflow, () => heading + describeWorkflow(workflow, clock && sandboxNow(clock)));
+}
+
 async function setStatus(ctx: CliContext, id: string, status: 'active' | 'paused') {
   const workflow = await (
     await ctx.api()
   ).data<Workflow>('PATCH', apiPath('workflows', id), { body: { status } });
+  const clock = workflow.next_run_at ? await readClock(ctx) : undefined;
+  const next = workflow.next_run_at
+    ? `; next run ${whenText(workflow.next_run_at, clock && sandboxNow(clock))}`
+    : '';
   ctx.out.result(
     workflow,
-    () => `Workflow ${chalk.cyan(workflow.id)} is ${statusColour(workflow.status)}`,
+    () => `Workflow ${chalk.cyan(workflow.id)} is ${statusColour(workflow.status)}${next}`,
   );
 }
 
@@ -182,7 +206,7 @@ export default defineCommands([
     ],
     endpoint: () => '/workflows',
     query: (options) => ({ status: options.status }),
-    columns: ['ID', 'NAME', 'STATUS', 'STEPS', 'RUNS', 'SUCCESS', 'LAST RUN'],
+    columns: ['ID', 'NAME', 'STATUS', 'STEPS', 'RUNS', 'SUCCESS', 'LAST RUN', 'NEXT RUN'],
     row: (w: Workflow) => [
       w.id,
       w.name,
@@ -191,16 +215,19 @@ export default defineCommands([
       String(w.stats.total_executions),
       percent(w.stats.success_rate),
       w.last_executed_at ?? '-',
+      w.next_run_at ? clockTime(w.next_run_at) : '-',
     ],
     nextPageHint: true,
   }),
-  apiCommand({
+  {
     path: ['workflows', 'get'],
-    description: 'Show a workflow and its steps',
+    description: 'Show a workflow and its steps (and its next run, for a schedule trigger)',
     args: [WORKFLOW_ID],
-    endpoint: ([id]) => apiPath('workflows', id!),
-    print: describeWorkflow,
-  }),
+    async run(ctx, [id]) {
+      const workflow = await (await ctx.api()).data<Workflow>('GET', apiPath('workflows', id!));
+      await printWorkflow(ctx, workflow);
+    },
+  },
   {
     path: ['workflows', 'create'],
     description: 'Create a workflow from a JSON or YAML file (created draft unless it says status)',
@@ -215,7 +242,7 @@ export default defineCommands([
     async run(ctx, _args, options) {
       const { file, document } = await documentFrom(options);
       const workflow = await sendDocument(ctx, 'POST', '/workflows', file, document);
-      ctx.out.result(workflow, () => `Created ${describeWorkflow(workflow)}`);
+      await printWorkflow(ctx, workflow, 'Created ');
     },
   },
   {
@@ -233,7 +260,7 @@ export default defineCommands([
     async run(ctx, [id], options) {
       const { file, document } = await documentFrom(options);
       const workflow = await sendDocument(ctx, 'PATCH', apiPath('workflows', id!), file, document);
-      ctx.out.result(workflow, () => `Updated ${describeWorkflow(workflow)}`);
+      await printWorkflow(ctx, workflow, 'Updated ');
     },
   },
   apiCommand({
@@ -345,7 +372,10 @@ export default defineCommands([
           'GET',
           apiPath('workflows', target.workflowId, 'executions', target.executionId),
         ));
-      ctx.out.result(execution, () => describeExecution(execution));
+      const clock = execution.step_results.some((step) => step.wakes_at)
+        ? await readClock(ctx)
+        : undefined;
+      ctx.out.result(execution, () => describeExecution(execution, clock && sandboxNow(clock)));
     },
   },
   {

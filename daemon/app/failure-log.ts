@@ -1,6 +1,7 @@
 // Says in the daemon's log what failed, at `warn`, so that `svc logs --level warn` shows it: a
-// workflow step that failed for good, a run that ended failed or timed out, an agent execution
-// that failed, a webhook delivery attempt that did not deliver, a webhook turned failed. Each
+// workflow step that failed for good, a step attempt that failed and will be retried, a run that
+// ended failed or timed out, an agent execution that failed, a webhook delivery attempt that did
+// not deliver (retried or not), a webhook turned failed. Each
 // line is written once the failure is committed (events are heard after their transaction),
 // with ids to look it up and the error's code and message, never a payload, header or secret:
 // step errors and events are secret-masked where they are made, and nothing else is logged.
@@ -9,6 +10,8 @@ import type { ExecutionFailedData, StepCompletedData } from '../../shared/schema
 import type { EventEnvelope } from '../../shared/schemas/events.js';
 import type { DeliveryActivity } from '../../shared/schemas/webhooks.js';
 import type { EventService } from '../events/event.service.js';
+import type { WorkflowEngine } from '../engine/engine.js';
+import { toIso } from '../time/clock.js';
 import type { DeliveryService } from '../webhooks/deliveries/delivery.service.js';
 import type { WebhookService } from '../webhooks/webhook.service.js';
 
@@ -21,9 +24,20 @@ interface Sources {
   events: Pick<EventService, 'watch'>;
   deliveries: Pick<DeliveryService, 'on'>;
   webhooks: Pick<WebhookService, 'onFailed' | 'row'>;
+  engine: Pick<WorkflowEngine, 'onStepRetry'>;
 }
 
-export function logFailures(log: FailureLogger, { events, deliveries, webhooks }: Sources): void {
+export function logFailures(
+  log: FailureLogger,
+  { events, deliveries, webhooks, engine }: Sources,
+): void {
+  // Not final: the step goes on at retry_at (its final failure is the step_completed line below).
+  engine.onStepRetry((notice) =>
+    log.warn(
+      { ...notice, retry_at: toIso(notice.retry_at) },
+      'workflow step attempt failed; retrying',
+    ),
+  );
   events.watch(['workflow.execution.step_completed'], (event) => {
     const step = event.data as unknown as StepCompletedData;
     if (step.status !== 'failed') return;

@@ -293,6 +293,7 @@ export function buildServices(
   );
   const analytics = new AnalyticsService(agents, executionRepository, messageRepository, clock);
 
+  const triggerRepository = new TriggerRepository(db);
   const workflows = new WorkflowService(
     db,
     new WorkflowRepository(db, commits),
@@ -301,6 +302,7 @@ export function buildServices(
     urlPolicy,
     (workspaceId, agentId) => agentRepository.get(agentId)?.workspace_id === workspaceId,
     secretBox,
+    (workflowId) => triggerRepository.nextRunAt(workflowId),
   );
   const runRepository = new RunRepository(db, commits);
   const engine = new WorkflowEngine({
@@ -322,7 +324,7 @@ export function buildServices(
   const runs = new WorkflowExecutionsService(commits, runRepository, workflows, engine, clock);
   const triggers = new TriggerService(
     db,
-    new TriggerRepository(db),
+    triggerRepository,
     engine,
     timers,
     clock,

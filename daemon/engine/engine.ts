@@ -30,6 +30,7 @@ import { RunViews } from './run-views.js';
 import type { RunRepository, RunRow } from './run.repository.js';
 import { RunStarter, type StartOptions } from './start.js';
 import { StepContexts } from './step-context.js';
+import { StepRetries, type StepRetryNotice } from './step-retries.js';
 import type { StepRunner } from './steps/runner.js';
 import { Transitions } from './transitions.js';
 import { Waiters } from './waiters.js';
@@ -60,6 +61,7 @@ const IDLE_WAIT_MS = 10_000;
 export class WorkflowEngine {
   private readonly inFlight = new InFlight();
   private readonly changes = new RunChanges();
+  private readonly retries: StepRetries;
   private readonly waiters: Waiters;
   private readonly runViews: RunViews;
   private readonly transitions: Transitions;
@@ -73,7 +75,8 @@ export class WorkflowEngine {
     const views = (this.runViews = new RunViews({ ...deps, memory }));
     const timers = new RunTimers(deps.timers);
     const ending = new RunEnd({ ...deps, timers });
-    const outcomes = new Outcomes({ ...deps, memory, timers, ending });
+    const retries = (this.retries = new StepRetries(deps.repo));
+    const outcomes = new Outcomes({ ...deps, memory, timers, ending, retries });
     const contexts = new StepContexts({ ...deps, memory, inFlight });
     const transitions = (this.transitions = new Transitions({
       ...deps,
@@ -113,6 +116,11 @@ export class WorkflowEngine {
   /** Hears each committed change of a run; returns the function that stops listening. */
   onRunChange(listener: (change: RunChange) => void): () => void {
     return this.changes.listen(listener);
+  }
+
+  /** Hears each failed step attempt that will be retried, once committed (the daemon's log). */
+  onStepRetry(listener: (notice: StepRetryNotice) => void): void {
+    this.retries.listen(listener);
   }
 
   /**

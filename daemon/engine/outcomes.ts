@@ -9,6 +9,7 @@ import type { EventService } from '../events/event.service.js';
 import type { RunEnd } from './run-end.js';
 import type { RunMemory } from './run-memory.js';
 import type { RunTimers } from './run-timers.js';
+import type { StepRetries } from './step-retries.js';
 import { judgeStepFailure } from './step-retry.js';
 import type { RunRepository, StepRunRow } from './run.repository.js';
 import type { StepOutcome } from './steps/outcome.js';
@@ -21,6 +22,7 @@ export interface OutcomesDeps {
   memory: RunMemory;
   timers: RunTimers;
   ending: RunEnd;
+  retries: StepRetries;
 }
 
 export class Outcomes {
@@ -51,7 +53,23 @@ export class Outcomes {
           t.now,
         );
         if (retry.kind === 'retry') {
-          this.record(t, act, status, outcome.result, error, false, outcome.injectedFault);
+          const row = this.record(
+            t,
+            act,
+            status,
+            outcome.result,
+            error,
+            false,
+            outcome.injectedFault,
+          );
+          this.deps.retries.announce(row, {
+            workspace_id: t.row.workspace_id,
+            workflow_id: t.row.workflow_id,
+            execution_id: t.row.id,
+            step_id: step.id,
+            step_type: step.type,
+            retry_at: retry.at,
+          });
           act.attempt = retry.attempt;
           act.state = 'retrying';
           act.wake_at = retry.at;
@@ -217,7 +235,7 @@ export class Outcomes {
     error: { code: ErrorCode; message: string } | null,
     final = true,
     injectedFault: string | null = null,
-  ): void {
+  ): StepRunRow {
     // A step counts once in steps_completed even if it completes again: graphs that reach a step
     // twice inside a parallel are refused when written, but one stored before that rule (or
     // brought in by a snapshot) may still run it twice. Asked before the row below is stored.
@@ -245,7 +263,7 @@ export class Outcomes {
       delete act.sent_seq;
     }
     t.recorded.push(stepRow);
-    if (!final) return;
+    if (!final) return stepRow;
     if (status === 'completed') {
       if (counts) t.row.steps_completed += 1;
       t.state.last_seq = seq;
@@ -265,5 +283,6 @@ export class Outcomes {
       duration_ms: t.now - act.started_at,
     };
     this.deps.events.publish(t.row.workspace_id, 'workflow.execution.step_completed', { ...data });
+    return stepRow;
   }
 }

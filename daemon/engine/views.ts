@@ -99,6 +99,7 @@ export function executionView(
       started_at: toIso(step.started_at),
       completed_at: ended ? toIso(step.completed_at) : null,
       injected_fault: step.injected_fault ?? null,
+      wakes_at: null,
     });
   }
   for (const act of state.acts) {
@@ -119,6 +120,10 @@ export function executionView(
       started_at: toIso(act.started_at),
       completed_at: null,
       injected_fault: null,
+      // The time its durable timer is due: the same stored wake_at the dashboard's run page
+      // and svc settle read.
+      wakes_at:
+        act.state === 'waiting' || act.state === 'retrying' ? toIso(act.wake_at ?? null) : null,
     });
   }
   const ended = row.completed_at ?? row.cancelled_at;

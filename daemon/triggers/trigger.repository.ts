@@ -99,6 +99,12 @@ export class TriggerRepository {
     return this.getStmt.get(workflowId);
   }
 
+  /** When the workflow's active schedule fires next (daemon clock, ms); null for any other trigger. */
+  nextRunAt(workflowId: string): number | null {
+    const row = this.getStmt.get(workflowId);
+    return row?.type === 'schedule' && row.active === 1 ? row.next_fire_at : null;
+  }
+
   upsert(row: TriggerRow): void {
     this.hooks.clear();
     this.upsertStmt.run(row);

@@ -62,6 +62,11 @@ export class WorkflowService implements WorkflowCatalog {
     private readonly urlPolicy: UrlPolicy,
     private readonly agentExists: (workspaceId: string, agentId: string) => boolean,
     private readonly box: SecretBox,
+    /**
+     * When a workflow's active schedule fires next (daemon clock, ms), as the trigger table
+     * stores it for the scheduler's timer; null when it has none.
+     */
+    private readonly nextRunOf: (workflowId: string) => number | null = () => null,
   ) {}
 
   /**
@@ -100,11 +105,13 @@ export class WorkflowService implements WorkflowCatalog {
       stat_duration_ms: 0,
     };
     const version = versionRow(row, steps, settings, now);
-    const view = toWorkflowView(row, version);
+    const view = toWorkflowView(row, version, null);
     this.db.transaction(() => {
       this.repo.insert(row, version);
       const after = { ...view, trigger: trigger.plain };
       for (const hook of this.writeHooks) hook({ workspaceId, before: null, after });
+      // The trigger hook has just stored the schedule's first due time.
+      view.next_run_at = this.nextRunAt(row);
       this.events.publish(workspaceId, 'workflow.created', view);
     })();
     return view;
@@ -112,7 +119,7 @@ export class WorkflowService implements WorkflowCatalog {
 
   get(workspaceId: string, id: string): WorkflowView {
     const row = this.row(workspaceId, id);
-    return toWorkflowView(row, this.repo.version(row.id, row.version)!);
+    return toWorkflowView(row, this.repo.version(row.id, row.version)!, this.nextRunAt(row));
   }
 
   list(
@@ -120,7 +127,7 @@ export class WorkflowService implements WorkflowCatalog {
     query: ListQueryInput & { status?: string | undefined },
   ): Page<WorkflowView> {
     return mapPage(this.repo.page({ ...query, workspaceId }), (row) =>
-      toWorkflowView(row, this.repo.version(row.id, row.version)!),
+      toWorkflowView(row, this.repo.version(row.id, row.version)!, this.nextRunAt(row)),
     );
   }
 
@@ -154,12 +161,14 @@ export class WorkflowService implements WorkflowCatalog {
       );
       version = versionRow(row, steps, settings, now);
     }
-    const view = toWorkflowView(row, version ?? currentVersion);
-    const before = toWorkflowView(current, currentVersion);
+    const view = toWorkflowView(row, version ?? currentVersion, null);
+    const before = toWorkflowView(current, currentVersion, this.nextRunAt(current));
     this.db.transaction(() => {
       this.repo.update(row, version);
       const after = { ...view, trigger: trigger.plain };
       for (const hook of this.writeHooks) hook({ workspaceId, before, after });
+      // After the trigger hook: a schedule changed or activated has its new due time.
+      view.next_run_at = this.nextRunAt(row);
       this.events.publish(workspaceId, 'workflow.updated', view);
     })();
     return view;
@@ -167,7 +176,7 @@ export class WorkflowService implements WorkflowCatalog {
 
   delete(workspaceId: string, id: string): { id: string; deleted: true } {
     const row = this.row(workspaceId, id);
-    const before = toWorkflowView(row, this.repo.version(row.id, row.version)!);
+    const before = toWorkflowView(row, this.repo.version(row.id, row.version)!, null);
     this.db.transaction(() => {
       for (const hook of this.deleteHooks) hook(row);
       for (const hook of this.writeHooks) hook({ workspaceId, before, after: null });
@@ -233,6 +242,11 @@ export class WorkflowService implements WorkflowCatalog {
     return definition;
   }
 
+  /** next_run_at of a view: only an active workflow with a schedule trigger has one. */
+  private nextRunAt(row: WorkflowRow): string | null {
+    return row.status === 'active' ? toIso(this.nextRunOf(row.id)) : null;
+  }
+
   recordStart(id: string, at: number): void {
     this.repo.recordStart(id, at);
   }
@@ -290,7 +304,11 @@ function versionRow(
   };
 }
 
-export function toWorkflowView(row: WorkflowRow, version: VersionRow): WorkflowView {
+export function toWorkflowView(
+  row: WorkflowRow,
+  version: VersionRow,
+  nextRunAt: string | null,
+): WorkflowView {
   return {
     id: row.id,
     workspace_id: row.workspace_id,
@@ -303,6 +321,7 @@ export function toWorkflowView(row: WorkflowRow, version: VersionRow): WorkflowV
     created_at: toIso(row.created_at),
     updated_at: toIso(row.updated_at),
     last_executed_at: toIso(row.last_executed_at),
+    next_run_at: nextRunAt,
     stats: {
       total_executions: row.stat_total,
       success_rate:

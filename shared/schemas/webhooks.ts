@@ -102,7 +102,14 @@ export const Delivery = z
     webhook_id: z.string(),
     event_id: z.string(),
     event_type: z.enum(EVENT_TYPES),
-    status: z.enum(DELIVERY_STATUSES),
+    status: z.enum(DELIVERY_STATUSES).meta({
+      description:
+        'pending while attempts remain (held ones included, see held), then delivered or failed',
+    }),
+    held: z.boolean().meta({
+      description:
+        'True for a pending delivery whose webhook is paused or failed: nothing is attempted (next_attempt_at is null) until the webhook is active again (PATCH /v1/webhooks/{webhook_id} {"status": "active"}, svc webhooks update hook_... --status active), which sends every held delivery at once; POST .../deliveries/{delivery_id}/retry sends one now. status stays pending (the delivery statuses are pending, delivered and failed)',
+    }),
     http_status: z.number().int().nullable(),
     attempts: z.number().int(),
     response_time_ms: z.number().int().nullable(),
@@ -110,7 +117,10 @@ export const Delivery = z
     created_at: Timestamp,
     delivered_at: Timestamp.nullable(),
     last_attempt_at: Timestamp.nullable(),
-    next_attempt_at: Timestamp.nullable(),
+    next_attempt_at: Timestamp.nullable().meta({
+      description:
+        'When the next automatic attempt is due (daemon clock); null once the delivery is delivered or failed, and while it is held',
+    }),
   })
   .meta({ title: 'Delivery' });
 

@@ -194,6 +194,10 @@ export const Workflow = workspaceObject({
   created_at: Timestamp,
   updated_at: Timestamp,
   last_executed_at: Timestamp.nullable(),
+  next_run_at: Timestamp.nullable().meta({
+    description:
+      "A schedule trigger's next run, on the daemon clock (the sandbox clock: svc clock advance or set moves it there), as the scheduler has it due: the first match of trigger.config.cron in trigger.config.timezone after the last run (or after the moment the schedule was activated or changed). null for other triggers and for a workflow that is not active (a paused schedule does not fire)",
+  }),
   stats: z.object({
     total_executions: z.number().int(),
     success_rate: z.number().meta({ description: 'completed / ended runs, 0-1' }),
@@ -262,6 +266,10 @@ export const StepResult = z
     injected_fault: z.string().nullable().meta({
       description:
         'Sandbox: the fault rule (flt_..., svc faults) that produced this attempt, else null',
+    }),
+    wakes_at: Timestamp.nullable().meta({
+      description:
+        "When a step that is waiting (a wait step) or retrying (a retry's backoff) goes on, on the daemon clock (the sandbox clock: svc clock advance moves it there); null for every other status. The step goes on at this time or at the first clock move that passes it",
     }),
   })
   .meta({ title: 'WorkflowStepResult' });

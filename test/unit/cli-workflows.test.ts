@@ -123,6 +123,7 @@ function step(id: string, partial: Partial<StepResult>): StepResult {
     error: null,
     duration_ms: null,
     injected_fault: null,
+    wakes_at: null,
     started_at: '2030-01-01T00:00:00.000Z',
     completed_at: null,
     ...partial,

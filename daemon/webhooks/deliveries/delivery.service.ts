@@ -27,7 +27,7 @@ import {
   nextAttempt,
   statusAfter,
 } from './attempt-verdict.js';
-import type { AttemptRow, DeliveryRepository, DeliveryRow } from './delivery.repository.js';
+import type { DeliveryRepository, DeliveryRow } from './delivery.repository.js';
 import { DeliverySender } from './delivery-sender.js';
 import { toAttemptView, toDeliveryView } from './delivery-views.js';
 import { chooseReplays, REPLAY_BATCH, REPLAY_READ_PAGE, type ReplayFilter } from './replay.js';
@@ -79,8 +79,10 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
     webhookId: string,
     query: ListQueryInput & { status?: string | undefined },
   ): Page<DeliveryView> {
-    this.webhooks.row(workspaceId, webhookId);
-    return mapPage(this.repo.page({ ...query, webhookId }), toDeliveryView);
+    const hook = this.webhooks.row(workspaceId, webhookId);
+    return mapPage(this.repo.page({ ...query, webhookId }), (row) =>
+      toDeliveryView(row, hook.status),
+    );
   }
 
   /** Pending deliveries in every workspace, to be attempted and held (svc status). */
@@ -94,7 +96,7 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
   }
 
   detail(workspaceId: string, webhookId: string, deliveryId: string) {
-    return this.withAttempts(this.delivery(workspaceId, webhookId, deliveryId), toAttemptView);
+    return this.withAttempts(this.delivery(workspaceId, webhookId, deliveryId));
   }
 
   /** The dashboard's delivery log: the API's view (signatures and answer heads are in it). */
@@ -110,7 +112,7 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
         param: 'delivery_id',
       });
     }
-    return this.withAttempts(row, toAttemptView);
+    return this.withAttempts(row);
   }
 
   /**
@@ -383,7 +385,8 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
     });
     if (this.listenerCount('attempted') === 0) return;
     this.emit('attempted', {
-      delivery: toDeliveryView(updated),
+      // The webhook was active for this attempt; one it turned failed has no pending delivery.
+      delivery: toDeliveryView(updated, 'active'),
       webhook_id: hook.id,
       url: hook.url,
       workspace_id: hook.workspace_id,
@@ -409,11 +412,12 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
     });
   }
 
-  /** The delivery with its attempts (each as `view` shows it) and the event it carries. */
-  private withAttempts<A>(row: DeliveryRow, view: (attempt: AttemptRow) => A) {
+  /** The delivery with its attempts and the event it carries. */
+  private withAttempts(row: DeliveryRow) {
+    const hook = this.webhooks.row(null, row.webhook_id);
     return {
-      ...toDeliveryView(row),
-      attempts_history: this.repo.attempts(row.id).map(view),
+      ...toDeliveryView(row, hook.status),
+      attempts_history: this.repo.attempts(row.id).map(toAttemptView),
       event: JSON.parse(row.body) as Record<string, unknown>,
     };
   }

@@ -1,0 +1,41 @@
+// The support-desk fixture as shipped (issue 41): it applies, its support agent has the
+// capability it means (answer_question, once misspelt answer_questions, which matched no
+// action), and that agent answers the README's question from the FAQ the fixture uploads.
+import test from 'ava';
+import { join } from 'node:path';
+import { ROOT } from '../helpers/daemon.js';
+import { sharedDaemon } from '../helpers/setup.js';
+
+const d = sharedDaemon(test);
+const SHIPPING =
+  'Standard shipping takes 2 to 4 business days. Express shipping arrives the next business day when ordered before 2 pm.';
+
+test("the support desk's agent answers 'When do orders ship?' from its FAQ", async (t) => {
+  const applied = await d.cli([
+    'fixtures',
+    'apply',
+    join(ROOT, 'fixtures', 'support-desk.yaml'),
+    '--json',
+  ]);
+  t.is(applied.code, 0, applied.stderr);
+  const { workspaces, agents } = applied.json().ids;
+  const svc = (...args: string[]) => d.cli([...args, '--workspace', workspaces.acme, '--json']);
+
+  const agent = await svc('agents', 'get', agents.support);
+  t.is(agent.code, 0, agent.stderr);
+  t.deepEqual(agent.json().capabilities, { answer_question: true });
+
+  const answer = await svc(
+    'agents',
+    'execute',
+    agents.support,
+    '--input',
+    'When do orders ship?',
+    '--wait',
+  );
+  t.is(answer.code, 0, answer.stderr);
+  t.like(answer.json(), {
+    status: 'completed',
+    result: { action: 'answer_question', output: SHIPPING },
+  });
+});
