@@ -148,8 +148,9 @@ async function createAgent(
       description: role.description,
       type: role.agent_type,
       ontology: 'general-v1',
-      // Runs without a human decision; pick L2 later for a human in the loop.
-      autonomy_level: 'L3',
+      // The role's own autonomy (an approver is L2, so a person decides); else L3, which runs
+      // without a human decision.
+      autonomy_level: role.autonomy_level ?? 'L3',
     },
   });
   ctx.out.note(`Created agent ${agent.id} (${role.agent_type}) for role ${role.name}.`);

@@ -2,7 +2,7 @@
 // POST /v1/workflows/from-template. A template's agent steps name a role instead of an agent;
 // from-template maps each role to an agent of the workspace.
 import { z } from 'zod';
-import { AGENT_TYPES } from './enums.js';
+import { AGENT_TYPES, AUTONOMY_LEVELS } from './enums.js';
 import {
   EventTriggerConfig,
   ManualTriggerConfig,
@@ -15,6 +15,10 @@ export const TemplateRole = z
     name: z.string().regex(/^[a-z][a-z0-9_]*$/),
     description: z.string(),
     agent_type: z.enum(AGENT_TYPES),
+    autonomy_level: z.enum(AUTONOMY_LEVELS).optional().meta({
+      description:
+        'The autonomy of an agent created for this role (svc workflows init --create-agents, or the prompt); L3 when absent. L2 where a person must approve the step.',
+    }),
   })
   .meta({ title: 'TemplateRole' });
 

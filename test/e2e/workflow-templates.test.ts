@@ -288,3 +288,31 @@ test('svc workflows init asks in a terminal and can create a missing agent', asy
   });
   t.is(created.code, 0, created.stderr);
 });
+
+test('svc workflows init --create-agents gives each role its autonomy: the refund approver is L2', async (t) => {
+  const { api, ws } = await workspace('init-autonomy');
+  const init = await d.cli(
+    [
+      'workflows',
+      'init',
+      join(dir, 'refunds.json'),
+      '--template',
+      'tmpl_refund_approval',
+      '--name',
+      'Refunds',
+      '--create-agents',
+      '--json',
+    ],
+    { env: { SVC_WORKSPACE: ws } },
+  );
+  t.is(init.code, 0, init.stderr);
+  const steps = init.json().workflow.steps as { id: string; agent_id?: string }[];
+  const autonomyOf = async (stepId: string) => {
+    const agentId = steps.find((step) => step.id === stepId)!.agent_id!;
+    const agent = await api('GET', `/agents/${agentId}`);
+    t.is(agent.status, 200, JSON.stringify(agent.body));
+    return agent.body.data.autonomy_level;
+  };
+  t.is(await autonomyOf('approve_large'), 'L2');
+  t.is(await autonomyOf('issue_small'), 'L3');
+});
