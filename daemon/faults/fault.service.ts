@@ -228,14 +228,20 @@ export class FaultService {
       throw invalidParameter('url_prefix', '--url-prefix takes an http:// or https:// URL prefix.');
     }
     if (input.attempts_to !== undefined && input.attempts_from === undefined) {
-      throw invalidParameter('attempts', '--attempts takes N or FROM-TO, e.g. 1-2.');
+      throw invalidParameter(
+        'attempts',
+        'attempts_to needs attempts_from (the CLI: --attempts N or FROM-TO, e.g. 1-2).',
+      );
     }
     if (
       input.attempts_from !== undefined &&
       input.attempts_to !== undefined &&
       input.attempts_to < input.attempts_from
     ) {
-      throw invalidParameter('attempts', '--attempts FROM-TO needs FROM <= TO, e.g. 1-2.');
+      throw invalidParameter(
+        'attempts',
+        'attempts_from must not exceed attempts_to (the CLI: --attempts FROM-TO with FROM <= TO, e.g. 1-2).',
+      );
     }
     if (input.seed !== undefined && input.rate === undefined) {
       throw invalidParameter(

@@ -315,4 +315,21 @@ test('control channel: every refused input is one sentence naming the field and 
   t.like(missing.error?.data, { svc_code: 'missing_required_field', svc_param: 'match' });
   const wrongType = await trpc(d, 'faults.add', { ...base, status: '503' });
   t.is(wrongType.error?.message, "The field 'status' must be a number.");
+  // The attempts range names the control channel's fields first (the testing kit and the
+  // dashboard send them), then the CLI's flag.
+  const noFrom = await trpc(d, 'faults.add', { ...base, status: 503, attempts_to: 1 });
+  t.is(
+    noFrom.error?.message,
+    'attempts_to needs attempts_from (the CLI: --attempts N or FROM-TO, e.g. 1-2).',
+  );
+  const backwards = await trpc(d, 'faults.add', {
+    ...base,
+    status: 503,
+    attempts_from: 3,
+    attempts_to: 2,
+  });
+  t.like(backwards.error, {
+    message:
+      'attempts_from must not exceed attempts_to (the CLI: --attempts FROM-TO with FROM <= TO, e.g. 1-2).',
+  });
 });
