@@ -1,8 +1,8 @@
 // Large webhook-trigger bodies do not stall the daemon (issue 38, item 4): twenty concurrent
 // unauthenticated 900 KB bodies into a workflow whose first step is an agent step that reads the
-// payload, while a /healthz poller records the longest time between two answers. The bound
-// asserted (1 s) is generous for a loaded 2-core machine, where the defect gave 1.5-3.7 s; the
-// 250 ms target is measured by the bench (case hook-health). Each test prints its figure. The
+// payload, while a /healthz poller records the longest time between two answers. The 250 ms
+// target is measured by the bench (case hook-health), not here: see BOUND_MS. Each test prints
+// its figure. The
 // workflow.execution.* events of such a run carry the input's size, not a copy of it.
 import test from 'ava';
 import { sharedDaemon } from '../helpers/setup.js';
@@ -18,10 +18,12 @@ import {
 } from '../helpers/workflows.js';
 
 const d = sharedDaemon(test);
-// Only a guard against the stall the issue found (3.7 s; 1.5-2.0 s before bodies were parsed a
-// turn at a time): the 250 ms target is the bench case hook-health's. Measured here: 312 ms at
-// load 5, 1,720 ms at load 11 beside another whole test suite.
-const BOUND_MS = 2500;
+// Only a guard against a wedged daemon (no answer for 10 s). On a shared 2-core machine a timed
+// e2e test cannot tell the stall the issue found (3.7 s quiet) from load: the fixed daemon's gap
+// was 312 ms at load 5, 1,720 ms at load 11 and 3,265 ms at load 10-12 beside another whole test
+// suite. Whether the gap is small is the bench's to say (case hook-health, target 250 ms, run on a
+// quiet machine, measured 136 ms), as the house rule puts timing targets in benchmarks.
+const BOUND_MS = 10_000;
 const CONCURRENT = 20;
 const TEXT_CHARS = 900_000;
 let api: Api;
