@@ -10,6 +10,7 @@ import {
   render,
   session,
   useEffect,
+  useRef,
   useState,
 } from './lib.js';
 import { Overview } from './pages/overview.js';
@@ -85,6 +86,27 @@ function useLocation() {
   return location;
 }
 
+/**
+ * The side navigation below ~700 px wide (style.css): folded behind the Menu button, open until a
+ * page is picked or Escape is pressed (the focus then goes back to the button).
+ */
+function useMenu(location) {
+  const [open, setOpen] = useState(false);
+  const button = useRef(null);
+  useEffect(() => setOpen(false), [location.pathname, location.search]);
+  useEffect(() => {
+    if (!open) return undefined;
+    const onKeyDown = (event) => {
+      if (event.key !== 'Escape') return;
+      setOpen(false);
+      button.current?.focus();
+    };
+    document.addEventListener('keydown', onKeyDown);
+    return () => document.removeEventListener('keydown', onKeyDown);
+  }, [open]);
+  return { open, button, toggle: () => setOpen(!open) };
+}
+
 function App({ info }) {
   const location = useLocation();
   const query = new URLSearchParams(location.search);
@@ -105,15 +127,29 @@ function App({ info }) {
     navigate(`${location.pathname}?${next}`);
   };
   const View = page.view;
+  const menu = useMenu(location);
+  // A narrow screen cuts the picker's text: its title still names the whole workspace and id.
+  const current = info.workspaces.find((ws) => ws.id === workspace);
+  const workspaceTitle = current ? `${current.name} (${current.id})` : workspace;
   return html`
     <a class="skip" href="#main">Skip to content</a>
     <header class="top">
+      <button
+        type="button"
+        class="menu-button secondary"
+        aria-controls="side-nav"
+        aria-expanded=${menu.open ? 'true' : 'false'}
+        ref=${menu.button}
+        onClick=${menu.toggle}
+      >
+        Menu
+      </button>
       <div class="brand">svc <span>dashboard</span></div>
       <span class="badge env-${info.environment}">${info.environment}</span>
       <${SearchBox} />
       <label class="switcher">
         <span>Workspace</span>
-        <select value=${workspace} onChange=${switchWorkspace}>
+        <select value=${workspace} title=${workspaceTitle} onChange=${switchWorkspace}>
           ${info.workspaces.map(
             (ws) =>
               html`<option value=${ws.id}>
@@ -124,7 +160,7 @@ function App({ info }) {
       </label>
     </header>
     <div class="layout">
-      <nav class="side" aria-label="Dashboard">
+      <nav id="side-nav" class=${menu.open ? 'side open' : 'side'} aria-label="Dashboard">
         <ul>
           ${PAGES.map(
             (item) =>
