@@ -81,7 +81,7 @@ test.serial('the side navigation folds behind a menu button below 700 px', async
   await menu.click();
   await page.keyboard.press('Escape');
   t.false(await nav.isVisible());
-  t.true(await menu.evaluate((button) => button === document.activeElement));
+  t.true(await menu.evaluate((button) => button.matches(':focus')));
 
   // At 1280 px the navigation shows and the menu button does not.
   await page.setViewportSize({ width: 1280, height: 800 });
@@ -106,6 +106,7 @@ test.serial('no page scrolls sideways at 390 px', async (t) => {
     ['/events', 'Events', 'events'],
     ['/clock', 'Clock', 'clock'],
     ['/keys', 'API keys', 'keys'],
+    ['/faults', 'Fault rules', 'faults'],
   ];
   const wide: string[] = [];
   const serious: string[] = [];
@@ -113,7 +114,7 @@ test.serial('no page scrolls sideways at 390 px', async (t) => {
     await page.goto(`${d.url}/ui${path}?ws=${ws}`);
     await page.locator('main h1', { hasText: heading }).first().waitFor();
     await page.locator('main .loading').first().waitFor({ state: 'detached' });
-    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    const width = await page.evaluate<number>('document.documentElement.scrollWidth');
     t.log(`${name}: scrollWidth ${width}`);
     if (width > WIDTH) wide.push(`${name} (${width} px)`);
     await screenshot(page, `${name}-390`);

@@ -25,6 +25,7 @@ import { Webhooks } from './pages/webhooks.js';
 import { Events } from './pages/events.js';
 import { Clock } from './pages/clock.js';
 import { Keys } from './pages/keys.js';
+import { Faults } from './pages/faults.js';
 import { SearchBox } from './parts/search-box.js';
 
 const PAGES = [
@@ -36,6 +37,7 @@ const PAGES = [
   { path: '/events', title: 'Events', view: Events },
   { path: '/clock', title: 'Clock', view: Clock },
   { path: '/keys', title: 'API keys', view: Keys },
+  { path: '/faults', title: 'Fault rules', view: Faults },
 ];
 const page = (path) => PAGES.find((item) => item.path === path);
 const ID = '([A-Za-z0-9_]+)';
