@@ -135,7 +135,7 @@ function Delivery({ webhookId, summary, initiallyOpen = false }) {
   return html`<li class="delivery" data-delivery=${summary.id}>
     <details open=${initiallyOpen} onToggle=${(event) => setOpen(event.target.open)}>
       <summary>
-        <${Status} value=${summary.status} />
+        <${Status} value=${summary.held ? 'held' : summary.status} />
         <code>${summary.event_type}</code>
         <span>${summary.attempts} attempt${summary.attempts === 1 ? '' : 's'}</span>
         <span class="muted"
@@ -146,7 +146,17 @@ function Delivery({ webhookId, summary, initiallyOpen = false }) {
       </summary>
       ${open && html`<${Attempts} webhookId=${webhookId} deliveryId=${summary.id} />`}
     </details>
+    ${summary.held && html`<${HeldHint} webhookId=${webhookId} />`}
   </li>`;
+}
+
+/** Why a pending delivery is not attempted, and what sends it (the API's `held`). */
+function HeldHint({ webhookId }) {
+  return html`<p class="hint held-hint">
+    Held: the webhook is not active, so nothing is attempted. Resume the webhook (its Resume button
+    above, or <code>svc webhooks update ${webhookId} --status active</code>) to send every held
+    delivery at once, or Resend now to send this one.
+  </p>`;
 }
 
 function Attempts({ webhookId, deliveryId }) {
