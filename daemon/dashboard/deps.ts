@@ -4,6 +4,7 @@ import type { AgentService } from '../agents/agent.service.js';
 import type { ExecutionService } from '../agents/execution.service.js';
 import type { WorkflowEngine } from '../engine/engine.js';
 import type { EventService } from '../events/event.service.js';
+import type { FaultService } from '../faults/fault.service.js';
 import type { KeyService } from '../keys/key.service.js';
 import type { ClockService } from '../time/clock.service.js';
 import type { DeliveryService } from '../webhooks/deliveries/delivery.service.js';
@@ -19,6 +20,7 @@ export interface DashboardServices {
   engine: WorkflowEngine;
   events: EventService;
   executions: ExecutionService;
+  faults: FaultService;
   keys: KeyService;
   runs: WorkflowExecutionsService;
   webhooks: WebhookService;

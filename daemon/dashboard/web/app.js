@@ -10,6 +10,7 @@ import {
   render,
   session,
   useEffect,
+  useRef,
   useState,
 } from './lib.js';
 import { Overview } from './pages/overview.js';
@@ -24,6 +25,7 @@ import { Webhooks } from './pages/webhooks.js';
 import { Events } from './pages/events.js';
 import { Clock } from './pages/clock.js';
 import { Keys } from './pages/keys.js';
+import { Faults } from './pages/faults.js';
 import { SearchBox } from './parts/search-box.js';
 
 const PAGES = [
@@ -35,6 +37,7 @@ const PAGES = [
   { path: '/events', title: 'Events', view: Events },
   { path: '/clock', title: 'Clock', view: Clock },
   { path: '/keys', title: 'API keys', view: Keys },
+  { path: '/faults', title: 'Fault rules', view: Faults },
 ];
 const page = (path) => PAGES.find((item) => item.path === path);
 const ID = '([A-Za-z0-9_]+)';
@@ -85,6 +88,27 @@ function useLocation() {
   return location;
 }
 
+/**
+ * The side navigation below ~700 px wide (style.css): folded behind the Menu button, open until a
+ * page is picked or Escape is pressed (the focus then goes back to the button).
+ */
+function useMenu(location) {
+  const [open, setOpen] = useState(false);
+  const button = useRef(null);
+  useEffect(() => setOpen(false), [location.pathname, location.search]);
+  useEffect(() => {
+    if (!open) return undefined;
+    const onKeyDown = (event) => {
+      if (event.key !== 'Escape') return;
+      setOpen(false);
+      button.current?.focus();
+    };
+    document.addEventListener('keydown', onKeyDown);
+    return () => document.removeEventListener('keydown', onKeyDown);
+  }, [open]);
+  return { open, button, toggle: () => setOpen(!open) };
+}
+
 function App({ info }) {
   const location = useLocation();
   const query = new URLSearchParams(location.search);
@@ -105,15 +129,29 @@ function App({ info }) {
     navigate(`${location.pathname}?${next}`);
   };
   const View = page.view;
+  const menu = useMenu(location);
+  // A narrow screen cuts the picker's text: its title still names the whole workspace and id.
+  const current = info.workspaces.find((ws) => ws.id === workspace);
+  const workspaceTitle = current ? `${current.name} (${current.id})` : workspace;
   return html`
     <a class="skip" href="#main">Skip to content</a>
     <header class="top">
+      <button
+        type="button"
+        class="menu-button secondary"
+        aria-controls="side-nav"
+        aria-expanded=${menu.open ? 'true' : 'false'}
+        ref=${menu.button}
+        onClick=${menu.toggle}
+      >
+        Menu
+      </button>
       <div class="brand">svc <span>dashboard</span></div>
       <span class="badge env-${info.environment}">${info.environment}</span>
       <${SearchBox} />
       <label class="switcher">
         <span>Workspace</span>
-        <select value=${workspace} onChange=${switchWorkspace}>
+        <select value=${workspace} title=${workspaceTitle} onChange=${switchWorkspace}>
           ${info.workspaces.map(
             (ws) =>
               html`<option value=${ws.id}>
@@ -124,7 +162,7 @@ function App({ info }) {
       </label>
     </header>
     <div class="layout">
-      <nav class="side" aria-label="Dashboard">
+      <nav id="side-nav" class=${menu.open ? 'side open' : 'side'} aria-label="Dashboard">
         <ul>
           ${PAGES.map(
             (item) =>

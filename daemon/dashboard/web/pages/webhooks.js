@@ -36,49 +36,51 @@ export function Webhooks({ params }) {
         No webhooks in this workspace. Create one with <code>svc webhooks create</code>.
       </p>`
     }
-    <table class="list" aria-label="Webhooks">
-      <thead>
-        <tr>
-          <th scope="col">URL</th>
-          <th scope="col">State</th>
-          <th scope="col">Events</th>
-          <th scope="col">Deliveries</th>
-          <th scope="col">Success rate</th>
-          <th scope="col">Last failure</th>
-          <th scope="col"><span class="visually-hidden">Actions</span></th>
-        </tr>
-      </thead>
-      <tbody>
-        ${(hooks.data?.data ?? []).map(
-          (hook) =>
-            html`<tr
-              aria-selected=${hook.id === selected ? 'true' : 'false'}
-              class=${hook.id === selected ? 'selected' : ''}
-            >
-              <td>
-                <${Link} to=${href(`/webhooks/${hook.id}`)}>${hook.url}<//>${' '}
-                <span class="muted"><code>${hook.id}</code></span>
-              </td>
-              <td><${Status} value=${hook.status} /></td>
-              <td>${hook.events.join(', ')}</td>
-              <td>${hook.stats.total_deliveries}</td>
-              <td>${Math.round(hook.stats.success_rate * 100)}%</td>
-              <td>${time(hook.stats.last_failure_at)}</td>
-              <td>
-                ${
-                  hook.status !== 'active' &&
-                  html`<${ActionButton}
-                    label=${`Resume ${hook.url}`}
-                    action=${() => post(`/webhooks/${hook.id}/resume`)}
-                    onDone=${hooks.reload}
-                    >Resume<//
-                  >`
-                }
-              </td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>
+    <div class="table-scroll">
+      <table class="list" aria-label="Webhooks">
+        <thead>
+          <tr>
+            <th scope="col">URL</th>
+            <th scope="col">State</th>
+            <th scope="col">Events</th>
+            <th scope="col">Deliveries</th>
+            <th scope="col">Success rate</th>
+            <th scope="col">Last failure</th>
+            <th scope="col"><span class="visually-hidden">Actions</span></th>
+          </tr>
+        </thead>
+        <tbody>
+          ${(hooks.data?.data ?? []).map(
+            (hook) =>
+              html`<tr
+                aria-selected=${hook.id === selected ? 'true' : 'false'}
+                class=${hook.id === selected ? 'selected' : ''}
+              >
+                <td>
+                  <${Link} to=${href(`/webhooks/${hook.id}`)}>${hook.url}<//>${' '}
+                  <span class="muted"><code>${hook.id}</code></span>
+                </td>
+                <td><${Status} value=${hook.status} /></td>
+                <td>${hook.events.join(', ')}</td>
+                <td>${hook.stats.total_deliveries}</td>
+                <td>${Math.round(hook.stats.success_rate * 100)}%</td>
+                <td>${time(hook.stats.last_failure_at)}</td>
+                <td>
+                  ${
+                    hook.status !== 'active' &&
+                    html`<${ActionButton}
+                      label=${`Resume ${hook.url}`}
+                      action=${() => post(`/webhooks/${hook.id}/resume`)}
+                      onDone=${hooks.reload}
+                      >Resume<//
+                    >`
+                  }
+                </td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+    </div>
     ${params.deliveryId && html`<${LinkedDelivery} key=${params.deliveryId} webhookId=${selected} deliveryId=${params.deliveryId} />`}
     ${selected && html`<${Deliveries} key=${selected} webhookId=${selected} />`}
   `;
@@ -133,7 +135,7 @@ function Delivery({ webhookId, summary, initiallyOpen = false }) {
   return html`<li class="delivery" data-delivery=${summary.id}>
     <details open=${initiallyOpen} onToggle=${(event) => setOpen(event.target.open)}>
       <summary>
-        <${Status} value=${summary.status} />
+        <${Status} value=${summary.held ? 'held' : summary.status} />
         <code>${summary.event_type}</code>
         <span>${summary.attempts} attempt${summary.attempts === 1 ? '' : 's'}</span>
         <span class="muted"
@@ -144,7 +146,17 @@ function Delivery({ webhookId, summary, initiallyOpen = false }) {
       </summary>
       ${open && html`<${Attempts} webhookId=${webhookId} deliveryId=${summary.id} />`}
     </details>
+    ${summary.held && html`<${HeldHint} webhookId=${webhookId} />`}
   </li>`;
+}
+
+/** Why a pending delivery is not attempted, and what sends it (the API's `held`). */
+function HeldHint({ webhookId }) {
+  return html`<p class="hint held-hint">
+    Held: the webhook is not active, so nothing is attempted. Resume the webhook (its Resume button
+    above, or <code>svc webhooks update ${webhookId} --status active</code>) to send every held
+    delivery at once, or Resend now to send this one.
+  </p>`;
 }
 
 function Attempts({ webhookId, deliveryId }) {
@@ -168,32 +180,39 @@ function Attempts({ webhookId, deliveryId }) {
         >Event <code>${data?.event_id ?? ''}</code>, delivery <code>${deliveryId}</code></span
       >
     </div>
-    <table class="list" aria-label=${`Attempts of ${deliveryId}`}>
-      <thead>
-        <tr>
-          <th scope="col">#</th>
-          <th scope="col">Time</th>
-          <th scope="col">Status</th>
-          <th scope="col">Duration</th>
-          <th scope="col">Answer (first bytes)</th>
-          <th scope="col">Signature sent</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${(data?.attempts_history ?? []).map(
-          (attempt) =>
-            html`<tr data-attempt=${attempt.attempt}>
-              <td>${attempt.attempt}</td>
-              <td>${time(attempt.attempted_at)}</td>
-              <td>
-                ${attempt.outcome === 'unknown' ? html`<span class="muted" title=${attempt.error ?? 'In flight'}>unknown</span>` : attempt.http_status ? html`<span class=${attempt.http_status < 300 ? 'ok' : 'bad'}>HTTP ${attempt.http_status}</span>` : html`<span class="bad">${attempt.error}</span>`}
-              </td>
-              <td>${duration(attempt.response_time_ms)}</td>
-              <td><pre class="answer">${attempt.response_head ?? '—'}</pre></td>
-              <td><code class="signature">${attempt.signature ?? '—'}</code></td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>
+    <div
+      class="table-scroll"
+      tabindex="0"
+      role="region"
+      aria-label=${`Attempts of ${deliveryId}, scrolls sideways`}
+    >
+      <table class="list" aria-label=${`Attempts of ${deliveryId}`}>
+        <thead>
+          <tr>
+            <th scope="col">#</th>
+            <th scope="col">Time</th>
+            <th scope="col">Status</th>
+            <th scope="col">Duration</th>
+            <th scope="col">Answer (first bytes)</th>
+            <th scope="col">Signature sent</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${(data?.attempts_history ?? []).map(
+            (attempt) =>
+              html`<tr data-attempt=${attempt.attempt}>
+                <td>${attempt.attempt}</td>
+                <td>${time(attempt.attempted_at)}</td>
+                <td>
+                  ${attempt.outcome === 'unknown' ? html`<span class="muted" title=${attempt.error ?? 'In flight'}>unknown</span>` : attempt.http_status ? html`<span class=${attempt.http_status < 300 ? 'ok' : 'bad'}>HTTP ${attempt.http_status}</span>` : html`<span class="bad">${attempt.error}</span>`}
+                </td>
+                <td>${duration(attempt.response_time_ms)}</td>
+                <td><pre class="answer" tabindex="0">${attempt.response_head ?? '—'}</pre></td>
+                <td><code class="signature">${attempt.signature ?? '—'}</code></td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+    </div>
   </div>`;
 }

@@ -1,6 +1,6 @@
 // How a workflow starts: by hand, from a webhook (its URL and a curl command that runs as is,
-// signing when the trigger has a secret), on a schedule (the cron, its zone, and the next run
-// when the daemon sends next_run_at), or on events (the types it listens to).
+// signing when the trigger has a secret), on a schedule (the cron, its zone, and the scheduler's
+// next run, next_run_at), or on events (the types it listens to).
 import { html, time } from '../lib.js';
 
 export function TriggerFacts({ wf }) {
@@ -28,15 +28,15 @@ export function TriggerFacts({ wf }) {
 }
 
 function Schedule({ wf, config }) {
-  // next_run_at comes from the daemon's scheduler when it sends it; the page computes nothing.
-  const next = 'next_run_at' in wf ? wf.next_run_at : wf.trigger.next_run_at;
+  // The workflow's next_run_at is the scheduler's due time (null unless active): the page
+  // computes nothing.
+  const next = wf.next_run_at;
   return html`<dt>Schedule</dt>
     <dd><code>${config.cron}</code> (${config.timezone ?? 'UTC'})</dd>
-    ${
-      next !== undefined &&
-      html`<dt>Next run</dt>
-        <dd data-field="next_run_at">${next ? `${time(next)} (sandbox clock)` : 'none'}</dd>`
-    }`;
+    <dt>Next run</dt>
+    <dd data-field="next_run_at">
+      ${next ? `${time(next)} (sandbox clock)` : 'none: the workflow is not active'}
+    </dd>`;
 }
 
 function Hook({ hook }) {

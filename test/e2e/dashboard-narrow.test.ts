@@ -1,0 +1,126 @@
+// The dashboard at 390 px wide (a phone), in a real Chromium: the side navigation folds behind a
+// menu button, and no page scrolls sideways (long ids wrap or are cut with their whole text in a
+// title). Every page is visited with data on it; screenshots of each go to test-results/dashboard/.
+import test from 'ava';
+import type { Browser, Page } from 'playwright-core';
+import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { activeAgent, apiFor, createWorkflow, waitStep, type Api } from '../helpers/workflows.js';
+import { launchChromium, screenshot, seriousViolations } from '../helpers/browser.js';
+
+const WIDTH = 390;
+let d: TestDaemon;
+let api: Api;
+let ws: string;
+let browser: Browser;
+let page: Page;
+let receiver: Receiver;
+const ids: Record<string, string> = {};
+
+test.before(async () => {
+  browser = await launchChromium();
+  d = await startDaemon();
+  ws = (await d.operator()).workspaceId;
+  api = await apiFor(d, ws);
+  receiver = await startReceiver();
+  const agent = await activeAgent(api, { autonomy_level: 'L2', name: 'Refund approver' });
+  ids.agt = agent.id;
+  ids.wfl = await createWorkflow(api, {
+    name: 'A workflow with a rather long name that must wrap on a phone',
+    status: 'active',
+    trigger: { type: 'manual', config: {} },
+    steps: [waitStep('a_cool_off_step_with_a_long_identifier', 3600)],
+  });
+  const hook = await api('POST', '/webhooks', {
+    url: `${receiver.url}/a/rather/long/path/that/goes/on/and/on/for/a/while`,
+    events: ['workflow.execution.started'],
+  });
+  ids.hook = hook.body.data.id;
+  const run = await api('POST', `/workflows/${ids.wfl}/execute`, { input: { order: 42 } });
+  ids.wex = run.body.data.execution_id;
+  const execution = await api('POST', `/agents/${ids.agt}/execute`, {
+    input: 'Refund order 42, please',
+  });
+  ids.exec = execution.body.data.execution_id;
+  for (let i = 0; i < 100 && !ids.del; i++) {
+    const deliveries = await api('GET', `/webhooks/${ids.hook}/deliveries`);
+    ids.del = deliveries.body.data[0]?.id;
+    if (!ids.del) await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const { login_url } = (await d.cli(['dashboard', '--no-open', '--json'])).json() as {
+    login_url: string;
+  };
+  const context = await browser.newContext({ viewport: { width: WIDTH, height: 800 } });
+  page = await context.newPage();
+  await page.goto(login_url);
+  await page.locator('main h1', { hasText: 'Overview' }).waitFor();
+});
+
+test.after.always(async () => {
+  await browser?.close();
+  await receiver?.close();
+  await d?.stop();
+});
+
+test.serial('the side navigation folds behind a menu button below 700 px', async (t) => {
+  const nav = page.getByRole('navigation', { name: 'Dashboard' });
+  const menu = page.getByRole('button', { name: 'Menu' });
+  t.false(await nav.isVisible(), 'folded at first');
+  t.is(await menu.getAttribute('aria-expanded'), 'false');
+  await menu.click();
+  t.true(await nav.isVisible());
+  t.is(await menu.getAttribute('aria-expanded'), 'true');
+  t.deepEqual(await seriousViolations(page), [], 'axe with the menu open');
+  await screenshot(page, 'narrow-menu-390');
+  // Picking a page goes there and folds the menu again.
+  await nav.getByRole('link', { name: 'Workflow runs' }).click();
+  await page.locator('main h1', { hasText: 'Workflow runs' }).waitFor();
+  t.false(await nav.isVisible(), 'folded after a pick');
+  t.is(await menu.getAttribute('aria-expanded'), 'false');
+  // Escape folds it too, and gives the focus back to the button.
+  await menu.click();
+  await page.keyboard.press('Escape');
+  t.false(await nav.isVisible());
+  t.true(await menu.evaluate((button) => button.matches(':focus')));
+
+  // At 1280 px the navigation shows and the menu button does not.
+  await page.setViewportSize({ width: 1280, height: 800 });
+  t.true(await nav.isVisible());
+  t.false(await menu.isVisible());
+  await page.setViewportSize({ width: WIDTH, height: 800 });
+});
+
+test.serial('no page scrolls sideways at 390 px', async (t) => {
+  const pages: [string, string, string][] = [
+    ['', 'Overview', 'overview'],
+    ['/workflows', 'Workflows', 'workflows'],
+    [`/workflows/${ids.wfl}`, 'A workflow with', 'workflow'],
+    ['/runs', 'Workflow runs', 'runs'],
+    [`/runs/${ids.wex}`, 'Run', 'run'],
+    [`/agents/${ids.agt}`, 'Refund approver', 'agent'],
+    [`/executions/${ids.exec}`, 'Agent execution', 'execution'],
+    ['/approvals', 'Approvals', 'approvals'],
+    ['/webhooks', 'Webhooks', 'webhooks'],
+    [`/webhooks/${ids.hook}`, 'Webhooks', 'webhook'],
+    [`/webhooks/${ids.hook}/deliveries/${ids.del}`, 'Webhooks', 'delivery'],
+    ['/events', 'Events', 'events'],
+    ['/clock', 'Clock', 'clock'],
+    ['/keys', 'API keys', 'keys'],
+    ['/faults', 'Fault rules', 'faults'],
+  ];
+  const wide: string[] = [];
+  const serious: string[] = [];
+  for (const [path, heading, name] of pages) {
+    await page.goto(`${d.url}/ui${path}?ws=${ws}`);
+    await page.locator('main h1', { hasText: heading }).first().waitFor();
+    await page.locator('main .loading').first().waitFor({ state: 'detached' });
+    const width = await page.evaluate<number>('document.documentElement.scrollWidth');
+    t.log(`${name}: scrollWidth ${width}`);
+    if (width > WIDTH) wide.push(`${name} (${width} px)`);
+    await screenshot(page, `${name}-390`);
+    const violations = await seriousViolations(page);
+    if (violations.length > 0) serious.push(`${name}: ${violations.map((v) => v.id).join(', ')}`);
+  }
+  t.deepEqual(wide, [], 'pages wider than 390 px');
+  t.deepEqual(serious, [], 'axe-core serious or critical findings at 390 px');
+});
