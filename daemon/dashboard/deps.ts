@@ -6,6 +6,7 @@ import type { WorkflowEngine } from '../engine/engine.js';
 import type { EventService } from '../events/event.service.js';
 import type { FaultService } from '../faults/fault.service.js';
 import type { KeyService } from '../keys/key.service.js';
+import type { SecretService } from '../secrets/secret.service.js';
 import type { ClockService } from '../time/clock.service.js';
 import type { DeliveryService } from '../webhooks/deliveries/delivery.service.js';
 import type { WebhookService } from '../webhooks/webhook.service.js';
@@ -23,6 +24,7 @@ export interface DashboardServices {
   faults: FaultService;
   keys: KeyService;
   runs: WorkflowExecutionsService;
+  secrets: SecretService;
   webhooks: WebhookService;
   workflows: WorkflowService;
   workspaces: WorkspaceService;

@@ -1,8 +1,8 @@
 // The dashboard at {app_url}/ui: login with a one-time token, the page shell and its files, a
 // JSON API for the pages and a server-sent event stream for live updates. It acts as the local
 // operator through the same services the REST API and the control channel call (approve,
-// cancel, run again, resend, resume, clock advance, fault rules): no second implementation of any
-// of them.
+// cancel, run again, resend, resume, clock advance, fault rules, secrets): no second
+// implementation of any of them.
 import cookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
@@ -19,6 +19,7 @@ import { watchApi } from './watch.api.js';
 import { driveApi } from './drive.api.js';
 import { keysApi } from './keys.api.js';
 import { faultsApi } from './faults.api.js';
+import { secretsApi } from './secrets.api.js';
 import { workflowApi } from './workflow.api.js';
 import { refuse, SECURITY_HEADERS, setSecurityHeaders } from './guard.js';
 import { landingPath, reopenCommand } from './links.js';
@@ -131,6 +132,7 @@ class Dashboard {
     driveApi(kit, services, this.options.clock, () => this.options.status());
     keysApi(kit, services, this.options.clock);
     faultsApi(kit, services);
+    secretsApi(kit, services);
     scope.get('/ui/api/stream', (request, reply) => this.stream(request, reply));
   }
 

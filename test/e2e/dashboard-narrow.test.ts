@@ -106,6 +106,7 @@ test.serial('no page scrolls sideways at 390 px', async (t) => {
     ['/events', 'Events', 'events'],
     ['/clock', 'Clock', 'clock'],
     ['/keys', 'API keys', 'keys'],
+    ['/secrets', 'Secrets', 'secrets'],
     ['/faults', 'Fault rules', 'faults'],
   ];
   const wide: string[] = [];

@@ -26,6 +26,7 @@ import { Events } from './pages/events.js';
 import { Clock } from './pages/clock.js';
 import { Keys } from './pages/keys.js';
 import { Faults } from './pages/faults.js';
+import { Secrets } from './pages/secrets.js';
 import { SearchBox } from './parts/search-box.js';
 
 const PAGES = [
@@ -37,6 +38,7 @@ const PAGES = [
   { path: '/events', title: 'Events', view: Events },
   { path: '/clock', title: 'Clock', view: Clock },
   { path: '/keys', title: 'API keys', view: Keys },
+  { path: '/secrets', title: 'Secrets', view: Secrets },
   { path: '/faults', title: 'Fault rules', view: Faults },
 ];
 const page = (path) => PAGES.find((item) => item.path === path);

@@ -1,0 +1,102 @@
+// The workspace's secrets ({{secrets.NAME}} in workflow steps): names and when each was created
+// and last set, never a value; set one (a new value replaces the old), delete one after a
+// confirmation. The value field is a password field and is emptied once sent.
+import {
+  ActionButton,
+  ErrorNote,
+  Loading,
+  get,
+  html,
+  post,
+  time,
+  useLoad,
+  useState,
+} from '../lib.js';
+
+export function Secrets() {
+  const secrets = useLoad(() => get('/secrets'), []);
+  return html`
+    <h1>Secrets</h1>
+    <p class="hint">
+      Used in workflow steps as <code>{{secrets.NAME}}</code>. Values are stored sealed and never
+      shown again, here or anywhere.
+    </p>
+    <${ErrorNote} error=${secrets.error} />
+    ${!secrets.data && !secrets.error && html`<${Loading} what="the secrets" />`}
+    ${secrets.data && html`<${SetSecret} onSet=${secrets.reload} />`}
+    ${secrets.data && html`<${SecretTable} secrets=${secrets.data.data} onChange=${secrets.reload} />`}
+  `;
+}
+
+function SetSecret({ onSet }) {
+  const [name, setName] = useState('');
+  const [value, setValue] = useState('');
+  return html`<form class="drive" onSubmit=${(event) => event.preventDefault()}>
+    <h2>Set a secret</h2>
+    <label class="field"
+      >Name${' '}
+      <input
+        value=${name}
+        placeholder="STRIPE_KEY"
+        autocomplete="off"
+        onInput=${(event) => setName(event.target.value)}
+      />
+    </label>
+    <label class="field"
+      >Value${' '}
+      <input
+        type="password"
+        value=${value}
+        autocomplete="new-password"
+        onInput=${(event) => setValue(event.target.value)}
+      />
+    </label>
+    <${ActionButton}
+      kind="primary"
+      action=${() => post('/secrets', { name: name.trim(), value })}
+      onDone=${() => {
+        setName('');
+        setValue('');
+        onSet();
+      }}
+      >Set the secret<//
+    >
+  </form>`;
+}
+
+function SecretTable({ secrets, onChange }) {
+  if (secrets.length === 0) return html`<p class="empty">No secrets in this workspace yet.</p>`;
+  return html`<div class="table-scroll">
+    <table class="list" aria-label="Secrets">
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">Created</th>
+          <th scope="col">Last set</th>
+          <th scope="col"><span class="visually-hidden">Actions</span></th>
+        </tr>
+      </thead>
+      <tbody>
+        ${secrets.map(
+          (secret) =>
+            html`<tr data-secret=${secret.name}>
+              <td><code>${secret.name}</code></td>
+              <td>${time(secret.created_at)}</td>
+              <td>${time(secret.updated_at)}</td>
+              <td>
+                <${ActionButton}
+                  kind="danger"
+                  label=${`Delete ${secret.name}`}
+                  confirm=${`Delete ${secret.name}? Steps that use {{secrets.${secret.name}}} fail with secret_not_found until it is set again.`}
+                  yes="Yes, delete it"
+                  action=${() => post(`/secrets/${encodeURIComponent(secret.name)}/delete`)}
+                  onDone=${onChange}
+                  >Delete<//
+                >
+              </td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </div>`;
+}
