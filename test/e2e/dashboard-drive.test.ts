@@ -5,10 +5,16 @@
 import test from 'ava';
 import { request as httpRequest } from 'node:http';
 import type { Browser, Page } from 'playwright-core';
-import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { startReceiver, type Receiver } from '../helpers/receiver.js';
-import { apiFor, createWorkflow, waitForExecution, type Api } from '../helpers/workflows.js';
-import { launchChromium, loggedInPage, screenshot, seriousViolations } from '../helpers/browser.js';
+import { type TestDaemon } from '../helpers/daemon.js';
+import { type Receiver } from '../helpers/receiver.js';
+import { createWorkflow, waitForExecution, type Api } from '../helpers/workflows.js';
+import {
+  loggedInPage,
+  screenshot,
+  seriousViolations,
+  startDashboardBench,
+  stopDashboardBench,
+} from '../helpers/browser.js';
 
 let d: TestDaemon;
 let api: Api;
@@ -26,11 +32,7 @@ async function screenshots(name: string): Promise<void> {
 }
 
 test.before(async () => {
-  browser = await launchChromium();
-  d = await startDaemon();
-  ws = (await d.operator()).workspaceId;
-  api = await apiFor(d, ws);
-  receiver = await startReceiver();
+  ({ browser, d, ws, api, receiver } = await startDashboardBench());
   flow = await createWorkflow(api, {
     name: 'Refund',
     status: 'active',
@@ -56,11 +58,7 @@ test.before(async () => {
   page = await loggedInPage(browser, d);
 });
 
-test.after.always(async () => {
-  await browser?.close();
-  await receiver?.close();
-  await d?.stop();
-});
+test.after.always(() => stopDashboardBench({ browser, receiver, d }));
 
 test.serial('a run started with an edited input exists with that input', async (t) => {
   await page.goto(`${d.url}/ui/workflows/${flow}?ws=${ws}`);

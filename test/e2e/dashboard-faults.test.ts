@@ -5,10 +5,16 @@
 import test from 'ava';
 import { request as httpRequest } from 'node:http';
 import type { Browser, Page } from 'playwright-core';
-import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { startReceiver, type Receiver } from '../helpers/receiver.js';
-import { activeAgent, apiFor, type Api } from '../helpers/workflows.js';
-import { launchChromium, loggedInPage, screenshot, seriousViolations } from '../helpers/browser.js';
+import { type TestDaemon } from '../helpers/daemon.js';
+import { type Receiver } from '../helpers/receiver.js';
+import { activeAgent, type Api } from '../helpers/workflows.js';
+import {
+  loggedInPage,
+  screenshot,
+  seriousViolations,
+  startDashboardBench,
+  stopDashboardBench,
+} from '../helpers/browser.js';
 
 let d: TestDaemon;
 let api: Api;
@@ -19,21 +25,13 @@ let receiver: Receiver;
 let hookId: string;
 
 test.before(async () => {
-  browser = await launchChromium();
-  d = await startDaemon();
-  ws = (await d.operator()).workspaceId;
-  api = await apiFor(d, ws);
-  receiver = await startReceiver();
+  ({ browser, d, ws, api, receiver } = await startDashboardBench());
   const hook = await api('POST', '/webhooks', { url: receiver.url, events: ['agent.created'] });
   hookId = hook.body.data.id;
   page = await loggedInPage(browser, d);
 });
 
-test.after.always(async () => {
-  await browser?.close();
-  await receiver?.close();
-  await d?.stop();
-});
+test.after.always(() => stopDashboardBench({ browser, receiver, d }));
 
 /** The workspace's rules as `svc faults list --json` gives them. */
 async function cliRules(): Promise<{ id: string; hits: number }[]> {

@@ -4,10 +4,16 @@
 // for a paused workflow. axe-core on each page.
 import test from 'ava';
 import type { Browser, Page } from 'playwright-core';
-import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { startReceiver, type Receiver } from '../helpers/receiver.js';
-import { activeAgent, apiFor, createWorkflow, waitStep, type Api } from '../helpers/workflows.js';
-import { launchChromium, loggedInPage, screenshot, seriousViolations } from '../helpers/browser.js';
+import { type TestDaemon } from '../helpers/daemon.js';
+import { type Receiver } from '../helpers/receiver.js';
+import { activeAgent, createWorkflow, waitStep, type Api } from '../helpers/workflows.js';
+import {
+  loggedInPage,
+  screenshot,
+  seriousViolations,
+  startDashboardBench,
+  stopDashboardBench,
+} from '../helpers/browser.js';
 
 let d: TestDaemon;
 let api: Api;
@@ -17,19 +23,11 @@ let page: Page;
 let receiver: Receiver;
 
 test.before(async () => {
-  browser = await launchChromium();
-  d = await startDaemon();
-  ws = (await d.operator()).workspaceId;
-  api = await apiFor(d, ws);
-  receiver = await startReceiver();
+  ({ browser, d, ws, api, receiver } = await startDashboardBench());
   page = await loggedInPage(browser, d);
 });
 
-test.after.always(async () => {
-  await browser?.close();
-  await receiver?.close();
-  await d?.stop();
-});
+test.after.always(() => stopDashboardBench({ browser, receiver, d }));
 
 async function until<T>(what: string, read: () => Promise<T | undefined>): Promise<T> {
   for (let i = 0; i < 200; i++) {

@@ -3,10 +3,15 @@
 // title). Every page is visited with data on it; screenshots of each go to test-results/dashboard/.
 import test from 'ava';
 import type { Browser, Page } from 'playwright-core';
-import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { startReceiver, type Receiver } from '../helpers/receiver.js';
-import { activeAgent, apiFor, createWorkflow, waitStep, type Api } from '../helpers/workflows.js';
-import { launchChromium, screenshot, seriousViolations } from '../helpers/browser.js';
+import { type TestDaemon } from '../helpers/daemon.js';
+import { type Receiver } from '../helpers/receiver.js';
+import { activeAgent, createWorkflow, waitStep, type Api } from '../helpers/workflows.js';
+import {
+  screenshot,
+  seriousViolations,
+  startDashboardBench,
+  stopDashboardBench,
+} from '../helpers/browser.js';
 
 const WIDTH = 390;
 let d: TestDaemon;
@@ -18,11 +23,7 @@ let receiver: Receiver;
 const ids: Record<string, string> = {};
 
 test.before(async () => {
-  browser = await launchChromium();
-  d = await startDaemon();
-  ws = (await d.operator()).workspaceId;
-  api = await apiFor(d, ws);
-  receiver = await startReceiver();
+  ({ browser, d, ws, api, receiver } = await startDashboardBench());
   const agent = await activeAgent(api, { autonomy_level: 'L2', name: 'Refund approver' });
   ids.agt = agent.id;
   ids.wfl = await createWorkflow(api, {
@@ -56,11 +57,7 @@ test.before(async () => {
   await page.locator('main h1', { hasText: 'Overview' }).waitFor();
 });
 
-test.after.always(async () => {
-  await browser?.close();
-  await receiver?.close();
-  await d?.stop();
-});
+test.after.always(() => stopDashboardBench({ browser, receiver, d }));
 
 test.serial('the side navigation folds behind a menu button below 700 px', async (t) => {
   const nav = page.getByRole('navigation', { name: 'Dashboard' });

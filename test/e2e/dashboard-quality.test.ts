@@ -4,10 +4,16 @@
 // cannot be undone (reject) asks first. axe-core on each page touched.
 import test from 'ava';
 import type { Browser, Page } from 'playwright-core';
-import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { startReceiver, type Receiver } from '../helpers/receiver.js';
-import { activeAgent, apiFor, createWorkflow, type Api } from '../helpers/workflows.js';
-import { launchChromium, loggedInPage, screenshot, seriousViolations } from '../helpers/browser.js';
+import { type TestDaemon } from '../helpers/daemon.js';
+import { type Receiver } from '../helpers/receiver.js';
+import { activeAgent, createWorkflow, type Api } from '../helpers/workflows.js';
+import {
+  loggedInPage,
+  screenshot,
+  seriousViolations,
+  startDashboardBench,
+  stopDashboardBench,
+} from '../helpers/browser.js';
 
 let d: TestDaemon;
 let api: Api;
@@ -27,11 +33,7 @@ async function open(path: string): Promise<void> {
 const readText = (selector: string) => page.locator(selector).first().innerText();
 
 test.before(async () => {
-  browser = await launchChromium();
-  d = await startDaemon();
-  ws = (await d.operator()).workspaceId;
-  api = await apiFor(d, ws);
-  receiver = await startReceiver();
+  ({ browser, d, ws, api, receiver } = await startDashboardBench());
   const agent = await activeAgent(api, { autonomy_level: 'L2', name: 'Refund approver' });
   workflowId = await createWorkflow(api, {
     name: 'Check then review',
@@ -60,11 +62,7 @@ test.before(async () => {
   page = await loggedInPage(browser, d);
 });
 
-test.after.always(async () => {
-  await browser?.close();
-  await receiver?.close();
-  await d?.stop();
-});
+test.after.always(() => stopDashboardBench({ browser, receiver, d }));
 
 test.serial('no words run together on the Overview, a run, approvals and webhooks', async (t) => {
   await open('');

@@ -5,10 +5,16 @@
 import test from 'ava';
 import { request as httpRequest } from 'node:http';
 import type { Browser, Page } from 'playwright-core';
-import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { startReceiver, type Receiver } from '../helpers/receiver.js';
-import { apiFor, createWorkflow, type Api } from '../helpers/workflows.js';
-import { launchChromium, loggedInPage, screenshot, seriousViolations } from '../helpers/browser.js';
+import { type TestDaemon } from '../helpers/daemon.js';
+import { type Receiver } from '../helpers/receiver.js';
+import { createWorkflow, type Api } from '../helpers/workflows.js';
+import {
+  loggedInPage,
+  screenshot,
+  seriousViolations,
+  startDashboardBench,
+  stopDashboardBench,
+} from '../helpers/browser.js';
 
 const VALUE = 'tok-from-the-page-123';
 let d: TestDaemon;
@@ -20,11 +26,7 @@ let receiver: Receiver;
 let flow: string;
 
 test.before(async () => {
-  browser = await launchChromium();
-  d = await startDaemon();
-  ws = (await d.operator()).workspaceId;
-  api = await apiFor(d, ws);
-  receiver = await startReceiver();
+  ({ browser, d, ws, api, receiver } = await startDashboardBench());
   flow = await createWorkflow(api, {
     name: 'Call with a token',
     status: 'active',
@@ -45,11 +47,7 @@ test.before(async () => {
   page = await loggedInPage(browser, d);
 });
 
-test.after.always(async () => {
-  await browser?.close();
-  await receiver?.close();
-  await d?.stop();
-});
+test.after.always(() => stopDashboardBench({ browser, receiver, d }));
 
 const run = () =>
   api('POST', `/workflows/${flow}/execute`, { input: {}, wait_for_completion: true });

@@ -5,7 +5,9 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { ROOT, type TestDaemon } from './daemon.js';
+import { ROOT, startDaemon, type TestDaemon } from './daemon.js';
+import { startReceiver, type Receiver } from './receiver.js';
+import { apiFor, type Api } from './workflows.js';
 
 export const SCREENSHOT_DIR = join(ROOT, 'test-results', 'dashboard');
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
@@ -93,4 +95,37 @@ export async function loggedInPage(browser: Browser, d: TestDaemon): Promise<Pag
   await page.goto(login_url);
   await page.locator('main h1', { hasText: 'Overview' }).waitFor();
   return page;
+}
+
+/** What a dashboard browser test starts before its tests, as most of them need it. */
+export interface DashboardBench {
+  browser: Browser;
+  d: TestDaemon;
+  /** The operator's workspace, which the logged-in dashboard shows. */
+  ws: string;
+  api: Api;
+  receiver: Receiver;
+}
+
+/** Chromium, a daemon, the operator's workspace and its API, a webhook receiver. */
+export async function startDashboardBench(): Promise<DashboardBench> {
+  const started: Partial<DashboardBench> = {};
+  try {
+    started.browser = await launchChromium();
+    started.d = await startDaemon();
+    started.ws = (await started.d.operator()).workspaceId;
+    started.api = await apiFor(started.d, started.ws);
+    started.receiver = await startReceiver();
+    return started as DashboardBench;
+  } catch (error) {
+    await stopDashboardBench(started);
+    throw error;
+  }
+}
+
+/** Stops what startDashboardBench started, however far it got. */
+export async function stopDashboardBench(bench: Partial<DashboardBench>): Promise<void> {
+  await bench.browser?.close();
+  await bench.receiver?.close();
+  await bench.d?.stop();
 }
