@@ -153,8 +153,13 @@ async function createAgent(
       autonomy_level: role.autonomy_level ?? 'L3',
     },
   });
-  ctx.out.note(`Created agent ${agent.id} (${role.agent_type}) for role ${role.name}.`);
-  return agent;
+  // Deployed at once: the workflow init writes is meant to run next, and a new agent is
+  // `training` (SVC_AGENT_TRAINING_SECONDS, 2 s), which fails a step that reaches it then.
+  const deployed = await api.data<Agent>('POST', '/agents/deploy', {
+    body: { agent_id: agent.id },
+  });
+  ctx.out.note(`Created agent ${deployed.id} (${role.agent_type}, active) for role ${role.name}.`);
+  return deployed;
 }
 
 async function serialise(file: string, body: unknown): Promise<string> {

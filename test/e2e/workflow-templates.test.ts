@@ -289,7 +289,7 @@ test('svc workflows init asks in a terminal and can create a missing agent', asy
   t.is(created.code, 0, created.stderr);
 });
 
-test('svc workflows init --create-agents gives each role its autonomy: the refund approver is L2', async (t) => {
+test('svc workflows init --create-agents makes each role an active agent of its autonomy: the refund approver is L2', async (t) => {
   const { api, ws } = await workspace('init-autonomy');
   const init = await d.cli(
     [
@@ -311,6 +311,8 @@ test('svc workflows init --create-agents gives each role its autonomy: the refun
     const agentId = steps.find((step) => step.id === stepId)!.agent_id!;
     const agent = await api('GET', `/agents/${agentId}`);
     t.is(agent.status, 200, JSON.stringify(agent.body));
+    // Deployed by init, so a run right after does not meet an agent still training.
+    t.is(agent.body.data.status, 'active');
     return agent.body.data.autonomy_level;
   };
   t.is(await autonomyOf('approve_large'), 'L2');
