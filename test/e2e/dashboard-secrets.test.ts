@@ -3,7 +3,6 @@
 // confirmation, a run needing it fails with secret_not_found. The new routes keep the guard:
 // Origin, CSRF, Host, session, however spelled, and change nothing when refused. axe-core.
 import test from 'ava';
-import { request as httpRequest } from 'node:http';
 import type { Browser, Page } from 'playwright-core';
 import { type TestDaemon } from '../helpers/daemon.js';
 import { type Receiver } from '../helpers/receiver.js';
@@ -15,6 +14,7 @@ import {
   startDashboardBench,
   stopDashboardBench,
 } from '../helpers/browser.js';
+import { assertDashboardGuard } from '../helpers/dashboard-guard.js';
 
 const VALUE = 'tok-from-the-page-123';
 let d: TestDaemon;
@@ -110,53 +110,12 @@ test.serial('a secret set on the page is what a step sends; deleted, the step fa
 
 test.serial('the secrets routes keep the guard and change nothing when refused', async (t) => {
   t.is((await d.cli(['secrets', 'set', 'KEEP_ME', 'v1'])).code, 0);
-  const port = new URL(d.url).port;
-  const cookie = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
-  const raw = (
-    path: string,
-    method: string,
-    headers: Record<string, string>,
-    body?: unknown,
-  ): Promise<number> =>
-    new Promise((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port, path, method, headers }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode!));
-      });
-      req.on('error', reject);
-      req.end(body === undefined ? undefined : JSON.stringify(body));
-    });
-  const json = { 'content-type': 'application/json', host: `127.0.0.1:${port}`, cookie };
-  const { cookie: _, ...noSession } = json;
-  const posts: [string, unknown][] = [
-    ['/ui/api/secrets', { name: 'FORGED', value: 'x' }],
-    ['/ui/api/secrets/KEEP_ME/delete', {}],
-  ];
-  for (const [path, body] of posts) {
-    for (const spelled of [
-      path,
-      path.replace('/ui/', '/%75i/'),
-      path.replace('/api/', '/%61pi/'),
-    ]) {
-      const at = `${spelled}?workspace=${ws}`;
-      const origin = d.url;
-      t.is(await raw(at, 'POST', { ...json, origin: 'http://attacker.example' }, body), 403);
-      t.is(await raw(at, 'POST', json, body), 403, `no Origin: ${spelled}`);
-      t.is(await raw(at, 'POST', { ...json, origin }, body), 403, `no CSRF token: ${spelled}`);
-      t.is(
-        await raw(at, 'POST', { ...json, host: `attacker.example:${port}`, origin }, body),
-        403,
-        `foreign Host: ${spelled}`,
-      );
-      t.is(
-        await raw(at, 'POST', { ...noSession, origin, 'x-csrf-token': 'x' }, body),
-        401,
-        `no session: ${spelled}`,
-      );
-    }
-  }
-  const list = `/ui/api/secrets?workspace=${ws}`;
-  t.is(await raw(list, 'GET', { host: `attacker.example:${port}`, cookie }), 403, 'foreign Host');
-  t.is(await raw(list, 'GET', { host: `127.0.0.1:${port}` }), 401, 'no session, no list');
+  await assertDashboardGuard(t, d, page, ws, {
+    posts: [
+      ['/ui/api/secrets', { name: 'FORGED', value: 'x' }],
+      ['/ui/api/secrets/KEEP_ME/delete', {}],
+    ],
+    list: '/ui/api/secrets',
+  });
   t.deepEqual(await cliNames(), ['KEEP_ME'], 'nothing set, nothing deleted');
 });
