@@ -40,8 +40,12 @@ export const FLOORS = {
   deliveriesPerSecond: atLeast(5000),
   /** Daemon RSS in MB, idle after start. */
   idleRssMb: atMost(110),
-  /** Daemon RSS in MB after the memory case's runs and their deliveries. */
-  loadedRssMb: atMost(150),
+  /**
+   * Daemon RSS in MB after the memory case's runs and their deliveries. Measured on Node 24 (the
+   * lowest supported release is 22): 166-167 MB, where Node 20 held 132 MB on the same code (its
+   * binary and its V8 are smaller); not Node 20's 150.
+   */
+  loadedRssMb: atMost(170),
   /** `svc --help` wall time over `node -e 0`. */
   cliStartupRatio: atMost(1.5),
 } as const satisfies Record<string, Floor>;

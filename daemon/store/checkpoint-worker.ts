@@ -3,6 +3,9 @@
 // daemon's writer). The copy and its fsync happen here, off the thread that serves requests.
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
+import { heapReleaser } from '../platform/memory-trim.js';
+
+const releaseHeap = heapReleaser();
 
 export interface CheckpointWorkerData {
   file: string;
@@ -50,7 +53,7 @@ const timer = setInterval(run, intervalMs);
 parentPort?.on('message', (message: 'stop' | 'restarted' | 'trim') => {
   if (message === 'restarted') waitingForRestart = false;
   // The daemon is quiet after a burst: give the heap grown under load back (platform/memory-trim.ts).
-  if (message === 'trim') globalThis.gc?.();
+  if (message === 'trim') releaseHeap?.();
   if (message !== 'stop') return;
   clearInterval(timer);
   waitingForRestart = false;
