@@ -38,22 +38,26 @@ export function logFailures(
       'workflow step attempt failed; retrying',
     ),
   );
-  events.watch(['workflow.execution.step_completed'], (event) => {
-    const step = event.data as unknown as StepCompletedData;
-    if (step.status !== 'failed') return;
-    log.warn(
-      {
-        workspace_id: event.workspace_id,
-        workflow_id: step.workflow_id,
-        execution_id: step.execution_id,
-        step_id: step.step_id,
-        step_type: step.step_type,
-        attempt: step.attempt,
-        ...errorFields(step.error),
-      },
-      'workflow step failed',
-    );
-  });
+  events.watch(
+    ['workflow.execution.step_completed'],
+    (event) => {
+      const step = event.data as unknown as StepCompletedData;
+      log.warn(
+        {
+          workspace_id: event.workspace_id,
+          workflow_id: step.workflow_id,
+          execution_id: step.execution_id,
+          step_id: step.step_id,
+          step_type: step.step_type,
+          attempt: step.attempt,
+          ...errorFields(step.error),
+        },
+        'workflow step failed',
+      );
+    },
+    // Only failed steps: a completed one (most of them) is not looked at after its commit.
+    (data) => data.status === 'failed',
+  );
   events.watch(['workflow.execution.failed'], (event) => {
     const run = event.data as unknown as ExecutionFailedData;
     const fields = {

@@ -20,11 +20,19 @@ export const EVENT_RETENTION_MS = 30 * 86_400_000;
 
 /** Gets the event and its envelope as stored JSON text (what deliveries send). */
 export type FanoutHook = (event: EventEnvelope, json: string) => void;
+
+/** A listener of some event types (watch), and which of their events it wants. */
+interface Watcher {
+  listener: (event: EventEnvelope) => void;
+  wants: (data: Record<string, unknown>) => boolean;
+}
+
+const EVERY_EVENT = () => true;
 /** Emits `published` with each event once it is committed (svc events tail, listeners). */
 export class EventService extends EventEmitter<{ published: [EventEnvelope] }> {
   private readonly fanouts: FanoutHook[] = [];
   /** Listeners of some event types only (watch), by type. */
-  private readonly watchers = new Map<EventType, ((event: EventEnvelope) => void)[]>();
+  private readonly watchers = new Map<EventType, Watcher[]>();
 
   constructor(
     private readonly db: Transactions,
@@ -44,11 +52,17 @@ export class EventService extends EventEmitter<{ published: [EventEnvelope] }> {
 
   /**
    * Hears the events of these types once they are committed (the daemon log's failure lines):
-   * unlike a 'published' listener, events of other types cost nothing more.
+   * unlike a 'published' listener, events of other types cost nothing more, and neither do the
+   * events `wants` turns down (a completed step, for the failure lines): hearing an event
+   * published inside a transaction costs a lookup, to know it was committed.
    */
-  watch(types: readonly EventType[], listener: (event: EventEnvelope) => void): void {
+  watch(
+    types: readonly EventType[],
+    listener: (event: EventEnvelope) => void,
+    wants: (data: Record<string, unknown>) => boolean = EVERY_EVENT,
+  ): void {
     for (const type of types)
-      this.watchers.set(type, [...(this.watchers.get(type) ?? []), listener]);
+      this.watchers.set(type, [...(this.watchers.get(type) ?? []), { listener, wants }]);
   }
 
   /** Stores an event and its fan-out atomically. Call it inside the caller's transaction when the event belongs to a change. */
@@ -58,7 +72,7 @@ export class EventService extends EventEmitter<{ published: [EventEnvelope] }> {
       // Part of the caller's change: its transaction makes it atomic (and may still roll back,
       // so listeners hear of the event only once it is settled).
       store();
-      if (this.listenerCount('published') > 0 || this.watchers.has(type))
+      if (this.listenerCount('published') > 0 || this.watched(type, data))
         queueMicrotask(() => this.notifyIfStored(event));
     } else {
       this.db.transaction(store)();
@@ -136,9 +150,14 @@ export class EventService extends EventEmitter<{ published: [EventEnvelope] }> {
     if (this.repo.exists(event.workspace_id, event.id)) this.notify(event);
   }
 
+  private watched(type: EventType, data: Record<string, unknown>): boolean {
+    return this.watchers.get(type)?.some((watcher) => watcher.wants(data)) ?? false;
+  }
+
   private notify(event: EventEnvelope): void {
     this.emit('published', event);
-    for (const watcher of this.watchers.get(event.type) ?? []) watcher(event);
+    for (const { listener, wants } of this.watchers.get(event.type) ?? [])
+      if (wants(event.data)) listener(event);
   }
 }
 
