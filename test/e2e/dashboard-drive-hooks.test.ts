@@ -1,0 +1,171 @@
+// Driving the sandbox from the dashboard, second part, in a real Chromium: a hook triggered from a
+// workflow's page (signed by the daemon) starts a run with that body, and the hook's own checks
+// still apply; a webhook's deliveries replayed over a range from its page; an approval decided on
+// the run page lets the run go on. Each effect asserted through the REST API; every new route
+// keeps the dashboard guard.
+import test from 'ava';
+import type { Browser, Page } from 'playwright-core';
+import { type TestDaemon } from '../helpers/daemon.js';
+import { type Receiver } from '../helpers/receiver.js';
+import { assertDashboardGuard } from '../helpers/dashboard-guard.js';
+import { createWorkflow, waitForExecution, waitStep, type Api } from '../helpers/workflows.js';
+import {
+  loggedInPage,
+  screenshot,
+  seriousViolations,
+  startDashboardBench,
+  stopDashboardBench,
+} from '../helpers/browser.js';
+
+let d: TestDaemon;
+let api: Api;
+let ws: string;
+let browser: Browser;
+let page: Page;
+let receiver: Receiver;
+let hooked: string;
+let manual: string;
+
+async function screenshots(name: string): Promise<void> {
+  await screenshot(page, `${name}-1280`);
+  await page.setViewportSize({ width: 390, height: 800 });
+  await screenshot(page, `${name}-390`);
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+/** A POST from the logged-in page with its own CSRF token: status and parsed answer. */
+async function postFromPage(path: string, body: string): Promise<{ status: number; body: any }> {
+  return page.evaluate(
+    async ([at, text, workspace]) => {
+      const session = (await (await fetch('/ui/api/session')).json()) as { csrf_token: string };
+      const answer = await fetch(`/ui/api${at}?workspace=${workspace}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-csrf-token': session.csrf_token },
+        body: text,
+      });
+      return { status: answer.status, body: await answer.json() };
+    },
+    [path, body, ws] as const,
+  );
+}
+
+test.before(async () => {
+  ({ browser, d, ws, api, receiver } = await startDashboardBench());
+  hooked = await createWorkflow(api, {
+    name: 'Alert relay',
+    status: 'active',
+    trigger: { type: 'webhook', config: { path: 'alerts', secret: 'hook-secret-42' } },
+    steps: [
+      {
+        id: 'relay',
+        name: 'Relay',
+        type: 'webhook',
+        config: {
+          url: `${receiver.url}/relay`,
+          method: 'POST',
+          body: { alert: '{{trigger.payload.alert}}' },
+        },
+      },
+    ],
+  });
+  manual = await createWorkflow(api, {
+    name: 'By hand',
+    status: 'active',
+    steps: [waitStep('only', 60)],
+  });
+  page = await loggedInPage(browser, d);
+});
+
+test.after.always(() => stopDashboardBench({ browser, receiver, d }));
+
+test.serial(
+  'a hook triggered from the page, signed for you, starts a run with that body',
+  async (t) => {
+    await page.goto(`${d.url}/ui/workflows/${hooked}?ws=${ws}`);
+    const editor = page.getByLabel('Hook body (sent as is; becomes trigger.payload)');
+    await editor.waitFor();
+    // No run yet: the body starts from the fields the steps read.
+    t.deepEqual(JSON.parse(await editor.inputValue()), { alert: null });
+    const check = page.locator('#wf-trigger-h ~ form .check');
+    await editor.fill('{"alert": ');
+    t.regex(await check.innerText(), /^Not valid JSON: /);
+    await editor.fill('{"alert": "disk full", "host": "db-1"}');
+    t.is(await check.innerText(), 'Valid JSON.');
+    t.deepEqual(
+      await seriousViolations(page),
+      [],
+      'axe on the workflow page with the trigger form',
+    );
+    await page.locator('#wf-trigger-h').scrollIntoViewIfNeeded();
+    await screenshots('trigger-hook');
+
+    await page.getByRole('button', { name: 'Trigger', exact: true }).click();
+    const started = page.getByRole('status').filter({ hasText: 'Started run' });
+    await started.waitFor();
+    const text = await started.innerText();
+    const run = /(wex_\w+)/.exec(text)![1]!;
+    // Words apart (htm drops whitespace at line breaks).
+    t.is(text, `Started run ${run} by a signed POST to hook alerts.`);
+
+    // Through the REST API: a webhook-triggered run with the body as its input, made its call.
+    const stored = await waitForExecution(api, hooked, run, (e) => e.status === 'completed');
+    t.deepEqual(stored.input, { alert: 'disk full', host: 'db-1' });
+    t.is(stored.trigger.type, 'webhook');
+    t.true(await receiver.waitFor((all) => all.some((r) => r.body.includes('disk full')), 5000));
+
+    // The same body again within the second is another request (signed anew), another run.
+    await page.getByRole('button', { name: 'Trigger', exact: true }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasNotText: run })
+      .filter({ hasText: 'Started run' })
+      .waitFor();
+    const again = /(wex_\w+)/.exec(
+      await page.getByRole('status').filter({ hasText: 'Started run' }).innerText(),
+    )![1]!;
+    t.not(again, run);
+
+    await started.getByRole('link').click();
+    await page.locator('main h1', { hasText: again }).waitFor();
+  },
+);
+
+test.serial(
+  'a triggered body meets the hook checks: JSON, size, status, trigger type',
+  async (t) => {
+    const runsBefore = (await api('GET', `/workflows/${hooked}/executions`)).body.data.length;
+    const broken = await postFromPage(`/workflows/${hooked}/trigger`, '{"alert": ');
+    t.is(broken.status, 400);
+    t.is(broken.body.error.code, 'invalid_request_body');
+    // Over the hook's 1 MiB: refused as the hook refuses it.
+    const huge = await postFromPage(
+      `/workflows/${hooked}/trigger`,
+      JSON.stringify({ alert: 'x'.repeat(1024 * 1024) }),
+    );
+    t.is(huge.status, 413);
+    t.is(huge.body.error.code, 'payload_too_large');
+    const notHook = await postFromPage(`/workflows/${manual}/trigger`, '{}');
+    t.is(notHook.status, 400);
+    t.like(notHook.body.error, { code: 'invalid_parameter', param: 'workflow_id' });
+    t.regex(notHook.body.error.message, /has no webhook trigger/);
+    t.is((await api('PATCH', `/workflows/${hooked}`, { status: 'paused' })).status, 200);
+    try {
+      const paused = await postFromPage(`/workflows/${hooked}/trigger`, '{"alert": "late"}');
+      t.is(paused.status, 409);
+      t.is(paused.body.error.code, 'workflow_not_active');
+      t.regex(paused.body.error.message, /svc workflows activate/);
+    } finally {
+      t.is((await api('PATCH', `/workflows/${hooked}`, { status: 'active' })).status, 200);
+    }
+    t.is((await api('GET', `/workflows/${hooked}/executions`)).body.data.length, runsBefore);
+  },
+);
+
+test.serial('the new routes keep the guard: Origin, CSRF, Host, session', async (t) => {
+  const runsBefore = (await api('GET', `/workflows/${hooked}/executions`)).body.data.length;
+  await assertDashboardGuard(t, d, page, ws, {
+    posts: [[`/ui/api/workflows/${hooked}/trigger`, { alert: 'forged' }]],
+    list: `/ui/api/workflows/${hooked}`,
+  });
+  t.is((await api('GET', `/workflows/${hooked}/executions`)).body.data.length, runsBefore);
+});
