@@ -8,6 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { type TestDaemon } from '../helpers/daemon.js';
 import { type Receiver } from '../helpers/receiver.js';
 import { assertDashboardGuard } from '../helpers/dashboard-guard.js';
+import { control } from '../helpers/api.js';
 import { createWorkflow, waitForExecution, waitStep, type Api } from '../helpers/workflows.js';
 import {
   loggedInPage,
@@ -25,6 +26,7 @@ let page: Page;
 let receiver: Receiver;
 let hooked: string;
 let manual: string;
+let webhook: string;
 
 async function screenshots(name: string): Promise<void> {
   await screenshot(page, `${name}-1280`);
@@ -161,11 +163,111 @@ test.serial(
   },
 );
 
+/** The webhook's deliveries, oldest first, through the REST API. */
+async function deliveriesOf(hookId: string): Promise<any[]> {
+  const answer = await api('GET', `/webhooks/${hookId}/deliveries?limit=100`);
+  return (answer.body.data as any[]).reverse();
+}
+
+test.serial(
+  'a range of deliveries replayed from the webhook page: exactly its events again',
+  async (t) => {
+    const created = await api('POST', '/webhooks', {
+      url: `${receiver.url}/replayed`,
+      events: ['agent.created'],
+    });
+    t.is(created.status, 201);
+    webhook = created.body.data.id;
+    // Four events a minute apart on the sandbox clock, each delivered once.
+    const eventIds: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      if (i > 0) await d.advance(60_000);
+      const event = await control<{ id: string }>(d, 'events.trigger', {
+        type: 'agent.created',
+        workspace_id: ws,
+      });
+      eventIds.push(event.id);
+    }
+    const deadline = Date.now() + 10_000;
+    let before = await deliveriesOf(webhook);
+    while (before.filter((x) => x.status === 'delivered').length < 4 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      before = await deliveriesOf(webhook);
+    }
+    t.deepEqual(
+      before.map((x) => [x.event_id, x.status]),
+      eventIds.map((id) => [id, 'delivered']),
+    );
+
+    await page.goto(`${d.url}/ui/webhooks/${webhook}?ws=${ws}`);
+    await page.getByText('Replay deliveries over a range').click();
+    // From as the page shows times (whole seconds), To as the API gives them (ISO 8601).
+    const shown = (iso: string) => iso.replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+    await page.getByLabel('From (ISO 8601)').fill(before[2].created_at);
+    await page.getByLabel('To (ISO 8601)').fill(before[1].created_at);
+    await page.getByLabel('Events whose latest delivery').selectOption('delivered');
+    await page.getByRole('button', { name: 'Replay', exact: true }).click();
+    // The daemon's refusal, worded as for the CLI; nothing sent.
+    await page.getByRole('alert').filter({ hasText: '--from must be before --to.' }).waitFor();
+    await page.getByLabel('From (ISO 8601)').fill('yesterday');
+    await page.getByRole('button', { name: 'Replay', exact: true }).click();
+    await page
+      .getByRole('alert')
+      .filter({
+        hasText: 'From takes an ISO 8601 time such as 2030-01-01T00:00:00Z; got "yesterday".',
+      })
+      .waitFor();
+    t.is((await deliveriesOf(webhook)).length, 4);
+
+    await page.getByLabel('From (ISO 8601)').fill(shown(before[1].created_at));
+    await page.getByLabel('To (ISO 8601)').fill(before[2].created_at);
+    t.deepEqual(await seriousViolations(page), [], 'axe on the webhook page with the replay form');
+    await page.getByRole('button', { name: 'Replay', exact: true }).click();
+    const status = page.getByRole('status').filter({ hasText: 'Replayed' });
+    await status.waitFor();
+    t.is(await status.innerText(), `Replayed 2 event(s) (${eventIds[1]} .. ${eventIds[2]}).`);
+    const listed = page.getByRole('list', { name: 'Events replayed' }).getByRole('listitem');
+    t.is(await listed.count(), 2);
+    const first = await listed.first().innerText();
+    t.regex(
+      first,
+      new RegExp(
+        `^${eventIds[1]} agent.created, was ${before[1].id} \\(delivered\\), new delivery del_\\w+$`,
+      ),
+    );
+    await page.locator('.replayed').scrollIntoViewIfNeeded();
+    await screenshots('replay-deliveries');
+
+    // Through the REST API: new deliveries for exactly the events in the range, delivered.
+    const originals = new Set(before.map((x) => x.id));
+    let fresh: any[] = [];
+    const until = Date.now() + 10_000;
+    while (Date.now() < until) {
+      fresh = (await deliveriesOf(webhook)).filter((x) => !originals.has(x.id));
+      if (fresh.length === 2 && fresh.every((x) => x.status === 'delivered')) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    t.deepEqual(fresh.map((x) => x.event_id).sort(), [eventIds[1], eventIds[2]].sort());
+    t.true(fresh.every((x) => x.status === 'delivered'));
+    t.deepEqual(
+      (
+        await listed.evaluateAll((items) => items.map((item) => item.getAttribute('data-delivery')))
+      ).sort(),
+      fresh.map((x) => x.id).sort(),
+    );
+  },
+);
+
 test.serial('the new routes keep the guard: Origin, CSRF, Host, session', async (t) => {
   const runsBefore = (await api('GET', `/workflows/${hooked}/executions`)).body.data.length;
+  const deliveriesBefore = (await deliveriesOf(webhook)).length;
   await assertDashboardGuard(t, d, page, ws, {
-    posts: [[`/ui/api/workflows/${hooked}/trigger`, { alert: 'forged' }]],
-    list: `/ui/api/workflows/${hooked}`,
+    posts: [
+      [`/ui/api/workflows/${hooked}/trigger`, { alert: 'forged' }],
+      [`/ui/api/webhooks/${webhook}/replay`, { status: 'all' }],
+    ],
+    list: `/ui/api/webhooks`,
   });
   t.is((await api('GET', `/workflows/${hooked}/executions`)).body.data.length, runsBefore);
+  t.is((await deliveriesOf(webhook)).length, deliveriesBefore);
 });
