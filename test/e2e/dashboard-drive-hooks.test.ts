@@ -9,7 +9,13 @@ import { type TestDaemon } from '../helpers/daemon.js';
 import { type Receiver } from '../helpers/receiver.js';
 import { assertDashboardGuard } from '../helpers/dashboard-guard.js';
 import { control } from '../helpers/api.js';
-import { createWorkflow, waitForExecution, waitStep, type Api } from '../helpers/workflows.js';
+import {
+  activeAgent,
+  createWorkflow,
+  waitForExecution,
+  waitStep,
+  type Api,
+} from '../helpers/workflows.js';
 import {
   loggedInPage,
   screenshot,
@@ -27,6 +33,7 @@ let receiver: Receiver;
 let hooked: string;
 let manual: string;
 let webhook: string;
+let reviewed: string;
 
 async function screenshots(name: string): Promise<void> {
   await screenshot(page, `${name}-1280`);
@@ -74,6 +81,32 @@ test.before(async () => {
     name: 'By hand',
     status: 'active',
     steps: [waitStep('only', 60)],
+  });
+  // L2: every execution of the agent waits for a person.
+  const agent = await activeAgent(api, { autonomy_level: 'L2', name: 'Refund approver' });
+  reviewed = await createWorkflow(api, {
+    name: 'Refund with review',
+    status: 'active',
+    steps: [
+      {
+        id: 'review',
+        name: 'Review',
+        type: 'agent_action',
+        agent_id: agent.id,
+        config: { action: 'refund' },
+        next_step_id: 'pay',
+      },
+      {
+        id: 'pay',
+        name: 'Pay',
+        type: 'webhook',
+        config: {
+          url: `${receiver.url}/pay`,
+          method: 'POST',
+          body: { order: '{{trigger.payload.order}}' },
+        },
+      },
+    ],
   });
   page = await loggedInPage(browser, d);
 });
@@ -255,6 +288,72 @@ test.serial(
       ).sort(),
       fresh.map((x) => x.id).sort(),
     );
+  },
+);
+
+async function startReviewed(order: string): Promise<string> {
+  const started = await api('POST', `/workflows/${reviewed}/execute`, { input: { order } });
+  if (started.status !== 202) throw new Error(`execute: ${JSON.stringify(started.body)}`);
+  return started.body.data.execution_id;
+}
+
+test.serial(
+  'an approval decided on the run page: approved, the run goes on and completes',
+  async (t) => {
+    const run = await startReviewed('R-1');
+    await waitForExecution(api, reviewed, run, (e) => e.status === 'awaiting_approval');
+    await page.goto(`${d.url}/ui/runs/${run}?ws=${ws}`);
+    const section = page.locator('section', { has: page.locator('#run-approvals-h') });
+    const card = section.locator('li.card');
+    await card.getByRole('button', { name: /^Approve/ }).waitFor();
+    t.regex(await card.innerText(), /refund/);
+    t.deepEqual(await seriousViolations(page), [], 'axe on the run page with its approval');
+    await screenshots('run-approval');
+
+    await card.getByRole('button', { name: /^Approve/ }).click();
+    await page.locator('.run-head .status-completed').waitFor();
+    t.is(await section.count(), 0, 'nothing awaits a decision any more');
+    // Through the REST API: the run went on past the approval and completed, the call made.
+    const stored = await waitForExecution(api, reviewed, run, (e) => e.status === 'completed');
+    t.deepEqual(
+      stored.step_results.map((s: any) => [s.step_id, s.status]),
+      [
+        ['review', 'completed'],
+        ['pay', 'completed'],
+      ],
+    );
+    t.true(await receiver.waitFor((all) => all.some((r) => r.body.includes('R-1')), 5000));
+  },
+);
+
+test.serial(
+  'an approval rejected on the run page, after a confirmation, ends the run',
+  async (t) => {
+    const run = await startReviewed('R-2');
+    await waitForExecution(api, reviewed, run, (e) => e.status === 'awaiting_approval');
+    await page.goto(`${d.url}/ui/runs/${run}?ws=${ws}`);
+    const card = page
+      .locator('section', { has: page.locator('#run-approvals-h') })
+      .locator('li.card');
+    await card.getByRole('button', { name: /^Reject/ }).click();
+    await card.getByRole('button', { name: 'No' }).click();
+    t.is(
+      (await api('GET', `/workflows/${reviewed}/executions/${run}`)).body.data.status,
+      'awaiting_approval',
+    );
+    await card.getByRole('button', { name: /^Reject/ }).click();
+    await card.getByRole('button', { name: 'Yes, reject' }).click();
+    const stored = await waitForExecution(
+      api,
+      reviewed,
+      run,
+      (e) => e.status !== 'awaiting_approval',
+    );
+    t.not(stored.status, 'completed');
+    t.is(stored.step_results[0].status, 'failed');
+    t.is(stored.step_results[0].error.code, 'approval_rejected');
+    t.false(await receiver.waitFor((all) => all.some((r) => r.body.includes('R-2')), 500));
+    await page.locator(`.run-head .status-${stored.status}`).waitFor();
   },
 );
 
