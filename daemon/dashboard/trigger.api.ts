@@ -73,7 +73,7 @@ async function sendSigned(
 
 /** The run started, or the hook's refusal as the hook gave it (same code, message and extras). */
 function answerOf({ response, path, signed }: Sent, workflowId: string) {
-  const answer = JSON.parse(response.body || '{}') as HookAnswer;
+  const answer = parseAnswer(response.body);
   if (response.statusCode < 300 && answer.data) {
     return { execution_id: answer.data.execution_id, workflow_id: workflowId, path, signed };
   }
@@ -97,6 +97,15 @@ function answerOf({ response, path, signed }: Sent, workflowId: string) {
     extras,
     ...(retryAfter === undefined ? {} : { headers: { 'retry-after': String(retryAfter) } }),
   });
+}
+
+/** The hook's JSON answer; {} for a body that is not JSON (a 503 while the daemon stops). */
+function parseAnswer(text: string): HookAnswer {
+  try {
+    return JSON.parse(text) as HookAnswer;
+  } catch {
+    return {};
+  }
 }
 
 function nextSecond(): Promise<void> {
