@@ -44,6 +44,7 @@ import { appView, grantView } from '../oauth/oauth.views.js';
 import { FixtureApplyInput, fixtureJsonSchema } from '../../shared/schemas/fixtures.js';
 import { FaultAddInput, FaultIdInput, FaultListInput } from '../../shared/schemas/faults.js';
 import { WebhookReplayInput } from '../../shared/schemas/replay.js';
+import { replayFilter } from '../webhooks/deliveries/replay.js';
 import {
   asyncIterableOf,
   Cleared,
@@ -385,30 +386,13 @@ export function createControlRouter(deps: ControlDeps) {
       replay: operator
         .input(WebhookReplayInput)
         .output(WebhookReplayResult)
-        .mutation(({ input }) => {
-          const now = clock.now();
-          const to = input.to === undefined ? now : Date.parse(input.to);
-          const from =
-            input.since_ms !== undefined
-              ? now - input.since_ms
-              : input.from === undefined
-                ? 0
-                : Date.parse(input.from);
-          if (from > to) {
-            throw new ApiError('invalid_parameter', '--from must be before --to.', {
-              param: 'from',
-            });
-          }
-          return deliveries.replay(workspaces.existingId(input.workspace_id), input.webhook_id, {
-            from,
-            to,
-            status: input.status,
-            eventType: input.event_type,
-            dryRun: input.dry_run,
-            limit: input.limit,
-            includeDeliveries: input.include_deliveries,
-          });
-        }),
+        .mutation(({ input }) =>
+          deliveries.replay(
+            workspaces.existingId(input.workspace_id),
+            input.webhook_id,
+            replayFilter(input, clock.now()),
+          ),
+        ),
     }),
     deliveries: t.router({
       /** Every delivery attempt as it happens (svc webhooks tail). */

@@ -8,6 +8,7 @@ import type { FaultService } from '../faults/fault.service.js';
 import type { KeyService } from '../keys/key.service.js';
 import type { SecretService } from '../secrets/secret.service.js';
 import type { ClockService } from '../time/clock.service.js';
+import type { TriggerService } from '../triggers/trigger.service.js';
 import type { DeliveryService } from '../webhooks/deliveries/delivery.service.js';
 import type { WebhookService } from '../webhooks/webhook.service.js';
 import type { WorkflowExecutionsService } from '../workflows/executions.service.js';
@@ -25,6 +26,7 @@ export interface DashboardServices {
   keys: KeyService;
   runs: WorkflowExecutionsService;
   secrets: SecretService;
+  triggers: TriggerService;
   webhooks: WebhookService;
   workflows: WorkflowService;
   workspaces: WorkspaceService;

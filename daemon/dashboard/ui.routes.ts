@@ -20,6 +20,8 @@ import { driveApi } from './drive.api.js';
 import { keysApi } from './keys.api.js';
 import { faultsApi } from './faults.api.js';
 import { secretsApi } from './secrets.api.js';
+import { triggerApi } from './trigger.api.js';
+import { replayApi } from './replay.api.js';
 import { workflowApi } from './workflow.api.js';
 import { refuse, SECURITY_HEADERS, setSecurityHeaders } from './guard.js';
 import { landingPath, reopenCommand } from './links.js';
@@ -133,6 +135,8 @@ class Dashboard {
     keysApi(kit, services, this.options.clock);
     faultsApi(kit, services);
     secretsApi(kit, services);
+    triggerApi(kit, services, (inject) => scope.inject(inject));
+    replayApi(kit, services, this.options.clock);
     scope.get('/ui/api/stream', (request, reply) => this.stream(request, reply));
   }
 

@@ -46,12 +46,17 @@ export async function get(path, params) {
 }
 
 export async function post(path, body = {}) {
+  return postText(path, JSON.stringify(body));
+}
+
+/** POST of JSON text as the user wrote it (a hook's body is sent on byte for byte). */
+export async function postText(path, text) {
   return answer(
     await fetch(withWorkspace(`/ui/api${path}`), {
       method: 'POST',
       credentials: 'same-origin',
       headers: { 'content-type': 'application/json', 'x-csrf-token': session.csrf },
-      body: JSON.stringify(body),
+      body: text,
     }),
   );
 }

@@ -1,5 +1,8 @@
 // Which stored deliveries svc webhooks replay sends again: a choice over rows, apart from the
 // sending (DeliveryService.replay).
+import type { z } from 'zod';
+import type { WebhookReplayInput } from '../../../shared/schemas/replay.js';
+import { ApiError } from '../../domain/errors.js';
 import type { DeliveryRow } from './delivery.repository.js';
 
 export interface ReplayFilter {
@@ -14,6 +17,36 @@ export interface ReplayFilter {
   limit: number;
   /** Answer the list of events, not only the summary. */
   includeDeliveries: boolean;
+}
+
+/**
+ * The filter of a replay as asked (svc webhooks replay over the control channel, the dashboard's
+ * webhook page): the window on the daemon clock (to defaults to now; since_ms is back from now;
+ * no from is from the start), refused when it ends before it starts.
+ */
+export function replayFilter(
+  input: Omit<z.infer<typeof WebhookReplayInput>, 'workspace_id' | 'webhook_id'>,
+  now: number,
+): ReplayFilter {
+  const to = input.to === undefined ? now : Date.parse(input.to);
+  const from =
+    input.since_ms !== undefined
+      ? now - input.since_ms
+      : input.from === undefined
+        ? 0
+        : Date.parse(input.from);
+  if (from > to) {
+    throw new ApiError('invalid_parameter', '--from must be before --to.', { param: 'from' });
+  }
+  return {
+    from,
+    to,
+    status: input.status,
+    eventType: input.event_type,
+    dryRun: input.dry_run,
+    limit: input.limit,
+    includeDeliveries: input.include_deliveries,
+  };
 }
 
 /** Deliveries created per transaction; the event loop is let go between batches. */

@@ -19,6 +19,7 @@ import {
   useLoad,
 } from '../lib.js';
 import { CopiedSteps, Lineage } from '../parts/lineage.js';
+import { RunApprovals } from '../parts/run-approvals.js';
 import { StepGraph, runStates } from '../parts/step-graph.js';
 
 const UNFINISHED = new Set(['running', 'awaiting_approval']);
@@ -76,6 +77,7 @@ export function Run({ params }) {
         <strong>${run.error.code}</strong>: ${run.error.message}
       </p>`
     }
+    <${RunApprovals} pending=${data.pending} onDecided=${reload} />
     <section aria-labelledby="where-h">
       <h2 id="where-h">Where the run is</h2>
       <${StepGraph}

@@ -17,6 +17,7 @@ import {
   useLoad,
   useState,
 } from '../lib.js';
+import { ReplayDeliveries } from '../parts/replay-deliveries.js';
 
 export function Webhooks({ params }) {
   const hooks = useLoad(
@@ -96,6 +97,7 @@ function Deliveries({ webhookId }) {
   );
   return html`<section aria-labelledby="deliveries-h">
     <h2 id="deliveries-h">Deliveries of <code>${webhookId}</code></h2>
+    <${ReplayDeliveries} webhookId=${webhookId} onReplayed=${list.reload} />
     <${ErrorNote} error=${list.error} />
     ${list.data && list.data.data.length === 0 && html`<p class="empty">No deliveries yet.</p>`}
     <ul class="deliveries">

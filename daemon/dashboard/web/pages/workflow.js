@@ -5,6 +5,7 @@ import { RunTable } from '../parts/run-table.js';
 import { StartRun } from '../parts/start-run.js';
 import { StepGraph } from '../parts/step-graph.js';
 import { TriggerFacts } from '../parts/trigger-facts.js';
+import { TriggerHook } from '../parts/trigger-hook.js';
 import { Versions } from '../parts/versions.js';
 
 export function Workflow({ params }) {
@@ -45,6 +46,11 @@ export function Workflow({ params }) {
         <section aria-labelledby="wf-trigger-h">
           <h2 id="wf-trigger-h">Trigger</h2>
           <${TriggerFacts} wf=${wf} />
+          ${
+            wf.hook &&
+            (runs.data || runs.error) &&
+            html`<${TriggerHook} key=${wf.id} wf=${wf} lastInput=${runs.data?.data[0]?.input} />`
+          }
         </section>
         <section aria-labelledby="wf-start-h">
           <h2 id="wf-start-h">Start a run</h2>

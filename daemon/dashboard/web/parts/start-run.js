@@ -42,7 +42,8 @@ export function StartRun({ wf, lastInput }) {
   </form>`;
 }
 
-function checkInput(text, fields) {
+/** The text as a JSON object, with a warning for each field the steps read that it lacks. */
+export function checkInput(text, fields) {
   const parsed = parseObject(text, 'The input');
   if (parsed.error) return parsed;
   const missing = fields.filter((field) => !(field in parsed.value));
