@@ -4,6 +4,9 @@
 // passages, a stub, executions paged newest first, one awaiting approval, analytics), and an
 // approval given there is the execution's decision through the REST API.
 import test from 'ava';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { type TestDaemon } from '../helpers/daemon.js';
@@ -152,6 +155,17 @@ test.serial(
     await page.getByRole('link', { name: 'Refund desk' }).click();
     await page.waitForURL(new RegExp(`/ui/agents/${agent}`));
     await page.locator('main h1', { hasText: 'Agent Refund desk' }).waitFor();
+
+    // An unknown agent, or a bad query, is said as the API says it.
+    await page.goto(`${d.url}/ui/agents/agt_nosuchagent?ws=${ws}`);
+    t.regex(await page.getByRole('alert').innerText(), /agt_nosuchagent/);
+    const refused = await page.evaluate(async (path) => {
+      const answer = await fetch(path);
+      return { status: answer.status, body: (await answer.json()) as any };
+    }, `/ui/api/agents/${agent}/executions?workspace=${ws}&awaiting=perhaps`);
+    t.is(refused.status, 400);
+    t.is(refused.body.error.code, 'invalid_parameter');
+    t.regex(refused.body.error.message, /^awaiting: /);
   },
 );
 
@@ -248,5 +262,84 @@ test.serial(
       .nth(1)
       .filter({ hasText: 'completed' })
       .waitFor();
+    // Analytics are read again on Refresh (not on each execution): the approval counts now.
+    const after = (await api('GET', `/agents/${agent}/analytics?period=7d`)).body.data.metrics;
+    t.is(after.success_rate, 1);
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await facts.getByText('100%', { exact: true }).first().waitFor();
+    t.regex(await facts.innerText(), /Success rate\s+100%/);
   },
 );
+
+test.serial('with 100,000 executions the agent page answers at once', async (t) => {
+  const { id: busy } = await activeAgent(api, { name: 'Busy agent' });
+  // Written straight into the store (the REST API would take minutes): as the daemon stores
+  // them, newest last, ten to a millisecond so that the cursor's id breaks ties.
+  const db = new Database(join(d.dataDir, 'svc.db'));
+  db.pragma('busy_timeout = 10000');
+  const insert = db.prepare(
+    `INSERT INTO agent_executions (id, agent_id, workspace_id, status, autonomy_level, input, context,
+       action, output, confidence, execution_time_ms, created_at, completed_at)
+     VALUES (?, ?, ?, 'completed', 'L3', ?, '{}', 'answer_question', 'An answer', 0.8, 5, ?, ?)`,
+  );
+  const start = Date.now() - 20_000;
+  db.transaction(() => {
+    for (let i = 0; i < 100_000; i += 1) {
+      const at = start + Math.floor(i / 10);
+      insert.run(`exec_bulk${String(i).padStart(6, '0')}`, busy, ws, `Question ${i}`, at, at);
+    }
+  })();
+  db.close();
+
+  // What the agent page reads that grows with the executions, each timed in the browser. The
+  // first read after rows written by another connection reloads the daemon's page cache: it is
+  // made once untimed. No named function inside: the test's TypeScript loader would wrap it in
+  // a helper the page does not have.
+  const base = `/ui/api/agents/${busy}`;
+  const reads = await page.evaluate(
+    async (paths) => {
+      await fetch(paths[0]!);
+      const answers = [];
+      for (const path of paths) {
+        const started = performance.now();
+        const body: any = await (await fetch(path)).json();
+        answers.push({ path, ms: performance.now() - started, body });
+      }
+      return answers;
+    },
+    [
+      `${base}/executions?workspace=${ws}&limit=20`,
+      `${base}/executions?workspace=${ws}&limit=20&starting_after=exec_bulk010000`,
+      `${base}/executions?workspace=${ws}&awaiting=true&limit=20`,
+      `${base}/analytics?workspace=${ws}`,
+    ],
+  );
+  for (const read of reads)
+    t.log(
+      `${read.path.replace(base, '').replace(/workspace=\w+&?/, '')}: ${read.ms.toFixed(1)} ms`,
+    );
+  const [newest, deep, awaiting, analytics] = reads.map((read) => read.body);
+  t.is(newest.total_count, 100_000);
+  t.is(newest.data[0].execution_id, 'exec_bulk099999');
+  t.is(deep.data[0].execution_id, 'exec_bulk009999');
+  t.is(awaiting.total_count, 0);
+  t.is(analytics.metrics.total_interactions, 100_000);
+  // The pages of executions; analytics (the REST figures, computed from every execution of the
+  // period) is only logged: it is read once per visit, beside the list, not before it.
+  t.deepEqual(
+    reads
+      .slice(0, 3)
+      .filter((read) => read.ms >= 1000)
+      .map((read) => read.path),
+    [],
+    'pages of executions read in 1 s or more',
+  );
+
+  const started = performance.now();
+  await page.goto(`${d.url}/ui/agents/${busy}?ws=${ws}`);
+  await page.locator('tr[data-execution="exec_bulk099999"]').waitFor();
+  const shown = performance.now() - started;
+  t.log(`the agent page showed its newest execution after ${shown.toFixed(0)} ms`);
+  t.true(shown < 3000);
+  t.is(await page.locator('.pager .muted').first().innerText(), '100000 in all');
+});
