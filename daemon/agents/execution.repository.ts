@@ -47,6 +47,10 @@ export interface PeriodFigures {
 export class ExecutionRepository {
   /** Executions of a workspace awaiting approval (a partial index holds just those). */
   private readonly awaitingList: ListQuery<ExecutionRow, { workspaceId: string }>;
+  /** One agent's executions, newest first (agent_executions_by_agent_recent, version 21). */
+  private readonly agentList: ListQuery<ExecutionRow, { agentId: string }>;
+  /** One agent's executions awaiting approval (a partial index holds just those). */
+  private readonly agentAwaitingList: ListQuery<ExecutionRow, { agentId: string }>;
   private readonly insertStmt;
   private readonly getStmt;
   private readonly saveStmt;
@@ -56,6 +60,7 @@ export class ExecutionRepository {
   private readonly purgeStmt;
   private readonly runningStmt;
   private readonly awaitingCountStmt;
+  private readonly latestStmt;
 
   constructor(db: Db) {
     this.awaitingList = new ListQuery<ExecutionRow, { workspaceId: string }>(db, {
@@ -63,6 +68,18 @@ export class ExecutionRepository {
       scope: { workspace_id: 'workspaceId' },
       conditions: () => [["status = 'awaiting_approval'"]],
     });
+    this.agentList = new ListQuery<ExecutionRow, { agentId: string }>(db, {
+      table: 'agent_executions',
+      scope: { agent_id: 'agentId' },
+    });
+    this.agentAwaitingList = new ListQuery<ExecutionRow, { agentId: string }>(db, {
+      table: 'agent_executions',
+      scope: { agent_id: 'agentId' },
+      conditions: () => [["status = 'awaiting_approval'"]],
+    });
+    this.latestStmt = db.prepare<[string], ExecutionRow>(
+      'SELECT * FROM agent_executions WHERE agent_id = ? ORDER BY created_at DESC, id DESC LIMIT 1',
+    );
     this.insertStmt = prepareInsert(
       db,
       'agent_executions',
@@ -117,6 +134,16 @@ export class ExecutionRepository {
 
   awaitingApproval(query: { workspaceId: string } & ListQueryInput): Page<ExecutionRow> {
     return this.awaitingList.page(query);
+  }
+
+  /** An agent's executions, newest first; only those awaiting approval with `awaiting`. */
+  ofAgent(query: { agentId: string; awaiting: boolean } & ListQueryInput): Page<ExecutionRow> {
+    return (query.awaiting ? this.agentAwaitingList : this.agentList).page(query);
+  }
+
+  /** An agent's newest execution (one row read from the index, no count). */
+  latestOf(agentId: string): ExecutionRow | undefined {
+    return this.latestStmt.get(agentId);
   }
 
   purgeBefore(cutoff: number): number {

@@ -224,6 +224,26 @@ export class ExecutionService {
     return mapPage(this.repo.awaitingApproval({ ...query, workspaceId }), toExecutionView);
   }
 
+  /**
+   * An agent's executions, newest first, a page after a cursor (the dashboard's agent page);
+   * with `awaiting`, only those waiting for a person's decision.
+   */
+  listOfAgent(
+    workspaceId: string,
+    agentId: string,
+    query: ListQueryInput & { awaiting?: boolean | undefined },
+  ): Page<AgentExecutionView> {
+    const agent = this.agents.row(workspaceId, agentId);
+    const page = this.repo.ofAgent({ ...query, agentId: agent.id, awaiting: !!query.awaiting });
+    return mapPage(page, toExecutionView);
+  }
+
+  /** An agent's newest execution, if it has one (the dashboard's agents list). */
+  latestOf(agentId: string): AgentExecutionView | undefined {
+    const row = this.repo.latestOf(agentId);
+    return row && toExecutionView(row);
+  }
+
   /** Executions waiting for a person's decision in every workspace (svc status). */
   awaitingApprovalCount(): number {
     return this.repo.awaitingApprovalCount();

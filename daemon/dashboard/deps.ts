@@ -14,6 +14,9 @@ import type { WebhookService } from '../webhooks/webhook.service.js';
 import type { WorkflowExecutionsService } from '../workflows/executions.service.js';
 import type { WorkflowService } from '../workflows/workflow.service.js';
 import type { WorkspaceService } from '../workspaces/workspace.service.js';
+import type { AnalyticsService } from '../agents/analytics.service.js';
+import type { KnowledgeService } from '../agents/knowledge/knowledge.service.js';
+import type { StubService } from '../agents/stub.service.js';
 
 export interface DashboardServices {
   agents: AgentService;
@@ -30,4 +33,8 @@ export interface DashboardServices {
   webhooks: WebhookService;
   workflows: WorkflowService;
   workspaces: WorkspaceService;
+  /** The agents list and agent page (agents.api.ts). */
+  analytics: AnalyticsService;
+  knowledge: KnowledgeService;
+  stubs: StubService;
 }

@@ -23,6 +23,7 @@ import { secretsApi } from './secrets.api.js';
 import { triggerApi } from './trigger.api.js';
 import { replayApi } from './replay.api.js';
 import { workflowApi } from './workflow.api.js';
+import { agentsApi } from './agents.api.js';
 import { refuse, SECURITY_HEADERS, setSecurityHeaders } from './guard.js';
 import { landingPath, reopenCommand } from './links.js';
 import { Locator } from './locate.js';
@@ -137,6 +138,7 @@ class Dashboard {
     secretsApi(kit, services);
     triggerApi(kit, services, (inject) => scope.inject(inject));
     replayApi(kit, services, this.options.clock);
+    agentsApi(kit, services);
     scope.get('/ui/api/stream', (request, reply) => this.stream(request, reply));
   }
 

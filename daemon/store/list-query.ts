@@ -59,7 +59,10 @@ export class ListQuery<Row, Q> {
     this.columns = spec.columns ?? '*';
     const { column, direction } = this.order;
     const beyond = direction === 'desc' ? '<' : '>';
-    this.after = `(${column} ${beyond} ? OR (${column} = ? AND id ${beyond} ?))`;
+    // A row value, not `a < ? OR (a = ? AND id < ?)`: SQLite reads the row value as a range of
+    // the index and starts the page at the cursor; with the OR it walked the index from the
+    // list's first row to the cursor (39 ms for a page after 90,000 of an agent's executions).
+    this.after = `(${column}, id) ${beyond} (?, ?)`;
     const dir = direction === 'desc' ? 'DESC' : 'ASC';
     this.orderBy = `ORDER BY ${column} ${dir}, id ${dir}`;
   }
@@ -69,7 +72,7 @@ export class ListQuery<Row, Q> {
     const { limit, cursor } = pageRequest(query, (id) => this.position(query, id));
     const filter = this.where(query);
     const after = cursor ? ` AND ${this.after}` : '';
-    const afterParams = cursor ? [cursor.key, cursor.key, cursor.id] : [];
+    const afterParams = cursor ? [cursor.key, cursor.id] : [];
     const rows = this.statements
       .rows<Row>(
         `SELECT ${this.columns} FROM ${this.spec.table} WHERE ${filter.sql}${after} ${this.orderBy} ${LIMIT_PARAM}`,

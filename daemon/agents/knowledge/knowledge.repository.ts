@@ -28,6 +28,13 @@ export interface ChunkMatch {
   covered: number;
 }
 
+/** A stored passage of a document, in the document's order (seq from 0). */
+export interface PassageRow {
+  seq: number;
+  heading: string | null;
+  text: string;
+}
+
 export class KnowledgeRepository {
   private readonly insertDocStmt;
   private readonly insertChunkStmt;
@@ -36,6 +43,7 @@ export class KnowledgeRepository {
   private readonly deleteChunksStmt;
   private readonly searchStmt;
   private readonly hasAnyStmt;
+  private readonly passagesStmt;
   private readonly list: ListQuery<DocumentRow, { agentId: string }>;
 
   constructor(private readonly db: Db) {
@@ -71,6 +79,12 @@ export class KnowledgeRepository {
     );
     this.hasAnyStmt = db.prepare<[string], { n: number }>(
       'SELECT COUNT(*) AS n FROM knowledge_documents WHERE agent_id = ?',
+    );
+    // document_id and seq are UNINDEXED columns of the FTS5 table: this reads the passages of
+    // every document of every agent. It is only asked for when a person opens a document on the
+    // dashboard, and a document has at most 20,000 passages (limits.ts).
+    this.passagesStmt = db.prepare<[string, number, number], PassageRow>(
+      'SELECT seq, heading, text FROM knowledge_passages WHERE document_id = ? AND seq > ? ORDER BY seq LIMIT ?',
     );
     this.list = new ListQuery(db, {
       table: 'knowledge_documents',
@@ -110,6 +124,11 @@ export class KnowledgeRepository {
       agent: agentId,
       limit,
     });
+  }
+
+  /** A document's passages after `afterSeq`, in order, at most `limit`. */
+  passages(documentId: string, afterSeq: number, limit: number): PassageRow[] {
+    return this.passagesStmt.all(documentId, afterSeq, limit);
   }
 
   hasDocuments(agentId: string): boolean {

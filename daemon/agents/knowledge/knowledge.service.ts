@@ -107,6 +107,21 @@ export class KnowledgeService {
     return toDocumentView(this.row(agentId, id));
   }
 
+  /**
+   * A document's passages as stored (after the passage numbered `after`, -1 for the first), in
+   * the document's order: what retrieval searches and quotes from.
+   */
+  passages(agentId: string, id: string, query: { after: number; limit: number }) {
+    this.row(agentId, id);
+    const rows = this.repo.passages(id, query.after, query.limit + 1);
+    const page = rows.slice(0, query.limit);
+    return {
+      data: page,
+      has_more: rows.length > query.limit,
+      next_after: rows.length > query.limit ? page.at(-1)!.seq : null,
+    };
+  }
+
   delete(agentId: string, id: string): { id: string; deleted: true } {
     this.row(agentId, id);
     this.repo.delete(id);

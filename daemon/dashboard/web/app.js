@@ -19,6 +19,7 @@ import { Run } from './pages/run.js';
 import { Workflows } from './pages/workflows.js';
 import { Workflow } from './pages/workflow.js';
 import { Agent } from './pages/agent.js';
+import { Agents } from './pages/agents.js';
 import { Execution } from './pages/execution.js';
 import { Approvals } from './pages/approvals.js';
 import { Webhooks } from './pages/webhooks.js';
@@ -32,6 +33,7 @@ import { SearchBox } from './parts/search-box.js';
 const PAGES = [
   { path: '', title: 'Overview', view: Overview },
   { path: '/workflows', title: 'Workflows', view: Workflows },
+  { path: '/agents', title: 'Agents', view: Agents },
   { path: '/runs', title: 'Workflow runs', view: Runs },
   { path: '/approvals', title: 'Approvals', view: Approvals },
   { path: '/webhooks', title: 'Webhooks & deliveries', view: Webhooks },
@@ -48,7 +50,7 @@ const ID = '([A-Za-z0-9_]+)';
 const OBJECT_PAGES = [
   [`^/runs/${ID}$`, Run, 'Run', '/runs', (m) => ({ id: m[1] })],
   [`^/workflows/${ID}$`, Workflow, 'Workflow', '/workflows', (m) => ({ id: m[1] })],
-  [`^/agents/${ID}$`, Agent, 'Agent', null, (m) => ({ id: m[1] })],
+  [`^/agents/${ID}$`, Agent, 'Agent', '/agents', (m) => ({ id: m[1] })],
   [`^/executions/${ID}$`, Execution, 'Agent execution', '/approvals', (m) => ({ id: m[1] })],
   [`^/webhooks/${ID}$`, Webhooks, 'Webhook', '/webhooks', (m) => ({ webhookId: m[1] })],
   [

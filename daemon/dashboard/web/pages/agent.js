@@ -1,5 +1,12 @@
-// One agent (a deep link: agt_...): its status, autonomy, guardrails and brain.
-import { ErrorNote, Json, Loading, Status, get, html, time, useLoad } from '../lib.js';
+// One agent (a deep link: agt_...): its status, autonomy, guardrails, the executions awaiting
+// approval (Approve / Reject), its recent executions, knowledge documents and their passages,
+// sandbox stubs, analytics and its definition.
+import { ErrorNote, Json, Link, Loading, Status, get, href, html, time, useLoad } from '../lib.js';
+import { ExecutionCard } from '../parts/execution-card.js';
+import { AgentExecutions, aboutExecutionsOf } from '../parts/agent-executions.js';
+import { AgentKnowledge } from '../parts/agent-knowledge.js';
+import { AgentStubs } from '../parts/agent-stubs.js';
+import { AgentAnalytics } from '../parts/agent-analytics.js';
 
 export function Agent({ params }) {
   const { data: agent, error } = useLoad(
@@ -8,6 +15,7 @@ export function Agent({ params }) {
     (type, message) => type === 'event' && message.data?.id === params.id,
   );
   return html`
+    <p class="crumbs"><${Link} to=${href('/agents')}>Agents<//></p>
     <h1>Agent ${agent ? agent.name : html`<code>${params.id}</code>`}</h1>
     <${ErrorNote} error=${error} />
     ${!agent && !error && html`<${Loading} what="the agent" />`}
@@ -31,10 +39,57 @@ export function Agent({ params }) {
           <dt>Last active</dt>
           <dd>${time(agent.last_active_at)}</dd>
         </dl>
-        <section aria-labelledby="agent-def-h">
-          <h2 id="agent-def-h">Definition</h2>
+        <${Section} id="agent-approvals-h" title="Awaiting approval">
+          <${AwaitingApproval} agent=${agent} />
+        <//>
+        <${Section} id="agent-executions-h" title="Recent executions">
+          <${AgentExecutions} agentId=${agent.id} />
+        <//>
+        <${Section} id="agent-knowledge-h" title="Knowledge">
+          <${AgentKnowledge} agentId=${agent.id} />
+        <//>
+        <${Section} id="agent-stubs-h" title="Stubs">
+          <${AgentStubs} agentId=${agent.id} />
+        <//>
+        <${Section} id="agent-analytics-h" title="Analytics">
+          <${AgentAnalytics} agentId=${agent.id} />
+        <//>
+        <${Section} id="agent-def-h" title="Definition">
           <${Json} value=${agent} />
-        </section>`
+        <//>`
     }
   `;
+}
+
+function Section({ id, title, children }) {
+  return html`<section aria-labelledby=${id}>
+    <h2 id=${id}>${title}</h2>
+    ${children}
+  </section>`;
+}
+
+/** This agent's executions waiting for a person: the same cards and decision as Approvals. */
+function AwaitingApproval({ agent }) {
+  const { data, error, reload } = useLoad(
+    () => get(`/agents/${agent.id}/executions`, { awaiting: 'true', limit: 20 }),
+    [agent.id],
+    (type, message) => type === 'run' || aboutExecutionsOf(agent.id)(type, message),
+  );
+  if (error) return html`<${ErrorNote} error=${error} />`;
+  if (!data) return html`<${Loading} what="executions awaiting approval" />`;
+  if (data.data.length === 0)
+    return html`<p class="empty">Nothing of this agent awaits approval.</p>`;
+  return html`<ul class="cards">
+      ${data.data.map(
+        (execution) =>
+          html`<${ExecutionCard}
+            key=${execution.execution_id}
+            execution=${execution}
+            agentName=${agent.name}
+            heading="h3"
+            onDecided=${reload}
+          />`,
+      )}
+    </ul>
+    ${data.has_more && html`<p class="muted">${data.total_count} in all: see <${Link} to=${href('/approvals')}>Approvals<//>.</p>`}`;
 }
