@@ -21,6 +21,7 @@ import { keysApi } from './keys.api.js';
 import { faultsApi } from './faults.api.js';
 import { secretsApi } from './secrets.api.js';
 import { workflowApi } from './workflow.api.js';
+import { historyApi } from './history.api.js';
 import { refuse, SECURITY_HEADERS, setSecurityHeaders } from './guard.js';
 import { landingPath, reopenCommand } from './links.js';
 import { Locator } from './locate.js';
@@ -133,6 +134,7 @@ class Dashboard {
     keysApi(kit, services, this.options.clock);
     faultsApi(kit, services);
     secretsApi(kit, services);
+    historyApi(kit, services);
     scope.get('/ui/api/stream', (request, reply) => this.stream(request, reply));
   }
 
