@@ -100,14 +100,16 @@ test.serial('a run page lists the events the run published, with their deliverie
   await page.goto(`${d.url}/ui/runs/${run}?ws=${ws}`);
   const entries = page.locator(`ol[aria-label="Events of run ${run}"] > li`);
   await entries.nth(3).waitFor();
+  // The text as rendered (innerText: the words as a reader sees them, spaces included).
+  type Shown = { innerText: string };
   const shown = await entries.evaluateAll((items) =>
     items.map((item) => ({
       id: item.getAttribute('data-event'),
       type: item.getAttribute('data-type'),
-      line: (item.querySelector('.history-line') as HTMLElement).innerText,
+      line: (item.querySelector('.history-line') as unknown as Shown).innerText,
       deliveries: [...item.querySelectorAll('[data-delivery]')].map((line) => ({
         id: line.getAttribute('data-delivery'),
-        text: (line as HTMLElement).innerText,
+        text: (line as unknown as Shown).innerText,
       })),
     })),
   );
