@@ -22,6 +22,7 @@ import { faultsApi } from './faults.api.js';
 import { secretsApi } from './secrets.api.js';
 import { workflowApi } from './workflow.api.js';
 import { historyApi } from './history.api.js';
+import { templatesApi } from './templates.api.js';
 import { refuse, SECURITY_HEADERS, setSecurityHeaders } from './guard.js';
 import { landingPath, reopenCommand } from './links.js';
 import { Locator } from './locate.js';
@@ -135,6 +136,7 @@ class Dashboard {
     faultsApi(kit, services);
     secretsApi(kit, services);
     historyApi(kit, services);
+    templatesApi(kit, services);
     scope.get('/ui/api/stream', (request, reply) => this.stream(request, reply));
   }
 
