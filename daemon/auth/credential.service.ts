@@ -8,6 +8,7 @@ import { ApiError } from '../domain/errors.js';
 import type { Environment } from '../domain/environment.js';
 import { hashKey, keyEnvironment, KEY_MARKERS } from '../keys/key-material.js';
 import type { KeyRepository, KeyRow } from '../keys/key.repository.js';
+import type { KeyUsage } from '../keys/key-usage.js';
 import type { Credential } from '../domain/credential.js';
 
 const CACHE_LIMIT = 10_000;
@@ -48,6 +49,7 @@ export class CredentialService {
     private readonly keys: KeyRepository,
     private readonly clock: Clock,
     private readonly environment: Environment,
+    private readonly usage: Pick<KeyUsage, 'used'>,
   ) {}
 
   invalidate(): void {
@@ -84,13 +86,14 @@ export class CredentialService {
       );
     }
     const { row, credential } = found;
+    const now = this.clock.now();
     if (row.revoked_at !== null) {
       throw new ApiError(
         'invalid_token',
         `The API key ${row.id} was revoked. Create a new one with: svc keys create`,
       );
     }
-    if (row.expires_at !== null && row.expires_at <= this.clock.now()) {
+    if (row.expires_at !== null && row.expires_at <= now) {
       const expiresAt = new Date(row.expires_at).toISOString();
       throw new ApiError(
         'invalid_token',
@@ -98,6 +101,8 @@ export class CredentialService {
         { extras: { expires_at: expiresAt } },
       );
     }
+    // In memory only: stored with the others at most once a minute (keys/key-usage.ts).
+    if (row.kind === 'standard') this.usage.used(row.id, now);
     return credential;
   }
 
