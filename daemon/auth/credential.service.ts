@@ -86,14 +86,13 @@ export class CredentialService {
       );
     }
     const { row, credential } = found;
-    const now = this.clock.now();
     if (row.revoked_at !== null) {
       throw new ApiError(
         'invalid_token',
         `The API key ${row.id} was revoked. Create a new one with: svc keys create`,
       );
     }
-    if (row.expires_at !== null && row.expires_at <= now) {
+    if (row.expires_at !== null && row.expires_at <= this.clock.now()) {
       const expiresAt = new Date(row.expires_at).toISOString();
       throw new ApiError(
         'invalid_token',
@@ -102,7 +101,7 @@ export class CredentialService {
       );
     }
     // In memory only: stored with the others at most once a minute (keys/key-usage.ts).
-    if (row.kind === 'standard') this.usage.used(row.id, now);
+    if (row.kind === 'standard') this.usage.used(row.id, this.clock.now());
     return credential;
   }
 
