@@ -21,8 +21,8 @@ import { rejectedIsApprovalRejected } from './migrations/017-rejected-is-approva
 import { hookSignatures } from './migrations/018-hook-signatures.js';
 import { attemptsRecordedBeforeSent } from './migrations/019-attempts-recorded-before-sent.js';
 import { knowledgeStemming } from './migrations/020-knowledge-stemming.js';
-import { eventsOfARun } from './migrations/021-events-of-a-run.js';
-import { keyLastUsed } from './migrations/022-key-last-used.js';
+import { eventsOfARun } from './migrations/022-events-of-a-run.js';
+import { keyLastUsed } from './migrations/023-key-last-used.js';
 import type { Migration } from './migrations/migration.js';
 
 export type { Migration, MigrationContext } from './migrations/migration.js';

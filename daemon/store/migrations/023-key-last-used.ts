@@ -1,7 +1,7 @@
 import type { Migration } from './migration.js';
 
 export const keyLastUsed: Migration = {
-  version: 22,
+  version: 23,
   name: 'key last used',
   // When each API key was last used (svc keys list, the dashboard's keys page). Authentication
   // writes nothing: the time is kept in memory and stored at most once a minute per key, and

@@ -1,7 +1,7 @@
 import type { Migration } from './migration.js';
 
 export const eventsOfARun: Migration = {
-  version: 21,
+  version: 22,
   name: 'events of a run',
   // A run's event history (the dashboard's run page) reads the events a run published and the
   // deliveries of each. Both were reachable only through the envelope's JSON and a scan of the
