@@ -5,6 +5,7 @@
 import type { Options } from './command.js';
 import { UsageError } from './errors.js';
 import type { TemplatePlaceholder, WorkflowTemplate } from '../shared/schemas/templates.js';
+import { placeholderProblem } from '../shared/templates.js';
 
 /** Step id -> config keys laid over that step's config (TemplateChoices.steps). */
 export type StepValues = Record<string, Record<string, unknown>>;
@@ -64,7 +65,7 @@ export async function askPlaceholders(
     (values[stepId] ??= {})[key] = await dialogs.askValidated(
       `--set ${placeholder.path}=...`,
       `${placeholder.description} (${placeholder.path}, e.g. ${placeholder.example})`,
-      (answer) => problemWith(placeholder, answer),
+      (answer) => placeholderProblem(placeholder, answer),
     );
   }
   return values;
@@ -81,28 +82,8 @@ function listPlaceholders(template: WorkflowTemplate): string {
 }
 
 function checkValue(placeholder: TemplatePlaceholder, text: string, flag: string): void {
-  const problem = problemWith(placeholder, text);
+  const problem = placeholderProblem(placeholder, text);
   if (problem) throw new UsageError(`${flag}: ${problem}`);
-}
-
-/** Why a placeholder's value cannot be used, or undefined when it can. */
-function problemWith(placeholder: TemplatePlaceholder, text: string): string | undefined {
-  const value = text.trim();
-  if (value === '') return `give ${placeholder.description}.`;
-  // The example is a stand-in: a workflow that keeps it fails its first run.
-  if (value === placeholder.example)
-    return `${value} is the template's example; give your own (a local receiver works: http://127.0.0.1:PORT/...).`;
-  if (placeholder.format === 'url' && !isHttpUrl(value))
-    return `"${value}" is not an http(s) URL, e.g. ${placeholder.example}.`;
-  return undefined;
-}
-
-function isHttpUrl(text: string): boolean {
-  try {
-    return ['http:', 'https:'].includes(new URL(text).protocol);
-  } catch {
-    return false;
-  }
 }
 
 /** A value that reads as JSON (60, true, {"a": 1}) is taken as such, any other as text. */

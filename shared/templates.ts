@@ -1,7 +1,7 @@
 // Turns a workflow template into the body of a workflow (POST /v1/workflows): each agent step's
 // role becomes the agent chosen for it, and customizations are laid over the template. Shared by
 // POST /v1/workflows/from-template and `svc workflows init`, so both write the same workflow.
-import type { WorkflowTemplate } from './schemas/templates.js';
+import type { TemplatePlaceholder, WorkflowTemplate } from './schemas/templates.js';
 
 export interface TemplateChoices {
   name: string;
@@ -82,4 +82,30 @@ function mergeSettings(
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * Why a placeholder's value cannot be used, or undefined when it can: `svc workflows init` asks
+ * again, the dashboard's templates page refuses it.
+ */
+export function placeholderProblem(
+  placeholder: TemplatePlaceholder,
+  text: string,
+): string | undefined {
+  const value = text.trim();
+  if (value === '') return `give ${placeholder.description}.`;
+  // The example is a stand-in: a workflow that keeps it fails its first run.
+  if (value === placeholder.example)
+    return `${value} is the template's example; give your own (a local receiver works: http://127.0.0.1:PORT/...).`;
+  if (placeholder.format === 'url' && !isHttpUrl(value))
+    return `"${value}" is not an http(s) URL, e.g. ${placeholder.example}.`;
+  return undefined;
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    return ['http:', 'https:'].includes(new URL(text).protocol);
+  } catch {
+    return false;
+  }
 }

@@ -84,7 +84,7 @@ export default defineCommands([
       ).keys.list.query(workspaceId ? { workspace_id: workspaceId } : undefined);
       ctx.out.list(keys, () =>
         table(
-          ['ID', 'NAME', 'KEY', 'STATUS', 'SCOPES', 'WORKSPACE', 'EXPIRES'],
+          ['ID', 'NAME', 'KEY', 'STATUS', 'SCOPES', 'WORKSPACE', 'EXPIRES', 'LAST USED'],
           keys.map((key) => [
             key.id,
             key.name,
@@ -93,6 +93,7 @@ export default defineCommands([
             key.scopes.join(' '),
             key.workspace_id ?? '',
             key.expires_at ?? 'never',
+            key.last_used_at ?? 'never',
           ]),
         ),
       );

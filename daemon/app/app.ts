@@ -305,6 +305,8 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
       await timers.stop();
       services.alarms.clear();
       await services.outbound.close();
+      // The keys' last-use times held since the last minute's flush.
+      services.keys.usage.flush();
       await services.checkpointer?.stop();
       services.db.close();
     })());

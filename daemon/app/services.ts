@@ -171,7 +171,7 @@ export function buildServices(
   workspaces.bootstrap();
   const keyRepository = new KeyRepository(db);
   const keys = new KeyService(db, keyRepository, workspaces, clock, options.environment);
-  const credentials = new CredentialService(keyRepository, clock, options.environment);
+  const credentials = new CredentialService(keyRepository, clock, options.environment, keys.usage);
   keys.on('changed', () => credentials.invalidate());
   const oauth = new OAuthService(db, new OAuthRepository(db), workspaces, clock);
   credentials.acceptAccessTokens((hash) => oauth.accessTokenByHash(hash));
@@ -344,6 +344,14 @@ export function buildServices(
       { name: 'event trigger chains', run: () => triggers.purgeExpired() },
       { name: 'accepted hook signatures', run: () => triggers.purgeAcceptedSignatures() },
       { name: 'oauth codes and tokens', run: () => oauth.purgeExpired() },
+      // Not a purge: the keys' last-use times held in memory, stored once a minute.
+      {
+        name: 'key last used',
+        run: () => {
+          keys.usage.flush();
+          return 0;
+        },
+      },
     ],
     log,
   );

@@ -8,6 +8,7 @@ import { ApiError } from '../domain/errors.js';
 import type { Environment } from '../domain/environment.js';
 import { hashKey, keyEnvironment, KEY_MARKERS } from '../keys/key-material.js';
 import type { KeyRepository, KeyRow } from '../keys/key.repository.js';
+import type { KeyUsage } from '../keys/key-usage.js';
 import type { Credential } from '../domain/credential.js';
 
 const CACHE_LIMIT = 10_000;
@@ -48,6 +49,7 @@ export class CredentialService {
     private readonly keys: KeyRepository,
     private readonly clock: Clock,
     private readonly environment: Environment,
+    private readonly usage: Pick<KeyUsage, 'used'>,
   ) {}
 
   invalidate(): void {
@@ -98,6 +100,8 @@ export class CredentialService {
         { extras: { expires_at: expiresAt } },
       );
     }
+    // In memory only: stored with the others at most once a minute (keys/key-usage.ts).
+    if (row.kind === 'standard') this.usage.used(row.id, this.clock.now());
     return credential;
   }
 

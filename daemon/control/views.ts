@@ -28,5 +28,6 @@ export function keyView(record: KeyRecord, now?: number): KeyView {
     expires_at: toIso(record.expires_at),
     revoked_at: toIso(record.revoked_at),
     rotated_to: record.rotated_to,
+    last_used_at: toIso(record.last_used_at),
   };
 }

@@ -7,6 +7,7 @@ import type { EventService } from '../events/event.service.js';
 import type { FaultService } from '../faults/fault.service.js';
 import type { KeyService } from '../keys/key.service.js';
 import type { SecretService } from '../secrets/secret.service.js';
+import type { TemplateService } from '../templates/template.service.js';
 import type { ClockService } from '../time/clock.service.js';
 import type { TriggerService } from '../triggers/trigger.service.js';
 import type { DeliveryService } from '../webhooks/deliveries/delivery.service.js';
@@ -30,6 +31,8 @@ export interface DashboardServices {
   runs: WorkflowExecutionsService;
   secrets: SecretService;
   triggers: TriggerService;
+  /** Its workflow type is the REST API's; the dashboard only sends it on. */
+  templates: TemplateService<unknown>;
   webhooks: WebhookService;
   workflows: WorkflowService;
   workspaces: WorkspaceService;

@@ -24,6 +24,8 @@ import { triggerApi } from './trigger.api.js';
 import { replayApi } from './replay.api.js';
 import { workflowApi } from './workflow.api.js';
 import { agentsApi } from './agents.api.js';
+import { historyApi } from './history.api.js';
+import { templatesApi } from './templates.api.js';
 import { refuse, SECURITY_HEADERS, setSecurityHeaders } from './guard.js';
 import { landingPath, reopenCommand } from './links.js';
 import { Locator } from './locate.js';
@@ -139,6 +141,8 @@ class Dashboard {
     triggerApi(kit, services, (inject) => scope.inject(inject));
     replayApi(kit, services, this.options.clock);
     agentsApi(kit, services);
+    historyApi(kit, services);
+    templatesApi(kit, services);
     scope.get('/ui/api/stream', (request, reply) => this.stream(request, reply));
   }
 

@@ -11,8 +11,16 @@ export interface EventRow {
   workspace_id: string;
   type: string;
   created_at: number;
+  /** The run of a workflow.execution.* event (wex_...), null for every other event. */
+  execution_id: string | null;
   /** The whole envelope {id, type, created_at, workspace_id, data} as JSON. */
   envelope: string;
+}
+
+/** An event of a run's history: its envelope and its place in the run's order. */
+export interface RunEventRow {
+  envelope: string;
+  seq: number;
 }
 
 export interface EventFilter {
@@ -29,6 +37,8 @@ export class EventRepository {
   private readonly getStmt;
   private readonly existsStmt;
   private readonly purgeStmt;
+  private readonly ofRunStmt;
+  private readonly positionStmt;
   private readonly counted: ListCountWrites;
   /** Lists read only the stored envelope: it is sent as is. */
   private readonly list: ListQuery<Pick<EventRow, 'envelope'>, EventFilter>;
@@ -57,7 +67,22 @@ export class EventRepository {
         );
       },
     });
-    this.insertStmt = prepareInsert(db, 'events', 'id, workspace_id, type, created_at, envelope');
+    this.insertStmt = prepareInsert(
+      db,
+      'events',
+      'id, workspace_id, type, created_at, execution_id, envelope',
+    );
+    // A run's events in the order published: by time, then as stored (rowid; events of one
+    // transaction share a millisecond, and ids order by time only). events_by_execution holds
+    // exactly this order (its entries end with the rowid): no sort, no scan of other runs.
+    this.ofRunStmt = db.prepare<[string, string, number, number, number, number], RunEventRow>(
+      `SELECT envelope, rowid AS seq FROM events
+       WHERE execution_id = ? AND workspace_id = ? AND created_at >= ? AND (created_at, rowid) > (?, ?)
+       ORDER BY created_at, rowid LIMIT ?`,
+    );
+    this.positionStmt = db.prepare<[string, string], { created_at: number; seq: number }>(
+      'SELECT created_at, rowid AS seq FROM events WHERE id = ? AND execution_id = ?',
+    );
     this.getStmt = db.prepare<[string, string, number], EventRow>(
       'SELECT * FROM events WHERE id = ? AND workspace_id = ? AND created_at >= ?',
     );
@@ -88,6 +113,29 @@ export class EventRepository {
 
   page(filter: EventFilter & ListQueryInput): Page<Pick<EventRow, 'envelope'>> {
     return this.list.page(filter);
+  }
+
+  /**
+   * Up to `size` events of run `executionId`, oldest first, after the event `after` (an event
+   * id, itself of the run) or from the first; undefined when `after` is not an event of the run.
+   */
+  ofRun(
+    workspaceId: string,
+    executionId: string,
+    since: number,
+    size: number,
+    after?: string,
+  ): RunEventRow[] | undefined {
+    const from = after === undefined ? undefined : this.positionStmt.get(after, executionId);
+    if (after !== undefined && !from) return undefined;
+    return this.ofRunStmt.all(
+      executionId,
+      workspaceId,
+      since,
+      from?.created_at ?? -Infinity,
+      from?.seq ?? -Infinity,
+      size,
+    );
   }
 
   purgeBefore(cutoff: number): number {

@@ -115,6 +115,7 @@ export class EventService extends EventEmitter<{ published: [EventEnvelope] }> {
         workspace_id: workspaceId,
         type,
         created_at: createdAt,
+        execution_id: runOf(type, data),
         envelope: json,
       });
       for (const fanout of this.fanouts) fanout(event, json);
@@ -135,6 +136,35 @@ export class EventService extends EventEmitter<{ published: [EventEnvelope] }> {
       ...parseTypeFilter(query.type),
     };
     return mapPage(this.repo.page({ ...query, ...filter }), toEnvelopeJson);
+  }
+
+  /**
+   * The events run `executionId` published (workflow.execution.*), oldest first, `limit` at a
+   * time after the event `after` (the run page's history). Through events_by_execution: a run's
+   * own events only, however many the store holds.
+   */
+  ofRun(
+    workspaceId: string,
+    executionId: string,
+    query: { after?: string | undefined; limit: number },
+  ): { items: EventEnvelope[]; hasMore: boolean } {
+    const rows = this.repo.ofRun(
+      workspaceId,
+      executionId,
+      this.retentionCutoff(),
+      query.limit + 1,
+      query.after,
+    );
+    if (!rows) {
+      throw invalidParameter(
+        'after',
+        `${query.after} is not an event of run ${executionId}: give the id of the last event shown.`,
+      );
+    }
+    return {
+      items: rows.slice(0, query.limit).map((row) => toEnvelope(row)),
+      hasMore: rows.length > query.limit,
+    };
   }
 
   /** Deletes events past the 30-day retention on the daemon clock. */
@@ -161,7 +191,13 @@ export class EventService extends EventEmitter<{ published: [EventEnvelope] }> {
   }
 }
 
-function toEnvelope(row: EventRow): EventEnvelope {
+/** The run a workflow.execution.* event belongs to (its history's key); null for the others. */
+function runOf(type: EventType, data: Record<string, unknown>): string | null {
+  if (!type.startsWith('workflow.execution.')) return null;
+  return typeof data.execution_id === 'string' ? data.execution_id : null;
+}
+
+function toEnvelope(row: Pick<EventRow, 'envelope'>): EventEnvelope {
   return JSON.parse(row.envelope) as EventEnvelope;
 }
 

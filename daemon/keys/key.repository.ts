@@ -16,6 +16,8 @@ export interface KeyRow {
   expires_at: number | null;
   revoked_at: number | null;
   rotated_to: string | null;
+  /** Stored at most once a minute (key-usage.ts): the newest use may be held in memory. */
+  last_used_at: number | null;
 }
 
 export class KeyRepository {
@@ -27,6 +29,7 @@ export class KeyRepository {
   private readonly revokeStmt;
   private readonly rotateStmt;
   private readonly deleteOperatorStmt;
+  private readonly usedStmt;
 
   constructor(db: Db) {
     this.insertStmt = prepareInsert(
@@ -47,6 +50,10 @@ export class KeyRepository {
     );
     this.rotateStmt = db.prepare('UPDATE api_keys SET expires_at = ?, rotated_to = ? WHERE id = ?');
     this.deleteOperatorStmt = db.prepare("DELETE FROM api_keys WHERE kind = 'operator'");
+    // Never moves the time back (a use held before the sandbox clock was moved back).
+    this.usedStmt = db.prepare<[number, string, number]>(
+      'UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)',
+    );
   }
 
   insert(row: KeyRow): void {
@@ -71,6 +78,10 @@ export class KeyRepository {
 
   markRotated(id: string, expiresAt: number, rotatedTo: string): void {
     this.rotateStmt.run(expiresAt, rotatedTo, id);
+  }
+
+  markUsed(id: string, at: number): void {
+    this.usedStmt.run(at, id, at);
   }
 
   deleteOperatorKeys(): void {

@@ -10,6 +10,7 @@ import type { WorkspaceService } from '../workspaces/workspace.service.js';
 import type { Environment } from '../domain/environment.js';
 import { generateKey, hashKey } from './key-material.js';
 import type { KeyRepository, KeyRow } from './key.repository.js';
+import { KeyUsage } from './key-usage.js';
 
 export const DEFAULT_ROTATION_GRACE_MS = 24 * 3_600_000;
 
@@ -24,6 +25,8 @@ export interface KeyRecord {
   expires_at: number | null;
   revoked_at: number | null;
   rotated_to: string | null;
+  /** The last request authenticated with the key (daemon clock); null: never. */
+  last_used_at: number | null;
 }
 
 export interface CreateKeyInput {
@@ -36,6 +39,8 @@ export interface CreateKeyInput {
 /** Emits `changed` after any key is created, revoked or rotated (credential caches drop it). */
 export class KeyService extends EventEmitter<{ changed: [] }> {
   private operatorKey: string | undefined;
+  /** When each key was last used (authentication records it; never a write per request). */
+  readonly usage: KeyUsage;
 
   constructor(
     private readonly db: Transactions,
@@ -45,6 +50,7 @@ export class KeyService extends EventEmitter<{ changed: [] }> {
     private readonly environment: Environment,
   ) {
     super();
+    this.usage = new KeyUsage(db, repo);
   }
 
   create(input: CreateKeyInput): { key: string; record: KeyRecord } {
@@ -67,18 +73,18 @@ export class KeyService extends EventEmitter<{ changed: [] }> {
     });
     this.repo.insert(row);
     this.changed();
-    return { key, record: toRecord(row) };
+    return { key, record: this.toRecord(row) };
   }
 
   list(workspaceId?: string): KeyRecord[] {
-    return this.repo.list(workspaceId).map(toRecord);
+    return this.repo.list(workspaceId).map((row) => this.toRecord(row));
   }
 
   revoke(id: string): KeyRecord {
     const row = this.mustGet(id);
     this.repo.revoke(id, this.clock.now());
     this.changed();
-    return toRecord(this.mustGet(row.id));
+    return this.toRecord(this.mustGet(row.id));
   }
 
   /** Issues a successor with the same name, scopes and workspace; the old key lives on for the grace period. */
@@ -110,7 +116,7 @@ export class KeyService extends EventEmitter<{ changed: [] }> {
       this.repo.markRotated(old.id, graceEnd, row.id);
     })();
     this.changed();
-    return { key, record: toRecord(row), previous: toRecord(this.mustGet(id)) };
+    return { key, record: this.toRecord(row), previous: this.toRecord(this.mustGet(id)) };
   }
 
   /**
@@ -163,6 +169,7 @@ export class KeyService extends EventEmitter<{ changed: [] }> {
       expires_at: fields.expiresAt,
       revoked_at: null,
       rotated_to: null,
+      last_used_at: null,
     };
   }
 
@@ -179,9 +186,13 @@ export class KeyService extends EventEmitter<{ changed: [] }> {
   private changed(): void {
     this.emit('changed');
   }
+
+  private toRecord(row: KeyRow): KeyRecord {
+    return toRecord(row, this.usage.lastUsed(row.id, row.last_used_at));
+  }
 }
 
-function toRecord(row: KeyRow): KeyRecord {
+function toRecord(row: KeyRow, lastUsedAt: number | null): KeyRecord {
   return {
     id: row.id,
     name: row.name,
@@ -193,5 +204,6 @@ function toRecord(row: KeyRow): KeyRecord {
     expires_at: row.expires_at,
     revoked_at: row.revoked_at,
     rotated_to: row.rotated_to,
+    last_used_at: lastUsedAt,
   };
 }

@@ -22,6 +22,8 @@ import { hookSignatures } from './migrations/018-hook-signatures.js';
 import { attemptsRecordedBeforeSent } from './migrations/019-attempts-recorded-before-sent.js';
 import { knowledgeStemming } from './migrations/020-knowledge-stemming.js';
 import { agentExecutionPages } from './migrations/021-agent-execution-pages.js';
+import { eventsOfARun } from './migrations/022-events-of-a-run.js';
+import { keyLastUsed } from './migrations/023-key-last-used.js';
 import type { Migration } from './migrations/migration.js';
 
 export type { Migration, MigrationContext } from './migrations/migration.js';
@@ -48,4 +50,6 @@ export const MIGRATIONS: readonly Migration[] = [
   attemptsRecordedBeforeSent,
   knowledgeStemming,
   agentExecutionPages,
+  eventsOfARun,
+  keyLastUsed,
 ];

@@ -79,6 +79,11 @@ export const KeyView = z.object({
   expires_at: NullableTimestamp,
   revoked_at: NullableTimestamp,
   rotated_to: z.string().nullable(),
+  /**
+   * The last request authenticated with the key (daemon clock), null if never. Kept in memory
+   * and stored at most once a minute per key and when the daemon stops.
+   */
+  last_used_at: NullableTimestamp,
 });
 export type KeyView = z.infer<typeof KeyView>;
 

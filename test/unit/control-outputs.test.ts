@@ -55,6 +55,7 @@ test('an answer is checked against its schema: a key view with an unknown status
     expires_at: null,
     revoked_at: null,
     rotated_to: null,
+    last_used_at: null,
   };
   t.true(KeyView.safeParse(view).success);
   t.false(KeyView.safeParse({ ...view, status: 'paused' }).success);

@@ -176,7 +176,7 @@ function countRows(db: Db, sql: string, ...params: (string | number)[]): number 
 
 /** An event row as the event log inserts it (the repository counts it). */
 function eventRow(values: Pick<EventRow, 'id' | 'workspace_id' | 'type' | 'created_at'>): EventRow {
-  return { envelope: '{}', ...values };
+  return { envelope: '{}', execution_id: null, ...values };
 }
 
 /** A run row as the engine inserts it (the repository counts it). */

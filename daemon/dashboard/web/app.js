@@ -28,6 +28,7 @@ import { Clock } from './pages/clock.js';
 import { Keys } from './pages/keys.js';
 import { Faults } from './pages/faults.js';
 import { Secrets } from './pages/secrets.js';
+import { Templates } from './pages/templates.js';
 import { SearchBox } from './parts/search-box.js';
 
 const PAGES = [
@@ -42,6 +43,7 @@ const PAGES = [
   { path: '/keys', title: 'API keys', view: Keys },
   { path: '/secrets', title: 'Secrets', view: Secrets },
   { path: '/faults', title: 'Fault rules', view: Faults },
+  { path: '/templates', title: 'Templates', view: Templates },
 ];
 const page = (path) => PAGES.find((item) => item.path === path);
 const ID = '([A-Za-z0-9_]+)';
@@ -60,6 +62,7 @@ const OBJECT_PAGES = [
     '/webhooks',
     (m) => ({ webhookId: m[1], deliveryId: m[2] }),
   ],
+  [`^/templates/${ID}$`, Templates, 'Template', '/templates', (m) => ({ id: m[1] })],
 ];
 
 /** Which page a path shows, and its parameters; an unknown path says so. */

@@ -82,6 +82,7 @@ export class DeliveryRepository {
   private readonly pendingStmt;
   private readonly windowStmt;
   private readonly pendingCountStmt;
+  private readonly ofEventsStmt;
   private readonly counted: ListCountWrites;
 
   private readonly list: ListQuery<DeliveryRow, DeliveryListQuery>;
@@ -146,6 +147,12 @@ export class DeliveryRepository {
     );
     this.pendingStmt = db.prepare<[string], { id: string }>(
       "SELECT id FROM deliveries WHERE webhook_id = ? AND status = 'pending'",
+    );
+    // The deliveries of some events (a run's history), through deliveries_by_event.
+    this.ofEventsStmt = prepareRows<DeliveryRow, [string, string]>(
+      db,
+      `SELECT * FROM deliveries WHERE event_id IN (SELECT value FROM json_each(?)) AND workspace_id = ?
+       ORDER BY created_at, id`,
     );
     // From the list counters (one row per webhook), not the deliveries: svc status stays cheap
     // with a hundred thousand of them.
@@ -237,6 +244,12 @@ export class DeliveryRepository {
       if (page.length < size) return;
       ({ created_at: at, id } = page.at(-1)!);
     }
+  }
+
+  /** The workspace's deliveries of these events, oldest first. */
+  ofEvents(workspaceId: string, eventIds: readonly string[]): DeliveryRow[] {
+    if (eventIds.length === 0) return [];
+    return this.ofEventsStmt.all(JSON.stringify(eventIds), workspaceId);
   }
 
   page(query: DeliveryListQuery & ListQueryInput): Page<DeliveryRow> {

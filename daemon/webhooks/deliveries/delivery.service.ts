@@ -85,6 +85,19 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
     );
   }
 
+  /** The deliveries of these events (a run's event history), oldest first. */
+  ofEvents(workspaceId: string, eventIds: readonly string[]): DeliveryView[] {
+    const statuses = new Map<string, string>();
+    return this.repo.ofEvents(workspaceId, eventIds).map((row) => {
+      let status = statuses.get(row.webhook_id);
+      if (status === undefined) {
+        status = this.webhooks.row(workspaceId, row.webhook_id).status;
+        statuses.set(row.webhook_id, status);
+      }
+      return toDeliveryView(row, status);
+    });
+  }
+
   /** Pending deliveries in every workspace, to be attempted and held (svc status). */
   pendingCounts(): { pending: number; held: number } {
     return this.repo.pendingCounts();

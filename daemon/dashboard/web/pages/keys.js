@@ -1,4 +1,4 @@
-// The workspace's API keys: name, scopes, environment, status and dates (never the secret);
+// The workspace's API keys: name, scopes, environment, status and dates, when last used (never the secret);
 // create one (its secret shown once, right here); revoke one, after a confirmation.
 import {
   ActionButton,
@@ -95,6 +95,7 @@ function KeyTable({ keys, onChange }) {
           <th scope="col">Status</th>
           <th scope="col">Created</th>
           <th scope="col">Expires</th>
+          <th scope="col">Last used</th>
           <th scope="col"><span class="visually-hidden">Actions</span></th>
         </tr>
       </thead>
@@ -109,6 +110,7 @@ function KeyTable({ keys, onChange }) {
               <td><${Status} value=${key.status} /></td>
               <td>${time(key.created_at)}</td>
               <td>${key.expires_at ? time(key.expires_at) : 'never'}</td>
+              <td data-field="last-used">${key.last_used_at ? time(key.last_used_at) : 'never'}</td>
               <td>
                 ${
                   key.status === 'active' &&

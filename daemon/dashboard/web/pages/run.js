@@ -21,6 +21,7 @@ import {
 import { CopiedSteps, Lineage } from '../parts/lineage.js';
 import { RunApprovals } from '../parts/run-approvals.js';
 import { StepGraph, runStates } from '../parts/step-graph.js';
+import { EventHistory } from '../parts/event-history.js';
 
 const UNFINISHED = new Set(['running', 'awaiting_approval']);
 
@@ -104,6 +105,10 @@ export function Run({ params }) {
         <${Json} value=${run.result} />
       </section>
     </div>
+    <section aria-labelledby="history-h">
+      <h2 id="history-h">Event history</h2>
+      <${EventHistory} runId=${run.execution_id} />
+    </section>
   `;
 }
 
