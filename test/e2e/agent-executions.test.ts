@@ -31,13 +31,17 @@ interface Envelope {
 }
 
 /**
- * A daemon of the test's own with an agent whose inputs matching `match` are delayed by an hour
- * of daemon clock, with a 2 h execution timeout: the clock also runs in real time, and an
- * hour is what no slow CLI call on a loaded machine reaches (20 s were reached in a restart).
+ * An agent whose inputs matching `match` are delayed by an hour of daemon clock, on a daemon
+ * apart from the other tests' with a 2 h execution timeout: the clock also runs in real time,
+ * and an hour is what no slow CLI call on a loaded machine reaches (20 s were reached in a
+ * restart). The two serial tests that use it share it (a daemon start is 3-4 s of CPU): the one
+ * that counts its timers first, on a daemon where nothing else runs; then the one that restarts
+ * it (the HTTP caller of a TestDaemon keeps its first address; control calls follow a restart).
  */
+let ownDaemon: Promise<Sandbox> | undefined;
 async function delayedOnOwnDaemon(t: ExecutionContext, match: string) {
-  const own = await Sandbox.start({ SVC_AGENT_TIMEOUT_SECONDS: '7200' });
-  t.teardown(() => own.daemon.stop());
+  ownDaemon ??= Sandbox.start({ SVC_AGENT_TIMEOUT_SECONDS: '7200' });
+  const own = await ownDaemon;
   const w = await own.workspace();
   const agent = await w.agent();
   assertCli(t, await own.stub(agent.id, '--match', match, '--delay', '1h'));
@@ -62,9 +66,12 @@ class Sandbox {
     return new Tenant(this, await this.daemon.createWorkspace('Executions', tier));
   }
 
+  /**
+   * Moves the daemon clock over the control channel, as `svc clock advance` does (that command
+   * is tested in cli-operator.test.ts; a CLI process per move cost this file 7 s of CPU).
+   */
   async advance(duration: string): Promise<void> {
-    const result = await this.daemon.cli(['clock', 'advance', duration, '--json']);
-    if (result.code !== 0) throw new Error(`clock advance ${duration}: ${result.stderr}`);
+    await this.daemon.advance(duration);
   }
 
   /** `svc agents stub add ID ...args --json` */
@@ -168,7 +175,8 @@ test.before(async () => {
 });
 
 test.after.always(async () => {
-  await Promise.all([main?.daemon.stop(), short?.daemon.stop()]);
+  const own = await ownDaemon?.catch(() => undefined);
+  await Promise.all([main?.daemon.stop(), short?.daemon.stop(), own?.daemon.stop()]);
 });
 
 function assertCli(t: ExecutionContext, result: CliResult): void {
@@ -284,32 +292,9 @@ test.serial(
 );
 
 test.serial(
-  'a processing execution survives a daemon restart and completes once its delay has passed',
-  async (t) => {
-    const { own, w, agent } = await delayedOnOwnDaemon(t, 'slow');
-    const started = await w.execute(agent.id, 'Slow one: where is my order?', false);
-    t.is(started.status, 202, started.text);
-    const id = started.body.data.execution_id as string;
-
-    assertCli(t, await own.daemon.cli(['daemon', 'stop']));
-    assertCli(t, await own.daemon.cli(['daemon', 'start', '--port', '0', '--json']));
-    const show = () =>
-      own.daemon.cli(['agents', 'execution', agent.id, id, '--workspace', w.id, '--json']);
-    const before = await show();
-    assertCli(t, before);
-    t.is(before.json().status, 'processing');
-
-    await own.advance('61m');
-    const after = await show();
-    assertCli(t, after);
-    t.like(after.json(), { status: 'completed', result: { action: 'check_order_status' } });
-  },
-);
-
-test.serial(
   'a finished execution leaves no timer behind (its timeout timer is cancelled by owner)',
   async (t) => {
-    // Its own daemon: no other test's timers come and go while the count is compared.
+    // A daemon apart: no other test's timers come and go while the count is compared.
     const { own, w, agent } = await delayedOnOwnDaemon(t, 'later');
     // Let the training timer of the new agent fire, so only the execution's timers reown.
     await own.advance('3s');
@@ -330,6 +315,29 @@ test.serial(
     );
     t.is(done.status, 'completed');
     t.is(await pending(), before, 'the timeout timer went with the execution');
+  },
+);
+
+test.serial(
+  'a processing execution survives a daemon restart and completes once its delay has passed',
+  async (t) => {
+    const { own, w, agent } = await delayedOnOwnDaemon(t, 'slow');
+    const started = await w.execute(agent.id, 'Slow one: where is my order?', false);
+    t.is(started.status, 202, started.text);
+    const id = started.body.data.execution_id as string;
+
+    assertCli(t, await own.daemon.cli(['daemon', 'stop']));
+    assertCli(t, await own.daemon.cli(['daemon', 'start', '--port', '0', '--json']));
+    const show = () =>
+      own.daemon.cli(['agents', 'execution', agent.id, id, '--workspace', w.id, '--json']);
+    const before = await show();
+    assertCli(t, before);
+    t.is(before.json().status, 'processing');
+
+    await own.advance('61m');
+    const after = await show();
+    assertCli(t, after);
+    t.like(after.json(), { status: 'completed', result: { action: 'check_order_status' } });
   },
 );
 

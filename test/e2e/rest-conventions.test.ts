@@ -4,7 +4,7 @@
 import test, { type ExecutionContext } from 'ava';
 import { ERROR_CODES, type ErrorCode } from '../../shared/errors.js';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { assertError } from '../helpers/api.js';
+import { assertError, control } from '../helpers/api.js';
 
 let daemon: TestDaemon;
 let key: string;
@@ -15,11 +15,10 @@ type Answer = Awaited<ReturnType<TestDaemon['request']>>;
 test.before(async () => {
   daemon = await startDaemon();
   ({ key, workspaceId } = await daemon.operator());
-  // A couple of events so that the list has items.
-  for (const type of ['agent.created', 'workflow.created']) {
-    const triggered = await daemon.cli(['events', 'trigger', type, '--json']);
-    if (triggered.code !== 0) throw new Error(`events trigger failed: ${triggered.stderr}`);
-  }
+  // A couple of events so that the list has items: over the control channel, as `svc events
+  // trigger` publishes them (that command is tested in events-api.test.ts), without a CLI process.
+  for (const type of ['agent.created', 'workflow.created'])
+    await control(daemon, 'events.trigger', { type, workspace_id: workspaceId });
 });
 
 test.after.always(async () => {
