@@ -28,6 +28,7 @@ import { Keys } from './pages/keys.js';
 import { Faults } from './pages/faults.js';
 import { Secrets } from './pages/secrets.js';
 import { SearchBox } from './parts/search-box.js';
+import { useHeadingFocus } from './parts/heading-focus.js';
 
 const PAGES = [
   { path: '', title: 'Overview', view: Overview },
@@ -132,6 +133,8 @@ function App({ info }) {
   };
   const View = page.view;
   const menu = useMenu(location);
+  // A filter changes only the query: the focus stays in the filter then.
+  useHeadingFocus(workspace + location.pathname);
   // A narrow screen cuts the picker's text: its title still names the whole workspace and id.
   const current = info.workspaces.find((ws) => ws.id === workspace);
   const workspaceTitle = current ? `${current.name} (${current.id})` : workspace;
