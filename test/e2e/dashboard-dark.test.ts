@@ -102,14 +102,14 @@ async function open(path: string, heading: string): Promise<void> {
 
 /** Relative luminance (WCAG) of a computed CSS colour such as rgb(13, 17, 23). */
 async function luminance(selector: string, property: string): Promise<number> {
-  const value = await page
+  const value: string = await page
     .locator(selector)
     .first()
     .evaluate(
       (element, name) => (globalThis as any).getComputedStyle(element).getPropertyValue(name),
       property,
     );
-  const [r, g, b] = (value.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).map((part) => {
+  const [r, g, b] = (value.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).map((part: string) => {
     const c = Number(part) / 255;
     return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
   });
