@@ -19,7 +19,8 @@
 // target < 200 ms, median of 10). Needs Debian's chromium (apt-get install -y chromium).
 //
 // Stream load: runs/s of a one-step workflow with 0, 1 and 10 dashboard streams open
-// (bench/dashboard-stream.ts; target: 1 open stream costs under 10% of runs/s).
+// (bench/dashboard-stream.ts; target: 1 open stream adds under 10% CPU time per run, or, where
+// CPU time is not measured, takes under 10% of runs/s).
 import { rmSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -43,7 +44,7 @@ const STORED_DELIVERIES = 100_000;
 const STORED_EVENTS = 1_000_000;
 const SCREEN_SAMPLES = 15;
 const SCREEN_TARGET_MS = 300;
-/** An open page may cost the daemon at most this share of its runs/s. */
+/** An open page may cost the daemon at most this share more CPU per run (or of its runs/s). */
 const STREAM_COST_TARGET = 0.1;
 const SAMPLES = 30;
 const LIVE_SAMPLES = 10;
@@ -199,11 +200,19 @@ const screenRows = (small: ScreenTiming[], large: ScreenTiming[]) =>
     large[index]!.median < SCREEN_TARGET_MS ? 'PASS' : 'FAIL',
   ]);
 
-/** The share of runs/s one open stream costs (negative: faster, within the noise). */
-const streamCost = (load: StreamFigures[]) =>
-  1 -
-  load.find((f) => f.clients === 1)!.runsPerSecond /
-    load.find((f) => f.clients === 0)!.runsPerSecond;
+/**
+ * What one open stream costs the daemon: the share of CPU time per run it adds, and the share
+ * of runs/s it takes. The verdict is on CPU per run where Linux reports it: on a shared machine
+ * runs/s swings between rounds by more than the effect measured (negative: within the noise).
+ */
+function streamCost(load: StreamFigures[]) {
+  const none = load.find((f) => f.clients === 0)!;
+  const one = load.find((f) => f.clients === 1)!;
+  const rate = 1 - one.runsPerSecond / none.runsPerSecond;
+  const cpu =
+    none.cpuUsPerRun && one.cpuUsPerRun ? one.cpuUsPerRun / none.cpuUsPerRun - 1 : undefined;
+  return { rate, cpu, verdict: cpu ?? rate };
+}
 
 const dashboardCase: BenchCase = {
   order: 80,
@@ -377,15 +386,20 @@ const dashboardCase: BenchCase = {
               ]),
             ),
           );
+          const cpuWords =
+            cost.cpu === undefined
+              ? 'CPU not measured'
+              : `${(cost.cpu * 100).toFixed(1)}% CPU per run`;
           console.log(
-            `\n  1 open stream costs ${(cost * 100).toFixed(1)}% of runs/s ` +
-              `(target < ${STREAM_COST_TARGET * 100}%): ${cost < STREAM_COST_TARGET ? 'PASS' : 'FAIL'}`,
+            `\n  1 open stream costs ${cpuWords} and ${(cost.rate * 100).toFixed(1)}% of runs/s ` +
+              `(target < ${STREAM_COST_TARGET * 100}% ${cost.cpu === undefined ? 'of runs/s' : 'CPU per run'}): ` +
+              (cost.verdict < STREAM_COST_TARGET ? 'PASS' : 'FAIL'),
           );
         },
         missed:
           pageMisses +
           (liveMedian === undefined || liveMedian >= LIVE_TARGET_MS ? 1 : 0) +
-          (cost < STREAM_COST_TARGET ? 0 : 1),
+          (cost.verdict < STREAM_COST_TARGET ? 0 : 1),
       };
     } finally {
       await stopSvcDaemon(daemon);
