@@ -21,7 +21,7 @@ import { rejectedIsApprovalRejected } from './migrations/017-rejected-is-approva
 import { hookSignatures } from './migrations/018-hook-signatures.js';
 import { attemptsRecordedBeforeSent } from './migrations/019-attempts-recorded-before-sent.js';
 import { knowledgeStemming } from './migrations/020-knowledge-stemming.js';
-import { eventsByType } from './migrations/021-events-by-type.js';
+import { eventsByType } from './migrations/024-events-by-type.js';
 import type { Migration } from './migrations/migration.js';
 
 export type { Migration, MigrationContext } from './migrations/migration.js';

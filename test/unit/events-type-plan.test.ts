@@ -1,4 +1,4 @@
-// The Events list filtered by types or prefixes reads only what it covers, newest first (migration 21,
+// The Events list filtered by types or prefixes reads only what it covers, newest first (migration 24,
 // events_by_type): with 1,000,000 events and none of the type, the filter had read them all
 // (5 s in bench/cases/dashboard.ts). Checked on the statement the repository prepares.
 import test from 'ava';

@@ -1,7 +1,7 @@
 import type { Migration } from './migration.js';
 
 export const eventsByType: Migration = {
-  version: 21,
+  version: 24,
   name: 'events by type',
   // The Events list filtered by a type (the dashboard's type picker, GET /v1/events?type=...)
   // walked events_by_workspace newest first and skipped every event of another type: a type
