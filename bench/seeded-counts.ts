@@ -8,6 +8,7 @@ import type Database from 'better-sqlite3';
 const COUNTERS = {
   events: { list: 'events', scope: 'workspace_id', bucket: 'type' },
   workflow_executions: { list: 'runs', scope: 'workflow_id', bucket: 'status' },
+  deliveries: { list: 'deliveries', scope: 'webhook_id', bucket: 'status' },
 } as const;
 
 /** Adds `count` to the counter of the stored row `modelId` of `table`: copies of it were stored. */

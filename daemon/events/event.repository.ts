@@ -40,6 +40,7 @@ export class EventRepository {
   private readonly ofRunStmt;
   private readonly positionStmt;
   private readonly counted: ListCountWrites;
+  private readonly storedTypesStmt;
   /** Lists read only the stored envelope: it is sent as is. */
   private readonly list: ListQuery<Pick<EventRow, 'envelope'>, EventFilter>;
 
@@ -50,7 +51,10 @@ export class EventRepository {
       table: 'events',
       columns: 'envelope',
       scope: { workspace_id: 'workspaceId' },
-      conditions: (filter) => [['created_at >= ?', filter.since], typeCondition(filter, 'type')],
+      conditions: (filter) => [
+        ['created_at >= ?', filter.since],
+        storedTypeCondition(filter, this.storedTypesStmt.all(filter.workspaceId)),
+      ],
       // The counters hold the events past retention that housekeeping has not purged yet.
       count: (filter) => {
         const kept = counts.sum(filter.workspaceId, typeCondition(filter, 'bucket'));
@@ -67,6 +71,9 @@ export class EventRepository {
         );
       },
     });
+    this.storedTypesStmt = db.prepare<[string], StoredType>(
+      "SELECT bucket AS type, n FROM list_counts WHERE list = 'events' AND scope = ? AND n > 0",
+    );
     this.insertStmt = prepareInsert(
       db,
       'events',
@@ -141,6 +148,35 @@ export class EventRepository {
   purgeBefore(cutoff: number): number {
     return this.purgeStmt.run(cutoff).changes;
   }
+}
+
+/** A type the workspace has events of (its counter), and how many. */
+interface StoredType {
+  type: string;
+  n: number;
+}
+
+/** Up to this many matching events, a filter on several types reads them all and sorts them. */
+const FEW_EVENTS = 10_000;
+
+/**
+ * The list's type filter as the stored types it covers (a prefix such as `integration.` read
+ * from the counters), so that no filter walks the whole log looking for rows that are not
+ * there: none stored reads nothing; one type reads events_by_type in the list's order; a
+ * few events of several types are read by type and sorted; many are found newest first
+ * through events_by_workspace (the `+` keeps SQLite off the type index), few others skipped.
+ */
+function storedTypeCondition(filter: EventFilter, stored: StoredType[]): Condition | undefined {
+  if (filter.types.length === 0 && filter.prefixes.length === 0) return undefined;
+  const wanted = stored.filter(
+    ({ type }) =>
+      filter.types.includes(type) || filter.prefixes.some((prefix) => type.startsWith(prefix)),
+  );
+  // None stored: a type no event has, which events_by_type answers at once.
+  if (wanted.length === 0) return ['type = ?', ''];
+  const matching = wanted.reduce((sum, { n }) => sum + n, 0);
+  const column = wanted.length === 1 || matching <= FEW_EVENTS ? 'type' : '+type';
+  return [`${column} IN (${wanted.map(() => '?').join(', ')})`, ...wanted.map(({ type }) => type)];
 }
 
 /** Any of the exact types or prefixes, on `column`; no condition when neither was asked for. */

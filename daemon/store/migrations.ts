@@ -24,6 +24,7 @@ import { knowledgeStemming } from './migrations/020-knowledge-stemming.js';
 import { agentExecutionPages } from './migrations/021-agent-execution-pages.js';
 import { eventsOfARun } from './migrations/022-events-of-a-run.js';
 import { keyLastUsed } from './migrations/023-key-last-used.js';
+import { eventsByType } from './migrations/024-events-by-type.js';
 import type { Migration } from './migrations/migration.js';
 
 export type { Migration, MigrationContext } from './migrations/migration.js';
@@ -52,4 +53,5 @@ export const MIGRATIONS: readonly Migration[] = [
   agentExecutionPages,
   eventsOfARun,
   keyLastUsed,
+  eventsByType,
 ];

@@ -30,6 +30,7 @@ import { Faults } from './pages/faults.js';
 import { Secrets } from './pages/secrets.js';
 import { Templates } from './pages/templates.js';
 import { SearchBox } from './parts/search-box.js';
+import { useHeadingFocus } from './parts/heading-focus.js';
 
 const PAGES = [
   { path: '', title: 'Overview', view: Overview },
@@ -137,6 +138,8 @@ function App({ info }) {
   };
   const View = page.view;
   const menu = useMenu(location);
+  // A filter changes only the query: the focus stays in the filter then.
+  useHeadingFocus(workspace + location.pathname);
   // A narrow screen cuts the picker's text: its title still names the whole workspace and id.
   const current = info.workspaces.find((ws) => ws.id === workspace);
   const workspaceTitle = current ? `${current.name} (${current.id})` : workspace;

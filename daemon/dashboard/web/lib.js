@@ -212,9 +212,18 @@ export function ActionButton({ action, children, kind = '', label, onDone, confi
   const [asking, setAsking] = useState(false);
   const [error, setError] = useState(null);
   const noButton = useRef(null);
+  const trigger = useRef(null);
+  const refocus = useRef(false);
   useEffect(() => {
     if (asking) noButton.current?.focus();
+    // "No" or Escape removed the focused question: the focus goes back to the button that asked.
+    else if (refocus.current) trigger.current?.focus();
+    refocus.current = false;
   }, [asking]);
+  const dismiss = () => {
+    refocus.current = true;
+    setAsking(false);
+  };
   const run = async () => {
     setAsking(false);
     setBusy(true);
@@ -236,22 +245,16 @@ export function ActionButton({ action, children, kind = '', label, onDone, confi
             class="confirm"
             role="group"
             aria-label=${confirm}
-            onKeyDown=${(event) => event.key === 'Escape' && setAsking(false)}
+            onKeyDown=${(event) => event.key === 'Escape' && dismiss()}
           >
             <span class="confirm-question">${confirm}</span>${' '}
             <button type="button" class=${kind} onClick=${run}>${yes}</button>${' '}
-            <button
-              type="button"
-              class="secondary"
-              ref=${noButton}
-              onClick=${() => setAsking(false)}
-            >
-              No
-            </button>
+            <button type="button" class="secondary" ref=${noButton} onClick=${dismiss}>No</button>
           </span>`
         : html`<button
             type="button"
             class=${kind}
+            ref=${trigger}
             disabled=${busy}
             aria-label=${label}
             onClick=${click}

@@ -1,11 +1,37 @@
 // The search box in the header: any id the dashboard has a page for (wex_, exec_, del_, hook_,
-// agt_, wfl_), in any workspace, opens that page; an unknown id says so under the box.
-import { get, html, navigate, useState } from '../lib.js';
+// agt_, wfl_), in any workspace, opens that page; an unknown id says so under the box. "/"
+// anywhere on the page focuses it, as in GitHub or Grafana, except while typing in a field.
+import { get, html, navigate, useEffect, useRef, useState } from '../lib.js';
+
+/** Whether a key press goes to something that takes text (where "/" is a character). */
+function typing(target) {
+  if (typeof target?.closest !== 'function') return false;
+  return Boolean(
+    target.closest('input, textarea, select, [contenteditable]:not([contenteditable="false"])'),
+  );
+}
+
+/** "/" focuses `input` (and selects its text) unless a field has the focus or a modifier is held. */
+function useSlashShortcut(input) {
+  useEffect(() => {
+    const onKeyDown = (event) => {
+      if (event.key !== '/' || event.ctrlKey || event.metaKey || event.altKey) return;
+      if (event.defaultPrevented || typing(event.target)) return;
+      event.preventDefault();
+      input.current?.focus();
+      input.current?.select();
+    };
+    document.addEventListener('keydown', onKeyDown);
+    return () => document.removeEventListener('keydown', onKeyDown);
+  }, []);
+}
 
 export function SearchBox() {
   const [text, setText] = useState('');
   const [error, setError] = useState(null);
   const [busy, setBusy] = useState(false);
+  const input = useRef(null);
+  useSlashShortcut(input);
   const submit = async (event) => {
     event.preventDefault();
     const id = text.trim();
@@ -29,7 +55,10 @@ export function SearchBox() {
     <label for="find-id" class="visually-hidden">Go to an id</label>
     <input
       id="find-id"
+      ref=${input}
       type="search"
+      aria-keyshortcuts="/"
+      title="Go to an id (press / to come here)"
       placeholder="Go to id: wex_, exec_, del_, hook_, agt_, wfl_…"
       autocomplete="off"
       spellcheck="false"

@@ -1,0 +1,181 @@
+// The dashboard's dark theme, in a real Chromium: with the system asking for dark
+// (prefers-color-scheme, emulated), every page draws dark (the page, its panels, the step graph's
+// boxes), axe-core finds no serious or critical violation (colour contrast included) with data
+// on the page and a confirmation open, and each page is saved in both themes at 1280 and 390 px
+// (test-results/dashboard/theme-*) for a person to look at.
+import test from 'ava';
+import type { Browser, Page } from 'playwright-core';
+import { type TestDaemon } from '../helpers/daemon.js';
+import { type Receiver } from '../helpers/receiver.js';
+import { activeAgent, createWorkflow, waitStep, type Api } from '../helpers/workflows.js';
+import {
+  loggedInPage,
+  screenshot,
+  seriousViolations,
+  startDashboardBench,
+  stopDashboardBench,
+} from '../helpers/browser.js';
+
+let d: TestDaemon;
+let api: Api;
+let ws: string;
+let browser: Browser;
+let page: Page;
+let receiver: Receiver;
+const ids: Record<string, string> = {};
+
+test.before(async () => {
+  ({ browser, d, ws, api, receiver } = await startDashboardBench());
+  const agent = await activeAgent(api, { autonomy_level: 'L2', name: 'Refund approver' });
+  ids.agt = agent.id;
+  ids.wfl = await createWorkflow(api, {
+    name: 'Refund router',
+    status: 'active',
+    trigger: { type: 'manual', config: {} },
+    steps: [
+      {
+        id: 'check',
+        name: 'Check amount',
+        type: 'condition',
+        config: {
+          condition: 'trigger.payload.amount > 100',
+          if_true: 'cool_off',
+          if_false: 'notify',
+        },
+      },
+      { ...waitStep('cool_off', 3600), name: 'Cool off' },
+      {
+        id: 'notify',
+        name: 'Notify finance',
+        type: 'webhook',
+        config: { url: `${receiver.url}/notify`, method: 'POST', body: {} },
+        on_error: 'cool_off',
+      },
+    ],
+  });
+  const hook = await api('POST', '/webhooks', {
+    url: receiver.url,
+    events: ['workflow.execution.started'],
+  });
+  ids.hook = hook.body.data.id;
+  const run = await api('POST', `/workflows/${ids.wfl}/execute`, { input: { amount: 500 } });
+  ids.wex = run.body.data.execution_id;
+  const execution = await api('POST', `/agents/${ids.agt}/execute`, {
+    input: 'Refund order 42, please',
+  });
+  ids.exec = execution.body.data.execution_id;
+  await api('POST', '/keys', { name: 'Reporting', scopes: ['workflows:read'] });
+  for (let i = 0; i < 100 && !ids.del; i++) {
+    const deliveries = await api('GET', `/webhooks/${ids.hook}/deliveries`);
+    ids.del = deliveries.body.data[0]?.id;
+    if (!ids.del) await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  page = await loggedInPage(browser, d);
+});
+
+test.after.always(() => stopDashboardBench({ browser, receiver, d }));
+
+/** Every page, with data on it: path, a text of its heading, the screenshot's name. */
+const pages = (): [string, string, string][] => [
+  ['', 'Overview', 'overview'],
+  ['/workflows', 'Workflows', 'workflows'],
+  [`/workflows/${ids.wfl}`, 'Refund router', 'workflow'],
+  ['/runs', 'Workflow runs', 'runs'],
+  [`/runs/${ids.wex}`, 'Run', 'run'],
+  [`/agents/${ids.agt}`, 'Refund approver', 'agent'],
+  [`/executions/${ids.exec}`, 'Agent execution', 'execution'],
+  ['/approvals', 'Approvals', 'approvals'],
+  ['/webhooks', 'Webhooks', 'webhooks'],
+  [`/webhooks/${ids.hook}/deliveries/${ids.del}`, 'Webhooks', 'delivery'],
+  ['/events', 'Events', 'events'],
+  ['/clock', 'Clock', 'clock'],
+  ['/keys', 'API keys', 'keys'],
+  ['/secrets', 'Secrets', 'secrets'],
+  ['/faults', 'Fault rules', 'faults'],
+];
+
+async function open(path: string, heading: string): Promise<void> {
+  await page.goto(`${d.url}/ui${path}?ws=${ws}`);
+  await page.locator('main h1', { hasText: heading }).first().waitFor();
+  await page.locator('main .loading').first().waitFor({ state: 'detached' });
+}
+
+/** Relative luminance (WCAG) of a computed CSS colour such as rgb(13, 17, 23). */
+async function luminance(selector: string, property: string): Promise<number> {
+  const value: string = await page
+    .locator(selector)
+    .first()
+    .evaluate(
+      (element, name) => (globalThis as any).getComputedStyle(element).getPropertyValue(name),
+      property,
+    );
+  const [r, g, b] = (value.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).map((part: string) => {
+    const c = Number(part) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+}
+
+test.serial('dark: every page draws dark, axe-core finds nothing serious', async (t) => {
+  await page.emulateMedia({ colorScheme: 'dark' });
+  const serious: string[] = [];
+  const light: string[] = [];
+  for (const [path, heading, name] of pages()) {
+    await open(path, heading);
+    const ground = await luminance('html', 'background-color');
+    const panel = await luminance('.side', 'background-color');
+    const text = await luminance('main h1', 'color');
+    t.log(
+      `${name}: page ${ground.toFixed(3)}, panel ${panel.toFixed(3)}, heading ${text.toFixed(3)}`,
+    );
+    if (ground > 0.05 || panel > 0.05 || text < 0.6) light.push(name);
+    await screenshot(page, `theme-dark-${name}-1280`);
+    const violations = await seriousViolations(page);
+    if (violations.length > 0) {
+      serious.push(
+        `${name}: ${violations.map((v) => `${v.id} ${JSON.stringify(v.nodes)}`).join('; ')}`,
+      );
+    }
+  }
+  t.deepEqual(light, [], 'pages not drawn dark');
+  t.deepEqual(serious, [], 'axe-core serious or critical findings in the dark theme');
+});
+
+test.serial('dark: the step graph, a confirmation and a narrow screen read well too', async (t) => {
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await open(`/runs/${ids.wex}`, 'Run');
+  const waiting = `svg.step-graph g.node[data-step="cool_off"][data-state="waiting"] rect`;
+  await page.locator(waiting).waitFor();
+  // The graph's boxes follow the theme: a waiting step's box is a dark fill, a plain one too.
+  t.true((await luminance(waiting, 'fill')) < 0.1, 'waiting box fill is dark');
+  t.true((await luminance('svg.step-graph g.node rect', 'fill')) < 0.1, 'box fill is dark');
+  t.true((await luminance('svg.step-graph g.node text', 'fill')) > 0.4, 'box text is light');
+  await page.getByRole('button', { name: 'Cancel run' }).click();
+  await page.getByRole('group', { name: /^Cancel run/ }).waitFor();
+  t.deepEqual(await seriousViolations(page), [], 'axe with the question shown, dark');
+  await screenshot(page, 'theme-dark-run-confirm-1280');
+  await page.getByRole('button', { name: 'No' }).click();
+
+  await page.setViewportSize({ width: 390, height: 800 });
+  try {
+    for (const [path, heading, name] of pages()) {
+      await open(path, heading);
+      await screenshot(page, `theme-dark-${name}-390`);
+    }
+    await page.getByRole('button', { name: 'Menu' }).click();
+    t.deepEqual(await seriousViolations(page), [], 'axe with the menu open at 390 px, dark');
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 800 });
+  }
+});
+
+test.serial('light stays light when the system asks for light', async (t) => {
+  await page.emulateMedia({ colorScheme: 'light' });
+  for (const [path, heading, name] of pages()) {
+    await open(path, heading);
+    await screenshot(page, `theme-light-${name}-1280`);
+  }
+  t.true((await luminance('html', 'background-color')) > 0.8, 'light page');
+  t.true((await luminance('.side', 'background-color')) > 0.8, 'light panel');
+  t.deepEqual(await seriousViolations(page), [], 'axe on the last page, light');
+});
