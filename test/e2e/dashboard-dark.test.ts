@@ -92,6 +92,8 @@ const pages = (): [string, string, string][] => [
   ['/keys', 'API keys', 'keys'],
   ['/secrets', 'Secrets', 'secrets'],
   ['/faults', 'Fault rules', 'faults'],
+  ['/agents', 'Agents', 'agents'],
+  ['/templates', 'Templates', 'templates'],
 ];
 
 async function open(path: string, heading: string): Promise<void> {

@@ -105,6 +105,8 @@ test.serial('no page scrolls sideways at 390 px', async (t) => {
     ['/keys', 'API keys', 'keys'],
     ['/secrets', 'Secrets', 'secrets'],
     ['/faults', 'Fault rules', 'faults'],
+    ['/agents', 'Agents', 'agents'],
+    ['/templates', 'Templates', 'templates'],
   ];
   const wide: string[] = [];
   const serious: string[] = [];
