@@ -13,6 +13,7 @@ import {
   useLoad,
   useState,
 } from '../lib.js';
+import { TableHead } from '../parts/table-head.js';
 
 const WHERE = [
   ['webhook_id', 'Deliveries of a webhook (--webhook)', 'hook_...'],
@@ -207,18 +208,7 @@ function FaultTable({ rules }) {
   }
   return html`<div class="table-scroll">
     <table class="list" aria-label="Fault rules">
-      <thead>
-        <tr>
-          <th scope="col">Rule</th>
-          <th scope="col">Where</th>
-          <th scope="col">When</th>
-          <th scope="col">What</th>
-          <th scope="col">Seen</th>
-          <th scope="col">Hits</th>
-          <th scope="col">State</th>
-          <th scope="col">Added</th>
-        </tr>
-      </thead>
+      <${TableHead} labels=${['Rule', 'Where', 'When', 'What', 'Seen', 'Hits', 'State', 'Added']} />
       <tbody>
         ${rules.map(
           (rule) =>

@@ -12,6 +12,7 @@ import {
   useLoad,
   useState,
 } from '../lib.js';
+import { ACTIONS_COLUMN, TableHead } from '../parts/table-head.js';
 
 export function Keys() {
   const keys = useLoad(() => get('/keys'), []);
@@ -86,19 +87,9 @@ function KeyTable({ keys, onChange }) {
   if (keys.length === 0) return html`<p class="empty">No API keys in this workspace yet.</p>`;
   return html`<div class="table-scroll">
     <table class="list" aria-label="API keys">
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">Key</th>
-          <th scope="col">Scopes</th>
-          <th scope="col">Environment</th>
-          <th scope="col">Status</th>
-          <th scope="col">Created</th>
-          <th scope="col">Expires</th>
-          <th scope="col">Last used</th>
-          <th scope="col"><span class="visually-hidden">Actions</span></th>
-        </tr>
-      </thead>
+      <${TableHead}
+        labels=${['Name', 'Key', 'Scopes', 'Environment', 'Status', 'Created', 'Expires', 'Last used', ACTIONS_COLUMN]}
+      />
       <tbody>
         ${keys.map(
           (key) =>

@@ -12,6 +12,7 @@ import {
   useLoad,
   useState,
 } from '../lib.js';
+import { ACTIONS_COLUMN, TableHead } from '../parts/table-head.js';
 
 export function Secrets() {
   const secrets = useLoad(() => get('/secrets'), []);
@@ -68,14 +69,7 @@ function SecretTable({ secrets, onChange }) {
   if (secrets.length === 0) return html`<p class="empty">No secrets in this workspace yet.</p>`;
   return html`<div class="table-scroll">
     <table class="list" aria-label="Secrets">
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">Created</th>
-          <th scope="col">Last set</th>
-          <th scope="col"><span class="visually-hidden">Actions</span></th>
-        </tr>
-      </thead>
+      <${TableHead} labels=${['Name', 'Created', 'Last set', ACTIONS_COLUMN]} />
       <tbody>
         ${secrets.map(
           (secret) =>

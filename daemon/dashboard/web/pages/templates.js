@@ -16,6 +16,7 @@ import {
   useState,
 } from '../lib.js';
 import { StepGraph } from '../parts/step-graph.js';
+import { TableHead } from '../parts/table-head.js';
 
 export function Templates({ params }) {
   const templates = useLoad(() => get('/templates'), []);
@@ -48,15 +49,7 @@ export function Templates({ params }) {
 function TemplateTable({ templates }) {
   return html`<div class="table-scroll">
     <table class="list" aria-label="Workflow templates">
-      <thead>
-        <tr>
-          <th scope="col">Template</th>
-          <th scope="col">Industry</th>
-          <th scope="col">Steps</th>
-          <th scope="col">Trigger</th>
-          <th scope="col">Roles</th>
-        </tr>
-      </thead>
+      <${TableHead} labels=${['Template', 'Industry', 'Steps', 'Trigger', 'Roles']} />
       <tbody>
         ${templates.map(
           (template) =>

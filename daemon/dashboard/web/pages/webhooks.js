@@ -18,6 +18,7 @@ import {
   useState,
 } from '../lib.js';
 import { ReplayDeliveries } from '../parts/replay-deliveries.js';
+import { ACTIONS_COLUMN, TableHead } from '../parts/table-head.js';
 
 export function Webhooks({ params }) {
   const hooks = useLoad(
@@ -39,17 +40,9 @@ export function Webhooks({ params }) {
     }
     <div class="table-scroll">
       <table class="list" aria-label="Webhooks">
-        <thead>
-          <tr>
-            <th scope="col">URL</th>
-            <th scope="col">State</th>
-            <th scope="col">Events</th>
-            <th scope="col">Deliveries</th>
-            <th scope="col">Success rate</th>
-            <th scope="col">Last failure</th>
-            <th scope="col"><span class="visually-hidden">Actions</span></th>
-          </tr>
-        </thead>
+        <${TableHead}
+          labels=${['URL', 'State', 'Events', 'Deliveries', 'Success rate', 'Last failure', ACTIONS_COLUMN]}
+        />
         <tbody>
           ${(hooks.data?.data ?? []).map(
             (hook) =>
@@ -189,16 +182,9 @@ function Attempts({ webhookId, deliveryId }) {
       aria-label=${`Attempts of ${deliveryId}, scrolls sideways`}
     >
       <table class="list" aria-label=${`Attempts of ${deliveryId}`}>
-        <thead>
-          <tr>
-            <th scope="col">#</th>
-            <th scope="col">Time</th>
-            <th scope="col">Status</th>
-            <th scope="col">Duration</th>
-            <th scope="col">Answer (first bytes)</th>
-            <th scope="col">Signature sent</th>
-          </tr>
-        </thead>
+        <${TableHead}
+          labels=${['#', 'Time', 'Status', 'Duration', 'Answer (first bytes)', 'Signature sent']}
+        />
         <tbody>
           ${(data?.attempts_history ?? []).map(
             (attempt) =>

@@ -1,5 +1,6 @@
 // The workspace's workflows: status, trigger, last run and success rate, each linking to its page.
 import { ErrorNote, Link, Loading, Status, get, href, html, time, useLoad } from '../lib.js';
+import { TableHead } from '../parts/table-head.js';
 
 export function Workflows() {
   const { data, error } = useLoad(
@@ -20,16 +21,9 @@ export function Workflows() {
           </p>`
         : html`<div class="table-scroll">
             <table class="list" aria-label="Workflows">
-              <thead>
-                <tr>
-                  <th scope="col">Workflow</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Trigger</th>
-                  <th scope="col">Steps</th>
-                  <th scope="col">Last run</th>
-                  <th scope="col">Success rate</th>
-                </tr>
-              </thead>
+              <${TableHead}
+                labels=${['Workflow', 'Status', 'Trigger', 'Steps', 'Last run', 'Success rate']}
+              />
               <tbody>
                 ${data.data.map(
                   (wf) =>

@@ -1,22 +1,15 @@
 // A table of workflow runs (the runs list, a workflow's page): each links to its run's page.
 import { Link, Loading, Status, duration, href, html, time } from '../lib.js';
+import { TableHead } from './table-head.js';
 
 /** `runs` is a useLoad() of a runs page; `names` maps workflow ids to names when known. */
 export function RunTable({ runs, label, names = new Map(), empty = 'No runs yet.' }) {
   if (!runs.data && !runs.error) return html`<${Loading} what="runs" />`;
   return html`<div class="table-scroll">
     <table class="list" aria-label=${label} aria-busy=${runs.loading ? 'true' : 'false'}>
-      <thead>
-        <tr>
-          <th scope="col">Run</th>
-          <th scope="col">Workflow</th>
-          <th scope="col">Status</th>
-          <th scope="col">Steps</th>
-          <th scope="col">Started</th>
-          <th scope="col">Duration</th>
-          <th scope="col">Trigger</th>
-        </tr>
-      </thead>
+      <${TableHead}
+        labels=${['Run', 'Workflow', 'Status', 'Steps', 'Started', 'Duration', 'Trigger']}
+      />
       <tbody>
         ${(runs.data?.data ?? []).map(
           (run) =>
