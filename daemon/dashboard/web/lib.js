@@ -1,7 +1,14 @@
 // The few things every page shares: rendering (Preact + htm), the dashboard's JSON API (the
 // workspace and the CSRF token added for the page), the live stream, and formatting.
 import { h, render } from './vendor/preact.mjs';
-import { useCallback, useEffect, useId, useRef, useState } from './vendor/hooks.mjs';
+import {
+  useCallback,
+  useEffect,
+  useId,
+  useLayoutEffect,
+  useRef,
+  useState,
+} from './vendor/hooks.mjs';
 import htm from './vendor/htm.mjs';
 import { formatDuration } from './shared/duration.js';
 
@@ -214,7 +221,9 @@ export function ActionButton({ action, children, kind = '', label, onDone, confi
   const noButton = useRef(null);
   const trigger = useRef(null);
   const refocus = useRef(false);
-  useEffect(() => {
+  // Before the browser paints or takes the next key: with an effect, a key pressed at once
+  // would land on the page body, the button that had it being gone.
+  useLayoutEffect(() => {
     if (asking) noButton.current?.focus();
     // "No" or Escape removed the focused question: the focus goes back to the button that asked.
     else if (refocus.current) trigger.current?.focus();
