@@ -10,6 +10,7 @@ import {
   type ExecutionRow,
 } from '../../daemon/agents/execution.repository.js';
 import { openDatabase, type Db } from '../../daemon/store/database.js';
+import { preparedSelects, queryPlan as plan } from '../helpers/query-plans.js';
 
 const AGENT = 'agt_busy';
 const TOTAL = 100_000;
@@ -19,29 +20,6 @@ function store(): Db {
   const db = openDatabase(':memory:');
   db.pragma('foreign_keys = OFF');
   return db;
-}
-
-/** The SELECTs the store prepares while `work` runs. */
-function preparedSelects(db: Db, work: () => void): string[] {
-  const seen: string[] = [];
-  const prepare = db.prepare.bind(db);
-  db.prepare = ((sql: string) => {
-    if (/^\s*SELECT/i.test(sql)) seen.push(sql);
-    return prepare(sql);
-  }) as Db['prepare'];
-  try {
-    work();
-  } finally {
-    db.prepare = prepare as Db['prepare'];
-  }
-  return seen;
-}
-
-function plan(db: Db, sql: string): string[] {
-  const params = new Array<null>(sql.split('?').length - 1).fill(null);
-  return (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map(
-    (row) => row.detail,
-  );
 }
 
 function row(id: string, createdAt: number, status: ExecutionRow['status']): ExecutionRow {

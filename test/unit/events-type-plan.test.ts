@@ -4,22 +4,11 @@
 import test from 'ava';
 import { EventRepository } from '../../daemon/events/event.repository.js';
 import { openDatabase, type Db } from '../../daemon/store/database.js';
+import { prepared } from '../helpers/query-plans.js';
 
 /** The SELECTs on events the repository prepares while `work` runs. */
-function preparedSelects(db: Db, work: () => void): string[] {
-  const seen: string[] = [];
-  const prepare = db.prepare.bind(db);
-  db.prepare = ((sql: string) => {
-    if (/^\s*SELECT[\s\S]*FROM events\b/i.test(sql)) seen.push(sql);
-    return prepare(sql);
-  }) as Db['prepare'];
-  try {
-    work();
-  } finally {
-    db.prepare = prepare as Db['prepare'];
-  }
-  return seen;
-}
+const preparedSelects = (db: Db, work: () => void) =>
+  prepared(db, /^\s*SELECT[\s\S]*FROM events\b/i, work);
 
 test('a filter on one event type searches events_by_type in the list order: no scan, no sort', (t) => {
   const db = openDatabase(':memory:');

@@ -17,36 +17,13 @@ import { openDatabase, type Db } from '../../daemon/store/database.js';
 import { DeliveryRepository } from '../../daemon/webhooks/deliveries/delivery.repository.js';
 import { WebhookRepository } from '../../daemon/webhooks/webhook.repository.js';
 import { WorkflowRepository } from '../../daemon/workflows/workflow.repository.js';
+import { prepared, preparedSelects, queryPlan as plan } from '../helpers/query-plans.js';
 
 /** A migrated in-memory store whose rows need no parents (foreign keys off). */
 function store(): Db {
   const db = openDatabase(':memory:');
   db.pragma('foreign_keys = OFF');
   return db;
-}
-
-/** The statements matching `kind` that the store prepares while `work` runs. */
-function prepared(db: Db, kind: RegExp, work: () => void): string[] {
-  const seen: string[] = [];
-  const prepare = db.prepare.bind(db);
-  db.prepare = ((sql: string) => {
-    if (kind.test(sql)) seen.push(sql);
-    return prepare(sql);
-  }) as Db['prepare'];
-  try {
-    work();
-  } finally {
-    db.prepare = prepare as Db['prepare'];
-  }
-  return seen;
-}
-
-const preparedSelects = (db: Db, work: () => void) => prepared(db, /^\s*SELECT/i, work);
-
-function plan(db: Db, sql: string): string[] {
-  const statement = db.prepare(`EXPLAIN QUERY PLAN ${sql}`);
-  const params = new Array<null>(sql.split('?').length - 1).fill(null);
-  return (statement.all(...params) as { detail: string }[]).map((row) => row.detail);
 }
 
 test('every list query reads through an index in its order: no table scan, no sort', (t) => {

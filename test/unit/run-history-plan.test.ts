@@ -7,6 +7,7 @@ import { EventRepository } from '../../daemon/events/event.repository.js';
 import { migrate, openDatabase, type Db } from '../../daemon/store/database.js';
 import { MIGRATIONS } from '../../daemon/store/migrations.js';
 import { DeliveryRepository } from '../../daemon/webhooks/deliveries/delivery.repository.js';
+import { prepared, queryPlan } from '../helpers/query-plans.js';
 
 function store(): Db {
   const db = openDatabase(':memory:');
@@ -16,22 +17,7 @@ function store(): Db {
 
 /** The query plan of every statement `work` runs whose SQL matches `sql`. */
 function plans(db: Db, sql: RegExp, work: () => void): string[][] {
-  const found: string[][] = [];
-  const prepare = db.prepare.bind(db);
-  db.prepare = ((text: string) => {
-    if (sql.test(text)) {
-      const params = new Array<null>(text.split('?').length - 1).fill(null);
-      const rows = prepare(`EXPLAIN QUERY PLAN ${text}`).all(...params) as { detail: string }[];
-      found.push(rows.map((row) => row.detail));
-    }
-    return prepare(text);
-  }) as Db['prepare'];
-  try {
-    work();
-  } finally {
-    db.prepare = prepare as Db['prepare'];
-  }
-  return found;
+  return prepared(db, sql, work).map((text) => queryPlan(db, text));
 }
 
 test("a run's events and their deliveries are read through their indexes, unsorted", (t) => {
