@@ -6,7 +6,7 @@ import { VERSION } from '../../shared/package-info.js';
 import { dataEnvelope, ErrorBody, listEnvelope, ProblemBody } from '../../shared/schemas/common.js';
 import { OAUTH_ERRORS, OAuthErrorBody } from '../../shared/schemas/oauth.js';
 import { SCOPE_DESCRIPTIONS } from '../../shared/scopes.js';
-import type { RouteDef } from './route.js';
+import { REQUIRED_BY_HANDLER, type RouteDef } from './route.js';
 import type { ServerUrls } from '../domain/urls.js';
 import { toJsonSchema, type JsonSchema } from './json-schema.js';
 
@@ -36,6 +36,7 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], urls: ServerUr
     paths[path][route.method.toLowerCase()] = operation(route);
     tags.add(route.tag);
   }
+  addLinks(routes, paths);
   return {
     openapi: '3.1.0',
     info: {
@@ -166,6 +167,12 @@ function operation(route: RouteDef): Doc {
       },
     };
   }
+  if (route.payload) {
+    op.requestBody = {
+      required: false,
+      content: { 'application/json': { schema: toJsonSchema(route.payload, { io: 'input' }) } },
+    };
+  }
   if (route.body) {
     op.requestBody = {
       required: true,
@@ -173,6 +180,46 @@ function operation(route: RouteDef): Doc {
     };
   }
   return op;
+}
+
+/**
+ * OpenAPI links from each create (201 on a collection) to the operations on what it created
+ * (the collection's path plus one id parameter: get, update, delete), so a client or a stateful
+ * tester can chain create -> get -> update -> delete with the id the create answered.
+ */
+function addLinks(routes: readonly RouteDef[], paths: Record<string, Record<string, Doc>>): void {
+  for (const create of routes) {
+    if (create.method !== 'POST' || create.status !== 201) continue;
+    const itemPath = new RegExp(`^${escapeRegExp(create.path)}/:([A-Za-z_]+)$`);
+    const links: Doc = {};
+    for (const route of routes) {
+      const match = itemPath.exec(route.path);
+      if (!match) continue;
+      const inherited = Object.fromEntries(
+        [...create.path.matchAll(/:([A-Za-z_]+)/g)].map(([, name]) => [
+          name!,
+          `$request.path.${name!}`,
+        ]),
+      );
+      links[linkName(route.operationId)] = {
+        operationId: route.operationId,
+        parameters: { ...inherited, [match[1]!]: '$response.body#/data/id' },
+        description: `${route.summary}: the object this request created.`,
+      };
+    }
+    if (Object.keys(links).length === 0) continue;
+    const path = create.path.replace(/:([A-Za-z_]+)/g, '{$1}');
+    const created = (paths[path]!.post!.responses as Record<string, Doc>)['201']!;
+    created.links = links;
+  }
+}
+
+function linkName(operationId: string): string {
+  return operationId.charAt(0).toUpperCase() + operationId.slice(1);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 function describeOperation(route: RouteDef): string {
@@ -194,11 +241,11 @@ function objectParameters(schema: z.ZodType | undefined, where: 'path' | 'query'
   const properties = (json.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((json.required ?? []) as string[]);
   return Object.entries(properties).map(([name, property]) => {
-    const { description, ...rest } = property;
+    const { description, [REQUIRED_BY_HANDLER]: byHandler, ...rest } = property;
     return {
       name,
       in: where,
-      required: where === 'path' || required.has(name),
+      required: where === 'path' || required.has(name) || byHandler === true,
       ...(typeof description === 'string' ? { description } : {}),
       schema: rest,
     };
@@ -210,6 +257,8 @@ export function routeErrorCodes(route: RouteDef): ErrorCode[] {
   const codes = new Set<ErrorCode>(route.errors ?? []);
   // Query strings are validated strictly on every route (unknown parameters are refused).
   codes.add('invalid_parameter');
+  if (route.payload)
+    for (const code of ['invalid_request_body', 'payload_too_large'] as const) codes.add(code);
   if (route.body || route.upload) {
     for (const code of [
       'invalid_request_body',
@@ -289,6 +338,26 @@ function responses(route: RouteDef): Doc {
       'Any other error (e.g. 500 internal_server_error, 503 service_unavailable, or 507 insufficient_storage: a write the full disk of the data dir could not take, nothing stored, reads still answer), in the same body.',
     content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
   };
+  return route.html ? asHtmlPage(out, route.html.redirect) : out;
+}
+
+/** A page's errors are pages: every error answer is text/html (its message in the page). */
+function asHtmlPage(out: Doc, redirect: string | undefined): Doc {
+  const page = { 'text/html': { schema: { type: 'string' } } };
+  for (const [status, answer] of Object.entries(out)) {
+    if (status.startsWith('2')) continue;
+    const doc = answer as Doc;
+    doc.description = `An HTML page saying what is wrong (not the API's JSON). ${String(doc.description)}`;
+    doc.content = page;
+  }
+  if (redirect) {
+    out['302'] = {
+      description: redirect,
+      headers: {
+        Location: { description: 'Where the browser goes next', schema: { type: 'string' } },
+      },
+    };
+  }
   return out;
 }
 

@@ -61,6 +61,13 @@ export interface HandlerInput<B, Q, P> {
   reply: FastifyReply;
 }
 
+/**
+ * Meta key of a query parameter that the handler requires and checks itself (answering in its
+ * own form, e.g. the consent step's HTML page): the platform leaves it optional, the document
+ * says it is required.
+ */
+export const REQUIRED_BY_HANDLER = 'x-required-by-handler';
+
 interface RouteBase<B, Q, P> {
   method: HttpMethod;
   /** Fastify path syntax: /v1/events/:event_id */
@@ -87,6 +94,16 @@ interface RouteBase<B, Q, P> {
   upload?: z.ZodType;
   /** An application/x-www-form-urlencoded body (the handler reads and checks it; documented). */
   form?: z.ZodType;
+  /**
+   * A JSON body the handler takes as it comes (a hook's payload: any JSON value, or none):
+   * documented, not validated by the platform. `body` is for bodies the platform validates.
+   */
+  payload?: z.ZodType;
+  /**
+   * A page for people (the OAuth consent step): its errors are HTML pages too, and `redirect`
+   * says when it answers 302 instead.
+   */
+  html?: { redirect?: string };
   /** Protocol errors answered as RFC 6749 `{error, error_description}` (the OAuth endpoints). */
   oauthErrors?: OAuthErrorCode[];
 }

@@ -18,7 +18,7 @@ import { SCOPES } from '../../shared/scopes.js';
 import type { Clock } from '../time/clock.js';
 import { ApiError } from '../domain/errors.js';
 import { sendError, toApiError } from '../http/error-handler.js';
-import { rawRoute, type RouteDef } from '../http/route.js';
+import { rawRoute, REQUIRED_BY_HANDLER, type RouteDef } from '../http/route.js';
 import type { ServerUrls } from '../domain/urls.js';
 import type { FixedWindowLimiter } from '../ratelimit/limiter.js';
 import type { Operation, RatePlans } from '../ratelimit/plans.js';
@@ -61,13 +61,20 @@ const AUTHORIZE_PARAMS = [
   'code_challenge_method',
 ] as const;
 
-/** A query parameter checked by the handler (errors go back to the client), described here. */
-const documented = (description: string) => z.unknown().optional().meta({ description });
+/**
+ * A query parameter checked by the handler (errors go back to the client as a page or a
+ * redirect, not as the API's JSON), described here: a string, required where the handler needs it.
+ */
+const documented = (description: string, required = false) =>
+  z
+    .unknown()
+    .optional()
+    .meta({ description, type: 'string', ...(required ? { [REQUIRED_BY_HANDLER]: true } : {}) });
 
 const AuthorizeQuery = z.looseObject({
-  response_type: documented('Always `code`'),
-  client_id: documented('The app (app_...)'),
-  redirect_uri: documented('Exactly one of the registered redirect URIs'),
+  response_type: documented('Always `code`', true),
+  client_id: documented('The app (app_...)', true),
+  redirect_uri: documented('Exactly one of the registered redirect URIs', true),
   scope: documented("Space-separated; within the app's scopes (default: all of them)"),
   state: documented('Passed back unchanged'),
   code_challenge: documented('PKCE (RFC 7636): base64url SHA-256 of the verifier'),
@@ -117,6 +124,12 @@ export function oauthRoutes(deps: OAuthRouteDeps): RouteDef[] {
       tag: 'OAuth',
       auth: { kind: 'public' },
       query: AuthorizeQuery,
+      // Too many requests of one app: a page too (429).
+      errors: ['rate_limit_exceeded'],
+      html: {
+        redirect:
+          'A request whose app and redirect URI are valid but that is otherwise refused: to `redirect_uri?error=...&error_description=...&state=...&iss=...` (RFC 6749 §4.1.2.1).',
+      },
       contentType: HTML,
       response: z.string(),
       handler: ({ request, reply }) => {
@@ -147,6 +160,10 @@ export function oauthRoutes(deps: OAuthRouteDeps): RouteDef[] {
       tag: 'OAuth',
       auth: { kind: 'public' },
       form: ConsentForm,
+      html: {
+        redirect:
+          'The decision: Approve -> `redirect_uri?code=...&state=...&iss=...`, Deny -> `redirect_uri?error=access_denied&state=...&iss=...`.',
+      },
       contentType: HTML,
       response: z.string(),
       handler: ({ request, reply }) => {

@@ -1,7 +1,7 @@
 // POST /v1/hooks/{workspace_id}/{path}: the intake of webhook triggers. No API key: the path is
 // the address, and a trigger with a secret needs a valid X-Svc-Signature, once (a copy of a signed
 // request is refused). Rate limited with the workflow's execute calls.
-import { HookAccepted, HookParams } from '../../shared/schemas/triggers.js';
+import { HookAccepted, HookParams, HookPayload } from '../../shared/schemas/triggers.js';
 import type { AccessGuard } from '../auth/access.js';
 import { ApiError } from '../domain/errors.js';
 import { objectRoute, type RouteDef } from '../http/route.js';
@@ -25,6 +25,7 @@ export function hookRoutes(
       auth: { kind: 'public' },
       status: 202,
       params: HookParams,
+      payload: HookPayload,
       errors: [
         'not_found',
         'unauthorized',

@@ -6,6 +6,7 @@ import {
   AGENT_STATUSES,
   AGENT_TYPES,
   AGENT_UPDATE_STATUSES,
+  ANALYTICS_METRICS,
   ANALYTICS_PERIODS,
   AUTONOMY_LEVELS,
   EXECUTION_STATUSES,
@@ -57,7 +58,7 @@ const Brain = z
 
 const Ontology = z
   .string()
-  .regex(/^[a-z0-9][a-z0-9_-]*-v\d+$/, 'must look like <industry>-v<number>, e.g. retail-v1')
+  .regex(/^[a-z0-9][a-z0-9_-]*-v[0-9]+$/, 'must look like <industry>-v<number>, e.g. retail-v1')
   .meta({ description: 'Industry ontology, <industry>-v<number> (e.g. retail-v1)' });
 
 export const AgentCreateBody = z.strictObject({
@@ -239,13 +240,20 @@ export const KnowledgeDocument = agentObject({
 
 export type KnowledgeDocumentView = z.infer<typeof KnowledgeDocument>;
 
+const METRIC_NAME = `(${ANALYTICS_METRICS.join('|')})`;
+
 export const AnalyticsQuery = z.strictObject({
   period: z.enum(ANALYTICS_PERIODS).optional(),
   metrics: z
     .string()
     .max(500)
     .optional()
-    .meta({ description: 'Comma-separated metric names; all when absent' }),
+    .meta({
+      description: `Comma-separated metric names (${ANALYTICS_METRICS.join(', ')}); all when absent`,
+      // The names as a pattern, spaces and empty entries allowed as the service allows them
+      // (it answers an unknown name with its own message).
+      pattern: `^[ \\t]*(${METRIC_NAME}[ \\t]*)?(,[ \\t]*(${METRIC_NAME}[ \\t]*)?)*$`,
+    }),
 });
 
 export const Analytics = z

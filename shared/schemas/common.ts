@@ -81,12 +81,19 @@ export const ProblemBody = z
 /** The page size: an integer from 1 to 100 (default 20). */
 export const Limit = z
   .string()
-  .refine((value) => /^\d+$/.test(value) && Number(value) >= 1 && Number(value) <= 100, {
+  .refine((value) => /^[0-9]+$/.test(value) && Number(value) >= 1 && Number(value) <= 100, {
     message: 'must be an integer from 1 to 100',
   })
   .transform(Number)
   .optional()
-  .meta({ description: 'Page size, 1-100 (default 20)' });
+  // A query value arrives as text; the document says what the text must be (an integer 1-100),
+  // which the refinement above cannot express in JSON Schema.
+  .meta({
+    description: 'Page size, 1-100 (default 20)',
+    type: 'integer',
+    minimum: 1,
+    maximum: 100,
+  });
 
 /** limit + starting_after (alias cursor): both pagination forms of the spec. */
 export const ListQuery = z.strictObject({

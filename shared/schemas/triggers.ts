@@ -69,6 +69,13 @@ export const HookParams = z.object({
   path: z.string().meta({ description: 'The trigger path, as in trigger.config.path' }),
 });
 
+/** What a hook takes: any JSON value (none reads as {}), at most 1 MiB. */
+export const HookPayload = z.unknown().meta({
+  title: 'HookPayload',
+  description:
+    'Any JSON value, at most 1 MiB: it becomes trigger.payload and the run input (no body reads as {}).',
+});
+
 export const HookAccepted = z
   .object({ execution_id: z.string().meta({ description: 'The run started (wex_...)' }) })
   .meta({ title: 'HookAccepted' });

@@ -40,13 +40,24 @@ const WebhookSettings = z.strictObject({
     .meta({ description: 'Seconds the receiver has to answer 2xx, default 10' }),
 });
 
+// What the service checks with its own codes (invalid_url, invalid_event_type) the document states
+// as schema (minLength, enum), so a client or a tester knows it before sending.
+const URL_DOC = { minLength: 1 };
+const EventTypeName = z
+  .string()
+  .max(100)
+  .meta({ enum: [...EVENT_TYPES] });
+
 export const WebhookCreateBody = z.strictObject({
   url: z
     .string()
     .max(2048)
-    .meta({ description: 'HTTPS URL (http:// is accepted in the sandbox environment)' }),
+    .meta({
+      ...URL_DOC,
+      description: 'HTTPS URL (http:// is accepted in the sandbox environment)',
+    }),
   events: z
-    .array(z.string().max(100))
+    .array(EventTypeName)
     .min(1)
     .max(EVENT_TYPES.length)
     .meta({ description: 'Event types to receive' }),
@@ -57,8 +68,8 @@ export const WebhookCreateBody = z.strictObject({
 export type WebhookCreateInput = z.infer<typeof WebhookCreateBody>;
 
 export const WebhookUpdateBody = z.strictObject({
-  url: z.string().max(2048).optional(),
-  events: z.array(z.string().max(100)).min(1).max(EVENT_TYPES.length).optional(),
+  url: z.string().max(2048).meta(URL_DOC).optional(),
+  events: z.array(EventTypeName).min(1).max(EVENT_TYPES.length).optional(),
   description: z.string().max(500).optional(),
   status: z
     .enum(WEBHOOK_UPDATE_STATUSES)
@@ -176,7 +187,7 @@ export type DeliveryDetailView = z.infer<typeof DeliveryDetail>;
 
 export const DeliveryListQuery = ListQuery.extend({ status: z.enum(DELIVERY_STATUSES).optional() });
 
-export const WebhookTestBody = z.strictObject({ event_type: z.string().max(100) });
+export const WebhookTestBody = z.strictObject({ event_type: EventTypeName });
 
 export const WebhookTestResult = z
   .object({

@@ -82,10 +82,16 @@ export const WorkflowStepInput = z
   .strictObject({
     id: StepId,
     name: z.string().min(1).max(200),
-    type: z.string().min(1).max(50).meta({
-      description:
-        'agent_action, condition, parallel, wait or webhook (another value -> 400 invalid_step_config)',
-    }),
+    // The document lists the values; the check stays the engine's (400 invalid_step_config).
+    type: z
+      .string()
+      .min(1)
+      .max(50)
+      .meta({
+        enum: [...STEP_TYPES],
+        description:
+          'agent_action, condition, parallel, wait or webhook (another value -> 400 invalid_step_config)',
+      }),
     agent_id: z.string().max(100).nullable().optional().meta({ description: 'For agent_action' }),
     config: z
       .record(z.string(), z.unknown())

@@ -169,6 +169,15 @@ test('every operation has a 4xx response and a default response', (t) => {
     );
     for (const status of statuses.filter((s) => /^[45]/.test(s) || s === 'default')) {
       const response = resolve(op.responses[status]);
+      // The consent step is a page for people: its errors are pages (tested below).
+      if (path.startsWith('/oauth/')) {
+        t.deepEqual(
+          Object.keys(response?.content ?? {}),
+          ['text/html'],
+          `${method} ${path} ${status}`,
+        );
+        continue;
+      }
       const schema = response?.content?.['application/json']?.schema;
       t.truthy(schema, `${method} ${path} ${status} has a JSON schema`);
       // The OAuth token and revoke endpoints answer protocol errors in RFC 6749 form (OAuthError).
@@ -231,4 +240,147 @@ test('operation ids are unique', (t) => {
   const ids = operations().map(({ op }) => op.operationId);
   for (const id of ids) t.is(typeof id, 'string');
   t.is(new Set(ids).size, ids.length);
+});
+
+// What the daemon enforces, said by the document (issue 56): typed limits, the hook's body, the
+// consent page's HTML answers, enums written as schema, links from each create.
+
+/** The operation at a path and method, its parameters resolved. */
+function op(path: string, method: string): any {
+  const found = doc.paths[path]?.[method];
+  if (!found) throw new Error(`${method} ${path} is not in the document`);
+  return { ...found, parameters: (found.parameters ?? []).map(resolve) };
+}
+
+test('limit is an integer from 1 to 100 on every list, as the daemon takes it', async (t) => {
+  const limits = operations().flatMap(({ path, op: found }) =>
+    (found.parameters ?? [])
+      .map(resolve)
+      .filter((parameter: any) => parameter.name === 'limit')
+      .map((parameter: any) => ({ path, schema: parameter.schema })),
+  );
+  t.true(limits.length >= 9, `${limits.length} list operations`);
+  for (const { path, schema } of limits) {
+    t.deepEqual(schema, { type: 'integer', minimum: 1, maximum: 100 }, path);
+  }
+  const { key, workspaceId } = await daemon.operator();
+  for (const [limit, status] of [
+    ['0', 400],
+    ['101', 400],
+    ['1.5', 400],
+    ['100', 200],
+  ] as const) {
+    const answer = await daemon.request(`/v1/events?limit=${limit}`, { key, tenant: workspaceId });
+    t.is(answer.status, status, `limit=${limit}`);
+  }
+});
+
+test('no pattern uses \\d (JSON Schema tools differ on Unicode digits)', (t) => {
+  const patterns: string[] = [];
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) node.forEach(walk);
+    else if (node && typeof node === 'object') {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === 'pattern' && typeof value === 'string') patterns.push(value);
+        else walk(value);
+      }
+    }
+  };
+  walk(doc);
+  t.true(patterns.length > 0);
+  for (const pattern of patterns) t.false(pattern.includes('\\d'), pattern);
+});
+
+test("a hook's body is documented: any JSON value, optional", (t) => {
+  const hook = op('/v1/hooks/{workspace_id}/{path}', 'post');
+  t.is(hook.requestBody?.required, false);
+  const schema = hook.requestBody?.content?.['application/json']?.schema;
+  t.truthy(schema, 'a JSON body');
+  t.is(schema.type, undefined, 'any JSON value, not only objects');
+  t.truthy(hook.responses['413'], 'a body over 1 MiB is refused');
+});
+
+test('the consent step documents its required parameters and answers its errors as pages', async (t) => {
+  const authorize = op('/oauth/authorize', 'get');
+  const byName = Object.fromEntries(authorize.parameters.map((p: any) => [p.name, p]));
+  for (const name of ['response_type', 'client_id', 'redirect_uri']) {
+    t.true(byName[name]?.required, `${name} is required`);
+  }
+  for (const parameter of authorize.parameters) t.is(parameter.schema.type, 'string');
+  t.truthy(authorize.responses['302'], 'the refusals that go back to the app are redirects');
+  for (const [status, answer] of Object.entries<any>(authorize.responses)) {
+    if (status === '200' || status === '302') continue;
+    t.deepEqual(Object.keys(answer.content), ['text/html'], `${status} is a page`);
+  }
+  // As documented: no client_id is an HTML page, not the API's JSON.
+  const answer = await daemon.request('/oauth/authorize?response_type=code');
+  t.is(answer.status, 400);
+  t.regex(answer.headers.get('content-type') ?? '', /^text\/html/);
+});
+
+test('limits written as schema: step types, event types, webhook url, analytics metrics', async (t) => {
+  const steps = op('/v1/workflows', 'post').requestBody.content['application/json'].schema
+    .properties.steps.items.properties;
+  t.deepEqual(steps.type.enum, ['agent_action', 'condition', 'parallel', 'wait', 'webhook']);
+  const webhook = op('/v1/webhooks', 'post').requestBody.content['application/json'].schema;
+  t.is(webhook.properties.url.minLength, 1);
+  t.true(webhook.properties.events.items.enum.includes('agent.created'));
+  const test_ = op('/v1/webhooks/{webhook_id}/test', 'post').requestBody.content['application/json']
+    .schema;
+  t.deepEqual(test_.properties.event_type.enum, webhook.properties.events.items.enum);
+  const metrics = op('/v1/agents/{agent_id}/analytics', 'get').parameters.find(
+    (p: any) => p.name === 'metrics',
+  );
+  const pattern = new RegExp(metrics.schema.pattern);
+  t.true(pattern.test('total_interactions,success_rate'));
+  t.false(pattern.test('total_interactions,bogus'));
+  // The daemon refuses what the schema refuses.
+  const { key, workspaceId } = await daemon.operator();
+  const auth = { key, tenant: workspaceId };
+  const empty = await daemon.callJson(
+    'POST',
+    '/v1/webhooks',
+    { url: '', events: ['agent.created'] },
+    auth,
+  );
+  t.is(empty.status, 400, 'an empty url');
+  const unknown = await daemon.callJson(
+    'POST',
+    '/v1/webhooks',
+    { url: 'http://127.0.0.1:9/x', events: ['agent.bogus'] },
+    auth,
+  );
+  t.is(unknown.status, 400, 'an unknown event type');
+});
+
+test('each create links to the get, update and delete of what it created', async (t) => {
+  const operationIds = new Set(operations().map(({ op: found }) => found.operationId));
+  const created = op('/v1/webhooks', 'post').responses['201'];
+  t.deepEqual(Object.keys(created.links ?? {}).sort(), [
+    'DeleteWebhook',
+    'GetWebhook',
+    'UpdateWebhook',
+  ]);
+  for (const { op: found } of operations()) {
+    for (const link of Object.values<any>(found.responses?.['201']?.links ?? {})) {
+      t.true(operationIds.has(link.operationId), link.operationId);
+    }
+  }
+  // Followed as a client would: the id the create answered is the get's path parameter.
+  const { key, workspaceId } = await daemon.operator();
+  const auth = { key, tenant: workspaceId };
+  const made = await daemon.callJson(
+    'POST',
+    '/v1/webhooks',
+    { url: 'http://127.0.0.1:9/hook', events: ['agent.created'] },
+    auth,
+  );
+  t.is(made.status, 201);
+  const get = created.links.GetWebhook;
+  t.is(get.parameters.webhook_id, '$response.body#/data/id');
+  const pointer = (get.parameters.webhook_id as string).split('#')[1]!.split('/').slice(1);
+  const id = pointer.reduce((value: any, part) => value?.[part], made.body);
+  const read = await daemon.request(`/v1/webhooks/${id as string}`, auth);
+  t.is(read.status, 200);
+  t.is(read.body.data.id, id);
 });
