@@ -41,6 +41,9 @@ const Brain = z
     provider: z.enum(['simulated', 'openai', 'replay']),
     model: z.string().max(200).optional(),
     cassette: z.string().max(500).optional().meta({
+      // Relative, a .json file (a drive letter, and whether the path stays inside the folder
+      // once resolved, are left to the service: no lookahead, which generators cannot read).
+      pattern: '^[^/\\\\\\u0000][^\\u0000]*\\.json$',
       description:
         "replay: the cassette to answer from (svc agents record), a .json file named relative to the daemon's cassette folder (SVC_CASSETTE_DIR, default <data dir>/cassettes); absolute paths, .. and symbolic links leading out of the folder are refused (400 invalid_parameter); a cassette over 16 MiB or not matching the cassette format fails the execution with 502 external_api_error naming the file and the entry (interactions[3].response)",
     }),
@@ -54,7 +57,12 @@ const Brain = z
         "With base_url: the workspace secret whose value is sent as the bearer key to that endpoint. The daemon's own key (SVC_OPENAI_API_KEY) goes only to the daemon's base URL, so an agent with its own base_url and no api_key_secret sends no key.",
     }),
   })
-  .meta({ description: "Overrides the daemon's execution brain for this agent (svc extension)" });
+  .meta({
+    description: "Overrides the daemon's execution brain for this agent (svc extension)",
+    // cassette and record_missing belong to the replay brain (the service refuses them elsewhere).
+    if: { properties: { provider: { not: { const: 'replay' } } } },
+    then: { properties: { cassette: false, record_missing: false } },
+  });
 
 const Ontology = z
   .string()

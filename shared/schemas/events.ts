@@ -41,10 +41,19 @@ export const Event = z
 
 export type EventEnvelope = z.infer<typeof Event>;
 
+/** One word of a type filter: an event type, or a prefix ending in * (agent.*). */
+const TYPE_WORD = `(${EVENT_TYPES.map((type) => type.replace(/\./g, '\\.')).join('|')}|[^*,]*\\*)`;
+
 export const EventListQuery = ListQuery.extend({
-  type: z.string().max(200).optional().meta({
-    description: 'An event type, or a prefix ending in * (agent.*); comma-separated for several',
-  }),
+  type: z
+    .string()
+    .max(200)
+    .optional()
+    .meta({
+      description: 'An event type, or a prefix ending in * (agent.*); comma-separated for several',
+      // What parseTypeFilter accepts, as a pattern: words trimmed, empty ones skipped.
+      pattern: `^[ \\t]*(${TYPE_WORD}[ \\t]*)?(,[ \\t]*(${TYPE_WORD}[ \\t]*)?)*$`,
+    }),
 });
 
 /** An event type or a prefix ending in * (agent.*): compared as text, never as a regex. */
