@@ -7,6 +7,8 @@
 //   node scripts/test-times.mjs --jobs 2 test/e2e    two files at once, e2e only
 //   node scripts/test-times.mjs --top 15 test/e2e/full-disk.test.ts test/unit
 //   node scripts/test-times.mjs --steps              the gate's fixed steps (build, typecheck, ...)
+//   node scripts/test-times.mjs --from FILE --top 10 the files of a run already made, as `npm test`
+//                                                    records them (test/helpers/file-times.ts)
 //
 // Figures depend on what else the machine runs: compare files with each other, and say the
 // load average (printed at the start and the end) when quoting them.
@@ -21,15 +23,16 @@ const AVA = join(ROOT, 'node_modules', 'ava', 'entrypoints', 'cli.mjs');
 const GATE_STEPS = ['build', 'typecheck', 'lint', 'depcruise', 'format:check', 'openapi:lint'];
 
 function parseArgs(argv) {
-  const options = { jobs: 1, top: Infinity, steps: false, targets: [] };
+  const options = { jobs: 1, top: Infinity, steps: false, from: undefined, targets: [] };
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i];
     if (arg === '--jobs') options.jobs = Number(argv[(i += 1)]);
     else if (arg === '--top') options.top = Number(argv[(i += 1)]);
     else if (arg === '--steps') options.steps = true;
+    else if (arg === '--from') options.from = argv[(i += 1)];
     else if (arg === '--help' || arg === '-h') {
       process.stdout.write(
-        'usage: node scripts/test-times.mjs [--jobs N] [--top N] [--steps] [file or folder ...]\n',
+        'usage: node scripts/test-times.mjs [--jobs N] [--top N] [--steps | --from FILE] [file or folder ...]\n',
       );
       process.exit(0);
     } else options.targets.push(arg);
@@ -125,7 +128,29 @@ async function timeSteps() {
   return results;
 }
 
+/** The files of a run already made: one JSON line each ({file, seconds, cpu}), as recorded. */
+function recordedFiles(path) {
+  const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => ({ ...JSON.parse(line), code: 0 }));
+}
+
 const options = parseArgs(process.argv.slice(2));
+if (options.from !== undefined) {
+  const recorded = recordedFiles(options.from).sort((a, b) => b.seconds - a.seconds);
+  const shown = recorded.slice(0, options.top);
+  process.stdout.write(
+    `slowest test files (${shown.length} of ${recorded.length}; wall s from the worker's start, CPU s without detached daemons):\n`,
+  );
+  for (const result of shown) {
+    process.stdout.write(
+      `${result.seconds.toFixed(1).padStart(8)}${cpuText(result.cpu).padStart(8)}  ${result.file}\n`,
+    );
+  }
+  process.exit(0);
+}
 process.stdout.write(`load average at start: ${load()}\n`);
 const started = Date.now();
 const results = options.steps

@@ -15,7 +15,7 @@ export function eventRoutes(events: EventService): RouteDef[] {
       operationId: 'listEvents',
       summary: 'List events',
       description:
-        'Events of the workspace, newest first, kept 30 days on the daemon clock. Filter with type (exact types or prefixes like agent.*, comma-separated). Needs webhooks:read.',
+        'Events of the workspace, newest first (events of the same millisecond in no set order), kept 30 days on the daemon clock. Filter with type (exact types or prefixes like agent.*, comma-separated). Needs webhooks:read.',
       tag: 'Events',
       auth: tenantRoute('webhooks:read'),
       query: EventListQuery,

@@ -88,7 +88,7 @@ test('a webhook step call in flight at a SIGKILL counts: 2 calls in all with max
   t.is(started.status, 202);
   const executionId = started.body.data.execution_id as string;
 
-  await receiver.waitForCount(1, 10_000);
+  await receiver.waitForCount(1);
   // While it is in flight, the attempt shows as running.
   const during = await waitForExecution(api, workflowId, executionId, () => true);
   t.like(during.step_results, [{ step_id: 'call', attempt: 1, status: 'running' }]);
@@ -138,7 +138,7 @@ test('a delivery attempt in flight at a SIGKILL counts: 2 POSTs in all with max_
   const event = await control<{ id: string }>(running(d), 'events.trigger', {
     type: 'agent.created',
   });
-  await receiver.waitForCount(1, 10_000);
+  await receiver.waitForCount(1);
   await killHard(running(d).pid);
   receiver.delay(0);
   receiver.respondWith(500);

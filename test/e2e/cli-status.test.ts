@@ -129,7 +129,7 @@ test.serial(
       type: 'agent.created',
       workspace_id: ws,
     });
-    await receiver.waitForCount(2, 10_000);
+    await receiver.waitForCount(2);
     const paused = await api('PATCH', `/webhooks/${hooks[1]}`, { status: 'paused' });
     t.is(paused.status, 200, JSON.stringify(paused.body));
 

@@ -1,6 +1,7 @@
 // The control channel (tRPC at /trpc): only the control token opens it, the token opens
 // nothing else, and the events.stream subscription delivers events live (through
 // `svc events tail`, the way operators use it).
+import { HANG_TIMEOUT_MS } from '../helpers/waiting.js';
 import test from 'ava';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -152,9 +153,9 @@ class Tail extends CliStream {
     super(['events', 'tail', '--json', ...args], d.env);
   }
 
-  /** Resolves true once the event with this id is printed (false after 5 s). */
+  /** Resolves true once the event with this id is printed (false after the hang guard). */
   printed(id: string): Promise<boolean> {
-    return this.waitFor((lines) => lines.some((line) => line.id === id), 5_000);
+    return this.waitFor((lines) => lines.some((line) => line.id === id), HANG_TIMEOUT_MS);
   }
 
   /**
@@ -163,13 +164,15 @@ class Tail extends CliStream {
    */
   async warmUp(type: string): Promise<Set<string>> {
     const ids = new Set<string>();
-    for (let attempt = 0; attempt < 20; attempt++) {
+    // Bounded by the hang guard, not a count of tries: the CLI starts slowly under load.
+    const until = Date.now() + HANG_TIMEOUT_MS;
+    while (Date.now() < until) {
       const event = await trigger(type);
       ids.add(event.id);
       if (await this.waitFor((lines) => lines.some((line) => ids.has(line.id)), 1_000)) {
         // The stream keeps order and was open before the one that arrived was published, so
         // the last one published arrives too: after it, no warm-up event is still on its way.
-        await this.waitFor((lines) => lines.some((line) => line.id === event.id), 3_000);
+        await this.waitFor((lines) => lines.some((line) => line.id === event.id), HANG_TIMEOUT_MS);
         return ids;
       }
     }

@@ -146,7 +146,7 @@ test.serial(
     const stored = await waitForExecution(api, hooked, run, (e) => e.status === 'completed');
     t.deepEqual(stored.input, { alert: 'disk full', host: 'db-1' });
     t.is(stored.trigger.type, 'webhook');
-    t.true(await receiver.waitFor((all) => all.some((r) => r.body.includes('disk full')), 5000));
+    t.true(await receiver.waitFor((all) => all.some((r) => r.body.includes('disk full'))));
 
     // The same body again within the second is another request (signed anew), another run.
     await page.getByRole('button', { name: 'Trigger', exact: true }).click();
@@ -322,7 +322,7 @@ test.serial(
         ['pay', 'completed'],
       ],
     );
-    t.true(await receiver.waitFor((all) => all.some((r) => r.body.includes('R-1')), 5000));
+    t.true(await receiver.waitFor((all) => all.some((r) => r.body.includes('R-1'))));
   },
 );
 

@@ -91,7 +91,7 @@ test.serial('a run started with an edited input exists with that input', async (
   const stored = await waitForExecution(api, flow, run, (e) => e.status === 'completed');
   t.deepEqual(stored.input, { amount: 250, order: 'A-17' });
   t.is(stored.trigger.type, 'manual');
-  t.true(await receiver.waitFor((all) => all.some((r) => r.body.includes('A-17')), 5000));
+  t.true(await receiver.waitFor((all) => all.some((r) => r.body.includes('A-17'))));
 
   // Back on the workflow's page the form starts from that run's input.
   await page.goto(`${d.url}/ui/workflows/${flow}?ws=${ws}`);
@@ -129,9 +129,8 @@ test.serial('an event sent from a sample, edited, is logged and delivered', asyn
   t.is(stored.status, 200);
   t.like(stored.body.data, { type: 'agent.created', data: { name: 'Edited by hand' } });
   t.true(
-    await receiver.waitFor(
-      (all) => all.some((r) => r.body.includes(eventId) && r.body.includes('Edited by hand')),
-      5000,
+    await receiver.waitFor((all) =>
+      all.some((r) => r.body.includes(eventId) && r.body.includes('Edited by hand')),
     ),
     'the subscribed webhook received it',
   );

@@ -103,7 +103,7 @@ test.serial(
     t.like(delivery, { status: 'pending', attempts: 2, http_status: 503 });
     t.is(receiver.requests.length, 0, 'injected attempts never reach the receiver');
     await d.advance('5m');
-    const [received] = await receiver.waitForCount(1, 5000);
+    const [received] = await receiver.waitForCount(1);
     t.is(received!.header('x-svc-event-id'), event.id);
     delivery = await deliveryOf(hook);
     t.like(delivery, { status: 'delivered', attempts: 3, http_status: 200 });
@@ -393,7 +393,7 @@ test.serial(
     // (The daemon now runs on another port: the checks go through the CLI, which finds it.)
     await restart(d);
     await d.advance('24h');
-    await receiver.waitForCount(1, 5000);
+    await receiver.waitForCount(1);
     const listed = await d.cli(['webhooks', 'deliveries', hook, '--workspace', ws, '--json']);
     t.like(listed.json().data[0], { status: 'delivered', attempts: 2 });
     const rules = (await d.cli(['faults', 'list', '--workspace', ws, '--json'])).json().data;

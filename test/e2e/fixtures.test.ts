@@ -78,7 +78,7 @@ test.serial('the support desk applies, and its objects work through the REST API
     auth,
   );
   t.true([200, 500].includes(run.status), run.text);
-  const [delivery] = await receiver.waitForCount(1, 20_000);
+  const [delivery] = await receiver.waitForCount(1);
   t.is(delivery!.header('x-svc-delivery-id')?.startsWith('del_'), true);
   t.true(
     verifySignature(delivery!.rawBody, delivery!.header('x-svc-signature'), FIXED_SECRET).valid,
@@ -150,7 +150,7 @@ test.serial(
       { key, tenant: workspaces.acme },
     );
     t.true([200, 500].includes(run.status), run.text);
-    const [delivery] = await receiver.waitForCount(1, 20_000);
+    const [delivery] = await receiver.waitForCount(1);
     const signature = delivery!.header('x-svc-signature');
     t.true(
       verifySignature(delivery!.rawBody, signature, replaced).valid,

@@ -41,7 +41,7 @@ test.serial(
       eventIds.push(event.id);
     }
     await d.advance(0);
-    await receiver.waitForCount(3, 5000);
+    await receiver.waitForCount(3);
     const failed = await api('GET', `/webhooks/${hook}/deliveries?status=failed`);
     t.is(failed.body.data.length, 3);
     const originalDeliveries = new Set(failed.body.data.map((del: any) => del.id));
@@ -96,7 +96,7 @@ test.serial(
     t.regex(replay.stdout, /Replayed 3 event\(s\)/);
     t.notRegex(replay.stdout, /NEW DELIVERY/, 'a summary; the list only with --list');
     await d.advance(0);
-    const received = await receiver.waitForCount(3, 5000);
+    const received = await receiver.waitForCount(3);
     t.deepEqual(new Set(received.map((r) => r.header('x-svc-event-id'))), new Set(eventIds));
     for (const request of received) {
       t.false(originalDeliveries.has(request.header('x-svc-delivery-id')), 'a new delivery id');

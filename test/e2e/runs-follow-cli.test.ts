@@ -2,6 +2,7 @@
 // behaves as `run --wait` (the new id at once, a wait and an approval followed live, no request
 // timeout), `workflows watch` follows a run started elsewhere (here by its hook), and a run id
 // alone is enough wherever a command needs a run (GET /v1/executions/{id} finds its workflow).
+import { HANG_TIMEOUT_MS } from '../helpers/waiting.js';
 import test from 'ava';
 import { assertExit, type CliResult } from '../helpers/daemon.js';
 import { sharedDaemon } from '../helpers/setup.js';
@@ -42,7 +43,7 @@ function follow(t: { teardown(fn: () => void): void }, ws: string, ...args: stri
 
 /** Resolves with the first match of `pattern` on the stream's stderr (fails after 15 s). */
 async function stderrMatch({ stream }: Following, pattern: RegExp): Promise<RegExpExecArray> {
-  const seen = await stream.waitFor(() => pattern.test(stream.stderr), 15_000);
+  const seen = await stream.waitFor(() => pattern.test(stream.stderr), HANG_TIMEOUT_MS);
   if (!seen) throw new Error(`stderr never matched ${pattern}:\n${stream.stderr}`);
   return pattern.exec(stream.stderr)!;
 }

@@ -49,7 +49,7 @@ test('the database holds no plaintext webhook secret or credentials; deliveries 
 
   const triggered = await d.cli(['events', 'trigger', 'agent.created', '--json']);
   t.is(triggered.code, 0, triggered.stderr);
-  const [delivery] = await receiver.waitForCount(1, 10_000);
+  const [delivery] = await receiver.waitForCount(1);
   const check = verifySignature(delivery!.rawBody, delivery!.header('x-svc-signature'), secret);
   t.true(check.valid, JSON.stringify(check));
 
@@ -102,7 +102,7 @@ test('a database with plaintext secrets (written before encryption) is sealed at
 
   const triggered = await d.cli(['events', 'trigger', 'agent.created', '--json']);
   t.is(triggered.code, 0, triggered.stderr);
-  const [delivery] = await receiver.waitForCount(1, 10_000);
+  const [delivery] = await receiver.waitForCount(1);
   t.true(
     verifySignature(delivery!.rawBody, delivery!.header('x-svc-signature'), plainSecret).valid,
   );

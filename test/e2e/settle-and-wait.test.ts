@@ -174,7 +174,7 @@ test.serial(
       ],
     });
     const id = await run(flow);
-    await receiver.waitForCount(2, 5000);
+    await receiver.waitForCount(2);
 
     const early = await d.cli(['settle', '--timeout', '200ms']);
     assertExit(t, early, 1);

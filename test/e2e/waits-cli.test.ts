@@ -5,6 +5,7 @@
 // deliveries|delivery` say `held` and how to release them. The clock is frozen at a known time
 // in each test (serial: they share the daemon and its clock), so the printed times are exact.
 import { spawn } from 'node:child_process';
+import { HANG_TIMEOUT_MS } from '../helpers/waiting.js';
 import test, { type ExecutionContext } from 'ava';
 import { control } from '../helpers/api.js';
 import { assertExit, SVC_BIN, ROOT, type CliResult } from '../helpers/daemon.js';
@@ -46,7 +47,7 @@ function follow(t: ExecutionContext, ws: string, ...args: string[]): CliStream {
 }
 
 async function stderrLine(stream: CliStream, pattern: RegExp): Promise<string> {
-  const seen = await stream.waitFor(() => pattern.test(stream.stderr), 15_000);
+  const seen = await stream.waitFor(() => pattern.test(stream.stderr), HANG_TIMEOUT_MS);
   if (!seen) throw new Error(`stderr never matched ${pattern}:\n${stream.stderr}`);
   return pattern.exec(stream.stderr)![0];
 }

@@ -24,6 +24,8 @@ type Webhook = WebhookView & Required<Pick<WebhookView, 'secret'>>;
 type Answer = Awaited<ReturnType<TestDaemon['request']>>;
 
 const MINUTE = 60_000;
+/** A receiver's answer held this long never comes within a test. */
+const HOLD_MS = 600_000;
 
 const daemon = sharedDaemon(test);
 let key: string;
@@ -191,7 +193,7 @@ async function expectCount(
   count: number,
   message: string,
 ): Promise<void> {
-  const arrived = await receiver.waitFor((all) => all.length >= count, 5_000);
+  const arrived = await receiver.waitFor((all) => all.length >= count);
   t.true(arrived, `${message}: got ${receiver.requests.length}, expected ${count}`);
   await dueTimersRun(daemon);
   t.is(receiver.requests.length, count, `${message}: no extra request`);
@@ -283,10 +285,7 @@ test.serial(
     t.is(resumed.body.data.status, 'active');
     const next = await w.publish('agent.created');
     t.true(
-      await receiver.waitFor(
-        (all) => all.some((r) => r.header('x-svc-event-id') === next.id),
-        5_000,
-      ),
+      await receiver.waitFor((all) => all.some((r) => r.header('x-svc-event-id') === next.id)),
       'a resumed webhook receives new events',
     );
     t.is(
@@ -367,8 +366,9 @@ test('an event reaches the receiver as a signed POST of the envelope with the X-
   const { w, receiver, hook } = await hookedTenant(t, ['agent.created', 'agent.updated']);
   t.regex(hook.secret, /^whsec_/);
 
+  const sentFrom = Math.floor(Date.now() / 1000);
   const event = await w.publishByCli(t, 'agent.created');
-  const [request] = await receiver.waitForCount(1, 5_000);
+  const [request] = await receiver.waitForCount(1);
   const received = request!;
 
   t.is(received.method, 'POST');
@@ -388,9 +388,13 @@ test('an event reaches the receiver as a signed POST of the envelope with the X-
   const stored = await w.call('GET', `/v1/events/${event.id}`);
   t.deepEqual(body, stored.body.data);
 
-  // t is the real time of sending.
+  // t is the real time of sending: after the publish began, not after the receiver got it
+  // (bracketed by the test's own clock readings, however long the machine took between them).
   const t0 = signatureTime(received);
-  t.true(Math.abs(t0 * 1000 - received.receivedAt) < 5_000, `t=${t0} is about now`);
+  t.true(
+    t0 >= sentFrom && t0 * 1000 <= received.receivedAt,
+    `t=${t0} is within the publish (${sentFrom}) .. arrival (${received.receivedAt} ms)`,
+  );
 
   // Our own verification: good as received, bad when anything changes.
   t.true(verify(received.rawBody, header, hook.secret), 'the signature verifies');
@@ -434,7 +438,7 @@ test('integration.connected reaches a subscribed webhook without the credentials
   t.is(connected.status, 201, connected.text);
   const integration = connected.body.data as { id: string };
 
-  const [request] = await receiver.waitForCount(1, 5_000);
+  const [request] = await receiver.waitForCount(1);
   const body = request!.json<Envelope>();
   t.is(body.type, 'integration.connected');
   t.is(request!.header('x-svc-event-type'), 'integration.connected');
@@ -444,7 +448,7 @@ test('integration.connected reaches a subscribed webhook without the credentials
 
   const removed = await w.call('DELETE', `/v1/integrations/${integration.id}`);
   t.is(removed.status, 200, removed.text);
-  await receiver.waitForCount(2, 5_000);
+  await receiver.waitForCount(2);
   const second = receiver.requests[1]!.json<Envelope>();
   t.is(second.type, 'integration.disconnected');
   t.not(second.id, body.id);
@@ -476,7 +480,7 @@ test('a paused webhook gets nothing; active again, it gets new events', async (t
   t.is(patched.body.data.status, 'paused');
 
   const event = await w.publish('agent.execution.completed');
-  await control.waitForCount(1, 5_000);
+  await control.waitForCount(1);
   t.is(control.requests[0]!.header('x-svc-event-id'), event.id);
   // Both webhooks' attempts are timers due at once: when they have run, the paused one held.
   await dueTimersRun(daemon);
@@ -484,18 +488,18 @@ test('a paused webhook gets nothing; active again, it gets new events', async (t
 
   await w.call('PATCH', `/v1/webhooks/${hook.id}`, { status: 'active' });
   const later = await w.publish('agent.execution.completed');
-  t.true(
-    await paused.waitFor((all) => all.some((r) => r.header('x-svc-event-id') === later.id), 5_000),
-  );
+  t.true(await paused.waitFor((all) => all.some((r) => r.header('x-svc-event-id') === later.id)));
 });
 
 test('a receiver slower than timeout_seconds is a failed attempt with an error', async (t) => {
   const { w, receiver, hook } = await hookedTenant(t, ['agent.execution.failed'], {
     timeout_seconds: 1,
   });
-  receiver.delay(2_500);
+  // The receiver holds its answer past the end of the test: whatever the machine's pace, the
+  // attempt can only end by the daemon's timeout (an answer at 2.5 s came first at load ~20).
+  receiver.delay(HOLD_MS);
   await w.publish('agent.execution.failed');
-  await receiver.waitForCount(1, 5_000);
+  await receiver.waitForCount(1);
 
   const delivery = await w.onlyDelivery(hook.id);
   t.is(delivery.attempts, 1);
@@ -504,8 +508,8 @@ test('a receiver slower than timeout_seconds is a failed attempt with an error',
   t.is(delivery.http_status, null);
   t.true(typeof delivery.error === 'string' && delivery.error.length > 0, 'error message');
   t.true(
-    delivery.response_time_ms! >= 900 && delivery.response_time_ms! < 2_500,
-    `${delivery.response_time_ms} ms`,
+    delivery.response_time_ms! >= 900,
+    `cut at 1 s, not before: ${delivery.response_time_ms} ms`,
   );
   const [attempt] = delivery.attempts_history;
   t.like(attempt, { attempt: 1, http_status: null });
@@ -520,12 +524,12 @@ test('the delivery log pages, shows attempts and the event; stats count outcomes
   const events: Envelope[] = [];
   for (let i = 0; i < 4; i++) {
     events.push(await w.publish('agent.updated'));
-    await receiver.waitForCount(i + 1, 5_000);
+    await receiver.waitForCount(i + 1);
   }
   // One more that fails: with max_attempts 1 it fails at once (and fails the webhook).
   receiver.failNext(1, 502);
   events.push(await w.publish('agent.updated'));
-  await receiver.waitForCount(5, 5_000);
+  await receiver.waitForCount(5);
   await dueTimersRun(daemon);
   const failed: Delivery | undefined = (await w.listDeliveries(hook.id, '?status=failed')).body
     .data[0];
@@ -600,7 +604,7 @@ test('POST .../retry redelivers now: same event and delivery id, a new attempt',
   const { w, receiver, hook } = await hookedTenant(t, ['workflow.deleted']);
   receiver.failNext(1, 500);
   const event = await w.publish('workflow.deleted');
-  await receiver.waitForCount(1, 5_000);
+  await receiver.waitForCount(1);
   const delivery = await w.onlyDelivery(hook.id);
   t.like(delivery, { status: 'pending', attempts: 1, http_status: 500 });
 
@@ -632,7 +636,7 @@ test('POST .../retry redelivers now: same event and delivery id, a new attempt',
   const again = await w.call('POST', `/v1/webhooks/${hook.id}/deliveries/${delivery.id}/retry`);
   t.is(again.status, 200, again.text);
   t.is(again.body.data.status, 'delivered');
-  await receiver.waitForCount(3, 2_000);
+  await receiver.waitForCount(3);
   t.is(receiver.requests[2]!.json<Envelope>().id, event.id);
   const stats = await w.getHook(hook.id);
   t.is(stats.stats.success_rate, 1);
@@ -649,7 +653,7 @@ test('a retry asked while an automatic attempt is in flight waits for it and sta
   receiver.delay(500);
   receiver.failNext(1, 500);
   await w.publish('workflow.deleted');
-  await receiver.waitForCount(1, 5_000);
+  await receiver.waitForCount(1);
   // Listed while its first attempt waits for the answer (onlyDelivery would wait for it).
   const listed = await w.listDeliveries(hook.id);
   t.is(listed.body.data.length, 1);

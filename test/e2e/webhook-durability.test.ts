@@ -118,7 +118,7 @@ test('a pending retry survives a graceful stop and start', async (t) => {
   const event = await trpc<{ id: string }>(before, 'events.trigger', {
     type: 'workflow.execution.failed',
   });
-  await receiver.waitForCount(1, 5_000);
+  await receiver.waitForCount(1);
 
   const stopped = await d.cli(['daemon', 'stop']);
   t.is(stopped.code, 0, stopped.stderr);
@@ -135,7 +135,7 @@ test('a pending retry survives a graceful stop and start', async (t) => {
 
   const advanced = await d.cli(['clock', 'advance', '1m', '--json']);
   t.is(advanced.code, 0, advanced.stderr);
-  t.true(await receiver.waitFor((requests) => requests.length >= 2, 5_000), 'second attempt');
+  t.true(await receiver.waitFor((requests) => requests.length >= 2), 'second attempt');
   const [first, second] = receiver.requests;
   t.is(second!.header('x-svc-event-id'), event.id);
   t.is(second!.header('x-svc-delivery-id'), first!.header('x-svc-delivery-id'));

@@ -10,7 +10,7 @@ import type { CliResult } from '../helpers/daemon.js';
 import { sharedDaemon } from '../helpers/setup.js';
 import { startReceiver, type ReceivedRequest } from '../helpers/receiver.js';
 import type { WebhookView as Webhook } from '../../shared/schemas/webhooks.js';
-import { dueTimersRun } from '../helpers/events.js';
+import { dueTimersRun, HANG_TIMEOUT_MS } from '../helpers/events.js';
 import { CliStream } from '../helpers/cli-stream.js';
 
 const d = sharedDaemon(test);
@@ -40,7 +40,9 @@ async function warmUp(
   through: (warm: Set<string>) => Promise<boolean>,
 ): Promise<{ warm: Set<string>; arrived: boolean }> {
   const warm = new Set<string>();
-  for (let i = 0; i < 20; i++) {
+  // Bounded by the hang guard, not a count of tries: a CLI stream starts slowly under load.
+  const until = Date.now() + HANG_TIMEOUT_MS;
+  while (Date.now() < until) {
     warm.add((await trigger(ws, 'agent.created')).id);
     if (await through(warm)) return { warm, arrived: true };
   }
@@ -241,7 +243,7 @@ test('svc webhooks deliveries and retry', async (t) => {
   receiver.failNext(1, 500);
   const hook = await createHook(t, ws, receiver.url, 'agent.updated');
   const event = await trigger(ws, 'agent.updated');
-  await receiver.waitForCount(1, 5_000);
+  await receiver.waitForCount(1);
 
   // The attempt is a timer: once the due ones have run, it is recorded.
   await dueTimersRun(d);
@@ -289,7 +291,7 @@ test('svc webhooks tail --json prints a JSON line per delivery attempt', async (
   receiver.failNext(1, 503);
   const event = await trigger(ws, 'agent.updated');
   const lineFor = () => tail.lines.filter((line) => line.delivery?.event_id === event.id);
-  t.true(await tail.waitFor(() => lineFor().length >= 1, 5_000), 'first attempt printed');
+  t.true(await tail.waitFor(() => lineFor().length >= 1, HANG_TIMEOUT_MS), 'first attempt printed');
   const first = lineFor()[0]!;
   t.is(first.webhook_id, hook.id);
   t.is(first.workspace_id, ws);
@@ -305,7 +307,10 @@ test('svc webhooks tail --json prints a JSON line per delivery attempt', async (
 
   const retried = await svc(ws, 'webhooks', 'retry', hook.id, first.delivery.id);
   assertOk(t, retried);
-  t.true(await tail.waitFor(() => lineFor().length >= 2, 5_000), 'second attempt printed');
+  t.true(
+    await tail.waitFor(() => lineFor().length >= 2, HANG_TIMEOUT_MS),
+    'second attempt printed',
+  );
   t.like(lineFor()[1]!.delivery, {
     id: first.delivery.id,
     status: 'delivered',
@@ -317,10 +322,7 @@ test('svc webhooks tail --json prints a JSON line per delivery attempt', async (
   // the other attempt is done (due timers run) a later delivery of ours is printed after it.
   await createHook(t, ws, receiver.url, 'agent.deleted');
   const unrelated = await trigger(ws, 'agent.deleted');
-  await receiver.waitFor(
-    (all) => all.some((r) => r.header('x-svc-event-id') === unrelated.id),
-    5_000,
-  );
+  await receiver.waitFor((all) => all.some((r) => r.header('x-svc-event-id') === unrelated.id));
   await dueTimersRun(d);
   const marker = await trigger(ws, 'agent.updated');
   t.true(
@@ -371,13 +373,13 @@ test('svc listen forwards matching events signed with the secret it prints', asy
   const skippedToo = await trigger(ws, 'integration.connected');
   const last = await trigger(ws, 'agent.execution.completed');
   t.true(
-    await receiver.waitFor((all) => all.some((r) => r.header('x-svc-event-id') === last.id), 5_000),
+    await receiver.waitFor((all) => all.some((r) => r.header('x-svc-event-id') === last.id)),
     'agent.execution.completed forwarded',
   );
   // listen forwards in the order it streams events and prints each forward once answered: when
   // both are printed, a wrongly forwarded earlier event would have been sent before them.
   const printed = (id: string) => listen.lines.some((line) => line.event_id === id);
-  t.true(await listen.waitFor(() => printed(kept.id) && printed(last.id), 3_000));
+  t.true(await listen.waitFor(() => printed(kept.id) && printed(last.id), HANG_TIMEOUT_MS));
   const forwarded = receiver.requests.filter((r) => !warm.has(r.header('x-svc-event-id') ?? ''));
   t.deepEqual(forwarded.map((r) => r.header('x-svc-event-id')).sort(), [kept.id, last.id].sort());
   t.false(
@@ -414,7 +416,10 @@ test.serial('svc listen also works under a test runner (NODE_ENV=test)', async (
   });
   t.teardown(() => listen.kill());
   let forwarded = false;
-  for (let i = 0; i < 10 && !forwarded && listen.child.exitCode === null; i++) {
+  // An event published before listen subscribed is not forwarded: one more each second, until
+  // one is (bounded by the hang guard, not a count of tries: listen starts slowly under load).
+  const until = Date.now() + HANG_TIMEOUT_MS;
+  while (!forwarded && Date.now() < until && listen.child.exitCode === null) {
     const event = await trigger(ws, 'workflow.created');
     forwarded = await receiver.waitFor(
       (all) => all.some((r) => r.header('x-svc-event-id') === event.id),

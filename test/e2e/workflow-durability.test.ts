@@ -8,7 +8,7 @@
 import test, { type ExecutionContext } from 'ava';
 import type { TestDaemon } from '../helpers/daemon.js';
 import { control } from '../helpers/api.js';
-import { readUntil } from '../helpers/events.js';
+import { HANG_TIMEOUT_MS, readUntil } from '../helpers/events.js';
 import { daemonsOfFile, killHard, restart, restNow, running } from '../helpers/processes.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import {
@@ -65,7 +65,7 @@ function waitForRuns(
 
 /** The runs once all of them have ended (a minute at most). */
 function finishedRuns(d: TestDaemon, api: Api, workflowId: string, ids: string[]) {
-  return waitForRuns(d, api, workflowId, ids, (e) => TERMINAL.includes(e.status), 60_000);
+  return waitForRuns(d, api, workflowId, ids, (e) => TERMINAL.includes(e.status), HANG_TIMEOUT_MS);
 }
 
 /** How many workflow.execution.completed events each run has. */
@@ -156,7 +156,7 @@ test('50 runs parked in a wait survive SIGKILL and finish exactly once each', as
   t.not(after.pid, before.pid);
 
   // Still parked after the restart: the wait is on the daemon clock, which has not moved.
-  const parked = await waitForRuns(d, api, workflowId, ids, () => true, 10_000);
+  const parked = await waitForRuns(d, api, workflowId, ids, () => true, HANG_TIMEOUT_MS);
   t.true([...parked.values()].every((e) => e.status === 'running'));
 
   const advanced = await d.cli(['clock', 'advance', '2h', '--json']);
@@ -177,13 +177,20 @@ test('50 runs parked in a wait survive SIGKILL and finish exactly once each', as
 
   // The receiver: one call per run, and none for anything else. A late duplicate would be sent
   // before the call of a run started now, all finished: that run's call is the marker.
-  await receiver.waitFor((requests) => requests.length >= RUNS, 10_000);
+  await receiver.waitFor((requests) => requests.length >= RUNS);
   const marker = await api('POST', `/workflows/${workflowId}/execute`, { input: { n: -1 } });
   t.is(marker.status, 202);
   const markerId = marker.body.data.execution_id as string;
-  await waitForRuns(d, api, workflowId, [markerId], (e) => e.current_step === 'pause', 10_000);
+  await waitForRuns(
+    d,
+    api,
+    workflowId,
+    [markerId],
+    (e) => e.current_step === 'pause',
+    HANG_TIMEOUT_MS,
+  );
   await control(running(d), 'clock.advance', { ms: 2 * 3_600_000 });
-  await receiver.waitFor((requests) => requests.some((r) => r.json().run === markerId), 10_000);
+  await receiver.waitFor((requests) => requests.some((r) => r.json().run === markerId));
   t.is(
     receiver.requests.findIndex((r) => r.json().run === markerId),
     RUNS,

@@ -294,13 +294,13 @@ test.serial('retry_policy retries a failed step after 1 s, then x multiplier', a
   );
   const started = await w.run(flow, {}, false);
   const id = started.body.data.execution_id as string;
-  await receiver.waitForCount(1, 5000);
+  await receiver.waitForCount(1);
   const retrying = await w.stepIn(flow, id, 'retrying');
   t.like(retrying.step_results[0], { step_id: 'call', status: 'failed', attempt: 1 });
   await advance(daemon, '1s');
-  await receiver.waitForCount(2, 5000);
+  await receiver.waitForCount(2);
   await advance(daemon, '3s');
-  await receiver.waitForCount(3, 5000);
+  await receiver.waitForCount(3);
   const done = await w.ended(flow, id);
   t.is(done.status, 'completed');
   t.deepEqual(
@@ -398,7 +398,7 @@ test.serial('a run parked in a wait survives a daemon restart and completes once
   t.is((await own.cli(['daemon', 'start', '--port', port, '--json'])).code, 0);
   const restarted = new Tenant(own, w.key, w.id);
   await advance(own, '31s');
-  await receiver.waitForCount(1, 5000);
+  await receiver.waitForCount(1);
   const done = await restarted.ended(flow, id);
   t.is(done.status, 'completed');
   t.deepEqual(

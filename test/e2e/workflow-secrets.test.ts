@@ -137,7 +137,7 @@ test('a secret reaches the receiver and nothing else', async (t) => {
   const events = JSON.stringify(await allEvents(api, 'workflow.*'));
   t.true(events.length > 2);
   t.false(events.includes(value), 'stored events');
-  await hooks.waitFor((requests) => requests.length >= 3, 10_000);
+  await hooks.waitFor((requests) => requests.length >= 3);
   t.false(
     hooks.requests.some((request) => request.body.includes(value)),
     'webhook deliveries',

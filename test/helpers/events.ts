@@ -6,7 +6,7 @@ import type { EventEnvelope } from '../../shared/schemas/events.js';
 import type { DeliveryActivity } from '../../shared/schemas/webhooks.js';
 import { createControlClient } from '../../cli/control-client.js';
 import { control, controlToken, type ControlTarget } from './api.js';
-import { Wakeup } from './waiting.js';
+import { HANG_TIMEOUT_MS, Wakeup } from './waiting.js';
 
 export interface Watch<T> {
   /** Every matching item since the watch opened, in the order the daemon sent them. */
@@ -33,12 +33,7 @@ export interface EventFilter {
 
 type Owner = { teardown(fn: () => void): void };
 
-/**
- * How long a wait for an event goes on before it fails the test. Waits end on the event, so this
- * only guards a hang: 15 s was reached on a loaded 2-core machine (a CLI process that took that
- * long to start), 60 s is not, and stays well inside ava's 2 min timeout.
- */
-export const HANG_TIMEOUT_MS = 60_000;
+export { HANG_TIMEOUT_MS };
 const DEFAULT_TIMEOUT_MS = HANG_TIMEOUT_MS;
 const MARKER_TYPE = 'integration.error';
 

@@ -8,7 +8,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { closeServer, listenLocally } from './local-server.js';
-import { Wakeup } from './waiting.js';
+import { HANG_TIMEOUT_MS, Wakeup } from './waiting.js';
 
 export interface ReceivedRequest {
   method: string;
@@ -45,11 +45,18 @@ export interface Receiver {
   failNext(count: number, status?: number): void;
   /**
    * Resolves true once `predicate` holds on the requests so far (checked on every arrival),
-   * false after `timeoutMs`.
+   * false after `timeoutMs` (by default HANG_TIMEOUT_MS: a guard against a hang, which the load
+   * of a shared machine does not reach; a short one only where nothing should arrive).
    */
-  waitFor(predicate: (requests: ReceivedRequest[]) => boolean, timeoutMs: number): Promise<boolean>;
-  /** Waits until at least `count` requests arrived in all; returns them (throws on timeout). */
-  waitForCount(count: number, timeoutMs: number): Promise<ReceivedRequest[]>;
+  waitFor(
+    predicate: (requests: ReceivedRequest[]) => boolean,
+    timeoutMs?: number,
+  ): Promise<boolean>;
+  /**
+   * Waits until at least `count` requests arrived in all; returns them (throws after
+   * `timeoutMs`, by default HANG_TIMEOUT_MS).
+   */
+  waitForCount(count: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
   /** Forgets the requests recorded so far. */
   clear(): void;
   close(): Promise<void>;
@@ -129,12 +136,12 @@ export async function startReceiver(owner?: {
       failures = count;
       failureStatus = code;
     },
-    waitFor(predicate, timeoutMs) {
+    waitFor(predicate, timeoutMs = HANG_TIMEOUT_MS) {
       return arrivals
         .until(() => closed !== undefined || predicate(requests), timeoutMs)
         .then((held) => held && predicate(requests));
     },
-    async waitForCount(count, timeoutMs) {
+    async waitForCount(count, timeoutMs = HANG_TIMEOUT_MS) {
       if (!(await receiver.waitFor((all) => all.length >= count, timeoutMs))) {
         throw new Error(
           `receiver got ${requests.length} request(s), expected ${count} within ${timeoutMs} ms`,

@@ -2,6 +2,13 @@
 // event came): whoever learns of news calls wake(), and each wait looks again then, bounded by
 // a timeout that only fails the test.
 
+/**
+ * How long a wait for something the test caused goes on before it fails the test. Waits end on
+ * the news, so this only guards a hang: 15 s was reached on a loaded 2-core machine (a CLI
+ * process that took that long to start), 60 s is not, and stays well inside ava's timeout.
+ */
+export const HANG_TIMEOUT_MS = 60_000;
+
 export class Wakeup {
   private readonly waiters = new Set<() => void>();
 

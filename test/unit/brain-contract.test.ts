@@ -94,7 +94,14 @@ function profile(overrides: Partial<AgentProfile> = {}): AgentProfile {
   };
 }
 
-function inputOf(c: Case, timeoutMs = 5000): BrainInput {
+/**
+ * The model call's bound where the model answers: only a guard against a hang, far above what a
+ * loaded machine takes (5 s was reached at load ~20, and the call failed execution_timeout). The
+ * timeout clause itself is checked against a server that never answers, with 300 ms.
+ */
+const ANSWERS_WITHIN_MS = 60_000;
+
+function inputOf(c: Case, timeoutMs = ANSWERS_WITHIN_MS): BrainInput {
   return {
     agent: profile(c.agent),
     input: c.input,

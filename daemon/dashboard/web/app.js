@@ -10,6 +10,7 @@ import {
   render,
   session,
   useEffect,
+  useLayoutEffect,
   useRef,
   useState,
 } from './lib.js';
@@ -103,8 +104,11 @@ function useLocation() {
 function useMenu(location) {
   const [open, setOpen] = useState(false);
   const button = useRef(null);
-  useEffect(() => setOpen(false), [location.pathname, location.search]);
-  useEffect(() => {
+  // Layout effects, run as the menu opens or a page is picked, before the browser paints or takes
+  // the next key: with effects (after the paint), an Escape pressed right after opening found no
+  // listener yet and was lost, and the menu stayed open (seen under load).
+  useLayoutEffect(() => setOpen(false), [location.pathname, location.search]);
+  useLayoutEffect(() => {
     if (!open) return undefined;
     const onKeyDown = (event) => {
       if (event.key !== 'Escape') return;

@@ -13,7 +13,7 @@ import htm from './vendor/htm.mjs';
 import { formatDuration } from './shared/duration.js';
 
 export const html = htm.bind(h);
-export { render, useCallback, useEffect, useId, useRef, useState };
+export { render, useCallback, useEffect, useId, useLayoutEffect, useRef, useState };
 
 /** Set once the session is known (app.js). */
 export const session = { csrf: '', workspace: '' };
