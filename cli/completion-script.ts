@@ -154,7 +154,7 @@ _svc_candidates() {
   case $kind in
     '') _svc_mode=none ;;
     file) _svc_mode=file ;;
-    *) _svc_list=$("$_svc_cmd" "\${_svc_globals[@]}" __complete "$kind" $_svc_first 2>/dev/null) ;;
+    *) _svc_list=$("$_svc_cmd" "\${_svc_globals[@]}" __complete "$kind" \${_svc_first:+"$_svc_first"} 2>/dev/null) ;;
   esac
 }`;
 }
@@ -166,13 +166,29 @@ function bashScript(model: CompletionModel): string {
 
 ${sharedFunctions(model)}
 
+# COMPREPLY: the words of _svc_list that start with $1, each quoted for the command line.
+# Not compgen -W, which expands $(...), backticks, \${VAR}, braces and ~ in the words it is given:
+# the words are split without globbing, compared as plain text and quoted with printf %q, so an
+# id is never run, expanded or inserted unquoted (svc __complete prints only ids anyway).
+_svc_offer() {
+  local w q
+  local -a list
+  read -r -d '' -a list <<<"$_svc_list"
+  COMPREPLY=()
+  for w in "\${list[@]}"; do
+    [[ $w == "$1"* ]] || continue
+    printf -v q '%q' "$w"
+    COMPREPLY+=("$q")
+  done
+}
+
 _svc() {
   local cur=\${COMP_WORDS[COMP_CWORD]}
   _svc_cmd=\${COMP_WORDS[0]}
   _svc_scan "\${COMP_WORDS[@]:1:COMP_CWORD-1}"
   _svc_candidates "$cur"
   case $_svc_mode in
-    words) mapfile -t COMPREPLY < <(compgen -W "$_svc_list" -- "$cur") ;;
+    words) _svc_offer "$cur" ;;
     file)
       compopt -o filenames 2>/dev/null
       mapfile -t COMPREPLY < <(compgen -f -- "$cur")
@@ -197,6 +213,9 @@ function zshScript(model: CompletionModel): string {
 ${sharedFunctions(model)}
 
 _svc() {
+  # zsh's own options (no globbing of expanded words, whatever ~/.zshrc set); compadd quotes
+  # what it inserts, and every word reaches it as one argument after --.
+  emulate -L zsh
   _svc_cmd=\${words[1]}
   _svc_scan "\${(@)words[2,CURRENT-1]}"
   _svc_candidates "\${words[CURRENT]}"

@@ -3,6 +3,7 @@
 // Everything heavy is imported on first use so `svc --help` stays fast.
 import { existsSync, readFileSync } from 'node:fs';
 import { dataDirFiles, defaultDataDir, DEFAULT_HOST, type RuntimeInfo } from '../shared/paths.js';
+import { formatUrl, ownDaemonUrl, requestedAddress } from './daemon-address.js';
 import type { ApiClient } from '../shared/api-client.js';
 import type { ControlClient } from './control-client.js';
 import { CliError } from './errors.js';
@@ -29,6 +30,8 @@ export class CliContext {
   readonly out: Output;
   readonly dataDir: string;
   private controlClient: ControlClient | undefined;
+  /** Where the control client was made for (the operator credential goes there alone). */
+  private controlUrl: string | undefined;
   private apiClient: ApiClient | undefined;
   private resolvedWorkspace: WorkspaceInUse | undefined;
 
@@ -63,13 +66,31 @@ export class CliContext {
     return runtime;
   }
 
-  /** http://host:port of the daemon: --host/--port (SVC_HOST/SVC_PORT) override the recorded one. */
+  /**
+   * http://host:port for REST calls with a key the user gave: --host/--port (SVC_HOST/SVC_PORT)
+   * override the recorded address. The data dir's credentials never go there unchecked: see
+   * ownDaemonUrl.
+   */
   appUrl(): string {
-    const port = this.options.port ?? process.env.SVC_PORT;
-    const host = this.options.host ?? process.env.SVC_HOST;
-    if (port) return `http://${formatHost(host ?? DEFAULT_HOST)}:${port}`;
+    const { host, port } = requestedAddress(this.options);
+    if (port) return formatUrl(host?.value ?? DEFAULT_HOST, port.value);
     const runtime = this.requireRuntime();
-    return host ? `http://${formatHost(host)}:${runtime.port}` : runtime.url;
+    return host ? formatUrl(host.value, runtime.port) : runtime.url;
+  }
+
+  /**
+   * Where the data dir's own daemon answers, which alone is sent its control token: the recorded
+   * address, which --host/--port may name but not change (daemon-address.ts).
+   */
+  ownDaemonUrl(): { runtime: RuntimeInfo; url: string } {
+    const runtime = this.requireRuntime();
+    const url = ownDaemonUrl(
+      runtime,
+      requestedAddress(this.options),
+      this.dataDir,
+      this.files.runtime,
+    );
+    return { runtime, url };
   }
 
   controlToken(): string {
@@ -84,12 +105,32 @@ export class CliContext {
     }
   }
 
+  /** The control channel of the data dir's daemon, once it has proved its identity. */
   async control(): Promise<ControlClient> {
     if (!this.controlClient) {
-      const { createControlClient } = await import('./control-client.js');
-      this.controlClient = createControlClient(this.appUrl(), this.controlToken());
+      const { runtime, url } = this.ownDaemonUrl();
+      this.controlClient = await this.controlAt(runtime, url);
     }
     return this.controlClient;
+  }
+
+  /**
+   * svc daemon start --fixtures: the daemon just started, at the address it recorded (the
+   * --port it was given may be 0).
+   */
+  async controlOfRecord(): Promise<ControlClient> {
+    const runtime = this.requireRuntime();
+    return this.controlAt(runtime, runtime.url);
+  }
+
+  private async controlAt(runtime: RuntimeInfo, url: string): Promise<ControlClient> {
+    const [{ createControlClient }, { proveOwnDaemon }] = await Promise.all([
+      import('./control-client.js'),
+      import('./daemon-identity.js'),
+    ]);
+    await proveOwnDaemon(url, runtime, this.dataDir, this.files.runtime);
+    this.controlUrl = url;
+    return createControlClient(url, this.controlToken());
   }
 
   /** The workspace this command acts in: as the REST client resolved it, else as flags say. */
@@ -109,13 +150,18 @@ export class CliContext {
       let apiKey = explicit;
       let tenantId = this.options.workspace ?? process.env.SVC_WORKSPACE;
       let source = this.workspaceInUse().source;
-      const baseUrl = `${this.appUrl()}/v1`;
+      let baseUrl: string;
       if (!apiKey) {
         const operator = await (await this.control()).auth.operatorCredential.query();
+        // The operator credential, like the control token, goes to the data dir's daemon alone.
+        baseUrl = `${this.controlUrl!}/v1`;
         apiKey = operator.key;
         if (!tenantId) source = "the operator's default workspace";
         tenantId ??= operator.default_workspace_id;
-      } else if (!tenantId) {
+      } else {
+        baseUrl = `${this.appUrl()}/v1`;
+      }
+      if (explicit && !tenantId) {
         source = "the API key's workspace";
         // A key belongs to one workspace: ask the daemon which.
         const me = await new ApiClient({ baseUrl, apiKey }).data<{ workspace_id: string }>(
@@ -129,8 +175,4 @@ export class CliContext {
     }
     return this.apiClient;
   }
-}
-
-function formatHost(host: string): string {
-  return host.includes(':') ? `[${host}]` : host;
 }

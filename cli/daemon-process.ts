@@ -167,6 +167,9 @@ export async function stopDaemon(ctx: CliContext): Promise<{ wasRunning: boolean
   const runtime = ctx.runtime();
   const pid = runtime?.pid ?? lockOwner(ctx.files.lock);
   if (pid === undefined || !isSvcDaemon(pid)) return { wasRunning: false };
+  // --port/--host/SVC_* naming another daemon: refused before anything is stopped (it would be
+  // this data dir's daemon, not the one they name).
+  if (runtime) ctx.ownDaemonUrl();
   try {
     await (await ctx.control()).daemon.shutdown.mutate();
   } catch {

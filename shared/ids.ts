@@ -70,3 +70,17 @@ function timePart(ms: number): string {
   }
   return out;
 }
+
+/** svc's id grammar: a kind's prefix, then base62 (1 to 64 characters; newId makes 20). */
+const ID_BODY = /^[0-9A-Za-z]{1,64}$/;
+
+/**
+ * Whether `text` is an id of `kind` as svc writes them. Ids travel as data (a daemon's answer, a
+ * snapshot): anything else in their place is refused or left out, never passed on.
+ */
+export function isIdOf(kind: IdKind, text: unknown): text is string {
+  const prefix = ID_PREFIXES[kind];
+  return (
+    typeof text === 'string' && text.startsWith(prefix) && ID_BODY.test(text.slice(prefix.length))
+  );
+}

@@ -11,7 +11,7 @@ export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
 export function dataDirFiles(dataDir: string) {
   return {
     database: join(dataDir, 'svc.db'),
-    /** Written once the daemon listens: its pid and address, for the CLI to find it. */
+    /** Written once the daemon listens: its pid, address and daemon id, for the CLI to find it. */
     runtime: join(dataDir, 'daemon.json'),
     lock: join(dataDir, 'daemon.lock'),
     controlToken: join(dataDir, 'control-token'),
@@ -32,6 +32,8 @@ export interface RuntimeInfo {
   environment: 'sandbox' | 'production';
   version: string;
   started_at: string;
+  /** Random at each start; the daemon proves it before the CLI sends the control token. */
+  daemon_id?: string;
 }
 
 export const DEFAULT_PORT = 7717;

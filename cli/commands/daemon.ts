@@ -119,6 +119,8 @@ export default defineCommands([
         process.exitCode = 1;
         return;
       }
+      // Reports the data dir's daemon only: --port/--host/SVC_* naming another is refused
+      // (daemon-address.ts), rather than answering about a daemon the user did not mean.
       const status = await (await ctx.control()).daemon.status.query();
       ctx.out.result({ running: true, ...status }, () =>
         [

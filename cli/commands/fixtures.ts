@@ -13,9 +13,7 @@ export async function applyFixtureFile(
   const { readFixture, envLines } = await import('../fixture-file.js');
   const payload = await readFixture(file);
   // svc daemon start --port 0 --fixtures: the daemon's address is the one it just reported.
-  const control = options.appUrl
-    ? (await import('../control-client.js')).createControlClient(options.appUrl, ctx.controlToken())
-    : await ctx.control();
+  const control = options.appUrl ? await ctx.controlOfRecord() : await ctx.control();
   const result = await control.fixtures.applyFixture.mutate({
     ...payload,
     dry_run: options.dryRun === true,

@@ -19,6 +19,7 @@ import { createControlRouter } from '../control/router.js';
 import { controlContextFactory } from '../control/procedure.js';
 import { singleCallLane } from '../control/single-call.js';
 import { controlInputGuard, controlRequestGuard } from '../control/request-guard.js';
+import { identityRoute } from '../control/identity.js';
 import type { DaemonStatus, StoreSwap } from '../control/deps.js';
 import { MemoryTrimmer } from '../platform/memory-trim.js';
 import { writeSnapshot } from '../store/snapshot.js';
@@ -63,6 +64,8 @@ export const MAX_CONTROL_BODY_BYTES = 64 * 1024 * 1024;
 
 export interface AppOptions extends ServiceOptions {
   controlToken: string;
+  /** Drawn at each start and recorded in daemon.json: proved at GET /control/identity. */
+  daemonId?: string;
   /** The host's server (daemon/process/app-host.ts) routes requests to this app: see Fastify's option. */
   serverFactory?: FastifyServerOptions['serverFactory'];
   /** svc state import|reset: given by the host, which can swap the store under the app. */
@@ -270,6 +273,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
   });
   // The guards run only for the control channel's routes (an encapsulated scope), not for REST.
   await app.register(async (control) => {
+    if (options.daemonId) identityRoute(control, options.daemonId);
     control.addHook('onRequest', controlRequestGuard(options.controlToken));
     // Fixtures carry their knowledge documents: a larger body than REST's 1 MiB, read only once
     // the token was checked (onRequest runs before the body is read).

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, rmSync, writeFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { VERSION } from '../../shared/package-info.js';
+import { newDaemonId } from '../../shared/daemon-identity.js';
 import { dataDirFiles, type RuntimeInfo } from '../../shared/paths.js';
 import type { SvcApp } from '../app/app.js';
 import { AppHost } from './app-host.js';
@@ -51,6 +52,9 @@ export async function startDaemon(config: DaemonConfig, logger: Logger): Promise
     const controlToken = randomBytes(32).toString('base64url');
     writeFileSync(files.controlToken, controlToken, { mode: 0o600 });
     chmodSync(files.controlToken, 0o600);
+    // Recorded in daemon.json with the address: the CLI sends the control token only to the
+    // daemon that proves it (shared/daemon-identity.ts).
+    const daemonId = newDaemonId();
 
     const onShutdownRequest: { handler?: () => void } = {};
     const databaseFile = join(config.dataDir, 'svc.db');
@@ -61,6 +65,7 @@ export async function startDaemon(config: DaemonConfig, logger: Logger): Promise
         dataDir: config.dataDir,
         environment: config.environment,
         controlToken,
+        daemonId,
         logger,
         enterpriseRateMultiplier: config.enterpriseRateMultiplier,
         allowPrivateNetwork: config.allowPrivateNetwork,
@@ -95,6 +100,7 @@ export async function startDaemon(config: DaemonConfig, logger: Logger): Promise
       environment: config.environment,
       version: VERSION,
       started_at: new Date().toISOString(),
+      daemon_id: daemonId,
     };
     writeFileSync(files.runtime, JSON.stringify(runtime, null, 2) + '\n', { mode: 0o600 });
     svc.start();
