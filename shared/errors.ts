@@ -160,7 +160,7 @@ export const ERROR_CODES = {
     status: 400,
     type: 'validation_error',
     description:
-      "A step's expression failed when the step ran: a condition reading a secret, or interpolation past 1,000,000 characters; a step code (added code).",
+      "A step's expression failed when the step ran: a condition reading a secret, or interpolation past 1,000,000 characters in a step or 10,000,000 in a run; a step code (added code).",
   },
   payload_too_large: {
     status: 413,

@@ -4,6 +4,7 @@ import type { ListQueryInput, Page } from '../domain/pages.js';
 import type { Db } from '../store/database.js';
 import { ListQuery } from '../store/list-query.js';
 import { prepareInsert, prepareRowWrite } from '../store/object-rows.js';
+import { SharedTexts } from '../store/shared-texts.js';
 
 export interface ExecutionRow {
   id: string;
@@ -29,6 +30,9 @@ export interface ExecutionRow {
   injected_fault: string | null;
 }
 
+/** A row as stored: a long input is in shared_texts, by its digest (input is then ''). */
+type StoredExecutionRow = ExecutionRow & { input_digest?: string | null };
+
 export interface PeriodFigures {
   executions: number;
   finished: number;
@@ -46,11 +50,11 @@ export interface PeriodFigures {
 
 export class ExecutionRepository {
   /** Executions of a workspace awaiting approval (a partial index holds just those). */
-  private readonly awaitingList: ListQuery<ExecutionRow, { workspaceId: string }>;
+  private readonly awaitingList: ListQuery<StoredExecutionRow, { workspaceId: string }>;
   /** One agent's executions, newest first (agent_executions_by_agent_recent, version 21). */
-  private readonly agentList: ListQuery<ExecutionRow, { agentId: string }>;
+  private readonly agentList: ListQuery<StoredExecutionRow, { agentId: string }>;
   /** One agent's executions awaiting approval (a partial index holds just those). */
-  private readonly agentAwaitingList: ListQuery<ExecutionRow, { agentId: string }>;
+  private readonly agentAwaitingList: ListQuery<StoredExecutionRow, { agentId: string }>;
   private readonly insertStmt;
   private readonly getStmt;
   private readonly saveStmt;
@@ -61,31 +65,35 @@ export class ExecutionRepository {
   private readonly runningStmt;
   private readonly awaitingCountStmt;
   private readonly latestStmt;
+  private readonly unsharedStmt;
+  /** Long inputs, stored once by content (a fan-out's 50 executions share one). */
+  private readonly texts: SharedTexts;
 
   constructor(db: Db) {
-    this.awaitingList = new ListQuery<ExecutionRow, { workspaceId: string }>(db, {
+    this.texts = new SharedTexts(db);
+    this.awaitingList = new ListQuery<StoredExecutionRow, { workspaceId: string }>(db, {
       table: 'agent_executions',
       scope: { workspace_id: 'workspaceId' },
       conditions: () => [["status = 'awaiting_approval'"]],
     });
-    this.agentList = new ListQuery<ExecutionRow, { agentId: string }>(db, {
+    this.agentList = new ListQuery<StoredExecutionRow, { agentId: string }>(db, {
       table: 'agent_executions',
       scope: { agent_id: 'agentId' },
     });
-    this.agentAwaitingList = new ListQuery<ExecutionRow, { agentId: string }>(db, {
+    this.agentAwaitingList = new ListQuery<StoredExecutionRow, { agentId: string }>(db, {
       table: 'agent_executions',
       scope: { agent_id: 'agentId' },
       conditions: () => [["status = 'awaiting_approval'"]],
     });
-    this.latestStmt = db.prepare<[string], ExecutionRow>(
+    this.latestStmt = db.prepare<[string], StoredExecutionRow>(
       'SELECT * FROM agent_executions WHERE agent_id = ? ORDER BY created_at DESC, id DESC LIMIT 1',
     );
     this.insertStmt = prepareInsert(
       db,
       'agent_executions',
-      'id, agent_id, workspace_id, status, autonomy_level, input, context, action, output, confidence, error_code, error_message, execution_time_ms, needed_approval, decision, decision_notes, created_at, completed_at, decided_at, injected_fault',
+      'id, agent_id, workspace_id, status, autonomy_level, input, input_digest, context, action, output, confidence, error_code, error_message, execution_time_ms, needed_approval, decision, decision_notes, created_at, completed_at, decided_at, injected_fault',
     );
-    this.getStmt = db.prepare<[string], ExecutionRow>(
+    this.getStmt = db.prepare<[string], StoredExecutionRow>(
       'SELECT * FROM agent_executions WHERE id = ?',
     );
     this.saveStmt = prepareRowWrite<ExecutionRow>(
@@ -114,7 +122,10 @@ export class ExecutionRepository {
        FROM agent_executions WHERE agent_id = ? AND created_at >= ?`,
     );
     this.purgeStmt = db.prepare('DELETE FROM agent_executions WHERE created_at < ?');
-    this.runningStmt = db.prepare<[string], ExecutionRow>(
+    this.unsharedStmt = db.prepare(
+      'DELETE FROM shared_texts WHERE NOT EXISTS (SELECT 1 FROM agent_executions WHERE agent_executions.input_digest = shared_texts.digest)',
+    );
+    this.runningStmt = db.prepare<[string], StoredExecutionRow>(
       "SELECT * FROM agent_executions WHERE agent_id = ? AND status IN ('processing', 'awaiting_approval')",
     );
     this.awaitingCountStmt = db
@@ -133,38 +144,60 @@ export class ExecutionRepository {
   }
 
   awaitingApproval(query: { workspaceId: string } & ListQueryInput): Page<ExecutionRow> {
-    return this.awaitingList.page(query);
+    return this.withInputs(this.awaitingList.page(query));
   }
 
   /** An agent's executions, newest first; only those awaiting approval with `awaiting`. */
   ofAgent(query: { agentId: string; awaiting: boolean } & ListQueryInput): Page<ExecutionRow> {
-    return (query.awaiting ? this.agentAwaitingList : this.agentList).page(query);
+    return this.withInputs((query.awaiting ? this.agentAwaitingList : this.agentList).page(query));
   }
 
   /** An agent's newest execution (one row read from the index, no count). */
   latestOf(agentId: string): ExecutionRow | undefined {
-    return this.latestStmt.get(agentId);
+    return this.withInput(this.latestStmt.get(agentId));
   }
 
+  /** Deletes executions created before `cutoff`, and the shared inputs none refers to any more. */
   purgeBefore(cutoff: number): number {
-    return this.purgeStmt.run(cutoff).changes;
+    const purged = this.purgeStmt.run(cutoff).changes;
+    if (purged > 0) this.unsharedStmt.run();
+    return purged;
   }
 
   /** Executions of an agent that have not ended (processing or awaiting approval). */
   unfinishedOf(agentId: string): ExecutionRow[] {
-    return this.runningStmt.all(agentId);
+    return this.runningStmt.all(agentId).map((row) => this.withInput(row)!);
   }
 
+  /** A long input is stored once by content (shared_texts) and the row refers to it. */
   insert(row: ExecutionRow): void {
-    this.insertStmt.run(row);
+    if (!SharedTexts.shares(row.input)) {
+      this.insertStmt.run({ ...row, input_digest: null });
+      return;
+    }
+    const digest = this.texts.put(row.input, row.created_at);
+    this.insertStmt.run({ ...row, input: '', input_digest: digest });
   }
 
   get(id: string): ExecutionRow | undefined {
-    return this.getStmt.get(id);
+    return this.withInput(this.getStmt.get(id));
   }
 
   save(row: ExecutionRow): void {
     this.saveStmt.run(row);
+  }
+
+  /** The row with its input whole: a shared one is read from shared_texts. */
+  private withInput(stored: StoredExecutionRow | undefined): ExecutionRow | undefined {
+    if (stored === undefined) return undefined;
+    const { input_digest: digest, ...row } = stored;
+    return digest === null || digest === undefined
+      ? row
+      : { ...row, input: this.texts.get(digest) };
+  }
+
+  private withInputs(page: Page<StoredExecutionRow>): Page<ExecutionRow> {
+    return { ...page, items: page.items.map((row) => this.withInput(row)!) };
   }
 
   /** Executions started since a time that were not refused (for actions_per_hour). */

@@ -4,7 +4,7 @@
 // the same status and tRPC error body as the other procedures. Inputs nested too deep are
 // refused here too.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { exceedsDepth, MAX_JSON_DEPTH } from '../http/json-depth.js';
+import { exceedsDepth, MAX_JSON_DEPTH } from '../domain/json-depth.js';
 import { isLoopback } from '../http/loopback.js';
 import { isAuthorized } from './procedure.js';
 

@@ -80,8 +80,20 @@ export class RunDriver {
   }
 
   private async launch(row: RunRow, state: RunState, act: Activation): Promise<void> {
+    let goOn = false;
     try {
-      const context = this.deps.contexts.of(row, state, act);
+      goOn = await this.attempt(row, state, act);
+    } finally {
+      // Recorded (its characters are in the run's state now) or dropped: no longer reserved.
+      this.deps.memory.release(row.id, act.key);
+    }
+    if (goOn) this.pump(row.id);
+  }
+
+  /** Runs the activation and stores its outcome; whether the run has steps left to start. */
+  private async attempt(row: RunRow, state: RunState, act: Activation): Promise<boolean> {
+    try {
+      const context = this.deps.contexts.of(row, state, act, true);
       let sentSeq = act.sent_seq;
       let outcome: StepOutcome;
       if (sentSeq !== undefined) {
@@ -95,16 +107,16 @@ export class RunDriver {
             this.deps.transitions.sending(row.id, act.key, act.attempt),
           );
           // Moved on meanwhile (cancelled, timed out), or stopping: nothing is sent.
-          if (sentSeq === undefined || this.stopped) return;
+          if (sentSeq === undefined || this.stopped) return false;
         }
         outcome = await this.deps.steps.run(context);
       }
       // Stopping: the step stays ready in the store and runs again after the restart (a call
       // that was sent, as the next attempt).
-      if (outcome.type === 'interrupted' || this.stopped) return;
+      if (outcome.type === 'interrupted' || this.stopped) return false;
       const status = await this.storeOutcome(row, act, outcome, sentSeq);
       // The run ended with this step: nothing is left to start.
-      if (status && !UNFINISHED.has(status)) return;
+      return !(status && !UNFINISHED.has(status));
     } catch (error) {
       // A transition that could not be stored: the step stays ready and runs again on resume.
       this.deps.memory.forget(row.id);
@@ -112,9 +124,8 @@ export class RunDriver {
         { execution_id: row.id, step_id: act.step_id, err: String(error) },
         'workflow step could not be recorded',
       );
-      return;
+      return false;
     }
-    this.pump(row.id);
   }
 
   /**

@@ -234,12 +234,48 @@ export function templateExpressions(text: string): string[] {
 }
 
 /**
- * What interpolating one config may still produce (MAX_INTERPOLATED_CHARS in all): a config of
- * many `{{trigger.payload}}` would otherwise copy a large payload many times over.
+ * Characters that interpolation may produce across all the step attempts of one run. The per-step
+ * bound alone let a run multiply its input: a 900 KB hook body handed to the 50 branches of a
+ * parallel step was 45,000,000 characters for the agents to read and store (issue 51).
+ */
+export const MAX_RUN_INTERPOLATED_CHARS = 10_000_000;
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+/** Thrown when a step's interpolation would take its run past MAX_RUN_INTERPOLATED_CHARS. */
+export class RunBudgetError extends Error {
+  constructor(stepId: string, before: number, adding: number) {
+    super(
+      `Step '${stepId}' would take its run's interpolated input past ${count(MAX_RUN_INTERPOLATED_CHARS)} characters ` +
+        `(the run's steps had produced ${count(before)}, and this step's expressions ${count(adding)} more): ` +
+        `every {{...}} counts each time a step reads it. Hand a large value (a webhook body, {{trigger.payload}}) ` +
+        `to one step and pass the others its result or the parts they need, or split the work into several runs.`,
+    );
+  }
+}
+
+/**
+ * What interpolating one step's config may still produce: MAX_INTERPOLATED_CHARS in all (a config
+ * of many `{{trigger.payload}}` would otherwise copy a large payload many times over), and what
+ * is left of its run's MAX_RUN_INTERPOLATED_CHARS (`run`: what the run's other step attempts
+ * produced, and the step's id for the error). `used` is what this step produced so far.
  */
 export class InterpolationBudget {
-  private left = MAX_INTERPOLATED_CHARS;
+  private spent = 0;
   private readonly sizes = new WeakMap<object, number>();
+
+  constructor(
+    private readonly run?: {
+      stepId: string;
+      before: number;
+      /** Hears each charge with the step's total so far (a step running outside a transaction). */
+      onCharge?: (used: number) => void;
+    },
+  ) {}
+
+  get used(): number {
+    return this.spent;
+  }
 
   /** Counts a value an expression produced (objects by their JSON size). */
   charge(value: unknown, text: string): void {
@@ -249,13 +285,17 @@ export class InterpolationBudget {
       size = this.sizes.get(value) ?? JSON.stringify(value)?.length ?? 0;
       this.sizes.set(value, size);
     }
-    this.left -= size;
-    if (this.left < 0) {
+    if (this.spent + size > MAX_INTERPOLATED_CHARS) {
       throw new ExpressionError(
         shorten(text),
-        `the step's config expands to more than ${MAX_INTERPOLATED_CHARS.toLocaleString('en-US')} characters`,
+        `the step's config expands to more than ${count(MAX_INTERPOLATED_CHARS)} characters`,
       );
     }
+    if (this.run && this.run.before + this.spent + size > MAX_RUN_INTERPOLATED_CHARS) {
+      throw new RunBudgetError(this.run.stepId, this.run.before, this.spent + size);
+    }
+    this.spent += size;
+    this.run?.onCharge?.(this.spent);
   }
 }
 

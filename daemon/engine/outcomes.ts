@@ -31,6 +31,9 @@ export class Outcomes {
   /** Applies the outcome of `act` (still pending in `t.state`) to the run. */
   apply(t: Transition, act: Activation, outcome: StepOutcome): void {
     const step = t.definition.byId.get(act.step_id)!;
+    if (outcome.interpolated) {
+      t.state.interpolated = (t.state.interpolated ?? 0) + outcome.interpolated;
+    }
     switch (outcome.type) {
       case 'completed': {
         this.record(t, act, 'completed', outcome.result, null, true, outcome.injectedFault);

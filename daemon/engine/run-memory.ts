@@ -13,6 +13,11 @@ export interface RunTrigger {
 
 interface Memory {
   results: Map<string, unknown>;
+  /**
+   * Characters interpolated by steps running here after a commit whose outcomes are not recorded
+   * yet, by activation key (their run's budget counts them: StepContexts).
+   */
+  reserved?: Map<string, number>;
   /** trigger.* of the scope, parsed once (steps only read it). */
   trigger?: RunTrigger;
 }
@@ -57,6 +62,25 @@ export class RunMemory {
 
   remember(executionId: string, stepId: string, result: unknown): void {
     this.memoryOf(executionId).results.set(stepId, result ?? null);
+  }
+
+  /** A step running after a commit interpolated `used` characters so far (see StepContexts). */
+  reserve(executionId: string, key: string, used: number): void {
+    const memory = this.memoryOf(executionId);
+    (memory.reserved ??= new Map()).set(key, used);
+  }
+
+  /** The step's outcome was recorded (its characters are in the run's state) or dropped. */
+  release(executionId: string, key: string): void {
+    this.memory.get(executionId)?.reserved?.delete(key);
+  }
+
+  /** Characters reserved by the run's steps running here, but the one of `key`. */
+  reservedBesides(executionId: string, key: string): number {
+    const reserved = this.memory.get(executionId)?.reserved;
+    let sum = 0;
+    if (reserved) for (const [other, used] of reserved) if (other !== key) sum += used;
+    return sum;
   }
 
   /** Whether the run has completed this step already. */

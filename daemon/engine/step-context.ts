@@ -1,6 +1,7 @@
 // What a step sees when it runs (steps/kind.ts, StepContext): its run, its attempt, its config as
 // the run's pinned version has it, the run's scope, secrets, and a way to wait on the daemon
-// clock that `svc clock advance` does not wait for.
+// clock that `svc clock advance` does not wait for, and what its interpolation may still produce.
+import { InterpolationBudget } from './expressions.js';
 import type { WorkflowCatalog } from './ports.js';
 import type { InFlight } from './in-flight.js';
 import type { RunMemory } from './run-memory.js';
@@ -19,8 +20,18 @@ export interface StepContextsDeps {
 export class StepContexts {
   constructor(private readonly deps: StepContextsDeps) {}
 
-  of(row: RunRow, state: RunState, act: Activation): StepContext {
+  /**
+   * `detached`: the step runs outside the transaction that reached it (after the commit, in
+   * this process): what it interpolates is reserved in the run's memory until its outcome is
+   * recorded, so that the run's other steps running meanwhile count it too.
+   */
+  of(row: RunRow, state: RunState, act: Activation, detached = false): StepContext {
     const { workflows, memory, inFlight, reveal } = this.deps;
+    const budget = new InterpolationBudget({
+      stepId: act.step_id,
+      before: (state.interpolated ?? 0) + memory.reservedBesides(row.id, act.key),
+      ...(detached ? { onCharge: (used: number) => memory.reserve(row.id, act.key, used) } : {}),
+    });
     return {
       workspaceId: row.workspace_id,
       executionId: row.id,
@@ -30,6 +41,7 @@ export class StepContexts {
       scope: memory.scope(row, state),
       reveal: (name) => reveal(row.workspace_id, name),
       untilDue: (waiting) => inFlight.untilDue(row.id, act.key, waiting),
+      budget,
     };
   }
 }

@@ -52,6 +52,11 @@ export interface RunState {
   last_seq: number | null;
   /** Whether the run's timeout timer is stored. */
   armed: boolean;
+  /**
+   * Characters the run's recorded step attempts produced by interpolation (their
+   * StepOutcome.interpolated): counted against MAX_RUN_INTERPOLATED_CHARS. Absent: none.
+   */
+  interpolated?: number;
   headers?: Record<string, string>;
 }
 

@@ -11,7 +11,7 @@ import {
   type ForbiddenKey,
 } from '../../shared/forbidden-keys.js';
 import { ApiError } from '../domain/errors.js';
-import { deepPath, exceedsDepth, MAX_JSON_DEPTH } from './json-depth.js';
+import { deepPath, exceedsDepth, MAX_JSON_DEPTH } from '../domain/json-depth.js';
 import { TurnQueue } from './turn-queue.js';
 
 declare module 'fastify' {

@@ -9,8 +9,10 @@
 import test from 'ava';
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createServer } from 'node:http';
 import { assertExit, startDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
+import { closeServer, listenLocally } from '../helpers/local-server.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const SECRET_KEY = 'sk-cassette-secret-key-123';
@@ -229,6 +231,63 @@ test.serial('a malformed cassette fails with 502 naming the file and the entry',
     /^The recorded model \(cassette object-content\.json, interactions\[\d+\]\) answered without content\.$/,
   );
 });
+
+test.serial(
+  'a cassette answer nested 100,000 deep fails with 502 naming the file, as a REST body would be refused',
+  async (t) => {
+    // The recorded support.json, each answer replaced by arrays nested 100,000 deep: the entry
+    // matches the request, and the daemon overflowed its stack serialising the answer (a 500).
+    const recorded = JSON.parse(readFileSync(join(cassetteDir, 'support.json'), 'utf8'));
+    for (const entry of recorded.interactions) entry.response.body = 'DEEP';
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    const name = 'deep-answer.json';
+    writeFileSync(join(cassetteDir, name), JSON.stringify(recorded).replaceAll('"DEEP"', deep));
+    await call('PATCH', `/agents/${supportAgent}`, {
+      brain: { provider: 'replay', cassette: name },
+    });
+    const answer = await ask(supportAgent);
+    t.is(answer.status, 502, JSON.stringify(answer.body).slice(0, 500));
+    t.is(answer.body.error.code, 'external_api_error');
+    t.is(
+      answer.body.error.message,
+      `Cassette '${name}' nests objects and arrays more than 64 levels deep, as no recorded answer does; fix the file or record it again with svc agents record.`,
+    );
+
+    // Through the CLI, as a user meets it.
+    const executed = await d.cli([
+      'agents',
+      'execute',
+      supportAgent,
+      '--input',
+      'Where is my order?',
+      '--wait',
+    ]);
+    t.not(executed.code, 0);
+    t.regex(executed.stderr, /Cassette 'deep-answer\.json' nests objects and arrays more than 64/);
+
+    // A live endpoint answering so deep while recording: refused before it reaches a cassette.
+    const live = await startFakeOpenAi(t);
+    live.answerText('unused');
+    const server = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(`{"choices":${deep}}`);
+      });
+    });
+    const origin = await listenLocally(server);
+    t.teardown(() => closeServer(server));
+    const recorder = await replayAgent('deep-live.json', {
+      record_missing: true,
+      base_url: `${origin}/v1`,
+    });
+    const recording = await ask(recorder);
+    t.is(recording.status, 502, JSON.stringify(recording.body).slice(0, 500));
+    t.is(recording.body.error.code, 'external_api_error');
+    t.regex(recording.body.error.message, /answered JSON nested more than 64 levels deep/);
+    t.false(existsSync(join(cassetteDir, 'deep-live.json')), 'nothing recorded');
+  },
+);
 
 test.serial(
   'a symbolic link cannot lead reading or record_missing out of the folder',

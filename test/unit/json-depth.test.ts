@@ -1,8 +1,8 @@
-// The nesting check every JSON body goes through before it is parsed (daemon/http/json-depth.ts):
+// The nesting check every JSON body goes through before it is parsed (daemon/domain/json-depth.ts):
 // brackets inside strings (escaped quotes included) do not count, and it answers as a plain
 // character-by-character scan would.
 import test from 'ava';
-import { exceedsDepth, MAX_JSON_DEPTH } from '../../daemon/http/json-depth.js';
+import { exceedsDepth, MAX_JSON_DEPTH } from '../../daemon/domain/json-depth.js';
 
 /** The plain scan, one character at a time: the reference. */
 function referenceExceeds(text: string, limit: number): boolean {

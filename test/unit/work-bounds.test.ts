@@ -1,5 +1,5 @@
 // Bounds on work a user's input drives (issue 20, item 3), at the unit level: expression bracket
-// depth, the interpolation budget of one step, and event type patterns.
+// depth, the interpolation budget of one step and of a run (issue 51), and event type patterns.
 import test from 'ava';
 import {
   compile,
@@ -7,6 +7,8 @@ import {
   interpolate,
   InterpolationBudget,
   MAX_EXPRESSION_DEPTH,
+  MAX_RUN_INTERPOLATED_CHARS,
+  RunBudgetError,
 } from '../../daemon/engine/expressions.js';
 import { typeMatcher, typePatternProblem } from '../../shared/event-type-patterns.js';
 
@@ -37,6 +39,32 @@ test('interpolation: one budget per step config; a repeated large value is refus
   const budget = new InterpolationBudget();
   t.notThrows(() => interpolate(three, scope, budget));
   t.throws(() => interpolate(three, scope, budget), { message: /expands to more than/ });
+});
+
+test("interpolation: a run's budget counts what its other steps produced, and names the step", (t) => {
+  const scope = { trigger: { payload: { text: 'a'.repeat(300_000) } } };
+  const heard: number[] = [];
+  const budget = new InterpolationBudget({
+    stepId: 'b3',
+    before: MAX_RUN_INTERPOLATED_CHARS - 400_000,
+    onCharge: (used) => heard.push(used),
+  });
+  interpolate('{{trigger.payload.text}}', scope, budget);
+  t.is(budget.used, 300_000);
+  t.deepEqual(heard, [300_000]);
+  const error = t.throws(() => interpolate('{{trigger.payload.text}}', scope, budget));
+  t.true(error instanceof RunBudgetError);
+  t.is(
+    error.message.split(':')[0],
+    "Step 'b3' would take its run's interpolated input past 10,000,000 characters (the run's steps had produced 9,600,000, and this step's expressions 600,000 more)",
+  );
+  // The refused value is not counted.
+  t.is(budget.used, 300_000);
+  // The step's own bound still comes first.
+  const fresh = new InterpolationBudget({ stepId: 'b4', before: 0 });
+  const four = ['{{trigger.payload.text}}', '{{trigger.payload.text}}'];
+  t.notThrows(() => interpolate([...four, ...four.slice(1)], scope, fresh));
+  t.throws(() => interpolate(four, scope, fresh), { message: /expands to more than 1,000,000/ });
 });
 
 test('event type patterns: * only at the end; a matcher of exact types and prefixes', (t) => {

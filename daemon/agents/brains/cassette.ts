@@ -11,8 +11,9 @@
 // inside the folder cannot lead out of it either.
 //
 // A cassette file is untrusted input: it is bounded in size (checked with stat, read with
-// fs.promises so a large one never blocks the daemon) and validated with a zod schema, and a
-// malformed one fails the execution with one sentence naming the file and the entry.
+// fs.promises so a large one never blocks the daemon) and in nesting (64 levels, as REST bodies
+// are: measured before it is parsed), and validated with a zod schema, and a malformed one fails
+// the execution with one sentence naming the file and the entry.
 // Nothing in a cassette is a path, a key or a secret: keys are never part of a request body,
 // and known key values are replaced by [redacted] wherever they would appear.
 import { createHash } from 'node:crypto';
@@ -22,6 +23,7 @@ import { Low } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
 import { z } from 'zod';
 import { ApiError } from '../../domain/errors.js';
+import { exceedsDepth, MAX_JSON_DEPTH } from '../../domain/json-depth.js';
 
 /** What identifies a request: its model, messages and tools, without ids and times. */
 export interface CassetteRequest {
@@ -268,6 +270,14 @@ export class Cassettes {
     } catch (error) {
       if (isMissing(error)) return EMPTY();
       throw error;
+    }
+    // Bounded as REST bodies are: a document nested thousands deep parses, then overflows the
+    // stack of whatever walks it (JSON.stringify of a recorded answer: a 500).
+    if (exceedsDepth(text)) {
+      throw cassetteError(
+        name,
+        `nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep, as no recorded answer does`,
+      );
     }
     let json: unknown;
     try {

@@ -9,6 +9,7 @@
 // brain.api_key_secret, or no key at all, so that an `agents:write` key cannot point an agent
 // at its own server and collect the daemon's key.
 import { ApiError } from '../../domain/errors.js';
+import { exceedsDepth, MAX_JSON_DEPTH } from '../../domain/json-depth.js';
 import type { OutboundHttp } from '../../outbound/http.js';
 import type { Brain, BrainInput, BrainResult } from './brain.js';
 import { normalizeRequest, redact, requestKey, type Cassettes } from './cassette.js';
@@ -208,6 +209,14 @@ export function readAnswer(
   asked?: string,
 ): BrainResult {
   let body: ChatResponse | null;
+  // Bounded as REST bodies are: an answer nested thousands deep would overflow the stack of
+  // whatever walks it later (recording it in a cassette).
+  if (exceedsDepth(text)) {
+    throw new ApiError(
+      'external_api_error',
+      `${who} answered JSON nested more than ${MAX_JSON_DEPTH} levels deep.`,
+    );
+  }
   try {
     body = JSON.parse(text) as ChatResponse | null;
   } catch {

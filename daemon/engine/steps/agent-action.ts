@@ -4,7 +4,7 @@
 import type { AgentExecutionView, ExecuteInput } from '../../../shared/schemas/agents.js';
 import type { DecidedExecution } from '../../agents/execution.service.js';
 import { ApiError } from '../../domain/errors.js';
-import { interpolate, InterpolationBudget } from '../expressions.js';
+import { interpolate } from '../expressions.js';
 import { maskSecrets } from '../secret-masking.js';
 import type { StepKind, StepOf, StepRun } from './kind.js';
 import { nextOf, type StepOutcome } from './outcome.js';
@@ -64,8 +64,8 @@ export const agentAction: StepKind<'agent_action'> = {
  */
 function agentInput({ context, step, scope, used }: StepRun<AgentStep>): ExecuteInput {
   const action = String(step.config.action);
-  // One budget for the whole step: its strings together expand to a bounded size.
-  const budget = new InterpolationBudget();
+  // One budget for the whole step: its strings together expand to a bounded size, within its run's.
+  const budget = context.budget;
   const mapped = interpolate(step.config.input_mapping ?? {}, scope, budget) as Record<
     string,
     unknown

@@ -8,7 +8,7 @@ import type { DecidedExecution } from '../../agents/execution.service.js';
 import type { OutboundHttp } from '../../outbound/http.js';
 import type { UrlPolicy } from '../../outbound/url-policy.js';
 import type { Clock } from '../../time/clock.js';
-import type { Scope } from '../expressions.js';
+import type { InterpolationBudget, Scope } from '../expressions.js';
 import type { StepOutcome } from './outcome.js';
 
 /** A step of one type. */
@@ -59,6 +59,11 @@ export interface StepContext {
   reveal(name: string): string | undefined;
   /** Wraps a wait that only a later time on the daemon clock ends (a stub's delay). */
   untilDue<T>(waiting: Promise<T>): Promise<T>;
+  /**
+   * What this attempt's interpolation may produce: the step's bound and what is left of its
+   * run's (expressions.ts). Every step type interpolates through it.
+   */
+  budget: InterpolationBudget;
 }
 
 /** One run of one step: its context, its scope with secrets, the secrets it used so far. */

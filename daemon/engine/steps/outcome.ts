@@ -4,7 +4,7 @@
 import type { ErrorCode } from '../../../shared/errors.js';
 import type { TypedStep } from '../../../shared/schemas/steps.js';
 import { ApiError } from '../../domain/errors.js';
-import { ExpressionError, MissingSecretError } from '../expressions.js';
+import { ExpressionError, MissingSecretError, RunBudgetError } from '../expressions.js';
 import { maskSecrets } from '../secret-masking.js';
 
 /** The result of running one step once. */
@@ -25,6 +25,11 @@ export type StepOutcome = (
   /** The process is stopping: leave the step as it was, it runs again after the restart. */
   | { type: 'interrupted' }
 ) & {
+  /**
+   * Characters the attempt's interpolation produced, added to its run's total (RunState) when the
+   * outcome is recorded. Set by StepRunner.
+   */
+  interpolated?: number;
   /** The sandbox fault rule (flt_...) that produced this outcome (svc faults). */
   injectedFault?: string | null | undefined;
   /**
@@ -71,7 +76,7 @@ export function failure(error: unknown, step: TypedStep): StepOutcome {
       result: null,
     };
   }
-  if (error instanceof ExpressionError) {
+  if (error instanceof ExpressionError || error instanceof RunBudgetError) {
     return {
       type: 'failed',
       code: 'invalid_expression',

@@ -42,7 +42,7 @@ export class StepRunner {
       outcome = failure(error, context.step);
     }
     if (!outcome) this.markAsked(context);
-    return outcome && maskOutcome(outcome, run.used);
+    return outcome && counted(maskOutcome(outcome, run.used), context);
   }
 
   /** Runs the step to its outcome, whatever it needs (after the commit that reached it). */
@@ -53,9 +53,9 @@ export class StepRunner {
     try {
       const kind = kindOf(context.step);
       const outcome = kind.runLater ? await kind.runLater(run) : kind.runNow(run)!;
-      return maskOutcome(outcome, run.used);
+      return counted(maskOutcome(outcome, run.used), context);
     } catch (error) {
-      return maskOutcome(failure(error, context.step), run.used);
+      return counted(maskOutcome(failure(error, context.step), run.used), context);
     }
   }
 
@@ -99,4 +99,10 @@ export class StepRunner {
     if (this.asked.size >= ASKED_LIMIT) this.asked.clear();
     this.asked.add(`${context.executionId}/${context.step.id}#${context.attempt}`);
   }
+}
+
+/** The outcome with what the attempt's interpolation produced (its run's budget counts it). */
+function counted(outcome: StepOutcome, context: StepContext): StepOutcome {
+  const used = context.budget.used;
+  return used === 0 ? outcome : { ...outcome, interpolated: used };
 }

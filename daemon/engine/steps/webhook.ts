@@ -3,7 +3,7 @@
 // it (external_api_error), and the engine's retry policy decides what follows. No retries here.
 import type { OutboundResult } from '../../outbound/http.js';
 import { checkOutboundUrl } from '../../outbound/url-policy.js';
-import { interpolate, InterpolationBudget } from '../expressions.js';
+import { interpolate } from '../expressions.js';
 import type { StepContext, StepKind } from './kind.js';
 import { nextOf, type StepOutcome } from './outcome.js';
 
@@ -23,7 +23,7 @@ export const webhook: StepKind<'webhook'> = {
 
   async runLater({ context, step, scope, deps }) {
     const config = step.config;
-    const budget = new InterpolationBudget();
+    const budget = context.budget;
     const url = checkOutboundUrl(String(interpolate(config.url, scope, budget)), deps.urlPolicy);
     const method = String(config.method ?? 'POST').toUpperCase();
     const headers = Object.fromEntries(
