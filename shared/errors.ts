@@ -195,6 +195,12 @@ export const ERROR_CODES = {
     description:
       'The error of an agent execution that a workflow step awaited approval from, cancelled with its run; deciding it afterwards is 409 conflict (added code).',
   },
+  workflow_run_ended: {
+    status: 409,
+    type: 'conflict_error',
+    description:
+      'The error of an agent execution that a workflow step awaited approval from, cancelled because its run ended otherwise (failed, timed out, completed) or went on without the step (a parallel sibling won); its message says which and names the run. Deciding it afterwards is 409 conflict (added code).',
+  },
   webhook_replayed: {
     status: 409,
     type: 'conflict_error',

@@ -1,10 +1,19 @@
 // svc state export|import|reset: snapshots of the whole sandbox, saved and restored in place
 // while the daemon keeps running (over the control channel).
-import { lstatSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { command, defineCommands, group } from '../command.js';
 import { CliError, UsageError } from '../errors.js';
 import { chalk } from '../output.js';
+
+/** The daemon's answer to an export over an existing file without force (409, param file). */
+function refusedAsExisting(error: unknown): boolean {
+  const data = (error as { name?: string; data?: { svc_code?: string; svc_param?: string } })?.data;
+  return (
+    (error as Error)?.name === 'TRPCClientError' &&
+    data?.svc_code === 'conflict' &&
+    data.svc_param === 'file'
+  );
+}
 
 export default defineCommands([
   group(['state'], 'Save, restore and reset the whole sandbox (snapshots)'),
@@ -16,10 +25,16 @@ export default defineCommands([
     examples: ['svc state export before-test.svcsnap', 'svc state export ci.svcsnap --force'],
     async run(ctx, [file], options) {
       const path = resolve(file!);
+      const control = await ctx.control();
+      const exportTo = (force: boolean) => control.state.export.mutate({ file: path, force });
       // As svc workflows init: an existing file is replaced only when --force or a yes in a
-      // terminal says so (without one, a usage error). The daemon checks again when it writes.
-      let force = options.force === true;
-      if (!force && lstatSync(path, { throwIfNoEntry: false })) {
+      // terminal says so (without one, a usage error). The daemon decides first: a path inside
+      // the data dir is refused whatever --force says, so the user is never told to force it.
+      let written: Awaited<ReturnType<typeof exportTo>>;
+      try {
+        written = await exportTo(options.force === true);
+      } catch (error) {
+        if (options.force === true || !refusedAsExisting(error)) throw error;
         const { askConfirm, canPrompt } = await import('../dialogs.js');
         if (!canPrompt()) {
           const shown = /[\s'"$]/.test(file!) ? `'${file!.replace(/'/g, `'\\''`)}'` : file;
@@ -27,10 +42,14 @@ export default defineCommands([
             `${file} exists; svc state export does not replace a file without --force. Replace it with: svc state export ${shown} --force`,
           );
         }
-        force = await askConfirm('--force', `${file} exists. Replace it with the snapshot?`, false);
+        const force = await askConfirm(
+          '--force',
+          `${file} exists. Replace it with the snapshot?`,
+          false,
+        );
         if (!force) throw new CliError(`Left ${file} as it was.`, 1, 'cancelled');
+        written = await exportTo(true);
       }
-      const written = await (await ctx.control()).state.export.mutate({ file: path, force });
       ctx.out.result(
         written,
         () =>

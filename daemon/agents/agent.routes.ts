@@ -151,7 +151,7 @@ export function agentRoutes({
       operationId: 'approveAgentExecution',
       summary: 'Approve or reject an execution awaiting approval',
       description:
-        'approve -> completed (agent.execution.completed); reject -> cancelled (agent.execution.failed with status cancelled). Deciding an execution that is not awaiting approval is 409 conflict; one that a workflow step asked for and that was cancelled with its run (error.code workflow_run_cancelled) says so, naming the run.',
+        'approve -> completed (agent.execution.completed); reject -> cancelled (agent.execution.failed with status cancelled). Deciding an execution that is not awaiting approval is 409 conflict; one that a workflow step asked for and that was closed with its run (error.code workflow_run_cancelled when the run was cancelled, its workflow deleted included; workflow_run_ended when it failed, timed out, completed or went on without the step, as a first-wins parallel does) says so, naming the run.',
       tag,
       auth: execute,
       rateLimit: resources,

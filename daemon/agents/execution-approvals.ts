@@ -1,6 +1,7 @@
 // An execution awaiting approval ends one of two ways: a person decides it (POST .../approve),
-// or the workflow run that asked for it is cancelled. Each is one transaction that only the
-// first of them finds awaiting.
+// or the workflow run that asked for it stops waiting for it (it ended: cancelled, failed, timed
+// out, completed; or a parallel sibling won). Each is one transaction that only the first of them
+// finds awaiting.
 import type { EventService } from '../events/event.service.js';
 import { ApiError } from '../domain/errors.js';
 import type { Transactions } from '../domain/transactions.js';
@@ -12,6 +13,17 @@ import { executionEventData } from './execution-views.js';
 
 /** error.code of an execution cancelled because the workflow run that asked for it was. */
 export const RUN_CANCELLED = 'workflow_run_cancelled';
+/** error.code of one closed because its run ended otherwise, or went on without it. */
+export const RUN_ENDED = 'workflow_run_ended';
+
+/** Why the workflow run that asked for an approval no longer waits for it (the engine says). */
+export interface ApprovalClosing {
+  runId: string;
+  /** The run was cancelled (by hand, or with its workflow): error.code workflow_run_cancelled. */
+  cancelled: boolean;
+  /** What became of the run, as a verb phrase: "timed out (settings.timeout_seconds 60 s)". */
+  what: string;
+}
 
 export class ExecutionApprovals {
   constructor(
@@ -66,12 +78,13 @@ export class ExecutionApprovals {
   }
 
   /**
-   * The workflow run that asked for this approval was cancelled (inside that transaction): the
-   * execution is cancelled as a rejection cancels it (status cancelled, agent.execution.failed),
-   * its error naming the run, so that it can no longer be approved nor listed as awaiting.
-   * Nothing happens to an execution that is not awaiting approval (decided already).
+   * The workflow run that asked for this approval no longer waits for it (inside the
+   * transaction that ended the run or dropped its step): the execution is cancelled as a
+   * rejection cancels it (status cancelled, agent.execution.failed), its error naming the run and
+   * what became of it, so that it can no longer be approved nor listed as awaiting. Nothing
+   * happens to an execution that is not awaiting approval (decided already).
    */
-  cancelWithRun(executionId: string, runId: string): void {
+  closeWithRun(executionId: string, closing: ApprovalClosing): void {
     const row = this.repo.get(executionId);
     if (row?.status !== 'awaiting_approval') return;
     const now = this.clock.now();
@@ -79,8 +92,8 @@ export class ExecutionApprovals {
       ...row,
       status: 'cancelled',
       completed_at: now,
-      error_code: RUN_CANCELLED,
-      error_message: `Workflow run ${runId} was cancelled before this execution was decided.`,
+      error_code: closing.cancelled ? RUN_CANCELLED : RUN_ENDED,
+      error_message: `Workflow run ${closing.runId} ${closing.what} before this execution was decided.`,
     };
     this.repo.save(cancelled);
     this.timers.cancelOwned(row.id);
@@ -101,12 +114,12 @@ export class ExecutionApprovals {
 }
 
 /**
- * 409 conflict for deciding an execution that no longer awaits approval; one that was cancelled
+ * 409 conflict for deciding an execution that no longer awaits approval; one that was closed
  * with its workflow run says so (its error names the run).
  */
 function undecidable(row: ExecutionRow): ApiError {
   const message =
-    row.error_code === RUN_CANCELLED
+    row.error_code === RUN_CANCELLED || row.error_code === RUN_ENDED
       ? `Execution ${row.id} is ${row.status}. ${row.error_message} Only executions awaiting approval can be decided.`
       : `Execution ${row.id} is ${row.status}; only executions awaiting approval can be decided.`;
   return new ApiError('conflict', message, { extras: { execution_status: row.status } });

@@ -22,7 +22,7 @@ import type { ExecutionRepository, ExecutionRow } from './execution.repository.j
 import type { Stub } from './stub.service.js';
 import type { Thinker, Thought } from './thinker.js';
 import { executionEventData, toExecutionView } from './execution-views.js';
-import { ExecutionApprovals } from './execution-approvals.js';
+import { ExecutionApprovals, type ApprovalClosing } from './execution-approvals.js';
 import {
   answerOf,
   finish,
@@ -263,13 +263,12 @@ export class ExecutionService {
   }
 
   /**
-   * The workflow run that asked for this approval was cancelled (inside that transaction): the
-   * execution is cancelled as a rejection cancels it (status cancelled, agent.execution.failed),
-   * its error naming the run, so that it can no longer be approved nor listed as awaiting.
-   * Nothing happens to an execution that is not awaiting approval (decided already).
+   * The workflow run that asked for this approval no longer waits for it (inside the transaction
+   * that ended the run): the execution is cancelled, its error naming the run (see
+   * ExecutionApprovals.closeWithRun). Nothing happens to one decided already.
    */
-  cancelWithRun(executionId: string, runId: string): void {
-    this.approvals.cancelWithRun(executionId, runId);
+  closeWithRun(executionId: string, closing: ApprovalClosing): void {
+    this.approvals.closeWithRun(executionId, closing);
   }
 
   private newRow(agent: AgentRow, workspaceId: string, input: ExecuteInput): ExecutionRow {

@@ -70,13 +70,26 @@ export class RunDriver {
 
   /** Timer: a wait ended, or a retry is due; what became ready starts. */
   async wake(executionId: string, key: string): Promise<void> {
-    await this.deps.commits.run(() => this.deps.transitions.wake(executionId, key));
+    await this.store(executionId, () => this.deps.transitions.wake(executionId, key));
     this.pump(executionId);
   }
 
   /** Timer or alarm: the run's deadline. */
   async timeOut(executionId: string): Promise<void> {
-    await this.deps.commits.run(() => this.deps.transitions.timeOut(executionId));
+    await this.store(executionId, () => this.deps.transitions.timeOut(executionId));
+  }
+
+  /**
+   * A timer's transition. One that could not be stored (a full disk: its timer tries again) may
+   * have left results in the run's memory: it is rebuilt from the store.
+   */
+  private async store(executionId: string, transition: () => void): Promise<void> {
+    try {
+      await this.deps.commits.run(transition);
+    } catch (error) {
+      this.deps.memory.forget(executionId);
+      throw error;
+    }
   }
 
   private async launch(row: RunRow, state: RunState, act: Activation): Promise<void> {

@@ -23,7 +23,7 @@ import { Outcomes } from './outcomes.js';
 import type { WorkflowCatalog } from './ports.js';
 import { runActivity, type RunActivity } from './run-activity.js';
 import { RunChanges, type RunChange } from './run-changes.js';
-import { RunEnd } from './run-end.js';
+import { RunEnd, type RunApprovals } from './run-end.js';
 import { RunMemory } from './run-memory.js';
 import { RunTimers } from './run-timers.js';
 import { RunViews } from './run-views.js';
@@ -49,8 +49,8 @@ export interface EngineDeps {
   clock: Clock;
   alarms: Alarms;
   steps: StepRunner;
-  /** The agents' approvals: a cancelled run cancels the ones it waits on. */
-  approvals: { cancelWithRun(agentExecutionId: string, runId: string): void };
+  /** The agents' approvals: a run closes the ones it no longer waits for, whatever ended it. */
+  approvals: RunApprovals;
   reveal(workspaceId: string, name: string): string | undefined;
   log: { error(obj: object, msg: string): void };
 }
@@ -128,14 +128,16 @@ export class WorkflowEngine {
    * run, the steps it was at (kept, marked cancelled), the approvals it waited on (cancelled)
    * and its workflow.execution.failed event with status cancelled.
    */
-  cancel(executionId: string): RunRow | undefined {
-    const apply = (): RunRow | undefined => this.transitions.cancel(executionId);
+  cancel(executionId: string, why?: string): RunRow | undefined {
+    const apply = (): RunRow | undefined => this.transitions.cancel(executionId, why);
     return this.deps.db.inTransaction ? apply() : this.deps.db.transaction(apply)();
   }
 
   /** Inside the deleting transaction of a workflow: its unfinished runs are cancelled. */
   cancelRunsOf(workflowId: string): void {
-    for (const row of this.deps.repo.unfinishedOf(workflowId)) this.cancel(row.id);
+    for (const row of this.deps.repo.unfinishedOf(workflowId)) {
+      this.cancel(row.id, 'its workflow was deleted');
+    }
   }
 
   /** Runs someone waits for (wait_for_completion); each leaves once its waiters are answered. */

@@ -187,7 +187,7 @@ export class Outcomes {
     if (!join) return;
     join.pending -= 1;
     if (join.wait_for_all && join.pending > 0) return;
-    this.dropBranch(t, join.key);
+    this.dropBranch(t, join.key, join.step_id);
     t.state.joins = t.state.joins.filter((candidate) => candidate !== join);
     const step = t.definition.byId.get(join.step_id)!;
     const children = step.type === 'parallel' ? step.config.steps : [];
@@ -216,12 +216,19 @@ export class Outcomes {
     else this.branchEnded(t, join.branch);
   }
 
-  /** Without wait_for_all the first chain wins: what still runs in the others is dropped. */
-  private dropBranch(t: Transition, branch: string): void {
+  /**
+   * Without wait_for_all the first chain wins: what still runs in the others is dropped, and an
+   * approval one of them awaited is closed (the run goes on without it).
+   */
+  private dropBranch(t: Transition, branch: string, parallelStep: string): void {
+    const what = `went on without it (another branch of parallel step '${parallelStep}' finished first)`;
+    for (const act of t.state.acts) {
+      if (act.branch === branch) this.deps.ending.closeApproval(t, act, { cancelled: false, what });
+    }
     t.state.acts = t.state.acts.filter((candidate) => candidate.branch !== branch);
     for (const inner of t.state.joins.filter((candidate) => candidate.branch === branch)) {
       t.state.joins = t.state.joins.filter((candidate) => candidate !== inner);
-      this.dropBranch(t, inner.key);
+      this.dropBranch(t, inner.key, parallelStep);
     }
   }
 

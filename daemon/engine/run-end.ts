@@ -1,11 +1,13 @@
 // How a run ends (completed, failed, timeout, cancelled), inside the transition that ends it: its
-// status and outcome fields, a cancelled run's pending steps and approvals, its timers and its
-// workflow's counters. The final event is written with the run (transitions.ts, commit).
+// status and outcome fields, a cancelled run's pending steps, the approvals it waited on (closed
+// whatever ended it), its timers and its workflow's counters. The final event is written with
+// the run (transitions.ts, commit).
 import type { ErrorCode } from '../../shared/errors.js';
 import type { WorkflowCatalog } from './ports.js';
 import type { RunTimers } from './run-timers.js';
 import type { RunRepository, StepRunRow } from './run.repository.js';
 import type { Transition } from './transition.js';
+import type { Activation } from './views.js';
 
 export type EndStatus = 'completed' | 'failed' | 'timeout' | 'cancelled';
 
@@ -17,25 +19,44 @@ export interface RunFailure {
   message: string;
 }
 
+/** Why a run no longer waits for an approval, for the agent execution's error. */
+export interface ApprovalClosing {
+  runId: string;
+  /** The run was cancelled (error.code workflow_run_cancelled; else workflow_run_ended). */
+  cancelled: boolean;
+  /** What became of the run, a verb phrase: "timed out (settings.timeout_seconds 60 s)". */
+  what: string;
+}
+
+/** The agents' approvals: a run closes the ones it no longer waits for. */
+export interface RunApprovals {
+  closeWithRun(agentExecutionId: string, closing: ApprovalClosing): void;
+}
+
 export interface RunEndDeps {
   repo: Pick<RunRepository, 'step' | 'insertStep' | 'settleStep' | 'dropApproval'>;
   workflows: Pick<WorkflowCatalog, 'recordEnd'>;
   timers: RunTimers;
-  /** The agents' approvals: a cancelled run cancels the ones it waits on. */
-  approvals: { cancelWithRun(agentExecutionId: string, runId: string): void };
+  approvals: RunApprovals;
 }
 
 export class RunEnd {
   constructor(private readonly deps: RunEndDeps) {}
 
-  end(t: Transition, status: EndStatus, failure?: RunFailure): void {
+  /** `why` says why a cancelled run was (its error message and its approvals' say it). */
+  end(t: Transition, status: EndStatus, failure?: RunFailure, why?: string): void {
     const { row, state } = t;
     const current = state.acts[0]?.step_id ?? null;
     row.status = status;
     if (status === 'cancelled') {
-      this.keepCancelledSteps(t);
+      this.keepCancelledSteps(t, why);
       row.cancelled_at = t.now;
-    } else row.completed_at = t.now;
+    } else {
+      // Whatever ended it, nothing it waited for can be decided afterwards.
+      const what = endedAs(t, status, failure);
+      for (const act of state.acts) this.closeApproval(t, act, { cancelled: false, what });
+      row.completed_at = t.now;
+    }
     state.acts = [];
     state.joins = [];
     if (status === 'completed') {
@@ -53,7 +74,7 @@ export class RunEnd {
     } else if (status === 'cancelled') {
       // Stored like a failure, so that the run's view and its failed event name the step.
       row.error_code = 'execution_cancelled';
-      row.error_message = 'The run was cancelled.';
+      row.error_message = why ? `The run was cancelled: ${why}.` : 'The run was cancelled.';
       row.failed_step = current;
       row.failed_agent_id = (current && t.definition.byId.get(current)?.agent_id) ?? null;
     } else if (failure) {
@@ -67,12 +88,23 @@ export class RunEnd {
   }
 
   /**
+   * The run no longer waits for `act` (it ended, or went on without it): an approval the step
+   * awaited is closed in the same transaction, so it cannot be decided afterwards (a crash
+   * cannot leave one approvable).
+   */
+  closeApproval(t: Transition, act: Activation, closing: Omit<ApprovalClosing, 'runId'>): void {
+    if (act.state !== 'awaiting_approval' || !act.agent_execution_id) return;
+    this.deps.repo.dropApproval(act.agent_execution_id);
+    this.deps.approvals.closeWithRun(act.agent_execution_id, { runId: t.row.id, ...closing });
+  }
+
+  /**
    * A cancelled run keeps a row for each step it was at (in flight, waiting, retrying, awaiting
    * approval), marked cancelled; no step_completed event, as none of them completed. The
-   * approvals it waited on are cancelled in the same transaction, so none of them can be
-   * decided afterwards (a crash cannot leave one approvable).
+   * approvals it waited on are cancelled in the same transaction.
    */
-  private keepCancelledSteps(t: Transition): void {
+  private keepCancelledSteps(t: Transition, why: string | undefined): void {
+    const what = why ? `was cancelled (${why})` : 'was cancelled';
     for (const act of t.state.acts) {
       const agentId = t.definition.byId.get(act.step_id)?.agent_id ?? null;
       const approval = act.state === 'awaiting_approval' ? act.agent_execution_id : undefined;
@@ -96,10 +128,18 @@ export class RunEnd {
       if (act.sent_seq === undefined) this.deps.repo.insertStep(stepRow);
       else this.deps.repo.settleStep(stepRow);
       t.recorded.push(stepRow);
-      if (approval) {
-        this.deps.repo.dropApproval(approval);
-        this.deps.approvals.cancelWithRun(approval, t.row.id);
-      }
+      this.closeApproval(t, act, { cancelled: true, what });
     }
   }
+}
+
+/** What became of a run that ended other than by a cancel, as an approval's error says it. */
+function endedAs(t: Transition, status: EndStatus, failure: RunFailure | undefined): string {
+  if (status === 'timeout') {
+    return `timed out (settings.timeout_seconds ${t.definition.settings.timeout_seconds} s)`;
+  }
+  if (status === 'failed' && failure) {
+    return `failed at step '${failure.step}' (${failure.code})`;
+  }
+  return status;
 }

@@ -8,7 +8,7 @@ import type { InFlight } from './in-flight.js';
 import type { Outcomes } from './outcomes.js';
 import type { WorkflowCatalog } from './ports.js';
 import type { RunChanges } from './run-changes.js';
-import type { RunEnd } from './run-end.js';
+import type { RunApprovals, RunEnd } from './run-end.js';
 import type { RunMemory } from './run-memory.js';
 import type { RunViews } from './run-views.js';
 import type { RunRepository, RunRow, RunStatus } from './run.repository.js';
@@ -28,8 +28,8 @@ export interface TransitionsDeps {
   workflows: WorkflowCatalog;
   clock: Clock;
   events: Pick<EventService, 'publish'>;
-  /** The agents' approvals: a cancelled run cancels the ones it waits on. */
-  approvals: { cancelWithRun(agentExecutionId: string, runId: string): void };
+  /** The agents' approvals: an approval asked for after its run moved on is closed. */
+  approvals: RunApprovals;
   steps: Pick<StepRunner, 'runNow'>;
   contexts: StepContexts;
   inFlight: InFlight;
@@ -58,31 +58,51 @@ export class Transitions {
   ): RunStatus | undefined {
     const t = this.begin(executionId);
     const act = t?.state.acts.find((candidate) => candidate.key === key);
+    const current = act !== undefined && act.state === expected && act.sent_seq === sentSeq;
     // Gone or moved on (cancelled, timed out, a parallel sibling won): the outcome is dropped,
     // but a call's answer is still the truth about its attempt's row.
-    if (!act || act.state !== expected || act.sent_seq !== sentSeq) {
-      if (sentSeq !== undefined)
-        this.deps.outcomes.late(executionId, sentSeq, outcome, this.deps.clock.now());
+    if (!current && sentSeq !== undefined) {
+      this.deps.outcomes.late(executionId, sentSeq, outcome, this.deps.clock.now());
     }
-    if (!t) {
-      // An agent step in flight when its run was cancelled, whose execution then asked for
-      // approval (a stub's delay): cancelled too, in this transaction, as the run's others were.
-      if (
-        outcome.type === 'awaiting_approval' &&
-        this.deps.repo.status(executionId) === 'cancelled'
-      ) {
-        this.deps.approvals.cancelWithRun(outcome.agentExecutionId, executionId);
-      }
+    if (!t || !current) {
+      // An agent step in flight when its run ended or went on without it, whose execution then
+      // asked for approval (a stub's delay): closed in this transaction, as the run's others were.
+      if (outcome.type === 'awaiting_approval') this.lateApproval(executionId, t, outcome);
       return undefined;
     }
-    if (!act || act.state !== expected || act.sent_seq !== sentSeq) return undefined;
-    if (t.now >= t.row.deadline_at) this.deps.ending.end(t, 'timeout');
-    else {
+    if (t.now >= t.row.deadline_at) {
+      this.deps.ending.end(t, 'timeout');
+      if (outcome.type === 'awaiting_approval') this.lateApproval(executionId, t, outcome);
+    } else {
       this.deps.outcomes.apply(t, act, outcome);
       this.advance(t);
     }
     this.commit(t);
     return t.row.status;
+  }
+
+  /** An approval asked for by a step its run no longer waits for: closed, saying why. */
+  private lateApproval(
+    executionId: string,
+    t: Transition | undefined,
+    outcome: { agentExecutionId: string },
+  ): void {
+    const status = t ? t.row.status : this.deps.repo.status(executionId);
+    const what =
+      status === undefined
+        ? 'no longer exists'
+        : status === 'timeout'
+          ? 'timed out'
+          : UNFINISHED.has(status)
+            ? 'went on without it (the step that asked for it is no longer pending)'
+            : status === 'cancelled'
+              ? 'was cancelled'
+              : status;
+    this.deps.approvals.closeWithRun(outcome.agentExecutionId, {
+      runId: executionId,
+      cancelled: status === 'cancelled',
+      what,
+    });
   }
 
   /**
@@ -135,11 +155,14 @@ export class Transitions {
     this.commit(t);
   }
 
-  /** Cancels an unfinished run (see WorkflowEngine.cancel); undefined when it had ended. */
-  cancel(executionId: string): RunRow | undefined {
+  /**
+   * Cancels an unfinished run (see WorkflowEngine.cancel); undefined when it had ended. `why`
+   * is said in its error (and its approvals').
+   */
+  cancel(executionId: string, why?: string): RunRow | undefined {
     const t = this.begin(executionId);
     if (!t) return undefined;
-    this.deps.ending.end(t, 'cancelled');
+    this.deps.ending.end(t, 'cancelled', undefined, why);
     this.commit(t);
     return t.row;
   }

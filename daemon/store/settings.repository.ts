@@ -5,6 +5,7 @@ export class SettingsRepository {
   private readonly getStmt;
   private readonly setStmt;
   private readonly deleteStmt;
+  private readonly writeAll;
 
   constructor(db: Db) {
     this.getStmt = db.prepare<[string], { value: string }>(
@@ -14,6 +15,17 @@ export class SettingsRepository {
       'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
     );
     this.deleteStmt = db.prepare('DELETE FROM settings WHERE key = ?');
+    this.writeAll = db.transaction((entries: Record<string, string | null>) => {
+      for (const [key, value] of Object.entries(entries)) {
+        if (value === null) this.delete(key);
+        else this.set(key, value);
+      }
+    });
+  }
+
+  /** Sets (a string) or deletes (null) several settings in one transaction: all or none. */
+  write(entries: Record<string, string | null>): void {
+    this.writeAll(entries);
   }
 
   get(key: string): string | undefined {

@@ -1,6 +1,7 @@
 // Moves the sandbox clock (svc clock advance|set|reset|freeze|resume) and persists it (the
 // offset, or the instant it is frozen at), then fires everything that became due before
-// answering, so a script can rely on it having happened.
+// answering, so a script can rely on it having happened. A move the store refuses (a full disk)
+// is undone: the clock stays where it was, and nothing falls due by it.
 import { EventEmitter } from 'node:events';
 import { ApiError } from '../domain/errors.js';
 import type { Environment } from '../domain/environment.js';
@@ -110,11 +111,16 @@ export class ClockService extends EventEmitter<{ moved: [] }> {
         if (atLimit === 'stop') return { state: await this.apply(() => {}), used, done: false };
         break;
       }
-      this.shift(next - now);
+      // Stored first: refused, the move ends here (507), the clock where the last step left it.
+      this.change(() => this.clock.shift(Math.round(next - now)));
       left -= next - now;
       await this.agenda.runDue();
     }
-    return { state: await this.apply(() => this.shift(left)), used, done: true };
+    return {
+      state: await this.apply(() => this.clock.shift(Math.round(left))),
+      used,
+      done: true,
+    };
   }
 
   /** Jumps to `epochMs`; `frozen` true freezes the clock there, false lets it tick from there. */
@@ -149,8 +155,7 @@ export class ClockService extends EventEmitter<{ moved: [] }> {
    */
   freeze(): ClockState {
     this.requireSandbox();
-    this.clock.freeze();
-    this.persist();
+    this.change(() => this.clock.freeze());
     return this.show();
   }
 
@@ -161,23 +166,33 @@ export class ClockService extends EventEmitter<{ moved: [] }> {
     return this.apply(() => this.clock.resume());
   }
 
-  private shift(ms: number): void {
-    this.clock.shift(Math.round(ms));
-    this.persist();
-  }
-
-  private persist(): void {
-    if (this.clock.frozen) {
-      this.settings.set(FROZEN_KEY, String(this.clock.now()));
-    } else {
-      this.settings.set(OFFSET_KEY, String(this.clock.offset));
-      this.settings.delete(FROZEN_KEY);
+  /**
+   * Changes the clock and stores it, or neither: if the store refuses (a full disk answers 507),
+   * the clock goes back to where it was before the error is thrown, so no due time is reached by
+   * a move that was refused (nothing would fire it: the move's listeners do not run).
+   */
+  private change(how: () => void): void {
+    const before = this.clock.reading();
+    how();
+    try {
+      this.persist();
+    } catch (error) {
+      this.clock.restore(before);
+      throw error;
     }
   }
 
-  private async apply(change: () => void): Promise<ClockState> {
-    change();
-    this.persist();
+  /** The clock as it stands, in one transaction (the offset, or the instant it is frozen at). */
+  private persist(): void {
+    if (this.clock.frozen) {
+      this.settings.write({ [FROZEN_KEY]: String(this.clock.now()) });
+    } else {
+      this.settings.write({ [OFFSET_KEY]: String(this.clock.offset), [FROZEN_KEY]: null });
+    }
+  }
+
+  private async apply(how: () => void): Promise<ClockState> {
+    this.change(how);
     for (const listener of this.listeners('moved'))
       await (listener as () => Promise<void> | void)();
     return this.show();

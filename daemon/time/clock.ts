@@ -10,6 +10,12 @@ export interface Clock {
   iso(): string;
 }
 
+/** An OffsetClock's settings at one moment (see OffsetClock.reading). */
+export interface ClockReading {
+  readonly offsetMs: number;
+  readonly frozenAt: number | undefined;
+}
+
 export class OffsetClock implements Clock {
   /** The instant the clock stands at while frozen. */
   private frozenAt: number | undefined;
@@ -48,6 +54,16 @@ export class OffsetClock implements Clock {
   /** Stops the clock at `at` (its current time when not given). */
   freeze(at = this.now()): void {
     this.frozenAt = at;
+  }
+
+  /** Where the clock stands, to go back there (restore) if a change of it cannot be kept. */
+  reading(): ClockReading {
+    return { offsetMs: this.offsetMs, frozenAt: this.frozenAt };
+  }
+
+  restore(reading: ClockReading): void {
+    this.offsetMs = reading.offsetMs;
+    this.frozenAt = reading.frozenAt;
   }
 
   /** Lets a frozen clock tick again from the instant it stood at. */

@@ -4,7 +4,11 @@
 // MAX_TIMER_ATTEMPTS times; then it is moved to dead_timers (reported by `svc daemon status`).
 // Handlers run concurrently (a slow webhook receiver does not hold up the others), up to a limit.
 // A timer stored as due now is handed to the loop only once its transaction has committed.
+// A handler whose work the disk cannot store (full) has not failed: its timer stays due as it
+// is, not counted as an attempt, and is tried again after a real-time pause until it is stored,
+// so work that fell due while the disk was full runs once space is freed, without a clock move.
 import { newId } from '../../shared/ids.js';
+import { isStorageFull } from '../store/storage-full.js';
 import type { Clock } from './clock.js';
 import type { TimerRepository, TimerRow } from './timer.repository.js';
 import { WakeUp } from './wake-up.js';
@@ -42,6 +46,12 @@ const REFILL_BELOW = MAX_CONCURRENCY / 2;
 const MAX_RETRY_DELAY_MS = 3_600_000;
 /** Attempts before a failing timer is declared dead (about 17 minutes of retries in all). */
 export const MAX_TIMER_ATTEMPTS = 10;
+/**
+ * Real-time pauses before timers the full disk refused are tried again: 1 s, doubling up to
+ * 10 s, so they run within seconds of space being freed (a try costs one transaction each).
+ */
+const SPACE_RETRY_MS = 1_000;
+const MAX_SPACE_RETRY_MS = 10_000;
 
 export class TimerService {
   private readonly handlers = new Map<string, TimerHandler>();
@@ -65,6 +75,10 @@ export class TimerService {
   private armed = false;
   /** After stop(), no handler is started. */
   private closing = false;
+  /** Due timers whose work the full disk refused, waiting for the next try (spaceRetry). */
+  private readonly refused = new Set<string>();
+  private spaceRetry: NodeJS.Timeout | undefined;
+  private spaceTries = 0;
 
   constructor(
     private readonly repo: TimerRepository,
@@ -166,6 +180,9 @@ export class TimerService {
     this.ready.clear();
     this.staged.clear();
     this.wakeUp.cancel();
+    clearTimeout(this.spaceRetry);
+    this.spaceRetry = undefined;
+    this.refused.clear();
     this.poke();
     await this.running;
     // A pass that ends once every handler has finished or parked.
@@ -303,7 +320,12 @@ export class TimerService {
       });
       // Deleted with the others of this pass; a crash before that runs it again (at-least-once).
       this.done.push(row.id);
+      if (this.spaceRetry === undefined && this.refused.size === 0) this.spaceTries = 0;
     } catch (error) {
+      if (isStorageFull(error)) {
+        this.waitForSpace(row, error);
+        return;
+      }
       const message = error instanceof Error ? error.message : String(error);
       const attempts = row.attempts + 1;
       if (attempts >= MAX_TIMER_ATTEMPTS) {
@@ -323,11 +345,37 @@ export class TimerService {
     }
   }
 
+  /**
+   * The disk could not store what the timer's handler did (nor, then, a failed attempt): the
+   * timer stays due as it is, and all such timers are tried again after a real-time pause.
+   */
+  private waitForSpace(row: TimerRow, error: unknown): void {
+    // Said once for a spell of full disk, not at every try.
+    if (this.spaceTries === 0 && this.refused.size === 0) {
+      this.log.error(
+        { timer: row.id, kind: row.kind, owner: row.owner, err: String(error) },
+        'timer work not stored: the disk is full; trying again until it is stored',
+      );
+    }
+    this.refused.add(row.id);
+    if (this.spaceRetry !== undefined || this.closing) return;
+    const pause = Math.min(SPACE_RETRY_MS * 2 ** this.spaceTries, MAX_SPACE_RETRY_MS);
+    this.spaceTries += 1;
+    this.spaceRetry = setTimeout(() => {
+      this.spaceRetry = undefined;
+      this.refused.clear();
+      if (this.armed) void this.runDue();
+    }, pause);
+    // Never keeps the process alive, as the other wake-ups.
+    this.spaceRetry.unref();
+  }
+
   /** Sets one real-time wake-up for the nearest due timer (re-read after clock moves). */
   private arm(): void {
-    // Every timer due now has finished or is parked when a pass ends: wake for a later one.
-    const next =
-      this.parked.size > 0 ? this.repo.nextDueAfter(this.clock.now()) : this.repo.nextDueAt();
+    // Every timer due now has finished, is parked or waits for space when a pass ends: wake for a
+    // later one (the ones refused by a full disk have their own retry, see waitForSpace).
+    const waiting = this.parked.size > 0 || this.refused.size > 0;
+    const next = waiting ? this.repo.nextDueAfter(this.clock.now()) : this.repo.nextDueAt();
     if (next === undefined) this.wakeUp.cancel();
     else this.wakeUp.at(next);
   }

@@ -65,3 +65,19 @@ test('in a terminal it asks: no leaves the file, yes replaces it', async (t) => 
   t.regex(accepted, /Snapshot written to /);
   t.true(isSnapshot(file));
 });
+
+test('a file inside the data dir is refused as such, never offered --force (issue 51)', async (t) => {
+  const key = join(d.dataDir, 'secret.key');
+  const before = readFileSync(key);
+  for (const args of [[], ['--force']]) {
+    const refused = await d.cli(['state', 'export', key, ...args, '--json']);
+    assertExit(t, refused, 1);
+    const { error } = refused.json();
+    t.is(error.code, 'invalid_parameter', refused.stdout);
+    t.regex(error.message, /is inside the data dir/);
+    t.notRegex(error.message, /--force/);
+  }
+  const plain = await d.cli(['state', 'export', key]);
+  t.notRegex(plain.stderr, /--force/);
+  t.deepEqual(readFileSync(key), before, 'the key is as it was');
+});

@@ -82,6 +82,7 @@ const ADDED_CODES: Record<string, number> = {
   approval_rejected: 403,
   execution_cancelled: 409,
   workflow_run_cancelled: 409,
+  workflow_run_ended: 409,
   csrf_token_invalid: 403,
   wait_timeout: 408,
 };

@@ -8,13 +8,23 @@ import type { SettingsRepository } from '../../daemon/store/settings.repository.
 
 const HOUR = 3_600_000;
 
-function memorySettings(): SettingsRepository {
+function memorySettings(): SettingsRepository & { full: boolean } {
   const values = new Map<string, string>();
-  return {
+  const settings = {
+    /** Set: every write is refused as a full disk refuses it (SQLITE_FULL). */
+    full: false,
     get: (key: string) => values.get(key),
-    set: (key: string, value: string) => void values.set(key, value),
-    delete: (key: string) => void values.delete(key),
-  } as unknown as SettingsRepository;
+    write(entries: Record<string, string | null>) {
+      if (settings.full) {
+        throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+      }
+      for (const [key, value] of Object.entries(entries)) {
+        if (value === null) values.delete(key);
+        else values.set(key, value);
+      }
+    },
+  };
+  return settings as unknown as SettingsRepository & { full: boolean };
 }
 
 test('a frozen OffsetClock stands still; shift moves it; resume ticks from there', async (t) => {
@@ -82,4 +92,45 @@ test('production refuses to freeze the clock', (t) => {
   const service = new ClockService(new OffsetClock(), memorySettings(), 'production');
   const error = t.throws(() => service.freeze());
   t.regex(error.message, /only be moved in the sandbox/);
+});
+
+test('a move the store refuses changes nothing: the clock stays where the last stored step left it', async (t) => {
+  const clock = new OffsetClock();
+  const settings = memorySettings();
+  const service = new ClockService(clock, settings, 'sandbox');
+  clock.freeze(Date.parse('2026-01-05T09:00:00Z'));
+  const start = clock.now();
+  const due = [start + 10 * 60_000, start + 20 * 60_000];
+  const seen: number[] = [];
+  let moved = 0;
+  service.on('moved', () => void (moved += 1));
+  service.useAgenda({
+    nextDueAfter: (time) => due.find((at) => at > time),
+    runDue: () => {
+      seen.push(clock.now());
+      return Promise.resolve();
+    },
+  });
+
+  settings.full = true;
+  await t.throwsAsync(service.advance(HOUR), { message: 'database or disk is full' });
+  t.is(clock.now(), start, 'not moved, not even to the first due time');
+  t.deepEqual(seen, [], 'nothing became due');
+  t.throws(() => service.freeze(), { message: 'database or disk is full' });
+  await t.throwsAsync(service.set(start + HOUR));
+  await t.throwsAsync(service.reset());
+  t.is(clock.now(), start);
+  t.true(clock.frozen);
+  t.is(moved, 0);
+
+  // Space comes back after the first step was stored: the move stops at the step it reached.
+  settings.full = false;
+  const advancing = service.advance(HOUR);
+  settings.full = true;
+  await t.throwsAsync(advancing);
+  t.deepEqual(seen, [due[0]]);
+  t.is(clock.now(), due[0]!, 'where the last stored step left it');
+  const restored = new OffsetClock();
+  new ClockService(restored, settings, 'sandbox').load();
+  t.is(restored.now(), due[0]!, 'as stored');
 });

@@ -382,3 +382,38 @@ test('stop() does not wait for a parked handler; its timer runs again later', as
   t.is(ranAgain, 1);
   t.is(again.pending(), 0);
 });
+
+test('a handler whose work the full disk refuses is not a failed attempt: it runs again on real time, the clock frozen', async (t) => {
+  const { started, clock, logged } = setUp(t);
+  const { db, timers } = await started();
+  clock.freeze();
+  let calls = 0;
+  const done = new Promise<void>((resolve) =>
+    timers.register('store', () => {
+      calls += 1;
+      // What better-sqlite3 throws for a write the full disk cut short.
+      if (calls <= 2)
+        throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+      resolve();
+    }),
+  );
+  const dueAt = clock.now();
+  timers.schedule('store', dueAt, { job: 1 });
+  await timers.runDue();
+  t.is(calls, 1);
+  // Kept as it was (nothing could be written), not counted, due now: not pushed to a later time
+  // on the frozen daemon clock, which would never come without a clock move.
+  t.like(rows(db)[0], { attempts: 0, last_error: null, due_at: dueAt });
+  t.is(logged.length, 1, 'said once');
+  t.regex(logged[0]!.msg, /disk is full/);
+  // No clock move: the service tries again by itself after a real-time pause (1 s, then 2 s).
+  await Promise.race([
+    done,
+    new Promise((_, reject) => setTimeout(() => reject(new Error('not run again')), 10_000)),
+  ]);
+  t.is(calls, 3);
+  await timers.runDue();
+  t.deepEqual(rows(db), [], 'deleted once its work was stored');
+  t.is(timers.dead(), 0);
+  t.is(logged.length, 1);
+});

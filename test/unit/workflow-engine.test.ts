@@ -339,16 +339,16 @@ test('a cancel and the cancel of the approval its run waits on are one transacti
   const approval = () => services.executions.get(workspaceId, agentId, approvalId).status;
 
   // The store fails after the approval's cancel (as a crash would): neither change stays.
-  const cancelWithRun = services.executions.cancelWithRun.bind(services.executions);
-  services.executions.cancelWithRun = (id, runId) => {
-    cancelWithRun(id, runId);
+  const closeWithRun = services.executions.closeWithRun.bind(services.executions);
+  services.executions.closeWithRun = (id, closing) => {
+    closeWithRun(id, closing);
     throw new Error('disk I/O error');
   };
   t.throws(() => services.engine.cancel(run.execution_id), { message: 'disk I/O error' });
   t.is(services.engine.find(run.execution_id)!.status, 'awaiting_approval');
   t.is(approval(), 'awaiting_approval');
 
-  services.executions.cancelWithRun = cancelWithRun;
+  services.executions.closeWithRun = closeWithRun;
   t.truthy(services.engine.cancel(run.execution_id));
   t.is(approval(), 'cancelled');
   const error = t.throws(() =>
