@@ -4,7 +4,7 @@
 // triggers.
 import type { Condition } from './list-query.js';
 import { PendingCounters, type CounterDeferral } from './commit-queue.js';
-import type { Db } from './database.js';
+import type { Db } from './db.js';
 import { StatementCache } from './statement-cache.js';
 
 export type CountedList = 'events' | 'runs' | 'deliveries';
@@ -58,7 +58,7 @@ export class ListCountWrites {
   constructor(db: Db, list: CountedList, deferral: CounterDeferral) {
     const upsert = db.prepare<[CountedList, string, string, number]>(
       `INSERT INTO list_counts (list, scope, bucket, n) VALUES (?, ?, ?, ?)
-       ON CONFLICT (list, scope, bucket) DO UPDATE SET n = n + excluded.n`,
+       ON CONFLICT (list, scope, bucket) DO UPDATE SET n = list_counts.n + excluded.n`,
     );
     this.pending = new PendingCounters(deferral, (key, { n }) => {
       // A row inserted and moved on in the same group leaves its first bucket as it was.

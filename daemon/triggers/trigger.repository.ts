@@ -1,6 +1,6 @@
 // Rows of workflow_triggers (what starts each non-manual workflow), event_triggered_runs and
 // hook_signatures (the signed hook requests already accepted).
-import type { Db } from '../store/database.js';
+import type { Db } from '../store/db.js';
 
 export interface TriggerRow {
   workflow_id: string;
@@ -76,7 +76,7 @@ export class TriggerRepository {
       'UPDATE workflow_triggers SET next_fire_at = ? WHERE workflow_id = ?',
     );
     this.insertRunStmt = db.prepare(
-      'INSERT OR IGNORE INTO event_triggered_runs (execution_id, depth, created_at) VALUES (?, ?, ?)',
+      'INSERT INTO event_triggered_runs (execution_id, depth, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
     );
     this.runDepthStmt = db.prepare<[string], { depth: number }>(
       'SELECT depth FROM event_triggered_runs WHERE execution_id = ?',
