@@ -2,6 +2,7 @@
 // inside the handlers.
 import type { CliEntry } from './command.js';
 import agents from './commands/agents.js';
+import approvals from './commands/approvals.js';
 import clock from './commands/clock.js';
 import completion from './commands/completion.js';
 import daemon from './commands/daemon.js';
@@ -35,6 +36,7 @@ export const COMMANDS: CliEntry[] = [
   ...events,
   ...agents,
   ...agentRecord,
+  ...approvals,
   ...workflows,
   ...workflowRerun,
   ...waits,

@@ -11,7 +11,7 @@ import {
   type StepResult,
   type WorkflowStep,
 } from './workflow-views.js';
-import { skipCommand, whenText } from './wake-text.js';
+import { decideCommand, skipCommand, whenText } from './wake-text.js';
 
 export interface ViewTarget {
   write(text: string): unknown;
@@ -47,6 +47,8 @@ interface Row {
   detail: string;
   /** When a waiting or retrying step goes on (the API's wakes_at), else null. */
   wakesAt: string | null;
+  /** The agent execution a step awaiting approval waits on. */
+  executionId?: string;
   seenAt: number;
 }
 
@@ -160,7 +162,7 @@ export class RunView {
       { agent_id?: unknown; agent_execution_id?: unknown } | null | undefined;
     if (typeof pending?.agent_id !== 'string' || typeof pending.agent_execution_id !== 'string')
       return '';
-    return ` (decide with: svc agents approve|reject ${pending.agent_id} ${pending.agent_execution_id})`;
+    return ` (decide with: ${decideCommand(pending.agent_execution_id)})`;
   }
 
   private apply(result: SeenStep, changes: string[]): void {
@@ -197,6 +199,9 @@ export class RunView {
     row.durationMs = result.duration_ms ?? null;
     row.detail = this.detailOf(result, state);
     row.wakesAt = result.wakes_at ?? null;
+    const pending = (result.result as { agent_execution_id?: unknown } | null | undefined)
+      ?.agent_execution_id;
+    if (typeof pending === 'string') row.executionId = pending;
     if (!changed) return;
     const nth = attempt > 1 ? ` (attempt ${attempt})` : '';
     if (state === 'completed') {
@@ -223,8 +228,8 @@ export class RunView {
     if (state === 'completed') return brief(result.result, 50);
     if (state === 'awaiting_approval') {
       const pending = result.result as { agent_id?: unknown; agent_execution_id?: unknown } | null;
-      return typeof pending?.agent_id === 'string' && typeof pending.agent_execution_id === 'string'
-        ? `svc agents approve ${pending.agent_id} ${pending.agent_execution_id}`
+      return typeof pending?.agent_execution_id === 'string'
+        ? `${pending.agent_execution_id}${typeof pending.agent_id === 'string' ? ` of ${pending.agent_id}` : ''}`
         : '';
     }
     return '';
@@ -254,6 +259,7 @@ export class RunView {
     );
     const clockNow = this.options.clock?.();
     let skip: string | undefined;
+    let decide: string | undefined;
     const idWidth = Math.max(4, ...[...this.rows.values()].map((row) => row.id.length));
     const typeWidth = Math.max(4, ...[...this.rows.values()].map((row) => row.type.length));
     for (const row of this.rows.values()) {
@@ -271,10 +277,14 @@ export class RunView {
         ? `${wakeVerb(row.state)} ${whenText(row.wakesAt!, clockNow)}`
         : row.detail;
       if (waits) skip ??= skipCommand(row.wakesAt!, clockNow);
+      if (row.state === 'awaiting_approval' && row.executionId)
+        decide ??= decideCommand(row.executionId);
       const detail = text && room > 8 ? cut(text, room) : '';
       lines.push(detail ? `${line}  ${c.dim(detail)}` : line);
     }
     if (skip) lines.push(c.dim(` skip the wait with: ${skip}`));
+    // Its own line, never cut: the execution id is the whole command (67 columns).
+    if (decide) lines.push(c.dim(` decide with: ${decide}`));
     // A block shorter than the last one (the hint gone) blanks the lines it leaves behind.
     while (lines.length < this.drawnLines) lines.push('');
     let out = this.drawnLines ? `\u001b[${this.drawnLines}A` : '';

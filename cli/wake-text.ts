@@ -63,3 +63,8 @@ export function skipCommand(iso: string, now: number | undefined): string | unde
   const ms = remainingMs(iso, now);
   return ms === 0 ? undefined : `svc clock advance ${advanceArgument(ms)}`;
 }
+
+/** The command that decides an approval a run waits on, by the agent execution's id alone. */
+export function decideCommand(agentExecutionId: string): string {
+  return `svc approvals approve|reject ${agentExecutionId}`;
+}

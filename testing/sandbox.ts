@@ -215,6 +215,32 @@ export class Sandbox {
       }),
   };
 
+  /**
+   * Agent executions waiting for a person's decision (svc approvals): `list()` (newest first,
+   * each with the run and step that asked and what the agent proposes), `approve(id)`,
+   * `reject(id, { reason })` by the execution id alone.
+   */
+  readonly approvals = {
+    list: (options: { limit?: number; startingAfter?: string } = {}) =>
+      this.control.approvals.list.query({
+        workspace_id: this.workspaceId,
+        ...(options.limit === undefined ? {} : { limit: options.limit }),
+        ...(options.startingAfter === undefined ? {} : { starting_after: options.startingAfter }),
+      }),
+    approve: (executionId: string, options: { reason?: string } = {}) =>
+      this.control.approvals.decide.mutate({
+        execution_id: executionId,
+        decision: 'approve',
+        ...options,
+      }),
+    reject: (executionId: string, options: { reason?: string } = {}) =>
+      this.control.approvals.decide.mutate({
+        execution_id: executionId,
+        decision: 'reject',
+        ...options,
+      }),
+  };
+
   /** Resolves once no step or delivery attempt is in flight and no timer is due (default 30s). */
   settle(options: { timeout?: Duration } = {}) {
     return this.control.settle.mutate(

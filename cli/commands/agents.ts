@@ -126,7 +126,7 @@ function statusColour(status: string): string {
 function nextStep(execution: AgentExecutionView, [agentId]: string[]): string | undefined {
   const id = execution.execution_id;
   if (execution.status === 'awaiting_approval')
-    return `Execution ${id} awaits a human decision. Decide with: svc agents approve|reject ${agentId} ${id} [--notes TEXT]`;
+    return `Execution ${id} awaits a human decision. Decide with: svc approvals approve|reject ${id} [--reason TEXT] (or svc agents approve|reject ${agentId} ${id})`;
   if (execution.status === 'processing')
     return `Execution ${id} is processing. See it with: svc agents execution ${agentId} ${id}`;
   return undefined;

@@ -45,7 +45,7 @@ function describe(status: SandboxStatus): string {
     `brain       ${brain.mode}${brain.mode === 'replay' && brain.replay_cassette ? ` from ${brain.replay_cassette}` : ''}, cassettes in ${brain.cassette_dir}${brain.recording ? `, recording to ${brain.recording}` : ''}`,
     `runs        ${runs.running} running, ${runs.waiting} waiting for the clock, ${runs.awaiting_approval} awaiting approval${wakeHint(status)}`,
     `deliveries  ${deliveries.pending} pending, ${deliveries.held} held${deliveries.held ? ' (by paused or failed webhooks: svc webhooks update HOOK --status active)' : ''}`,
-    `approvals   ${approvals.pending} pending${approvals.pending ? ' (decide with: svc agents approve|reject AGENT EXECUTION, or in svc dashboard)' : ''}`,
+    `approvals   ${approvals.pending} pending${approvals.pending ? ' (list them with: svc approvals; decide with: svc approvals approve|reject EXECUTION, or in svc dashboard)' : ''}`,
   ].join('\n');
 }
 

@@ -14,7 +14,14 @@ import {
   type Workflow,
 } from '../workflow-views.js';
 import type { WorkflowDocument } from '../workflow-file.js';
-import { clockTime, readClock, sandboxNow, skipCommand, whenText } from '../wake-text.js';
+import {
+  clockTime,
+  decideCommand,
+  readClock,
+  sandboxNow,
+  skipCommand,
+  whenText,
+} from '../wake-text.js';
 import { stepEdges, type StepEdgeKind } from '../../shared/schemas/steps.js';
 import type { WorkflowStepView } from '../../shared/schemas/workflows.js';
 
@@ -92,6 +99,19 @@ function pendingText(step: Execution['step_results'][number], now: number | unde
   return `${step.status === 'retrying' ? 'retries' : 'wakes'} ${whenText(step.wakes_at, now)}`;
 }
 
+/** The agent execution a step awaiting approval waits on (its whole id). */
+function awaitedExecution(step: Execution['step_results'][number]): string | undefined {
+  if (step.status !== 'awaiting_approval') return undefined;
+  const id = (step.result as { agent_execution_id?: unknown } | null)?.agent_execution_id;
+  return typeof id === 'string' ? id : undefined;
+}
+
+/** What a step awaiting approval says in the RESULT column: the execution to decide, uncut. */
+function approvalText(step: Execution['step_results'][number]): string | undefined {
+  const id = awaitedExecution(step);
+  return id && `awaits a decision on ${id}`;
+}
+
 /** `now`: the daemon clock (readClock), for how far off a wait ends; unknown: the time alone. */
 export function describeExecution(execution: Execution, now?: number): string {
   const lines = [
@@ -118,6 +138,7 @@ export function describeExecution(execution: Execution, now?: number): string {
           statusColour(step.status),
           formatDuration(step.duration_ms),
           pendingText(step, now) ??
+            approvalText(step) ??
             (step.error ? `${step.error.code}: ${step.error.message}` : brief(step.result, 60)),
         ]),
       ),
@@ -125,6 +146,9 @@ export function describeExecution(execution: Execution, now?: number): string {
     const wakes = execution.step_results.flatMap((step) => step.wakes_at ?? []).sort();
     const skip = wakes[0] && skipCommand(wakes[0], now);
     if (skip) lines.push(chalk.dim(`skip the wait with: ${skip}`));
+    const awaiting = execution.step_results.map(awaitedExecution).find((id) => id !== undefined);
+    if (execution.status === 'awaiting_approval' && awaiting)
+      lines.push(chalk.dim(`decide with: ${decideCommand(awaiting)}`));
   }
   if (endedBadly(execution)) lines.push('', chalk.red(failureLine(execution)));
   if (execution.status === 'completed' && execution.result !== undefined)

@@ -227,6 +227,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     stubs,
     agents: services.agents,
     executions: services.executions,
+    runs: services.runs,
     triggers: services.triggers,
     secrets: services.secrets,
     oauth: services.oauth,

@@ -25,6 +25,7 @@ import type { WorkflowEngine } from '../engine/engine.js';
 import type { TimerService } from '../time/timer.service.js';
 import type { ExecutionService } from '../agents/execution.service.js';
 import type { TriggerService } from '../triggers/trigger.service.js';
+import type { WorkflowExecutionsService } from '../workflows/executions.service.js';
 
 export interface DaemonControl {
   environment: 'sandbox' | 'production';
@@ -61,8 +62,13 @@ export interface ControlDeps {
   agents: AgentService;
   /** Webhook triggers: svc workflows trigger signs a body with a hook's stored secret. */
   triggers: Pick<TriggerService, 'signHook'>;
-  /** Agent executions: svc status counts those awaiting approval. */
-  executions: Pick<ExecutionService, 'awaitingApprovalCount'>;
+  /** Agent executions: svc status counts those awaiting approval, svc approvals lists and decides them. */
+  executions: Pick<
+    ExecutionService,
+    'awaitingApprovalCount' | 'awaitingApproval' | 'owner' | 'decideApproval'
+  >;
+  /** Workflow runs: the run that waits on an approval (svc approvals). */
+  runs: Pick<WorkflowExecutionsService, 'runAwaiting'>;
   stubs: StubService;
   secrets: SecretService;
   oauth: OAuthService;

@@ -31,6 +31,7 @@ import { SecretNotFoundError } from '../secrets/secret.service.js';
 import type { ControlDeps } from './deps.js';
 import { operator, t } from './procedure.js';
 import { waitProcedures } from './wait.procedures.js';
+import { approvalProcedures } from './approvals.procedures.js';
 
 export { controlContextFactory, isAuthorized, type ControlContext } from './procedure.js';
 import {
@@ -174,6 +175,7 @@ export function createControlRouter(deps: ControlDeps) {
       resume: operator.output(ClockState).mutation(() => clockService.resume()),
     }),
     ...waitProcedures(deps),
+    ...approvalProcedures(deps),
     triggers: t.router({
       /** svc workflows trigger: signs a body for a workflow's hook; the secret stays here. */
       signHook: operator

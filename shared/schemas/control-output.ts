@@ -12,6 +12,7 @@ import { SecretInfo } from './workflows.js';
 import { FixtureApplyResult } from './fixtures.js';
 import { FaultView } from './faults.js';
 import { WebhookReplayResult } from './replay.js';
+import { AgentExecution, ExecutionResult } from './agents.js';
 
 const Environment = z.enum(['sandbox', 'production']);
 const Scopes = z.array(z.enum(SCOPES));
@@ -275,3 +276,34 @@ export {
   FixtureApplyResult,
   FaultView,
 };
+
+/** An agent execution waiting for a person's decision (svc approvals, sb.approvals.list). */
+export const ApprovalView = z.object({
+  execution_id: z.string(),
+  agent_id: z.string(),
+  /** Null once the agent is deleted. */
+  agent_name: z.string().nullable(),
+  workspace_id: z.string(),
+  /** The workflow run waiting on it, when a workflow's agent step asked (else null). */
+  workflow_execution_id: z.string().nullable(),
+  step_id: z.string().nullable(),
+  /** What the agent proposes to do: its action, the text of it and its confidence. */
+  proposed: ExecutionResult.nullable(),
+  input: z.string(),
+  /** When it started waiting, on the sandbox clock (as every stored time). */
+  created_at: Timestamp,
+  /** How long it has waited, on the sandbox clock (0 while a frozen clock stands still). */
+  waiting_ms: z.number().int(),
+});
+export type ApprovalView = z.infer<typeof ApprovalView>;
+
+/** A page of approvals in the envelope of every --json list. */
+export const ApprovalPage = z.object({
+  data: z.array(ApprovalView),
+  has_more: z.boolean(),
+  total_count: z.number().int(),
+  meta: z.object({ has_more: z.boolean(), next_cursor: z.string().nullable() }),
+});
+
+/** A decided approval: the agent execution as the REST approve answers it. */
+export const ApprovalDecided = AgentExecution;

@@ -105,3 +105,19 @@ export const DashboardLoginInput = z
   })
   .optional();
 export type DashboardLoginInput = z.infer<typeof DashboardLoginInput>;
+
+/** svc approvals list (and the testing kit's sb.approvals.list): a page, newest first. */
+export const ApprovalListInput = z
+  .strictObject({
+    workspace_id: z.string().optional(),
+    limit: z.number().int().min(1).max(100).optional(),
+    starting_after: z.string().max(100).optional(),
+  })
+  .optional();
+
+/** svc approvals approve|reject EXECUTION: the execution id alone finds its agent. */
+export const ApprovalDecideInput = z.strictObject({
+  execution_id: z.string().min(1).max(100),
+  decision: z.enum(['approve', 'reject']),
+  reason: z.string().max(1000).optional(),
+});

@@ -213,7 +213,7 @@ test('an execution awaiting approval prints the command that decides it', async 
   t.regex(waiting.stdout, /awaiting_approval/);
   t.true(
     waiting.stderr.includes(
-      `Decide with: svc agents approve|reject ${agent.id} ${id} [--notes TEXT]`,
+      `Decide with: svc approvals approve|reject ${id} [--reason TEXT] (or svc agents approve|reject ${agent.id} ${id})`,
     ),
     waiting.stderr,
   );
@@ -229,7 +229,7 @@ test('an execution awaiting approval prints the command that decides it', async 
   );
   assertExit(t, json, 0);
   t.is(json.json().status, 'awaiting_approval', 'stdout stays one JSON document');
-  t.regex(json.stderr, /Decide with: svc agents approve\|reject/);
+  t.regex(json.stderr, /Decide with: svc approvals approve\|reject exec_\w+/);
 });
 
 // Serial: it moves the clock of the daemon the file's tests share.

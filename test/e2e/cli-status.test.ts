@@ -179,7 +179,7 @@ test.serial(
     );
     t.is(
       lines[6],
-      'approvals   1 pending (decide with: svc agents approve|reject AGENT EXECUTION, or in svc dashboard)',
+      'approvals   1 pending (list them with: svc approvals; decide with: svc approvals approve|reject EXECUTION, or in svc dashboard)',
     );
     t.is(lines.length, 8, human.stdout);
     t.is(human.stderr, '');

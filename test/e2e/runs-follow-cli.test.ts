@@ -148,7 +148,7 @@ test('rerun --wait holds at an approval with the command that decides it, then e
   const [, newId] = await stderrMatch(rerun, /^run (wex_\w+) is a re-run of /m);
   const [, agentExecution] = await stderrMatch(
     rerun,
-    new RegExp(`decide with: svc agents approve\\|reject ${reviewer.id} (\\w+)\\)`),
+    /decide with: svc approvals approve\|reject (\w+)\)/,
   );
   const pause = (await allEvents(api, 'agent.execution.awaiting_approval')).at(-1);
   t.is(agentExecution, pause.data.execution_id);

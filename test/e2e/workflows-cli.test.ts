@@ -393,7 +393,7 @@ test('an agent step awaiting approval holds run --wait until approved', async (t
   t.like(result.json(), { execution_id: executionId, status: 'completed' });
   t.true(
     result.stderr.includes(
-      `decide with: svc agents approve|reject ${reviewer.id} ${pause.data.execution_id}`,
+      `decide with: svc approvals approve|reject ${pause.data.execution_id}`,
     ),
     result.stderr,
   );

@@ -220,7 +220,7 @@ test('a run awaiting approval says which command decides it', (t) => {
   t.deepEqual(out.trim().split('\n'), [
     'run wex_1 of wfl_1 started',
     'step classify (agent_action) started',
-    'run wex_1 awaiting approval at step classify (decide with: svc agents approve|reject agt_9 exec_9)',
+    'run wex_1 awaiting approval at step classify (decide with: svc approvals approve|reject exec_9)',
     'step classify (agent_action) completed in 3ms',
     'run wex_1 completed',
   ]);

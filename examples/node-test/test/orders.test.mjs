@@ -123,13 +123,15 @@ test('an approval is decided and the run goes on', async (t) => {
     },
   ]);
   const run = await start(sb, flow);
-  const waiting = await sb.runs.wait(run, { status: 'awaiting_approval', timeout: '10s' });
-  const ask = waiting.step_results.find((step) => step.step_id === 'ask');
-  const decided = await sb.api.POST('/v1/agents/{agent_id}/executions/{execution_id}/approve', {
-    params: { path: { agent_id: agentId, execution_id: ask.result.agent_execution_id } },
-    body: { decision: 'approve' },
-  });
-  assert.equal(decided.response.status, 200);
+  await sb.runs.wait(run, { status: 'awaiting_approval', timeout: '10s' });
+  // The approvals waiting in the sandbox (svc approvals): the run's one, decided by its id.
+  const pending = await sb.approvals.list();
+  assert.deepEqual(
+    pending.data.map((approval) => approval.step_id),
+    ['ask'],
+  );
+  const decided = await sb.approvals.approve(pending.data[0].execution_id, { reason: 'checked' });
+  assert.equal(decided.status, 'completed');
   const done = await sb.runs.wait(run, { status: 'completed', timeout: '10s' });
   assert.equal(done.status, 'completed');
 });

@@ -130,14 +130,12 @@ test('an approval is decided and the run goes on', async () => {
     },
   ]);
   const run = await start(sb, flow);
-  const waiting = await sb.runs.wait(run, { status: 'awaiting_approval', timeout: '10s' });
-  const ask = waiting.step_results.find((step) => step.step_id === 'ask');
-  const { agent_execution_id } = ask!.result as { agent_execution_id: string };
-  const decided = await sb.api.POST('/v1/agents/{agent_id}/executions/{execution_id}/approve', {
-    params: { path: { agent_id: agentId, execution_id: agent_execution_id } },
-    body: { decision: 'approve' },
-  });
-  expect(decided.response.status).toBe(200);
+  await sb.runs.wait(run, { status: 'awaiting_approval', timeout: '10s' });
+  // The approvals waiting in the sandbox (svc approvals): the run's one, decided by its id.
+  const pending = await sb.approvals.list();
+  expect(pending.data.map((approval) => approval.step_id)).toEqual(['ask']);
+  const decided = await sb.approvals.approve(pending.data[0]!.execution_id, { reason: 'checked' });
+  expect(decided.status).toBe('completed');
   const done = await sb.runs.wait(run, { status: 'completed', timeout: '10s' });
   expect(done.status).toBe('completed');
 });
