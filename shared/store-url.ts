@@ -140,9 +140,9 @@ function redact(raw: string): string {
   return JSON.stringify(raw.replace(/\/\/[^@/]*@/, '//…@'));
 }
 
-/** How `svc status` and the start line name a store. */
-export function describeStore(store: StoreSetting): string {
-  return store.kind === 'sqlite'
-    ? 'SQLite (svc.db in the data dir)'
-    : `PostgreSQL ${store.display}, sandbox ${store.sandbox}`;
+/** How `svc status` names a store: `SQLite /path/svc.db`, `PostgreSQL postgres://svc@db/svc, sandbox qa`. */
+export function storeWords(store: { kind: string; location: string; sandbox: string | null }) {
+  return store.kind === 'postgres'
+    ? `PostgreSQL ${store.location}, sandbox ${store.sandbox}`
+    : `SQLite ${store.location}`;
 }

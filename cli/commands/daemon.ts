@@ -6,7 +6,7 @@ import type { CliContext } from '../context.js';
 import { CliError } from '../errors.js';
 import { LOG_LEVELS } from '../logs-levels.js';
 import { chalk } from '../output.js';
-import { resolveStoreSetting, StoreSettingError } from '../../shared/store-url.js';
+import { resolveStoreSetting, storeWords, StoreSettingError } from '../../shared/store-url.js';
 
 function daemonFlags(ctx: CliContext, options: Options) {
   return {
@@ -167,6 +167,7 @@ export default defineCommands([
           `version        ${status.version}`,
           `environment    ${status.environment}`,
           `data dir       ${status.data_dir}`,
+          `store          ${storeWords(status.store)}`,
           `started        ${status.started_at}`,
           `clock          ${status.clock.now}${status.clock.offset_ms ? chalk.yellow(` (offset ${formatOffset(status.clock.offset_ms)})`) : ''}`,
           `pending timers ${status.pending_timers}`,
