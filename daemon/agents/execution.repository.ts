@@ -1,7 +1,7 @@
 // Agent execution rows, and the figures analytics and guardrails read from them.
 import type { ErrorCode } from '../../shared/errors.js';
 import type { ListQueryInput, Page } from '../domain/pages.js';
-import type { Db } from '../store/database.js';
+import type { Db } from '../store/db.js';
 import { ListQuery } from '../store/list-query.js';
 import { prepareInsert, prepareRowWrite } from '../store/object-rows.js';
 

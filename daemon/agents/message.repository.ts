@@ -1,6 +1,6 @@
 // Conversation messages between a user and an agent.
 import type { ListQueryInput, Page } from '../domain/pages.js';
-import type { Db } from '../store/database.js';
+import type { Db } from '../store/db.js';
 import { ListQuery } from '../store/list-query.js';
 import { prepareInsert } from '../store/object-rows.js';
 

@@ -1,5 +1,5 @@
 // Sandbox stubs: "when an agent's input matches, answer this / fail / take this long".
-import type { Db } from '../store/database.js';
+import type { Db } from '../store/db.js';
 import { prepareInsert } from '../store/object-rows.js';
 
 export interface StubRow {

@@ -238,7 +238,6 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
           { svcVersion: VERSION, environment: options.environment, createdAt: clock.iso() },
           {
             dataDir: options.dataDir,
-            databaseFile: services.db.name,
             force,
           },
         ),

@@ -2,7 +2,7 @@
 // finished step attempt, and the approvals a run waits on. Only this module writes them.
 import type { ErrorCode } from '../../shared/errors.js';
 import type { ListQueryInput, Page } from '../domain/pages.js';
-import type { Db } from '../store/database.js';
+import type { Db } from '../store/db.js';
 import { WRITE_AT_ONCE, type CounterDeferral } from '../store/commit-queue.js';
 import { ListCounts, ListCountWrites } from '../store/list-counts.js';
 import { ListQuery } from '../store/list-query.js';

@@ -1,6 +1,6 @@
 // The event log: one row per event, the envelope stored as the JSON text that is sent.
 import type { ListQueryInput, Page } from '../domain/pages.js';
-import type { Db } from '../store/database.js';
+import type { Db } from '../store/db.js';
 import { WRITE_AT_ONCE, type CounterDeferral } from '../store/commit-queue.js';
 import { ListCounts, ListCountWrites } from '../store/list-counts.js';
 import { ListQuery, type Condition } from '../store/list-query.js';

@@ -1,5 +1,5 @@
 // Sandbox fault rules (svc faults): one row per rule, with the counters its decisions need.
-import type { Db } from '../store/database.js';
+import type { Db } from '../store/db.js';
 import { prepareInsert } from '../store/object-rows.js';
 
 export interface FaultRow {

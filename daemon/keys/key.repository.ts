@@ -1,5 +1,5 @@
 // API key rows. Only the SHA-256 of a key is stored; the key itself is shown once.
-import type { Db } from '../store/database.js';
+import type { Db } from '../store/db.js';
 import { prepareInsert } from '../store/object-rows.js';
 
 export interface KeyRow {

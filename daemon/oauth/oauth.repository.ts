@@ -1,6 +1,6 @@
 // OAuth rows: apps, grants (one consent each), authorization codes and tokens. Secrets, codes
 // and tokens are stored as SHA-256 only.
-import type { Db } from '../store/database.js';
+import type { Db } from '../store/db.js';
 import { prepareInsert } from '../store/object-rows.js';
 
 export interface AppRow {

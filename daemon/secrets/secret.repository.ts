@@ -1,5 +1,5 @@
 // Workspace secrets, stored sealed (never as plain text).
-import type { Db } from '../store/database.js';
+import type { Db } from '../store/db.js';
 
 export interface SecretRow {
   workspace_id: string;

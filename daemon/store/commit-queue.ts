@@ -12,7 +12,7 @@
 //
 // Running counters (an agent's or a workflow's stats) that many changes of a group add to are
 // written once, just before the group commits (deferCounters), instead of once per change.
-import type { Db } from './database.js';
+import type { Db } from './db.js';
 
 interface Pending {
   work: () => unknown;

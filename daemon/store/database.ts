@@ -1,40 +1,31 @@
-// Opens the SQLite store (WAL, foreign keys) and brings its schema up to date.
+// The SQLite adapter of the store port (db.ts): opens the SQLite store (WAL, foreign keys) and
+// brings its schema up to date. better-sqlite3's Database is the port's Db as it is.
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { storeKind, type Db } from './db.js';
 import { MIGRATIONS, type Migration, type MigrationContext } from './migrations.js';
+import { SchemaTooNewError } from './store-errors.js';
 
 /** The WAL file's size after it starts over (journal_size_limit): the Checkpointer's bound. */
 const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
 
-export type Db = Database.Database;
+/** SQLite's handle, with what only SQLite has (pragmas): for this adapter and its tools. */
+export type SqliteDb = Database.Database;
 
-/**
- * The limit of a statement whose limit is a parameter. SQLite (3.46 on) plans a bare `LIMIT ?`
- * with the bound value, and then re-prepares the statement (parse and plan again) every time
- * that parameter is bound, which better-sqlite3 does on every run, even with the same value.
- * `+?` is the same limit but not a bare parameter, so the plan is made once. Measured on the
- * events list (GET /v1/events?limit=20): the re-prepare was a third of its query's time.
- */
-export const LIMIT_PARAM = 'LIMIT +?';
+export { SchemaTooNewError } from './store-errors.js';
 
-export class SchemaTooNewError extends Error {
-  constructor(
-    readonly found: number,
-    readonly known: number,
-  ) {
-    super(
-      `The database has schema version ${found} but this svc knows only up to ${known}. ` +
-        'It was written by a newer svc: upgrade svc, or use another --data-dir.',
-    );
-  }
+/** `db` as SQLite's handle; throws for another store (a caller that should have asked). */
+export function sqliteDb(db: Db): SqliteDb {
+  if (storeKind(db) !== 'sqlite') throw new TypeError('This needs the SQLite store.');
+  return db as SqliteDb;
 }
 
 export function openDatabase(
   file: string,
   migrations: readonly Migration[] = MIGRATIONS,
   context: MigrationContext = {},
-): Db {
+): SqliteDb {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
@@ -66,6 +57,11 @@ export function openDatabase(
   return db;
 }
 
+/** Opens an existing SQLite file (a snapshot) to read only; no migration. */
+export function openReadOnly(file: string): Db {
+  return new Database(file, { readonly: true, fileMustExist: true });
+}
+
 /**
  * Checkpoints every frame left in the WAL so that the next write starts the log over from its
  * beginning, on the writer's connection (the Checkpointer calls it when the log grows past its
@@ -74,7 +70,8 @@ export function openDatabase(
  * frames left costs under 10 ms, and journal_size_limit keeps the file's size bounded. It never
  * waits: if the checkpoint worker holds the lock this moment, the next report tries again.
  */
-export function restartWal(db: Db): void {
+export function restartWal(store: Db): void {
+  const db = sqliteDb(store);
   if (!db.open || db.inTransaction) return;
   const busyTimeout = db.pragma('busy_timeout', { simple: true }) as number;
   db.pragma('busy_timeout = 0');
@@ -89,12 +86,12 @@ export function restartWal(db: Db): void {
 
 /** A count that grows with every row the connection writes (SQLite's total_changes()). */
 export function writeCounter(db: Db): () => number {
-  const totalChanges = db.prepare('SELECT total_changes()').pluck();
+  const totalChanges = sqliteDb(db).prepare('SELECT total_changes()').pluck();
   return () => totalChanges.get() as number;
 }
 
 export function migrate(
-  db: Db,
+  db: SqliteDb,
   migrations: readonly Migration[],
   context: MigrationContext = {},
 ): void {

@@ -4,7 +4,7 @@
 // triggers.
 import type { Condition } from './list-query.js';
 import { PendingCounters, type CounterDeferral } from './commit-queue.js';
-import type { Db } from './database.js';
+import type { Db } from './db.js';
 import { StatementCache } from './statement-cache.js';
 
 export type CountedList = 'events' | 'runs' | 'deliveries';

@@ -8,7 +8,8 @@ import {
   type ListQueryInput,
   type Page,
 } from '../domain/pages.js';
-import { LIMIT_PARAM, type Db } from './database.js';
+import type { Db } from './db.js';
+import { limitParam } from './dialect.js';
 import { StatementCache } from './statement-cache.js';
 
 type Param = string | number;
@@ -49,12 +50,14 @@ export class ListQuery<Row, Q> {
   private readonly after: string;
   private readonly orderBy: string;
   private readonly columns: string;
+  private readonly limit: string;
 
   constructor(
     db: Db,
     private readonly spec: ListSpec<Q>,
   ) {
     this.statements = new StatementCache(db);
+    this.limit = limitParam(db);
     this.order = spec.order ?? NEWEST_FIRST;
     this.columns = spec.columns ?? '*';
     const { column, direction } = this.order;
@@ -75,7 +78,7 @@ export class ListQuery<Row, Q> {
     const afterParams = cursor ? [cursor.key, cursor.id] : [];
     const rows = this.statements
       .rows<Row>(
-        `SELECT ${this.columns} FROM ${this.spec.table} WHERE ${filter.sql}${after} ${this.orderBy} ${LIMIT_PARAM}`,
+        `SELECT ${this.columns} FROM ${this.spec.table} WHERE ${filter.sql}${after} ${this.orderBy} ${this.limit}`,
       )
       .all(...filter.params, ...afterParams, limit + 1);
     return toPage(rows, limit, this.count(query, filter));
@@ -132,7 +135,7 @@ interface Where {
 
 function join(conditions: readonly Condition[]): Where {
   return {
-    sql: conditions.map(([sql]) => sql).join(' AND ') || '1',
+    sql: conditions.map(([sql]) => sql).join(' AND ') || 'TRUE',
     params: conditions.flatMap(([, ...params]) => params),
   };
 }

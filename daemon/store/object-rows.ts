@@ -16,8 +16,7 @@
 // against 1.9 for an insert of 20 columns, 1.7 against 1.2 for 5. prepareRowWrite keeps the
 // statement's text with its names, and binds the object's fields in their order as positional
 // parameters.
-import type { RunResult } from 'better-sqlite3';
-import type { Db } from './database.js';
+import { storeKind, type Db, type RunResult } from './db.js';
 
 export interface RowReader<P extends unknown[], R> {
   /** The first row, or undefined. */
@@ -30,6 +29,8 @@ export function prepareRows<R, P extends unknown[] = unknown[]>(
   db: Db,
   sql: string,
 ): RowReader<P, R> {
+  // The PostgreSQL adapter builds object rows this way itself (it gets arrays from its worker).
+  if (storeKind(db) === 'postgres') return db.prepare<P, R>(sql);
   const raw = db.prepare(sql).raw(true);
   const build = objectBuilder<R>(raw.columns().map((column) => column.name));
   return {

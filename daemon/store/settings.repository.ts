@@ -1,5 +1,5 @@
 // Key/value settings the daemon keeps across restarts (operator ids, the sandbox clock).
-import type { Db } from './database.js';
+import type { Db } from './db.js';
 
 export class SettingsRepository {
   private readonly getStmt;

@@ -10,7 +10,7 @@
 // or reading the row would fail later with an internal error instead of a clear refusal now.
 import Database from 'better-sqlite3';
 import { ApiError } from '../domain/errors.js';
-import { migrate, type Db } from './database.js';
+import { migrate, type SqliteDb as Db } from './database.js';
 import type { Migration } from './migrations.js';
 
 /** The table that export adds to the store's copy; the only object a snapshot has beyond it. */

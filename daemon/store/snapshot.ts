@@ -22,7 +22,8 @@ import {
 import { randomBase62 } from '../../shared/ids.js';
 import { SecretBox } from '../platform/secret-box.js';
 import { ApiError } from '../domain/errors.js';
-import { migrate, type Db } from './database.js';
+import { migrate, sqliteDb, type SqliteDb as Db } from './database.js';
+import type { Db as StoreDb } from './db.js';
 import { checkExportTarget } from './export-target.js';
 import type { Migration } from './migrations.js';
 import { checkJsonColumns, checkSchema, SNAPSHOT_TABLE_SQL } from './snapshot-schema.js';
@@ -44,12 +45,13 @@ export const SECRET_KEY_VERIFIER = 'secret_key_verifier';
  * into the data dir; over an existing file only with `force` (export-target.ts).
  */
 export function writeSnapshot(
-  db: Db,
+  store: StoreDb,
   file: string,
   meta: { svcVersion: string; environment: string; createdAt: string },
-  target: { dataDir: string; databaseFile: string; force: boolean },
+  target: { dataDir: string; force: boolean },
 ): SnapshotWritten {
-  checkExportTarget(file, target);
+  const db = sqliteDb(store);
+  checkExportTarget(file, { ...target, databaseFile: db.name });
   const temp = `${file}.${randomBytes(4).toString('hex')}.partial`;
   try {
     db.prepare('VACUUM INTO ?').run(temp);

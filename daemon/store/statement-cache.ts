@@ -1,6 +1,5 @@
 // Statements whose SQL depends on optional filters are prepared once per shape and kept.
-import type { Statement } from 'better-sqlite3';
-import type { Db } from './database.js';
+import type { Db, Statement } from './db.js';
 import { prepareRows, type RowReader } from './object-rows.js';
 
 export class StatementCache {

@@ -1,5 +1,6 @@
 // Durable timers: "run this kind of job with this payload at time T", one row each.
-import { LIMIT_PARAM, type Db } from '../store/database.js';
+import type { Db } from '../store/db.js';
+import { limitParam } from '../store/dialect.js';
 import { prepareInsert } from '../store/object-rows.js';
 
 export interface TimerRow {
@@ -32,7 +33,7 @@ export class TimerRepository {
   constructor(db: Db) {
     this.insertStmt = prepareInsert(db, 'timers', 'id, kind, due_at, payload, owner, created_at');
     this.dueStmt = db.prepare<[number, number], TimerRow>(
-      `SELECT * FROM timers WHERE due_at <= ? ORDER BY due_at, id ${LIMIT_PARAM}`,
+      `SELECT * FROM timers WHERE due_at <= ? ORDER BY due_at, id ${limitParam(db)}`,
     );
     this.nextDueStmt = db.prepare<[], { due_at: number }>(
       'SELECT due_at FROM timers ORDER BY due_at LIMIT 1',

@@ -1,6 +1,6 @@
 // Rows of workflow_triggers (what starts each non-manual workflow), event_triggered_runs and
 // hook_signatures (the signed hook requests already accepted).
-import type { Db } from '../store/database.js';
+import type { Db } from '../store/db.js';
 
 export interface TriggerRow {
   workflow_id: string;

@@ -1,7 +1,7 @@
 // Webhook subscription rows.
 import type { ListQueryInput, Page } from '../domain/pages.js';
 import { PendingCounters, WRITE_AT_ONCE, type CounterDeferral } from '../store/commit-queue.js';
-import type { Db } from '../store/database.js';
+import type { Db } from '../store/db.js';
 import { ListQuery } from '../store/list-query.js';
 import { prepareInsert, prepareRows } from '../store/object-rows.js';
 import { RowCache } from '../store/row-cache.js';

@@ -1,7 +1,7 @@
 // Reads the workflows of a snapshot being imported (the staging copy, already checked and
 // migrated, before it is swapped in): each workflow's current version and the agents of each
 // workspace, so that the import can check them as a create would (snapshot-check.ts).
-import Database from 'better-sqlite3';
+import { openReadOnly } from '../store/database.js';
 
 export interface SnapshotWorkflow {
   id: string;
@@ -19,7 +19,7 @@ export interface SnapshotWorkflows {
 }
 
 export function readSnapshotWorkflows(file: string): SnapshotWorkflows {
-  const db = new Database(file, { readonly: true, fileMustExist: true });
+  const db = openReadOnly(file);
   try {
     const workflows = db
       .prepare<[], SnapshotWorkflow>(

@@ -3,7 +3,7 @@
 import type { ListQueryInput, Page } from '../domain/pages.js';
 import { RowCache } from '../store/row-cache.js';
 import { PendingCounters, type CounterDeferral } from '../store/commit-queue.js';
-import type { Db } from '../store/database.js';
+import type { Db } from '../store/db.js';
 import { ListQuery } from '../store/list-query.js';
 import { prepareInsert } from '../store/object-rows.js';
 

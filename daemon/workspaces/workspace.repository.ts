@@ -1,6 +1,6 @@
 // Users and workspaces. The local operator is the one user; workspaces are the tenants.
 import type { Tier } from '../ratelimit/plans.js';
-import type { Db } from '../store/database.js';
+import type { Db } from '../store/db.js';
 import { prepareInsert } from '../store/object-rows.js';
 
 export interface WorkspaceRow {

@@ -1,6 +1,6 @@
 // What the store asks SQLite, for tests that hold list and lookup queries to their indexes: the
 // statements a piece of work prepares, and SQLite's plan for a statement (EXPLAIN QUERY PLAN).
-import type { Db } from '../../daemon/store/database.js';
+import type { Db } from '../../daemon/store/db.js';
 
 /** The SQL of the statements matching `kind` that the store prepares while `work` runs. */
 export function prepared(db: Db, kind: RegExp, work: () => void): string[] {

@@ -8,7 +8,7 @@ import { EventService } from '../../daemon/events/event.service.js';
 import type { Environment } from '../../daemon/domain/environment.js';
 import { buildServices, type Services } from '../../daemon/app/services.js';
 import { CommitQueue } from '../../daemon/store/commit-queue.js';
-import type { Db } from '../../daemon/store/database.js';
+import type { Db } from '../../daemon/store/db.js';
 import { tempDir } from './app.js';
 
 export const silent = { info: () => undefined, error: () => undefined };

@@ -9,7 +9,8 @@ import {
   ExecutionRepository,
   type ExecutionRow,
 } from '../../daemon/agents/execution.repository.js';
-import { openDatabase, type Db } from '../../daemon/store/database.js';
+import { openDatabase } from '../../daemon/store/database.js';
+import type { Db } from '../../daemon/store/db.js';
 import { preparedSelects, queryPlan as plan } from '../helpers/query-plans.js';
 
 const AGENT = 'agt_busy';

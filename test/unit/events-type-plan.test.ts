@@ -3,7 +3,8 @@
 // (5 s in bench/cases/dashboard.ts). Checked on the statement the repository prepares.
 import test from 'ava';
 import { EventRepository } from '../../daemon/events/event.repository.js';
-import { openDatabase, type Db } from '../../daemon/store/database.js';
+import { openDatabase } from '../../daemon/store/database.js';
+import type { Db } from '../../daemon/store/db.js';
 import { prepared } from '../helpers/query-plans.js';
 
 /** The SELECTs on events the repository prepares while `work` runs. */

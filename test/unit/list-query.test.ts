@@ -4,7 +4,8 @@ import test from 'ava';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ApiError } from '../../daemon/domain/errors.js';
-import { openDatabase, type Db } from '../../daemon/store/database.js';
+import { openDatabase } from '../../daemon/store/database.js';
+import type { Db } from '../../daemon/store/db.js';
 import { ListQuery, type ListSpec } from '../../daemon/store/list-query.js';
 import { tempDir } from '../helpers/app.js';
 

@@ -4,7 +4,8 @@
 // events of one millisecond included. Events stored before the history existed join their run's.
 import test from 'ava';
 import { EventRepository } from '../../daemon/events/event.repository.js';
-import { migrate, openDatabase, type Db } from '../../daemon/store/database.js';
+import { migrate, openDatabase } from '../../daemon/store/database.js';
+import type { Db } from '../../daemon/store/db.js';
 import { MIGRATIONS } from '../../daemon/store/migrations.js';
 import { DeliveryRepository } from '../../daemon/webhooks/deliveries/delivery.repository.js';
 import { prepared, queryPlan } from '../helpers/query-plans.js';

@@ -1,7 +1,7 @@
 // Knowledge documents and their passages, indexed with SQLite FTS5 (the porter stemmer over
 // unicode61, so that word forms match: "ship" finds "shipping") for retrieval.
 import type { ListQueryInput, Page } from '../../domain/pages.js';
-import type { Db } from '../../store/database.js';
+import type { Db } from '../../store/db.js';
 import { ListQuery } from '../../store/list-query.js';
 import { prepareInsert } from '../../store/object-rows.js';
 import type { Chunk } from './chunk.js';

@@ -1,6 +1,6 @@
 // Delivery rows (one per event per webhook) and the history of their attempts.
 import type { ListQueryInput, Page } from '../../domain/pages.js';
-import type { Db } from '../../store/database.js';
+import type { Db } from '../../store/db.js';
 import { WRITE_AT_ONCE, type CounterDeferral } from '../../store/commit-queue.js';
 import { ListCounts, ListCountWrites } from '../../store/list-counts.js';
 import { ListQuery } from '../../store/list-query.js';

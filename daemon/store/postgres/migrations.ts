@@ -1,0 +1,52 @@
+// The PostgreSQL store's migrations, numbered as SQLite's (../migrations.ts) so that a version
+// means the same schema on both. The PostgreSQL store starts at version 24 (its baseline, the
+// whole schema); each later SQLite migration gets its PostgreSQL twin here with the same
+// version. The version applied is the one row of svc_schema_version.
+import type { Db } from '../db.js';
+import type { MigrationContext } from '../migrations.js';
+import { SchemaTooNewError } from '../store-errors.js';
+import { SCHEMA_24 } from './schema-024.js';
+
+export interface PostgresMigration {
+  version: number;
+  name: string;
+  sql: string;
+  /** Runs after `sql`, in the same transaction. */
+  run?: (db: Db, context: MigrationContext) => void;
+}
+
+export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
+  { version: 24, name: 'baseline: the whole schema of version 24', sql: SCHEMA_24 },
+];
+
+/** The table that records the schema's version (PostgreSQL has no user_version). */
+export const VERSION_TABLE = 'svc_schema_version';
+
+/**
+ * Brings the schema on the search_path up to the last migration, one transaction each. Two
+ * daemons opening the same sandbox at once take turns (an advisory lock on the schema's name).
+ */
+export function migratePostgres(
+  db: Db,
+  schema: string,
+  migrations: readonly PostgresMigration[] = POSTGRES_MIGRATIONS,
+  context: MigrationContext = {},
+): void {
+  const latest = migrations.at(-1)?.version ?? 0;
+  db.transaction(() => {
+    db.prepare('SELECT pg_advisory_xact_lock(hashtext(?))').get(`svc schema ${schema}`);
+    db.exec(`CREATE TABLE IF NOT EXISTS ${VERSION_TABLE} (version BIGINT NOT NULL)`);
+    const row = db.prepare<[], { version: number }>(`SELECT version FROM ${VERSION_TABLE}`).get();
+    const current = row?.version ?? 0;
+    if (current > latest) throw new SchemaTooNewError(current, latest);
+    if (!row) db.prepare(`INSERT INTO ${VERSION_TABLE} (version) VALUES (0)`).run();
+    for (const migration of migrations) {
+      if (migration.version <= current) continue;
+      db.transaction(() => {
+        db.exec(migration.sql);
+        migration.run?.(db, context);
+        db.prepare(`UPDATE ${VERSION_TABLE} SET version = ?`).run(migration.version);
+      })();
+    }
+  })();
+}

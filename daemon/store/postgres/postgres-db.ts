@@ -1,0 +1,301 @@
+// The PostgreSQL adapter of the store port (db.ts). The port is synchronous, as better-sqlite3
+// is; `pg` is not. So `pg` runs in a worker thread (worker.ts) and each statement here posts
+// its request there and blocks this thread on Atomics.wait until the answer is posted back
+// (the technique of the synckit package, in the few lines it takes here). A statement costs a
+// round trip to PostgreSQL while the daemon's thread waits, as an SQLite statement's I/O does.
+//
+// Transactions: BEGIN (or SAVEPOINT when nested) is sent with the transaction's first
+// statement, and RELEASE with the next one, so they cost no round trip of their own; COMMIT
+// does. One transaction at a time on the one connection, as on SQLite's.
+import {
+  MessageChannel,
+  receiveMessageOnPort,
+  Worker,
+  type MessagePort,
+} from 'node:worker_threads';
+import { workerScript } from '../../platform/worker-script.js';
+import {
+  STORE_KIND,
+  type ColumnDefinition,
+  type Db,
+  type RunResult,
+  type Statement,
+  type StoreKind,
+  type Transaction,
+} from '../db.js';
+import { StoreUnavailableError } from '../store-errors.js';
+import { postgresError } from './errors.js';
+import { translatePlaceholders } from './placeholders.js';
+import type { Answer, Request, Rows, WorkerConfig } from './protocol.js';
+
+/** PostgreSQL's oid of bytea. */
+const BYTEA = 17;
+
+export interface PostgresDbOptions {
+  url: string;
+  schema: string;
+  /** host:port/database, for messages (never the password). */
+  where: string;
+}
+
+export class PostgresDb implements Db {
+  readonly [STORE_KIND]: StoreKind = 'postgres';
+  private readonly worker: Worker;
+  private readonly port: MessagePort;
+  private readonly signal: Int32Array;
+  private readonly names = new Map<string, string>();
+  private closed = false;
+  /** Open transactions and savepoints. */
+  private depth = 0;
+  /** Simple statements to send before the next request (BEGIN, SAVEPOINT, RELEASE). */
+  private prefix: string[] = [];
+  /** The worker's connection number last seen; a change means the previous one was lost. */
+  private connection = 0;
+  /** Bumped when a connection is lost: a transaction begun before it is gone. */
+  private epoch = 0;
+
+  constructor(readonly options: PostgresDbOptions) {
+    const signal = new SharedArrayBuffer(4);
+    this.signal = new Int32Array(signal);
+    const channel = new MessageChannel();
+    this.port = channel.port1;
+    const config: WorkerConfig = { ...options, signal };
+    const { script, eval: isEval } = workerScript('worker', import.meta.url);
+    this.worker = new Worker(script, {
+      eval: isEval,
+      workerData: { config, port: channel.port2 },
+      transferList: [channel.port2],
+    });
+    // The worker is only waited on synchronously: it must not keep the process alive.
+    this.worker.unref();
+    this.port.unref();
+  }
+
+  get open(): boolean {
+    return !this.closed;
+  }
+
+  get inTransaction(): boolean {
+    return this.depth > 0;
+  }
+
+  prepare<BindParameters extends unknown[] | object = unknown[], Result = unknown>(
+    source: string,
+  ): BindParameters extends unknown[]
+    ? Statement<BindParameters, Result>
+    : Statement<[BindParameters], Result> {
+    const { text, names } = translatePlaceholders(source);
+    let name = this.names.get(text);
+    if (name === undefined) {
+      name = `svc_${this.names.size + 1}`;
+      this.names.set(text, name);
+    }
+    return new PostgresStatement(this, name, text, names) as never;
+  }
+
+  exec(source: string): this {
+    this.request({ op: 'exec', text: [...this.takePrefix(), source].join(';\n') });
+    return this;
+  }
+
+  transaction<F extends (...params: never[]) => unknown>(fn: F): Transaction<F> {
+    const run = (...params: Parameters<F>): unknown => {
+      const epoch = this.epoch;
+      const level = this.depth;
+      const savepoint = level === 0 ? undefined : `svc_savepoint_${level}`;
+      this.prefix.push(savepoint ? `SAVEPOINT ${savepoint}` : 'BEGIN');
+      this.depth = level + 1;
+      let result: unknown;
+      try {
+        result = fn(...params);
+      } catch (error) {
+        this.unwind(epoch, level, savepoint);
+        throw error;
+      }
+      if (this.epoch !== epoch) throw this.lost();
+      this.depth = level;
+      if (savepoint) {
+        // Sent with the next statement (or the COMMIT).
+        this.prefix.push(`RELEASE SAVEPOINT ${savepoint}`);
+      } else if (this.prefix[0] === 'BEGIN') {
+        // BEGIN not sent yet: nothing was run in it, nothing to commit.
+        this.prefix = [];
+      } else {
+        this.request({ op: 'exec', text: [...this.takePrefix(), 'COMMIT'].join(';\n') });
+      }
+      return result;
+    };
+    return run as unknown as Transaction<F>;
+  }
+
+  close(): this {
+    if (this.closed) return this;
+    this.prefix = [];
+    try {
+      this.request({ op: 'close' });
+    } finally {
+      this.closed = true;
+      void this.worker.terminate();
+    }
+    return this;
+  }
+
+  /** Runs one statement (translated) and answers its rows. */
+  query(name: string, text: string, values: unknown[]): Rows {
+    return this.request({ op: 'query', prefix: this.takePrefix().join(';\n'), name, text, values });
+  }
+
+  private takePrefix(): string[] {
+    const prefix = this.prefix;
+    this.prefix = [];
+    return prefix;
+  }
+
+  /** A transaction (or savepoint) at `level` threw: undo it, unless its connection is gone. */
+  private unwind(epoch: number, level: number, savepoint: string | undefined): void {
+    this.depth = level;
+    if (this.epoch !== epoch) return;
+    // Never sent: nothing to undo on the server.
+    const opener = savepoint ? `SAVEPOINT ${savepoint}` : 'BEGIN';
+    const unsent = this.prefix.indexOf(opener);
+    if (unsent >= 0) {
+      this.prefix = this.prefix.slice(0, unsent);
+      return;
+    }
+    const undo = savepoint
+      ? `ROLLBACK TO SAVEPOINT ${savepoint}; RELEASE SAVEPOINT ${savepoint}`
+      : 'ROLLBACK';
+    this.prefix = [];
+    try {
+      this.request({ op: 'exec', text: undo });
+    } catch (error) {
+      // Lost meanwhile: the server rolled it back. The error thrown is the work's own.
+      if (!(error instanceof StoreUnavailableError)) throw error;
+    }
+  }
+
+  private lost(): StoreUnavailableError {
+    return new StoreUnavailableError(
+      this.options.where,
+      'the connection was lost during the transaction; it was rolled back',
+    );
+  }
+
+  private request(request: Request & { op: 'query' }): Rows;
+  private request(request: Request): Rows;
+  private request(request: Request): Rows {
+    if (this.closed) throw new TypeError('The database connection is not open');
+    Atomics.store(this.signal, 0, 0);
+    this.port.postMessage(request);
+    Atomics.wait(this.signal, 0, 0);
+    const message = receiveMessageOnPort(this.port);
+    if (!message) {
+      this.closed = true;
+      throw new StoreUnavailableError(this.options.where, "the adapter's worker thread stopped");
+    }
+    const answer = message.message as Answer;
+    if (answer.connection !== this.connection) {
+      // A new connection: whatever transaction the old one had is gone.
+      if (this.connection !== 0 && this.depth > 0) this.loseTransaction();
+      this.connection = answer.connection;
+    }
+    if (answer.ok) return answer;
+    if (answer.unavailable) {
+      if (this.depth > 0) this.loseTransaction();
+      throw new StoreUnavailableError(this.options.where, answer.message);
+    }
+    throw postgresError(answer);
+  }
+
+  private loseTransaction(): void {
+    this.epoch += 1;
+    this.depth = 0;
+    this.prefix = [];
+  }
+}
+
+type Mode = 'object' | 'raw' | 'pluck';
+
+class PostgresStatement implements Statement<unknown[], unknown> {
+  private mode: Mode = 'object';
+  private fields: ColumnDefinition[] | undefined;
+
+  constructor(
+    private readonly db: PostgresDb,
+    private readonly name: string,
+    private readonly text: string,
+    private readonly names: string[],
+  ) {}
+
+  run(...params: unknown[]): RunResult {
+    return { changes: this.execute(params).changes, lastInsertRowid: 0 };
+  }
+
+  get(...params: unknown[]): unknown {
+    const answer = this.execute(params);
+    return answer.rows.length === 0 ? undefined : this.shape(answer, answer.rows[0]!);
+  }
+
+  all(...params: unknown[]): unknown[] {
+    const answer = this.execute(params);
+    return answer.rows.map((row) => this.shape(answer, row));
+  }
+
+  iterate(...params: unknown[]): IterableIterator<unknown> {
+    return this.all(...params)[Symbol.iterator]();
+  }
+
+  pluck(toggleState = true): this {
+    this.mode = toggleState ? 'pluck' : 'object';
+    return this;
+  }
+
+  raw(toggleState = true): this {
+    this.mode = toggleState ? 'raw' : 'object';
+    return this;
+  }
+
+  columns(): ColumnDefinition[] {
+    if (!this.fields) {
+      throw new TypeError('PostgreSQL statements know their columns once they have run.');
+    }
+    return this.fields;
+  }
+
+  private execute(params: unknown[]): Rows {
+    const answer = this.db.query(this.name, this.text, this.bind(params));
+    this.fields ??= answer.fields.map((field) => ({ name: field.name }));
+    return answer;
+  }
+
+  /** `?` parameters as given; `@name` ones from the one object given. */
+  private bind(params: unknown[]): unknown[] {
+    if (this.names.length === 0) return params;
+    const object = params[0] as Record<string, unknown> | undefined;
+    if (params.length !== 1 || typeof object !== 'object' || object === null) {
+      throw new TypeError('This statement takes its parameters by name: give one object.');
+    }
+    return this.names.map((name) => {
+      const value = object[name];
+      if (value === undefined) throw new RangeError(`Missing named parameter "${name}"`);
+      return value;
+    });
+  }
+
+  private shape(answer: Rows, values: unknown[]): unknown {
+    const { fields } = answer;
+    for (let index = 0; index < fields.length; index += 1) {
+      const value = values[index];
+      if (fields[index]!.type === BYTEA && value instanceof Uint8Array) {
+        values[index] = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+      }
+    }
+    if (this.mode === 'raw') return values;
+    if (this.mode === 'pluck') return values[0];
+    const row: Record<string, unknown> = {};
+    for (let index = 0; index < fields.length; index += 1) {
+      row[fields[index]!.name] = values[index];
+    }
+    return row;
+  }
+}

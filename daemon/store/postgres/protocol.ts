@@ -1,0 +1,65 @@
+// What the PostgreSQL adapter's calling thread and its worker (worker.ts) say to each other.
+// Requests go over a MessagePort; each answer is posted back on it and signalled through the
+// shared Int32Array, on which the caller waits (Atomics.wait) before reading it synchronously
+// (receiveMessageOnPort).
+
+export interface WorkerConfig {
+  /** postgres://… (the worker connects with it; never logged). */
+  url: string;
+  /** The sandbox's schema: the search_path of every connection. */
+  schema: string;
+  /** host:port/database, for messages. */
+  where: string;
+  /** [0]: 0 while a request runs, 1 once its answer is posted. */
+  signal: SharedArrayBuffer;
+}
+
+export interface QueryRequest {
+  op: 'query';
+  /** Simple statements run first, in one round trip (BEGIN, SAVEPOINT, RELEASE). */
+  prefix: string;
+  /** The prepared statement's name (parsed once per connection); '' for a one-off. */
+  name: string;
+  text: string;
+  values: unknown[];
+}
+
+/** SQL text of one or more statements, run as a simple query (no parameters). */
+export interface ExecRequest {
+  op: 'exec';
+  text: string;
+}
+
+export interface CloseRequest {
+  op: 'close';
+}
+
+export type Request = QueryRequest | ExecRequest | CloseRequest;
+
+export interface Field {
+  name: string;
+  /** PostgreSQL's type oid (17 is bytea: its values are made Buffers again). */
+  type: number;
+}
+
+export interface Rows {
+  ok: true;
+  fields: Field[];
+  rows: unknown[][];
+  changes: number;
+  /** The connection the answer came from; a new one means the previous was lost. */
+  connection: number;
+}
+
+export interface Failure {
+  ok: false;
+  /** The store could not be reached: the statement did not run, the transaction is gone. */
+  unavailable: boolean;
+  message: string;
+  /** SQLSTATE, or Node's errno code for a socket error. */
+  code: string | undefined;
+  constraint: string | undefined;
+  connection: number;
+}
+
+export type Answer = Rows | Failure;

@@ -1,0 +1,132 @@
+// The PostgreSQL adapter's worker thread: one `pg` connection, on which it runs each request of
+// the calling thread (postgres-db.ts) in turn and posts the answer back. The connection is made
+// on the first request and again on the first request after it was lost, so a PostgreSQL
+// restart costs the requests made while it is down (they fail as unavailable), nothing more.
+import { workerData, type MessagePort } from 'node:worker_threads';
+import pg from 'pg';
+import type { Answer, Request, WorkerConfig } from './protocol.js';
+
+const { config, port } = workerData as { config: WorkerConfig; port: MessagePort };
+const signal = new Int32Array(config.signal);
+
+// Numbers as SQLite gives them: BIGINT (int8), COUNT(*) and SUM (numeric) as JS numbers. The
+// schema keeps times in milliseconds and counts: all far below 2^53.
+const types = {
+  getTypeParser: (oid: number, format?: 'text' | 'binary') => {
+    if (oid === 20 || oid === 1700) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format);
+  },
+};
+
+let client: pg.Client | undefined;
+/** Counts connections made; the caller sees a change as "the previous one was lost". */
+let connection = 0;
+
+async function connected(): Promise<pg.Client> {
+  if (client) return client;
+  const fresh = new pg.Client({
+    connectionString: config.url,
+    connectionTimeoutMillis: 5000,
+    keepAlive: true,
+    application_name: 'svc',
+    types,
+  });
+  // A connection that breaks while idle: forget it; the next request connects again.
+  fresh.on('error', () => {
+    if (client === fresh) client = undefined;
+  });
+  try {
+    await fresh.connect();
+    await fresh.query(`SET search_path TO ${pg.escapeIdentifier(config.schema)}`);
+  } catch (error) {
+    void fresh.end().catch(() => undefined);
+    throw error;
+  }
+  connection += 1;
+  client = fresh;
+  return fresh;
+}
+
+/** Errors that say the server is gone or not taking connections, not that the SQL was wrong. */
+function isUnavailable(error: { code?: unknown; message?: unknown }): boolean {
+  const code = typeof error.code === 'string' ? error.code : '';
+  if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03') {
+    return true;
+  }
+  if (/^E[A-Z]+$/.test(code)) return true; // ECONNREFUSED, ECONNRESET, EPIPE, ETIMEDOUT…
+  const message = typeof error.message === 'string' ? error.message : '';
+  return /Connection terminated|not queryable|timeout expired|Connection ended/i.test(message);
+}
+
+/** Parameters as pg takes them: byte arrays (a Buffer arrives as a Uint8Array) as Buffers. */
+function values(params: unknown[]): unknown[] {
+  return params.map((value) =>
+    value instanceof Uint8Array && !Buffer.isBuffer(value)
+      ? Buffer.from(value.buffer, value.byteOffset, value.byteLength)
+      : value,
+  );
+}
+
+async function answer(request: Request): Promise<Answer> {
+  if (request.op === 'close') {
+    await client?.end().catch(() => undefined);
+    client = undefined;
+    return { ok: true, fields: [], rows: [], changes: 0, connection };
+  }
+  const db = await connected();
+  if (request.op === 'exec') {
+    await db.query(request.text);
+    return { ok: true, fields: [], rows: [], changes: 0, connection };
+  }
+  if (request.prefix) await db.query(request.prefix);
+  const result = await db.query({
+    ...(request.name ? { name: request.name } : {}),
+    text: request.text,
+    values: values(request.values),
+    rowMode: 'array',
+  });
+  return {
+    ok: true,
+    fields: result.fields.map((field) => ({ name: field.name, type: field.dataTypeID })),
+    rows: result.rows as unknown[][],
+    changes: result.rowCount ?? 0,
+    connection,
+  };
+}
+
+function failure(error: unknown): Answer {
+  const { code, message, constraint } = (error ?? {}) as {
+    code?: string;
+    message?: string;
+    constraint?: string;
+  };
+  const unavailable = isUnavailable({ code, message });
+  if (unavailable && client) {
+    void client.end().catch(() => undefined);
+    client = undefined;
+  }
+  return {
+    ok: false,
+    unavailable,
+    message: message ?? String(error),
+    code,
+    constraint,
+    connection,
+  };
+}
+
+function post(reply: Answer): void {
+  port.postMessage(reply);
+  Atomics.store(signal, 0, 1);
+  Atomics.notify(signal, 0);
+}
+
+port.on('message', (request: Request) => {
+  answer(request).then(post, (error: unknown) => post(failure(error)));
+});
+
+// Never leave the caller waiting on a thread that has died.
+process.on('exit', () => {
+  Atomics.store(signal, 0, 2);
+  Atomics.notify(signal, 0);
+});
