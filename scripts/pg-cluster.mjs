@@ -4,13 +4,24 @@
 // loopback and the socket in the cluster's dir, one database `svc`. As root, the cluster runs as
 // the `postgres` user (PostgreSQL refuses to run as root).
 //
-//   node scripts/pg-cluster.mjs start      prints `<url> <dir>`: the URL to give SVC_STORE_URL
-//   node scripts/pg-cluster.mjs stop DIR   stops it and removes DIR
+//   node scripts/pg-cluster.mjs start       prints `<url> <dir>`: the URL to give SVC_STORE_URL
+//   node scripts/pg-cluster.mjs stop DIR    stops it and removes DIR
+//   node scripts/pg-cluster.mjs halt DIR    stops the server, keeps its files (a database outage)
+//   node scripts/pg-cluster.mjs resume DIR  starts it again on the same port
 //
 // Also a module: startCluster() / cluster.stop() / cluster.restart() (the e2e runner
 // scripts/test-e2e-pg.mjs, and tests that stop PostgreSQL under a running daemon).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
+import {
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -158,6 +169,7 @@ export async function startCluster() {
       '--encoding=UTF8',
       '--locale=C',
     ]);
+    writeFileSync(join(dir, 'port'), `${cluster.port}\n`);
     cluster.start();
     cluster.sql(`CREATE DATABASE ${DATABASE}`, 'postgres');
     return cluster;
@@ -169,13 +181,9 @@ export async function startCluster() {
   }
 }
 
-/** The cluster started earlier by `start` in DIR (its port is in postmaster.pid). */
+/** The cluster started earlier by `start` in DIR. */
 export function clusterIn(dir) {
-  const pid = join(dir, 'data', 'postmaster.pid');
-  let port = 0;
-  if (existsSync(pid)) {
-    port = Number(execFileSync('sed', ['-n', '4p', pid], { encoding: 'utf8' }).trim());
-  }
+  const port = Number(readFileSync(join(dir, 'port'), 'utf8').trim());
   return new Cluster(postgresBin(), dir, port);
 }
 
@@ -186,8 +194,14 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     process.stdout.write(`${cluster.url} ${cluster.dir}\n`);
   } else if (command === 'stop' && dir) {
     clusterIn(dir).stop();
+  } else if (command === 'halt' && dir) {
+    clusterIn(dir).halt();
+  } else if (command === 'resume' && dir) {
+    clusterIn(dir).start();
   } else {
-    process.stderr.write('usage: node scripts/pg-cluster.mjs start | stop DIR\n');
+    process.stderr.write(
+      'usage: node scripts/pg-cluster.mjs start | stop DIR | halt DIR | resume DIR\n',
+    );
     process.exit(2);
   }
 }

@@ -9,6 +9,12 @@ export interface DaemonFlags {
   env?: string | undefined;
   logLevel?: string | undefined;
   allowPrivateNetwork?: boolean | undefined;
+  /** A PostgreSQL URL (team mode); none: the data dir's SQLite file. */
+  store?: string | undefined;
+  /** The sandbox (schema) of that PostgreSQL store; default the data dir's own. */
+  sandbox?: string | undefined;
+  /** The key that seals the sandbox's secrets; default <data dir>/secret.key. */
+  secretKeyFile?: string | undefined;
 }
 
 /** Sent once over IPC: ready to serve, or why the daemon could not start. */
@@ -33,5 +39,8 @@ export function daemonEnv(flags: DaemonFlags, base: NodeJS.ProcessEnv): NodeJS.P
   if (flags.env !== undefined) env.SVC_ENV = flags.env;
   if (flags.logLevel !== undefined) env.SVC_LOG_LEVEL = flags.logLevel;
   if (flags.allowPrivateNetwork) env.SVC_ALLOW_PRIVATE_NETWORK = '1';
+  if (flags.store !== undefined) env.SVC_STORE_URL = flags.store;
+  if (flags.sandbox !== undefined) env.SVC_SANDBOX = flags.sandbox;
+  if (flags.secretKeyFile !== undefined) env.SVC_SECRET_KEY_FILE = flags.secretKeyFile;
   return env;
 }

@@ -13,6 +13,7 @@ import { createLogger, releaseLogger, type LogLevel } from '../daemon/platform/l
 import { startDaemon, type RunningDaemon } from '../daemon/process/server.js';
 import { DEFAULT_ENTERPRISE_MULTIPLIER } from '../daemon/ratelimit/plans.js';
 import { dataDirFiles } from '../shared/paths.js';
+import { resolveStoreSetting } from '../shared/store-url.js';
 import { SCOPES } from '../shared/scopes.js';
 import type { StubInput } from '../shared/schemas/agents.js';
 import type { FaultAddInput } from '../shared/schemas/faults.js';
@@ -48,6 +49,12 @@ export interface SandboxOptions {
    * never reads them from the process environment: tests do not depend on the caller's.
    */
   svcEnv?: Record<string, string>;
+  /**
+   * A PostgreSQL URL (team mode): the sandbox lives in its own schema there, named after its
+   * temp data dir and dropped when it stops; `?sandbox=NAME` opens that named sandbox instead,
+   * which stays. Default: SVC_STORE_URL, else SQLite in the sandbox's data dir.
+   */
+  store?: string;
 }
 
 type Duration = string | number;
@@ -72,7 +79,11 @@ export class Sandbox {
     reapStaleSandboxDirs();
     const dataDir = makeSandboxDir();
     const files = dataDirFiles(dataDir);
-    writeMigratedStore(join(dataDir, 'svc.db'));
+    const store = resolveStoreSetting(
+      { store: options.store ?? process.env.SVC_STORE_URL },
+      dataDir,
+    );
+    if (store.kind === 'sqlite') writeMigratedStore(join(dataDir, 'svc.db'));
     let daemon: RunningDaemon | undefined;
     let logger: Logger | undefined;
     try {
@@ -86,6 +97,8 @@ export class Sandbox {
           logLevel: options.logLevel ?? 'info',
           enterpriseRateMultiplier: DEFAULT_ENTERPRISE_MULTIPLIER,
           allowPrivateNetwork: false,
+          store,
+          secretKeyFile: files.secretKey,
           embedded: true,
           settingsEnv: daemonEnv,
         },

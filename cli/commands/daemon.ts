@@ -6,6 +6,7 @@ import type { CliContext } from '../context.js';
 import { CliError } from '../errors.js';
 import { LOG_LEVELS } from '../logs-levels.js';
 import { chalk } from '../output.js';
+import { resolveStoreSetting, storeWords, StoreSettingError } from '../../shared/store-url.js';
 
 function daemonFlags(ctx: CliContext, options: Options) {
   return {
@@ -15,7 +16,29 @@ function daemonFlags(ctx: CliContext, options: Options) {
     env: stringOption(options, 'env'),
     logLevel: stringOption(options, 'logLevel'),
     allowPrivateNetwork: options.allowPrivateNetwork === true ? true : undefined,
+    store: stringOption(options, 'store'),
+    sandbox: stringOption(options, 'sandbox'),
+    secretKeyFile: stringOption(options, 'secretKeyFile'),
   };
+}
+
+/**
+ * The store the daemon would open, checked here first: a bad URL or sandbox name is a usage
+ * error (exit 2) before any daemon is spawned. The daemon reads the same flags and variables.
+ */
+function checkStore(ctx: CliContext, flags: ReturnType<typeof daemonFlags>): void {
+  try {
+    resolveStoreSetting(
+      {
+        store: flags.store ?? process.env.SVC_STORE_URL,
+        sandbox: flags.sandbox ?? process.env.SVC_SANDBOX,
+      },
+      ctx.dataDir,
+    );
+  } catch (error) {
+    if (error instanceof StoreSettingError) throw new CliError(error.message, 2, 'usage_error');
+    throw error;
+  }
 }
 
 export default defineCommands([
@@ -39,6 +62,21 @@ export default defineCommands([
         description: 'production: allow outbound calls to loopback/private addresses',
       },
       {
+        flags: '--store <url>',
+        description:
+          'keep the sandbox in PostgreSQL: postgres://user@host:5432/db (env SVC_STORE_URL; default: SQLite in the data dir)',
+      },
+      {
+        flags: '--sandbox <name>',
+        description:
+          "with --store: the sandbox (schema) to open (env SVC_SANDBOX, or ?sandbox= in the URL; default: the data dir's own)",
+      },
+      {
+        flags: '--secret-key-file <file>',
+        description:
+          'the key that seals the sandbox secrets (env SVC_SECRET_KEY_FILE; default <data dir>/secret.key, created for a new sandbox)',
+      },
+      {
         flags: '--fixtures <file>',
         description: 'apply this fixture file once the daemon is up, before returning',
       },
@@ -47,12 +85,14 @@ export default defineCommands([
       'svc daemon start',
       'svc daemon start --fixtures fixtures/support-desk.yaml --json',
       'svc daemon start --port 0 --data-dir ./.svc --json',
+      'svc daemon start --store postgres://svc@db.internal:5432/svc --sandbox staging',
       'svc daemon start --foreground',
     ],
     // A supervisor may signal a foreground daemon's CLI before it has started the daemon.
     takesEarlySignals: true,
     async run(ctx, _args, options) {
       const flags = daemonFlags(ctx, options);
+      checkStore(ctx, flags);
       if (options.foreground && options.fixtures) {
         throw new CliError(
           '--fixtures applies a file before `svc daemon start` returns, which --foreground never does. Start in the background, or run svc fixtures apply FILE from another terminal.',
@@ -129,6 +169,7 @@ export default defineCommands([
           `version        ${status.version}`,
           `environment    ${status.environment}`,
           `data dir       ${status.data_dir}`,
+          `store          ${storeWords(status.store)}`,
           `started        ${status.started_at}`,
           `clock          ${status.clock.now}${status.clock.offset_ms ? chalk.yellow(` (offset ${formatOffset(status.clock.offset_ms)})`) : ''}`,
           `pending timers ${status.pending_timers}`,

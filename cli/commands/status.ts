@@ -5,6 +5,7 @@ import { formatDuration } from '../../shared/duration.js';
 import { command, defineCommands } from '../command.js';
 import type { CliContext } from '../context.js';
 import { chalk } from '../output.js';
+import { storeWords } from '../../shared/store-url.js';
 import type { SandboxStatus } from '../../shared/schemas/control-output.js';
 
 export default defineCommands([
@@ -41,6 +42,7 @@ function describe(status: SandboxStatus): string {
   return [
     `svc daemon running at ${chalk.cyan(status.url)} (pid ${status.pid}, ${status.environment}, version ${status.version})`,
     `data dir    ${status.data_dir}`,
+    `store       ${storeWords(status.store)}`,
     `clock       ${status.clock.now} (${clockWords(status.clock)})`,
     `brain       ${brain.mode}${brain.mode === 'replay' && brain.replay_cassette ? ` from ${brain.replay_cassette}` : ''}, cassettes in ${brain.cassette_dir}${brain.recording ? `, recording to ${brain.recording}` : ''}`,
     `runs        ${runs.running} running, ${runs.waiting} waiting for the clock, ${runs.awaiting_approval} awaiting approval${wakeHint(status)}`,

@@ -40,6 +40,7 @@ import { serverUrls, type ServerUrls } from '../domain/urls.js';
 import { publicRoutes } from './public.routes.js';
 import { FixedWindowLimiter } from '../ratelimit/limiter.js';
 import { DEFAULT_ENTERPRISE_MULTIPLIER, RatePlans } from '../ratelimit/plans.js';
+import type { StoreSetting } from '../../shared/store-url.js';
 import { buildServices, type ServiceOptions, type Services } from './services.js';
 import { logFailures } from './failure-log.js';
 import { MAX_KNOWLEDGE_BYTES } from '../agents/knowledge/knowledge.service.js';
@@ -201,6 +202,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     environment: options.environment,
     url: urls.app,
     data_dir: options.dataDir,
+    store: storeStatus(options.store, services.db.name),
     started_at: toIso(startedAt),
     uptime_ms: Date.now() - startedAt,
     clock: { now: clock.iso(), offset_ms: clock.offset },
@@ -370,4 +372,11 @@ function methodFinder(routes: readonly RouteDef[]): (url: string) => string[] {
 function memoryFigures(): DaemonStatus['memory'] {
   const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
   return { rss, heap_used: heapUsed, heap_total: heapTotal, external };
+}
+
+/** Where the sandbox lives, as svc status shows it (never a password). */
+function storeStatus(store: StoreSetting | undefined, databaseFile: string): DaemonStatus['store'] {
+  return store?.kind === 'postgres'
+    ? { kind: 'postgres', location: store.display, sandbox: store.sandbox }
+    : { kind: 'sqlite', location: databaseFile, sandbox: null };
 }

@@ -45,7 +45,8 @@ import { WorkspaceService } from '../workspaces/workspace.service.js';
 import { agentSettingsFromEnv, type AgentSettings } from '../agents/agent-settings.js';
 import { join } from 'node:path';
 import { dataDirFiles } from '../../shared/paths.js';
-import { SecretBox } from '../platform/secret-box.js';
+import { checkSecretKey, loadSecretKey } from './secret-key.js';
+import type { StoreSetting } from '../../shared/store-url.js';
 import { Alarms } from '../time/alarms.js';
 import { WorkflowEngine } from '../engine/engine.js';
 import { RunRepository } from '../engine/run.repository.js';
@@ -78,6 +79,10 @@ export interface ServiceOptions {
   environment: Environment;
   /** Defaults to <dataDir>/svc.db. */
   databaseFile?: string;
+  /** Where the sandbox lives; default the SQLite file (databaseFile). */
+  store?: StoreSetting;
+  /** The key that seals secrets at rest (app/secret-key.ts); default <dataDir>/secret.key. */
+  secretKeyFile?: string;
   /** The daemon's addresses (links in errors); updated in place once the server listens. */
   urls?: ServerUrls;
   /** Production: allow outbound calls to loopback/private addresses. */
@@ -149,10 +154,18 @@ export function buildServices(
 ): Services {
   const urls = options.urls ?? serverUrls('127.0.0.1', 7717);
   // Integration credentials and webhook signing secrets are sealed with it (AES-256-GCM, key
-  // file 0600 in the data dir); migration 4 seals rows stored before.
-  const secretBox = SecretBox.fromKeyFile(dataDirFiles(options.dataDir).secretKey);
+  // file 0600, by default in the data dir); migration 4 seals rows stored before.
+  const secretKey = loadSecretKey(options.secretKeyFile ?? dataDirFiles(options.dataDir).secretKey);
+  const secretBox = secretKey.box;
   const databaseFile = options.databaseFile ?? join(options.dataDir, 'svc.db');
   const db = openDatabase(databaseFile, MIGRATIONS, { secretBox });
+  const settings = new SettingsRepository(db);
+  try {
+    checkSecretKey(secretKey, settings, `the store ${databaseFile}`);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
   const checkpointer =
     databaseFile === ':memory:' || options.workerThreads === false
       ? undefined
@@ -162,7 +175,6 @@ export function buildServices(
         });
   // openDatabase leaves checkpoints to the worker; without one, SQLite's default (1000 pages).
   if (!checkpointer && databaseFile !== ':memory:') db.pragma('wal_autocheckpoint = 1000');
-  const settings = new SettingsRepository(db);
   const commits = new CommitQueue(db);
   const clock = new OffsetClock();
   const clockService = new ClockService(clock, settings, options.environment);

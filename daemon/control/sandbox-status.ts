@@ -20,6 +20,7 @@ export function sandboxStatus(deps: SandboxStatusDeps): SandboxStatus {
     environment: daemon.environment,
     url: daemon.url,
     data_dir: daemon.data_dir,
+    store: daemon.store,
     started_at: daemon.started_at,
     uptime_ms: daemon.uptime_ms,
     default_workspace_id: daemon.default_workspace_id,

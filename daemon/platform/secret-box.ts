@@ -1,7 +1,7 @@
 // One authenticated cipher for every secret the daemon keeps at rest (integration credentials,
 // webhook signing secrets, workflow secrets): AES-256-GCM under a 32-byte key kept in the data
 // dir (mode 0600). The key never leaves that file; a database copied without it reveals nothing.
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { ApiError } from '../domain/errors.js';
 
@@ -56,6 +56,15 @@ export class SecretBox {
         "A secret stored in the data dir cannot be decrypted with the data dir's secret.key (the key file was replaced, or the stored value altered). Put the original secret.key back, or set the secret again: svc secrets set, or a new secret on the webhook or trigger.",
       );
     }
+  }
+
+  /**
+   * HMAC-SHA256 of `text` under a key derived from this one (never the key itself): a value
+   * that tells whether two boxes hold the same key without revealing it (daemon/app/secret-key.ts).
+   */
+  mac(text: string): string {
+    const derived = createHmac('sha256', this.key).update('svc mac key').digest();
+    return createHmac('sha256', derived).update(text).digest('hex');
   }
 
   static isSealed(text: string): boolean {

@@ -1,7 +1,12 @@
 // Daemon settings from flags and environment variables (flags win), with the documented defaults.
 import { resolve } from 'node:path';
 import type { DaemonFlags } from '../../shared/daemon-launch.js';
-import { DEFAULT_HOST, DEFAULT_PORT, defaultDataDir } from '../../shared/paths.js';
+import { DEFAULT_HOST, DEFAULT_PORT, dataDirFiles, defaultDataDir } from '../../shared/paths.js';
+import {
+  resolveStoreSetting,
+  StoreSettingError,
+  type StoreSetting,
+} from '../../shared/store-url.js';
 import type { Environment } from '../domain/environment.js';
 import type { LogLevel } from '../platform/logger.js';
 import { DEFAULT_ENTERPRISE_MULTIPLIER } from '../ratelimit/plans.js';
@@ -14,6 +19,10 @@ export interface DaemonConfig {
   logLevel: LogLevel;
   enterpriseRateMultiplier: number;
   allowPrivateNetwork: boolean;
+  /** Where the sandbox lives: the data dir's SQLite file, or a PostgreSQL schema (team mode). */
+  store: StoreSetting;
+  /** The key that seals the sandbox's secrets at rest (default <data dir>/secret.key). */
+  secretKeyFile: string;
   /**
    * The daemon runs inside another program's process (svc/testing's createSandbox): what only
    * a daemon process of its own should do is left out (see startDaemon).
@@ -54,10 +63,24 @@ export function resolveConfig(
   if (!Number.isFinite(multiplier) || multiplier < 1) {
     throw new ConfigError('SVC_ENTERPRISE_RATE_MULTIPLIER must be a number >= 1.');
   }
+  const dataDir = flags.dataDir ? resolve(flags.dataDir) : defaultDataDir(env);
+  let store: StoreSetting;
+  try {
+    store = resolveStoreSetting(
+      { store: flags.store ?? env.SVC_STORE_URL, sandbox: flags.sandbox ?? env.SVC_SANDBOX },
+      dataDir,
+    );
+  } catch (error) {
+    if (error instanceof StoreSettingError) throw new ConfigError(error.message);
+    throw error;
+  }
+  const keyFile = flags.secretKeyFile ?? env.SVC_SECRET_KEY_FILE;
   return {
     host: flags.host ?? env.SVC_HOST ?? DEFAULT_HOST,
     port,
-    dataDir: flags.dataDir ? resolve(flags.dataDir) : defaultDataDir(env),
+    dataDir,
+    store,
+    secretKeyFile: keyFile ? resolve(keyFile) : dataDirFiles(dataDir).secretKey,
     environment,
     logLevel,
     enterpriseRateMultiplier: multiplier,

@@ -6,7 +6,7 @@ import type { DaemonMessage } from '../../shared/daemon-launch.js';
 import { dataDirFiles } from '../../shared/paths.js';
 import { makeWritableDir, unwritableDataDir } from '../../shared/writable-dir.js';
 import { createLogger } from '../platform/logger.js';
-import { resolveConfig } from './config.js';
+import { ConfigError, resolveConfig, type DaemonConfig } from './config.js';
 import { restrictNewFiles } from './data-dir.js';
 import { runDaemon } from './main.js';
 import type { StopSignals } from './stop-signals.js';
@@ -25,7 +25,15 @@ export async function runDaemonProcess(
 ): Promise<number> {
   // Before the logger opens logs/daemon.log: files the daemon creates are private (0600).
   restrictNewFiles();
-  const config = resolveConfig({});
+  let config: DaemonConfig;
+  try {
+    config = resolveConfig({});
+  } catch (error) {
+    // A setting out of range (SVC_PORT, SVC_STORE_URL...): its one-line reason, exit 1.
+    if (!(error instanceof ConfigError)) throw error;
+    await tell(error.message, send);
+    return 1;
+  }
   const files = dataDirFiles(config.dataDir);
   let logger;
   try {
@@ -37,12 +45,17 @@ export async function runDaemonProcess(
     // path and the cause, and exit 1. There is no log to write it to.
     const message = unwritableDataDir(config.dataDir, error);
     if (message === undefined) throw error;
-    if (process.send && send) {
-      await new Promise<void>((resolve) =>
-        process.send!({ type: 'error', message }, () => resolve()),
-      );
-    } else process.stderr.write(`svc daemon: ${message}\n`);
+    await tell(message, send);
     return 1;
   }
   return runDaemon(config, logger, signals, (message) => send?.(message));
+}
+
+/** Why the daemon cannot start, before it has a log: to the spawning CLI, else on stderr. */
+async function tell(message: string, send: DaemonProcessOptions['send']): Promise<void> {
+  if (process.send && send) {
+    await new Promise<void>((resolve) =>
+      process.send!({ type: 'error', message }, () => resolve()),
+    );
+  } else process.stderr.write(`svc daemon: ${message}\n`);
 }

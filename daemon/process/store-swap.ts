@@ -5,7 +5,6 @@
 import { renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { VERSION } from '../../shared/package-info.js';
-import { dataDirFiles } from '../../shared/paths.js';
 import type { ImportAnswer, StoreSwap } from '../control/deps.js';
 import { ApiError } from '../domain/errors.js';
 import { MIGRATIONS } from '../store/migrations.js';
@@ -18,9 +17,16 @@ export interface SwapLog {
   warn(fields: object, message: string): void;
 }
 
+/** The daemon's store as the swap needs it. */
+export interface SwapStore {
+  dataDir: string;
+  databaseFile: string;
+  /** The sandbox's key: an imported snapshot's secrets must open with it. */
+  secretKeyFile: string;
+}
+
 export function storeSwap(
-  dataDir: string,
-  databaseFile: string,
+  { dataDir, databaseFile, secretKeyFile }: SwapStore,
   host: () => AppHost,
   log?: SwapLog,
 ): StoreSwap {
@@ -74,7 +80,7 @@ export function storeSwap(
     const prepared = await prepareImportOffThread({
       file,
       staging,
-      secretKeyFile: dataDirFiles(dataDir).secretKey,
+      secretKeyFile,
       svcVersion: VERSION,
       dropSecrets: dropSecrets === true,
     });

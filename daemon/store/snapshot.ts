@@ -37,6 +37,8 @@ export type { ImportedKey, SnapshotInfo, SnapshotWritten };
 
 export const SNAPSHOT_FORMAT = 'svc-snapshot';
 export const SNAPSHOT_FORMAT_VERSION = 1;
+/** The settings row of the sandbox's secret key verifier (daemon/app/secret-key.ts). */
+export const SECRET_KEY_VERIFIER = 'secret_key_verifier';
 
 /**
  * Writes a consistent snapshot of `db` to `file` (through a temp file: never a half file). Never
@@ -64,6 +66,9 @@ export function writeSnapshot(
         environment: meta.environment,
         created_at: meta.createdAt,
       };
+      // The secret key's verifier (app/secret-key.ts) is the sandbox's, not the snapshot's: an
+      // import checks the sealed values against the importing daemon's key instead.
+      copy.prepare('DELETE FROM settings WHERE key = ?').run(SECRET_KEY_VERIFIER);
       copy.exec(SNAPSHOT_TABLE_SQL);
       const insert = copy.prepare('INSERT INTO svc_snapshot (key, value) VALUES (?, ?)');
       for (const [key, value] of Object.entries(info)) insert.run(key, String(value));
@@ -186,6 +191,9 @@ export function prepareImport(
     const droppedOperatorKeys = db
       .prepare("DELETE FROM api_keys WHERE kind = 'operator'")
       .run().changes;
+    // Its sealed values were checked against this daemon's key above: the daemon stores that
+    // key's verifier when it opens the store (app/secret-key.ts), not one the file brings.
+    db.prepare('DELETE FROM settings WHERE key = ?').run(SECRET_KEY_VERIFIER);
     const keys = importedKeys(db);
     db.exec('DROP TABLE svc_snapshot');
     try {

@@ -25,6 +25,14 @@ export const DaemonStatus = z.object({
   environment: Environment,
   url: z.string(),
   data_dir: z.string(),
+  /** Where the sandbox lives: the data dir's SQLite file, or a schema of a PostgreSQL. */
+  store: z.object({
+    kind: z.enum(['sqlite', 'postgres']),
+    /** PostgreSQL's URL without its password; the SQLite file's path. */
+    location: z.string(),
+    /** The sandbox (PostgreSQL schema); null on SQLite, where the data dir is the sandbox. */
+    sandbox: z.string().nullable(),
+  }),
   started_at: Timestamp,
   uptime_ms: z.number(),
   clock: z.object({ now: Timestamp, offset_ms: z.number() }),
@@ -108,6 +116,7 @@ export const SandboxStatus = DaemonStatus.pick({
   environment: true,
   url: true,
   data_dir: true,
+  store: true,
   started_at: true,
   uptime_ms: true,
   default_workspace_id: true,

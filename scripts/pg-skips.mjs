@@ -1,0 +1,26 @@
+// The e2e tests that test SQLite itself (they open svc.db, fill the disk under it, or read its
+// bytes), left out of the PostgreSQL pass (scripts/test-e2e-pg.mjs), each with its reason. The
+// one list: a test is skipped on PostgreSQL only if it is here. Snapshot files stay SQLite on
+// both stores, so the tests that build or tamper with a snapshot file run on both.
+
+/** Whole files: path -> reason. */
+export const SKIPPED_FILES = {
+  'test/e2e/full-disk.test.ts':
+    "fills the file system under svc.db: SQLite's own full-disk path (PostgreSQL's disk is the server's)",
+};
+
+/** Single tests, by their whole title: title -> reason. */
+export const SKIPPED_TESTS = {
+  'zip-bomb DOCX files are refused with 413 and do not grow the database':
+    'measures the size of svc.db and its WAL',
+  'with 100,000 executions the agent page answers at once':
+    'writes its 100,000 rows straight into svc.db',
+  'the database holds no plaintext webhook secret or credentials; deliveries verify with the secret from create':
+    "reads svc.db's bytes",
+  'a database with plaintext secrets (written before encryption) is sealed at start; deliveries still verify':
+    'plants plaintext rows in svc.db before the daemon starts',
+  'a new data dir is 0700 and every file the daemon writes in it is 0600':
+    'expects svc.db and its WAL among the files (the data dir modes are tested by the other data-dir-security tests)',
+  "--drop-secrets drops a secret with '/' in its name and workspace id":
+    'reads the imported rows back from svc.db (the import itself is the same on both stores)',
+};
