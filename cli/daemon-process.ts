@@ -20,6 +20,7 @@ import {
 import { PACKAGE_ROOT } from '../shared/package-info.js';
 import { makeWritableDir, unwritableDataDir } from '../shared/writable-dir.js';
 import { isAlive, isSvcDaemon, pidExists } from '../shared/process.js';
+import type { RuntimeInfo } from '../shared/paths.js';
 import type { CliContext } from './context.js';
 import { CliError } from './errors.js';
 import type * as DaemonProcess from '../daemon/process/daemon-process.js';
@@ -40,16 +41,32 @@ export interface Started {
   url: string;
   pid: number;
   environment: string;
+  /** The data dir's daemon was running already (and is what was asked for): nothing started. */
+  alreadyRunning: boolean;
 }
 
+/**
+ * Starts the data dir's daemon, or answers the one that runs (a script may start it twice) when
+ * it is what the flags ask for; one that runs in another environment or on another port given
+ * with --port is an error that says how to switch (svc daemon restart).
+ */
 export async function startInBackground(ctx: CliContext, flags: DaemonFlags): Promise<Started> {
   const existing = ctx.runtime();
   if (existing && isSvcDaemon(existing.pid)) {
-    throw new CliError(
-      `An svc daemon is already running for ${ctx.dataDir} at ${existing.url} (pid ${existing.pid}). Stop it with: svc daemon stop`,
-      1,
-      'daemon_already_running',
-    );
+    const other = differsFrom(existing, flags);
+    if (other !== undefined) {
+      throw new CliError(
+        `An svc daemon is already running for ${ctx.dataDir} at ${existing.url} (pid ${existing.pid}, ${existing.environment}), not ${other}. Switch with: svc daemon restart${other.startsWith('port') ? ` --port ${flags.port}` : ` --env ${flags.env}`}`,
+        1,
+        'daemon_already_running',
+      );
+    }
+    return {
+      url: existing.url,
+      pid: existing.pid,
+      environment: existing.environment,
+      alreadyRunning: true,
+    };
   }
   const files = ctx.files;
   const stderrFd = openDaemonStderr(ctx.dataDir, files);
@@ -92,7 +109,20 @@ export async function startInBackground(ctx: CliContext, flags: DaemonFlags): Pr
 
   await waitForHealth(message.url);
   const runtime = ctx.runtime();
-  return { url: message.url, pid: message.pid, environment: runtime?.environment ?? 'sandbox' };
+  return {
+    url: message.url,
+    pid: message.pid,
+    environment: runtime?.environment ?? 'sandbox',
+    alreadyRunning: false,
+  };
+}
+
+/** What of the flags' --env and --port the running daemon is not ("port 8000"), if any. */
+function differsFrom(running: RuntimeInfo, flags: DaemonFlags): string | undefined {
+  if (flags.env !== undefined && flags.env !== running.environment) return `${flags.env}`;
+  const port = flags.port === undefined ? undefined : Number(flags.port);
+  if (port !== undefined && port !== 0 && port !== running.port) return `port ${port}`;
+  return undefined;
 }
 
 /**

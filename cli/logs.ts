@@ -47,8 +47,12 @@ export async function printLogs(
     );
   }
   let position = statSync(file).size;
-  const tail = readRange(file, 0, position).split('\n').filter(Boolean).slice(-options.lines);
-  for (const line of tail) printLine(line, ctx.out.json);
+  // Filter first, then take the last N: --level warn -n 50 is the last 50 warnings and errors.
+  const picked = readRange(file, 0, position)
+    .split('\n')
+    .filter((line) => line !== '' && shown(line));
+  const tail = picked.slice(Math.max(0, picked.length - options.lines));
+  for (const line of tail) printOne(line, ctx.out.json);
   if (!options.follow) return;
 
   let partial = '';

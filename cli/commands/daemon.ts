@@ -1,8 +1,9 @@
-// svc daemon start|stop|status|logs
+// svc daemon start|stop|restart|status|logs
 import { formatOffset } from '../../shared/duration.js';
 import { passEarlySignals } from '../early-signals.js';
 import { command, defineCommands, group, stringOption, type Options } from '../command.js';
 import type { CliContext } from '../context.js';
+import type { Started } from '../daemon-process.js';
 import { CliError } from '../errors.js';
 import { LOG_LEVELS } from '../logs-levels.js';
 import { chalk } from '../output.js';
@@ -107,26 +108,7 @@ export default defineCommands([
         // while the natural exit closes its signal handlers.
         process.exit(await runInForeground(ctx, flags));
       }
-      const started = await startInBackground(ctx, flags);
-      const startedLine =
-        `svc daemon running at ${chalk.cyan(started.url)} (pid ${started.pid}, ${started.environment}, data dir ${ctx.dataDir})\n` +
-        `Dashboard at ${chalk.cyan(`${started.url}/ui`)} (log in with: svc dashboard)`;
-      const answer = {
-        url: started.url,
-        pid: started.pid,
-        environment: started.environment,
-        data_dir: ctx.dataDir,
-        dashboard_url: `${started.url}/ui`,
-      };
-      if (!options.fixtures) {
-        ctx.out.result(answer, () => startedLine);
-        return;
-      }
-      const { applyFixtureFile, describeApply } = await import('./fixtures.js');
-      const fixtures = await applyFixtureFile(ctx, options.fixtures, { appUrl: started.url });
-      ctx.out.result({ ...answer, fixtures }, () =>
-        [startedLine, describeApply(fixtures)].join('\n'),
-      );
+      await reportStart(ctx, await startInBackground(ctx, flags), options.fixtures);
     },
   }),
   command({
@@ -142,6 +124,41 @@ export default defineCommands([
             ? `svc daemon stopped (pid ${stopped.pid})`
             : `No svc daemon was running for ${ctx.dataDir}`,
       );
+    },
+  }),
+  command({
+    path: ['daemon', 'restart'],
+    description:
+      'Stop the daemon (if it runs) and start it again, at the same address and environment unless given',
+    options: [
+      {
+        flags: '--env <env>',
+        description: 'sandbox or production (default: the running daemon’s, else SVC_ENV)',
+        choices: ['sandbox', 'production'],
+      },
+      {
+        flags: '--log-level <level>',
+        description: 'fatal, error, warn, info, debug, trace, silent (env SVC_LOG_LEVEL)',
+      },
+      {
+        flags: '--allow-private-network',
+        description: 'production: allow outbound calls to loopback/private addresses',
+      },
+    ],
+    examples: ['svc daemon restart', 'svc daemon restart --env production'],
+    async run(ctx, _args, options) {
+      const { startInBackground, stopDaemon } = await import('../daemon-process.js');
+      const { isSvcDaemon } = await import('../../shared/process.js');
+      const before = ctx.runtime();
+      const wasRunning = before !== undefined && isSvcDaemon(before.pid);
+      const flags = daemonFlags(ctx, options);
+      if (wasRunning) {
+        flags.port ??= String(before.port);
+        flags.host ??= before.host;
+        flags.env ??= before.environment;
+      }
+      await stopDaemon(ctx);
+      await reportStart(ctx, await startInBackground(ctx, flags), undefined, wasRunning);
     },
   }),
   command({
@@ -190,6 +207,34 @@ export default defineCommands([
   logsCommand(['logs'], 'Print the daemon log, as svc daemon logs (-f to follow)'),
 ]);
 
+/** The start's answer (and the fixture file's, with --fixtures), for start and restart. */
+async function reportStart(
+  ctx: CliContext,
+  started: Started,
+  fixtureFile: string | undefined,
+  restarted?: boolean,
+): Promise<void> {
+  const how = started.alreadyRunning ? 'already running' : restarted ? 'restarted' : 'running';
+  const startedLine =
+    `svc daemon ${how} at ${chalk.cyan(started.url)} (pid ${started.pid}, ${started.environment}, data dir ${ctx.dataDir})\n` +
+    `Dashboard at ${chalk.cyan(`${started.url}/ui`)} (log in with: svc dashboard)`;
+  const answer = {
+    url: started.url,
+    pid: started.pid,
+    environment: started.environment,
+    data_dir: ctx.dataDir,
+    dashboard_url: `${started.url}/ui`,
+    already_running: started.alreadyRunning,
+  };
+  if (!fixtureFile) {
+    ctx.out.result(answer, () => startedLine);
+    return;
+  }
+  const { applyFixtureFile, describeApply } = await import('./fixtures.js');
+  const fixtures = await applyFixtureFile(ctx, fixtureFile, { appUrl: started.url });
+  ctx.out.result({ ...answer, fixtures }, () => [startedLine, describeApply(fixtures)].join('\n'));
+}
+
 /** svc daemon logs and its short form svc logs: one command under two names. */
 function logsCommand(path: [string, ...string[]], description: string) {
   return command({
@@ -199,7 +244,7 @@ function logsCommand(path: [string, ...string[]], description: string) {
       { flags: '-f, --follow', description: 'keep printing new lines' },
       {
         flags: '-n, --lines <count>',
-        description: 'how many of the last lines to print (before --level picks)',
+        description: 'how many of the last lines to print (of those --level picks)',
         default: '50',
       },
       {

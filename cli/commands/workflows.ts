@@ -1,4 +1,4 @@
-// svc workflows list|get|create|update|delete|activate|pause|run|executions|execution|watch|cancel
+// svc workflows list|get|create|apply|update|delete|activate|pause|run|executions|execution|watch|cancel
 import { apiCommand, apiPath, listCommand } from '../api-commands.js';
 import { command, defineCommands, stringOption, type Options, group } from '../command.js';
 import type { CliContext } from '../context.js';
@@ -199,6 +199,23 @@ async function documentFrom(
   return { file, document };
 }
 
+/** Every workflow of the workspace with this name (the list, page by page). */
+async function workflowsNamed(ctx: CliContext, name: string): Promise<Workflow[]> {
+  const api = await ctx.api();
+  const found: Workflow[] = [];
+  let startingAfter: string | undefined;
+  for (;;) {
+    const page = await api.request<{
+      data: Workflow[];
+      has_more: boolean;
+      meta?: { next_cursor?: string | null };
+    }>('GET', '/workflows', { query: { limit: 100, starting_after: startingAfter } });
+    found.push(...page.data.filter((workflow) => workflow.name === name));
+    startingAfter = page.meta?.next_cursor ?? page.data.at(-1)?.id;
+    if (!page.has_more || !startingAfter) return found;
+  }
+}
+
 /** Prints a workflow (`heading` before it, e.g. "Created"), with its next run when scheduled. */
 async function printWorkflow(ctx: CliContext, workflow: Workflow, heading = ''): Promise<void> {
   const clock = workflow.next_run_at ? await readClock(ctx) : undefined;
@@ -267,6 +284,53 @@ export default defineCommands([
       const { file, document } = await documentFrom(options);
       const workflow = await sendDocument(ctx, 'POST', '/workflows', file, document);
       await printWorkflow(ctx, workflow, 'Created ');
+    },
+  },
+  {
+    path: ['workflows', 'apply'],
+    description:
+      'Create or update the workflow the file names (keyed by name), printing what changed',
+    options: [
+      {
+        flags: '-f, --file <file>',
+        description: 'workflow file, .json, .yaml or .yml (- for stdin)',
+      },
+      {
+        flags: '--status <status>',
+        description: 'draft, active, paused or archived (created draft unless given)',
+      },
+    ],
+    examples: ['svc workflows apply -f refund.yaml', 'svc workflows apply -f refund.yaml --json'],
+    async run(ctx, _args, options) {
+      const { file, document } = await documentFrom(options);
+      if (typeof document.name !== 'string' || document.name === '') {
+        throw new UsageError(
+          `-f ${file}: apply finds the workflow by its name, and the file has none. Add name: to the file.`,
+        );
+      }
+      const same = await workflowsNamed(ctx, document.name);
+      if (same.length > 1) {
+        throw new CliError(
+          `${same.length} workflows are named "${document.name}": ${same.map((w) => `${w.id} (${w.status})`).join(', ')}. apply updates the one workflow of a name: delete or rename the others (svc workflows delete ID), or update one by id: svc workflows update ID -f ${file}`,
+          1,
+          'ambiguous_workflow_name',
+        );
+      }
+      const { changedFields } = await import('../workflow-apply.js');
+      const before = same[0];
+      const changed = before ? changedFields(document, before) : [];
+      const action = !before ? 'created' : changed.length ? 'updated' : 'unchanged';
+      const workflow = !before
+        ? await sendDocument(ctx, 'POST', '/workflows', file, document)
+        : changed.length
+          ? await sendDocument(ctx, 'PATCH', apiPath('workflows', before.id), file, document)
+          : before;
+      ctx.out.result({ action, changed, workflow }, () => {
+        const name = `${chalk.cyan(workflow.id)} "${workflow.name}"`;
+        if (action === 'created') return `Created ${name} (${statusColour(workflow.status)})`;
+        if (action === 'unchanged') return `Unchanged ${name}: the file matches it`;
+        return `Updated ${name}: ${changed.join(', ')}`;
+      });
     },
   },
   {
