@@ -9,7 +9,7 @@
 // in memory is the digest of the last text hashed, since the 50 steps of a fan-out hand over the
 // same string one after the other: hashing 900 KB costs about a millisecond.
 import { createHash } from 'node:crypto';
-import type { Db } from './database.js';
+import type { Db } from './db.js';
 
 /** Texts at least this long are stored once by content; shorter ones stay in their row. */
 export const SHARED_TEXT_MIN_CHARS = 4096;

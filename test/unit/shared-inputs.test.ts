@@ -8,7 +8,8 @@ import {
   ExecutionRepository,
   type ExecutionRow,
 } from '../../daemon/agents/execution.repository.js';
-import { openDatabase, type Db } from '../../daemon/store/database.js';
+import type { Db } from '../../daemon/store/db.js';
+import { openDatabase } from '../../daemon/store/database.js';
 import { SHARED_TEXT_MIN_CHARS } from '../../daemon/store/shared-texts.js';
 
 const AGENT = 'agt_shared';
