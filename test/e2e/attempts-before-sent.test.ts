@@ -3,6 +3,7 @@
 // in is still on record after the restart (`unknown`) and counts toward max_attempts: the
 // receiver never gets more calls than max_attempts allows, and the API shows every call that may
 // have been made. At-least-once stays the contract: an unknown attempt may have arrived.
+import { HANG_TIMEOUT_MS } from '../helpers/waiting.js';
 import test from 'ava';
 import type { TestDaemon } from '../helpers/daemon.js';
 import { control } from '../helpers/api.js';
@@ -20,7 +21,7 @@ async function until<T>(
   read: () => Promise<T>,
   done: (value: T) => boolean,
   what: string,
-  timeoutMs = 30_000,
+  timeoutMs = HANG_TIMEOUT_MS,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

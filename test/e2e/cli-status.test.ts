@@ -15,6 +15,7 @@ import {
   waitStep,
   type Api,
 } from '../helpers/workflows.js';
+import { HANG_TIMEOUT_MS } from '../helpers/waiting.js';
 
 const d = sharedDaemon(test);
 
@@ -44,7 +45,7 @@ async function status(): Promise<Status> {
 
 /** Polls svc status --json (real time: the daemon works meanwhile) until `done` holds. */
 async function statusWhen(done: (status: Status) => boolean): Promise<Status> {
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + HANG_TIMEOUT_MS;
   for (;;) {
     const seen = await status();
     if (done(seen)) return seen;

@@ -89,7 +89,7 @@ test('start prints the URL; status reports it; a second start on the same data d
 
   const stopped = await cli(['daemon', 'stop']);
   t.is(stopped.code, 0, output(stopped));
-  t.true(await waitForExit(pid, 10_000), 'the daemon process exited');
+  t.true(await waitForExit(pid), 'the daemon process exited');
   t.false(existsSync(join(dataDir, 'daemon.json')), 'daemon.json removed');
   t.false(existsSync(join(dataDir, 'control-token')), 'control-token removed');
   t.false(existsSync(join(dataDir, 'daemon.lock')), 'lock released');
@@ -255,7 +255,7 @@ test('a daemon killed with SIGKILL leaves a stale lock that does not block the n
   const workspace = created.json<{ id: string }>();
 
   process.kill(pid, 'SIGKILL');
-  t.true(await waitForExit(pid, 15_000), 'the killed daemon is gone');
+  t.true(await waitForExit(pid), 'the killed daemon is gone');
   t.true(existsSync(join(dataDir, 'daemon.lock')), 'the crash left its lock behind');
 
   const second = await cli(['daemon', 'start', '--port', '0', '--json']);

@@ -45,7 +45,7 @@ test('SIGTERM (ava ending a timed-out file): the daemon is killed and its data d
   child.kill('SIGTERM');
   const [, signal] = await exited;
   t.is(signal, 'SIGTERM', 'the process still ends by the signal');
-  t.true(await waitForExit(daemon.pid, 10_000), `daemon ${daemon.pid} is gone`);
+  t.true(await waitForExit(daemon.pid), `daemon ${daemon.pid} is gone`);
   t.false(existsSync(daemon.dataDir), 'its data dir is removed');
 });
 
@@ -53,6 +53,6 @@ test('an uncaught error ends the process: the daemon is killed and its data dir 
   const { exited, daemon, stderr } = await fileProcess(t, "throw new Error('boom');");
   const [code] = await exited;
   t.is(code, 1, stderr());
-  t.true(await waitForExit(daemon.pid, 10_000), `daemon ${daemon.pid} is gone`);
+  t.true(await waitForExit(daemon.pid), `daemon ${daemon.pid} is gone`);
   t.false(existsSync(daemon.dataDir), 'its data dir is removed');
 });

@@ -23,6 +23,7 @@ import {
   startDashboardBench,
   stopDashboardBench,
 } from '../helpers/browser.js';
+import { HANG_TIMEOUT_MS } from '../helpers/waiting.js';
 
 let d: TestDaemon;
 let api: Api;
@@ -221,7 +222,7 @@ test.serial(
       });
       eventIds.push(event.id);
     }
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + HANG_TIMEOUT_MS;
     let before = await deliveriesOf(webhook);
     while (before.filter((x) => x.status === 'delivered').length < 4 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -274,7 +275,7 @@ test.serial(
     // Through the REST API: new deliveries for exactly the events in the range, delivered.
     const originals = new Set(before.map((x) => x.id));
     let fresh: any[] = [];
-    const until = Date.now() + 10_000;
+    const until = Date.now() + HANG_TIMEOUT_MS;
     while (Date.now() < until) {
       fresh = (await deliveriesOf(webhook)).filter((x) => !originals.has(x.id));
       if (fresh.length === 2 && fresh.every((x) => x.status === 'delivered')) break;

@@ -14,6 +14,7 @@ import {
   startDashboardBench,
   stopDashboardBench,
 } from '../helpers/browser.js';
+import { HANG_TIMEOUT_MS } from '../helpers/waiting.js';
 
 let d: TestDaemon;
 let api: Api;
@@ -30,12 +31,13 @@ test.before(async () => {
 test.after.always(() => stopDashboardBench({ browser, receiver, d }));
 
 async function until<T>(what: string, read: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 200; i++) {
+  const deadline = Date.now() + HANG_TIMEOUT_MS;
+  while (Date.now() < deadline) {
     const value = await read();
     if (value !== undefined) return value;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error(`${what}: not within 10 s`);
+  throw new Error(`${what}: not within ${HANG_TIMEOUT_MS / 1000} s`);
 }
 
 test.serial('a held delivery reads "held" with how to send it; Resume sends it', async (t) => {

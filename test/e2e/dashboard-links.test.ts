@@ -9,6 +9,7 @@ import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { activeAgent, apiFor, createWorkflow, waitStep, type Api } from '../helpers/workflows.js';
 import { launchChromium, screenshot, seriousViolations } from '../helpers/browser.js';
+import { HANG_TIMEOUT_MS } from '../helpers/waiting.js';
 
 let d: TestDaemon;
 let api: Api;
@@ -63,7 +64,9 @@ test.before(async () => {
     input: 'Refund order 42, please',
   });
   ids.exec = execution.body.data.execution_id;
-  for (let i = 0; i < 100 && !ids.del; i++) {
+  // Until the delivery is listed: bounded by the hang guard, not a count of polls.
+  const until = Date.now() + HANG_TIMEOUT_MS;
+  while (!ids.del && Date.now() < until) {
     const deliveries = await api('GET', `/webhooks/${ids.hook}/deliveries`);
     ids.del = deliveries.body.data[0]?.id;
     if (!ids.del) await new Promise((resolve) => setTimeout(resolve, 50));

@@ -47,7 +47,7 @@ function modes(dir: string): Map<string, number> {
 }
 
 function logMentions(dir: string, pattern: RegExp): Promise<boolean> {
-  return waitForLog(dir, (log) => pattern.test(log), 5_000);
+  return waitForLog(dir, (log) => pattern.test(log));
 }
 
 function assertPrivate(t: { is(a: unknown, b: unknown, m?: string): void }, dir: string) {

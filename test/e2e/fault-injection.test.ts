@@ -116,13 +116,15 @@ test.serial(
         [3, 200, null],
       ],
     );
-    // The spec's schedule on the daemon clock: 1 min after the first attempt, then 5 min.
+    // The spec's schedule on the daemon clock: 1 min after the first attempt, then 5 min. Never
+    // earlier; later by how late the machine ran the timer (the clock also runs in real time),
+    // so the upper bound is the schedule's next step, which tells the steps apart at any load.
     const at = (i: number) => Date.parse(history[i].attempted_at);
     const first = at(1) - at(0);
     const second = at(2) - at(1);
-    t.true(first >= 60_000 && first < 65_000, String(first));
-    t.true(second >= 300_000 && second < 305_000, String(second));
-    t.true(await waitForLog(d.dataDir, (log) => log.includes(`injected fault ${fault.id}`), 5000));
+    t.true(first >= 60_000 && first < 300_000, String(first));
+    t.true(second >= 300_000 && second < 900_000, String(second));
+    t.true(await waitForLog(d.dataDir, (log) => log.includes(`injected fault ${fault.id}`)));
     const listed = (await d.cli(['faults', 'list', '--workspace', ws, '--json'])).json().data;
     t.like(
       listed.find((f: any) => f.id === fault.id),

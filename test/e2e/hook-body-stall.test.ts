@@ -18,12 +18,14 @@ import {
 } from '../helpers/workflows.js';
 
 const d = sharedDaemon(test);
-// Only a guard against a wedged daemon (no answer for 10 s). On a shared 2-core machine a timed
-// e2e test cannot tell the stall the issue found (3.7 s quiet) from load: the fixed daemon's gap
-// was 312 ms at load 5, 1,720 ms at load 11 and 3,265 ms at load 10-12 beside another whole test
-// suite. Whether the gap is small is the bench's to say (case hook-health, target 250 ms, run on a
-// quiet machine, measured 136 ms), as the house rule puts timing targets in benchmarks.
-const BOUND_MS = 10_000;
+// Only a guard against a daemon that stops serving while it takes the bodies: the longest gap
+// stays under STALL_SHARE of the posting's own time, measured here (load stretches both; a loop
+// held through the posting makes the gap all of it). In ms the fixed daemon's gap was 312 at load
+// 5, 1,720 at load 11, 3,265 at load 10-12 beside another whole test suite, and 3,814 of a 6,316
+// ms posting (0.6) at load 51: whether the gap is small is the bench's to say (case hook-health,
+// target 250 ms, run on a quiet machine, measured 136 ms), as the house rule puts timing targets
+// in benchmarks.
+const STALL_SHARE = 0.9;
 const CONCURRENT = 20;
 const TEXT_CHARS = 900_000;
 let api: Api;
@@ -57,7 +59,8 @@ test.before(async () => {
  */
 async function longestHealthGap<T>(
   during: () => Promise<T>,
-): Promise<{ result: T; gapMs: number }> {
+): Promise<{ result: T; gapMs: number; workMs: number }> {
+  const began = performance.now();
   let running = true;
   let gapMs = 0;
   const poller = (async () => {
@@ -70,7 +73,8 @@ async function longestHealthGap<T>(
     }
   })();
   try {
-    return { result: await during(), gapMs };
+    const result = await during();
+    return { result, gapMs, workMs: performance.now() - began };
   } finally {
     running = false;
     await poller;
@@ -95,13 +99,16 @@ test.serial(
       JSON.stringify({ n: i, text: String(i).padEnd(TEXT_CHARS, 'x') }),
     );
     t.log(`body: ${bodies[0]!.length.toLocaleString('en-US')} bytes, ${CONCURRENT} at once`);
-    const { result, gapMs } = await longestHealthGap(() => Promise.all(bodies.map(post)));
-    t.log(`longest /healthz gap: ${gapMs.toFixed(0)} ms`);
+    const { result, gapMs, workMs } = await longestHealthGap(() => Promise.all(bodies.map(post)));
+    t.log(`longest /healthz gap: ${gapMs.toFixed(0)} ms of the posting's ${workMs.toFixed(0)} ms`);
     t.deepEqual(
       result.map((answer) => answer.status),
       Array.from({ length: CONCURRENT }, () => 202),
     );
-    t.true(gapMs < BOUND_MS, `/healthz answered throughout (longest gap ${gapMs.toFixed(0)} ms)`);
+    t.true(
+      gapMs < STALL_SHARE * workMs,
+      `/healthz answered throughout (longest gap ${gapMs.toFixed(0)} of ${workMs.toFixed(0)} ms)`,
+    );
 
     // Nothing accepted is lost: every run completes with its whole input.
     const runs = await Promise.all(

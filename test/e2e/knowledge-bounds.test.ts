@@ -6,6 +6,7 @@ import test from 'ava';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { sharedDaemon } from '../helpers/setup.js';
+import { MAX_PASSAGES } from '../../daemon/agents/knowledge/limits.js';
 import { createAgent } from '../helpers/agents.js';
 import { buildDocx, buildZip } from '../helpers/documents.js';
 
@@ -44,10 +45,14 @@ async function documents(agentId: string): Promise<unknown[]> {
   return listed.body.data as unknown[];
 }
 
-/** Polls /healthz while `work` runs; the answers that arrived before it settled, with their latency. */
+/**
+ * Polls /healthz while `work` runs; the answers that arrived before it settled, with their
+ * latency, and how long the work took from here.
+ */
 async function healthDuring<T>(
   work: Promise<T>,
-): Promise<{ result: T; answeredBefore: number[]; settledAt: number }> {
+): Promise<{ result: T; answeredBefore: number[]; settledAt: number; workMs: number }> {
+  const began = performance.now();
   let settledAt = 0;
   const tracked = work.finally(() => (settledAt = performance.now()));
   const answered: { at: number; ms: number }[] = [];
@@ -68,6 +73,7 @@ async function healthDuring<T>(
     result,
     answeredBefore: answered.filter((a) => a.at < settledAt).map((a) => Math.round(a.ms)),
     settledAt,
+    workMs: settledAt - began,
   };
 }
 
@@ -78,17 +84,21 @@ test.serial(
     const paragraphs = Array.from({ length: 300_000 }, (_, i) => `Paragraph ${i}`);
     const docx = buildDocx(paragraphs);
     t.log(`DOCX of ${docx.length} bytes`);
-    const { result, answeredBefore } = await healthDuring(upload(agentId, 'huge.docx', docx));
+    const { result, answeredBefore, workMs } = await healthDuring(
+      upload(agentId, 'huge.docx', docx),
+    );
     t.is(result.status, 413, result.text);
     t.is(result.body.error.code, 'payload_too_large');
     t.is(result.body.error.param, 'file');
     t.log(
-      `/healthz answered ${answeredBefore.length} times during the upload, latencies ms: ${answeredBefore.slice(0, 10).join(', ')}`,
+      `/healthz answered ${answeredBefore.length} times during the upload (${workMs.toFixed(0)} ms), latencies ms: ${answeredBefore.slice(0, 10).join(', ')}`,
     );
+    // Answers during the work, each well within it: compared with the work's own time, measured
+    // here, as load slows both (a held loop made one answer wait for most of the work).
     t.true(answeredBefore.length > 0, '/healthz did not answer before the upload response');
     t.true(
-      Math.max(...answeredBefore) < 1_000,
-      `a /healthz took ${Math.max(...answeredBefore)} ms`,
+      Math.max(...answeredBefore) < workMs / 2,
+      `a /healthz took ${Math.max(...answeredBefore)} ms of the upload's ${workMs.toFixed(0)} ms`,
     );
     t.deepEqual(await documents(agentId), []);
   },
@@ -131,13 +141,15 @@ test.serial(
     t.is(tooLong.status, 413, tooLong.text);
     t.regex(tooLong.body.error.message, /characters/);
 
-    const lines = Array.from({ length: 300_000 }, (_, i) => `Line ${i}`).join('\n\n');
+    // Just past the cap: 300,000 lines took the worker past this file's 4 s budget at load ~30,
+    // and the refusal was the budget's, not the cap's.
+    const lines = Array.from({ length: MAX_PASSAGES + 1_000 }, (_, i) => `Line ${i}`).join('\n\n');
     const { result: tooMany, answeredBefore } = await healthDuring(
       upload(agentId, 'lines.txt', Buffer.from(lines)),
     );
     t.is(tooMany.status, 413, tooMany.text);
     t.regex(tooMany.body.error.message, /passages/);
-    t.log(`/healthz answered ${answeredBefore.length} times during the 3 MB text upload`);
+    t.log(`/healthz answered ${answeredBefore.length} times during the text upload`);
     t.deepEqual(await documents(agentId), []);
   },
 );

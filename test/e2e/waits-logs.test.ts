@@ -8,6 +8,7 @@ import { control } from '../helpers/api.js';
 import { sharedDaemon } from '../helpers/setup.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { apiFor, createWorkflow, waitForExecution } from '../helpers/workflows.js';
+import { HANG_TIMEOUT_MS } from '../helpers/waiting.js';
 
 const d = sharedDaemon(test);
 
@@ -19,7 +20,7 @@ interface Line {
 
 /** The warn lines, once `found` holds for them (the log is written in batches, 200 ms at most). */
 async function warnLinesUntil(found: (lines: Line[]) => boolean): Promise<Line[]> {
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + HANG_TIMEOUT_MS;
   for (;;) {
     const result = await d.cli(['logs', '-n', '100000', '--json', '--level', 'warn']);
     if (result.code !== 0) throw new Error(`svc logs: ${result.stderr}`);

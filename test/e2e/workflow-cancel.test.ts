@@ -19,6 +19,7 @@ import {
   waitStep,
   type Api,
 } from '../helpers/workflows.js';
+import { HANG_TIMEOUT_MS } from '../helpers/waiting.js';
 
 const d = sharedDaemon(test);
 let ws: string;
@@ -125,9 +126,9 @@ async function dashboard() {
   };
 }
 
-/** Polls (real time) until `done` holds, 15 s at most. */
+/** Polls (real time) until `done` holds, up to the hang guard. */
 async function waitUntil(done: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + HANG_TIMEOUT_MS;
   while (!(await done())) {
     if (Date.now() > deadline) throw new Error('timed out waiting');
     await new Promise((resolve) => setTimeout(resolve, 50));

@@ -77,7 +77,10 @@ export interface TestDaemon {
   pid: number;
   env: NodeJS.ProcessEnv;
   /** Runs the CLI against this daemon. */
-  cli(args: string[], options?: { env?: NodeJS.ProcessEnv; input?: string }): Promise<CliResult>;
+  cli(
+    args: string[],
+    options?: { env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number },
+  ): Promise<CliResult>;
   /** The operator key and default workspace, for direct HTTP calls. */
   operator(): Promise<{ key: string; workspaceId: string }>;
   /**

@@ -47,3 +47,16 @@ export async function longestHealthGap<T>(
   }
   return { result, gapMs, probes };
 }
+
+/**
+ * A stall bound set by a baseline measured in the same test: the longest gap while the daemon
+ * does comparable work without the costly part (a body of the same size with no expressions,
+ * say), times STALL_RATIO, and never under STALL_FLOOR_MS. Load stretches both gaps alike, so a
+ * loaded machine raises the bound instead of failing the test; the defects these tests guard
+ * against held the loop 1-5 s where the baseline's gap was tens of ms.
+ */
+export const STALL_FLOOR_MS = 1_000;
+export const STALL_RATIO = 4;
+export function stallBound(baselineGapMs: number): number {
+  return Math.max(STALL_FLOOR_MS, STALL_RATIO * baselineGapMs);
+}

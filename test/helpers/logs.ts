@@ -3,6 +3,7 @@
 // with a bound that only fails the test.
 import { existsSync, readFileSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
+import { HANG_TIMEOUT_MS } from './waiting.js';
 
 export function logFile(dataDir: string): string {
   return join(dataDir, 'logs', 'daemon.log');
@@ -17,7 +18,7 @@ export function readLog(dataDir: string): string {
 export function waitForLog(
   dataDir: string,
   check: (log: string) => boolean,
-  timeoutMs = 10_000,
+  timeoutMs = HANG_TIMEOUT_MS,
 ): Promise<boolean> {
   const folder = join(dataDir, 'logs');
   return new Promise((resolve) => {

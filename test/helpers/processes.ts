@@ -8,6 +8,7 @@ import type { TestFn } from 'ava';
 import { pidExists } from '../../shared/process.js';
 import { control } from './api.js';
 import { runCli, startDaemon, type TestDaemon } from './daemon.js';
+import { HANG_TIMEOUT_MS } from './waiting.js';
 
 export interface Running {
   url: string;
@@ -42,7 +43,7 @@ export const isAlive = pidExists;
  * Resolves true once the process is gone, false after `timeoutMs`. The one real-time poll of
  * the tests: a process that is not our child has no exit event to wait on.
  */
-export async function waitForExit(pid: number, timeoutMs = 10_000): Promise<boolean> {
+export async function waitForExit(pid: number, timeoutMs = HANG_TIMEOUT_MS): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (isAlive(pid)) {
     if (Date.now() > deadline) return false;
@@ -54,7 +55,7 @@ export async function waitForExit(pid: number, timeoutMs = 10_000): Promise<bool
 /** SIGKILL, and back once the process is gone (throws if it survives). */
 export async function killHard(pid: number): Promise<void> {
   process.kill(pid, 'SIGKILL');
-  if (!(await waitForExit(pid, 5_000))) throw new Error(`daemon ${pid} survived SIGKILL`);
+  if (!(await waitForExit(pid))) throw new Error(`daemon ${pid} survived SIGKILL`);
 }
 
 /**

@@ -110,8 +110,9 @@ test('100,000 executions of one agent: each page at once, newest first, no row t
     const started = performance.now();
     const result = work();
     const ms = performance.now() - started;
+    // Logged, not asserted: a loaded machine's figure says nothing of the code; the plans
+    // below (no scan, no sort) are what keeps a page cheap at any size.
     t.log(`${what}: ${ms.toFixed(1)} ms`);
-    t.true(ms < 1000, `${what} took ${ms.toFixed(1)} ms`);
     return result;
   };
 

