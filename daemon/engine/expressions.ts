@@ -267,7 +267,8 @@ export class InterpolationBudget {
   constructor(
     private readonly run?: {
       stepId: string;
-      before: number;
+      /** What the run's other step attempts produced, read at each charge (they run meanwhile). */
+      before: () => number;
       /** Hears each charge with the step's total so far (a step running outside a transaction). */
       onCharge?: (used: number) => void;
     },
@@ -291,8 +292,9 @@ export class InterpolationBudget {
         `the step's config expands to more than ${count(MAX_INTERPOLATED_CHARS)} characters`,
       );
     }
-    if (this.run && this.run.before + this.spent + size > MAX_RUN_INTERPOLATED_CHARS) {
-      throw new RunBudgetError(this.run.stepId, this.run.before, this.spent + size);
+    const before = this.run?.before() ?? 0;
+    if (this.run && before + this.spent + size > MAX_RUN_INTERPOLATED_CHARS) {
+      throw new RunBudgetError(this.run.stepId, before, this.spent + size);
     }
     this.spent += size;
     this.run?.onCharge?.(this.spent);

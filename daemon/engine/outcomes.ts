@@ -33,6 +33,7 @@ export class Outcomes {
     const step = t.definition.byId.get(act.step_id)!;
     if (outcome.interpolated) {
       t.state.interpolated = (t.state.interpolated ?? 0) + outcome.interpolated;
+      this.deps.memory.noteInterpolated(t.row.id, t.state.interpolated);
     }
     switch (outcome.type) {
       case 'completed': {

@@ -18,6 +18,8 @@ interface Memory {
    * yet, by activation key (their run's budget counts them: StepContexts).
    */
   reserved?: Map<string, number>;
+  /** The run's recorded count (RunState.interpolated) as the last transition here left it. */
+  interpolated?: number;
   /** trigger.* of the scope, parsed once (steps only read it). */
   trigger?: RunTrigger;
 }
@@ -73,6 +75,20 @@ export class RunMemory {
   /** The step's outcome was recorded (its characters are in the run's state) or dropped. */
   release(executionId: string, key: string): void {
     this.memory.get(executionId)?.reserved?.delete(key);
+  }
+
+  /**
+   * A transition recorded the run's count (inside its transaction: rolled back, the next try
+   * sets it again from the store; failing, the driver forgets the run's memory).
+   */
+  noteInterpolated(executionId: string, total: number): void {
+    const memory = this.memory.get(executionId);
+    if (memory) memory.interpolated = total;
+  }
+
+  /** The run's count as the last transition here recorded it (0 when none did). */
+  interpolatedOf(executionId: string): number {
+    return this.memory.get(executionId)?.interpolated ?? 0;
   }
 
   /** Characters reserved by the run's steps running here, but the one of `key`. */

@@ -29,7 +29,11 @@ export class StepContexts {
     const { workflows, memory, inFlight, reveal } = this.deps;
     const budget = new InterpolationBudget({
       stepId: act.step_id,
-      before: (state.interpolated ?? 0) + memory.reservedBesides(row.id, act.key),
+      // Read when the step interpolates, which may be after an await (a webhook step's call is
+      // stored first): what the run's other steps recorded or reserved by then.
+      before: () =>
+        Math.max(state.interpolated ?? 0, memory.interpolatedOf(row.id)) +
+        memory.reservedBesides(row.id, act.key),
       ...(detached ? { onCharge: (used: number) => memory.reserve(row.id, act.key, used) } : {}),
     });
     return {

@@ -9,6 +9,7 @@ import test from 'ava';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { startReceiver } from '../helpers/receiver.js';
 import {
   activeAgent,
   afterRunEvents,
@@ -147,5 +148,56 @@ test.serial(
     const failed = run.step_results.find((step: any) => step.step_id === crossing);
     t.like(failed, { status: 'failed', error: { code: 'invalid_expression' } });
     t.true(growth < 3, `the store grew by ${growth.toFixed(2)}x the body`);
+  },
+);
+
+test.serial(
+  'steps that run at the same time after a commit count each other: twelve webhook calls, eleven sent',
+  async (t) => {
+    // Webhook steps run after the commit that reached them, all twelve at once, each storing its
+    // attempt before it interpolates its body: each must see what the others took meanwhile.
+    const receiver = await startReceiver(t);
+    const ids = Array.from({ length: 12 }, (_, i) => `w${i}`);
+    const workflowId = await createWorkflow(api, {
+      name: 'fan-out calls',
+      status: 'active',
+      trigger: { type: 'webhook', config: { path: 'calls' } },
+      steps: [
+        { id: 'fan', name: 'Fan out', type: 'parallel', config: { steps: ids } },
+        ...ids.map((id) => ({
+          id,
+          name: id,
+          type: 'webhook',
+          config: { url: receiver.url, method: 'POST', body: '{{trigger.payload.text}}' },
+        })),
+      ],
+    });
+    const answer = await d.request(`/v1/hooks/${workspaceId}/calls`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ text: textOf(3) }),
+    });
+    t.is(answer.status, 202, answer.text);
+    const executionId = JSON.parse(answer.text).data.execution_id as string;
+    const run = await afterRunEvents(
+      d,
+      () => getExecution(api, workflowId, executionId),
+      (view) => TERMINAL.includes(view.status),
+    );
+    t.is(run.status, 'failed');
+    t.is(run.error.code, 'invalid_expression');
+    // It counted the eleven that had interpolated before it, none of them recorded yet.
+    t.true(
+      run.error.message.startsWith(
+        `Step '${run.failed_step}' would take its run's interpolated input past 10,000,000 characters (the run's steps had produced 9,900,000, and this step's expressions 900,000 more)`,
+      ),
+      run.error.message.slice(0, 300),
+    );
+    const failed = run.step_results.find((step: any) => step.step_id === run.failed_step);
+    t.like(failed, { status: 'failed', error: { code: 'invalid_expression' } });
+    // The eleven calls each carried the whole text; the twelfth was never sent.
+    const sent = await receiver.waitForCount(11, 60_000);
+    t.is(sent.length, 11);
+    for (const request of sent) t.true(request.json() === textOf(3));
   },
 );

@@ -46,7 +46,7 @@ test("interpolation: a run's budget counts what its other steps produced, and na
   const heard: number[] = [];
   const budget = new InterpolationBudget({
     stepId: 'b3',
-    before: MAX_RUN_INTERPOLATED_CHARS - 400_000,
+    before: () => MAX_RUN_INTERPOLATED_CHARS - 400_000,
     onCharge: (used) => heard.push(used),
   });
   interpolate('{{trigger.payload.text}}', scope, budget);
@@ -61,7 +61,7 @@ test("interpolation: a run's budget counts what its other steps produced, and na
   // The refused value is not counted.
   t.is(budget.used, 300_000);
   // The step's own bound still comes first.
-  const fresh = new InterpolationBudget({ stepId: 'b4', before: 0 });
+  const fresh = new InterpolationBudget({ stepId: 'b4', before: () => 0 });
   const four = ['{{trigger.payload.text}}', '{{trigger.payload.text}}'];
   t.notThrows(() => interpolate([...four, ...four.slice(1)], scope, fresh));
   t.throws(() => interpolate(four, scope, fresh), { message: /expands to more than 1,000,000/ });
