@@ -28,7 +28,8 @@
 //   {{steps.<step_id>.result.y}}, {{workflow.execution_id}}, {{workflow.result}}, {{secrets.KEY}}; a string
 //   that is exactly one {{expr}} keeps the value's type. Conditions are the same expressions without braces.
 import { z } from 'zod';
-import { ListQuery, Timestamp, workspaceObject } from './common.js';
+import { isReservedSecretName, reservedSecretNameProblem } from '../secret-names.js';
+import { DisplayName, ListQuery, Timestamp, workspaceObject } from './common.js';
 import { STEP_CONFIG_SCHEMAS, STEP_TYPES, type StepType, type TypedStep } from './steps.js';
 
 export { STEP_TYPES, type StepType };
@@ -81,7 +82,7 @@ const StepRef = z.string().min(1).max(64).nullable().optional();
 export const WorkflowStepInput = z
   .strictObject({
     id: StepId,
-    name: z.string().min(1).max(200),
+    name: DisplayName,
     type: z.string().min(1).max(50).meta({
       description:
         'agent_action, condition, parallel, wait or webhook (another value -> 400 invalid_step_config)',
@@ -134,7 +135,7 @@ const Settings = z.strictObject({
 });
 
 export const WorkflowCreateBody = z.strictObject({
-  name: z.string().min(1).max(200),
+  name: DisplayName,
   description: z.string().max(2000).optional(),
   status: z.enum(WORKFLOW_STATUSES).optional().meta({ description: 'Default draft' }),
   trigger: Trigger.optional().meta({ description: 'Default {type: manual}' }),
@@ -147,7 +148,7 @@ export const WorkflowCreateBody = z.strictObject({
 export type WorkflowCreateInput = z.infer<typeof WorkflowCreateBody>;
 
 export const WorkflowUpdateBody = z.strictObject({
-  name: z.string().min(1).max(200).optional(),
+  name: DisplayName.optional(),
   description: z.string().max(2000).optional(),
   status: z.enum(WORKFLOW_STATUSES).optional(),
   trigger: Trigger.optional(),
@@ -383,7 +384,10 @@ export const SecretName = z
   .string()
   .min(1)
   .max(100)
-  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'letters, digits and _, not starting with a digit');
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'letters, digits and _, not starting with a digit')
+  .refine((name) => !isReservedSecretName(name), {
+    error: (issue) => reservedSecretNameProblem(String(issue.input)),
+  });
 
 export const SecretSetInput = z.strictObject({
   workspace_id: z.string().optional(),
