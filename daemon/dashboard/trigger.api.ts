@@ -25,6 +25,9 @@ export function triggerApi({ act }: ApiKit, services: DashboardServices, inject:
     z.unknown(),
     async (_body, workspaceId, request) => {
       const workflowId = params(request).workflow_id!;
+      // 404 for a workflow that is not in this workspace (another workspace's included), before
+      // anything is said about its trigger.
+      services.workflows.row(workspaceId, workflowId);
       // The bytes as the page sent them (checked as JSON by the same parser the hook uses); an
       // empty body is {} as with `svc workflows trigger` without --data.
       const body = request.rawBody?.trim() ? request.rawBody : '{}';

@@ -6,6 +6,8 @@
 // one run per character read the whole secret (issue 38). Decided on the expression library's
 // parsed form (its AST), so spacing, brackets and nesting make no difference.
 
+import { isReservedSecretName, reservedSecretNameProblem } from '../../shared/secret-names.js';
+
 /** A node of angular-expressions' AST (ESTree-like: Program, MemberExpression, Identifier...). */
 export interface ExpressionNode {
   type: string;
@@ -62,9 +64,9 @@ function secretMember(node: ExpressionNode): string | undefined {
 export function secretUseProblem(ast: ExpressionNode, allowWhole = true): string | undefined {
   const whole = wholeSecretName(ast);
   if (whole !== undefined) {
-    return allowWhole
-      ? undefined
-      : `conditions cannot read secrets (secrets.${whole}): a branch taken on a secret's value would tell it.`;
+    if (!allowWhole)
+      return `conditions cannot read secrets (secrets.${whole}): a branch taken on a secret's value would tell it.`;
+    return isReservedSecretName(whole) ? `${reservedSecretNameProblem(whole)}.` : undefined;
   }
   const found = findSecretUse(ast, undefined, new Set());
   if (!found) return undefined;

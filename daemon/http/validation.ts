@@ -108,10 +108,19 @@ function outOfRange(
       return `The ${name} is too ${small ? 'small' : 'big'}: it must be ${
         strict ? `${small ? 'greater' : 'less'} than ${bound}` : limit
       }${typeof value === 'number' ? ` (got ${value})` : ''}.`;
-    case 'string':
-      return `The ${name} is too ${small ? 'short' : 'long'}: it takes ${limit} character${
-        bound === 1 ? '' : 's'
-      }${typeof value === 'string' ? ` (got ${value.length})` : ''}.`;
+    case 'string': {
+      const characters = `character${bound === 1 ? '' : 's'}`;
+      if (small && typeof value === 'string' && value.trim() === '') {
+        // A name of spaces is trimmed to nothing: "too short (got 1)" would not say why.
+        return `The ${name} is blank: it takes ${limit} ${characters} other than spaces.`;
+      }
+      // A schema that trims checks the trimmed text: the length it had is that one.
+      const got =
+        typeof value !== 'string'
+          ? ''
+          : ` (got ${small && value.length >= bound ? value.trim().length : value.length})`;
+      return `The ${name} is too ${small ? 'short' : 'long'}: it takes ${limit} ${characters}${got}.`;
+    }
     case 'array':
     case 'set':
       return `The ${name} has too ${small ? 'few' : 'many'} items: it takes ${limit}${

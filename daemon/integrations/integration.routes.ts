@@ -31,7 +31,7 @@ export function integrationRoutes(integrations: IntegrationService): RouteDef[] 
       operationId: 'connectIntegration',
       summary: 'Connect an integration',
       description:
-        'Emits integration.connected. credentials are stored and never returned (has_credentials tells whether some are set).',
+        'Emits integration.connected. credentials are stored and never returned (has_credentials tells whether some are set; an empty object {} is stored as none: has_credentials false).',
     }),
     integration.get(({ params, ctx }) => integrations.get(ctx.workspace.id, params.integration_id)),
     integration.delete(

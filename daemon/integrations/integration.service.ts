@@ -36,9 +36,11 @@ export class IntegrationService {
       provider: input.provider,
       name: input.name ?? input.provider,
       config: JSON.stringify(input.config ?? {}),
-      credentials: input.credentials
-        ? this.secretBox.seal(JSON.stringify(input.credentials))
-        : null,
+      // {} holds no credential: stored as none, so has_credentials says false.
+      credentials:
+        input.credentials && Object.keys(input.credentials).length > 0
+          ? this.secretBox.seal(JSON.stringify(input.credentials))
+          : null,
       status: 'connected',
       created_at: now,
       updated_at: now,

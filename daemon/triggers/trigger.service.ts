@@ -12,6 +12,7 @@ import type { TriggerType } from '../../shared/schemas/triggers.js';
 import { REAL_TIME, toIso, type Clock } from '../time/clock.js';
 import type { SecretBox } from '../platform/secret-box.js';
 import { ApiError } from '../domain/errors.js';
+import { ownedRow } from '../domain/workspace.js';
 import type { Transactions } from '../domain/transactions.js';
 import type { TimerService } from '../time/timer.service.js';
 import { latestOccurrence, nextOccurrence } from './cron.js';
@@ -206,7 +207,10 @@ export class TriggerService {
     rawBody: string,
   ): { path: string; signature: string | null } {
     const row = this.repo.get(workflowId);
-    if (!row || row.workspace_id !== workspaceId || row.type !== 'webhook' || !row.hook_path) {
+    // Another workspace's workflow is not found here, whatever its trigger.
+    if (row && row.workspace_id !== workspaceId)
+      ownedRow(undefined, workspaceId, workflowId, 'workflow');
+    if (!row || row.type !== 'webhook' || !row.hook_path) {
       throw new ApiError(
         'invalid_parameter',
         `Workflow ${workflowId} of workspace ${workspaceId} has no webhook trigger. Give it trigger {type: webhook, config: {path: NAME}} with: svc workflows update ${workflowId} -f FILE`,

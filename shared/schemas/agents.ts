@@ -1,6 +1,7 @@
 // Agents, their executions, messages, knowledge documents and analytics.
 import { z } from 'zod';
-import { ListQuery, Timestamp, workspaceObject } from './common.js';
+import { isReservedSecretName, reservedSecretNameProblem } from '../secret-names.js';
+import { DisplayName, ListQuery, Timestamp, workspaceObject } from './common.js';
 import { DELAY_MS, MAX_MATCH_LENGTH } from './sandbox-limits.js';
 import {
   AGENT_STATUSES,
@@ -34,7 +35,10 @@ const Personality = z.strictObject({
 /** Names of workspace secrets (`svc secrets set NAME VALUE`, `{{secrets.NAME}}`). */
 export const SecretName = z
   .string()
-  .regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'must be a secret name: letters, digits and _');
+  .regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'must be a secret name: letters, digits and _')
+  .refine((name) => !isReservedSecretName(name), {
+    error: (issue) => reservedSecretNameProblem(String(issue.input)),
+  });
 
 const Brain = z
   .strictObject({
@@ -70,7 +74,7 @@ const Ontology = z
   .meta({ description: 'Industry ontology, <industry>-v<number> (e.g. retail-v1)' });
 
 export const AgentCreateBody = z.strictObject({
-  name: z.string().trim().min(1).max(200),
+  name: DisplayName,
   description: z.string().max(2000).optional(),
   type: z.enum(AGENT_TYPES).optional().meta({ description: 'Default custom' }),
   ontology: Ontology,
@@ -85,7 +89,7 @@ export const AgentCreateBody = z.strictObject({
 });
 
 export const AgentUpdateBody = z.strictObject({
-  name: z.string().trim().min(1).max(200).optional(),
+  name: DisplayName.optional(),
   description: z.string().max(2000).optional(),
   type: z.enum(AGENT_TYPES).optional(),
   ontology: Ontology.optional(),

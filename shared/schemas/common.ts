@@ -2,6 +2,12 @@
 import { z } from 'zod';
 import { ERROR_CODES } from '../errors.js';
 
+/**
+ * The name of a thing (a workflow, a step, an agent, a key, a workspace...): trimmed, then 1-200
+ * characters, so a blank or spaces-only name is refused ("is blank") instead of stored.
+ */
+export const DisplayName = z.string().trim().min(1).max(200);
+
 export const Timestamp = z
   .string()
   .meta({ description: 'ISO 8601 timestamp in UTC', format: 'date-time' });

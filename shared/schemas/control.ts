@@ -1,5 +1,6 @@
 // Inputs of the control channel (tRPC), shared by the daemon and the CLI.
 import { z } from 'zod';
+import { DisplayName } from './common.js';
 import { TIERS } from '../tiers.js';
 import { MAX_TYPE_PATTERNS } from '../event-type-patterns.js';
 import { EVENT_TYPES, EventTypePattern } from './events.js';
@@ -7,12 +8,12 @@ import { SCOPES } from '../scopes.js';
 import { WORKFLOW_EXECUTION_STATUSES } from './workflows.js';
 
 export const WorkspaceCreateInput = z.strictObject({
-  name: z.string().trim().min(1).max(200),
+  name: DisplayName,
   tier: z.enum(TIERS),
 });
 
 export const KeyCreateInput = z.strictObject({
-  name: z.string().trim().min(1).max(200),
+  name: DisplayName,
   scopes: z.array(z.enum(SCOPES)).min(1),
   workspace_id: z.string().optional(),
   /** Milliseconds until expiry; none means the key does not expire. */

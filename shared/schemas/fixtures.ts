@@ -3,6 +3,7 @@
 // validates the file in the daemon, types the code, and is published as JSON Schema
 // (`svc fixtures schema`) for editors.
 import { z } from 'zod';
+import { DisplayName } from './common.js';
 import { AgentCreateBody, StubAddInput } from './agents.js';
 import { EVENT_TYPES } from './events.js';
 import { KNOWLEDGE_TYPES } from './enums.js';
@@ -47,7 +48,7 @@ const workspaceRef = z.string().max(200).optional().meta({
 });
 
 const Workspace = z.strictObject({
-  name: z.string().trim().min(1).max(200),
+  name: DisplayName,
   tier: z.enum(TIERS).meta({ description: 'Rate-limit tier; re-applying changes it in place' }),
 });
 
@@ -135,7 +136,7 @@ const WorkflowFromFile = z
 const WorkflowFromTemplate = z
   .strictObject({
     template: z.string().min(1).max(100).meta({ description: 'Template id (tmpl_...)' }),
-    name: z.string().min(1).max(200),
+    name: DisplayName,
     description: z.string().max(2000).optional(),
     status: z.enum(['draft', 'active']).optional(),
     agents: z

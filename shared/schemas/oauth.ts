@@ -1,6 +1,7 @@
 // The OAuth 2.0 provider's shapes: control-channel inputs (apps, grants), the token and revoke
 // form bodies, the RFC 6749 token response, the RFC 6749 error body and the RFC 8414 metadata.
 import { z } from 'zod';
+import { DisplayName } from './common.js';
 import { SCOPES } from '../scopes.js';
 
 /** A redirect URI: absolute, no fragment (RFC 6749 §3.1.2); compared by exact string match. */
@@ -18,7 +19,7 @@ export const RedirectUri = z
   }, 'must be an absolute URI without a #fragment');
 
 export const OAuthAppCreateInput = z.strictObject({
-  name: z.string().trim().min(1).max(200),
+  name: DisplayName,
   redirect_uris: z.array(RedirectUri).min(1).max(20),
   scopes: z.array(z.enum(SCOPES)).min(1),
   /** A public app (SPA, native) has no secret and must use PKCE. */

@@ -2,6 +2,7 @@
 // POST /v1/workflows/from-template. A template's agent steps name a role instead of an agent;
 // from-template maps each role to an agent of the workspace.
 import { z } from 'zod';
+import { DisplayName } from './common.js';
 import { AGENT_TYPES, AUTONOMY_LEVELS } from './enums.js';
 import {
   EventTriggerConfig,
@@ -110,7 +111,7 @@ export const TemplateListQuery = z.strictObject({
 export const FromTemplateBody = z
   .strictObject({
     template_id: z.string().meta({ description: 'tmpl_...' }),
-    name: z.string().min(1).max(200),
+    name: DisplayName,
     description: z.string().max(2000).optional(),
     status: z.enum(['draft', 'active']).optional().meta({ description: 'Default draft' }),
     customizations: z

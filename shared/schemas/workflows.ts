@@ -28,7 +28,8 @@
 //   {{steps.<step_id>.result.y}}, {{workflow.execution_id}}, {{workflow.result}}, {{secrets.KEY}}; a string
 //   that is exactly one {{expr}} keeps the value's type. Conditions are the same expressions without braces.
 import { z } from 'zod';
-import { ListQuery, Timestamp, workspaceObject } from './common.js';
+import { isReservedSecretName, reservedSecretNameProblem } from '../secret-names.js';
+import { DisplayName, ListQuery, Timestamp, workspaceObject } from './common.js';
 import { STEP_CONFIG_SCHEMAS, STEP_TYPES, type StepType, type TypedStep } from './steps.js';
 
 export { STEP_TYPES, type StepType };
@@ -81,7 +82,7 @@ const StepRef = z.string().min(1).max(64).nullable().optional();
 export const WorkflowStepInput = z
   .strictObject({
     id: StepId,
-    name: z.string().min(1).max(200),
+    name: DisplayName,
     // The document lists the values; the check stays the engine's (400 invalid_step_config).
     type: z
       .string()
@@ -140,7 +141,7 @@ const Settings = z.strictObject({
 });
 
 export const WorkflowCreateBody = z.strictObject({
-  name: z.string().min(1).max(200),
+  name: DisplayName,
   description: z.string().max(2000).optional(),
   status: z.enum(WORKFLOW_STATUSES).optional().meta({ description: 'Default draft' }),
   trigger: Trigger.optional().meta({ description: 'Default {type: manual}' }),
@@ -153,7 +154,7 @@ export const WorkflowCreateBody = z.strictObject({
 export type WorkflowCreateInput = z.infer<typeof WorkflowCreateBody>;
 
 export const WorkflowUpdateBody = z.strictObject({
-  name: z.string().min(1).max(200).optional(),
+  name: DisplayName.optional(),
   description: z.string().max(2000).optional(),
   status: z.enum(WORKFLOW_STATUSES).optional(),
   trigger: Trigger.optional(),
@@ -389,7 +390,10 @@ export const SecretName = z
   .string()
   .min(1)
   .max(100)
-  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'letters, digits and _, not starting with a digit');
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'letters, digits and _, not starting with a digit')
+  .refine((name) => !isReservedSecretName(name), {
+    error: (issue) => reservedSecretNameProblem(String(issue.input)),
+  });
 
 export const SecretSetInput = z.strictObject({
   workspace_id: z.string().optional(),

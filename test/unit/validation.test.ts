@@ -116,13 +116,20 @@ test('a number, a length or a count past its bound: one sentence with the bound 
     share: z.number().gt(0).optional(),
     match: z.string().min(1).max(5).optional(),
     code: z.string().length(3).optional(),
+    name: z.string().trim().min(3).optional(),
     tags: z.array(z.string()).max(2).optional(),
   });
   const cases: [Record<string, unknown>, string][] = [
     [{ times: 0 }, "The field 'times' is too small: it must be at least 1 (got 0)."],
     [{ times: 5000 }, "The field 'times' is too big: it must be at most 1000 (got 5000)."],
     [{ share: 0 }, "The field 'share' is too small: it must be greater than 0 (got 0)."],
-    [{ match: '' }, "The field 'match' is too short: it takes at least 1 character (got 0)."],
+    [{ match: '' }, "The field 'match' is blank: it takes at least 1 character other than spaces."],
+    [
+      { name: '   ' },
+      "The field 'name' is blank: it takes at least 3 characters other than spaces.",
+    ],
+    // The trimmed text is what was checked: its length, not the spaces around it.
+    [{ name: ' ab ' }, "The field 'name' is too short: it takes at least 3 characters (got 2)."],
     [{ match: 'abcdef' }, "The field 'match' is too long: it takes at most 5 characters (got 6)."],
     [{ code: 'ab' }, "The field 'code' is too short: it takes exactly 3 characters (got 2)."],
     [{ tags: ['a', 'b', 'c'] }, "The field 'tags' has too many items: it takes at most 2 (got 3)."],
