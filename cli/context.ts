@@ -83,13 +83,18 @@ export class CliContext {
    * address, which --host/--port may name but not change (daemon-address.ts).
    */
   ownDaemonUrl(): { runtime: RuntimeInfo; url: string } {
-    const runtime = this.requireRuntime();
-    const url = ownDaemonUrl(
-      runtime,
-      requestedAddress(this.options),
-      this.dataDir,
-      this.files.runtime,
-    );
+    const requested = requestedAddress(this.options);
+    const runtime = this.runtime();
+    if (!runtime) {
+      const named = [requested.host, requested.port].filter((part) => part !== undefined);
+      if (named.length === 0) this.requireRuntime();
+      throw new CliError(
+        `No svc daemon is running for data dir ${this.dataDir} (${this.files.runtime} records none). ${named.map((part) => `${part.source} ${part.value}`).join(' and ')} names an address, but svc sends a data dir's control token only to the daemon that data dir records: give that daemon's data dir (svc --data-dir DIR ...), or start one here with: svc daemon start`,
+        1,
+        'daemon_not_running',
+      );
+    }
+    const url = ownDaemonUrl(runtime, requested, this.dataDir, this.files.runtime);
     return { runtime, url };
   }
 
@@ -124,11 +129,13 @@ export class CliContext {
   }
 
   private async controlAt(runtime: RuntimeInfo, url: string): Promise<ControlClient> {
-    const [{ createControlClient }, { proveOwnDaemon }] = await Promise.all([
+    // The proof is asked while the tRPC client loads: a TAB's ids wait one round trip less.
+    const [{ createControlClient }] = await Promise.all([
       import('./control-client.js'),
-      import('./daemon-identity.js'),
+      import('./daemon-identity.js').then(({ proveOwnDaemon }) =>
+        proveOwnDaemon(url, runtime, this.dataDir, this.files.runtime),
+      ),
     ]);
-    await proveOwnDaemon(url, runtime, this.dataDir, this.files.runtime);
     this.controlUrl = url;
     return createControlClient(url, this.controlToken());
   }

@@ -100,6 +100,15 @@ export class CredentialService {
         { extras: { expires_at: expiresAt } },
       );
     }
+    // A standard key acts in the one workspace it was created in. svc never makes one without;
+    // one in the store came from outside (a tampered snapshot) and would act in every workspace
+    // its user owns, those created later included (issue 51).
+    if (row.kind === 'standard' && row.workspace_id === null) {
+      throw new ApiError(
+        'invalid_token',
+        `The API key ${row.id} belongs to no workspace, so it is not valid anywhere. Create one in a workspace with: svc keys create`,
+      );
+    }
     // In memory only: stored with the others at most once a minute (keys/key-usage.ts).
     if (row.kind === 'standard') this.usage.used(row.id, this.clock.now());
     return credential;

@@ -27,6 +27,7 @@ import type { Db as StoreDb } from './db.js';
 import { checkExportTarget } from './export-target.js';
 import type { Migration } from './migrations.js';
 import { checkJsonColumns, checkSchema, SNAPSHOT_TABLE_SQL } from './snapshot-schema.js';
+import { checkIds } from './snapshot-ids.js';
 import type {
   ImportedKey,
   SnapshotInfo,
@@ -173,6 +174,7 @@ export function prepareImport(
     checkSchema(db, info.schema_version, options.migrations, file);
     checkIntegrity(db, file);
     checkJsonColumns(db, file);
+    checkIds(db, file);
     const unreadable = findUnreadable(db, options.secretBox);
     if (unreadable.length > 0 && !options.dropSecrets) {
       throw new ApiError(

@@ -7,13 +7,13 @@
 // passes them on as data (bash quotes each with %q; zsh hands each to compadd after --; fish
 // lists them as text), still making no marker.
 import test from 'ava';
-import { execFile, spawnSync } from 'node:child_process';
-import { promisify } from 'node:util';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { runCli, SVC_BIN } from '../helpers/daemon.js';
 import { svcEnv } from '../helpers/env.js';
+import { completionOffers, installed, SHELLS, type Shell } from '../helpers/completion-shells.js';
 import { closeServer, listenLocally } from '../helpers/local-server.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -35,13 +35,6 @@ const HOSTILE = [
   '`>marker6`',
   'wfl_$(touch${IFS}marker7)',
 ];
-
-type Shell = 'bash' | 'zsh' | 'fish';
-const SHELLS: Shell[] = ['bash', 'zsh', 'fish'];
-
-function installed(shell: Shell): boolean {
-  return spawnSync(shell, ['-c', 'exit 0']).status === 0;
-}
 
 /** The folder the shells run in (markers would land here), also their HOME. */
 const home = tempDir('svc-completion-hostile-');
@@ -91,68 +84,9 @@ function env(path: string): NodeJS.ProcessEnv {
   });
 }
 
-const scripts = new Map<Shell, string>();
-async function script(shell: Shell): Promise<string> {
-  if (!scripts.has(shell)) {
-    const printed = await runCli(['completion', shell]);
-    if (printed.code !== 0) throw new Error(`svc completion ${shell}: ${printed.stderr}`);
-    const file = join(home, `svc.${shell}`);
-    writeFileSync(file, printed.stdout);
-    scripts.set(shell, file);
-  }
-  return scripts.get(shell)!;
-}
-
-/** Runs the shell without blocking: the fake daemon answers from this process meanwhile. */
-async function run(shell: Shell, args: string[], path: string): Promise<string[]> {
-  const { stdout } = await promisify(execFile)(shell, args, {
-    encoding: 'utf8',
-    cwd: home,
-    env: env(path),
-  });
-  return stdout.split('\n').filter(Boolean);
-}
-
-/** What the shell's completion offers for `words` (the last one is the word under the cursor). */
-async function offered(shell: Shell, words: string[], path: string): Promise<string[]> {
-  const file = await script(shell);
-  const quotedWords = words.map((word) => `'${word}'`).join(' ');
-  if (shell === 'bash')
-    return run(
-      'bash',
-      [
-        '--norc',
-        '--noprofile',
-        '-c',
-        `source '${file}'
-COMP_WORDS=(${quotedWords}); COMP_CWORD=${words.length - 1}; COMPREPLY=()
-_svc
-printf '%s\\n' "\${COMPREPLY[@]}"`,
-      ],
-      path,
-    );
-  if (shell === 'zsh')
-    // Outside the line editor compadd cannot run: a stand-in prints each word it is handed.
-    return run(
-      'zsh',
-      [
-        '-f',
-        '-c',
-        `compdef() { : }
-compadd() { while [[ $1 != -- ]]; do shift; done; shift; print -rl -- "$@" }
-_files() { : }
-source '${file}'
-words=(${quotedWords}); CURRENT=${words.length}
-_svc`,
-      ],
-      path,
-    );
-  const lines = await run(
-    'fish',
-    ['--no-config', '-c', `source '${file}'; complete -C '${words.join(' ')}'`],
-    path,
-  );
-  return lines.map((line) => line.split('\t')[0]!);
+/** What the shell's completion offers for `words`, with the `svc` found in `path`. */
+function offered(shell: Shell, words: string[], path: string): Promise<string[]> {
+  return completionOffers(shell, words, { cwd: home, env: env(path) });
 }
 
 function markers(): string[] {

@@ -140,6 +140,19 @@ test("a record pointing at another process: it is asked to prove the daemon's id
   t.is(fake.seen[0]!.headers.authorization, undefined);
 });
 
+test('a data dir with no daemon and SVC_PORT set: the message says why the port is not used', async (t) => {
+  const fake = await recordingListener(t);
+  const empty = tempDir('svc-control-token-empty-');
+  const listed = await runCli(['workflows', 'list'], {
+    env: { SVC_DATA_DIR: empty, SVC_PORT: fake.port },
+  });
+  assertExit(t, listed, 1);
+  t.true(listed.stderr.includes(`No svc daemon is running for data dir ${empty}`), listed.stderr);
+  t.true(listed.stderr.includes(`SVC_PORT ${fake.port} names an address`), listed.stderr);
+  t.regex(listed.stderr, /svc --data-dir DIR/);
+  t.deepEqual(fake.seen, []);
+});
+
 test("the daemon's identity answer proves the id without showing it, and refuses a bad nonce", async (t) => {
   const { identityProof } = await import('../../shared/daemon-identity.js');
   const record = JSON.parse(readFileSync(join(d.dataDir, 'daemon.json'), 'utf8')) as {
