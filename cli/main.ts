@@ -88,13 +88,22 @@ function addCommand(parent: Command, spec: TableCommand): void {
     .exitOverride();
   for (const arg of spec.args)
     command.argument(arg.required === false ? `[${arg.name}]` : `<${arg.name}>`, arg.description);
+  // A missing argument says what it takes ("missing required argument 'shell': bash, zsh or fish").
+  // (commander's hook for it, not in its types)
+  (command as unknown as { missingArgument(name: string): void }).missingArgument = (name) => {
+    const described = spec.args.find((arg) => arg.name === name)?.description;
+    command.error(
+      `error: missing required argument '${name}'${described ? `: ${described}` : ''}`,
+      { code: 'commander.missingArgument' },
+    );
+  };
   for (const option of spec.options) {
-    const described = option.values
-      ? `${option.description} (one of: ${option.values.join(', ')})`
-      : option.description;
-    const opt = new Option(option.flags, described);
+    const opt = new Option(option.flags, option.description);
     if (option.default !== undefined) opt.default(option.default);
-    if (option.choices) opt.choices(option.choices);
+    // The API's own values (its schema's enum) are choices too: a value outside them is a usage
+    // error naming them (exit 2), not an API error in REST words.
+    const choices = option.choices ?? option.values;
+    if (choices) opt.choices(choices);
     command.addOption(opt);
   }
   if (spec.examples.length)
@@ -117,6 +126,17 @@ function addCommand(parent: Command, spec: TableCommand): void {
       throw withCliHints(error, ctx.workspaceInUse());
     }
   });
+}
+
+/**
+ * `svc help workflows run` is `svc workflows run --help`: commander's help command reads one
+ * word and would print the group's help.
+ */
+function helpAsFlag(argv: string[]): string[] {
+  const [node, script, first, ...rest] = argv;
+  if (first !== 'help' || rest.length === 0 || rest.some((word) => word.startsWith('-')))
+    return argv;
+  return [node!, script!, ...rest, '--help'];
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -150,6 +170,6 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-await main(process.argv).catch(async (error: unknown) => {
+await main(helpAsFlag(process.argv)).catch(async (error: unknown) => {
   process.exitCode = await reportError(error, false);
 });

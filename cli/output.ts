@@ -22,11 +22,26 @@ export interface ListEnvelope<T> {
   data: T[];
   has_more: boolean;
   total_count: number;
+  meta: {
+    request_id: string | null;
+    timestamp: string | null;
+    has_more: boolean;
+    next_cursor: string | null;
+  };
 }
 
-/** A whole list (the control channel answers lists whole) in the envelope of the API's pages. */
+/**
+ * A whole list (the control channel answers lists whole) in the envelope of the API's pages,
+ * meta included, so a script reads every list alike: no REST request answered it, so its
+ * request_id and timestamp (the daemon clock's, in a REST answer) are null.
+ */
 export function envelope<T>(items: T[]): ListEnvelope<T> {
-  return { data: items, has_more: false, total_count: items.length };
+  return {
+    data: items,
+    has_more: false,
+    total_count: items.length,
+    meta: { request_id: null, timestamp: null, has_more: false, next_cursor: null },
+  };
 }
 
 export class Output {

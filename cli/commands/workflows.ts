@@ -23,7 +23,11 @@ import {
   whenText,
 } from '../wake-text.js';
 import { stepEdges, type StepEdgeKind } from '../../shared/schemas/steps.js';
-import type { WorkflowStepView } from '../../shared/schemas/workflows.js';
+import {
+  WORKFLOW_EXECUTION_STATUSES,
+  WORKFLOW_STATUSES,
+  type WorkflowStepView,
+} from '../../shared/schemas/workflows.js';
 
 const WORKFLOW_ID = { name: 'id', description: 'workflow id (wfl_...)' };
 /** --limit and --starting-after, for lists that print where the next page starts. */
@@ -242,7 +246,7 @@ export default defineCommands([
     path: ['workflows', 'list'],
     description: 'List workflows',
     options: [
-      { flags: '--status <status>', description: 'draft, active, paused or archived' },
+      { flags: '--status <status>', description: 'workflow status', values: WORKFLOW_STATUSES },
       ...NEXT_PAGE_OPTIONS,
     ],
     endpoint: () => '/workflows',
@@ -277,7 +281,11 @@ export default defineCommands([
         flags: '-f, --file <file>',
         description: 'workflow file, .json, .yaml or .yml (- for stdin)',
       },
-      { flags: '--status <status>', description: 'draft (default), active, paused or archived' },
+      {
+        flags: '--status <status>',
+        description: 'draft (default), active, paused or archived',
+        values: WORKFLOW_STATUSES,
+      },
     ],
     examples: ['svc workflows create -f refund.yaml --status active --json'],
     async run(ctx, _args, options) {
@@ -297,7 +305,8 @@ export default defineCommands([
       },
       {
         flags: '--status <status>',
-        description: 'draft, active, paused or archived (created draft unless given)',
+        description: 'created draft unless given',
+        values: WORKFLOW_STATUSES,
       },
     ],
     examples: ['svc workflows apply -f refund.yaml', 'svc workflows apply -f refund.yaml --json'],
@@ -342,7 +351,7 @@ export default defineCommands([
         flags: '-f, --file <file>',
         description: 'workflow file, .json, .yaml or .yml (- for stdin)',
       },
-      { flags: '--status <status>', description: 'draft, active, paused or archived' },
+      { flags: '--status <status>', description: 'workflow status', values: WORKFLOW_STATUSES },
     ],
     examples: ['svc workflows update wfl_... -f refund.yaml'],
     async run(ctx, [id], options) {
@@ -426,7 +435,8 @@ export default defineCommands([
     options: [
       {
         flags: '--status <status>',
-        description: 'running, awaiting_approval, completed, failed, cancelled or timeout',
+        description: 'run status',
+        values: WORKFLOW_EXECUTION_STATUSES,
       },
       ...NEXT_PAGE_OPTIONS,
     ],

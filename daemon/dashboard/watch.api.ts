@@ -56,8 +56,10 @@ export function watchApi(
       awaiting_approval: listOf(approvals),
     };
   });
-  read('/ui/api/workflows', WorkspaceQuery, (_input, workspaceId) =>
-    listOf(services.workflows.list(workspaceId, { limit: 100 })),
+  // Paged like the runs: the Workflows page asks a page at a time; without a limit (the runs
+  // page's workflow filter), the newest 100.
+  read('/ui/api/workflows', PageQuery, (input, workspaceId) =>
+    listOf(services.workflows.list(workspaceId, { ...input, limit: input.limit ?? 100 })),
   );
   read('/ui/api/runs', RunListQuery, (input, workspaceId) =>
     listOf(

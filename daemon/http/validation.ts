@@ -4,6 +4,7 @@
 import type { z } from 'zod';
 import type { ErrorCode } from '../../shared/errors.js';
 import { ApiError, missingFields } from '../domain/errors.js';
+import { allowedKeys } from '../domain/allowed-keys.js';
 
 export type RequestPart = 'body' | 'query' | 'params';
 
@@ -25,7 +26,7 @@ export function parseRequestPart<T>(
   }
   const result = schema.safeParse(input ?? {});
   if (result.success) return result.data;
-  throw issuesToError(result.error.issues, input ?? {}, part, fieldCodes);
+  throw issuesToError(result.error.issues, input ?? {}, part, fieldCodes, schema);
 }
 
 /** zod's issues as one ApiError (also for the control channel's inputs, as fields of a body). */
@@ -34,6 +35,8 @@ export function issuesToError(
   input: unknown,
   part: RequestPart,
   fieldCodes: FieldCodes,
+  /** The schema that refused the input: an unknown camelCase key is compared with its keys. */
+  schema?: z.core.$ZodType,
 ): ApiError {
   // Whatever zod calls it (invalid_type, invalid_value for enums...), an absent value is missing.
   const missing = issues
@@ -52,7 +55,22 @@ export function issuesToError(
       ? joinPath(issue.path, issue.keys[0] ?? '')
       : dotted(issue.path);
   const code = fieldCodes[param] ?? 'invalid_parameter';
-  return new ApiError(code, describe(issue, param, part, valueAt(input, issue.path)), { param });
+  const hint =
+    issue.code === 'unrecognized_keys' && schema
+      ? snakeCaseHint(issue.keys[0] ?? '', allowedKeys(schema, issue.path.map(String)))
+      : '';
+  return new ApiError(code, describe(issue, param, part, valueAt(input, issue.path), hint), {
+    param,
+  });
+}
+
+/**
+ * "Did you mean 'next_step_id'?" for a camelCase key (nextStepId) whose snake_case form is a
+ * key of that place: the API's fields are all snake_case, and JavaScript habits write camelCase.
+ */
+function snakeCaseHint(key: string, allowed: readonly string[]): string {
+  const snake = key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+  return snake !== key && allowed.includes(snake) ? ` Did you mean '${snake}'?` : '';
 }
 
 function describe(
@@ -60,13 +78,16 @@ function describe(
   param: string,
   part: RequestPart,
   value: unknown,
+  hint: string,
 ): string {
   const where =
     part === 'query' ? 'query parameter' : part === 'params' ? 'path parameter' : 'field';
   const name = `${where} '${param}'`;
   switch (issue.code) {
     case 'unrecognized_keys':
-      return `Unknown ${where} '${param}'. Remove it; see /openapi.json for the accepted fields.`;
+      return hint
+        ? `Unknown ${where} '${param}'.${hint}`
+        : `Unknown ${where} '${param}'. Remove it; see /openapi.json for the accepted fields.`;
     case 'invalid_type':
       return Array.isArray(value) && part === 'query'
         ? `The ${name} was given more than once; give it once.`

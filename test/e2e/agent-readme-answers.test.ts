@@ -1,6 +1,7 @@
 // The README's agent examples answer as a person would expect (issue 41), through the real CLI
 // and daemon with the simulated brain: with the repo's FAQ uploaded, "When do orders ship?"
-// quotes the Shipping paragraph and "How long does shipping take?" the paragraph, not its
+// (and "Do you ship internationally?") quotes the Shipping paragraph, "How do I get a refund?"
+// takes issue_refund quoting the Refunds one, and "How long does shipping take?" the paragraph, not its
 // heading; a workflow step's config.action is the action its agent takes, and its output reads
 // as sentences (no quoted JSON, however many steps feed each other); an action the agent's
 // capabilities switch off fails the step, naming it and the actions the agent may take.
@@ -12,6 +13,9 @@ import { activeAgent, apiFor, createWorkflow, type Api } from '../helpers/workfl
 const FAQ = fileURLToPath(new URL('../../fixtures/support-desk/faq.md', import.meta.url));
 const SHIPPING =
   'Standard shipping takes 2 to 4 business days. Express shipping arrives the next business day when ordered before 2 pm.';
+
+const REFUNDS =
+  'Refunds are issued within 5 business days to the original payment method. Orders over 100 EUR need the approval of the refund team.';
 
 let d: TestDaemon;
 
@@ -70,6 +74,21 @@ test("README: the FAQ agent answers 'When do orders ship?' from the Shipping sec
     await svc('agents', 'execute', agent.id, '--input', 'How long does shipping take?', '--wait'),
   );
   t.is(howLong.result.output, SHIPPING, 'the paragraph, not the bare heading');
+
+  // Issue 55: the refund question takes the refund action (a keyword decides it) and quotes the
+  // Refunds paragraph; the international question quotes the Shipping one (one term of two).
+  const refund = ok(
+    t,
+    await svc('agents', 'execute', agent.id, '--input', 'How do I get a refund?', '--wait'),
+  );
+  t.is(refund.result.action, 'issue_refund');
+  t.is(refund.result.output, REFUNDS);
+  const abroad = ok(
+    t,
+    await svc('agents', 'execute', agent.id, '--input', 'Do you ship internationally?', '--wait'),
+  );
+  t.is(abroad.result.action, 'answer_question');
+  t.is(abroad.result.output, SHIPPING);
 });
 
 /** Runs a workflow and waits for its end; answers the execution. */

@@ -153,12 +153,20 @@ test('create from -f FILE with flags overriding it; API errors exit 1 with the e
   const fromFile = ok<Agent>(t, await svc(ws, 'agents', 'create', '-f', file, '--autonomy', 'L2'));
   t.like(fromFile, { name: 'From file', type: 'sales', autonomy_level: 'L2' });
 
-  const badLevel = failed(
-    t,
-    await svc(ws, 'agents', 'create', '--name', 'X', '--ontology', 'retail-v1', '--autonomy', 'L7'),
-    'invalid_autonomy_level',
+  // A level outside the API's is a usage error naming the levels, before any request (issue 55).
+  const badLevel = await svc(
+    ws,
+    'agents',
+    'create',
+    '--name',
+    'X',
+    '--ontology',
+    'retail-v1',
+    '--autonomy',
+    'L7',
   );
-  t.is(badLevel.status, 400);
+  usage(t, badLevel);
+  t.regex(badLevel.stderr, /Allowed choices are L1, L2, L3, L4\./);
   failed(
     t,
     await svc(ws, 'agents', 'create', '--name', 'X', '--ontology', 'retail'),
@@ -334,7 +342,7 @@ test('messages --send, messages (history) and analytics', async (t) => {
     period: '1d',
     metrics: { total_interactions: 3, actions_by_type: { check_order_status: 1 } },
   });
-  failed(t, await svc(ws, 'agents', 'analytics', agent.id, '--period', '2d'), 'invalid_parameter');
+  usage(t, await svc(ws, 'agents', 'analytics', agent.id, '--period', '2d'));
   failed(
     t,
     await svc(ws, 'agents', 'analytics', agent.id, '--metrics', 'nonsense'),
@@ -379,11 +387,7 @@ test('knowledge upload, list and delete; the uploaded passage is quoted', async 
     'invalid_parameter',
   );
   t.is(refused.param, 'file');
-  failed(
-    t,
-    await svc(ws, 'agents', 'knowledge', 'upload', agent.id, pdf, '--type', 'novel'),
-    'invalid_parameter',
-  );
+  usage(t, await svc(ws, 'agents', 'knowledge', 'upload', agent.id, pdf, '--type', 'novel'));
 
   const list = ok(t, await svc(ws, 'agents', 'knowledge', 'list', agent.id));
   t.is(list.total_count, 2);

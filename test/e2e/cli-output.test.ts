@@ -90,7 +90,7 @@ test('a failed run says what failed in words on stderr, not a raw JSON details l
   t.false(run.stderr.includes('"agent_id"'), run.stderr);
 });
 
-test('every --json list is the envelope {data, has_more, total_count}', async (t) => {
+test('every --json list is the envelope {data, has_more, total_count, meta}', async (t) => {
   const { ws, api } = await workspace('out-lists');
   const agent = await activeAgent(api);
   assertExit(t, await svc(ws, 'secrets', 'set', 'TOKEN', 'value-1'), 0);
@@ -127,6 +127,14 @@ test('every --json list is the envelope {data, has_more, total_count}', async (t
     t.is(typeof body.has_more, 'boolean', what);
     t.is(body.total_count, body.has_more ? body.total_count : body.data.length, what);
     if (count !== undefined) t.is(body.data.length, count, what);
+    // Issue 55: meta too, the same keys in every list (the control channel's lists, answered
+    // whole, have no REST request: request_id and timestamp null).
+    t.deepEqual(
+      Object.keys(body.meta).sort(),
+      ['has_more', 'next_cursor', 'request_id', 'timestamp'],
+      what,
+    );
+    t.is(body.meta.has_more, body.has_more, what);
   }
 });
 

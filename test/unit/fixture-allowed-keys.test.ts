@@ -1,7 +1,7 @@
 // A fixture key the schema does not know is refused with the keys allowed at that place, so the
 // author sees that max_attempts belongs under settings.retry_policy.
 import test from 'ava';
-import { allowedKeys } from '../../daemon/fixtures/allowed-keys.js';
+import { allowedKeys } from '../../daemon/domain/allowed-keys.js';
 import type { FixtureDeps } from '../../daemon/fixtures/deps.js';
 import { checkFixture } from '../../daemon/fixtures/entries.js';
 import { FixtureFile, workflowForm } from '../../shared/schemas/fixtures.js';

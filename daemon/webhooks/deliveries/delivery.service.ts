@@ -70,7 +70,6 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
     for (const hook of hooks) {
       if (!hook.events.has(event.type)) continue;
       this.create(hook.row, event.id, event.type, json, now);
-      this.webhooks.markTriggered(hook.row.id, now);
     }
   };
 
@@ -243,7 +242,7 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
     };
   }
 
-  /** Stores a new delivery, pending, with its first attempt due `now` (in the caller's transaction). */
+  /** Stores a new delivery, pending, with its first attempt due `now` (in the caller's transaction), and counts it. */
   private create(
     hook: WebhookRow,
     eventId: string,
@@ -262,6 +261,9 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
       created_at: now,
       next_attempt_at: now,
     });
+    // Every stored delivery counts in the webhook's stats.total_deliveries, a replay's too: the
+    // count then agrees with the deliveries list's total_count (the dashboard shows both).
+    this.webhooks.markTriggered(hook.id, now);
     this.schedule(deliveryId, now);
     return deliveryId;
   }

@@ -35,7 +35,7 @@ export function Faults() {
   return html`
     <h1>Fault rules</h1>
     <p class="hint">
-      Sandbox only: make deliveries, steps and agents fail on purpose, as
+      Sandbox only: make deliveries, steps and agents fail on purpose, as${' '}
       <code>svc faults add</code> does.
     </p>
     <${ErrorNote} error=${faults.error} />

@@ -1,11 +1,28 @@
-// The workspace's workflows: status, trigger, last run and success rate, each linking to its page.
-import { ErrorNote, Link, Loading, Status, get, href, html, time, useLoad } from '../lib.js';
+// The workspace's workflows, newest first, a page at a time (the server's cursor, as the runs
+// page): status, trigger, last run and success rate, each linking to its page.
+import {
+  ErrorNote,
+  Link,
+  Loading,
+  Pager,
+  Status,
+  get,
+  href,
+  html,
+  time,
+  useLoad,
+  useState,
+} from '../lib.js';
 import { TableHead } from '../parts/table-head.js';
 
+const PAGE_SIZE = 25;
+
 export function Workflows() {
+  const [cursors, setCursors] = useState([]);
+  const cursor = cursors.at(-1);
   const { data, error } = useLoad(
-    () => get('/workflows'),
-    [],
+    () => get('/workflows', { starting_after: cursor, limit: PAGE_SIZE }),
+    [cursor],
     (type, message) => type === 'run' || (type === 'event' && message.type.startsWith('workflow.')),
   );
   return html`
@@ -45,5 +62,11 @@ export function Workflows() {
             </table>
           </div>`)
     }
+    <${Pager}
+      page=${data}
+      cursors=${cursors}
+      onNext=${() => setCursors([...cursors, data.next_cursor])}
+      onFirst=${() => setCursors([])}
+    />
   `;
 }

@@ -21,8 +21,8 @@ export function TriggerFacts({ wf }) {
     ${
       type === 'manual' &&
       html`<p class="muted">
-        Started by hand: with the form below, <code>svc workflows run ${wf.id}</code>, or the REST
-        <code>POST /v1/workflows/${wf.id}/execute</code>.
+        Started by hand: with the form below, <code>svc workflows run ${wf.id}</code>, or the
+        REST${' '}<code>POST /v1/workflows/${wf.id}/execute</code>.
       </p>`
     }`;
 }
