@@ -1,7 +1,8 @@
 // What one statement costs through the store port on each adapter, measured in one run:
 // `node --import tsx bench/store-statements.ts`. SQLite is a file in WAL mode as the daemon
-// opens it (synchronous=NORMAL); PostgreSQL a throwaway cluster on this machine (loopback TCP)
-// with fsync on, as a real one, or the server SVC_TEST_PG_URL names. Prints µs per operation
+// opens it (synchronous=NORMAL, no fsync at commit); PostgreSQL a throwaway cluster on this
+// machine (loopback TCP, started with fsync off as for tests, so a commit does not wait for the
+// disk either), or the server SVC_TEST_PG_URL names. Prints µs per operation
 // (median of BENCH_STORE_ROUNDS rounds) and the ratio PostgreSQL / SQLite.
 import { rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -17,7 +18,6 @@ const N = Number(process.env.BENCH_STORE_N ?? 500);
 
 interface Cluster {
   url: string;
-  sql(text: string): string;
   stop(): void;
 }
 
@@ -27,9 +27,6 @@ async function postgresUrl(): Promise<{ url: string; stop: () => void }> {
     startCluster(): Promise<Cluster>;
   };
   const cluster = await module.startCluster();
-  // The test cluster starts with fsync off; a store that keeps what it acknowledged has it on.
-  cluster.sql('ALTER SYSTEM SET fsync = on');
-  cluster.sql('SELECT pg_reload_conf()');
   return { url: cluster.url, stop: () => cluster.stop() };
 }
 
