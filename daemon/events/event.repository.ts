@@ -60,7 +60,7 @@ export class EventRepository {
       count: (filter) => {
         const kept = counts.sum(filter.workspaceId, typeCondition(filter, 'bucket'));
         const types = typeCondition(filter, 'type');
-        const [typeSql, ...typeParams] = types ?? ['1'];
+        const [typeSql, ...typeParams] = types ?? ['TRUE'];
         return (
           kept -
           counts.countRows('events', [

@@ -21,7 +21,7 @@ export class ListCounts {
 
   /** Rows of `scope`, in every bucket or in those that meet `bucket` (a condition on `bucket`). */
   sum(scope: string, bucket?: Condition): number {
-    const [sql, ...params] = bucket ?? ['1'];
+    const [sql, ...params] = bucket ?? ['TRUE'];
     const row = this.statements
       .get(
         `SELECT COALESCE(SUM(n), 0) AS n FROM list_counts WHERE list = ? AND scope = ? AND ${sql}`,

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { ApiError } from '../../daemon/domain/errors.js';
 import { SecretBox } from '../../daemon/platform/secret-box.js';
 import { openDatabase } from '../../daemon/store/database.js';
+import type { StoreKind } from '../../daemon/store/db.js';
+import { STORE_KINDS, storeOpener } from '../helpers/postgres.js';
 import { OffsetClock, toIso, type Clock } from '../../daemon/time/clock.js';
 import { TimerRepository } from '../../daemon/time/timer.repository.js';
 import { TimerService } from '../../daemon/time/timer.service.js';
@@ -30,9 +32,9 @@ class StillClock implements Clock {
   }
 }
 
-function setUp(t: ExecutionContext, options: { failStarts?: number } = {}) {
+async function setUp(t: ExecutionContext, kind: StoreKind, options: { failStarts?: number } = {}) {
   const dir = tempDir();
-  const db = openDatabase(join(dir, 'svc.db'));
+  const db = (await storeOpener(kind))();
   const sandboxClock = new OffsetClock();
   const realClock = new StillClock(T0 * 1000);
   const timers = new TimerService(new TimerRepository(db), sandboxClock, { error: () => {} });
@@ -97,105 +99,110 @@ async function refusal(attempt: () => unknown): Promise<ApiError> {
   throw new Error('expected an ApiError');
 }
 
-test('the same signed bytes five times start one run; the copies are 409 webhook_replayed', async (t) => {
-  const { workflow, hook, signed, started } = setUp(t);
-  workflow('wfl_1', 'orders', SECRET);
-  const first = await hook(signed()).start();
-  t.is(first.execution_id, 'wex_1');
-  for (let copy = 0; copy < 4; copy += 1) {
-    const refused = await refusal(() => hook(signed()).start());
-    t.is(refused.code, 'webhook_replayed');
-    t.is(refused.status, 409);
-    t.is(refused.param, 'X-Svc-Signature');
-    t.deepEqual(refused.extras, { execution_id: 'wex_1' });
-    t.regex(refused.message, /already accepted at 2.*started run wex_1.*sign the request anew/);
-  }
-  t.deepEqual(started, ['wfl_1']);
-});
+for (const kind of STORE_KINDS) {
+  test(`${kind}: the same signed bytes five times start one run; the copies are 409 webhook_replayed`, async (t) => {
+    const { workflow, hook, signed, started } = await setUp(t, kind);
+    workflow('wfl_1', 'orders', SECRET);
+    const first = await hook(signed()).start();
+    t.is(first.execution_id, 'wex_1');
+    for (let copy = 0; copy < 4; copy += 1) {
+      const refused = await refusal(() => hook(signed()).start());
+      t.is(refused.code, 'webhook_replayed');
+      t.is(refused.status, 409);
+      t.is(refused.param, 'X-Svc-Signature');
+      t.deepEqual(refused.extras, { execution_id: 'wex_1' });
+      t.regex(refused.message, /already accepted at 2.*started run wex_1.*sign the request anew/);
+    }
+    t.deepEqual(started, ['wfl_1']);
+  });
 
-test('a copy with the header written differently is the same request', async (t) => {
-  const { workflow, hook, signed, started } = setUp(t);
-  workflow('wfl_1', 'orders', SECRET);
-  await hook(signed()).start();
-  const v1 = computeSignature(SECRET, T0, BODY);
-  for (const header of [
-    `t=${T0},v1=${v1.toUpperCase()}`,
-    ` t=${T0} , v1=${v1} `,
-    `t=${T0},v1=${'0'.repeat(64)},v1=${v1}`,
-  ]) {
-    const refused = await refusal(() => hook({ 'x-svc-signature': header }).start());
-    t.is(refused.code, 'webhook_replayed', header);
-  }
-  t.is(started.length, 1);
-});
+  test(`${kind}: a copy with the header written differently is the same request`, async (t) => {
+    const { workflow, hook, signed, started } = await setUp(t, kind);
+    workflow('wfl_1', 'orders', SECRET);
+    await hook(signed()).start();
+    const v1 = computeSignature(SECRET, T0, BODY);
+    for (const header of [
+      `t=${T0},v1=${v1.toUpperCase()}`,
+      ` t=${T0} , v1=${v1} `,
+      `t=${T0},v1=${'0'.repeat(64)},v1=${v1}`,
+    ]) {
+      const refused = await refusal(() => hook({ 'x-svc-signature': header }).start());
+      t.is(refused.code, 'webhook_replayed', header);
+    }
+    t.is(started.length, 1);
+  });
 
-test('two copies sent at once: the one committed second starts nothing', async (t) => {
-  const { workflow, hook, signed, started, rows } = setUp(t);
-  workflow('wfl_1', 'orders', SECRET);
-  // Both pass the early check before either is stored; the run's transaction decides.
-  const one = hook(signed());
-  const two = hook(signed());
-  const results = await Promise.allSettled([one.start(), two.start()]);
-  t.is(results[0].status, 'fulfilled');
-  t.is(results[1].status, 'rejected');
-  t.is(((results[1] as PromiseRejectedResult).reason as ApiError).code, 'webhook_replayed');
-  t.deepEqual(started, ['wfl_1']);
-  t.is(rows(), 1);
-});
+  test(`${kind}: two copies sent at once: the one committed second starts nothing`, async (t) => {
+    const { workflow, hook, signed, started, rows } = await setUp(t, kind);
+    workflow('wfl_1', 'orders', SECRET);
+    // Both pass the early check before either is stored; the run's transaction decides.
+    const one = hook(signed());
+    const two = hook(signed());
+    const results = await Promise.allSettled([one.start(), two.start()]);
+    t.is(results[0].status, 'fulfilled');
+    t.is(results[1].status, 'rejected');
+    t.is(((results[1] as PromiseRejectedResult).reason as ApiError).code, 'webhook_replayed');
+    t.deepEqual(started, ['wfl_1']);
+    t.is(rows(), 1);
+  });
 
-test('a new timestamp, another body or another workspace hook is another request', async (t) => {
-  const { workflow, hook, signed, started } = setUp(t);
-  workflow('wfl_1', 'orders', SECRET);
-  workflow('wfl_2', 'refunds', 'whsec_other_secret_2');
-  await hook(signed()).start();
-  await hook(signed(T0 - 1)).start();
-  await hook(signed(T0, '{"order":2}'), 'orders', '{"order":2}').start();
-  // The same bytes signed with the other hook's secret are another signature.
-  await hook(
-    { 'x-svc-signature': signatureHeader('whsec_other_secret_2', BODY, T0) },
-    'refunds',
-  ).start();
-  t.deepEqual(started, ['wfl_1', 'wfl_1', 'wfl_1', 'wfl_2']);
-});
+  test(`${kind}: a new timestamp, another body or another workspace hook is another request`, async (t) => {
+    const { workflow, hook, signed, started } = await setUp(t, kind);
+    workflow('wfl_1', 'orders', SECRET);
+    workflow('wfl_2', 'refunds', 'whsec_other_secret_2');
+    await hook(signed()).start();
+    await hook(signed(T0 - 1)).start();
+    await hook(signed(T0, '{"order":2}'), 'orders', '{"order":2}').start();
+    // The same bytes signed with the other hook's secret are another signature.
+    await hook(
+      { 'x-svc-signature': signatureHeader('whsec_other_secret_2', BODY, T0) },
+      'refunds',
+    ).start();
+    t.deepEqual(started, ['wfl_1', 'wfl_1', 'wfl_1', 'wfl_2']);
+  });
 
-test('a start that fails records nothing: the sender may send the same request again', async (t) => {
-  const { workflow, hook, signed, started, rows } = setUp(t, { failStarts: 1 });
-  workflow('wfl_1', 'orders', SECRET);
-  await t.throwsAsync(() => hook(signed()).start(), { message: 'the store is full' });
-  t.is(rows(), 0);
-  t.is((await hook(signed()).start()).execution_id, 'wex_1');
-  t.deepEqual(started, ['wfl_1']);
-});
+  test(`${kind}: a start that fails records nothing: the sender may send the same request again`, async (t) => {
+    const { workflow, hook, signed, started, rows } = await setUp(t, kind, { failStarts: 1 });
+    workflow('wfl_1', 'orders', SECRET);
+    await t.throwsAsync(() => hook(signed()).start(), { message: 'the store is full' });
+    t.is(rows(), 0);
+    t.is((await hook(signed()).start()).execution_id, 'wex_1');
+    t.deepEqual(started, ['wfl_1']);
+  });
 
-test('an unsigned hook is unaffected: the same bytes start a run each time', async (t) => {
-  const { workflow, hook, started, rows } = setUp(t);
-  workflow('wfl_1', 'orders');
-  for (let copy = 0; copy < 3; copy += 1) await hook({}).start();
-  t.is(started.length, 3);
-  t.is(rows(), 0);
-});
+  test(`${kind}: an unsigned hook is unaffected: the same bytes start a run each time`, async (t) => {
+    const { workflow, hook, started, rows } = await setUp(t, kind);
+    workflow('wfl_1', 'orders');
+    for (let copy = 0; copy < 3; copy += 1) await hook({}).start();
+    t.is(started.length, 3);
+    t.is(rows(), 0);
+  });
 
-test('the purge forgets a signature exactly when it stops verifying, on real time', async (t) => {
-  const { workflow, hook, signed, triggers, realClock, sandboxClock, rows } = setUp(t);
-  workflow('wfl_1', 'orders', SECRET);
-  await hook(signed()).start();
-  // Moving the sandbox clock a day changes nothing: t is compared with real time.
-  sandboxClock.setOffset(86_400_000);
-  t.is(triggers.purgeAcceptedSignatures(), 0);
-  t.is((await refusal(() => hook(signed()).start())).code, 'webhook_replayed');
-  // The last real millisecond at which t still verifies (300 s tolerance, whole seconds).
-  realClock.ms = (T0 + 301) * 1000 - 1;
-  t.is(triggers.purgeAcceptedSignatures(), 0);
-  t.is(rows(), 1);
-  t.is((await refusal(() => hook(signed()).start())).code, 'webhook_replayed');
-  // One millisecond later the signature no longer verifies, and the row goes.
-  realClock.ms += 1;
-  t.is(triggers.purgeAcceptedSignatures(), 1);
-  t.is(rows(), 0);
-  const late = await refusal(() => hook(signed()).start());
-  t.is(late.code, 'unauthorized');
-  t.deepEqual(late.extras, { reason: 'timestamp_out_of_tolerance' });
-});
+  test(`${kind}: the purge forgets a signature exactly when it stops verifying, on real time`, async (t) => {
+    const { workflow, hook, signed, triggers, realClock, sandboxClock, rows } = await setUp(
+      t,
+      kind,
+    );
+    workflow('wfl_1', 'orders', SECRET);
+    await hook(signed()).start();
+    // Moving the sandbox clock a day changes nothing: t is compared with real time.
+    sandboxClock.setOffset(86_400_000);
+    t.is(triggers.purgeAcceptedSignatures(), 0);
+    t.is((await refusal(() => hook(signed()).start())).code, 'webhook_replayed');
+    // The last real millisecond at which t still verifies (300 s tolerance, whole seconds).
+    realClock.ms = (T0 + 301) * 1000 - 1;
+    t.is(triggers.purgeAcceptedSignatures(), 0);
+    t.is(rows(), 1);
+    t.is((await refusal(() => hook(signed()).start())).code, 'webhook_replayed');
+    // One millisecond later the signature no longer verifies, and the row goes.
+    realClock.ms += 1;
+    t.is(triggers.purgeAcceptedSignatures(), 1);
+    t.is(rows(), 0);
+    const late = await refusal(() => hook(signed()).start());
+    t.is(late.code, 'unauthorized');
+    t.deepEqual(late.extras, { reason: 'timestamp_out_of_tolerance' });
+  });
+}
 
 test('the purge reads through the expiry index, not the whole table', (t) => {
   const db = openDatabase(':memory:');
