@@ -100,17 +100,17 @@ export class ExecutionRepository {
     );
     this.figuresStmt = db.prepare<[string, number], PeriodFigures>(
       `SELECT COUNT(*) AS executions,
-         COALESCE(SUM(status IN ('completed', 'failed', 'cancelled')), 0) AS finished,
-         COALESCE(SUM(status = 'completed'), 0) AS completed,
+         COALESCE(SUM(CASE WHEN status IN ('completed', 'failed', 'cancelled') THEN 1 ELSE 0 END), 0) AS finished,
+         COALESCE(SUM(CASE WHEN status = 'completed' THEN 1 ELSE 0 END), 0) AS completed,
          COALESCE(SUM(needed_approval), 0) AS escalated,
          COALESCE(SUM(execution_time_ms), 0) AS total_time_ms,
-         COALESCE(SUM(execution_time_ms IS NOT NULL), 0) AS timed,
+         COALESCE(SUM(CASE WHEN execution_time_ms IS NOT NULL THEN 1 ELSE 0 END), 0) AS timed,
          COALESCE(SUM(CASE WHEN status = 'completed' THEN confidence END), 0) AS confidence_sum,
-         COALESCE(SUM(status = 'completed' AND confidence IS NOT NULL), 0) AS confident,
-         COALESCE(SUM(autonomy_level = 'L2' AND decision IS NOT NULL), 0) AS l2_decided,
-         COALESCE(SUM(autonomy_level = 'L2' AND decision = 'approve'), 0) AS l2_approved,
-         COALESCE(SUM(autonomy_level = 'L3' AND status IN ('completed', 'failed', 'cancelled')), 0) AS l3_finished,
-         COALESCE(SUM(autonomy_level = 'L3' AND status = 'completed'), 0) AS l3_completed
+         COALESCE(SUM(CASE WHEN status = 'completed' AND confidence IS NOT NULL THEN 1 ELSE 0 END), 0) AS confident,
+         COALESCE(SUM(CASE WHEN autonomy_level = 'L2' AND decision IS NOT NULL THEN 1 ELSE 0 END), 0) AS l2_decided,
+         COALESCE(SUM(CASE WHEN autonomy_level = 'L2' AND decision = 'approve' THEN 1 ELSE 0 END), 0) AS l2_approved,
+         COALESCE(SUM(CASE WHEN autonomy_level = 'L3' AND status IN ('completed', 'failed', 'cancelled') THEN 1 ELSE 0 END), 0) AS l3_finished,
+         COALESCE(SUM(CASE WHEN autonomy_level = 'L3' AND status = 'completed' THEN 1 ELSE 0 END), 0) AS l3_completed
        FROM agent_executions WHERE agent_id = ? AND created_at >= ?`,
     );
     this.purgeStmt = db.prepare('DELETE FROM agent_executions WHERE created_at < ?');

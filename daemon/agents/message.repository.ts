@@ -46,7 +46,7 @@ export class MessageRepository {
       [string, number],
       { replies: number; confidence_sum: number; confident: number; time_sum: number }
     >(
-      `SELECT COUNT(*) AS replies, COALESCE(SUM(confidence), 0) AS confidence_sum, COALESCE(SUM(confidence IS NOT NULL), 0) AS confident,
+      `SELECT COUNT(*) AS replies, COALESCE(SUM(confidence), 0) AS confidence_sum, COALESCE(SUM(CASE WHEN confidence IS NOT NULL THEN 1 ELSE 0 END), 0) AS confident,
          COALESCE(SUM(response_time_ms), 0) AS time_sum
        FROM agent_messages WHERE agent_id = ? AND role = 'agent' AND created_at >= ?`,
     );

@@ -3,6 +3,7 @@
 import type { ErrorCode } from '../../shared/errors.js';
 import type { ListQueryInput, Page } from '../domain/pages.js';
 import type { Db } from '../store/db.js';
+import { jsonArrayValues } from '../store/dialect.js';
 import { WRITE_AT_ONCE, type CounterDeferral } from '../store/commit-queue.js';
 import { ListCounts, ListCountWrites } from '../store/list-counts.js';
 import { ListQuery } from '../store/list-query.js';
@@ -194,7 +195,9 @@ export class RunRepository {
     );
     this.purgeStmt = db.prepare('DELETE FROM workflow_executions WHERE created_at < ?');
     this.approvalInsertStmt = db.prepare(
-      'INSERT OR REPLACE INTO workflow_approvals (agent_execution_id, execution_id, activation) VALUES (?, ?, ?)',
+      `INSERT INTO workflow_approvals (agent_execution_id, execution_id, activation) VALUES (?, ?, ?)
+       ON CONFLICT (agent_execution_id) DO UPDATE
+       SET execution_id = excluded.execution_id, activation = excluded.activation`,
     );
     this.approvalGetStmt = db.prepare<[string], ApprovalRow>(
       'SELECT * FROM workflow_approvals WHERE agent_execution_id = ?',
@@ -205,10 +208,10 @@ export class RunRepository {
     // A page's runs in one read each (their ids as a JSON array), not one per run.
     this.stepsOfRunsStmt = prepareRows<StepRunRow, [string]>(
       db,
-      'SELECT * FROM workflow_step_runs WHERE execution_id IN (SELECT value FROM json_each(?)) ORDER BY execution_id, seq',
+      `SELECT * FROM workflow_step_runs WHERE execution_id IN (${jsonArrayValues(db)}) ORDER BY execution_id, seq`,
     );
     this.rerunsOfRunsStmt = db.prepare<[string], { id: string; rerun_of: string }>(
-      'SELECT id, rerun_of FROM workflow_executions WHERE rerun_of IN (SELECT value FROM json_each(?)) ORDER BY created_at, id',
+      `SELECT id, rerun_of FROM workflow_executions WHERE rerun_of IN (${jsonArrayValues(db)}) ORDER BY created_at, id`,
     );
     this.approvalDeleteStmt = db.prepare(
       'DELETE FROM workflow_approvals WHERE agent_execution_id = ?',

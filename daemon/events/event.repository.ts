@@ -1,6 +1,7 @@
 // The event log: one row per event, the envelope stored as the JSON text that is sent.
 import type { ListQueryInput, Page } from '../domain/pages.js';
 import type { Db } from '../store/db.js';
+import { notIndexed } from '../store/dialect.js';
 import { WRITE_AT_ONCE, type CounterDeferral } from '../store/commit-queue.js';
 import { ListCounts, ListCountWrites } from '../store/list-counts.js';
 import { ListQuery, type Condition } from '../store/list-query.js';
@@ -53,13 +54,13 @@ export class EventRepository {
       scope: { workspace_id: 'workspaceId' },
       conditions: (filter) => [
         ['created_at >= ?', filter.since],
-        storedTypeCondition(filter, this.storedTypesStmt.all(filter.workspaceId)),
+        storedTypeCondition(db, filter, this.storedTypesStmt.all(filter.workspaceId)),
       ],
       // The counters hold the events past retention that housekeeping has not purged yet.
       count: (filter) => {
         const kept = counts.sum(filter.workspaceId, typeCondition(filter, 'bucket'));
         const types = typeCondition(filter, 'type');
-        const [typeSql, ...typeParams] = types ?? ['1'];
+        const [typeSql, ...typeParams] = types ?? ['TRUE'];
         return (
           kept -
           counts.countRows('events', [
@@ -166,7 +167,11 @@ const FEW_EVENTS = 10_000;
  * few events of several types are read by type and sorted; many are found newest first
  * through events_by_workspace (the `+` keeps SQLite off the type index), few others skipped.
  */
-function storedTypeCondition(filter: EventFilter, stored: StoredType[]): Condition | undefined {
+function storedTypeCondition(
+  db: Db,
+  filter: EventFilter,
+  stored: StoredType[],
+): Condition | undefined {
   if (filter.types.length === 0 && filter.prefixes.length === 0) return undefined;
   const wanted = stored.filter(
     ({ type }) =>
@@ -175,7 +180,7 @@ function storedTypeCondition(filter: EventFilter, stored: StoredType[]): Conditi
   // None stored: a type no event has, which events_by_type answers at once.
   if (wanted.length === 0) return ['type = ?', ''];
   const matching = wanted.reduce((sum, { n }) => sum + n, 0);
-  const column = wanted.length === 1 || matching <= FEW_EVENTS ? 'type' : '+type';
+  const column = wanted.length === 1 || matching <= FEW_EVENTS ? 'type' : notIndexed(db, 'type');
   return [`${column} IN (${wanted.map(() => '?').join(', ')})`, ...wanted.map(({ type }) => type)];
 }
 

@@ -21,3 +21,60 @@ export function jsonArrayValues(db: Db): string {
     ? 'SELECT value FROM json_each(?)'
     : 'SELECT value FROM json_array_elements_text(CAST(? AS json)) AS value';
 }
+
+/**
+ * `column` in a condition that must not be served from its index: SQLite's unary `+` (a plan
+ * hint it reads as the same value); PostgreSQL's planner weighs its indexes by statistics.
+ */
+export function notIndexed(db: Db, column: string): string {
+  return storeKind(db) === 'sqlite' ? `+${column}` : column;
+}
+
+/** A full-text search of the knowledge passages of an agent (see passageSearch). */
+export interface PassageSearch {
+  /** Rows heading, text, document_id, covered: the passages with most words first. */
+  sql: string;
+  params(agentId: string, words: readonly string[], limit: number): unknown[];
+}
+
+/**
+ * The passages of an agent that contain the most of `words` (each matched as a prefix of a
+ * stemmed word, in the heading or the text), best first; ties go to the better rank, where the
+ * heading weighs twice the text. SQLite: FTS5 (porter over unicode61), each word an FTS5 phrase
+ * matched on its own (json_each) to count the words a passage covers, ties by bm25. PostgreSQL:
+ * the passages' tsvector (Snowball English, heading weight A, text B, schema-024.ts), each word
+ * a prefix tsquery, ties by ts_rank, then by the order stored.
+ */
+export function passageSearch(db: Db): PassageSearch {
+  if (storeKind(db) === 'sqlite') {
+    return {
+      sql: `WITH hits AS (
+         SELECT p.rowid AS id, COUNT(*) AS covered
+         FROM json_each(?) AS term JOIN knowledge_passages AS p ON knowledge_passages MATCH term.value
+         WHERE p.agent_id = ? GROUP BY p.rowid)
+       SELECT p.heading, p.text, p.document_id, hits.covered
+       FROM knowledge_passages AS p JOIN hits ON hits.id = p.rowid
+       WHERE knowledge_passages MATCH ? AND p.agent_id = ?
+       ORDER BY hits.covered DESC, bm25(knowledge_passages, 2.0, 1.0)
+       LIMIT ?`,
+      params: (agentId, words, limit) => {
+        const phrases = words.map((word) => `"${word.replaceAll('"', '""')}"*`);
+        return [JSON.stringify(phrases), agentId, phrases.join(' OR '), agentId, limit];
+      },
+    };
+  }
+  return {
+    sql: `WITH terms AS (
+         SELECT to_tsquery('svc_knowledge', quote_literal(value) || ':*') AS query
+         FROM json_array_elements_text(CAST(? AS json)) AS value),
+       hits AS (
+         SELECT p.rowid AS id, COUNT(*) AS covered, MAX(ts_rank('{0, 0, 0.5, 1}', p.words, terms.query)) AS rank
+         FROM terms JOIN knowledge_passages AS p ON p.words @@ terms.query
+         WHERE p.agent_id = ? GROUP BY p.rowid)
+       SELECT p.heading, p.text, p.document_id, hits.covered
+       FROM knowledge_passages AS p JOIN hits ON hits.id = p.rowid
+       ORDER BY hits.covered DESC, hits.rank DESC, p.rowid
+       LIMIT ?`,
+    params: (agentId, words, limit) => [JSON.stringify(words), agentId, limit],
+  };
+}

@@ -21,7 +21,7 @@ export class ListCounts {
 
   /** Rows of `scope`, in every bucket or in those that meet `bucket` (a condition on `bucket`). */
   sum(scope: string, bucket?: Condition): number {
-    const [sql, ...params] = bucket ?? ['1'];
+    const [sql, ...params] = bucket ?? ['TRUE'];
     const row = this.statements
       .get(
         `SELECT COALESCE(SUM(n), 0) AS n FROM list_counts WHERE list = ? AND scope = ? AND ${sql}`,
@@ -58,7 +58,7 @@ export class ListCountWrites {
   constructor(db: Db, list: CountedList, deferral: CounterDeferral) {
     const upsert = db.prepare<[CountedList, string, string, number]>(
       `INSERT INTO list_counts (list, scope, bucket, n) VALUES (?, ?, ?, ?)
-       ON CONFLICT (list, scope, bucket) DO UPDATE SET n = n + excluded.n`,
+       ON CONFLICT (list, scope, bucket) DO UPDATE SET n = list_counts.n + excluded.n`,
     );
     this.pending = new PendingCounters(deferral, (key, { n }) => {
       // A row inserted and moved on in the same group leaves its first bucket as it was.

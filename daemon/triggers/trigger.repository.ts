@@ -76,7 +76,7 @@ export class TriggerRepository {
       'UPDATE workflow_triggers SET next_fire_at = ? WHERE workflow_id = ?',
     );
     this.insertRunStmt = db.prepare(
-      'INSERT OR IGNORE INTO event_triggered_runs (execution_id, depth, created_at) VALUES (?, ?, ?)',
+      'INSERT INTO event_triggered_runs (execution_id, depth, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
     );
     this.runDepthStmt = db.prepare<[string], { depth: number }>(
       'SELECT depth FROM event_triggered_runs WHERE execution_id = ?',

@@ -3,10 +3,12 @@
 // dir, a free port, fsync off), started once per test file's process and removed when it exits.
 // Each store a test opens is a schema of its own, so tests never see each other's rows.
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import type { Db, StoreKind } from '../../daemon/store/db.js';
 import { openDatabase } from '../../daemon/store/database.js';
 import type { MigrationContext } from '../../daemon/store/migrations.js';
 import { openPostgresDatabase } from '../../daemon/store/postgres/open.js';
+import { tempDir } from './temp-dir.js';
 
 export interface TestPostgres {
   url: string;
@@ -59,6 +61,30 @@ export const STORE_KINDS: readonly StoreKind[] = ['sqlite', 'postgres'];
 /** A new, empty, migrated store of `kind`: SQLite in memory, or a fresh PostgreSQL schema. */
 export async function openTestStore(kind: StoreKind, context: MigrationContext = {}): Promise<Db> {
   if (kind === 'sqlite') return openDatabase(':memory:', undefined, context);
+  return (await storeOpener(kind, { context }))();
+}
+
+/**
+ * Opens one new store of `kind` again and again (a restart of the daemon, for tests of what
+ * survives one): a SQLite file in a temp dir, or one PostgreSQL schema. `migrations: false`
+ * opens it without svc's schema (tests that make their own tables).
+ */
+export async function storeOpener(
+  kind: StoreKind,
+  options: { migrations?: boolean; context?: MigrationContext } = {},
+): Promise<() => Db> {
+  const migrations = options.migrations === false ? [] : undefined;
+  if (kind === 'sqlite') {
+    const file = join(tempDir(), 'svc.db');
+    return () => openDatabase(file, migrations, options.context);
+  }
   const { url } = await testPostgres();
-  return openPostgresDatabase({ url, schema: freshSchema(), context });
+  const schema = freshSchema();
+  return () =>
+    openPostgresDatabase({
+      url,
+      schema,
+      context: options.context,
+      ...(migrations ? { migrations } : {}),
+    });
 }

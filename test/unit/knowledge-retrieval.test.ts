@@ -9,7 +9,9 @@ import { KnowledgeExtractor } from '../../daemon/agents/knowledge/extractor.js';
 import { KnowledgeRepository } from '../../daemon/agents/knowledge/knowledge.repository.js';
 import { KnowledgeService } from '../../daemon/agents/knowledge/knowledge.service.js';
 import { migrate, openDatabase } from '../../daemon/store/database.js';
+import type { StoreKind } from '../../daemon/store/db.js';
 import { MIGRATIONS } from '../../daemon/store/migrations.js';
+import { openTestStore, STORE_KINDS } from '../helpers/postgres.js';
 import { StillClock } from '../helpers/still-clock.js';
 
 const FAQ = readFileSync(new URL('../../fixtures/support-desk/faq.md', import.meta.url));
@@ -62,8 +64,8 @@ test('chunkText: in plain text, a question or a title line above a paragraph is 
   );
 });
 
-async function faqAgent(t: import('ava').ExecutionContext) {
-  const db = openDatabase(':memory:');
+async function faqAgent(t: import('ava').ExecutionContext, kind: StoreKind) {
+  const db = await openTestStore(kind);
   t.teardown(() => db.close());
   const knowledge = new KnowledgeService(
     new KnowledgeRepository(db),
@@ -75,41 +77,44 @@ async function faqAgent(t: import('ava').ExecutionContext) {
   return { db, knowledge, agent, stored };
 }
 
-test("retrieval matches word forms: 'When do orders ship?' finds the Shipping paragraph", async (t) => {
-  const { knowledge, agent, stored } = await faqAgent(t);
-  t.is(stored.chunk_count, 2);
-  const [best, next] = knowledge.retrieve(agent.id, 'When do orders ship?');
-  // "orders" matches "ordered" and "ship" matches "shipping" (and the heading): both terms.
-  t.like(best, { text: SHIPPING, heading: 'Acme support FAQ - Shipping', coverage: 1 });
-  // The Refunds paragraph has "Orders" only.
-  t.like(next, { text: REFUNDS, coverage: 0.5 });
-});
+// Both stores: FTS5 on SQLite, a tsvector on PostgreSQL (store/dialect.ts, passageSearch).
+for (const kind of STORE_KINDS) {
+  test(`${kind}: retrieval matches word forms: 'When do orders ship?' finds the Shipping paragraph`, async (t) => {
+    const { knowledge, agent, stored } = await faqAgent(t, kind);
+    t.is(stored.chunk_count, 2);
+    const [best, next] = knowledge.retrieve(agent.id, 'When do orders ship?');
+    // "orders" matches "ordered" and "ship" matches "shipping" (and the heading): both terms.
+    t.like(best, { text: SHIPPING, heading: 'Acme support FAQ - Shipping', coverage: 1 });
+    // The Refunds paragraph has "Orders" only.
+    t.like(next, { text: REFUNDS, coverage: 0.5 });
+  });
 
-test("retrieval: 'How long does shipping take?' finds the paragraph, the heading counting", async (t) => {
-  const { knowledge, agent } = await faqAgent(t);
-  const passages = knowledge.retrieve(agent.id, 'How long does shipping take?');
-  t.is(passages[0]?.text, SHIPPING);
-  t.is(passages.length, 1, JSON.stringify(passages));
-  t.deepEqual(knowledge.retrieve(agent.id, 'Refunding an order'), [
-    {
-      text: REFUNDS,
-      heading: 'Acme support FAQ - Refunds',
-      documentId: passages[0]!.documentId,
-      coverage: 1,
-    },
-    {
-      text: SHIPPING,
-      heading: 'Acme support FAQ - Shipping',
-      documentId: passages[0]!.documentId,
-      coverage: 0.5,
-    },
-  ]);
-  t.deepEqual(
-    knowledge.retrieve('agt_other', 'shipping'),
-    [],
-    "another agent's knowledge is not searched",
-  );
-});
+  test(`${kind}: retrieval: 'How long does shipping take?' finds the paragraph, the heading counting`, async (t) => {
+    const { knowledge, agent } = await faqAgent(t, kind);
+    const passages = knowledge.retrieve(agent.id, 'How long does shipping take?');
+    t.is(passages[0]?.text, SHIPPING);
+    t.is(passages.length, 1, JSON.stringify(passages));
+    t.deepEqual(knowledge.retrieve(agent.id, 'Refunding an order'), [
+      {
+        text: REFUNDS,
+        heading: 'Acme support FAQ - Refunds',
+        documentId: passages[0]!.documentId,
+        coverage: 1,
+      },
+      {
+        text: SHIPPING,
+        heading: 'Acme support FAQ - Shipping',
+        documentId: passages[0]!.documentId,
+        coverage: 0.5,
+      },
+    ]);
+    t.deepEqual(
+      knowledge.retrieve('agt_other', 'shipping'),
+      [],
+      "another agent's knowledge is not searched",
+    );
+  });
+}
 
 test('migration 20: stored passages are indexed with stemming, old heading passages attached', (t) => {
   const db = openDatabase(

@@ -1,13 +1,10 @@
 // ListQuery, the one way repositories list rows: scope, optional filters, conditions and order
 // are data; pages follow the cursor without overlap, and a cursor outside the scope is refused.
 import test from 'ava';
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { ApiError } from '../../daemon/domain/errors.js';
-import { openDatabase } from '../../daemon/store/database.js';
-import type { Db } from '../../daemon/store/db.js';
+import type { Db, StoreKind } from '../../daemon/store/db.js';
 import { ListQuery, type ListSpec } from '../../daemon/store/list-query.js';
-import { tempDir } from '../helpers/app.js';
+import { STORE_KINDS, storeOpener } from '../helpers/postgres.js';
 
 interface Row {
   id: string;
@@ -24,9 +21,8 @@ interface Query {
   minRank?: number | undefined;
 }
 
-function store(t: import('ava').ExecutionContext): Db {
-  const dir = tempDir();
-  const db = openDatabase(join(dir, 'svc.db'), []);
+async function store(t: import('ava').ExecutionContext, kind: StoreKind): Promise<Db> {
+  const db = (await storeOpener(kind, { migrations: false }))();
   db.exec(
     'CREATE TABLE items (id TEXT PRIMARY KEY, parent TEXT, kind TEXT, rank INTEGER, gone INTEGER, created_at INTEGER)',
   );
@@ -49,7 +45,6 @@ function store(t: import('ava').ExecutionContext): Db {
   }
   t.teardown(() => {
     db.close();
-    rmSync(dir, { recursive: true, force: true });
   });
   return db;
 }
@@ -73,70 +68,72 @@ function walk(list: ListQuery<Row, Query>, query: Query, limit: number): string[
   return pages;
 }
 
-test('newest first by default, ties by id descending, scope and filters applied', (t) => {
-  const list = new ListQuery<Row, Query>(store(t), spec);
-  const all = [...Array(12).keys()]
-    .map((i) => `it_${String(i).padStart(2, '0')}`)
-    .sort((a, b) => (a < b ? 1 : -1));
-  const first = list.page({ parentId: 'p1' });
-  t.deepEqual(
-    first.items.map((row) => row.id),
-    all,
-  );
-  t.is(first.totalCount, 12);
-  t.false(first.hasMore);
-  for (const limit of [1, 5, 11, 12]) {
-    t.deepEqual(walk(list, { parentId: 'p1' }, limit).flat(), all, `limit ${limit}`);
-  }
-  const kindA = list.page({ parentId: 'p1', kind: 'a', limit: 2 });
-  t.deepEqual(
-    kindA.items.map((row) => row.id),
-    ['it_09', 'it_06'],
-  );
-  t.is(kindA.totalCount, 4);
-  t.true(kindA.hasMore);
-  t.is(list.page({ parentId: 'p1', minRank: 95 }).totalCount, 6);
-  // An empty filter value is a filter that was not asked for.
-  t.is(list.page({ parentId: 'p1', kind: '' }).totalCount, 12);
-});
-
-test('order as data: ascending on another column', (t) => {
-  const list = new ListQuery<Row, Query>(store(t), {
-    ...spec,
-    order: { column: 'rank', direction: 'asc' },
+for (const kind of STORE_KINDS) {
+  test(`${kind}: newest first by default, ties by id descending, scope and filters applied`, async (t) => {
+    const list = new ListQuery<Row, Query>(await store(t, kind), spec);
+    const all = [...Array(12).keys()]
+      .map((i) => `it_${String(i).padStart(2, '0')}`)
+      .sort((a, b) => (a < b ? 1 : -1));
+    const first = list.page({ parentId: 'p1' });
+    t.deepEqual(
+      first.items.map((row) => row.id),
+      all,
+    );
+    t.is(first.totalCount, 12);
+    t.false(first.hasMore);
+    for (const limit of [1, 5, 11, 12]) {
+      t.deepEqual(walk(list, { parentId: 'p1' }, limit).flat(), all, `limit ${limit}`);
+    }
+    const kindA = list.page({ parentId: 'p1', kind: 'a', limit: 2 });
+    t.deepEqual(
+      kindA.items.map((row) => row.id),
+      ['it_09', 'it_06'],
+    );
+    t.is(kindA.totalCount, 4);
+    t.true(kindA.hasMore);
+    t.is(list.page({ parentId: 'p1', minRank: 95 }).totalCount, 6);
+    // An empty filter value is a filter that was not asked for.
+    t.is(list.page({ parentId: 'p1', kind: '' }).totalCount, 12);
   });
-  const pages = walk(list, { parentId: 'p1' }, 5);
-  t.deepEqual(
-    pages.map((page) => page.length),
-    [5, 5, 2],
-  );
-  t.deepEqual(pages.flat(), [
-    'it_11',
-    'it_10',
-    'it_09',
-    'it_08',
-    'it_07',
-    'it_06',
-    'it_05',
-    'it_04',
-    'it_03',
-    'it_02',
-    'it_01',
-    'it_00',
-  ]);
-});
 
-test('a cursor outside the scope is 400 invalid_parameter; one outside a filter is fine', (t) => {
-  const list = new ListQuery<Row, Query>(store(t), spec);
-  for (const id of ['ot_1', 'it_12', 'nope']) {
-    const error = t.throws(() => list.page({ parentId: 'p1', starting_after: id }));
-    t.true(error instanceof ApiError);
-    t.is((error as ApiError).code, 'invalid_parameter');
-    t.is((error as ApiError).param, 'starting_after');
-  }
-  // it_01 is kind b: still a position in the list, the page of kind a continues after it.
-  t.deepEqual(
-    list.page({ parentId: 'p1', kind: 'a', cursor: 'it_01' }).items.map((row) => row.id),
-    ['it_00'],
-  );
-});
+  test(`${kind}: order as data: ascending on another column`, async (t) => {
+    const list = new ListQuery<Row, Query>(await store(t, kind), {
+      ...spec,
+      order: { column: 'rank', direction: 'asc' },
+    });
+    const pages = walk(list, { parentId: 'p1' }, 5);
+    t.deepEqual(
+      pages.map((page) => page.length),
+      [5, 5, 2],
+    );
+    t.deepEqual(pages.flat(), [
+      'it_11',
+      'it_10',
+      'it_09',
+      'it_08',
+      'it_07',
+      'it_06',
+      'it_05',
+      'it_04',
+      'it_03',
+      'it_02',
+      'it_01',
+      'it_00',
+    ]);
+  });
+
+  test(`${kind}: a cursor outside the scope is 400 invalid_parameter; one outside a filter is fine`, async (t) => {
+    const list = new ListQuery<Row, Query>(await store(t, kind), spec);
+    for (const id of ['ot_1', 'it_12', 'nope']) {
+      const error = t.throws(() => list.page({ parentId: 'p1', starting_after: id }));
+      t.true(error instanceof ApiError);
+      t.is((error as ApiError).code, 'invalid_parameter');
+      t.is((error as ApiError).param, 'starting_after');
+    }
+    // it_01 is kind b: still a position in the list, the page of kind a continues after it.
+    t.deepEqual(
+      list.page({ parentId: 'p1', kind: 'a', cursor: 'it_01' }).items.map((row) => row.id),
+      ['it_00'],
+    );
+  });
+}

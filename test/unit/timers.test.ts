@@ -1,14 +1,12 @@
-// Durable timers on a real SQLite file and the daemon's offset clock.
+// Durable timers on each store (a real SQLite file, a PostgreSQL schema) and the daemon's
+// offset clock.
 import test from 'ava';
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { OffsetClock } from '../../daemon/time/clock.js';
-import { openDatabase } from '../../daemon/store/database.js';
-import type { Db } from '../../daemon/store/db.js';
+import type { Db, StoreKind } from '../../daemon/store/db.js';
 import { TimerRepository, type TimerRow } from '../../daemon/time/timer.repository.js';
 import { MAX_TIMER_ATTEMPTS, TimerService } from '../../daemon/time/timer.service.js';
 import { CommitQueue } from '../../daemon/store/commit-queue.js';
-import { tempDir } from '../helpers/app.js';
+import { STORE_KINDS, storeOpener } from '../helpers/postgres.js';
 
 const HOUR = 3_600_000;
 
@@ -17,12 +15,11 @@ interface Logged {
   msg: string;
 }
 
-function setUp(t: import('ava').ExecutionContext) {
-  const dir = tempDir();
-  const file = join(dir, 'svc.db');
+async function setUp(t: import('ava').ExecutionContext, kind: StoreKind) {
+  const openStore = await storeOpener(kind);
   const opened: Db[] = [];
   const open = () => {
-    const db = openDatabase(file);
+    const db = openStore();
     opened.push(db);
     return db;
   };
@@ -43,7 +40,6 @@ function setUp(t: import('ava').ExecutionContext) {
   t.teardown(async () => {
     for (const timers of services) await timers.stop();
     for (const db of opened) if (db.open) db.close();
-    rmSync(dir, { recursive: true, force: true });
   });
   /** One database and a started service on it. */
   const started = async () => {
@@ -57,329 +53,335 @@ function rows(db: Db): TimerRow[] {
   return db.prepare('SELECT * FROM timers ORDER BY due_at').all() as TimerRow[];
 }
 
-test('a timer due in 1 h fires only once the clock has reached it', async (t) => {
-  const { started, clock } = setUp(t);
-  const { timers } = await started();
-  const fired: unknown[] = [];
-  timers.register('ping', (payload, timer) => {
-    fired.push(payload);
-    t.regex(timer.id, /^tmr_/);
-  });
-  const dueAt = clock.now() + HOUR;
-  timers.schedule('ping', dueAt, { n: 1 });
-  t.is(timers.pending(), 1);
+for (const kind of STORE_KINDS) {
+  test(`${kind}: a timer due in 1 h fires only once the clock has reached it`, async (t) => {
+    const { started, clock } = await setUp(t, kind);
+    const { timers } = await started();
+    const fired: unknown[] = [];
+    timers.register('ping', (payload, timer) => {
+      fired.push(payload);
+      t.regex(timer.id, /^tmr_/);
+    });
+    const dueAt = clock.now() + HOUR;
+    timers.schedule('ping', dueAt, { n: 1 });
+    t.is(timers.pending(), 1);
 
-  await timers.runDue();
-  t.deepEqual(fired, []);
-
-  clock.setOffset(HOUR - 60_000);
-  await timers.runDue();
-  t.deepEqual(fired, [], 'not yet: a minute early');
-  t.is(timers.pending(), 1);
-
-  clock.setOffset(HOUR + 1);
-  await timers.runDue();
-  t.deepEqual(fired, [{ n: 1 }]);
-  t.is(timers.pending(), 0);
-
-  await timers.runDue();
-  t.is(fired.length, 1, 'fired once');
-});
-
-test('timers fire in due order and only the due ones', async (t) => {
-  const { started, clock } = setUp(t);
-  const { timers } = await started();
-  const fired: string[] = [];
-  timers.register('k', (payload) => {
-    fired.push(payload as string);
-  });
-  const now = clock.now();
-  timers.schedule('k', now + 3 * HOUR, 'c');
-  timers.schedule('k', now + HOUR, 'a');
-  timers.schedule('k', now + 2 * HOUR, 'b');
-  timers.schedule('k', now + 10 * HOUR, 'late');
-  clock.setOffset(3 * HOUR + 1);
-  await timers.runDue();
-  t.deepEqual(fired.sort(), ['a', 'b', 'c']);
-  t.is(timers.pending(), 1);
-});
-
-test('a failing handler is kept, its attempts and error recorded, and retried later', async (t) => {
-  const { started, clock, logged } = setUp(t);
-  const { db, timers } = await started();
-  let calls = 0;
-  timers.register('flaky', () => {
-    calls += 1;
-    if (calls <= 2) throw new Error(`failure ${calls}`);
-  });
-  timers.schedule('flaky', clock.now(), { job: 1 });
-
-  await timers.runDue();
-  t.is(calls, 1);
-  let [row] = rows(db);
-  t.truthy(row, 'the timer is still stored');
-  t.is(row!.attempts, 1);
-  t.is(row!.last_error, 'failure 1');
-  t.true(row!.due_at > clock.now(), 'retried later, not at once');
-  t.is(logged.length, 1);
-
-  // Running again right away does not retry before the new due time.
-  await timers.runDue();
-  t.is(calls, 1);
-
-  clock.setOffset(row!.due_at - Date.now() + 1);
-  await timers.runDue();
-  t.is(calls, 2);
-  [row] = rows(db);
-  t.is(row!.attempts, 2);
-  t.is(row!.last_error, 'failure 2');
-
-  clock.setOffset(clock.offset + HOUR);
-  await timers.runDue();
-  t.is(calls, 3);
-  t.deepEqual(rows(db), [], 'deleted once the handler succeeded');
-});
-
-test('a timer of an unregistered kind is not lost', async (t) => {
-  const { started, clock } = setUp(t);
-  const { db, timers } = await started();
-  timers.schedule('nobody', clock.now(), {});
-  await timers.runDue();
-  const [row] = rows(db);
-  t.is(row!.attempts, 1);
-  t.regex(row!.last_error!, /no handler/);
-});
-
-test('timers survive closing and reopening the database', async (t) => {
-  const { open, make, clock } = setUp(t);
-  const first = open();
-  const before = await make(first);
-  before.schedule('wake', clock.now() + HOUR, { who: 'durable' });
-  await before.stop();
-  first.close();
-
-  clock.setOffset(2 * HOUR);
-  const second = open();
-  // As the daemon does on start: a new service, handlers registered, then started.
-  const after = new TimerService(new TimerRepository(second), clock, { error: () => undefined });
-  t.teardown(() => after.stop());
-  t.is(after.pending(), 1);
-  const fired: unknown[] = [];
-  after.register('wake', (payload) => {
-    fired.push(payload);
-  });
-  after.start();
-  await after.runDue();
-  t.deepEqual(fired, [{ who: 'durable' }]);
-  t.is(after.pending(), 0);
-});
-
-test('a follow-up scheduled for now by a handler runs in the same runDue', async (t) => {
-  const { started, clock } = setUp(t);
-  const { timers } = await started();
-  const fired: string[] = [];
-  timers.register('step', (payload) => {
-    const { n } = payload as { n: number };
-    fired.push(`step ${n}`);
-    if (n < 3) timers.schedule('step', clock.now(), { n: n + 1 });
-  });
-  timers.register('async-step', async (payload) => {
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    fired.push(`async ${String(payload)}`);
-    if (payload === 1) timers.schedule('async-step', clock.now(), 2);
-  });
-  timers.schedule('step', clock.now(), { n: 1 });
-  timers.schedule('async-step', clock.now(), 1);
-  await timers.runDue();
-  t.deepEqual(
-    fired.filter((f) => f.startsWith('step')),
-    ['step 1', 'step 2', 'step 3'],
-  );
-  t.deepEqual(
-    fired.filter((f) => f.startsWith('async')),
-    ['async 1', 'async 2'],
-  );
-  t.is(timers.pending(), 0);
-});
-
-test('runDue while one is running joins it; a timer scheduled meanwhile still runs', async (t) => {
-  const { started, clock } = setUp(t);
-  const { timers } = await started();
-  const fired: string[] = [];
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => (release = resolve));
-  timers.register('slow', async () => {
-    await gate;
-    fired.push('slow');
-  });
-  timers.register('quick', () => {
-    fired.push('quick');
-  });
-  timers.schedule('slow', clock.now(), null);
-  const first = timers.runDue();
-  timers.schedule('quick', clock.now(), null);
-  const second = timers.runDue();
-  release();
-  await Promise.all([first, second]);
-  t.deepEqual(fired.sort(), ['quick', 'slow']);
-  t.is(timers.pending(), 0);
-});
-
-test('cancelOwned removes every pending timer of an owner, through an index', async (t) => {
-  const { started, clock } = setUp(t);
-  const { db, timers } = await started();
-  const fired: unknown[] = [];
-  timers.register('x', (payload) => {
-    fired.push(payload);
-  });
-  timers.register('y', (payload) => {
-    fired.push(payload);
-  });
-  timers.schedule('x', clock.now() + HOUR, 'a1', 'owner_a');
-  timers.schedule('y', clock.now() + HOUR, 'a2', 'owner_a');
-  timers.schedule('x', clock.now() + HOUR, 'b', 'owner_b');
-  timers.schedule('x', clock.now() + HOUR, 'none');
-  t.is(timers.cancelOwned('owner_a'), 2);
-  clock.setOffset(2 * HOUR);
-  await timers.runDue();
-  t.deepEqual(fired.sort(), ['b', 'none']);
-  const plan = db
-    .prepare('EXPLAIN QUERY PLAN DELETE FROM timers WHERE owner = ?')
-    .all('owner_a') as { detail: string }[];
-  t.true(
-    plan.some((step) => step.detail.includes('timers_by_owner')),
-    JSON.stringify(plan),
-  );
-});
-
-test('a due-now timer of a group commit that was rolled back and re-run fires once', async (t) => {
-  const { started, clock } = setUp(t);
-  const { db, timers } = await started();
-  const fired: unknown[] = [];
-  timers.register('now', (payload) => {
-    fired.push(payload);
-  });
-  const commits = new CommitQueue(db);
-  // Same tick, so one group: the failing change rolls the group back, then each change is run
-  // again alone. The first run's timer was rolled back and must not reach the loop.
-  const good = commits.run(() => timers.schedule('now', clock.now(), 'once'));
-  const bad = commits.run(() => {
-    throw new Error('refused');
-  });
-  await good;
-  await t.throwsAsync(bad, { message: 'refused' });
-  await timers.runDue();
-  await timers.runDue();
-  t.deepEqual(fired, ['once']);
-  t.is(timers.pending(), 0);
-});
-
-test('a timer that fails every attempt becomes dead, is counted and logged, and stops', async (t) => {
-  const { started, clock, logged } = setUp(t);
-  const { db, timers } = await started();
-  let calls = 0;
-  timers.register('broken', () => {
-    calls += 1;
-    throw new Error('always broken');
-  });
-  timers.schedule('broken', clock.now(), { n: 1 }, 'owner_x');
-  await timers.runDue();
-  for (let i = 0; i < MAX_TIMER_ATTEMPTS + 3; i++) {
-    clock.setOffset(clock.offset + 2 * HOUR);
     await timers.runDue();
-  }
-  t.is(calls, MAX_TIMER_ATTEMPTS);
-  t.is(timers.pending(), 0);
-  t.is(timers.dead(), 1);
-  const last = logged.at(-1)!;
-  t.regex(last.msg, /dead/);
-  t.like(last.obj, { kind: 'broken', owner: 'owner_x', attempts: MAX_TIMER_ATTEMPTS });
-  const dead = db.prepare('SELECT * FROM dead_timers').get() as { last_error: string };
-  t.is(dead.last_error, 'always broken');
-});
+    t.deepEqual(fired, []);
 
-test('runDue right after start, while the first pass settles, still fires what is due', async (t) => {
-  const { open, clock } = setUp(t);
-  const db = open();
-  const timers = new TimerService(new TimerRepository(db), clock, { error: () => undefined });
-  t.teardown(() => timers.stop());
-  const fired: unknown[] = [];
-  timers.register('now', (payload) => {
-    fired.push(payload);
+    clock.setOffset(HOUR - 60_000);
+    await timers.runDue();
+    t.deepEqual(fired, [], 'not yet: a minute early');
+    t.is(timers.pending(), 1);
+
+    clock.setOffset(HOUR + 1);
+    await timers.runDue();
+    t.deepEqual(fired, [{ n: 1 }]);
+    t.is(timers.pending(), 0);
+
+    await timers.runDue();
+    t.is(fired.length, 1, 'fired once');
   });
-  timers.start();
-  timers.schedule('now', clock.now() + HOUR, 'after the move');
-  clock.setOffset(HOUR + 1);
-  // The daemon does exactly this when `svc clock advance` lands just after a pass.
-  await timers.runDue();
-  t.deepEqual(fired, ['after the move']);
-});
 
-test('a started service fires a due timer by itself', async (t) => {
-  const { started, clock } = setUp(t);
-  const { timers } = await started();
-  const fired = new Promise<unknown>((resolve) => timers.register('auto', resolve));
-  timers.schedule('auto', clock.now() + 20, 'by itself');
-  const result = await Promise.race([
-    fired,
-    new Promise((resolve) => setTimeout(() => resolve('timed out'), 3000)),
-  ]);
-  t.is(result, 'by itself');
-});
-
-test('a handler parked on the daemon clock holds neither runDue nor stop; it finishes later', async (t) => {
-  const { started, clock } = setUp(t);
-  const { timers } = await started();
-  let release!: () => void;
-  const latency = new Promise<void>((resolve) => (release = resolve));
-  const steps: string[] = [];
-  timers.register('slow', async (_payload, timer) => {
-    steps.push('started');
-    await timer.untilDue(latency);
-    steps.push('resumed');
+  test(`${kind}: timers fire in due order and only the due ones`, async (t) => {
+    const { started, clock } = await setUp(t, kind);
+    const { timers } = await started();
+    const fired: string[] = [];
+    timers.register('k', (payload) => {
+      fired.push(payload as string);
+    });
+    const now = clock.now();
+    timers.schedule('k', now + 3 * HOUR, 'c');
+    timers.schedule('k', now + HOUR, 'a');
+    timers.schedule('k', now + 2 * HOUR, 'b');
+    timers.schedule('k', now + 10 * HOUR, 'late');
+    clock.setOffset(3 * HOUR + 1);
+    await timers.runDue();
+    t.deepEqual(fired.sort(), ['a', 'b', 'c']);
+    t.is(timers.pending(), 1);
   });
-  timers.register('quick', () => {
-    steps.push('quick');
+
+  test(`${kind}: a failing handler is kept, its attempts and error recorded, and retried later`, async (t) => {
+    const { started, clock, logged } = await setUp(t, kind);
+    // The retry is 1 s later on the daemon clock: frozen, that holds however slow the store is.
+    clock.freeze();
+    const { db, timers } = await started();
+    let calls = 0;
+    timers.register('flaky', () => {
+      calls += 1;
+      if (calls <= 2) throw new Error(`failure ${calls}`);
+    });
+    timers.schedule('flaky', clock.now(), { job: 1 });
+
+    await timers.runDue();
+    t.is(calls, 1);
+    let [row] = rows(db);
+    t.truthy(row, 'the timer is still stored');
+    t.is(row!.attempts, 1);
+    t.is(row!.last_error, 'failure 1');
+    t.true(row!.due_at > clock.now(), 'retried later, not at once');
+    t.is(logged.length, 1);
+
+    // Running again right away does not retry before the new due time.
+    await timers.runDue();
+    t.is(calls, 1);
+
+    clock.setOffset(row!.due_at - Date.now() + 1);
+    await timers.runDue();
+    t.is(calls, 2);
+    [row] = rows(db);
+    t.is(row!.attempts, 2);
+    t.is(row!.last_error, 'failure 2');
+
+    clock.setOffset(clock.offset + HOUR);
+    await timers.runDue();
+    t.is(calls, 3);
+    t.deepEqual(rows(db), [], 'deleted once the handler succeeded');
   });
-  timers.schedule('slow', clock.now(), null);
-  await timers.runDue();
-  t.deepEqual(steps, ['started'], 'runDue answered while the handler is parked');
-  t.is(timers.pending(), 1, 'its timer is kept until the handler ends');
 
-  // Another timer still runs while one is parked, and the parked one is not started twice.
-  timers.schedule('quick', clock.now(), null);
-  await timers.runDue();
-  t.deepEqual(steps, ['started', 'quick']);
-
-  release();
-  await new Promise<void>((resolve) => setImmediate(resolve));
-  await timers.runDue();
-  t.deepEqual(steps, ['started', 'quick', 'resumed']);
-  t.is(timers.pending(), 0, 'deleted once the handler ended');
-});
-
-test('stop() does not wait for a parked handler; its timer runs again later', async (t) => {
-  const { open, make, clock } = setUp(t);
-  const db = open();
-  const timers = await make(db);
-  const never = new Promise<void>(() => undefined);
-  let runs = 0;
-  timers.register('held', async (_payload, timer) => {
-    runs += 1;
-    await timer.untilDue(never);
+  test(`${kind}: a timer of an unregistered kind is not lost`, async (t) => {
+    const { started, clock } = await setUp(t, kind);
+    const { db, timers } = await started();
+    timers.schedule('nobody', clock.now(), {});
+    await timers.runDue();
+    const [row] = rows(db);
+    t.is(row!.attempts, 1);
+    t.regex(row!.last_error!, /no handler/);
   });
-  timers.schedule('held', clock.now(), null);
-  await timers.runDue();
-  t.is(runs, 1);
-  const stopped = await Promise.race([
-    timers.stop().then(() => 'stopped'),
-    new Promise((resolve) => setTimeout(() => resolve('held'), 2000)),
-  ]);
-  t.is(stopped, 'stopped');
-  // As after a restart: the timer is still there and runs again.
-  let ranAgain = 0;
-  const again = await make(db, (timers) => timers.register('held', () => void (ranAgain += 1)));
-  await again.runDue();
-  t.is(ranAgain, 1);
-  t.is(again.pending(), 0);
-});
+
+  test(`${kind}: timers survive closing and reopening the database`, async (t) => {
+    const { open, make, clock } = await setUp(t, kind);
+    const first = open();
+    const before = await make(first);
+    before.schedule('wake', clock.now() + HOUR, { who: 'durable' });
+    await before.stop();
+    first.close();
+
+    clock.setOffset(2 * HOUR);
+    const second = open();
+    // As the daemon does on start: a new service, handlers registered, then started.
+    const after = new TimerService(new TimerRepository(second), clock, { error: () => undefined });
+    t.teardown(() => after.stop());
+    t.is(after.pending(), 1);
+    const fired: unknown[] = [];
+    after.register('wake', (payload) => {
+      fired.push(payload);
+    });
+    after.start();
+    await after.runDue();
+    t.deepEqual(fired, [{ who: 'durable' }]);
+    t.is(after.pending(), 0);
+  });
+
+  test(`${kind}: a follow-up scheduled for now by a handler runs in the same runDue`, async (t) => {
+    const { started, clock } = await setUp(t, kind);
+    const { timers } = await started();
+    const fired: string[] = [];
+    timers.register('step', (payload) => {
+      const { n } = payload as { n: number };
+      fired.push(`step ${n}`);
+      if (n < 3) timers.schedule('step', clock.now(), { n: n + 1 });
+    });
+    timers.register('async-step', async (payload) => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      fired.push(`async ${String(payload)}`);
+      if (payload === 1) timers.schedule('async-step', clock.now(), 2);
+    });
+    timers.schedule('step', clock.now(), { n: 1 });
+    timers.schedule('async-step', clock.now(), 1);
+    await timers.runDue();
+    t.deepEqual(
+      fired.filter((f) => f.startsWith('step')),
+      ['step 1', 'step 2', 'step 3'],
+    );
+    t.deepEqual(
+      fired.filter((f) => f.startsWith('async')),
+      ['async 1', 'async 2'],
+    );
+    t.is(timers.pending(), 0);
+  });
+
+  test(`${kind}: runDue while one is running joins it; a timer scheduled meanwhile still runs`, async (t) => {
+    const { started, clock } = await setUp(t, kind);
+    const { timers } = await started();
+    const fired: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    timers.register('slow', async () => {
+      await gate;
+      fired.push('slow');
+    });
+    timers.register('quick', () => {
+      fired.push('quick');
+    });
+    timers.schedule('slow', clock.now(), null);
+    const first = timers.runDue();
+    timers.schedule('quick', clock.now(), null);
+    const second = timers.runDue();
+    release();
+    await Promise.all([first, second]);
+    t.deepEqual(fired.sort(), ['quick', 'slow']);
+    t.is(timers.pending(), 0);
+  });
+
+  test(`${kind}: cancelOwned removes every pending timer of an owner, through an index`, async (t) => {
+    const { started, clock } = await setUp(t, kind);
+    const { db, timers } = await started();
+    const fired: unknown[] = [];
+    timers.register('x', (payload) => {
+      fired.push(payload);
+    });
+    timers.register('y', (payload) => {
+      fired.push(payload);
+    });
+    timers.schedule('x', clock.now() + HOUR, 'a1', 'owner_a');
+    timers.schedule('y', clock.now() + HOUR, 'a2', 'owner_a');
+    timers.schedule('x', clock.now() + HOUR, 'b', 'owner_b');
+    timers.schedule('x', clock.now() + HOUR, 'none');
+    t.is(timers.cancelOwned('owner_a'), 2);
+    clock.setOffset(2 * HOUR);
+    await timers.runDue();
+    t.deepEqual(fired.sort(), ['b', 'none']);
+    // SQLite's plan (PostgreSQL picks its plan by the table's statistics).
+    if (kind !== 'sqlite') return;
+    const plan = db
+      .prepare('EXPLAIN QUERY PLAN DELETE FROM timers WHERE owner = ?')
+      .all('owner_a') as { detail: string }[];
+    t.true(
+      plan.some((step) => step.detail.includes('timers_by_owner')),
+      JSON.stringify(plan),
+    );
+  });
+
+  test(`${kind}: a due-now timer of a group commit that was rolled back and re-run fires once`, async (t) => {
+    const { started, clock } = await setUp(t, kind);
+    const { db, timers } = await started();
+    const fired: unknown[] = [];
+    timers.register('now', (payload) => {
+      fired.push(payload);
+    });
+    const commits = new CommitQueue(db);
+    // Same tick, so one group: the failing change rolls the group back, then each change is run
+    // again alone. The first run's timer was rolled back and must not reach the loop.
+    const good = commits.run(() => timers.schedule('now', clock.now(), 'once'));
+    const bad = commits.run(() => {
+      throw new Error('refused');
+    });
+    await good;
+    await t.throwsAsync(bad, { message: 'refused' });
+    await timers.runDue();
+    await timers.runDue();
+    t.deepEqual(fired, ['once']);
+    t.is(timers.pending(), 0);
+  });
+
+  test(`${kind}: a timer that fails every attempt becomes dead, is counted and logged, and stops`, async (t) => {
+    const { started, clock, logged } = await setUp(t, kind);
+    const { db, timers } = await started();
+    let calls = 0;
+    timers.register('broken', () => {
+      calls += 1;
+      throw new Error('always broken');
+    });
+    timers.schedule('broken', clock.now(), { n: 1 }, 'owner_x');
+    await timers.runDue();
+    for (let i = 0; i < MAX_TIMER_ATTEMPTS + 3; i++) {
+      clock.setOffset(clock.offset + 2 * HOUR);
+      await timers.runDue();
+    }
+    t.is(calls, MAX_TIMER_ATTEMPTS);
+    t.is(timers.pending(), 0);
+    t.is(timers.dead(), 1);
+    const last = logged.at(-1)!;
+    t.regex(last.msg, /dead/);
+    t.like(last.obj, { kind: 'broken', owner: 'owner_x', attempts: MAX_TIMER_ATTEMPTS });
+    const dead = db.prepare('SELECT * FROM dead_timers').get() as { last_error: string };
+    t.is(dead.last_error, 'always broken');
+  });
+
+  test(`${kind}: runDue right after start, while the first pass settles, still fires what is due`, async (t) => {
+    const { open, clock } = await setUp(t, kind);
+    const db = open();
+    const timers = new TimerService(new TimerRepository(db), clock, { error: () => undefined });
+    t.teardown(() => timers.stop());
+    const fired: unknown[] = [];
+    timers.register('now', (payload) => {
+      fired.push(payload);
+    });
+    timers.start();
+    timers.schedule('now', clock.now() + HOUR, 'after the move');
+    clock.setOffset(HOUR + 1);
+    // The daemon does exactly this when `svc clock advance` lands just after a pass.
+    await timers.runDue();
+    t.deepEqual(fired, ['after the move']);
+  });
+
+  test(`${kind}: a started service fires a due timer by itself`, async (t) => {
+    const { started, clock } = await setUp(t, kind);
+    const { timers } = await started();
+    const fired = new Promise<unknown>((resolve) => timers.register('auto', resolve));
+    timers.schedule('auto', clock.now() + 20, 'by itself');
+    const result = await Promise.race([
+      fired,
+      new Promise((resolve) => setTimeout(() => resolve('timed out'), 3000)),
+    ]);
+    t.is(result, 'by itself');
+  });
+
+  test(`${kind}: a handler parked on the daemon clock holds neither runDue nor stop; it finishes later`, async (t) => {
+    const { started, clock } = await setUp(t, kind);
+    const { timers } = await started();
+    let release!: () => void;
+    const latency = new Promise<void>((resolve) => (release = resolve));
+    const steps: string[] = [];
+    timers.register('slow', async (_payload, timer) => {
+      steps.push('started');
+      await timer.untilDue(latency);
+      steps.push('resumed');
+    });
+    timers.register('quick', () => {
+      steps.push('quick');
+    });
+    timers.schedule('slow', clock.now(), null);
+    await timers.runDue();
+    t.deepEqual(steps, ['started'], 'runDue answered while the handler is parked');
+    t.is(timers.pending(), 1, 'its timer is kept until the handler ends');
+
+    // Another timer still runs while one is parked, and the parked one is not started twice.
+    timers.schedule('quick', clock.now(), null);
+    await timers.runDue();
+    t.deepEqual(steps, ['started', 'quick']);
+
+    release();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    await timers.runDue();
+    t.deepEqual(steps, ['started', 'quick', 'resumed']);
+    t.is(timers.pending(), 0, 'deleted once the handler ended');
+  });
+
+  test(`${kind}: stop() does not wait for a parked handler; its timer runs again later`, async (t) => {
+    const { open, make, clock } = await setUp(t, kind);
+    const db = open();
+    const timers = await make(db);
+    const never = new Promise<void>(() => undefined);
+    let runs = 0;
+    timers.register('held', async (_payload, timer) => {
+      runs += 1;
+      await timer.untilDue(never);
+    });
+    timers.schedule('held', clock.now(), null);
+    await timers.runDue();
+    t.is(runs, 1);
+    const stopped = await Promise.race([
+      timers.stop().then(() => 'stopped'),
+      new Promise((resolve) => setTimeout(() => resolve('held'), 2000)),
+    ]);
+    t.is(stopped, 'stopped');
+    // As after a restart: the timer is still there and runs again.
+    let ranAgain = 0;
+    const again = await make(db, (timers) => timers.register('held', () => void (ranAgain += 1)));
+    await again.runDue();
+    t.is(ranAgain, 1);
+    t.is(again.pending(), 0);
+  });
+}

@@ -1,7 +1,8 @@
-// Knowledge documents and their passages, indexed with SQLite FTS5 (the porter stemmer over
-// unicode61, so that word forms match: "ship" finds "shipping") for retrieval.
+// Knowledge documents and their passages, indexed for full-text search (stemmed, so that word
+// forms match: "ship" finds "shipping"; store/dialect.ts says how on each store) for retrieval.
 import type { ListQueryInput, Page } from '../../domain/pages.js';
 import type { Db } from '../../store/db.js';
+import { passageSearch, type PassageSearch } from '../../store/dialect.js';
 import { ListQuery } from '../../store/list-query.js';
 import { prepareInsert } from '../../store/object-rows.js';
 import type { Chunk } from './chunk.js';
@@ -42,6 +43,7 @@ export class KnowledgeRepository {
   private readonly deleteDocStmt;
   private readonly deleteChunksStmt;
   private readonly searchStmt;
+  private readonly passageQuery: PassageSearch;
   private readonly hasAnyStmt;
   private readonly passagesStmt;
   private readonly list: ListQuery<DocumentRow, { agentId: string }>;
@@ -60,23 +62,9 @@ export class KnowledgeRepository {
     );
     this.deleteDocStmt = db.prepare('DELETE FROM knowledge_documents WHERE id = ?');
     this.deleteChunksStmt = db.prepare('DELETE FROM knowledge_passages WHERE document_id = ?');
-    // Each term is matched on its own (json_each) to count the terms a passage covers, with the
-    // tokenizer's stemming, so coverage and matching agree; ties go to the better bm25 rank,
-    // where the heading weighs twice the text.
-    this.searchStmt = db.prepare<
-      { terms: string; query: string; agent: string; limit: number },
-      ChunkMatch
-    >(
-      `WITH hits AS (
-         SELECT p.rowid AS id, COUNT(*) AS covered
-         FROM json_each(@terms) AS term JOIN knowledge_passages AS p ON knowledge_passages MATCH term.value
-         WHERE p.agent_id = @agent GROUP BY p.rowid)
-       SELECT p.heading, p.text, p.document_id, hits.covered
-       FROM knowledge_passages AS p JOIN hits ON hits.id = p.rowid
-       WHERE knowledge_passages MATCH @query AND p.agent_id = @agent
-       ORDER BY hits.covered DESC, bm25(knowledge_passages, 2.0, 1.0)
-       LIMIT @limit`,
-    );
+    // Full-text search is not the same SQL on the two stores (store/dialect.ts).
+    this.passageQuery = passageSearch(db);
+    this.searchStmt = db.prepare<unknown[], ChunkMatch>(this.passageQuery.sql);
     this.hasAnyStmt = db.prepare<[string], { n: number }>(
       'SELECT COUNT(*) AS n FROM knowledge_documents WHERE agent_id = ?',
     );
@@ -114,16 +102,11 @@ export class KnowledgeRepository {
   }
 
   /**
-   * The passages that contain the most of `terms` (each an FTS5 phrase, such as `"ship"*`),
-   * best first.
+   * The passages that contain the most of `words` (lowercase words, each matched as a prefix of
+   * a stemmed word of the heading or the text), best first.
    */
-  search(agentId: string, terms: string[], limit: number): ChunkMatch[] {
-    return this.searchStmt.all({
-      terms: JSON.stringify(terms),
-      query: terms.join(' OR '),
-      agent: agentId,
-      limit,
-    });
+  search(agentId: string, words: string[], limit: number): ChunkMatch[] {
+    return this.searchStmt.all(...this.passageQuery.params(agentId, words, limit));
   }
 
   /** A document's passages after `afterSeq`, in order, at most `limit`. */

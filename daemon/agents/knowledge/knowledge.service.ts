@@ -137,18 +137,12 @@ export class KnowledgeService {
     if (!this.agentHasDocuments(agentId)) return [];
     const terms = searchTerms(input);
     if (terms.length === 0) return [];
-    return this.repo
-      .search(
-        agentId,
-        terms.map((term) => `"${term}"*`),
-        limit,
-      )
-      .map((match) => ({
-        text: match.text,
-        heading: match.heading,
-        documentId: match.document_id,
-        coverage: Math.round((match.covered / terms.length) * 100) / 100,
-      }));
+    return this.repo.search(agentId, terms, limit).map((match) => ({
+      text: match.text,
+      heading: match.heading,
+      documentId: match.document_id,
+      coverage: Math.round((match.covered / terms.length) * 100) / 100,
+    }));
   }
 
   private agentHasDocuments(agentId: string): boolean {

@@ -1,6 +1,7 @@
 // Delivery rows (one per event per webhook) and the history of their attempts.
 import type { ListQueryInput, Page } from '../../domain/pages.js';
 import type { Db } from '../../store/db.js';
+import { jsonArrayValues } from '../../store/dialect.js';
 import { WRITE_AT_ONCE, type CounterDeferral } from '../../store/commit-queue.js';
 import { ListCounts, ListCountWrites } from '../../store/list-counts.js';
 import { ListQuery } from '../../store/list-query.js';
@@ -151,7 +152,7 @@ export class DeliveryRepository {
     // The deliveries of some events (a run's history), through deliveries_by_event.
     this.ofEventsStmt = prepareRows<DeliveryRow, [string, string]>(
       db,
-      `SELECT * FROM deliveries WHERE event_id IN (SELECT value FROM json_each(?)) AND workspace_id = ?
+      `SELECT * FROM deliveries WHERE event_id IN (${jsonArrayValues(db)}) AND workspace_id = ?
        ORDER BY created_at, id`,
     );
     // From the list counters (one row per webhook), not the deliveries: svc status stays cheap
