@@ -66,6 +66,8 @@ test.serial(
     const first = await daemonOn(pg.url, ['--sandbox', 'staging']);
     const { workspaceId } = await first.operator();
     await activeAgent(await apiFor(first, workspaceId), { name: 'Shared' });
+    const key = join(tempDir('svc-pg-key-'), 'staging.key');
+    copyFileSync(join(first.dataDir, 'secret.key'), key);
     await first.stop();
     started.splice(started.indexOf(first), 1);
 
@@ -82,8 +84,6 @@ test.serial(
     t.regex(refused.stderr, /--secret-key-file \(SVC_SECRET_KEY_FILE\)/);
 
     // With a copy of the key (given as a file): the same sandbox, the same agent.
-    const key = join(tempDir('svc-pg-key-'), 'staging.key');
-    copyFileSync(join(first.dataDir, 'secret.key'), key);
     const second = await daemonOn(`${pg.url}?sandbox=staging`, ['--secret-key-file', key]);
     t.deepEqual(await agentNames(second), ['Shared']);
     const status = (await second.cli(['status', '--json'])).json();
@@ -124,7 +124,7 @@ test.serial(
       const write = await d.callJson(
         'POST',
         '/v1/agents',
-        { name: 'x' },
+        { name: 'x', type: 'custom', ontology: 'retail-v1' },
         { key, tenant: workspaceId },
       );
       t.is(write.status, 503, write.text);
@@ -153,7 +153,7 @@ test.serial(
     for (const name of ['Alpha', 'Beta', 'Gamma']) await activeAgent(api, { name });
     const hook = await api('POST', '/webhooks', {
       url: 'https://example.com/hook',
-      events: ['agent.created'],
+      events: ['workflow.deleted'],
     });
     t.is(hook.status, 201, JSON.stringify(hook.body));
     const snapshot = join(tempDir('svc-pg-snap-'), 'lite.svc');
