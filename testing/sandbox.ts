@@ -13,7 +13,9 @@ import { createLogger, releaseLogger, type LogLevel } from '../daemon/platform/l
 import { startDaemon, type RunningDaemon } from '../daemon/process/server.js';
 import { DEFAULT_ENTERPRISE_MULTIPLIER } from '../daemon/ratelimit/plans.js';
 import { dataDirFiles } from '../shared/paths.js';
-import { resolveStoreSetting } from '../shared/store-url.js';
+import { resolveStoreSetting, type StoreSetting } from '../shared/store-url.js';
+import { PostgresDb } from '../daemon/store/postgres/postgres-db.js';
+import { quoteIdentifier, where } from '../daemon/store/postgres/open.js';
 import { SCOPES } from '../shared/scopes.js';
 import type { StubInput } from '../shared/schemas/agents.js';
 import type { FaultAddInput } from '../shared/schemas/faults.js';
@@ -71,6 +73,7 @@ export class Sandbox {
     private credential: { key: string; workspaceId: string },
     private client: SvcClient,
     private readonly extraEnv: Record<string, string>,
+    private readonly store: StoreSetting,
   ) {}
 
   /** @internal createSandbox builds it. */
@@ -118,6 +121,7 @@ export class Sandbox {
         credential,
         apiClient(daemon.runtime.url, credential),
         options.env ?? {},
+        store,
       );
       if (options.fixtures) await sandbox.fixtures.apply(options.fixtures);
       if (options.clock !== undefined) {
@@ -130,6 +134,7 @@ export class Sandbox {
       return sandbox;
     } catch (error) {
       await daemon?.shutdown('sandbox failed to start').catch(() => undefined);
+      if (store.kind === 'postgres' && store.private) dropSandbox(store);
       if (logger) releaseLogger(logger);
       removeSandboxDir(dataDir);
       throw error;
@@ -293,6 +298,8 @@ export class Sandbox {
     return (this.stopping ??= (async () => {
       await Promise.all(this.receivers.map((receiver) => receiver.close()));
       await this.daemon.shutdown('sandbox stop');
+      // The data dir's own PostgreSQL sandbox goes with it (a named one stays).
+      if (this.store.kind === 'postgres' && this.store.private) dropSandbox(this.store);
       releaseLogger(this.logger);
       removeSandboxDir(this.dataDir);
     })());
@@ -323,4 +330,18 @@ async function newCredential(
 
 function apiClient(url: string, credential: { key: string; workspaceId: string }): SvcClient {
   return createClient({ baseUrl: url, key: credential.key, workspace: credential.workspaceId });
+}
+
+/** Drops a sandbox's PostgreSQL schema, best effort (the server may be gone by now). */
+function dropSandbox(store: Extract<StoreSetting, { kind: 'postgres' }>): void {
+  try {
+    const db = new PostgresDb({ url: store.url, schema: store.sandbox, where: where(store.url) });
+    try {
+      db.exec(`DROP SCHEMA IF EXISTS ${quoteIdentifier(store.sandbox)} CASCADE`);
+    } finally {
+      db.close();
+    }
+  } catch {
+    // Left behind: a throwaway cluster is removed whole; a real one keeps an empty-ish schema.
+  }
 }

@@ -41,6 +41,7 @@ import { publicRoutes } from './public.routes.js';
 import { FixedWindowLimiter } from '../ratelimit/limiter.js';
 import { DEFAULT_ENTERPRISE_MULTIPLIER, RatePlans } from '../ratelimit/plans.js';
 import type { StoreSetting } from '../../shared/store-url.js';
+import { dataDirFiles } from '../../shared/paths.js';
 import { buildServices, type ServiceOptions, type Services } from './services.js';
 import { logFailures } from './failure-log.js';
 import { MAX_KNOWLEDGE_BYTES } from '../agents/knowledge/knowledge.service.js';
@@ -202,7 +203,10 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     environment: options.environment,
     url: urls.app,
     data_dir: options.dataDir,
-    store: storeStatus(options.store, services.db.name),
+    store: storeStatus(
+      options.store,
+      options.databaseFile ?? dataDirFiles(options.dataDir).database,
+    ),
     started_at: toIso(startedAt),
     uptime_ms: Date.now() - startedAt,
     clock: { now: clock.iso(), offset_ms: clock.offset },

@@ -62,7 +62,8 @@ import { TemplateService } from '../templates/template.service.js';
 import { loadTemplates } from '../templates/template.loader.js';
 import { type WorkflowView } from '../../shared/schemas/workflows.js';
 import { Checkpointer } from '../store/checkpointer.js';
-import { openDatabase, restartWal, writeCounter } from '../store/database.js';
+import { openDatabase, restartWal, sqliteDb, writeCounter } from '../store/database.js';
+import { openPostgresDatabase } from '../store/postgres/open.js';
 import type { Db } from '../store/db.js';
 import { Housekeeping } from '../time/housekeeping.js';
 import { keepTime } from '../time/time-keeper.js';
@@ -158,23 +159,37 @@ export function buildServices(
   const secretKey = loadSecretKey(options.secretKeyFile ?? dataDirFiles(options.dataDir).secretKey);
   const secretBox = secretKey.box;
   const databaseFile = options.databaseFile ?? join(options.dataDir, 'svc.db');
-  const db = openDatabase(databaseFile, MIGRATIONS, { secretBox });
+  const store = options.store ?? { kind: 'sqlite' };
+  // The sandbox: the data dir's SQLite file, or a schema of a PostgreSQL (team mode), which
+  // openPostgresDatabase creates and migrates; either way the same port (store/db.ts).
+  const db =
+    store.kind === 'postgres'
+      ? openPostgresDatabase({ url: store.url, schema: store.sandbox, context: { secretBox } })
+      : openDatabase(databaseFile, MIGRATIONS, { secretBox });
   const settings = new SettingsRepository(db);
   try {
-    checkSecretKey(secretKey, settings, `the store ${databaseFile}`);
+    checkSecretKey(
+      secretKey,
+      settings,
+      store.kind === 'postgres'
+        ? `the sandbox ${store.sandbox} (${store.display})`
+        : `the store ${databaseFile}`,
+    );
   } catch (error) {
     db.close();
     throw error;
   }
+  // WAL checkpoints are SQLite's; PostgreSQL checkpoints itself.
+  const sqliteFile = store.kind === 'sqlite' && databaseFile !== ':memory:';
   const checkpointer =
-    databaseFile === ':memory:' || options.workerThreads === false
+    !sqliteFile || options.workerThreads === false
       ? undefined
       : new Checkpointer(databaseFile, log, {
           catchUp: () => restartWal(db),
           writes: writeCounter(db),
         });
   // openDatabase leaves checkpoints to the worker; without one, SQLite's default (1000 pages).
-  if (!checkpointer && databaseFile !== ':memory:') db.pragma('wal_autocheckpoint = 1000');
+  if (!checkpointer && sqliteFile) sqliteDb(db).pragma('wal_autocheckpoint = 1000');
   const commits = new CommitQueue(db);
   const clock = new OffsetClock();
   const clockService = new ClockService(clock, settings, options.environment);

@@ -8,6 +8,7 @@ import { ApiError } from '../domain/errors.js';
 import { isLoopback } from '../http/loopback.js';
 import { issuesToError } from '../http/validation.js';
 import { insufficientStorage, isStorageFull } from '../store/storage-full.js';
+import { isStoreUnavailable, storeUnavailable } from '../store/store-unavailable.js';
 
 export interface ControlContext {
   authorized: boolean;
@@ -67,6 +68,11 @@ export const operator = t.procedure.use(async ({ ctx, next, getRawInput }) => {
     const cause = insufficientStorage(ctx.dataDir);
     throw new TRPCError({ code: trpcCode(cause.status), message: cause.message, cause });
   }
+  if (isStoreUnavailable(result.error.cause)) {
+    // As on the REST API (503): the CLI says to retry, not "internal error".
+    const cause = storeUnavailable(result.error.cause);
+    throw new TRPCError({ code: trpcCode(cause.status), message: cause.message, cause });
+  }
   const cause = (await inputError(result.error.cause, getRawInput)) ?? result.error.cause;
   if (cause instanceof ApiError) {
     throw new TRPCError({ code: trpcCode(cause.status), message: cause.message, cause });
@@ -93,6 +99,7 @@ export function trpcCode(status: number): TRPCError['code'] {
   if (status === 401) return 'UNAUTHORIZED';
   if (status === 403) return 'FORBIDDEN';
   if (status === 429) return 'TOO_MANY_REQUESTS';
+  if (status === 503) return 'SERVICE_UNAVAILABLE';
   if (status >= 500) return 'INTERNAL_SERVER_ERROR';
   return 'BAD_REQUEST';
 }

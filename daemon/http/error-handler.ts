@@ -8,6 +8,7 @@ import type { Clock } from '../time/clock.js';
 import { ApiError } from '../domain/errors.js';
 import type { ServerUrls } from '../domain/urls.js';
 import { insufficientStorage, isStorageFull } from '../store/storage-full.js';
+import { isStoreUnavailable, storeUnavailable } from '../store/store-unavailable.js';
 
 const PROBLEM_JSON = 'application/problem+json';
 
@@ -21,12 +22,16 @@ export function installErrorHandling(
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     const apiError = toApiError(error, dataDir);
     if (!(error instanceof ApiError) && apiError.status >= 500) {
-      request.log.error(
-        { err: error, req_id: request.id },
-        apiError.code === 'insufficient_storage'
-          ? 'not stored: the disk is full'
-          : 'unexpected error',
-      );
+      if (apiError.code === 'service_unavailable') {
+        request.log.warn({ err: error.message, req_id: request.id }, 'the store is unavailable');
+      } else {
+        request.log.error(
+          { err: error, req_id: request.id },
+          apiError.code === 'insufficient_storage'
+            ? 'not stored: the disk is full'
+            : 'unexpected error',
+        );
+      }
     }
     return sendError(request, reply, apiError, clock, urls);
   });
@@ -105,6 +110,7 @@ function acceptsProblemJson(request: FastifyRequest): boolean {
 export function toApiError(error: FastifyError | ApiError, dataDir?: string): ApiError {
   if (error instanceof ApiError) return error;
   if (isStorageFull(error)) return insufficientStorage(dataDir);
+  if (isStoreUnavailable(error)) return storeUnavailable(error);
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError(

@@ -77,7 +77,12 @@ export async function startDaemon(config: DaemonConfig, logger: Logger): Promise
         urls: serverUrls(config.host, config.port),
         onShutdownRequest: () => onShutdownRequest.handler?.(),
         storeSwap: storeSwap(
-          { dataDir: config.dataDir, databaseFile, secretKeyFile: config.secretKeyFile },
+          {
+            dataDir: config.dataDir,
+            databaseFile,
+            secretKeyFile: config.secretKeyFile,
+            store: config.store,
+          },
           () => swap.host!,
           logger,
         ),

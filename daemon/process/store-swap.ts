@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { VERSION } from '../../shared/package-info.js';
 import type { ImportAnswer, StoreSwap } from '../control/deps.js';
 import { ApiError } from '../domain/errors.js';
+import type { StoreSetting } from '../../shared/store-url.js';
 import { MIGRATIONS } from '../store/migrations.js';
+import { fillPostgresSandbox } from '../store/store-copy.js';
 import { prepareImportOffThread } from '../store/import-thread.js';
 import { checkSnapshotWorkflows } from '../workflows/snapshot-check.js';
 import type { AppHost } from './app-host.js';
@@ -23,10 +25,12 @@ export interface SwapStore {
   databaseFile: string;
   /** The sandbox's key: an imported snapshot's secrets must open with it. */
   secretKeyFile: string;
+  /** Where the sandbox lives: a PostgreSQL sandbox takes the snapshot's rows in place. */
+  store: StoreSetting;
 }
 
 export function storeSwap(
-  { dataDir, databaseFile, secretKeyFile }: SwapStore,
+  { dataDir, databaseFile, secretKeyFile, store }: SwapStore,
   host: () => AppHost,
   log?: SwapLog,
 ): StoreSwap {
@@ -63,7 +67,11 @@ export function storeSwap(
     },
     async reset() {
       // The swap moves the old store aside; the app then starts on no store, as on a first start.
-      await host().swap(() => undefined);
+      // A PostgreSQL sandbox is emptied in place: the rows of a new, empty store, copied in.
+      await host().swap(() => {
+        if (store.kind !== 'postgres') return;
+        fillPostgresSandbox({ url: store.url, schema: store.sandbox }, undefined);
+      });
       log?.warn(
         { data_dir: dataDir },
         'state reset: the whole sandbox was replaced by an empty one',
@@ -87,7 +95,11 @@ export function storeSwap(
     try {
       // Its workflows as a create checks them; one that breaks a rule refuses the whole import.
       await checkSnapshotWorkflows(staging);
-      await host().swap(() => renameSync(staging, databaseFile));
+      await host().swap(() => {
+        if (store.kind !== 'postgres') return renameSync(staging, databaseFile);
+        // The checked, migrated snapshot's rows replace the sandbox's, in one transaction.
+        fillPostgresSandbox({ url: store.url, schema: store.sandbox }, staging);
+      });
     } finally {
       rmSync(staging, { force: true });
     }

@@ -7,6 +7,7 @@
 // sealed secrets, and the sandbox clock offset (settings).
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import {
   closeSync,
   constants,
@@ -22,8 +23,9 @@ import {
 import { randomBase62 } from '../../shared/ids.js';
 import { SecretBox } from '../platform/secret-box.js';
 import { ApiError } from '../domain/errors.js';
-import { migrate, sqliteDb, type SqliteDb as Db } from './database.js';
-import type { Db as StoreDb } from './db.js';
+import { migrate, openDatabase, sqliteDb, type SqliteDb as Db } from './database.js';
+import { storeKind, type Db as StoreDb } from './db.js';
+import { copyPostgresToSqliteFile } from './store-copy.js';
 import { checkExportTarget } from './export-target.js';
 import type { Migration } from './migrations.js';
 import { checkJsonColumns, checkSchema, SNAPSHOT_TABLE_SQL } from './snapshot-schema.js';
@@ -51,11 +53,17 @@ export function writeSnapshot(
   meta: { svcVersion: string; environment: string; createdAt: string },
   target: { dataDir: string; force: boolean },
 ): SnapshotWritten {
-  const db = sqliteDb(store);
-  checkExportTarget(file, { ...target, databaseFile: db.name });
+  const onPostgres = storeKind(store) === 'postgres';
+  checkExportTarget(file, {
+    ...target,
+    databaseFile: onPostgres ? join(target.dataDir, 'svc.db') : sqliteDb(store).name,
+  });
   const temp = `${file}.${randomBytes(4).toString('hex')}.partial`;
   try {
-    db.prepare('VACUUM INTO ?').run(temp);
+    // The same file from either store: SQLite's own copy, or PostgreSQL's rows written into a
+    // new SQLite store of the same schema (store-copy.ts).
+    if (onPostgres) copyPostgresToSqliteFile(store, temp, (empty) => openDatabase(empty).close());
+    else sqliteDb(store).prepare('VACUUM INTO ?').run(temp);
     const copy = new Database(temp);
     try {
       copy.pragma('journal_mode = DELETE');
