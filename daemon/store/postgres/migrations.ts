@@ -17,6 +17,21 @@ export interface PostgresMigration {
 
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   { version: 24, name: 'baseline: the whole schema of version 24', sql: SCHEMA_24 },
+  {
+    version: 25,
+    name: 'shared texts',
+    // ../migrations/025-shared-texts.ts: a large text stored once, by its SHA-256.
+    sql: `
+      CREATE TABLE shared_texts (
+        digest     TEXT COLLATE "C" PRIMARY KEY,
+        body       TEXT COLLATE "C" NOT NULL,
+        created_at BIGINT NOT NULL
+      );
+      ALTER TABLE agent_executions ADD COLUMN input_digest TEXT COLLATE "C";
+      CREATE INDEX agent_executions_by_input_digest ON agent_executions(input_digest)
+        WHERE input_digest IS NOT NULL;
+    `,
+  },
 ];
 
 /** The table that records the schema's version (PostgreSQL has no user_version). */
