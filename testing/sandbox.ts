@@ -200,7 +200,11 @@ export class Sandbox {
   };
 
   readonly runs = {
-    /** The run once it shows `status` (default completed); rejects if it ends otherwise. */
+    /**
+     * The run once it shows `status` (default completed); rejects at once if it ends otherwise,
+     * or if it is parked on the frozen sandbox clock (a wait for a later time, an approval),
+     * saying what moves it on (`await sb.clock.advance('15m')`, `sb.approvals.approve(...)`).
+     */
     wait: (
       executionId: string,
       options: {
@@ -211,6 +215,7 @@ export class Sandbox {
       this.control.workflows.wait.mutate({
         execution_id: executionId,
         status: [options.status ?? 'completed'].flat(),
+        words: 'kit',
         ...(options.timeout === undefined ? {} : { timeout_ms: durationMs(options.timeout) }),
       }),
   };

@@ -1,5 +1,6 @@
 // svc workflows list|get|create|update|delete|activate|pause|run|executions|execution|watch|cancel
 import { apiCommand, apiPath, listCommand } from '../api-commands.js';
+import { FOLLOW_TIMEOUT_OPTION, followTimeoutMs } from '../bounded-flags.js';
 import { command, defineCommands, stringOption, type Options, group } from '../command.js';
 import type { CliContext } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
@@ -318,18 +319,23 @@ export default defineCommands([
         description: 'the trigger payload: a JSON object, or @file.json (default {})',
       },
       { flags: '--wait', description: 'follow the run to its end and print the result' },
+      FOLLOW_TIMEOUT_OPTION,
     ],
     examples: [
       `svc workflows run wfl_... --input '{"order_id": "A-1", "amount": 120}' --wait`,
+      'svc workflows run wfl_... --wait --timeout 2m',
       'svc workflows run wfl_... --input @order.json --wait --json',
     ],
     async run(ctx, [id], options) {
       const { readRunInput } = await import('../workflow-file.js');
       const input = await readRunInput(stringOption(options, 'input'));
+      const timeoutMs = followTimeoutMs(options.timeout, options.wait === true);
       if (options.wait === true) {
         const { followToEnd } = await import('../run-wait.js');
         await followToEnd(ctx, {
           workflowId: id!,
+          endWhenParked: true,
+          ...(timeoutMs === undefined ? {} : { timeoutMs }),
           async start() {
             const started = await (
               await ctx.api()

@@ -112,6 +112,13 @@ export class Transitions {
     if (!t) return;
     const act = t.state.acts.find((candidate) => candidate.key === key);
     if (!act) return;
+    // A wake-up at or past the deadline (the same instant on a frozen clock): the deadline wins,
+    // whichever of the two timers fires first, as every other transition here decides it.
+    if (t.now >= t.row.deadline_at) {
+      this.deps.ending.end(t, 'timeout');
+      this.commit(t);
+      return;
+    }
     if (act.state === 'waiting') {
       const step = t.definition.byId.get(act.step_id)!;
       const result = kindOf(step).wokenResult?.(step) ?? null;
