@@ -128,7 +128,7 @@ export async function followToEnd(ctx: CliContext, options: FollowToEndOptions):
   }
   ctx.out.summary(
     'ok',
-    `Run ${execution.execution_id} completed in ${formatDuration((execution.duration_seconds ?? 0) * 1000)}`,
+    `Run ${execution.execution_id} completed in ${formatDuration(execution.elapsed_ms ?? (execution.duration_seconds ?? 0) * 1000)}`,
   );
   ctx.out.result(execution, () => JSON.stringify(execution.result ?? null, null, 2));
 }

@@ -100,6 +100,14 @@ function pendingText(step: Execution['step_results'][number], now: number | unde
   return `${step.status === 'retrying' ? 'retries' : 'wakes'} ${whenText(step.wakes_at, now)}`;
 }
 
+/** "2.3s", or "2.3s (15m on the sandbox clock)" when the sandbox clock moved otherwise. */
+function durationWords(elapsedMs: number | null | undefined, sandboxMs: number): string {
+  if (elapsedMs === null || elapsedMs === undefined) return formatDuration(sandboxMs);
+  const sandbox = formatDuration(sandboxMs);
+  const real = formatDuration(elapsedMs);
+  return sandbox === real ? real : `${real} (${sandbox} on the sandbox clock)`;
+}
+
 /** The agent execution a step awaiting approval waits on (its whole id). */
 function awaitedExecution(step: Execution['step_results'][number]): string | undefined {
   if (step.status !== 'awaiting_approval') return undefined;
@@ -127,7 +135,9 @@ export function describeExecution(execution: Execution, now?: number): string {
   if (execution.completed_at) lines.push(`ended:    ${execution.completed_at}`);
   if (execution.cancelled_at) lines.push(`cancelled: ${execution.cancelled_at}`);
   if (execution.duration_seconds !== undefined && execution.duration_seconds !== null)
-    lines.push(`duration: ${formatDuration(execution.duration_seconds * 1000)}`);
+    lines.push(
+      `duration: ${durationWords(execution.elapsed_ms, execution.duration_seconds * 1000)}`,
+    );
   if (execution.step_results?.length) {
     lines.push(
       '',
@@ -137,7 +147,9 @@ export function describeExecution(execution: Execution, now?: number): string {
           step.attempt > 1 ? `${step.step_id} #${step.attempt}` : step.step_id,
           step.type,
           statusColour(step.status),
-          formatDuration(step.duration_ms),
+          step.elapsed_ms === null || step.elapsed_ms === undefined
+            ? formatDuration(step.duration_ms)
+            : formatDuration(step.elapsed_ms),
           pendingText(step, now) ??
             approvalText(step) ??
             (step.error ? `${step.error.code}: ${step.error.message}` : brief(step.result, 60)),

@@ -1,6 +1,7 @@
 // How a run ends (completed, failed, timeout, cancelled), inside the transition that ends it: its
 // status and outcome fields, a cancelled run's pending steps and approvals, its timers and its
 // workflow's counters. The final event is written with the run (transitions.ts, commit).
+import { elapsedSince } from './views.js';
 import type { ErrorCode } from '../../shared/errors.js';
 import type { WorkflowCatalog } from './ports.js';
 import type { RunTimers } from './run-timers.js';
@@ -92,6 +93,7 @@ export class RunEnd {
         started_at: act.started_at,
         completed_at: t.now,
         injected_fault: null,
+        elapsed_ms: elapsedSince(act.real_started_at),
       };
       if (act.sent_seq === undefined) this.deps.repo.insertStep(stepRow);
       else this.deps.repo.settleStep(stepRow);

@@ -17,7 +17,13 @@ import { kindOf } from './steps/index.js';
 import type { StepOutcome } from './steps/outcome.js';
 import type { StepRunner } from './steps/runner.js';
 import { definitionOf, UNFINISHED, type Transition } from './transition.js';
-import { executionEventData, failedEventData, parseState, type Activation } from './views.js';
+import {
+  executionEventData,
+  failedEventData,
+  parseState,
+  realNow,
+  type Activation,
+} from './views.js';
 import type { Waiters } from './waiters.js';
 
 /** Steps one transition runs inline at most (a guard: a graph has no cycles). */
@@ -128,6 +134,7 @@ export class Transitions {
     } else if (act.state === 'retrying') {
       act.state = 'ready';
       act.started_at = t.now;
+      act.real_started_at = realNow();
       delete act.wake_at;
       this.advance(t);
       this.commit(t);
@@ -210,6 +217,8 @@ export class Transitions {
         : 'running';
     }
     row.frontier = JSON.stringify(state);
+    // The run's end in real time, once (its elapsed_ms); the sandbox clock gives completed_at.
+    if (!UNFINISHED.has(row.status) && row.real_ended_at === null) row.real_ended_at = realNow();
     if (t.stored === null) repo.insert(row);
     else repo.save(row, t.stored);
     changes.announce(row);

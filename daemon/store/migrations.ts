@@ -25,6 +25,7 @@ import { agentExecutionPages } from './migrations/021-agent-execution-pages.js';
 import { eventsOfARun } from './migrations/022-events-of-a-run.js';
 import { keyLastUsed } from './migrations/023-key-last-used.js';
 import { eventsByType } from './migrations/024-events-by-type.js';
+import { realElapsedTimes } from './migrations/025-real-elapsed-times.js';
 import type { Migration } from './migrations/migration.js';
 
 export type { Migration, MigrationContext } from './migrations/migration.js';
@@ -54,4 +55,5 @@ export const MIGRATIONS: readonly Migration[] = [
   eventsOfARun,
   keyLastUsed,
   eventsByType,
+  realElapsedTimes,
 ];
