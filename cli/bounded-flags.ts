@@ -42,3 +42,19 @@ export function matchOption(text: string | undefined): string | undefined {
   }
   return text;
 }
+
+/** --timeout of run, trigger and rerun --wait: how long to follow the run at most (real time). */
+export const FOLLOW_TIMEOUT_OPTION = {
+  flags: '--timeout <duration>',
+  description:
+    'with --wait: give up following after this long (real time, e.g. 2m; exit 1, the run goes on); default: until the run ends or parks',
+} as const;
+
+export function followTimeoutMs(text: string | undefined, wait: boolean): number | undefined {
+  if (text === undefined) return undefined;
+  if (!wait) throw new UsageError('--timeout goes with --wait (how long to follow the run).');
+  const ms = parseDuration(text);
+  if (ms === null || ms < 1)
+    throw new UsageError(`--timeout takes a duration such as 30s, 5m or 1h; got "${text}".`);
+  return ms;
+}

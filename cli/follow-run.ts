@@ -15,7 +15,11 @@ const SAFETY_POLL_MS = 1_000;
 
 export type FollowOutcome =
   | { type: 'ended'; execution: Execution }
-  | { type: 'detached'; execution: Execution | undefined; executionId: string };
+  | { type: 'detached'; execution: Execution | undefined; executionId: string }
+  /** Parked on the frozen sandbox clock: nothing happens until the clock moves or a decision. */
+  | { type: 'parked'; execution: Execution; message: string }
+  /** --timeout passed first. */
+  | { type: 'timeout'; execution: Execution | undefined; executionId: string };
 
 export interface FollowOptions {
   ctx: CliContext;
@@ -25,6 +29,18 @@ export interface FollowOptions {
   start(): Promise<string>;
   /** Awaited before the next read (it may read the daemon's clock first). */
   onUpdate(execution: Execution): void | Promise<void>;
+  /** Real-time epoch ms after which following ends (--timeout). */
+  deadline?: number;
+  /** Why the run cannot go on by itself (parked on the frozen clock); undefined while it can. */
+  parked?(execution: Execution): Promise<string | undefined>;
+}
+
+/** A run shows it may be parked: a step waits for a later time or a decision. */
+function mayBePark(execution: Execution): boolean {
+  return (
+    execution.status === 'awaiting_approval' ||
+    execution.step_results.some((step) => step.wakes_at || step.status === 'awaiting_approval')
+  );
 }
 
 export async function followRun(options: FollowOptions): Promise<FollowOutcome> {
@@ -55,18 +71,27 @@ export async function followRun(options: FollowOptions): Promise<FollowOutcome> 
     const path = apiPath('workflows', workflowId, 'executions', executionId);
     for (;;) {
       if (interrupt.interrupted) return { type: 'detached', execution: latest, executionId };
+      if (options.deadline !== undefined && Date.now() >= options.deadline)
+        return { type: 'timeout', execution: latest, executionId };
       if (dirty) {
         dirty = false;
         latest = await api.data<Execution>('GET', path);
         await options.onUpdate(latest);
         if (isTerminal(latest)) return { type: 'ended', execution: latest };
+        const parked =
+          options.parked && mayBePark(latest) ? await options.parked(latest) : undefined;
+        if (parked) return { type: 'parked', execution: latest, message: parked };
         continue;
       }
+      const pollMs =
+        options.deadline === undefined
+          ? SAFETY_POLL_MS
+          : Math.max(0, Math.min(SAFETY_POLL_MS, options.deadline - Date.now()));
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
           dirty = true;
           resolve();
-        }, SAFETY_POLL_MS);
+        }, pollMs);
         wake = () => {
           clearTimeout(timer);
           resolve();

@@ -196,7 +196,8 @@ export class RunView {
     row.attempts = attempt;
     row.status = result.status;
     row.state = state;
-    row.durationMs = result.duration_ms ?? null;
+    // Real time: on a frozen sandbox clock duration_ms is 0 however long the step took.
+    row.durationMs = result.elapsed_ms ?? result.duration_ms ?? null;
     row.detail = this.detailOf(result, state);
     row.wakesAt = result.wakes_at ?? null;
     const pending = (result.result as { agent_execution_id?: unknown } | null | undefined)

@@ -21,6 +21,13 @@ export interface FollowToEndOptions {
   start(): Promise<string>;
   /** Said after the view's first line, e.g. "a re-run of wex_1 from step page". */
   origin?: string;
+  /** --timeout: follow at most this long (real time), then exit 1; the run goes on. */
+  timeoutMs?: number;
+  /**
+   * End at once, exit 1, when the run is parked on the frozen sandbox clock (nothing happens
+   * until the clock moves or an approval is decided), saying what moves it on. Not for watch.
+   */
+  endWhenParked?: boolean;
 }
 
 export async function followToEnd(ctx: CliContext, options: FollowToEndOptions): Promise<void> {
@@ -53,11 +60,20 @@ export async function followToEnd(ctx: CliContext, options: FollowToEndOptions):
     clock: () => clock && sandboxNow(clock),
   });
   let outcome;
+  const control = options.endWhenParked ? await ctx.control().catch(() => undefined) : undefined;
   try {
     outcome = await followRun({
       ctx,
       api,
       workflowId,
+      ...(options.timeoutMs === undefined ? {} : { deadline: Date.now() + options.timeoutMs }),
+      ...(control
+        ? {
+            parked: async (execution) =>
+              (await control.workflows.parked.query({ execution_id: execution.execution_id }))
+                .message ?? undefined,
+          }
+        : {}),
       async start() {
         const executionId = await options.start();
         // The id first, before any step: a script (or a user) that stops here can find the run.
@@ -82,6 +98,20 @@ export async function followToEnd(ctx: CliContext, options: FollowToEndOptions):
     process.exitCode = 130;
     return;
   }
+  if (outcome.type === 'parked' || outcome.type === 'timeout') {
+    const executionId =
+      outcome.type === 'parked' ? outcome.execution.execution_id : outcome.executionId;
+    ctx.out.summary(
+      'waiting',
+      outcome.type === 'parked'
+        ? outcome.message
+        : `Stopped following run ${executionId} after ${formatDuration(options.timeoutMs!)} (--timeout); it goes on.`,
+    );
+    ctx.out.note(`Follow it again with: svc workflows watch ${executionId}`);
+    if (ctx.out.json) ctx.out.result(outcome.execution ?? { execution_id: executionId }, () => '');
+    process.exitCode = 1;
+    return;
+  }
   // stdout carries the data only (the execution with --json, else the run's result); what
   // happened is said on stderr, so `svc workflows run ... --wait | jq .` reads the result.
   const execution = outcome.execution;
@@ -98,7 +128,7 @@ export async function followToEnd(ctx: CliContext, options: FollowToEndOptions):
   }
   ctx.out.summary(
     'ok',
-    `Run ${execution.execution_id} completed in ${formatDuration((execution.duration_seconds ?? 0) * 1000)}`,
+    `Run ${execution.execution_id} completed in ${formatDuration(execution.elapsed_ms ?? (execution.duration_seconds ?? 0) * 1000)}`,
   );
   ctx.out.result(execution, () => JSON.stringify(execution.result ?? null, null, 2));
 }

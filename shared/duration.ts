@@ -66,6 +66,17 @@ export function formatDuration(ms: number): string {
 }
 
 /** A clock offset: +1h, -30m, 0ms. */
+/**
+ * An advance in one unit (svc clock advance takes one) that reaches `ms`: whole seconds under a
+ * minute, else whole minutes (hours when even), so a ticking clock's 898.8 s reads 15m; it
+ * overshoots by less than a minute (what falls due in it fires too).
+ */
+export function advanceBy(ms: number): string {
+  if (ms <= 60_000) return `${Math.max(1, Math.ceil(ms / 1000))}s`;
+  const minutes = Math.ceil(ms / 60_000);
+  return minutes % 60 === 0 ? `${minutes / 60}h` : `${minutes}m`;
+}
+
 export function formatOffset(ms: number): string {
   return ms > 0 ? `+${formatDuration(ms)}` : formatDuration(ms);
 }

@@ -222,6 +222,12 @@ export const ERROR_CODES = {
     type: 'timeout_error',
     description: 'The workflow exceeded settings.timeout_seconds.',
   },
+  run_parked: {
+    status: 409,
+    type: 'conflict_error',
+    description:
+      'svc workflows wait (and run, trigger or rerun --wait, or the testing kit) on a run parked on the frozen sandbox clock: nothing happens until the clock moves or an approval is decided; the message says when the run wakes and the command that moves it on (added code).',
+  },
   wait_timeout: {
     status: 408,
     type: 'timeout_error',

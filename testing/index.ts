@@ -6,6 +6,7 @@ export type { Answer, NextOptions, Received, Receiver } from './receiver.js';
 export type { BrainOptions, BrainProvider } from './settings.js';
 export { createClient, type SvcClient, type SvcClientOptions } from '../client/index.js';
 export { verifySignature } from '../shared/signature.js';
+export { SvcError } from './svc-error.js';
 
 /**
  * A sandbox of its own: a daemon in this process on a free loopback port, with its own data

@@ -9,7 +9,12 @@ import { createClient, type SvcClient } from '../client/index.js';
 import { createControlClient, type ControlClient } from '../cli/control-client.js';
 import { readFixture } from '../cli/fixture-file.js';
 import type { Logger } from 'pino';
-import { createLogger, releaseLogger, type LogLevel } from '../daemon/platform/logger.js';
+import {
+  createLogger,
+  flushLoggerToFile,
+  releaseLogger,
+  type LogLevel,
+} from '../daemon/platform/logger.js';
 import { startDaemon, type RunningDaemon } from '../daemon/process/server.js';
 import { DEFAULT_ENTERPRISE_MULTIPLIER } from '../daemon/ratelimit/plans.js';
 import { dataDirFiles } from '../shared/paths.js';
@@ -22,6 +27,7 @@ import type { FaultAddInput } from '../shared/schemas/faults.js';
 import type { WorkflowExecutionStatus } from '../shared/schemas/workflows.js';
 import type { z } from 'zod';
 import { durationMs, startReceiver, type Receiver } from './receiver.js';
+import { withSvcErrors } from './svc-error.js';
 import { settingsEnv, type BrainOptions, type BrainProvider } from './settings.js';
 import { writeMigratedStore } from './template-store.js';
 import { makeSandboxDir, reapStaleSandboxDirs, removeSandboxDir } from './temp-dirs.js';
@@ -107,9 +113,8 @@ export class Sandbox {
         },
         logger,
       );
-      const control = createControlClient(
-        daemon.runtime.url,
-        readFileSync(files.controlToken, 'utf8').trim(),
+      const control = withSvcErrors(
+        createControlClient(daemon.runtime.url, readFileSync(files.controlToken, 'utf8').trim()),
       );
       if (options.snapshot) await control.state.import.mutate({ file: resolve(options.snapshot) });
       const credential = await newCredential(control);
@@ -218,7 +223,11 @@ export class Sandbox {
   };
 
   readonly runs = {
-    /** The run once it shows `status` (default completed); rejects if it ends otherwise. */
+    /**
+     * The run once it shows `status` (default completed); rejects at once if it ends otherwise,
+     * or if it is parked on the frozen sandbox clock (a wait for a later time, an approval),
+     * saying what moves it on (`await sb.clock.advance('15m')`, `sb.approvals.approve(...)`).
+     */
     wait: (
       executionId: string,
       options: {
@@ -229,6 +238,7 @@ export class Sandbox {
       this.control.workflows.wait.mutate({
         execution_id: executionId,
         status: [options.status ?? 'completed'].flat(),
+        words: 'kit',
         ...(options.timeout === undefined ? {} : { timeout_ms: durationMs(options.timeout) }),
       }),
   };
@@ -266,8 +276,13 @@ export class Sandbox {
     );
   }
 
-  /** The daemon's log so far, one object per line (pino JSON). */
+  /**
+   * The daemon's log so far, one object per line (pino JSON). The lines the daemon gathers for
+   * its next batched write (every 200 ms) are written first, so every line logged before this
+   * call is in the answer.
+   */
   logs(): Record<string, unknown>[] {
+    if (!this.stopping) flushLoggerToFile(this.logger);
     let text = '';
     try {
       text = readFileSync(dataDirFiles(this.dataDir).log, 'utf8');

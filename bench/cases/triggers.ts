@@ -67,6 +67,8 @@ async function hookWorkflow(
     name: 'Bench webhook intake',
     status: 'active',
     trigger: { type: 'webhook', config: { path: 'bench-orders' } },
+    // Longer than the parked run's day-long wait (a wait as long as the timeout is refused).
+    settings: { timeout_seconds: 172_800 },
     steps:
       process.env.BENCH_TRIGGER_PARKED === '1'
         ? [{ id: 'park', name: 'Park', type: 'wait', config: { duration_seconds: 86400 } }]

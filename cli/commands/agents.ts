@@ -80,7 +80,12 @@ const agentFields = [
   { flags: '--description <text>', description: 'what the agent is for' },
   { flags: '--type <type>', description: 'agent type', values: AGENT_TYPES },
   { flags: '--ontology <id>', description: 'industry ontology, e.g. retail-v1' },
-  { flags: '--autonomy <level>', description: 'autonomy level', values: AUTONOMY_LEVELS },
+  {
+    flags: '--autonomy <level>',
+    description:
+      'autonomy level; default L2, where every action waits for a person (svc approvals); L3 acts unless guardrails.require_approval_for names the action',
+    values: AUTONOMY_LEVELS,
+  },
   { flags: '--capabilities <json>', description: 'JSON map of capability name to true/false' },
   {
     flags: '--guardrails <json>',

@@ -1,7 +1,7 @@
 // svc status: one look at the sandbox: the daemon (address, data dir, pid, version), its clock,
 // its brain, and what is under way in every workspace (runs, deliveries, approvals), each count
 // with the command that moves it on.
-import { formatDuration } from '../../shared/duration.js';
+import { advanceBy, formatDuration } from '../../shared/duration.js';
 import { command, defineCommands } from '../command.js';
 import type { CliContext } from '../context.js';
 import { chalk } from '../output.js';
@@ -68,15 +68,4 @@ function wakeHint({ runs, clock }: SandboxStatus): string {
   const ms = Date.parse(runs.next_wake_at) - Date.parse(clock.now);
   if (ms <= 0) return `; the next wakes at ${runs.next_wake_at}`;
   return `; the next wakes at ${runs.next_wake_at}: svc clock advance ${advanceBy(ms)}`;
-}
-
-/**
- * An advance in one unit (svc clock advance takes one) that reaches `ms`: whole seconds under a
- * minute, else whole minutes (hours when even), so a ticking clock's 898.8 s reads 15m; it
- * overshoots by less than a minute (what falls due in it fires too).
- */
-function advanceBy(ms: number): string {
-  if (ms <= 60_000) return `${Math.ceil(ms / 1000)}s`;
-  const minutes = Math.ceil(ms / 60_000);
-  return minutes % 60 === 0 ? `${minutes / 60}h` : `${minutes}m`;
 }

@@ -4,6 +4,7 @@
 // CLI watches (a long wait or an approval would otherwise outlast the request's timeout).
 import type { ExecuteAnswerView } from '../../shared/schemas/workflows.js';
 import { apiPath } from '../api-commands.js';
+import { FOLLOW_TIMEOUT_OPTION, followTimeoutMs } from '../bounded-flags.js';
 import { command, defineCommands } from '../command.js';
 import type { CliContext } from '../context.js';
 import { chalk, chalkStderr } from '../output.js';
@@ -33,6 +34,7 @@ export default defineCommands([
         flags: '--wait',
         description: 'follow the new run live to its end, as run --wait (exit 1 if it fails)',
       },
+      FOLLOW_TIMEOUT_OPTION,
     ],
     examples: [
       'svc workflows rerun wex_...',
@@ -43,11 +45,14 @@ export default defineCommands([
       const target = await resolveRun(ctx, args, 'svc workflows rerun wex_...');
       const fromStep = options.fromStep;
       const origin = `a re-run of ${target.executionId}${fromStep ? ` from step ${fromStep}` : ''}`;
+      const timeoutMs = followTimeoutMs(options.timeout, options.wait === true);
       if (options.wait === true) {
         const { followToEnd } = await import('../run-wait.js');
         await followToEnd(ctx, {
           workflowId: target.workflowId,
           origin,
+          endWhenParked: true,
+          ...(timeoutMs === undefined ? {} : { timeoutMs }),
           start: async () => (await startRerun(ctx, target, fromStep)).execution_id,
         });
         return;

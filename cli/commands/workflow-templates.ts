@@ -19,6 +19,7 @@ interface Agent {
   name: string;
   type: string;
   status: string;
+  autonomy_level: string;
 }
 
 const NEW_AGENT = '__new__';
@@ -114,7 +115,7 @@ async function pickAgents(
       [
         ...fitting.map((agent) => ({
           value: agent.id,
-          name: `${agent.name} (${agent.id}, ${agent.type}, ${agent.status})`,
+          name: `${agent.name} (${agent.id}, ${agent.type}, ${agent.status}, ${autonomyWords(agent.autonomy_level)})`,
         })),
         { value: NEW_AGENT, name: `Create a new ${role.agent_type} agent for this role` },
       ],
@@ -133,6 +134,13 @@ async function pickAgents(
     }
   }
   return agents;
+}
+
+/** "L2: each action waits for approval": what the picker says of an agent's autonomy. */
+function autonomyWords(level: string): string {
+  if (level === 'L1') return 'L1: suggests only';
+  if (level === 'L2') return 'L2: each action waits for approval';
+  return `${level}: acts unless require_approval_for`;
 }
 
 async function createAgent(

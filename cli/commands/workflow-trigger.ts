@@ -1,6 +1,7 @@
 // svc workflows trigger ID | trigger-url ID: start a webhook-triggered workflow through its hook
 // (signed with the trigger's stored secret when it has one), and the hook's address with a
 // request that works as printed.
+import { FOLLOW_TIMEOUT_OPTION, followTimeoutMs } from '../bounded-flags.js';
 import { command, defineCommands, stringOption } from '../command.js';
 import type { CliContext } from '../context.js';
 import type { Hook } from '../hook-trigger.js';
@@ -24,12 +25,14 @@ export default defineCommands([
         flags: '--wait',
         description: 'follow the run live to its end, as run --wait (exit 1 if it fails)',
       },
+      FOLLOW_TIMEOUT_OPTION,
     ],
     examples: [
       `svc workflows trigger wfl_... --data '{"alert": "error rate 12%", "service": "checkout"}'`,
       'svc workflows trigger wfl_... --data @alert.json --wait --json',
     ],
     async run(ctx, [id], options) {
+      const timeoutMs = followTimeoutMs(options.timeout, options.wait === true);
       const { findHook, readHookBody, triggerHook } = await import('../hook-trigger.js');
       const body = await readHookBody(stringOption(options, 'data'));
       const hook = await findHook(ctx, id!);
@@ -38,6 +41,8 @@ export default defineCommands([
         const { followToEnd } = await import('../run-wait.js');
         await followToEnd(ctx, {
           workflowId: hook.workflow.id,
+          endWhenParked: true,
+          ...(timeoutMs === undefined ? {} : { timeoutMs }),
           origin: `started ${how}`,
           start: () => triggerHook(ctx, hook, body),
         });

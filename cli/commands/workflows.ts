@@ -1,5 +1,6 @@
 // svc workflows list|get|create|apply|update|delete|activate|pause|run|executions|execution|watch|cancel
 import { apiCommand, apiPath, listCommand } from '../api-commands.js';
+import { FOLLOW_TIMEOUT_OPTION, followTimeoutMs } from '../bounded-flags.js';
 import { command, defineCommands, stringOption, type Options, group } from '../command.js';
 import type { CliContext } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
@@ -103,6 +104,14 @@ function pendingText(step: Execution['step_results'][number], now: number | unde
   return `${step.status === 'retrying' ? 'retries' : 'wakes'} ${whenText(step.wakes_at, now)}`;
 }
 
+/** "2.3s", or "2.3s (15m on the sandbox clock)" when the sandbox clock moved otherwise. */
+function durationWords(elapsedMs: number | null | undefined, sandboxMs: number): string {
+  if (elapsedMs === null || elapsedMs === undefined) return formatDuration(sandboxMs);
+  const sandbox = formatDuration(sandboxMs);
+  const real = formatDuration(elapsedMs);
+  return sandbox === real ? real : `${real} (${sandbox} on the sandbox clock)`;
+}
+
 /** The agent execution a step awaiting approval waits on (its whole id). */
 function awaitedExecution(step: Execution['step_results'][number]): string | undefined {
   if (step.status !== 'awaiting_approval') return undefined;
@@ -130,7 +139,9 @@ export function describeExecution(execution: Execution, now?: number): string {
   if (execution.completed_at) lines.push(`ended:    ${execution.completed_at}`);
   if (execution.cancelled_at) lines.push(`cancelled: ${execution.cancelled_at}`);
   if (execution.duration_seconds !== undefined && execution.duration_seconds !== null)
-    lines.push(`duration: ${formatDuration(execution.duration_seconds * 1000)}`);
+    lines.push(
+      `duration: ${durationWords(execution.elapsed_ms, execution.duration_seconds * 1000)}`,
+    );
   if (execution.step_results?.length) {
     lines.push(
       '',
@@ -140,7 +151,9 @@ export function describeExecution(execution: Execution, now?: number): string {
           step.attempt > 1 ? `${step.step_id} #${step.attempt}` : step.step_id,
           step.type,
           statusColour(step.status),
-          formatDuration(step.duration_ms),
+          step.elapsed_ms === null || step.elapsed_ms === undefined
+            ? formatDuration(step.duration_ms)
+            : formatDuration(step.elapsed_ms),
           pendingText(step, now) ??
             approvalText(step) ??
             (step.error ? `${step.error.code}: ${step.error.message}` : brief(step.result, 60)),
@@ -391,18 +404,23 @@ export default defineCommands([
         description: 'the trigger payload: a JSON object, or @file.json (default {})',
       },
       { flags: '--wait', description: 'follow the run to its end and print the result' },
+      FOLLOW_TIMEOUT_OPTION,
     ],
     examples: [
       `svc workflows run wfl_... --input '{"order_id": "A-1", "amount": 120}' --wait`,
+      'svc workflows run wfl_... --wait --timeout 2m',
       'svc workflows run wfl_... --input @order.json --wait --json',
     ],
     async run(ctx, [id], options) {
       const { readRunInput } = await import('../workflow-file.js');
       const input = await readRunInput(stringOption(options, 'input'));
+      const timeoutMs = followTimeoutMs(options.timeout, options.wait === true);
       if (options.wait === true) {
         const { followToEnd } = await import('../run-wait.js');
         await followToEnd(ctx, {
           workflowId: id!,
+          endWhenParked: true,
+          ...(timeoutMs === undefined ? {} : { timeoutMs }),
           async start() {
             const started = await (
               await ctx.api()

@@ -56,7 +56,7 @@ export interface ControlDeps {
   /** Durable timers: svc settle waits for those due. */
   timers: Pick<TimerService, 'dueNow'>;
   /** Runs: svc settle waits for their steps, svc workflows wait for their status. */
-  engine: Pick<WorkflowEngine, 'activity' | 'find' | 'onRunChange'>;
+  engine: Pick<WorkflowEngine, 'activity' | 'activityOf' | 'find' | 'onRunChange'>;
   events: EventService;
   deliveries: DeliveryService;
   agents: AgentService;

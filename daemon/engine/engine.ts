@@ -21,7 +21,7 @@ import { RunDriver } from './driver.js';
 import { InFlight } from './in-flight.js';
 import { Outcomes } from './outcomes.js';
 import type { WorkflowCatalog } from './ports.js';
-import { runActivity, type RunActivity } from './run-activity.js';
+import { runActivity, runActivityOf, type RunActivity } from './run-activity.js';
 import { RunChanges, type RunChange } from './run-changes.js';
 import { RunEnd, type RunApprovals } from './run-end.js';
 import { RunMemory } from './run-memory.js';
@@ -167,6 +167,11 @@ export class WorkflowEngine {
   /** What each unfinished run still has to do at `now` on the daemon clock (svc settle). */
   activity(now: number): RunActivity[] {
     return runActivity(this.deps.repo, this.inFlight, now);
+  }
+
+  /** One run's activity; undefined once it has ended (svc workflows wait on a parked run). */
+  activityOf(executionId: string, now: number): RunActivity | undefined {
+    return runActivityOf(this.deps.repo, this.inFlight, executionId, now);
   }
 
   /** The run as the API shows it; for a run that just ended, the view its event carried. */

@@ -14,7 +14,7 @@ import { judgeStepFailure } from './step-retry.js';
 import type { RunRepository, StepRunRow } from './run.repository.js';
 import type { StepOutcome } from './steps/outcome.js';
 import type { Transition } from './transition.js';
-import type { Activation } from './views.js';
+import { elapsedSince, realNow, type Activation } from './views.js';
 
 export interface OutcomesDeps {
   repo: Pick<RunRepository, 'insertStep' | 'settleStep' | 'step' | 'addApproval'>;
@@ -109,6 +109,7 @@ export class Outcomes {
           pending: outcome.children.length,
           wait_for_all: outcome.waitForAll,
           started_at: act.started_at,
+          ...(act.real_started_at === undefined ? {} : { real_started_at: act.real_started_at }),
         });
         for (const child of outcome.children) this.activate(t, child, act.key);
         break;
@@ -136,6 +137,7 @@ export class Outcomes {
       started_at: act.started_at,
       completed_at: t.now,
       injected_fault: null,
+      elapsed_ms: elapsedSince(act.real_started_at),
     });
     return seq;
   }
@@ -178,6 +180,7 @@ export class Outcomes {
       branch,
       state: 'ready',
       started_at: t.now,
+      real_started_at: realNow(),
     });
   }
 
@@ -199,6 +202,7 @@ export class Outcomes {
       branch: join.branch,
       state: 'ready',
       started_at: join.started_at,
+      ...(join.real_started_at === undefined ? {} : { real_started_at: join.real_started_at }),
     };
     this.record(
       t,
@@ -267,6 +271,7 @@ export class Outcomes {
       started_at: act.started_at,
       completed_at: t.now,
       injected_fault: injectedFault,
+      elapsed_ms: elapsedSince(act.real_started_at),
     };
     if (act.sent_seq === undefined) this.deps.repo.insertStep(stepRow);
     else {

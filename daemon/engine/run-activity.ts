@@ -22,6 +22,18 @@ export interface RunActivity {
   steps: PendingStep[];
 }
 
+/** One unfinished run's activity (undefined once it has ended). */
+export function runActivityOf(
+  repo: Pick<RunRepository, 'get'>,
+  inFlight: Pick<InFlight, 'heldOnClock'>,
+  id: string,
+  now: number,
+): RunActivity | undefined {
+  const row = repo.get(id);
+  if (!row || (row.status !== 'running' && row.status !== 'awaiting_approval')) return undefined;
+  return activityOfRow(inFlight, id, row.frontier, now);
+}
+
 export function runActivity(
   repo: Pick<RunRepository, 'unfinishedIds' | 'get'>,
   inFlight: Pick<InFlight, 'heldOnClock'>,
@@ -31,18 +43,27 @@ export function runActivity(
   for (const id of repo.unfinishedIds()) {
     const row = repo.get(id);
     if (!row) continue;
-    let busy = false;
-    const steps = parseState(row.frontier).acts.map((act): PendingStep => {
-      if (act.state === 'ready') {
-        const held = inFlight.heldOnClock(id, act.key);
-        busy ||= !held;
-        return { step_id: act.step_id, state: held ? 'held' : 'running', wake_at: null };
-      }
-      const wakeAt = act.wake_at ?? null;
-      if (act.state !== 'awaiting_approval' && wakeAt !== null && wakeAt <= now) busy = true;
-      return { step_id: act.step_id, state: act.state, wake_at: wakeAt };
-    });
-    runs.push({ execution_id: id, busy, steps });
+    runs.push(activityOfRow(inFlight, id, row.frontier, now));
   }
   return runs;
+}
+
+function activityOfRow(
+  inFlight: Pick<InFlight, 'heldOnClock'>,
+  id: string,
+  frontier: string,
+  now: number,
+): RunActivity {
+  let busy = false;
+  const steps = parseState(frontier).acts.map((act): PendingStep => {
+    if (act.state === 'ready') {
+      const held = inFlight.heldOnClock(id, act.key);
+      busy ||= !held;
+      return { step_id: act.step_id, state: held ? 'held' : 'running', wake_at: null };
+    }
+    const wakeAt = act.wake_at ?? null;
+    if (act.state !== 'awaiting_approval' && wakeAt !== null && wakeAt <= now) busy = true;
+    return { step_id: act.step_id, state: act.state, wake_at: wakeAt };
+  });
+  return { execution_id: id, busy, steps };
 }

@@ -2,6 +2,7 @@
 // status and outcome fields, a cancelled run's pending steps, the approvals it waited on (closed
 // whatever ended it), its timers and its workflow's counters. The final event is written with
 // the run (transitions.ts, commit).
+import { elapsedSince } from './views.js';
 import type { ErrorCode } from '../../shared/errors.js';
 import type { WorkflowCatalog } from './ports.js';
 import type { RunTimers } from './run-timers.js';
@@ -124,6 +125,7 @@ export class RunEnd {
         started_at: act.started_at,
         completed_at: t.now,
         injected_fault: null,
+        elapsed_ms: elapsedSince(act.real_started_at),
       };
       if (act.sent_seq === undefined) this.deps.repo.insertStep(stepRow);
       else this.deps.repo.settleStep(stepRow);

@@ -51,6 +51,9 @@ export interface RunRow {
   deadline_at: number;
   created_at: number;
   completed_at: number | null;
+  /** Real time (epoch ms, never the sandbox clock) the run started and ended, for elapsed_ms. */
+  real_started_at: number | null;
+  real_ended_at: number | null;
   cancelled_at: number | null;
   /** The run this one re-runs (svc workflows rerun), and the step it started at. */
   rerun_of: string | null;
@@ -75,6 +78,8 @@ export interface StepRunRow {
   completed_at: number;
   /** The sandbox fault rule (flt_...) that produced this attempt's outcome. */
   injected_fault: string | null;
+  /** How long the attempt took in real time (null: unknown, stored before svc measured it). */
+  elapsed_ms: number | null;
 }
 
 export interface ApprovalRow {
@@ -144,7 +149,7 @@ export class RunRepository {
     this.insertStmt = prepareInsert(
       db,
       'workflow_executions',
-      'id, workflow_id, workspace_id, version, status, trigger_type, input, frontier, steps_completed, result, error_code, error_message, failed_step, failed_agent_id, deadline_at, created_at, completed_at, cancelled_at, rerun_of, from_step_id',
+      'id, workflow_id, workspace_id, version, status, trigger_type, input, frontier, steps_completed, result, error_code, error_message, failed_step, failed_agent_id, deadline_at, created_at, completed_at, cancelled_at, rerun_of, from_step_id, real_started_at',
     );
     this.getStmt = prepareRows<RunRow, [string]>(
       db,
@@ -157,19 +162,21 @@ export class RunRepository {
       db,
       `UPDATE workflow_executions SET status = @status, frontier = @frontier, steps_completed = @steps_completed,
          result = @result, error_code = @error_code, error_message = @error_message, failed_step = @failed_step,
-         failed_agent_id = @failed_agent_id, completed_at = @completed_at, cancelled_at = @cancelled_at WHERE id = @id`,
+         failed_agent_id = @failed_agent_id, completed_at = @completed_at, cancelled_at = @cancelled_at,
+         real_ended_at = @real_ended_at WHERE id = @id`,
     );
     this.stepStmt = prepareInsert(
       db,
       'workflow_step_runs',
-      'execution_id, seq, step_id, attempt, status, result, error_code, error_message, started_at, completed_at, injected_fault',
+      'execution_id, seq, step_id, attempt, status, result, error_code, error_message, started_at, completed_at, injected_fault, elapsed_ms',
     );
     // What became of an attempt stored before its call (status unknown); `from` is the status
     // it must still have (a late answer does not overwrite a cancel).
     this.settleStmt = prepareRowWrite<StepRunRow & { from: string }>(
       db,
       `UPDATE workflow_step_runs SET status = @status, result = @result, error_code = @error_code,
-         error_message = @error_message, completed_at = @completed_at, injected_fault = @injected_fault
+         error_message = @error_message, completed_at = @completed_at, injected_fault = @injected_fault,
+         elapsed_ms = @elapsed_ms
        WHERE execution_id = @execution_id AND seq = @seq AND status = @from`,
     );
     this.stepsStmt = prepareRows<StepRunRow, [string]>(

@@ -14,7 +14,7 @@ import { completedResults, type RunMemory } from './run-memory.js';
 import type { RunRepository, RunRow, StepRunRow } from './run.repository.js';
 import type { Transition } from './transition.js';
 import type { Transitions } from './transitions.js';
-import { executionEventData, executionView, type RunState } from './views.js';
+import { executionEventData, executionView, realNow, type RunState } from './views.js';
 
 export type TriggerType = 'manual' | 'webhook' | 'schedule' | 'event';
 
@@ -78,6 +78,7 @@ function newRun(
         branch: null,
         state: 'ready',
         started_at: now,
+        real_started_at: realNow(),
       },
     ],
     joins: [],
@@ -106,6 +107,8 @@ function newRun(
     cancelled_at: null,
     rerun_of: options.rerun?.of ?? null,
     from_step_id: options.rerun?.fromStepId ?? null,
+    real_started_at: realNow(),
+    real_ended_at: null,
   };
   return { row, state, kept, payload };
 }

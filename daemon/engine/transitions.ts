@@ -17,7 +17,13 @@ import { kindOf } from './steps/index.js';
 import type { StepOutcome } from './steps/outcome.js';
 import type { StepRunner } from './steps/runner.js';
 import { definitionOf, UNFINISHED, type Transition } from './transition.js';
-import { executionEventData, failedEventData, parseState, type Activation } from './views.js';
+import {
+  executionEventData,
+  failedEventData,
+  parseState,
+  realNow,
+  type Activation,
+} from './views.js';
 import type { Waiters } from './waiters.js';
 
 /** Steps one transition runs inline at most (a guard: a graph has no cycles). */
@@ -132,6 +138,13 @@ export class Transitions {
     if (!t) return;
     const act = t.state.acts.find((candidate) => candidate.key === key);
     if (!act) return;
+    // A wake-up at or past the deadline (the same instant on a frozen clock): the deadline wins,
+    // whichever of the two timers fires first, as every other transition here decides it.
+    if (t.now >= t.row.deadline_at) {
+      this.deps.ending.end(t, 'timeout');
+      this.commit(t);
+      return;
+    }
     if (act.state === 'waiting') {
       const step = t.definition.byId.get(act.step_id)!;
       const result = kindOf(step).wokenResult?.(step) ?? null;
@@ -141,6 +154,7 @@ export class Transitions {
     } else if (act.state === 'retrying') {
       act.state = 'ready';
       act.started_at = t.now;
+      act.real_started_at = realNow();
       delete act.wake_at;
       this.advance(t);
       this.commit(t);
@@ -226,6 +240,8 @@ export class Transitions {
         : 'running';
     }
     row.frontier = JSON.stringify(state);
+    // The run's end in real time, once (its elapsed_ms); the sandbox clock gives completed_at.
+    if (!UNFINISHED.has(row.status) && row.real_ended_at === null) row.real_ended_at = realNow();
     if (t.stored === null) repo.insert(row);
     else repo.save(row, t.stored);
     changes.announce(row);

@@ -5,7 +5,7 @@ import type {
   StepResultView,
   WorkflowExecutionView,
 } from '../../shared/schemas/workflows.js';
-import { toIso } from '../time/clock.js';
+import { REAL_TIME, toIso } from '../time/clock.js';
 import type { Definition } from './ports.js';
 import type { RunRow, StepRunRow } from './run.repository.js';
 
@@ -20,6 +20,8 @@ export interface Activation {
   /** ready: runs as soon as this process gets to it (again after a restart). */
   state: 'ready' | 'waiting' | 'awaiting_approval' | 'retrying';
   started_at: number;
+  /** Real time (epoch ms) the attempt started: its elapsed_ms, which a frozen clock cannot give. */
+  real_started_at?: number;
   wake_at?: number;
   agent_execution_id?: string;
   /**
@@ -39,6 +41,7 @@ export interface Join {
   pending: number;
   wait_for_all: boolean;
   started_at: number;
+  real_started_at?: number;
 }
 
 export interface RunState {
@@ -58,6 +61,16 @@ export interface RunState {
    */
   interpolated?: number;
   headers?: Record<string, string>;
+}
+
+/** Real time now (epoch ms): for elapsed times only; everything else reads the daemon clock. */
+export function realNow(): number {
+  return REAL_TIME.now();
+}
+
+/** Real milliseconds since `realStart`; null when it is unknown (stored by an older svc). */
+export function elapsedSince(realStart: number | undefined | null): number | null {
+  return realStart === undefined || realStart === null ? null : Math.max(0, realNow() - realStart);
 }
 
 export function parseState(frontier: string): RunState {
@@ -101,6 +114,7 @@ export function executionView(
           ? null
           : { code: step.error_code, message: step.error_message ?? '' },
       duration_ms: ended ? step.completed_at - step.started_at : null,
+      elapsed_ms: ended ? (step.elapsed_ms ?? null) : null,
       started_at: toIso(step.started_at),
       completed_at: ended ? toIso(step.completed_at) : null,
       injected_fault: step.injected_fault ?? null,
@@ -122,6 +136,7 @@ export function executionView(
           : null,
       error: null,
       duration_ms: null,
+      elapsed_ms: null,
       started_at: toIso(act.started_at),
       completed_at: null,
       injected_fault: null,
@@ -154,6 +169,10 @@ export function executionView(
           },
     failed_step: row.failed_step,
     duration_seconds: ended === null ? null : (ended - row.created_at) / 1000,
+    elapsed_ms:
+      row.real_started_at === null || row.real_ended_at === null
+        ? null
+        : Math.max(0, row.real_ended_at - row.real_started_at),
     created_at: toIso(row.created_at),
     completed_at: toIso(row.completed_at),
     cancelled_at: toIso(row.cancelled_at),

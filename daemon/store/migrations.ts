@@ -26,6 +26,7 @@ import { eventsOfARun } from './migrations/022-events-of-a-run.js';
 import { keyLastUsed } from './migrations/023-key-last-used.js';
 import { eventsByType } from './migrations/024-events-by-type.js';
 import { sharedTexts } from './migrations/025-shared-texts.js';
+import { realElapsedTimes } from './migrations/026-real-elapsed-times.js';
 import type { Migration } from './migrations/migration.js';
 
 export type { Migration, MigrationContext } from './migrations/migration.js';
@@ -56,4 +57,5 @@ export const MIGRATIONS: readonly Migration[] = [
   keyLastUsed,
   eventsByType,
   sharedTexts,
+  realElapsedTimes,
 ];

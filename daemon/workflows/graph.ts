@@ -200,3 +200,25 @@ export function findCycle(steps: readonly WorkflowStepView[]): string[] | undefi
   }
   return undefined;
 }
+
+/**
+ * A wait as long as the run's timeout, or longer, can never end: the run's deadline falls due at
+ * or before its wake-up, and at the same instant the deadline wins (a run ends timeout at its
+ * deadline, whatever else falls due then). Refused when the workflow is written, naming both
+ * numbers and the two ways out. Each wait is checked on its own: waits in a row that add up to
+ * the timeout depend on the path a run takes, so they are left to the run.
+ */
+export function checkWaitsFitTimeout(
+  steps: readonly WorkflowStepView[],
+  timeoutSeconds: number,
+): void {
+  steps.forEach((step, i) => {
+    if (step.type !== 'wait') return;
+    const seconds = Number((step.config as { duration_seconds?: unknown }).duration_seconds ?? 0);
+    if (seconds < timeoutSeconds) return;
+    throw invalid(
+      `steps[${i}].config.duration_seconds`,
+      `Step '${step.id}' waits ${seconds} s, ${seconds === timeoutSeconds ? 'as long as' : 'longer than'} a run may take (settings.timeout_seconds ${timeoutSeconds}): every run would end timeout in that wait. Wait less than ${timeoutSeconds} s, or raise settings.timeout_seconds above ${seconds}.`,
+    );
+  });
+}

@@ -17,7 +17,7 @@ import { ownedRow } from '../domain/workspace.js';
 import type { SecretBox } from '../platform/secret-box.js';
 import { checkOutboundUrl, type UrlPolicy } from '../outbound/url-policy.js';
 import { budgetRefusal } from './expression-budget.js';
-import { validateSteps } from './graph.js';
+import { checkWaitsFitTimeout, validateSteps } from './graph.js';
 import {
   openTrigger,
   publicTrigger,
@@ -87,6 +87,7 @@ export class WorkflowService implements WorkflowCatalog {
     const id = newId('workflow');
     const steps = this.validate(workspaceId, input.steps);
     const settings = mergeSettings(undefined, input.settings);
+    checkWaitsFitTimeout(steps, settings.timeout_seconds);
     const trigger = resolveTrigger(input.trigger ?? { type: 'manual' }, null, this.box);
     const row: WorkflowRow = {
       id,
@@ -152,13 +153,17 @@ export class WorkflowService implements WorkflowCatalog {
     );
     const definitionChanged =
       input.steps !== undefined || input.settings !== undefined || input.name !== undefined;
+    const settings = mergeSettings(
+      JSON.parse(currentVersion.settings) as WorkflowSettings,
+      input.settings,
+    );
+    // Only a change of steps or settings can make a wait outlast the timeout (a rename cannot
+    // refuse a workflow stored before this check).
+    if (input.steps !== undefined || input.settings !== undefined)
+      checkWaitsFitTimeout(steps, settings.timeout_seconds);
     let version: VersionRow | undefined;
     if (definitionChanged) {
       row.version = current.version + 1;
-      const settings = mergeSettings(
-        JSON.parse(currentVersion.settings) as WorkflowSettings,
-        input.settings,
-      );
       version = versionRow(row, steps, settings, now);
     }
     const view = toWorkflowView(row, version ?? currentVersion, null);

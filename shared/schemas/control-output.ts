@@ -316,3 +316,6 @@ export const ApprovalPage = z.object({
 
 /** A decided approval: the agent execution as the REST approve answers it. */
 export const ApprovalDecided = AgentExecution;
+
+/** Whether a run is parked on the frozen sandbox clock; the message says when it wakes and what moves it on. */
+export const RunParked = z.object({ parked: z.boolean(), message: z.string().nullable() });

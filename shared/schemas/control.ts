@@ -93,6 +93,14 @@ export const RunWaitInput = z.strictObject({
   /** Any of these statuses ends the wait (a run that ends in another one is refused at once). */
   status: z.array(z.enum(WORKFLOW_EXECUTION_STATUSES)).min(1).max(10),
   timeout_ms: WaitTimeout.optional(),
+  /** Whose words the messages use for what moves a run on: svc commands, or the testing kit's calls. */
+  words: z.enum(['cli', 'kit']).optional(),
+});
+
+/** svc workflows run|trigger|rerun --wait: is the run parked on the frozen sandbox clock? */
+export const RunParkedInput = z.strictObject({
+  execution_id: z.string().min(1).max(100),
+  words: z.enum(['cli', 'kit']).optional(),
 });
 
 /**

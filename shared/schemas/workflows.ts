@@ -267,9 +267,18 @@ export const StepResult = z
       .unknown()
       .meta({ description: 'What the step produced; secrets shown as [secret:NAME]' }),
     error: ErrorInfo.nullable(),
-    duration_ms: z.number().int().nullable(),
-    started_at: Timestamp,
-    completed_at: Timestamp.nullable(),
+    duration_ms: z.number().int().nullable().meta({
+      description:
+        'completed_at minus started_at, on the daemon clock (the sandbox clock: 0 on a frozen one, the whole wait for a wait step skipped with svc clock advance); null while running',
+    }),
+    elapsed_ms: z.number().int().nullable().meta({
+      description:
+        'How long the attempt took in real time (the machine clock, whatever the sandbox clock did: a frozen clock does not stop it, svc clock advance does not add to it); null while running, and for attempts stored by an older svc',
+    }),
+    started_at: Timestamp.meta({ description: 'On the daemon clock (the sandbox clock)' }),
+    completed_at: Timestamp.nullable().meta({
+      description: 'On the daemon clock (the sandbox clock)',
+    }),
     injected_fault: z.string().nullable().meta({
       description:
         'Sandbox: the fault rule (flt_..., svc faults) that produced this attempt, else null',
@@ -302,8 +311,15 @@ export const WorkflowExecution = z
       .meta({ description: 'The last finished step result (null until completed)' }),
     error: ErrorInfo.nullable(),
     failed_step: z.string().nullable(),
-    duration_seconds: z.number().nullable(),
-    created_at: Timestamp,
+    duration_seconds: z.number().nullable().meta({
+      description:
+        'From created_at to the end, on the daemon clock (the sandbox clock: 0 on a frozen one); null until the run ends',
+    }),
+    elapsed_ms: z.number().int().nullable().meta({
+      description:
+        'How long the run took from start to end in real time (the machine clock, whatever the sandbox clock did); null until it ends, and for runs stored by an older svc',
+    }),
+    created_at: Timestamp.meta({ description: 'On the daemon clock (the sandbox clock)' }),
     completed_at: Timestamp.nullable(),
     cancelled_at: Timestamp.nullable(),
     rerun_of: z.string().nullable().meta({

@@ -75,6 +75,7 @@ test('ids come from the running daemon: workflows, then a workflow runs', async 
     name: 'Completion',
     status: 'active',
     steps: [{ id: 'pause', name: 'Pause', type: 'wait', config: { duration_seconds: 3600 } }],
+    settings: { timeout_seconds: 7200 }, // longer than the wait (a wait as long is refused)
   });
   const run = await api('POST', `/workflows/${workflow}/execute`, { input: {} });
   const execution: string = run.body.data.execution_id;

@@ -52,6 +52,7 @@ test.before(async () => {
         on_error: 'cool_off',
       },
     ],
+    settings: { timeout_seconds: 7200 }, // longer than the wait (a wait as long is refused)
   });
   const hook = await api('POST', '/webhooks', {
     url: receiver.url,

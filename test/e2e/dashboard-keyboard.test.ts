@@ -31,6 +31,7 @@ test.before(async () => {
     status: 'active',
     trigger: { type: 'manual', config: {} },
     steps: [waitStep('cool_off', 3600)],
+    settings: { timeout_seconds: 7200 }, // longer than the wait (a wait as long is refused)
   });
   const started = await api('POST', `/workflows/${workflowId}/execute`, { input: { n: 1 } });
   runId = started.body.data.execution_id;

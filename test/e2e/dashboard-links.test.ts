@@ -52,6 +52,7 @@ test.before(async () => {
     status: 'active',
     trigger: { type: 'manual', config: {} },
     steps: [waitStep('cool_off', 3600)],
+    settings: { timeout_seconds: 7200 }, // longer than the wait (a wait as long is refused)
   });
   const hook = await api('POST', '/webhooks', {
     url: receiver.url,

@@ -32,6 +32,7 @@ test.before(async () => {
     status: 'active',
     trigger: { type: 'manual', config: {} },
     steps: [waitStep('a_cool_off_step_with_a_long_identifier', 3600)],
+    settings: { timeout_seconds: 7200 }, // longer than the wait (a wait as long is refused)
   });
   const hook = await api('POST', '/webhooks', {
     url: `${receiver.url}/a/rather/long/path/that/goes/on/and/on/for/a/while`,

@@ -198,6 +198,7 @@ test('watch ends with exit 1 when the run is cancelled by its id alone', async (
   const workflowId = await createWorkflow(api, {
     name: 'Long wait',
     steps: [waitStep('hold', 3600)],
+    settings: { timeout_seconds: 7200 }, // longer than the wait (a wait as long is refused)
   });
   const started = await api('POST', `/workflows/${workflowId}/execute`, { input: {} });
   const runId = started.body.data.execution_id as string;

@@ -39,3 +39,35 @@ test("the support desk's agent answers 'When do orders ship?' from its FAQ", asy
     result: { action: 'answer_question', output: SHIPPING },
   });
 });
+
+test('the triage workflow completes when the printed hint skips its hour-long wait', async (t) => {
+  const applied = await d.cli([
+    'fixtures',
+    'apply',
+    join(ROOT, 'fixtures', 'support-desk.yaml'),
+    '--json',
+  ]);
+  t.is(applied.code, 0, applied.stderr);
+  const { workspaces, workflows } = applied.json().ids;
+  const svc = (...args: string[]) => d.cli([...args, '--workspace', workspaces.acme]);
+  t.is((await d.cli(['clock', 'freeze'])).code, 0);
+  const started = await svc(
+    'workflows',
+    'run',
+    workflows.triage,
+    '--input',
+    '{"question": "When do orders ship?"}',
+    '--json',
+  );
+  t.is(started.code, 0, started.stderr);
+  const runId = started.json<{ execution_id: string }>().execution_id;
+  const parked = await svc('workflows', 'wait', runId, '--status', 'completed', '--timeout', '1m');
+  // The run waits for the clock: the wait says so at once, with the command that moves it.
+  const hint = /svc clock advance (\w+)/.exec(parked.stderr + parked.stdout);
+  t.truthy(hint, parked.stderr + parked.stdout);
+  t.is((await d.cli(['clock', 'advance', hint![1]!])).code, 0);
+  const done = await svc('workflows', 'wait', runId, '--status', 'completed', '--json');
+  t.is(done.code, 0, done.stderr);
+  t.is(done.json<{ status: string }>().status, 'completed');
+  t.is((await d.cli(['clock', 'reset'])).code, 0);
+});

@@ -190,7 +190,8 @@ test.serial(
   async (t) => {
     const w = await Tenant.create();
     const flow = await w.workflow(
-      [{ id: 'long', name: 'Long', type: 'wait', config: { duration_seconds: 600 } }],
+      // Each wait fits in the timeout (a longer one is refused); the second ends past it.
+      [waitStep('first', 20, 'long'), waitStep('long', 20)],
       { settings: { timeout_seconds: 30 } },
     );
     // The clock moves once the run has started (its deadline is set then).
@@ -227,7 +228,10 @@ test.serial(
       },
     ];
     const early = await w.workflow(steps(1800), { settings: { timeout_seconds: 3600 } });
-    const late = await w.workflow(steps(5400), { settings: { timeout_seconds: 3600 } });
+    // A wait as long as the timeout is refused: the late one waits 30 min, then 50 min more.
+    const late = await w.workflow([waitStep('warm_up', 1800, 'pause'), ...steps(3000)], {
+      settings: { timeout_seconds: 3600 },
+    });
     const first = (await w.run(early, {}, false)).body.data.execution_id as string;
     const second = (await w.run(late, {}, false)).body.data.execution_id as string;
     await w.stepIn(early, first, 'waiting');

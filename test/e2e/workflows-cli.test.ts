@@ -331,6 +331,7 @@ test('run --wait follows a parked run to its end and exits 1 when it is cancelle
   const { ws, api } = await setup('wf-cli-wait-cancel');
   const workflowId = await createWorkflow(api, {
     name: 'Long wait',
+    settings: { timeout_seconds: 172_800 },
     steps: [{ id: 'pause', name: 'Pause', type: 'wait', config: { duration_seconds: 86400 } }],
   });
   const waiting = d.cli(['workflows', 'run', workflowId, '--wait', '--workspace', ws]);
@@ -348,15 +349,19 @@ test('run --wait exits 1 on a timeout moved by the clock', async (t) => {
   const workflowId = await createWorkflow(api, {
     name: 'Too slow',
     settings: { timeout_seconds: 60 },
-    steps: [{ id: 'pause', name: 'Pause', type: 'wait', config: { duration_seconds: 3600 } }],
+    // Each wait fits in the timeout (a longer one is refused); the two together do not.
+    steps: [
+      waitStep('warm_up', 30, 'pause'),
+      { id: 'pause', name: 'Pause', type: 'wait', config: { duration_seconds: 50 } },
+    ],
   });
   const waiting = d.cli(['workflows', 'run', workflowId, '--wait', '--json', '--workspace', ws]);
   const execution = await firstExecution(d, api, workflowId);
-  await waitForExecution(api, workflowId, execution, (e) => e.current_step === 'pause');
+  await waitForExecution(api, workflowId, execution, (e) => e.current_step === 'warm_up');
   assertExit(t, await d.cli(['clock', 'advance', '2m']), 0);
   const result = await waiting;
   assertExit(t, result, 1);
-  t.is(result.json().status, 'timeout');
+  t.like(result.json(), { status: 'timeout', failed_step: 'pause' });
 });
 
 test('an agent step awaiting approval holds run --wait until approved', async (t) => {
@@ -392,9 +397,7 @@ test('an agent step awaiting approval holds run --wait until approved', async (t
   assertExit(t, result, 0);
   t.like(result.json(), { execution_id: executionId, status: 'completed' });
   t.true(
-    result.stderr.includes(
-      `decide with: svc approvals approve|reject ${pause.data.execution_id}`,
-    ),
+    result.stderr.includes(`decide with: svc approvals approve|reject ${pause.data.execution_id}`),
     result.stderr,
   );
 });

@@ -59,3 +59,28 @@ test('createClient says what is missing', (t) => {
   t.throws(() => createClient({ baseUrl: '', key: 'k' }), { message: /needs baseUrl/ });
   t.throws(() => createClient({ baseUrl, key: '' }), { message: /needs key/ });
 });
+
+test('a misspelt body field is a type error; the API names it at run time', async (t) => {
+  const api = createClient({ baseUrl, ...operator() });
+  const typo = await api.POST('/v1/workflows', {
+    body: {
+      name: 'Typo',
+      steps: [{ id: 'w', name: 'W', type: 'wait', config: { duration_seconds: 0 } }],
+      // @ts-expect-error -- `descripton` is no field of the body (description is)
+      descripton: 'misspelt',
+    },
+  });
+  t.is(typo.response.status, 400);
+  const body = typo.error as { error: { code: string; message: string } };
+  t.regex(body.error.message, /descripton/);
+  const agent = await api.POST('/v1/agents', {
+    body: { name: 'A', ontology: 'retail-v1' },
+  });
+  t.is(agent.response.status, 201);
+  const patched = await api.PATCH('/v1/agents/{agent_id}', {
+    params: { path: { agent_id: agent.data!.data.id } },
+    // @ts-expect-error -- `stauts` is no field of the body (status is)
+    body: { stauts: 'paused' },
+  });
+  t.is(patched.response.status, 400);
+});

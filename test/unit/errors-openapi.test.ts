@@ -85,6 +85,7 @@ const ADDED_CODES: Record<string, number> = {
   workflow_run_ended: 409,
   csrf_token_invalid: 403,
   wait_timeout: 408,
+  run_parked: 409,
 };
 
 let svc: TestApp;

@@ -176,6 +176,8 @@ function runRow(values: Pick<RunRow, 'id' | 'workflow_id' | 'status' | 'created_
     cancelled_at: null,
     rerun_of: null,
     from_step_id: null,
+    real_started_at: null,
+    real_ended_at: null,
     ...values,
   };
 }

@@ -5,7 +5,10 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createSandbox } from '../../testing/index.js';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { createSandbox, SvcError } from '../../testing/index.js';
+import { SVC_BIN } from '../helpers/daemon.js';
 import { reapStaleSandboxDirs } from '../../testing/temp-dirs.js';
 
 const waitStep = (id: string, seconds: number, next?: string) => ({
@@ -33,8 +36,12 @@ test('a run waits on the frozen clock, a delivery is awaited and its signature v
     body: { input: { n: 1 } },
   });
   const executionId = run.data!.data.execution_id;
-  const early = await t.throwsAsync(sb.runs.wait(executionId, { timeout: '200ms' }));
-  t.regex(early.message, /is running \(at step pause\) after 200ms, not completed/);
+  // Parked on the frozen clock: refused at once (not at the 30 s timeout), in the kit's words.
+  const early = await t.throwsAsync(sb.runs.wait(executionId, { timeout: '30s' }));
+  t.is(
+    early.message,
+    `Run ${executionId} is parked on the frozen sandbox clock: step pause wakes at 2026-01-05T09:15:00.000Z (15m from now on the sandbox clock); move the clock there with: await sb.clock.advance('15m'). (waited for completed)`,
+  );
   await sb.clock.advance('15m');
   const done = await sb.runs.wait(executionId, { status: 'completed', timeout: '5s' });
   t.is(done.status, 'completed');
@@ -117,4 +124,81 @@ test('create+stop, one after the other and 20 in parallel', async (t) => {
   );
   t.is(keys.size, 20);
   t.is(urls.size, 20);
+});
+
+test('logs() right after settle() has every line logged before it', async (t) => {
+  await using sb = await createSandbox();
+  for (let i = 0; i < 5; i++) {
+    const me = await sb.api.GET('/v1/auth/me');
+    const requestId = me.response.headers.get('x-request-id');
+    await sb.settle();
+    t.true(
+      sb.logs().some((line) => line.req_id === requestId),
+      `the request line of ${requestId} is in the log at once`,
+    );
+  }
+});
+
+test("refusals are SvcError with svc's code; approvals are listed and decided by id", async (t) => {
+  await using sb = await createSandbox({ clock: '2026-01-05T09:00:00Z' });
+  const refused = await t.throwsAsync(sb.runs.wait('wex_nope'));
+  t.true(refused instanceof SvcError, refused?.constructor.name);
+  t.like(refused, { name: 'SvcError', code: 'execution_not_found', status: 404 });
+  const timedOut = await t.throwsAsync(sb.settle({ timeout: 0 }));
+  t.like(timedOut, { name: 'SvcError', code: 'invalid_parameter' });
+
+  const agent = await sb.api.POST('/v1/agents', {
+    body: {
+      name: 'Reviewer',
+      ontology: 'retail-v1',
+      type: 'customer-service',
+      autonomy_level: 'L2',
+    },
+  });
+  const agentId = agent.data!.data.id;
+  await sb.api.POST('/v1/agents/deploy', { body: { agent_id: agentId } });
+  const flow = await sb.api.POST('/v1/workflows', {
+    body: {
+      name: 'Review',
+      steps: [
+        {
+          id: 'ask',
+          name: 'Ask',
+          type: 'agent_action',
+          agent_id: agentId,
+          config: { action: 'refund' },
+        },
+      ],
+    },
+  });
+  const run = await sb.api.POST('/v1/workflows/{workflow_id}/execute', {
+    params: { path: { workflow_id: flow.data!.data.id } },
+    body: { input: {} },
+  });
+  const runId = run.data!.data.execution_id;
+  const parked = await t.throwsAsync(sb.runs.wait(runId));
+  t.like(parked, { code: 'run_parked' });
+  const pending = await sb.approvals.list();
+  t.is(pending.data.length, 1);
+  const approval = pending.data[0]!;
+  t.like(approval, { agent_id: agentId, workflow_execution_id: runId, step_id: 'ask' });
+  t.true(
+    parked!.message.includes(`await sb.approvals.approve('${approval.execution_id}')`),
+    parked!.message,
+  );
+  const decided = await sb.approvals.approve(approval.execution_id, { reason: 'fine' });
+  t.like(decided, { status: 'completed', approval: { decision: 'approve', notes: 'fine' } });
+  t.is((await sb.runs.wait(runId)).status, 'completed');
+  const again = await t.throwsAsync(sb.approvals.reject(approval.execution_id));
+  t.like(again, { name: 'SvcError', code: 'conflict', status: 409 });
+});
+
+test('the svc CLI against the sandbox, called with execFile (async) and sb.env', async (t) => {
+  await using sb = await createSandbox({ clock: '2026-01-05T09:00:00Z' });
+  // Asynchronous: the daemon runs in this thread, so a synchronous call (execFileSync) would
+  // wait for an answer this thread can never give.
+  const { stdout } = await promisify(execFile)(process.execPath, [SVC_BIN, 'clock', '--json'], {
+    env: { ...process.env, ...sb.env },
+  });
+  t.is((JSON.parse(stdout) as { now: string }).now, '2026-01-05T09:00:00.000Z');
 });

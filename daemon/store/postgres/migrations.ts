@@ -32,6 +32,16 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         WHERE input_digest IS NOT NULL;
     `,
   },
+  {
+    version: 26,
+    name: 'real elapsed times',
+    // ../migrations/026-real-elapsed-times.ts: real time a step attempt and a run took.
+    sql: `
+      ALTER TABLE workflow_step_runs ADD COLUMN elapsed_ms BIGINT;
+      ALTER TABLE workflow_executions ADD COLUMN real_started_at BIGINT;
+      ALTER TABLE workflow_executions ADD COLUMN real_ended_at BIGINT;
+    `,
+  },
 ];
 
 /** The table that records the schema's version (PostgreSQL has no user_version). */

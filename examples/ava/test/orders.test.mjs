@@ -66,7 +66,8 @@ test('a 15-minute wait is skipped with the clock', async (t) => {
   ]);
   const run = await start(sb, flow);
   await t.throwsAsync(sb.runs.wait(run, { timeout: '200ms' }), {
-    message: /is running \(at step pause\)/,
+    message:
+      /parked on the frozen sandbox clock: step pause wakes at .*sb\.clock\.advance\('15m'\)/,
   });
   await sb.clock.advance('15m');
   const done = await sb.runs.wait(run, { status: 'completed', timeout: '10s' });

@@ -68,7 +68,7 @@ test('a 15-minute wait is skipped with the clock', async () => {
   ]);
   const run = await start(sb, flow);
   await expect(sb.runs.wait(run, { timeout: '200ms' })).rejects.toThrow(
-    /is running \(at step pause\)/,
+    /parked on the frozen sandbox clock: step pause wakes at .*sb\.clock\.advance\('15m'\)/,
   );
   await sb.clock.advance('15m');
   const done = await sb.runs.wait(run, { status: 'completed', timeout: '10s' });

@@ -65,7 +65,11 @@ test('a 15-minute wait is skipped with the clock', async (t) => {
     { id: 'pause', name: 'Pause', type: 'wait', config: { duration_seconds: 900 } },
   ]);
   const run = await start(sb, flow);
-  await assert.rejects(sb.runs.wait(run, { timeout: '200ms' }), /is running \(at step pause\)/);
+  // Parked on the frozen clock: refused at once, with what moves it on.
+  await assert.rejects(
+    sb.runs.wait(run, { timeout: '200ms' }),
+    /parked on the frozen sandbox clock: step pause wakes at .*sb\.clock\.advance\('15m'\)/,
+  );
   await sb.clock.advance('15m');
   const done = await sb.runs.wait(run, { status: 'completed', timeout: '10s' });
   assert.equal(done.status, 'completed');

@@ -51,7 +51,7 @@ export function Run({ params }) {
       <${Status} value=${run.status} />
       <span>${run.steps_completed} of ${run.steps_total} steps completed</span>
       <span class="muted">started ${time(run.created_at)}</span>
-      ${run.duration_seconds !== null && html`<span class="muted">took ${duration(run.duration_seconds * 1000)}</span>`}
+      ${run.duration_seconds !== null && html`<span class="muted">took ${duration(run.elapsed_ms ?? run.duration_seconds * 1000)}</span>`}
       <span class="spacer"></span>
       ${
         UNFINISHED.has(run.status) &&
@@ -174,7 +174,7 @@ function Timeline({ data }) {
                     </div>
                     <p class="times">
                       started ${time(entry.started_at)} ·${' '}
-                      ${entry.completed_at ? html`ended ${time(entry.completed_at)} · ${duration(entry.duration_ms)}` : 'not ended'}
+                      ${entry.completed_at ? html`ended ${time(entry.completed_at)} · ${duration(entry.elapsed_ms ?? entry.duration_ms)}` : 'not ended'}
                       ${pending?.wake_at && html` · <span class="due">${pending.state === 'retrying' ? 'retries' : 'wakes'} at ${time(pending.wake_at)} (sandbox clock)</span>`}
                       ${pending?.state === 'awaiting_approval' && html` · <${Link} to=${href('/approvals')}>waits for a decision on Approvals<//>`}
                     </p>

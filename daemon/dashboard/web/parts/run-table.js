@@ -24,7 +24,7 @@ export function RunTable({ runs, label, names = new Map(), empty = 'No runs yet.
               <td>${run.steps_completed} / ${run.steps_total}</td>
               <td>${time(run.created_at)}</td>
               <td>
-                ${run.duration_seconds === null ? '—' : duration(run.duration_seconds * 1000)}
+                ${run.duration_seconds === null ? '—' : duration(run.elapsed_ms ?? run.duration_seconds * 1000)}
               </td>
               <td>${run.trigger.type}</td>
             </tr>`,
