@@ -162,27 +162,28 @@ test.serial(
       `svc daemon running at ${d.url} (pid ${seen.pid}, sandbox, version ${seen.version})`,
     );
     t.is(lines[1], `data dir    ${d.dataDir}`);
+    t.is(lines[2], `store       SQLite ${d.dataDir}/svc.db`);
     // A frozen clock falls behind real time as real time goes on: the words say how far.
     t.regex(
-      lines[2]!,
+      lines[3]!,
       new RegExp(
         `^clock {7}${seen.clock.now.replaceAll('.', '\\.')} \\((real time|[\\d.hms ]+ behind real time), frozen: svc clock resume lets it tick\\)$`,
       ),
     );
-    t.is(lines[3], `brain       simulated, cassettes in ${d.dataDir}/cassettes`);
+    t.is(lines[4], `brain       simulated, cassettes in ${d.dataDir}/cassettes`);
     t.is(
-      lines[4],
+      lines[5],
       `runs        0 running, 1 waiting for the clock, 1 awaiting approval; the next wakes at ${seen.runs.next_wake_at}: svc clock advance 15m`,
     );
     t.is(
-      lines[5],
+      lines[6],
       'deliveries  1 pending, 1 held (by paused or failed webhooks: svc webhooks update HOOK --status active)',
     );
     t.is(
-      lines[6],
+      lines[7],
       'approvals   1 pending (list them with: svc approvals; decide with: svc approvals approve|reject EXECUTION, or in svc dashboard)',
     );
-    t.is(lines.length, 8, human.stdout);
+    t.is(lines.length, 9, human.stdout);
     t.is(human.stderr, '');
 
     // The hint's command is the one that moves the waiting run on.
