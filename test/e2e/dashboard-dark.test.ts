@@ -157,7 +157,7 @@ test.serial('dark: the step graph, a confirmation and a narrow screen read well 
   await page.getByRole('group', { name: /^Cancel run/ }).waitFor();
   t.deepEqual(await seriousViolations(page), [], 'axe with the question shown, dark');
   await screenshot(page, 'theme-dark-run-confirm-1280');
-  await page.getByRole('button', { name: 'No' }).click();
+  await page.getByRole('button', { name: 'No', exact: true }).click();
 
   await page.setViewportSize({ width: 390, height: 800 });
   try {

@@ -337,7 +337,7 @@ test.serial(
       .locator('section', { has: page.locator('#run-approvals-h') })
       .locator('li.card');
     await card.getByRole('button', { name: /^Reject/ }).click();
-    await card.getByRole('button', { name: 'No' }).click();
+    await card.getByRole('button', { name: 'No', exact: true }).click();
     t.is(
       (await api('GET', `/workflows/${reviewed}/executions/${run}`)).body.data.status,
       'awaiting_approval',

@@ -117,7 +117,7 @@ test.serial('clear asks first; "No" keeps the rules, "Yes" removes them all', as
     await page.locator('.confirm').innerText(),
     /Remove all 1 fault rule\(s\) of this workspace\?/,
   );
-  await page.getByRole('button', { name: 'No' }).click();
+  await page.getByRole('button', { name: 'No', exact: true }).click();
   t.is((await cliRules()).length, 1, 'No keeps the rule');
   await clear.click();
   await page.getByRole('button', { name: 'Yes, clear them' }).click();

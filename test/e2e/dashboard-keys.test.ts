@@ -57,7 +57,7 @@ test.serial(
 
     // Revoke asks first: "No" leaves the key working.
     await row.getByRole('button', { name: 'Revoke CI reader' }).click();
-    await row.getByRole('button', { name: 'No' }).click();
+    await row.getByRole('button', { name: 'No', exact: true }).click();
     t.is(await listWith(key), 200, 'No leaves the key as it was');
     await row.getByRole('button', { name: 'Revoke CI reader' }).click();
     t.regex(await row.locator('.confirm').innerText(), /Requests with it will answer 401 at once/);

@@ -140,7 +140,7 @@ test.serial('rejecting asks first; "No" leaves the execution waiting', async (t)
     .getByRole('group', { name: /^Reject \w+\? The execution ends as cancelled/ })
     .waitFor();
   t.deepEqual(await seriousViolations(page), [], 'axe with the question shown');
-  await card.getByRole('button', { name: 'No' }).click();
+  await card.getByRole('button', { name: 'No', exact: true }).click();
   const approvals = await fetchApproval(executionId);
   t.is(approvals, 'awaiting_approval');
   await card.getByRole('button', { name: /^Reject/ }).click();

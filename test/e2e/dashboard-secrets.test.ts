@@ -98,7 +98,7 @@ test.serial('a secret set on the page is what a step sends; deleted, the step fa
     await row.locator('.confirm').innerText(),
     /Steps that use \{\{secrets\.API_TOKEN\}\} fail with secret_not_found until it is set again\./,
   );
-  await row.getByRole('button', { name: 'No' }).click();
+  await row.getByRole('button', { name: 'No', exact: true }).click();
   t.deepEqual(await cliNames(), ['API_TOKEN'], 'No keeps the secret');
   await row.getByRole('button', { name: 'Delete API_TOKEN' }).click();
   await row.getByRole('button', { name: 'Yes, delete it' }).click();

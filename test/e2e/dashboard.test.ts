@@ -247,7 +247,7 @@ test.serial('a run is cancelled from its page, after a confirmation', async (t) 
   const question = page.getByRole('group', { name: /^Cancel run wex_\w+\? A cancelled run/ });
   await question.waitFor();
   await screenshot(page, 'run-cancel-confirm');
-  await question.getByRole('button', { name: 'No' }).click();
+  await question.getByRole('button', { name: 'No', exact: true }).click();
   await page.getByRole('button', { name: 'Cancel run' }).waitFor();
   const untouched = await api('GET', `/workflows/${workflowId}/executions/${executionId}`);
   t.is(untouched.body.data.status, 'awaiting_approval', 'not cancelled without a yes');
