@@ -79,9 +79,11 @@ export class WebhookRepository {
       this.triggeredStmt.run({ id, ...triggered });
     });
     // at: the latest failed attempt's time, 0 when none of the outcomes added up was a failure.
+    // CAST: PostgreSQL would type the parameter by the literal beside it (NULLIF(?, 0): an
+    // integer, too small for a time in ms); SQLite reads it the same either way.
     this.outcomeStmt = db.prepare(
       `UPDATE webhooks SET delivered_count = delivered_count + @delivered, failed_count = failed_count + @failed,
-         last_failure_at = COALESCE(NULLIF(@at, 0), last_failure_at) WHERE id = @id`,
+         last_failure_at = COALESCE(NULLIF(CAST(@at AS BIGINT), 0), last_failure_at) WHERE id = @id`,
     );
     this.outcomes = new PendingCounters(deferral, (id, outcome) => {
       this.rows.moveCounters(id);

@@ -3,7 +3,7 @@
 // on the first request and again on the first request after it was lost, so a PostgreSQL
 // restart costs the requests made while it is down (they fail as unavailable), nothing more.
 import { workerData, type MessagePort } from 'node:worker_threads';
-import pg from 'pg';
+import pg, { type QueryResult } from 'pg';
 import type { Answer, Request, WorkerConfig } from './protocol.js';
 
 const { config, port } = workerData as { config: WorkerConfig; port: MessagePort };
@@ -75,7 +75,18 @@ async function answer(request: Request): Promise<Answer> {
   }
   const db = await connected();
   if (request.op === 'exec') {
-    await db.query(request.text);
+    const results = (await db.query(request.text)) as unknown as QueryResult | QueryResult[];
+    // PostgreSQL answers COMMIT of a transaction that a failed statement aborted with ROLLBACK,
+    // and no error: the work would read as committed although nothing of it was kept.
+    const last = Array.isArray(results) ? results.at(-1) : results;
+    if (/COMMIT$/.test(request.text) && last?.command === 'ROLLBACK') {
+      throw Object.assign(
+        new Error(
+          'PostgreSQL rolled the transaction back at its commit: a statement in it had failed, which aborts a PostgreSQL transaction.',
+        ),
+        { code: '25P02' },
+      );
+    }
     return { ok: true, fields: [], rows: [], changes: 0, connection };
   }
   if (request.prefix) await db.query(request.prefix);
