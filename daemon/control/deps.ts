@@ -62,7 +62,7 @@ export interface ControlDeps {
   agents: AgentService;
   /** Webhook triggers: svc workflows trigger signs a body with a hook's stored secret. */
   triggers: Pick<TriggerService, 'signHook'>;
-  /** Agent executions: svc status counts those awaiting approval, svc approvals lists and decides them. */
+  /** Agent executions: svc status counts those awaiting approval; `svc approvals` lists them, and decides. */
   executions: Pick<
     ExecutionService,
     'awaitingApprovalCount' | 'awaitingApproval' | 'owner' | 'decideApproval'

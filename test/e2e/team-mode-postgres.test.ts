@@ -198,6 +198,9 @@ test.serial(
       '--json',
     ]);
     assertExit(t, created, 0);
+    // Deployed now: an agent left training turns active by a timer, at a moment that differs
+    // between the two daemons, and its updated_at with it.
+    assertExit(t, await team.cli(['agents', 'deploy', created.json().id as string]), 0);
     const back = join(tempDir('svc-pg-back-'), 'team.svc');
     assertExit(t, await team.cli(['state', 'export', back]), 0);
     const local = await daemonOn('', ['--secret-key-file', key]);

@@ -17,7 +17,6 @@ import { CliStream } from '../helpers/cli-stream.js';
 import {
   apiFor,
   createWorkflow,
-  getExecution,
   waitForExecution,
   waitStep,
   workflowFile,
@@ -97,11 +96,14 @@ test.serial(
     assertExit(t, waited, 0);
     t.regex(waited.stdout, /wakes 2031-01-05 09:15:00 \(in 15m, sandbox clock\)$/m);
 
+    // Parked on the frozen clock, run --wait waits for nothing: it ends (exit 1) saying when the
+    // run wakes and the command that moves the clock there (issue 55).
+    const { code } = await run.exited;
+    t.is(code, 1, run.stderr);
+    t.regex(run.stderr, /parked on the frozen sandbox clock[\s\S]*svc clock advance 15m/);
     // The command as printed ends the wait.
     assertExit(t, await svc(ws, 'clock', 'advance', '15m'), 0);
-    const { code } = await run.exited;
-    t.is(code, 0, run.stderr);
-    t.is((await getExecution(api, workflowId, runId)).status, 'completed');
+    await waitForExecution(api, workflowId, runId, (execution) => execution.status === 'completed');
   },
 );
 
@@ -136,9 +138,12 @@ test.serial(
       /⏸ wait_ack +wait +waiting +\S+ +wakes 2031-01-05 09:15:00 \(in 15m, sandbox clock\)/,
     );
     t.regex(text(), / skip the wait with: svc clock advance 15m/);
-    assertExit(t, await svc(ws, 'clock', 'advance', '15m'), 0);
+    // Parked on the frozen clock, the live view ends with when the run wakes and the command.
     await closed;
-    t.regex(text(), /Run wex_\w+ completed in /);
+    t.regex(text(), /parked on the frozen sandbox clock[\s\S]*svc clock advance 15m/);
+    const runId = /Run (wex_\w+) /.exec(text())![1]!;
+    assertExit(t, await svc(ws, 'clock', 'advance', '15m'), 0);
+    await waitForExecution(api, workflowId, runId, (execution) => execution.status === 'completed');
   },
 );
 
