@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
+import { Worker } from 'node:worker_threads';
 import type { ReceiverMessage, ReceiverRequest } from './webhook-receiver.js';
 
 export const ROOT = resolve(import.meta.dirname, '..');
@@ -483,4 +484,29 @@ export interface BenchCase {
    */
   needs: 'servers' | 'standalone';
   run(servers: Servers | undefined): Promise<CaseReport>;
+}
+
+/**
+ * Posts hook bodies all at once from a worker thread (so that probes time the daemon, not the
+ * bench's own thread); rejects unless every answer is 202, answers the runs' execution ids.
+ */
+export function postHooks(url: string, bodies: string[]): Promise<string[]> {
+  const source = `
+    const { workerData: job, parentPort } = require('node:worker_threads');
+    Promise.all(job.bodies.map(async (body) => {
+      const response = await fetch(job.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const text = await response.text();
+      if (response.status !== 202) throw new Error(job.url + ' answered ' + response.status + ' ' + text.slice(0, 300));
+      return JSON.parse(text).data.execution_id;
+    })).then((ids) => { parentPort.postMessage(ids); process.exit(0); });
+  `;
+  const worker = new Worker(source, { eval: true, workerData: { url, bodies } });
+  let ids: string[] = [];
+  worker.once('message', (message: string[]) => (ids = message));
+  return new Promise((resolve, reject) => {
+    worker.once('error', reject);
+    worker.once('exit', (code) =>
+      code === 0 ? resolve(ids) : reject(new Error(`the hook worker exited with ${code}`)),
+    );
+  });
 }

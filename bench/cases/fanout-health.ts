@@ -6,12 +6,12 @@
 // of the body. Targets: the longest /healthz answer < 500 ms (each probe waits for the one
 // before), and one hook grows the store by less than 3x its body.
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import {
   api,
   benchAgent,
   healthzMs,
+  postHooks,
   table,
   type BenchCase,
   type DaemonContext,
@@ -73,28 +73,6 @@ async function hookWorkflow(
   return { id: workflow.id, url: `${ctx.url}/v1/hooks/${ctx.workspaceId}/${shape.path}` };
 }
 
-/** Posts the bodies all at once from a worker thread; answers their execution ids. */
-function postAll(url: string, bodies: string[]): Promise<string[]> {
-  const source = `
-    const { workerData: job, parentPort } = require('node:worker_threads');
-    Promise.all(job.bodies.map(async (body) => {
-      const response = await fetch(job.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-      const text = await response.text();
-      if (response.status !== 202) throw new Error(job.url + ' answered ' + response.status + ' ' + text.slice(0, 300));
-      return JSON.parse(text).data.execution_id;
-    })).then((ids) => { parentPort.postMessage(ids); process.exit(0); });
-  `;
-  const worker = new Worker(source, { eval: true, workerData: { url, bodies } });
-  let ids: string[] = [];
-  worker.once('message', (message: string[]) => (ids = message));
-  return new Promise((resolve, reject) => {
-    worker.once('error', reject);
-    worker.once('exit', (code) =>
-      code === 0 ? resolve(ids) : reject(new Error(`the hook worker exited with ${code}`)),
-    );
-  });
-}
-
 /** Bytes of the store's pages in use, as the daemon last committed them. */
 function storeBytes(dataDir: string): number {
   const db = new Database(join(dataDir, 'svc.db'), { readonly: true, fileMustExist: true });
@@ -145,13 +123,13 @@ const fanoutHealthCase: BenchCase = {
       // One hook alone: how much the store grows.
       const before = storeBytes(ctx.dataDir);
       const one = body(serial++);
-      const [id] = await postAll(url, [one]);
+      const [id] = await postHooks(url, [one]);
       const status = await ended(ctx, workflowId, id!);
       const growth = (storeBytes(ctx.dataDir) - before) / one.length;
       // Thirty at once: how long /healthz waits.
       const bodies = Array.from({ length: CONCURRENT }, () => body(serial++));
       let done = false;
-      const posts = postAll(url, bodies).finally(() => (done = true));
+      const posts = postHooks(url, bodies).finally(() => (done = true));
       const times: number[] = [];
       while (!done) times.push(await healthzMs(ctx.url));
       await posts;

@@ -3,11 +3,11 @@
 // input: two shapes, a 900 KB text and 900 KB of small fields (the costliest to parse). The
 // bodies are sent from a worker thread, so the probes time the daemon, not this process. Target:
 // the longest /healthz answer (each probe waits for the one before) < 250 ms, per round.
-import { Worker } from 'node:worker_threads';
 import {
   api,
   benchAgent,
   healthzMs,
+  postHooks,
   table,
   type BenchCase,
   type DaemonContext,
@@ -51,25 +51,6 @@ async function hookUrl(ctx: DaemonContext): Promise<string> {
   return `${ctx.url}/v1/hooks/${ctx.workspaceId}/bench-large`;
 }
 
-/** Posts the bodies all at once from a worker thread; rejects unless every answer is 202. */
-function postAll(url: string, bodies: string[]): Promise<void> {
-  const source = `
-    const { workerData: job } = require('node:worker_threads');
-    Promise.all(job.bodies.map(async (body) => {
-      const response = await fetch(job.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-      await response.arrayBuffer();
-      if (response.status !== 202) throw new Error(job.url + ' answered ' + response.status);
-    })).then(() => process.exit(0));
-  `;
-  const worker = new Worker(source, { eval: true, workerData: { url, bodies } });
-  return new Promise((resolve, reject) => {
-    worker.once('error', reject);
-    worker.once('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`the hook worker exited with ${code}`)),
-    );
-  });
-}
-
 interface Round {
   shape: string;
   probes: number;
@@ -90,7 +71,7 @@ const hookHealthCase: BenchCase = {
       for (let round = 0; round < ROUNDS; round++) {
         const bodies = Array.from({ length: CONCURRENT }, (_, i) => shape.body(round * 100 + i));
         let done = false;
-        const posts = postAll(url, bodies).finally(() => (done = true));
+        const posts = postHooks(url, bodies).finally(() => (done = true));
         const times: number[] = [];
         while (!done) times.push(await healthzMs(ctx.url));
         await posts;
