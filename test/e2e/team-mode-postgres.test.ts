@@ -8,14 +8,14 @@ import test from 'ava';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { assertExit, runCli, startDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { startPgCluster, type PgCluster } from '../helpers/pg-cluster.js';
+import { psql, throwawayPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { activeAgent, apiFor } from '../helpers/workflows.js';
 import { dataDirSandbox } from '../../shared/store-url.js';
 
-let pg: PgCluster;
-test.before(() => {
-  pg = startPgCluster();
+let pg: Required<TestPostgres>;
+test.before(async () => {
+  pg = await throwawayPostgres();
 });
 
 const started: TestDaemon[] = [];
@@ -53,9 +53,9 @@ test.serial(
     t.deepEqual(await agentNames(a), ['Only in A']);
     t.deepEqual(await agentNames(b), [], 'another data dir never sees it');
     t.true(
-      pg
-        .sql("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'svc_%'")
-        .includes(dataDirSandbox(b.dataDir)),
+      psql(pg.url, "SELECT nspname FROM pg_namespace WHERE nspname LIKE 'svc_%'").includes(
+        dataDirSandbox(b.dataDir),
+      ),
     );
   },
 );
@@ -132,7 +132,7 @@ test.serial(
       assertExit(t, status, 1);
       t.regex(status.stderr, /cannot be reached just now/);
     } finally {
-      pg.resume();
+      pg.start();
     }
     t.is((await api('GET', '/agents')).status, 200, 'works again once PostgreSQL is back');
     const created = await activeAgent(api, { name: 'Acknowledged' });

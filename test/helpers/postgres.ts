@@ -2,6 +2,7 @@
 // throwaway cluster from the machine's binaries (scripts/pg-cluster.mjs: initdb into a temp
 // dir, a free port, fsync off), started once per test file's process and removed when it exits.
 // Each store a test opens is a schema of its own, so tests never see each other's rows.
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Db, StoreKind } from '../../daemon/store/db.js';
@@ -37,6 +38,14 @@ export function testPostgres(): Promise<TestPostgres> {
 async function start(): Promise<TestPostgres> {
   const given = process.env.SVC_TEST_PG_URL;
   if (given) return { url: given };
+  return throwawayPostgres();
+}
+
+/**
+ * A throwaway cluster of this process's own, removed when it exits: for tests that stop and
+ * start the server under a daemon (an outage), which a shared server must not see.
+ */
+export async function throwawayPostgres(): Promise<Required<TestPostgres>> {
   const module = (await import(new URL('../../scripts/pg-cluster.mjs', import.meta.url).href)) as {
     startCluster(): Promise<Cluster>;
   };
@@ -48,6 +57,13 @@ async function start(): Promise<TestPostgres> {
     halt: () => cluster.halt(),
     start: () => cluster.start(),
   };
+}
+
+/** Runs SQL over psql; answers its output (unaligned, tuples only). */
+export function psql(url: string, text: string): string {
+  return execFileSync('psql', [url, '-XAtq', '-v', 'ON_ERROR_STOP=1', '-c', text], {
+    encoding: 'utf8',
+  });
 }
 
 /** A schema name no other test uses. */
