@@ -1,0 +1,161 @@
+// Stores written by earlier releases (test/fixtures/stores/<release>/, scripts/make-store-fixture.mjs)
+// open on the current code, and every run they left waiting goes on to completion: a 7-day wait,
+// an approval, a retry's backoff, a parallel join half done, and a webhook step's call that was in
+// flight when the daemon was killed. Each release's store is opened twice: as the data dir a user
+// upgrades in place, and as its `svc state export` snapshot imported by a new sandbox.
+import test, { type ExecutionContext } from 'ava';
+import { chmodSync, copyFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { control } from '../helpers/api.js';
+import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { killHard, restart, restNow, running } from '../helpers/processes.js';
+import { startReceiver } from '../helpers/receiver.js';
+import {
+  FIXTURE_CLOCK,
+  RECEIVER_SECRET,
+  readStoreFixture,
+  STORE_FIXTURES,
+  storeFixtureReleases,
+  type StoreFixture,
+} from '../helpers/store-fixture.js';
+import { tempDir } from '../helpers/temp-dir.js';
+import { TERMINAL, waitForExecution, type Api } from '../helpers/workflows.js';
+
+/** A copy of the fixture's file, owner-only as the daemon keeps its files. */
+function copyPrivate(from: string, to: string): void {
+  copyFileSync(from, to);
+  chmodSync(to, 0o600);
+}
+
+/** Stops the daemon running on `d`'s data dir (its store is replaced next: how it ends is moot). */
+async function shutdown(d: TestDaemon): Promise<void> {
+  await killHard(running(d).pid);
+}
+
+async function daemon(t: ExecutionContext, args: string[] = []): Promise<TestDaemon> {
+  const d = await startDaemon({ args });
+  t.teardown(() => d.stop());
+  return d;
+}
+
+/** The runs of the fixture, each resumed to its end on the daemon now running on `d`. */
+async function resumeEveryRun(t: ExecutionContext, d: TestDaemon, fixture: StoreFixture) {
+  const api: Api = restNow(d, '/v1');
+  const { runs } = fixture;
+  const run = (name: keyof StoreFixture['runs']) =>
+    waitForExecution(api, runs[name].workflow_id, runs[name].execution_id, () => true);
+
+  const clock = await control<{ now: string; frozen: boolean }>(running(d), 'clock.show');
+  t.like(clock, { now: FIXTURE_CLOCK, frozen: true }, 'the sandbox clock came with the store');
+
+  // Where each run stands once the daemon has resumed them (nothing moved the clock yet).
+  t.like(await run('week_wait'), {
+    status: runs.week_wait.status,
+    step_results: [{ step_id: 'pause', status: 'waiting' }],
+  });
+  t.like(await run('approval'), {
+    status: runs.approval.status,
+    step_results: [{ step_id: 'ask', status: 'awaiting_approval' }],
+  });
+  const join_ = await run('parallel_join');
+  t.deepEqual(
+    join_.step_results.map((s: any) => [s.step_id, s.status]),
+    [
+      ['quick', 'completed'],
+      ['slow', 'waiting'],
+    ],
+  );
+  t.like(await run('retry_backoff'), {
+    step_results: [
+      { step_id: 'call', attempt: 1, status: 'failed' },
+      { step_id: 'call', attempt: 2, status: 'retrying' },
+    ],
+  });
+  // The call in flight at the kill counts as attempt 1 (unknown); attempt 2 went at once after
+  // the start and met the stored fault (503); attempt 3 waits for its backoff.
+  const lost = await waitForExecution(
+    api,
+    runs.call_unknown.workflow_id,
+    runs.call_unknown.execution_id,
+    (e) => e.step_results.some((s: any) => s.attempt === 3 && s.status === 'retrying'),
+  );
+  t.like(lost.step_results, [
+    { step_id: 'call', attempt: 1, status: 'unknown' },
+    { step_id: 'call', attempt: 2, status: 'failed', result: { status_code: 503 } },
+    { step_id: 'call', attempt: 3, status: 'retrying' },
+  ]);
+
+  // What moves them on: a receiver for the webhook steps, a person's decision, the clock.
+  const receiver = await startReceiver(t);
+  await control(running(d), 'secrets.set', {
+    workspace_id: fixture.workspace_id,
+    name: RECEIVER_SECRET,
+    value: receiver.url,
+  });
+  const { agent_id: agentId, agent_execution_id: agentExecutionId } = runs.approval;
+  const approved = await api('POST', `/agents/${agentId}/executions/${agentExecutionId}/approve`, {
+    decision: 'approve',
+  });
+  t.is(approved.status, 200, JSON.stringify(approved.body));
+  await control(running(d), 'clock.advance', { ms: 7 * 86_400_000 + 60_000 });
+
+  for (const name of Object.keys(runs) as (keyof StoreFixture['runs'])[]) {
+    const ended = await waitForExecution(
+      api,
+      runs[name].workflow_id,
+      runs[name].execution_id,
+      (e) => TERMINAL.includes(e.status),
+    );
+    t.is(ended.status, 'completed', `${name}: ${JSON.stringify(ended)}`);
+  }
+  t.deepEqual(
+    (await run('week_wait')).step_results.map((s: any) => [s.step_id, s.status]),
+    [
+      ['pause', 'completed'],
+      ['done', 'completed'],
+    ],
+  );
+  t.deepEqual(
+    (await run('parallel_join')).step_results.map((s: any) => s.step_id),
+    ['quick', 'slow', 'fan', 'joined'],
+  );
+  t.like((await run('call_unknown')).step_results, [
+    { attempt: 1, status: 'unknown' },
+    { attempt: 2, status: 'failed' },
+    { attempt: 3, status: 'completed', result: { status_code: 200 } },
+    { step_id: 'after', status: 'completed' },
+  ]);
+  // Each webhook run called the receiver once: the retry's attempt 2, the lost call's attempt 3.
+  t.deepEqual(
+    receiver.requests.map((request) => request.json().run).sort(),
+    [runs.retry_backoff.execution_id, runs.call_unknown.execution_id].sort(),
+  );
+}
+
+for (const release of storeFixtureReleases()) {
+  const fixture = readStoreFixture(release);
+  const at = join(STORE_FIXTURES, release);
+
+  test(`${release}: its data dir opens on this svc and every waiting run completes`, async (t) => {
+    const d = await daemon(t);
+    await shutdown(d);
+    for (const suffix of ['-wal', '-shm'])
+      rmSync(join(d.dataDir, `svc.db${suffix}`), { force: true });
+    copyPrivate(join(at, 'data', 'svc.db'), join(d.dataDir, 'svc.db'));
+    copyPrivate(join(at, 'data', 'secret.key'), join(d.dataDir, 'secret.key'));
+    await restart(d);
+    await resumeEveryRun(t, d, fixture);
+  });
+
+  test(`${release}: its snapshot imports on this svc and every waiting run completes`, async (t) => {
+    // The sandbox the snapshot came from had this key: its secrets open here.
+    const key = join(tempDir('svc-fixture-key-'), 'secret.key');
+    copyPrivate(join(at, 'data', 'secret.key'), key);
+    const d = await daemon(t, ['--secret-key-file', key]);
+    const imported = await control(running(d), 'state.import', {
+      file: join(at, 'snapshot.svcsnap'),
+    });
+    t.like(imported, { snapshot: { schema_version: fixture.store_schema }, dropped_secrets: [] });
+    await resumeEveryRun(t, d, fixture);
+  });
+}
