@@ -59,7 +59,7 @@ export class RunDriver {
     if (this.stopped) return;
     const row = storedRow(repo, executionId, started);
     if (!row || !UNFINISHED.has(row.status)) return;
-    const state = parseState(row.frontier);
+    const state = parseState(row.frontier, row.id);
     for (const act of state.acts) {
       if (act.state !== 'ready') continue;
       if (inFlight.has(executionId, act.key)) continue;

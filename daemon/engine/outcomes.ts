@@ -32,7 +32,7 @@ export class Outcomes {
   apply(t: Transition, act: Activation, outcome: StepOutcome): void {
     const step = t.definition.byId.get(act.step_id)!;
     if (outcome.interpolated) {
-      t.state.interpolated = (t.state.interpolated ?? 0) + outcome.interpolated;
+      t.state.interpolated += outcome.interpolated;
       this.deps.memory.noteInterpolated(t.row.id, t.state.interpolated);
     }
     switch (outcome.type) {

@@ -55,7 +55,7 @@ function activityOfRow(
   now: number,
 ): RunActivity {
   let busy = false;
-  const steps = parseState(frontier).acts.map((act): PendingStep => {
+  const steps = parseState(frontier, id).acts.map((act): PendingStep => {
     if (act.state === 'ready') {
       const held = inFlight.heldOnClock(id, act.key);
       busy ||= !held;

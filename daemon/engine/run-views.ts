@@ -56,7 +56,7 @@ export class RunViews {
     return rows.map((row) =>
       executionView(
         row,
-        parseState(row.frontier),
+        parseState(row.frontier, row.id),
         definitionOf(workflows, row),
         steps.get(row.id) ?? [],
         undefined,

@@ -6,6 +6,7 @@ import { newId } from '../../shared/ids.js';
 import type { WorkflowExecutionView } from '../../shared/schemas/workflows.js';
 import type { Transactions } from '../domain/transactions.js';
 import type { EventService } from '../events/event.service.js';
+import { writeRunState } from '../store/run-state.js';
 import type { Clock } from '../time/clock.js';
 import type { Definition, WorkflowCatalog } from './ports.js';
 import type { RunChanges } from './run-changes.js';
@@ -84,6 +85,7 @@ function newRun(
     joins: [],
     last_seq: lastKept === -1 ? null : lastKept,
     armed: false,
+    interpolated: 0,
     ...(options.trigger?.headers ? { headers: options.trigger.headers } : {}),
   };
   const row: RunRow = {
@@ -94,7 +96,7 @@ function newRun(
     status: 'running',
     trigger_type: options.trigger?.type ?? 'manual',
     input: options.payloadText ?? JSON.stringify(payload),
-    frontier: JSON.stringify(state),
+    frontier: writeRunState(state),
     steps_completed: kept.filter((step) => step.status === 'completed').length,
     result: null,
     error_code: null,

@@ -32,7 +32,7 @@ export class StepContexts {
       // Read when the step interpolates, which may be after an await (a webhook step's call is
       // stored first): what the run's other steps recorded or reserved by then.
       before: () =>
-        Math.max(state.interpolated ?? 0, memory.interpolatedOf(row.id)) +
+        Math.max(state.interpolated, memory.interpolatedOf(row.id)) +
         memory.reservedBesides(row.id, act.key),
       ...(detached ? { onCharge: (used: number) => memory.reserve(row.id, act.key, used) } : {}),
     });

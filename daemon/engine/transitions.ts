@@ -3,6 +3,7 @@
 // still what was expected, run inline the steps that need no waiting (advance), then write the
 // run, its final event, and tell waiters and listeners once committed (commit).
 import type { EventService } from '../events/event.service.js';
+import { writeRunState } from '../store/run-state.js';
 import type { Clock } from '../time/clock.js';
 import type { InFlight } from './in-flight.js';
 import type { Outcomes } from './outcomes.js';
@@ -189,7 +190,7 @@ export class Transitions {
     return {
       row: { ...row },
       stored: row.status,
-      state: parseState(row.frontier),
+      state: parseState(row.frontier, row.id),
       definition: definitionOf(workflows, row),
       now: clock.now(),
       recorded: [],
@@ -239,7 +240,7 @@ export class Transitions {
         ? 'awaiting_approval'
         : 'running';
     }
-    row.frontier = JSON.stringify(state);
+    row.frontier = writeRunState(state);
     // The run's end in real time, once (its elapsed_ms); the sandbox clock gives completed_at.
     if (!UNFINISHED.has(row.status) && row.real_ended_at === null) row.real_ended_at = realNow();
     if (t.stored === null) repo.insert(row);

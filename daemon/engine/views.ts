@@ -5,63 +5,16 @@ import type {
   StepResultView,
   WorkflowExecutionView,
 } from '../../shared/schemas/workflows.js';
+import type { RunState } from '../store/run-state.js';
 import { REAL_TIME, toIso } from '../time/clock.js';
 import type { Definition } from './ports.js';
 import type { RunRow, StepRunRow } from './run.repository.js';
 
-/** One pending step of a run. */
-export interface Activation {
-  /** Unique within the run: step id + a counter. */
-  key: string;
-  step_id: string;
-  attempt: number;
-  /** The parallel join this chain belongs to (its key), or null at the top level. */
-  branch: string | null;
-  /** ready: runs as soon as this process gets to it (again after a restart). */
-  state: 'ready' | 'waiting' | 'awaiting_approval' | 'retrying';
-  started_at: number;
-  /** Real time (epoch ms) the attempt started: its elapsed_ms, which a frozen clock cannot give. */
-  real_started_at?: number;
-  wake_at?: number;
-  agent_execution_id?: string;
-  /**
-   * A step that calls out (a webhook step): the seq of this attempt's step row, stored with
-   * status unknown before its call left. Still set after a restart, it says the daemon stopped
-   * while the call was in flight (RunDriver counts that attempt as lost).
-   */
-  sent_seq?: number;
-}
-
-/** A parallel step whose chains are running. */
-export interface Join {
-  key: string;
-  step_id: string;
-  branch: string | null;
-  /** Chains not yet ended. */
-  pending: number;
-  wait_for_all: boolean;
-  started_at: number;
-  real_started_at?: number;
-}
-
-export interface RunState {
-  /** Counter for activation keys. */
-  n: number;
-  /** Next step-row sequence number. */
-  seq: number;
-  acts: Activation[];
-  joins: Join[];
-  /** Sequence of the last completed step (its result is the run's result). */
-  last_seq: number | null;
-  /** Whether the run's timeout timer is stored. */
-  armed: boolean;
-  /**
-   * Characters the run's recorded step attempts produced by interpolation (their
-   * StepOutcome.interpolated): counted against MAX_RUN_INTERPOLATED_CHARS. Absent: none.
-   */
-  interpolated?: number;
-  headers?: Record<string, string>;
-}
+// A run's stored state is read and written by store/run-state.ts alone (versioned, validated,
+// upgraded on read); the engine works on the current version's types.
+export type { Activation, Join, RunState } from '../store/run-state.js';
+/** A stored frontier as the current version's state (store/run-state.ts readRunState). */
+export { readRunState as parseState } from '../store/run-state.js';
 
 /** Real time now (epoch ms): for elapsed times only; everything else reads the daemon clock. */
 export function realNow(): number {
@@ -71,10 +24,6 @@ export function realNow(): number {
 /** Real milliseconds since `realStart`; null when it is unknown (stored by an older svc). */
 export function elapsedSince(realStart: number | undefined | null): number | null {
   return realStart === undefined || realStart === null ? null : Math.max(0, realNow() - realStart);
-}
-
-export function parseState(frontier: string): RunState {
-  return JSON.parse(frontier) as RunState;
 }
 
 const ACTIVE_STATUS = {

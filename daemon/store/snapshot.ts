@@ -30,6 +30,7 @@ import { checkExportTarget } from './export-target.js';
 import type { Migration } from './migrations.js';
 import { checkJsonColumns, checkSchema, SNAPSHOT_TABLE_SQL } from './snapshot-schema.js';
 import { checkIds } from './snapshot-ids.js';
+import { RUN_STATE_VERSION, UnreadableRunState, upgradeStoredRunState } from './run-state.js';
 import type {
   ImportedKey,
   SnapshotInfo,
@@ -215,6 +216,7 @@ export function prepareImport(
         { param: 'file' },
       );
     }
+    upgradeRunStates(db, file);
     db.pragma('journal_mode = WAL');
     db.close();
     return {
@@ -231,6 +233,43 @@ export function prepareImport(
     rmSync(`${staging}-wal`, { force: true });
     rmSync(`${staging}-shm`, { force: true });
     throw error;
+  }
+}
+
+/**
+ * Every run's stored state at the version this svc writes (run-state.ts), so that an old
+ * snapshot's runs are upgraded once, here, and not at each read. A state this svc cannot read
+ * refuses the snapshot, naming the run: one from a newer svc, or one that is not a run state.
+ * In pages of ids: better-sqlite3 cannot update a table while it iterates over it.
+ */
+function upgradeRunStates(db: Db, file: string): void {
+  const page = db.prepare<[string, number], { id: string; frontier: string }>(
+    `SELECT id, frontier FROM workflow_executions
+       WHERE id > ? AND json_extract(frontier, '$.v') IS NOT ${RUN_STATE_VERSION}
+       ORDER BY id LIMIT ?`,
+  );
+  const update = db.prepare('UPDATE workflow_executions SET frontier = ? WHERE id = ?');
+  let after = '';
+  for (;;) {
+    const rows = page.all(after, 500);
+    if (rows.length === 0) return;
+    db.transaction(() => {
+      for (const row of rows) {
+        try {
+          update.run(upgradeStoredRunState(row.frontier, row.id), row.id);
+        } catch (error) {
+          if (!(error instanceof UnreadableRunState)) throw error;
+          throw new ApiError(
+            error.reason === 'newer' ? 'conflict' : 'invalid_parameter',
+            error.reason === 'newer'
+              ? `The snapshot ${file} holds runs written by a newer svc: ${error.message}`
+              : `The snapshot ${file} has run ${row.id}, whose stored state svc cannot read (${error.why}): it was changed after svc state export wrote it. Export it again with svc state export.`,
+            { param: 'file', extras: { execution_id: row.id } },
+          );
+        }
+      }
+    })();
+    after = rows.at(-1)!.id;
   }
 }
 

@@ -12,7 +12,7 @@ import type { Definition } from '../engine/ports.js';
 import { toIso, type Clock } from '../time/clock.js';
 import type { WorkflowEngine } from '../engine/engine.js';
 import type { RunRepository, RunRow } from '../engine/run.repository.js';
-import { parseState } from '../engine/views.js';
+import { readRunState } from '../store/run-state.js';
 import { ApiError } from '../domain/errors.js';
 import type { ListQueryInput, Page } from '../domain/pages.js';
 import type { CommitQueue } from '../store/commit-queue.js';
@@ -81,7 +81,7 @@ export class WorkflowExecutionsService {
     const source = this.row(workspaceId, workflowId, executionId);
     const workflow = this.runnable(workspaceId, workflowId);
     const fromStepId = body.from_step_id;
-    const state = parseState(source.frontier);
+    const state = readRunState(source.frontier, source.id);
     let keep: ReturnType<RunRepository['steps']> = [];
     if (fromStepId !== undefined) {
       const definition = this.workflows.definition(workflow.id, workflow.version)!;
@@ -268,7 +268,7 @@ export class WorkflowExecutionsService {
     return {
       execution: this.engine.view(row),
       steps: definition?.steps ?? [],
-      pending: parseState(row.frontier).acts.map((act) => ({
+      pending: readRunState(row.frontier, row.id).acts.map((act) => ({
         step_id: act.step_id,
         state: act.state,
         attempt: act.attempt,

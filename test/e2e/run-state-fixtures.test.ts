@@ -6,8 +6,9 @@
 import test, { type ExecutionContext } from 'ava';
 import { chmodSync, copyFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { control } from '../helpers/api.js';
-import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import Database from 'better-sqlite3';
+import { control, trpc } from '../helpers/api.js';
+import { runCli, startDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { killHard, restart, restNow, running } from '../helpers/processes.js';
 import { startReceiver } from '../helpers/receiver.js';
 import {
@@ -18,8 +19,39 @@ import {
   storeFixtureReleases,
   type StoreFixture,
 } from '../helpers/store-fixture.js';
+import { RUN_STATE_VERSION } from '../../daemon/store/run-state.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { TERMINAL, waitForExecution, type Api } from '../helpers/workflows.js';
+
+/** The versions (`v`, absent before states had one) of the run states in a store file. */
+function stateVersions(file: string): (number | null)[] {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db
+      .prepare<[], { v: number | null }>(
+        "SELECT json_extract(frontier, '$.v') AS v FROM workflow_executions ORDER BY id",
+      )
+      .all()
+      .map((row) => row.v);
+  } finally {
+    db.close();
+  }
+}
+
+/** A copy of a store file in which one run's state claims a version this svc does not know. */
+function withNewerState(from: string, executionId: string): string {
+  const file = join(tempDir('svc-newer-state-'), 'store');
+  copyFileSync(from, file);
+  const db = new Database(file);
+  try {
+    db.prepare(
+      "UPDATE workflow_executions SET frontier = json_set(frontier, '$.v', ?) WHERE id = ?",
+    ).run(RUN_STATE_VERSION + 1, executionId);
+  } finally {
+    db.close();
+  }
+  return file;
+}
 
 /** A copy of the fixture's file, owner-only as the daemon keeps its files. */
 function copyPrivate(from: string, to: string): void {
@@ -143,8 +175,16 @@ for (const release of storeFixtureReleases()) {
       rmSync(join(d.dataDir, `svc.db${suffix}`), { force: true });
     copyPrivate(join(at, 'data', 'svc.db'), join(d.dataDir, 'svc.db'));
     copyPrivate(join(at, 'data', 'secret.key'), join(d.dataDir, 'secret.key'));
+    t.true(
+      stateVersions(join(d.dataDir, 'svc.db')).every((v) => v === null || v < RUN_STATE_VERSION),
+    );
     await restart(d);
     await resumeEveryRun(t, d, fixture);
+    // Each run's state was written again as it went on: at the current version.
+    t.deepEqual(
+      stateVersions(join(d.dataDir, 'svc.db')),
+      Object.keys(fixture.runs).map(() => RUN_STATE_VERSION),
+    );
   });
 
   test(`${release}: its snapshot imports on this svc and every waiting run completes`, async (t) => {
@@ -156,6 +196,36 @@ for (const release of storeFixtureReleases()) {
       file: join(at, 'snapshot.svcsnap'),
     });
     t.like(imported, { snapshot: { schema_version: fixture.store_schema }, dropped_secrets: [] });
+    // Upgraded by the import, before any of them ran.
+    t.deepEqual(
+      stateVersions(join(d.dataDir, 'svc.db')),
+      Object.keys(fixture.runs).map(() => RUN_STATE_VERSION),
+    );
     await resumeEveryRun(t, d, fixture);
+  });
+
+  test(`${release}: a run state from a newer svc is refused by name, in a snapshot and in a data dir`, async (t) => {
+    const newer = fixture.runs.week_wait.execution_id;
+    const message = `Run ${newer}'s stored state is version ${RUN_STATE_VERSION + 1}: a newer svc wrote it, and this svc reads run states up to version ${RUN_STATE_VERSION}.`;
+    const d = await daemon(t);
+    const file = withNewerState(join(at, 'snapshot.svcsnap'), newer);
+    const refused = await trpc(running(d), 'state.import', { file, drop_secrets: true });
+    t.is(refused.status, 409, refused.text);
+    t.true(refused.error!.message.includes(message), refused.error!.message);
+    t.true(
+      refused.error!.message.startsWith(`The snapshot ${file} holds runs written by a newer svc`),
+    );
+    // The sandbox is as it was: the import changed nothing.
+    const workflows = await restNow(d, '/v1')('GET', '/workflows');
+    t.deepEqual(workflows.body.data, []);
+
+    await shutdown(d);
+    for (const suffix of ['-wal', '-shm'])
+      rmSync(join(d.dataDir, `svc.db${suffix}`), { force: true });
+    copyPrivate(withNewerState(join(at, 'data', 'svc.db'), newer), join(d.dataDir, 'svc.db'));
+    copyPrivate(join(at, 'data', 'secret.key'), join(d.dataDir, 'secret.key'));
+    const start = await runCli(['daemon', 'start', '--port', '0', '--json'], { env: d.env });
+    t.is(start.code, 1, start.stdout + start.stderr);
+    t.true(start.json().error.message.includes(message), start.stdout);
   });
 }
