@@ -27,7 +27,7 @@ const UNFINISHED = new Set(['running', 'awaiting_approval']);
 
 export function Run({ params }) {
   const { data, error, reload } = useLoad(
-    () => get(`/runs/${params.id}`),
+    () => get('/runs/:execution_id', { params: { execution_id: params.id } }),
     [params.id],
     (type, message) =>
       (type === 'run' && message.execution_id === params.id) ||
@@ -59,13 +59,13 @@ export function Run({ params }) {
           kind="danger"
           confirm=${`Cancel run ${run.execution_id}? A cancelled run cannot be resumed.`}
           yes="Yes, cancel the run"
-          action=${() => post(`/runs/${run.execution_id}/cancel`)}
+          action=${() => post('/runs/:execution_id/cancel', { params: { execution_id: run.execution_id } })}
           onDone=${reload}
           >Cancel run<//
         >`
       }
       <${ActionButton}
-        action=${() => post(`/runs/${run.execution_id}/run-again`)}
+        action=${() => post('/runs/:execution_id/run-again', { params: { execution_id: run.execution_id } })}
         onDone=${(started) => navigate(href(`/runs/${started.execution_id}`))}
         >Run again with the same input<//
       >
@@ -182,7 +182,11 @@ function Timeline({ data }) {
                       <${ActionButton}
                         kind="secondary"
                         label=${`Re-run from here: step ${entry.step_id}`}
-                        action=${() => post(`/runs/${run.execution_id}/rerun`, { from_step_id: entry.step_id })}
+                        action=${() =>
+                          post('/runs/:execution_id/rerun', {
+                            params: { execution_id: run.execution_id },
+                            body: { from_step_id: entry.step_id },
+                          })}
                         onDone=${(started) => navigate(href(`/runs/${started.execution_id}`))}
                         >Re-run from here<//
                       >

@@ -21,7 +21,10 @@ async function loadHistory(runId, shown) {
   const events = [];
   let after;
   for (;;) {
-    const page = await get(`/runs/${runId}/events`, { limit: PAGE, after });
+    const page = await get('/runs/:execution_id/events', {
+      params: { execution_id: runId },
+      query: { limit: PAGE, after },
+    });
     events.push(...page.data);
     if (!page.has_more || events.length >= shown) return { events, hasMore: page.has_more };
     after = page.next_cursor;

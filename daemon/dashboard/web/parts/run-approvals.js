@@ -25,7 +25,10 @@ export function RunApprovals({ pending, onDecided }) {
 }
 
 function PendingApproval({ executionId, onDecided }) {
-  const { data, error } = useLoad(() => get(`/agent-executions/${executionId}`), [executionId]);
+  const { data, error } = useLoad(
+    () => get('/agent-executions/:execution_id', { params: { execution_id: executionId } }),
+    [executionId],
+  );
   if (!data) {
     return html`<li class="card">
       <${ErrorNote} error=${error} />

@@ -30,7 +30,10 @@ export function StartRun({ wf, lastInput }) {
         ? html`<${ActionButton}
             action=${() => {
               if (checked.error) throw new Error(checked.error);
-              return post(`/workflows/${wf.id}/run`, { input: checked.value });
+              return post('/workflows/:workflow_id/run', {
+                params: { workflow_id: wf.id },
+                body: { input: checked.value },
+              });
             }}
             onDone=${(started) => navigate(href(`/runs/${started.execution_id}`))}
             >Start a run with this input<//

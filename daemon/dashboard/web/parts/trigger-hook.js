@@ -11,7 +11,9 @@ export function TriggerHook({ wf, lastInput }) {
   const [text, setText] = useState(() =>
     JSON.stringify(lastInput ?? Object.fromEntries(fields.map((field) => [field, null])), null, 2),
   );
-  const [started, setStarted] = useState(null);
+  const [started, setStarted] = useState(
+    /** @type {import('../lib.js').PostAnswer<'/workflows/:workflow_id/trigger'> | null} */ (null),
+  );
   const checked = checkBody(text, fields);
   const how = wf.hook.signed ? 'a signed POST' : 'a POST';
   return html`<h3>Trigger the hook from here</h3>
@@ -36,7 +38,7 @@ export function TriggerHook({ wf, lastInput }) {
               kind="primary"
               action=${() => {
                 if (checked.error) throw new Error(checked.error);
-                return postText(`/workflows/${wf.id}/trigger`, text);
+                return postText('/workflows/:workflow_id/trigger', { workflow_id: wf.id }, text);
               }}
               onDone=${setStarted}
               >Trigger<//
@@ -62,7 +64,7 @@ function checkBody(text, fields) {
   try {
     JSON.parse(text);
   } catch (error) {
-    return { error: `Not valid JSON: ${error.message}.` };
+    return { error: `Not valid JSON: ${/** @type {Error} */ (error).message}.` };
   }
   const checked = checkInput(text, fields);
   if (!checked.error) return checked;
