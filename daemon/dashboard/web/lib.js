@@ -34,6 +34,22 @@ import { formatDuration } from './shared/duration.js';
  * @template {PostPath} P
  * @typedef {import('../contract.js').PostAnswer<P>} PostAnswer
  */
+/**
+ * What useLoad() gives a component.
+ * @template T
+ * @typedef {{ data: T | null, error: Error | null, loading: boolean, reload: () => void }} Loaded
+ */
+/**
+ * The API's objects as the pages pass them to their parts (named once, from the routes).
+ * @typedef {GetAnswer<'/runs/:execution_id'>} RunDetail
+ * @typedef {RunDetail['execution']} Run
+ * @typedef {RunDetail['graph']} StepGraphData
+ * @typedef {GetAnswer<'/workflows/:workflow_id'>} WorkflowDetail
+ * @typedef {GetAnswer<'/agent-executions/:execution_id'>['execution']} AgentExecution
+ * @typedef {GetAnswer<'/runs/:execution_id/events'>['data'][number]} HistoryEvent
+ * @typedef {GetAnswer<'/webhooks/:webhook_id/deliveries'>['data'][number]} Delivery
+ * @typedef {GetAnswer<'/agents/:agent_id/knowledge'>['data'][number]} KnowledgeDocument
+ */
 
 export const html = htm.bind(h);
 export { render, useCallback, useEffect, useId, useLayoutEffect, useRef, useState };

@@ -89,6 +89,7 @@ export function Agents({ query }) {
   `;
 }
 
+/** @param {{ execution: import('../lib.js').AgentExecution | null }} props */
 function LastExecution({ execution }) {
   if (!execution) return html`<span class="muted">none yet</span>`;
   return html`<${Status} value=${execution.status} />${' '}

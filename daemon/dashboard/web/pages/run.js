@@ -112,6 +112,19 @@ export function Run({ params }) {
   `;
 }
 
+/**
+ * A condition step's result: the branch it took and the step that follows (a step's result is
+ * any JSON in the API's schema; a condition's has this shape).
+ * @param {{ result?: unknown }} entry
+ * @returns {{ branch?: string, next_step_id?: string | null } | null}
+ */
+function conditionResult(entry) {
+  return /** @type {{ branch?: string, next_step_id?: string | null } | null} */ (
+    entry.result ?? null
+  );
+}
+
+/** @param {{ data: import('../lib.js').RunDetail }} props */
 function Timeline({ data }) {
   const run = data.execution;
   const definitions = new Map(data.steps.map((step) => [step.id, step]));
@@ -160,9 +173,9 @@ function Timeline({ data }) {
                       ${entry.attempt > 1 && html`<span class="badge">attempt ${entry.attempt}</span>`}
                       ${
                         entry.type === 'condition' &&
-                        entry.result?.branch &&
+                        conditionResult(entry)?.branch &&
                         html`<span class="badge branch"
-                          >${`took ${entry.result.branch.replace('_', ' ')}`}${entry.result.next_step_id ? ` → ${entry.result.next_step_id}` : ''}</span
+                          >${`took ${conditionResult(entry)?.branch?.replace('_', ' ')}`}${conditionResult(entry)?.next_step_id ? ` → ${conditionResult(entry)?.next_step_id}` : ''}</span
                         >`
                       }
                     </div>

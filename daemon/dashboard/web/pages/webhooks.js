@@ -132,6 +132,7 @@ function LinkedDelivery({ webhookId, deliveryId }) {
   </section>`;
 }
 
+/** @param {{ webhookId: string, summary: import('../lib.js').Delivery, initiallyOpen?: boolean }} props */
 function Delivery({ webhookId, summary, initiallyOpen = false }) {
   const [open, setOpen] = useState(initiallyOpen);
   return html`<li class="delivery" data-delivery=${summary.id}>

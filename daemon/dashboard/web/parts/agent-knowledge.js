@@ -57,6 +57,9 @@ export function AgentKnowledge({ agentId }) {
     </div>`;
 }
 
+/**
+ * @param {{ doc: import('../lib.js').KnowledgeDocument, open: boolean, region: string, onToggle: () => void }} props
+ */
 function DocumentRow({ doc, open, region, onToggle }) {
   return html`<tr data-document=${doc.id}>
     <td>
@@ -83,6 +86,7 @@ function DocumentRow({ doc, open, region, onToggle }) {
 }
 
 /** The passages of one document, 20 at a time. */
+/** @param {{ agentId: string, doc: import('../lib.js').KnowledgeDocument }} props */
 function Passages({ agentId, doc }) {
   const [pages, setPages] = useState(
     /** @type {import('../lib.js').GetAnswer<'/agents/:agent_id/knowledge/:document_id/passages'>[]} */ ([]),

@@ -3,6 +3,9 @@
 // svc agents approve). Shown on Approvals and on the execution's own page.
 import { ActionButton, Link, href, html, post, time } from '../lib.js';
 
+/**
+ * @param {{ execution: import('../lib.js').AgentExecution, agentName: string | null, runId?: string | null, heading?: string, onDecided?: () => void }} props
+ */
 export function ExecutionCard({ execution, agentName, runId, heading = 'h2', onDecided }) {
   const decide = (decision) =>
     post('/approvals/:execution_id', {

@@ -78,6 +78,7 @@ export function ReplayDeliveries({ webhookId, onReplayed }) {
   </details>`;
 }
 
+/** @param {{ answer: import('../lib.js').PostAnswer<'/webhooks/:webhook_id/replay'> }} props */
 function Replayed({ answer }) {
   const span = answer.first_event_id
     ? ` (${answer.first_event_id} .. ${answer.last_event_id})`

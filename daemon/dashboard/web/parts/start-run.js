@@ -5,6 +5,7 @@
 import { ActionButton, href, html, navigate, post, useState } from '../lib.js';
 import { JsonEditor, parseObject } from './json-editor.js';
 
+/** @param {{ wf: import('../lib.js').WorkflowDetail, lastInput?: unknown }} props */
 export function StartRun({ wf, lastInput }) {
   const fields = wf.input_fields;
   const [text, setText] = useState(() =>

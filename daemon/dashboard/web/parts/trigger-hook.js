@@ -6,6 +6,7 @@ import { ActionButton, Link, href, html, postText, useState } from '../lib.js';
 import { JsonEditor } from './json-editor.js';
 import { checkInput } from './start-run.js';
 
+/** @param {{ wf: import('../lib.js').WorkflowDetail, lastInput?: unknown }} props */
 export function TriggerHook({ wf, lastInput }) {
   const fields = wf.input_fields;
   const [text, setText] = useState(() =>
@@ -15,7 +16,7 @@ export function TriggerHook({ wf, lastInput }) {
     /** @type {import('../lib.js').PostAnswer<'/workflows/:workflow_id/trigger'> | null} */ (null),
   );
   const checked = checkBody(text, fields);
-  const how = wf.hook.signed ? 'a signed POST' : 'a POST';
+  const how = wf.hook?.signed ? 'a signed POST' : 'a POST';
   return html`<h3>Trigger the hook from here</h3>
     <form class="drive" onSubmit=${(event) => event.preventDefault()}>
       <${JsonEditor}
@@ -27,7 +28,7 @@ export function TriggerHook({ wf, lastInput }) {
       />
       <p class="muted">
         ${
-          wf.hook.signed
+          wf.hook?.signed
             ? 'The daemon signs the body with the trigger secret (X-Svc-Signature) and posts it to the hook URL above.'
             : 'The body is posted to the hook URL above (the trigger has no secret: no signature).'
         }
