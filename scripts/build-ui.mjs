@@ -15,7 +15,11 @@ const distDir = (name) => dirname(require.resolve(name));
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(join(out, 'vendor'), { recursive: true });
-cpSync(join(root, 'daemon', 'dashboard', 'web'), out, { recursive: true });
+// Not the files only the type-check reads (web/tsconfig.json, the vendor modules' .d.mts).
+cpSync(join(root, 'daemon', 'dashboard', 'web'), out, {
+  recursive: true,
+  filter: (source) => !/(\.d\.m?ts|tsconfig\.json)$/.test(source),
+});
 
 // The words the CLI uses for durations, compiled by tsc (no imports): one formatDuration for both.
 mkdirSync(join(out, 'shared'), { recursive: true });

@@ -20,6 +20,8 @@ import {
 } from '../../shared/schemas/control.js';
 import { ApiError } from '../domain/errors.js';
 import { publishByHand } from '../events/by-hand.js';
+import { keyView } from '../keys/key.view.js';
+import { workspaceView } from '../workspaces/workspace.view.js';
 import { StubAddInput } from '../../shared/schemas/agents.js';
 import { typeMatcher } from '../../shared/event-type-patterns.js';
 import {
@@ -79,7 +81,6 @@ import {
 } from '../../shared/schemas/control-output.js';
 import { live } from './live.js';
 import { sandboxStatus } from './sandbox-status.js';
-import { keyView, workspaceView } from './views.js';
 
 export function createControlRouter(deps: ControlDeps) {
   const { workspaces, keys, clock, clockService, events, deliveries, agents, stubs, daemon } = deps;

@@ -1,6 +1,11 @@
-// How a route of the dashboard's JSON API is declared: `read` (GET, a session needed) and `act`
-// (POST, a session, the CSRF token, and a body checked by its schema), each given the workspace
-// the page shows. The guard of ui.routes.ts (loopback, Host, Origin) has run before either.
+// How a route of the dashboard's JSON API is declared: a table of routes, each keyed by its method
+// and path ('GET /runs/:execution_id') with its input schema (the query of a GET, the body of a
+// POST) and its output schema, and one handler per route. GET needs a session; POST a session,
+// the CSRF token, and a body its schema accepts. Each handler is given the workspace the page
+// shows, and its answer is checked against the output schema before it is sent (as the control
+// channel's `.output()`): the browser's code is type-checked against the same schemas
+// (contract.ts), so a field renamed on one side fails `npm run typecheck` on the other. The guard
+// of ui.routes.ts (loopback, Host, Origin) has run before either.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ListQuery } from '../../shared/schemas/common.js';
@@ -12,15 +17,35 @@ export const WorkspaceQuery = z.strictObject({ workspace: z.string().max(100).op
 export const PageQuery = ListQuery.extend({ workspace: z.string().max(100).optional() });
 export const NoBody = z.strictObject({});
 
-type Handler<I> = (input: I, workspaceId: string, request: FastifyRequest) => unknown;
+/** A route's schemas: `input` is the query of a GET, the JSON body of a POST. */
+export interface Route<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
+  input: I;
+  output: O;
+}
+
+/** Routes by 'GET /path' or 'POST /path' (the path under /ui/api, with :params). */
+export type RouteTable = Record<`${'GET' | 'POST'} /${string}`, Route>;
+
+export function route<I extends z.ZodType, O extends z.ZodType>(input: I, output: O): Route<I, O> {
+  return { input, output };
+}
+
+/** What a handler answers: the output schema's input type (checked and sent as its output). */
+type Answer<R extends Route> = z.input<R['output']> | Promise<z.input<R['output']>>;
+
+export type Handler<R extends Route> = (
+  input: z.output<R['input']>,
+  workspaceId: string,
+  request: FastifyRequest,
+) => Answer<R>;
+
+/** One handler for every route of a table, and none for a route it does not declare. */
+export type Handlers<T extends RouteTable> = {
+  [K in keyof T]: T[K] extends Route ? Handler<T[K]> : never;
+};
 
 export interface ApiKit {
-  read<Q extends z.ZodType<{ workspace?: string | undefined }>>(
-    path: string,
-    query: Q,
-    handler: Handler<z.infer<Q>>,
-  ): void;
-  act<B extends z.ZodType>(path: string, body: B, handler: Handler<z.infer<B>>): void;
+  serve<T extends RouteTable>(routes: T, handlers: Handlers<T>): void;
 }
 
 export interface KitNeeds {
@@ -29,31 +54,54 @@ export interface KitNeeds {
 }
 
 export function apiKit(scope: FastifyInstance, needs: KitNeeds): ApiKit {
+  const read = (path: string, { input, output }: Route, handler: Handler<Route>) => {
+    scope.get(path, async (request, reply) => {
+      needs.requireSession(request);
+      const query = parse(input, request.query) as { workspace?: string };
+      void reply.header('cache-control', 'no-store');
+      return checked(path, output, await handler(query, needs.workspaceOf(query), request));
+    });
+  };
+  const act = (path: string, { input, output }: Route, handler: Handler<Route>) => {
+    scope.post(path, async (request, reply) => {
+      const session = needs.requireSession(request);
+      const csrf = request.headers['x-csrf-token'];
+      if (!DashboardSessions.csrfMatches(session, typeof csrf === 'string' ? csrf : undefined)) {
+        throw new ApiError(
+          'csrf_token_invalid',
+          'Missing or wrong CSRF token: reload the dashboard page and try again.',
+        );
+      }
+      const workspace = parse(WorkspaceQuery, request.query);
+      void reply.header('cache-control', 'no-store');
+      const body = parse(input, request.body ?? {});
+      return checked(path, output, await handler(body, needs.workspaceOf(workspace), request));
+    });
+  };
   return {
-    read(path, query, handler) {
-      scope.get(path, (request, reply) => {
-        needs.requireSession(request);
-        const input = parse(query, request.query);
-        void reply.header('cache-control', 'no-store');
-        return handler(input, needs.workspaceOf(input), request);
-      });
-    },
-    act(path, body, handler) {
-      scope.post(path, (request, reply) => {
-        const session = needs.requireSession(request);
-        const csrf = request.headers['x-csrf-token'];
-        if (!DashboardSessions.csrfMatches(session, typeof csrf === 'string' ? csrf : undefined)) {
-          throw new ApiError(
-            'csrf_token_invalid',
-            'Missing or wrong CSRF token: reload the dashboard page and try again.',
-          );
-        }
-        const workspace = parse(WorkspaceQuery, request.query);
-        void reply.header('cache-control', 'no-store');
-        return handler(parse(body, request.body ?? {}), needs.workspaceOf(workspace), request);
-      });
+    serve(routes, handlers) {
+      for (const [key, schemas] of Object.entries(routes) as [string, Route][]) {
+        const [method, path] = key.split(' ') as ['GET' | 'POST', string];
+        const handler = handlers[key as keyof typeof handlers] as Handler<Route>;
+        (method === 'GET' ? read : act)(`/ui/api${path}`, schemas, handler);
+      }
     },
   };
+}
+
+/**
+ * The answer as its output schema says (fields it does not name are not sent). An answer that
+ * breaks its schema is the daemon's bug: a 500 naming the route and the field, never data the
+ * page would misread.
+ */
+function checked(path: string, output: z.ZodType, answer: unknown): unknown {
+  const result = output.safeParse(answer);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  throw new ApiError(
+    'internal_server_error',
+    `The dashboard's answer to ${path} breaks its schema at ${issue.path.join('.') || 'the top'}: ${issue.message}.`,
+  );
 }
 
 /** The path parameters of a route (`:execution_id` ...), always present when it matched. */
@@ -78,4 +126,14 @@ export function listOf<T>(page: Page<T>) {
     total_count: page.totalCount,
     next_cursor: page.hasMore ? (last?.id ?? last?.execution_id ?? null) : null,
   };
+}
+
+/** The schema of listOf's answer for items of `item`. */
+export function ListOf<I extends z.ZodType>(item: I) {
+  return z.object({
+    data: z.array(item),
+    has_more: z.boolean(),
+    total_count: z.number().int(),
+    next_cursor: z.string().nullable(),
+  });
 }

@@ -1,5 +1,6 @@
 // The services the dashboard reads and drives (the composition root passes its own): the same
 // ones the REST API and the control channel call.
+import type { WorkflowView } from '../../shared/schemas/workflows.js';
 import type { AgentService } from '../agents/agent.service.js';
 import type { ExecutionService } from '../agents/execution.service.js';
 import type { WorkflowEngine } from '../engine/engine.js';
@@ -31,8 +32,8 @@ export interface DashboardServices {
   runs: WorkflowExecutionsService;
   secrets: SecretService;
   triggers: TriggerService;
-  /** Its workflow type is the REST API's; the dashboard only sends it on. */
-  templates: TemplateService<unknown>;
+  /** Its workflow type is the REST API's view, which the dashboard answers too. */
+  templates: TemplateService<WorkflowView>;
   webhooks: WebhookService;
   workflows: WorkflowService;
   workspaces: WorkspaceService;

@@ -3,13 +3,13 @@
 // what the REST API and the control channel call: WorkflowExecutionsService.execute (as POST
 // /v1/workflows/{id}/execute) and publishByHand (as `svc events trigger`, sandbox only).
 import { z } from 'zod';
-import { EVENT_TYPES } from '../../shared/schemas/events.js';
-import { ExecuteBody } from '../../shared/schemas/workflows.js';
+import { Event, EVENT_TYPES } from '../../shared/schemas/events.js';
+import { ExecuteAnswer, ExecuteBody } from '../../shared/schemas/workflows.js';
 import type { DaemonStatus } from '../control/deps.js';
 import { publishByHand } from '../events/by-hand.js';
 import { sampleEventData } from '../events/samples.js';
 import type { Clock } from '../time/clock.js';
-import { params, WorkspaceQuery, type ApiKit } from './api-kit.js';
+import { params, route, WorkspaceQuery, type ApiKit } from './api-kit.js';
 import type { DashboardServices } from './deps.js';
 
 const StartBody = z.strictObject({ input: ExecuteBody.shape.input });
@@ -19,27 +19,39 @@ const SendBody = z.strictObject({
   data: z.record(z.string(), z.unknown()),
 });
 
+export const driveRoutes = {
+  'POST /workflows/:workflow_id/run': route(StartBody, ExecuteAnswer),
+  /** A sample event of a type, to edit and send. */
+  'GET /events/sample': route(
+    SampleQuery,
+    z.object({ type: z.enum(EVENT_TYPES), data: z.record(z.string(), z.unknown()) }),
+  ),
+  'POST /events': route(SendBody, Event),
+};
+
 export function driveApi(
-  { read, act }: ApiKit,
+  kit: ApiKit,
   services: DashboardServices,
   clock: Clock,
   daemonStatus: () => DaemonStatus,
 ): void {
-  act('/ui/api/workflows/:workflow_id/run', StartBody, async (input, workspaceId, request) => {
-    const workflowId = params(request).workflow_id!;
-    return (await services.runs.execute(workspaceId, workflowId, { input: input.input })).execution;
-  });
-  read('/ui/api/events/sample', SampleQuery, (input, workspaceId) => ({
-    type: input.type,
-    data: sampleEventData(input.type, workspaceId, clock.iso()),
-  }));
-  act('/ui/api/events', SendBody, (input, workspaceId) =>
-    publishByHand(services.events, {
-      environment: daemonStatus().environment,
-      workspaceId,
+  kit.serve(driveRoutes, {
+    'POST /workflows/:workflow_id/run': async (input, workspaceId, request) => {
+      const workflowId = params(request).workflow_id!;
+      return (await services.runs.execute(workspaceId, workflowId, { input: input.input }))
+        .execution;
+    },
+    'GET /events/sample': (input, workspaceId) => ({
       type: input.type,
-      data: input.data,
-      nowIso: clock.iso(),
+      data: sampleEventData(input.type, workspaceId, clock.iso()),
     }),
-  );
+    'POST /events': (input, workspaceId) =>
+      publishByHand(services.events, {
+        environment: daemonStatus().environment,
+        workspaceId,
+        type: input.type,
+        data: input.data,
+        nowIso: clock.iso(),
+      }),
+  });
 }

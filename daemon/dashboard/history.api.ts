@@ -4,8 +4,9 @@
 // run's page costs the same with a million events stored.
 import { z } from 'zod';
 import { Limit } from '../../shared/schemas/common.js';
-import type { DeliveryView } from '../../shared/schemas/webhooks.js';
-import { params, type ApiKit } from './api-kit.js';
+import { Event } from '../../shared/schemas/events.js';
+import { Delivery, type DeliveryView } from '../../shared/schemas/webhooks.js';
+import { params, route, type ApiKit } from './api-kit.js';
 import type { DashboardServices } from './deps.js';
 
 const HistoryQuery = z.strictObject({
@@ -17,24 +18,37 @@ const HistoryQuery = z.strictObject({
 /** The events of a page when no limit is given: a run's usual whole history. */
 const DEFAULT_PAGE = 100;
 
-export function historyApi({ read }: ApiKit, services: DashboardServices): void {
-  read('/ui/api/runs/:execution_id/events', HistoryQuery, (input, workspaceId, request) => {
-    const executionId = params(request).execution_id!;
-    // Not found unless the run is the workspace's.
-    services.runs.getById(workspaceId, executionId);
-    const page = services.events.ofRun(workspaceId, executionId, {
-      after: input.after,
-      limit: input.limit ?? DEFAULT_PAGE,
-    });
-    const byEvent = new Map<string, DeliveryView[]>();
-    const ids = page.items.map((event) => event.id);
-    for (const delivery of services.deliveries.ofEvents(workspaceId, ids)) {
-      byEvent.set(delivery.event_id, [...(byEvent.get(delivery.event_id) ?? []), delivery]);
-    }
-    return {
-      data: page.items.map((event) => ({ ...event, deliveries: byEvent.get(event.id) ?? [] })),
-      has_more: page.hasMore,
-      next_cursor: page.hasMore ? page.items.at(-1)!.id : null,
-    };
+export const historyRoutes = {
+  'GET /runs/:execution_id/events': route(
+    HistoryQuery,
+    z.object({
+      data: z.array(Event.extend({ deliveries: z.array(Delivery) })),
+      has_more: z.boolean(),
+      next_cursor: z.string().nullable(),
+    }),
+  ),
+};
+
+export function historyApi(kit: ApiKit, services: DashboardServices): void {
+  kit.serve(historyRoutes, {
+    'GET /runs/:execution_id/events': (input, workspaceId, request) => {
+      const executionId = params(request).execution_id!;
+      // Not found unless the run is the workspace's.
+      services.runs.getById(workspaceId, executionId);
+      const page = services.events.ofRun(workspaceId, executionId, {
+        after: input.after,
+        limit: input.limit ?? DEFAULT_PAGE,
+      });
+      const byEvent = new Map<string, DeliveryView[]>();
+      const ids = page.items.map((event) => event.id);
+      for (const delivery of services.deliveries.ofEvents(workspaceId, ids)) {
+        byEvent.set(delivery.event_id, [...(byEvent.get(delivery.event_id) ?? []), delivery]);
+      }
+      return {
+        data: page.items.map((event) => ({ ...event, deliveries: byEvent.get(event.id) ?? [] })),
+        has_more: page.hasMore,
+        next_cursor: page.hasMore ? page.items.at(-1)!.id : null,
+      };
+    },
   });
 }

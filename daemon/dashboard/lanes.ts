@@ -3,12 +3,7 @@
 // handlers and what follows a parallel step's join stay on the lane that reached them.
 import { stepEdges, type StepEdgeKind } from '../../shared/schemas/steps.js';
 import type { WorkflowStepView } from '../../shared/schemas/workflows.js';
-
-export interface Lane {
-  key: string;
-  label: string;
-  step_ids: string[];
-}
+import type { Lane } from './answers.js';
 
 /** Branches first (each opens its lane), then the edges that stay on the lane. */
 const LANE_ORDER: Record<StepEdgeKind, number> = {

@@ -3,15 +3,8 @@
 // the page's URL names that workspace.
 import { ApiError } from '../domain/errors.js';
 import { FINDABLE_PREFIXES, landingPath } from './links.js';
+import type { Location } from './answers.js';
 import type { DashboardServices } from './deps.js';
-
-export interface Location {
-  id: string;
-  kind: 'run' | 'agent_execution' | 'delivery' | 'webhook' | 'agent' | 'workflow';
-  workspace_id: string;
-  /** The page's path and query, e.g. /ui/runs/wex_...?ws=ws_... */
-  path: string;
-}
 
 type Services = Pick<
   DashboardServices,

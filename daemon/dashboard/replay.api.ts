@@ -2,10 +2,10 @@
 // the same input schema (WebhookReplayInput), the same window rules (replayFilter) and the same
 // service (DeliveryService.replay), so the checks and refusals read as the CLI's. The answer lists
 // the new deliveries, the first REPLAY_SHOWN of them (a replay may send 100,000).
-import { WebhookReplayInput } from '../../shared/schemas/replay.js';
+import { WebhookReplayInput, WebhookReplayResult } from '../../shared/schemas/replay.js';
 import type { Clock } from '../time/clock.js';
 import { replayFilter } from '../webhooks/deliveries/replay.js';
-import { params, type ApiKit } from './api-kit.js';
+import { params, route, type ApiKit } from './api-kit.js';
 import type { DashboardServices } from './deps.js';
 
 /** New deliveries the page lists after a replay; the webhook's deliveries list has them all. */
@@ -17,14 +17,23 @@ const ReplayBody = WebhookReplayInput.omit({
   include_deliveries: true,
 });
 
-export function replayApi({ act }: ApiKit, services: DashboardServices, clock: Clock): void {
-  act('/ui/api/webhooks/:webhook_id/replay', ReplayBody, async (input, workspaceId, request) => {
-    const filter = replayFilter({ ...input, include_deliveries: true }, clock.now());
-    const answer = await services.deliveries.replay(
-      workspaceId,
-      params(request).webhook_id!,
-      filter,
-    );
-    return { ...answer, deliveries: answer.deliveries?.slice(0, REPLAY_SHOWN) ?? [] };
+export const replayRoutes = {
+  'POST /webhooks/:webhook_id/replay': route(
+    ReplayBody,
+    WebhookReplayResult.required({ deliveries: true }),
+  ),
+};
+
+export function replayApi(kit: ApiKit, services: DashboardServices, clock: Clock): void {
+  kit.serve(replayRoutes, {
+    'POST /webhooks/:webhook_id/replay': async (input, workspaceId, request) => {
+      const filter = replayFilter({ ...input, include_deliveries: true }, clock.now());
+      const answer = await services.deliveries.replay(
+        workspaceId,
+        params(request).webhook_id!,
+        filter,
+      );
+      return { ...answer, deliveries: answer.deliveries?.slice(0, REPLAY_SHOWN) ?? [] };
+    },
   });
 }

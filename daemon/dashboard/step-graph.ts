@@ -2,33 +2,12 @@
 // column, and every edge with its kind (next, a condition's if_true / if_false, a parallel step's
 // branches, on_error). The edges come from stepEdges() of the step registry, the same source
 // successors() reads for every other graph walk; this file only places what it is given.
-import { stepEdges, type StepEdgeKind } from '../../shared/schemas/steps.js';
+import { stepEdges } from '../../shared/schemas/steps.js';
 import type { WorkflowStepView } from '../../shared/schemas/workflows.js';
+import type { StepGraph } from './answers.js';
 import { laneOf } from './lanes.js';
 
-export interface GraphNode {
-  id: string;
-  name: string;
-  type: string;
-  /** The row, 0 for the entry: one more than the lowest row of any step leading to it. */
-  layer: number;
-  /** The place in its row, 0 first. */
-  column: number;
-}
-
-export interface GraphEdge {
-  from: string;
-  to: string;
-  kind: StepEdgeKind;
-}
-
-export interface StepGraph {
-  nodes: GraphNode[];
-  edges: GraphEdge[];
-  /** The number of rows, and the number of places in the widest row. */
-  layers: number;
-  columns: number;
-}
+type GraphEdge = StepGraph['edges'][number];
 
 export function stepGraph(steps: readonly WorkflowStepView[]): StepGraph {
   const known = new Set(steps.map((step) => step.id));

@@ -4,11 +4,13 @@
 // template leaves to its user (checked by the same placeholderProblem) and an agent per role.
 // The workflow is created by the TemplateService of POST /v1/workflows/from-template.
 import { z } from 'zod';
-import type { WorkflowTemplate } from '../../shared/schemas/templates.js';
-import type { WorkflowStepView } from '../../shared/schemas/workflows.js';
+import { AGENT_STATUSES, AGENT_TYPES } from '../../shared/schemas/enums.js';
+import { WorkflowTemplate } from '../../shared/schemas/templates.js';
+import { Workflow, type WorkflowStepView } from '../../shared/schemas/workflows.js';
 import { placeholderProblem } from '../../shared/templates.js';
 import { invalidParameter } from '../domain/errors.js';
-import { params, WorkspaceQuery, type ApiKit } from './api-kit.js';
+import { StepGraph } from './answers.js';
+import { params, route, WorkspaceQuery, type ApiKit } from './api-kit.js';
 import type { DashboardServices } from './deps.js';
 import { stepGraph } from './step-graph.js';
 
@@ -24,23 +26,44 @@ const CreateBody = z.strictObject({
 /** The agents a role may be given (the newest hundred of the workspace). */
 const AGENT_CHOICES = 100;
 
-export function templatesApi({ read, act }: ApiKit, services: DashboardServices): void {
-  read('/ui/api/templates', WorkspaceQuery, (_input, workspaceId) => ({
-    data: services.templates
-      .list()
-      .map((template) => ({ ...template, graph: stepGraph(graphSteps(template)) })),
-    agents: services.agents
-      .list(workspaceId, { limit: AGENT_CHOICES })
-      .items.map(({ id, name, type, status }) => ({ id, name, type, status })),
-  }));
-  act('/ui/api/templates/:template_id/workflows', CreateBody, (input, workspaceId, request) => {
-    const template = services.templates.get(params(request).template_id!);
-    return services.templates.createWorkflow(services.workspaces.get(workspaceId)!, {
-      template_id: template.id,
-      name: input.name,
-      status: input.status,
-      customizations: { agents: input.agents, steps: stepValues(template, input.values) },
-    });
+export const templatesRoutes = {
+  'GET /templates': route(
+    WorkspaceQuery,
+    z.object({
+      data: z.array(WorkflowTemplate.extend({ graph: StepGraph })),
+      /** The agents a role may be given. */
+      agents: z.array(
+        z.object({
+          id: z.string(),
+          name: z.string(),
+          type: z.enum(AGENT_TYPES),
+          status: z.enum(AGENT_STATUSES),
+        }),
+      ),
+    }),
+  ),
+  'POST /templates/:template_id/workflows': route(CreateBody, Workflow),
+};
+
+export function templatesApi(kit: ApiKit, services: DashboardServices): void {
+  kit.serve(templatesRoutes, {
+    'GET /templates': (_input, workspaceId) => ({
+      data: services.templates
+        .list()
+        .map((template) => ({ ...template, graph: stepGraph(graphSteps(template)) })),
+      agents: services.agents
+        .list(workspaceId, { limit: AGENT_CHOICES })
+        .items.map(({ id, name, type, status }) => ({ id, name, type, status })),
+    }),
+    'POST /templates/:template_id/workflows': (input, workspaceId, request) => {
+      const template = services.templates.get(params(request).template_id!);
+      return services.templates.createWorkflow(services.workspaces.get(workspaceId)!, {
+        template_id: template.id,
+        name: input.name,
+        status: input.status,
+        customizations: { agents: input.agents, steps: stepValues(template, input.values) },
+      });
+    },
   });
 }
 

@@ -8,7 +8,7 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { z } from 'zod';
 import type { ErrorCode } from '../../shared/errors.js';
 import { ApiError } from '../domain/errors.js';
-import { params, type ApiKit } from './api-kit.js';
+import { params, route, type ApiKit } from './api-kit.js';
 import type { DashboardServices } from './deps.js';
 
 /** Sends a request through the app's router, as if it came in on its socket. */
@@ -19,11 +19,23 @@ interface HookAnswer {
   error?: { code: ErrorCode; message: string; param?: string } & Record<string, unknown>;
 }
 
-export function triggerApi({ act }: ApiKit, services: DashboardServices, inject: Inject): void {
-  act(
-    '/ui/api/workflows/:workflow_id/trigger',
+export const triggerRoutes = {
+  /** The body is the hook's body, any JSON, sent on byte for byte. */
+  'POST /workflows/:workflow_id/trigger': route(
     z.unknown(),
-    async (_body, workspaceId, request) => {
+    z.object({
+      execution_id: z.string(),
+      workflow_id: z.string(),
+      /** The hook's path, and whether the request was signed with the trigger's secret. */
+      path: z.string(),
+      signed: z.boolean(),
+    }),
+  ),
+};
+
+export function triggerApi(kit: ApiKit, services: DashboardServices, inject: Inject): void {
+  kit.serve(triggerRoutes, {
+    'POST /workflows/:workflow_id/trigger': async (_body, workspaceId, request) => {
       const workflowId = params(request).workflow_id!;
       // 404 for a workflow that is not in this workspace (another workspace's included), before
       // anything is said about its trigger.
@@ -42,7 +54,7 @@ export function triggerApi({ act }: ApiKit, services: DashboardServices, inject:
           : first;
       return answerOf(answer, workflowId);
     },
-  );
+  });
 }
 
 interface Sent {

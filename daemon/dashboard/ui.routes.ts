@@ -25,6 +25,7 @@ import { replayApi } from './replay.api.js';
 import { workflowApi } from './workflow.api.js';
 import { agentsApi } from './agents.api.js';
 import { historyApi } from './history.api.js';
+import { sessionApi } from './session.api.js';
 import { templatesApi } from './templates.api.js';
 import { refuse, SECURITY_HEADERS, setSecurityHeaders } from './guard.js';
 import { landingPath, reopenCommand } from './links.js';
@@ -115,22 +116,12 @@ class Dashboard {
       requireSession: (request) => this.requireSession(request),
       workspaceOf: (input) => this.workspaceOf(input),
     });
-    scope.get('/ui/api/session', (request) => {
-      const session = this.requireSession(request);
-      const status = this.options.status();
-      return {
-        csrf_token: session.csrfToken,
-        environment: status.environment,
-        version: status.version,
-        default_workspace_id: status.default_workspace_id,
-        workspaces: services.workspaces.list().map((ws) => ({
-          id: ws.id,
-          name: ws.name,
-          tier: ws.tier,
-          default: ws.id === status.default_workspace_id,
-        })),
-      };
-    });
+    sessionApi(
+      kit,
+      services,
+      () => this.options.status(),
+      (request) => this.requireSession(request),
+    );
     watchApi(kit, services, () => this.options.status());
     findApi(kit, services, this.locator);
     workflowApi(kit, services, urls);

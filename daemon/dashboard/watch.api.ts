@@ -2,10 +2,29 @@
 // run again), approvals, webhooks and their deliveries (resend, resume), events, the clock. Each
 // calls the service the REST API and the control channel call: no second implementation.
 import { z } from 'zod';
-import { EVENT_TYPES } from '../../shared/schemas/events.js';
-import { WORKFLOW_EXECUTION_STATUSES } from '../../shared/schemas/workflows.js';
+import { AgentExecution } from '../../shared/schemas/agents.js';
+import { ClockState } from '../../shared/schemas/control-output.js';
+import { Event, EVENT_TYPES } from '../../shared/schemas/events.js';
+import { Delivery, DeliveryDetail, Webhook } from '../../shared/schemas/webhooks.js';
+import {
+  CancelledExecution,
+  ExecuteAnswer,
+  Workflow,
+  WORKFLOW_EXECUTION_STATUSES,
+  WorkflowExecution,
+} from '../../shared/schemas/workflows.js';
 import type { DaemonStatus } from '../control/deps.js';
-import { listOf, NoBody, PageQuery, params, WorkspaceQuery, type ApiKit } from './api-kit.js';
+import { overviewOf, RunDetail } from './answers.js';
+import {
+  ListOf,
+  listOf,
+  NoBody,
+  PageQuery,
+  params,
+  route,
+  WorkspaceQuery,
+  type ApiKit,
+} from './api-kit.js';
 import type { DashboardServices } from './deps.js';
 import { laneOf } from './lanes.js';
 import { copiedStepCount } from './reruns.js';
@@ -35,122 +54,137 @@ const AdvanceBody = z.strictObject({
     .max(366 * 86_400_000),
 });
 
+/** An agent execution awaiting approval, with its agent's name and the run that waits on it. */
+const Approval = AgentExecution.extend({
+  /** Null once the agent is deleted. */
+  agent_name: z.string().nullable(),
+  /** The workflow run waiting on it, when a workflow's agent step asked (else null). */
+  workflow_execution_id: z.string().nullable(),
+});
+
+export const watchRoutes = {
+  'GET /overview': route(WorkspaceQuery, overviewOf(Webhook, AgentExecution)),
+  'GET /workflows': route(PageQuery, ListOf(Workflow)),
+  'GET /runs': route(RunListQuery, ListOf(WorkflowExecution)),
+  'GET /runs/:execution_id': route(WorkspaceQuery, RunDetail),
+  'POST /runs/:execution_id/cancel': route(NoBody, CancelledExecution),
+  'POST /runs/:execution_id/run-again': route(NoBody, ExecuteAnswer),
+  'POST /runs/:execution_id/rerun': route(RerunBody, ExecuteAnswer),
+  'GET /approvals': route(PageQuery, ListOf(Approval)),
+  'POST /approvals/:execution_id': route(ApprovalBody, AgentExecution),
+  'GET /webhooks': route(PageQuery, ListOf(Webhook)),
+  'POST /webhooks/:webhook_id/resume': route(NoBody, Webhook),
+  'GET /webhooks/:webhook_id/deliveries': route(DeliveryListQuery, ListOf(Delivery)),
+  'GET /webhooks/:webhook_id/deliveries/:delivery_id': route(WorkspaceQuery, DeliveryDetail),
+  'POST /webhooks/:webhook_id/deliveries/:delivery_id/resend': route(NoBody, DeliveryDetail),
+  'GET /events': route(EventListQuery, ListOf(Event)),
+  'GET /event-types': route(WorkspaceQuery, z.array(z.enum(EVENT_TYPES))),
+  'GET /clock': route(WorkspaceQuery, ClockState),
+  'POST /clock/advance': route(AdvanceBody, ClockState),
+};
+
 export function watchApi(
-  { read, act }: ApiKit,
+  kit: ApiKit,
   services: DashboardServices,
   daemonStatus: () => DaemonStatus,
 ): void {
-  read('/ui/api/overview', WorkspaceQuery, (_input, workspaceId) => {
-    const status = daemonStatus();
-    const approvals = services.executions.awaitingApproval(workspaceId, { limit: 5 });
-    return {
-      clock: services.clockService.show(),
-      environment: status.environment,
-      data_dir: status.data_dir,
-      url: status.url,
-      version: status.version,
-      started_at: status.started_at,
-      pending_timers: status.pending_timers,
-      runs_last_hour: services.runs.statusCounts(workspaceId, 3_600_000),
-      failing_webhooks: listOf(services.webhooks.list(workspaceId, { status: 'failed' })),
-      awaiting_approval: listOf(approvals),
-    };
-  });
-  // Paged like the runs: the Workflows page asks a page at a time; without a limit (the runs
-  // page's workflow filter), the newest 100.
-  read('/ui/api/workflows', PageQuery, (input, workspaceId) =>
-    listOf(services.workflows.list(workspaceId, { ...input, limit: input.limit ?? 100 })),
-  );
-  read('/ui/api/runs', RunListQuery, (input, workspaceId) =>
-    listOf(
-      services.runs.listInWorkspace(workspaceId, {
-        ...input,
-        from: input.from === undefined ? undefined : Date.parse(input.from),
-        to: input.to === undefined ? undefined : Date.parse(input.to),
-      }),
-    ),
-  );
-  read('/ui/api/runs/:execution_id', WorkspaceQuery, (_input, workspaceId, request) => {
-    const detail = services.runs.detail(workspaceId, params(request).execution_id!);
-    return {
-      ...detail,
-      lanes: laneOf(detail.steps),
-      graph: stepGraph(detail.steps),
-      copied_steps: copiedStepCount(detail.execution),
-    };
-  });
-  act('/ui/api/runs/:execution_id/cancel', NoBody, (_input, workspaceId, request) =>
-    services.runs.cancelInWorkspace(workspaceId, params(request).execution_id!),
-  );
-  act(
-    '/ui/api/runs/:execution_id/run-again',
-    NoBody,
-    async (_input, workspaceId, request) =>
+  kit.serve(watchRoutes, {
+    'GET /overview': (_input, workspaceId) => {
+      const status = daemonStatus();
+      const approvals = services.executions.awaitingApproval(workspaceId, { limit: 5 });
+      return {
+        clock: services.clockService.show(),
+        environment: status.environment,
+        data_dir: status.data_dir,
+        url: status.url,
+        version: status.version,
+        started_at: status.started_at,
+        pending_timers: status.pending_timers,
+        runs_last_hour: services.runs.statusCounts(workspaceId, 3_600_000),
+        failing_webhooks: listOf(services.webhooks.list(workspaceId, { status: 'failed' })),
+        awaiting_approval: listOf(approvals),
+      };
+    },
+    // Paged like the runs: the Workflows page asks a page at a time; without a limit (the runs
+    // page's workflow filter), the newest 100.
+    'GET /workflows': (input, workspaceId) =>
+      listOf(services.workflows.list(workspaceId, { ...input, limit: input.limit ?? 100 })),
+    'GET /runs': (input, workspaceId) =>
+      listOf(
+        services.runs.listInWorkspace(workspaceId, {
+          ...input,
+          from: input.from === undefined ? undefined : Date.parse(input.from),
+          to: input.to === undefined ? undefined : Date.parse(input.to),
+        }),
+      ),
+    'GET /runs/:execution_id': (_input, workspaceId, request) => {
+      const detail = services.runs.detail(workspaceId, params(request).execution_id!);
+      return {
+        ...detail,
+        lanes: laneOf(detail.steps),
+        graph: stepGraph(detail.steps),
+        copied_steps: copiedStepCount(detail.execution),
+      };
+    },
+    'POST /runs/:execution_id/cancel': (_input, workspaceId, request) =>
+      services.runs.cancelInWorkspace(workspaceId, params(request).execution_id!),
+    'POST /runs/:execution_id/run-again': async (_input, workspaceId, request) =>
       (await services.runs.runAgain(workspaceId, params(request).execution_id!)).execution,
-  );
-  // Re-run from a step chosen on the timeline (the REST rerun; without a step: the whole run).
-  act('/ui/api/runs/:execution_id/rerun', RerunBody, async (input, workspaceId, request) => {
-    const executionId = params(request).execution_id!;
-    const { workflow_id: workflowId } = services.runs.detail(workspaceId, executionId).execution;
-    const { execution } = await services.runs.rerun(workspaceId, workflowId, executionId, input);
-    return execution;
-  });
-  read('/ui/api/approvals', PageQuery, (input, workspaceId) => {
-    const page = listOf(services.executions.awaitingApproval(workspaceId, input));
-    return {
-      ...page,
-      data: page.data.map((execution) => ({
-        ...execution,
-        agent_name: services.agents.find(execution.agent_id)?.name ?? null,
-        workflow_execution_id: services.runs.runAwaiting(execution.execution_id),
-      })),
-    };
-  });
-  act('/ui/api/approvals/:execution_id', ApprovalBody, (input, workspaceId, request) =>
-    services.executions.decideApproval(
-      workspaceId,
-      input.agent_id,
-      params(request).execution_id!,
-      input.decision,
-      input.notes,
-    ),
-  );
-  read('/ui/api/webhooks', PageQuery, (input, workspaceId) =>
-    listOf(services.webhooks.list(workspaceId, input)),
-  );
-  act('/ui/api/webhooks/:webhook_id/resume', NoBody, (_input, workspaceId, request) =>
-    services.webhooks.update(workspaceId, params(request).webhook_id!, { status: 'active' }),
-  );
-  read(
-    '/ui/api/webhooks/:webhook_id/deliveries',
-    DeliveryListQuery,
-    (input, workspaceId, request) =>
+    // Re-run from a step chosen on the timeline (the REST rerun; without a step: the whole run).
+    'POST /runs/:execution_id/rerun': async (input, workspaceId, request) => {
+      const executionId = params(request).execution_id!;
+      const { workflow_id: workflowId } = services.runs.detail(workspaceId, executionId).execution;
+      const { execution } = await services.runs.rerun(workspaceId, workflowId, executionId, input);
+      return execution;
+    },
+    'GET /approvals': (input, workspaceId) => {
+      const page = listOf(services.executions.awaitingApproval(workspaceId, input));
+      return {
+        ...page,
+        data: page.data.map((execution) => ({
+          ...execution,
+          agent_name: services.agents.find(execution.agent_id)?.name ?? null,
+          workflow_execution_id: services.runs.runAwaiting(execution.execution_id),
+        })),
+      };
+    },
+    'POST /approvals/:execution_id': (input, workspaceId, request) =>
+      services.executions.decideApproval(
+        workspaceId,
+        input.agent_id,
+        params(request).execution_id!,
+        input.decision,
+        input.notes,
+      ),
+    'GET /webhooks': (input, workspaceId) => listOf(services.webhooks.list(workspaceId, input)),
+    'POST /webhooks/:webhook_id/resume': (_input, workspaceId, request) =>
+      services.webhooks.update(workspaceId, params(request).webhook_id!, { status: 'active' }),
+    'GET /webhooks/:webhook_id/deliveries': (input, workspaceId, request) =>
       listOf(services.deliveries.list(workspaceId, params(request).webhook_id!, input)),
-  );
-  read(
-    '/ui/api/webhooks/:webhook_id/deliveries/:delivery_id',
-    WorkspaceQuery,
-    (_input, workspaceId, request) =>
+    'GET /webhooks/:webhook_id/deliveries/:delivery_id': (_input, workspaceId, request) =>
       services.deliveries.attemptLog(
         workspaceId,
         params(request).webhook_id!,
         params(request).delivery_id!,
       ),
-  );
-  act(
-    '/ui/api/webhooks/:webhook_id/deliveries/:delivery_id/resend',
-    NoBody,
-    async (_input, workspaceId, request) => {
+    'POST /webhooks/:webhook_id/deliveries/:delivery_id/resend': async (
+      _input,
+      workspaceId,
+      request,
+    ) => {
       const { webhook_id: webhookId, delivery_id: deliveryId } = params(request);
       await services.deliveries.retryNow(workspaceId, webhookId!, deliveryId!);
       return services.deliveries.attemptLog(workspaceId, webhookId!, deliveryId!);
     },
-  );
-  read('/ui/api/events', EventListQuery, (input, workspaceId) => {
-    const page = services.events.list(workspaceId, input);
-    return listOf({ ...page, items: page.items.map((item) => JSON.parse(item.json) as object) });
+    'GET /events': (input, workspaceId) => {
+      const page = services.events.list(workspaceId, input);
+      return listOf({
+        ...page,
+        items: page.items.map((item) => JSON.parse(item.json) as z.input<typeof Event>),
+      });
+    },
+    'GET /event-types': () => [...EVENT_TYPES],
+    'GET /clock': () => services.clockService.show(),
+    'POST /clock/advance': (input) => services.clockService.advance(input.ms),
   });
-  read('/ui/api/event-types', WorkspaceQuery, () => EVENT_TYPES);
-  read('/ui/api/clock', WorkspaceQuery, () => services.clockService.show());
-  act('/ui/api/clock/advance', AdvanceBody, (input) => services.clockService.advance(input.ms));
 }

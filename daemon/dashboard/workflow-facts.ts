@@ -2,14 +2,7 @@
 // is called (its URL and a curl command that runs as is, signing the body when the trigger has a
 // secret), what each version changed from the one before, and the input fields the steps read.
 import type { WorkflowStepView } from '../../shared/schemas/workflows.js';
-
-export interface HookCall {
-  url: string;
-  /** The trigger has a secret: requests must carry X-Svc-Signature. */
-  signed: boolean;
-  /** A shell snippet that starts a run. */
-  curl: string;
-}
+import type { HookCall } from './answers.js';
 
 /**
  * How to call a webhook trigger. The secret is write-only (never shown), so a signed trigger's

@@ -50,7 +50,10 @@ const PAGES = [
 const page = (path) => PAGES.find((item) => item.path === path);
 const ID = '([A-Za-z0-9_]+)';
 
-/** Pages of one object: the path pattern, the page, its title, the navigation item it is under. */
+/**
+ * Pages of one object: the path pattern, the page, its title, the navigation item it is under.
+ * @type {[string, Function, string, string, (m: RegExpExecArray) => Record<string, string>][]}
+ */
 const OBJECT_PAGES = [
   [`^/runs/${ID}$`, Run, 'Run', '/runs', (m) => ({ id: m[1] })],
   [`^/workflows/${ID}$`, Workflow, 'Workflow', '/workflows', (m) => ({ id: m[1] })],
@@ -103,7 +106,7 @@ function useLocation() {
  */
 function useMenu(location) {
   const [open, setOpen] = useState(false);
-  const button = useRef(null);
+  const button = useRef(/** @type {HTMLButtonElement | null} */ (null));
   // Layout effects, run as the menu opens or a page is picked, before the browser paints or takes
   // the next key: with effects (after the paint), an Escape pressed right after opening found no
   // listener yet and was lost, and the menu stayed open (seen under load).
@@ -199,7 +202,7 @@ function App({ info }) {
 }
 
 async function start() {
-  const root = document.getElementById('app');
+  const root = /** @type {HTMLElement} */ (document.getElementById('app'));
   try {
     const info = await get('/session');
     session.csrf = info.csrf_token;
@@ -211,7 +214,7 @@ async function start() {
     render(
       html`<main class="login-needed">
         <h1>The dashboard could not start</h1>
-        <p>${error.message}</p>
+        <p>${/** @type {Error} */ (error).message}</p>
       </main>`,
       root,
     );

@@ -12,6 +12,45 @@ import {
 import htm from './vendor/htm.mjs';
 import { formatDuration } from './shared/duration.js';
 
+/**
+ * The dashboard's JSON API as the daemon declares it (daemon/dashboard/contract.ts): which paths
+ * exist, what each takes and answers. `npm run typecheck` checks every call below against it.
+ * @typedef {import('../contract.js').GetPath} GetPath
+ * @typedef {import('../contract.js').PostPath} PostPath
+ */
+/**
+ * @template {GetPath} P
+ * @typedef {import('../contract.js').GetArgs<P>} GetArgs
+ */
+/**
+ * @template {GetPath} P
+ * @typedef {import('../contract.js').GetAnswer<P>} GetAnswer
+ */
+/**
+ * @template {PostPath} P
+ * @typedef {import('../contract.js').PostArgs<P>} PostArgs
+ */
+/**
+ * @template {PostPath} P
+ * @typedef {import('../contract.js').PostAnswer<P>} PostAnswer
+ */
+/**
+ * What useLoad() gives a component.
+ * @template T
+ * @typedef {{ data: T | null, error: Error | null, loading: boolean, reload: () => void }} Loaded
+ */
+/**
+ * The API's objects as the pages pass them to their parts (named once, from the routes).
+ * @typedef {GetAnswer<'/runs/:execution_id'>} RunDetail
+ * @typedef {RunDetail['execution']} Run
+ * @typedef {RunDetail['graph']} StepGraphData
+ * @typedef {GetAnswer<'/workflows/:workflow_id'>} WorkflowDetail
+ * @typedef {GetAnswer<'/agent-executions/:execution_id'>['execution']} AgentExecution
+ * @typedef {GetAnswer<'/runs/:execution_id/events'>['data'][number]} HistoryEvent
+ * @typedef {GetAnswer<'/webhooks/:webhook_id/deliveries'>['data'][number]} Delivery
+ * @typedef {GetAnswer<'/agents/:agent_id/knowledge'>['data'][number]} KnowledgeDocument
+ */
+
 export const html = htm.bind(h);
 export { render, useCallback, useEffect, useId, useLayoutEffect, useRef, useState };
 
@@ -19,6 +58,10 @@ export { render, useCallback, useEffect, useId, useLayoutEffect, useRef, useStat
 export const session = { csrf: '', workspace: '' };
 
 export class ApiError extends Error {
+  /**
+   * @param {number} status
+   * @param {{ error?: { message?: string, code?: string } } | null} body
+   */
   constructor(status, body) {
     super(body?.error?.message ?? `The daemon answered HTTP ${status}.`);
     this.status = status;
@@ -26,7 +69,26 @@ export class ApiError extends Error {
   }
 }
 
-function withWorkspace(path, params = {}) {
+/**
+ * A path of the API with its :params filled in (each encoded) and the query added.
+ * @param {string} path
+ * @param {Record<string, string> | undefined} params
+ * @param {Record<string, unknown>} [query]
+ */
+function apiUrl(path, params, query = {}) {
+  const filled = path.replace(/:([a-z_]+)/g, (_match, name) => {
+    const value = params?.[name];
+    if (value === undefined) throw new Error(`${path}: no value for :${name}`);
+    return encodeURIComponent(value);
+  });
+  return withQuery(`/ui/api${filled}`, query);
+}
+
+/**
+ * @param {string} path
+ * @param {Record<string, unknown>} params
+ */
+function withQuery(path, params) {
   const query = new URLSearchParams();
   if (session.workspace) query.set('workspace', session.workspace);
   for (const [key, value] of Object.entries(params)) {
@@ -36,6 +98,7 @@ function withWorkspace(path, params = {}) {
   return text ? `${path}?${text}` : path;
 }
 
+/** @param {Response} response */
 async function answer(response) {
   const body = await response.json().catch(() => null);
   if (response.status === 401) {
@@ -46,20 +109,40 @@ async function answer(response) {
   return body;
 }
 
-export async function get(path, params) {
-  return answer(
-    await fetch(withWorkspace(`/ui/api${path}`, params), { credentials: 'same-origin' }),
-  );
+/**
+ * GET a path of the API (its :params from `args.params`, its query from `args.query`).
+ * @template {GetPath} P
+ * @param {P} path
+ * @param {GetArgs<P>} [args]
+ * @returns {Promise<GetAnswer<P>>}
+ */
+export async function get(path, args) {
+  const url = apiUrl(path, args?.params, args?.query);
+  return answer(await fetch(url, { credentials: 'same-origin' }));
 }
 
-export async function post(path, body = {}) {
-  return postText(path, JSON.stringify(body));
+/**
+ * POST `args.body` as JSON to a path of the API (its :params from `args.params`).
+ * @template {PostPath} P
+ * @param {P} path
+ * @param {PostArgs<P>} [args]
+ * @returns {Promise<PostAnswer<P>>}
+ */
+export async function post(path, args) {
+  return postText(path, args?.params, JSON.stringify(args?.body ?? {}));
 }
 
-/** POST of JSON text as the user wrote it (a hook's body is sent on byte for byte). */
-export async function postText(path, text) {
+/**
+ * POST of JSON text as the user wrote it (a hook's body is sent on byte for byte).
+ * @template {PostPath} P
+ * @param {P} path
+ * @param {PostArgs<P>['params']} params
+ * @param {string} text
+ * @returns {Promise<PostAnswer<P>>}
+ */
+export async function postText(path, params, text) {
   return answer(
-    await fetch(withWorkspace(`/ui/api${path}`), {
+    await fetch(apiUrl(path, params), {
       method: 'POST',
       credentials: 'same-origin',
       headers: { 'content-type': 'application/json', 'x-csrf-token': session.csrf },
@@ -103,10 +186,16 @@ export function useLive(onChange) {
 /**
  * Loads with `load()` now, again when `deps` change, when `isRelevant(type, data)` says a live
  * message concerns it (changes arriving together cause one reload), and when the live stream
- * (re)connects.
+ * (re)connects. `data` is what `load()` resolved to (typed by the API call it makes).
+ * @template T
+ * @param {() => Promise<T>} load
+ * @param {unknown[]} deps
+ * @param {(type: string, data: any) => boolean} [isRelevant]
  */
 export function useLoad(load, deps, isRelevant = () => false) {
-  const [state, setState] = useState({ data: null, error: null, loading: true });
+  /** @type {{ data: T | null, error: Error | null, loading: boolean }} */
+  const initial = { data: null, error: null, loading: true };
+  const [state, setState] = useState(initial);
   const scheduled = useRef(false);
   const run = useCallback(() => {
     load().then(
@@ -217,9 +306,9 @@ export function Pager({ page, cursors, onNext, onFirst }) {
 export function ActionButton({ action, children, kind = '', label, onDone, confirm, yes = 'Yes' }) {
   const [busy, setBusy] = useState(false);
   const [asking, setAsking] = useState(false);
-  const [error, setError] = useState(null);
-  const noButton = useRef(null);
-  const trigger = useRef(null);
+  const [error, setError] = useState(/** @type {Error | null} */ (null));
+  const noButton = useRef(/** @type {HTMLButtonElement | null} */ (null));
+  const trigger = useRef(/** @type {HTMLButtonElement | null} */ (null));
   const refocus = useRef(false);
   // Before the browser paints or takes the next key: with an effect, a key pressed at once
   // would land on the page body, the button that had it being gone.
@@ -241,7 +330,7 @@ export function ActionButton({ action, children, kind = '', label, onDone, confi
       const result = await action();
       onDone?.(result);
     } catch (failure) {
-      setError(failure);
+      setError(/** @type {Error} */ (failure));
     } finally {
       setBusy(false);
     }

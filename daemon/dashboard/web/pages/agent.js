@@ -10,7 +10,7 @@ import { AgentAnalytics } from '../parts/agent-analytics.js';
 
 export function Agent({ params }) {
   const { data: agent, error } = useLoad(
-    () => get(`/agents/${params.id}`),
+    () => get('/agents/:agent_id', { params: { agent_id: params.id } }),
     [params.id],
     (type, message) => type === 'event' && message.data?.id === params.id,
   );
@@ -71,7 +71,11 @@ function Section({ id, title, children }) {
 /** This agent's executions waiting for a person: the same cards and decision as Approvals. */
 function AwaitingApproval({ agent }) {
   const { data, error, reload } = useLoad(
-    () => get(`/agents/${agent.id}/executions`, { awaiting: 'true', limit: 20 }),
+    () =>
+      get('/agents/:agent_id/executions', {
+        params: { agent_id: agent.id },
+        query: { awaiting: 'true', limit: 20 },
+      }),
     [agent.id],
     (type, message) => type === 'run' || aboutExecutionsOf(agent.id)(type, message),
   );

@@ -21,10 +21,10 @@ const COLUMNS = ['Agent', 'Status', 'Type', 'Autonomy', 'Last execution'];
 
 export function Agents({ query }) {
   const status = query.get('status') ?? '';
-  const [cursors, setCursors] = useState([]);
+  const [cursors, setCursors] = useState(/** @type {(string | null)[]} */ ([]));
   const cursor = cursors.at(-1);
   const agents = useLoad(
-    () => get('/agents', { status, starting_after: cursor, limit: 25 }),
+    () => get('/agents', { query: { status, starting_after: cursor, limit: 25 } }),
     [status, cursor],
     (type, message) => type === 'event' && message.type.startsWith('agent.'),
   );
@@ -83,12 +83,13 @@ export function Agents({ query }) {
     <${Pager}
       page=${agents.data}
       cursors=${cursors}
-      onNext=${() => setCursors([...cursors, agents.data.next_cursor])}
+      onNext=${() => setCursors([...cursors, agents.data?.next_cursor ?? null])}
       onFirst=${() => setCursors([])}
     />
   `;
 }
 
+/** @param {{ execution: import('../lib.js').AgentExecution | null }} props */
 function LastExecution({ execution }) {
   if (!execution) return html`<span class="muted">none yet</span>`;
   return html`<${Status} value=${execution.status} />${' '}

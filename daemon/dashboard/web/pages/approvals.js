@@ -5,7 +5,7 @@ import { ExecutionCard } from '../parts/execution-card.js';
 
 export function Approvals() {
   const { data, error, reload } = useLoad(
-    () => get('/approvals', { limit: 50 }),
+    () => get('/approvals', { query: { limit: 50 } }),
     [],
     (type, message) =>
       type === 'run' || (type === 'event' && message.type.startsWith('agent.execution.')),

@@ -13,6 +13,7 @@ import {
   useState,
 } from '../lib.js';
 
+/** @type {[string, number][]} */
 const STEPS = [
   ['1 minute', 60_000],
   ['1 hour', 3_600_000],
@@ -48,7 +49,7 @@ export function Clock() {
         ([name, ms]) =>
           html`<${ActionButton}
             kind="primary"
-            action=${() => post('/clock/advance', { ms })}
+            action=${() => post('/clock/advance', { body: { ms } })}
             onDone=${reload}
             >Advance ${name}<//
           >`,
@@ -63,7 +64,7 @@ export function Clock() {
         label="Advance the clock by the custom duration"
         action=${async () => {
           if (!parsed) throw new Error('Write a number and a unit: 30s, 5m, 2h or 3d.');
-          return post('/clock/advance', { ms: Number(parsed[1]) * UNITS[parsed[2]] });
+          return post('/clock/advance', { body: { ms: Number(parsed[1]) * UNITS[parsed[2]] } });
         }}
         onDone=${reload}
         >Advance<//

@@ -16,13 +16,13 @@ import { SendEvent } from '../parts/send-event.js';
 
 export function Events({ query }) {
   const type = query.get('type') ?? '';
-  const [cursors, setCursors] = useState([]);
+  const [cursors, setCursors] = useState(/** @type {(string | null)[]} */ ([]));
   const cursor = cursors.at(-1);
   const types = useLoad(() => get('/event-types'), []);
   const matches = (eventType) =>
     !type || (type.endsWith('*') ? eventType.startsWith(type.slice(0, -1)) : eventType === type);
   const events = useLoad(
-    () => get('/events', { type, starting_after: cursor, limit: 30 }),
+    () => get('/events', { query: { type, starting_after: cursor, limit: 30 } }),
     [type, cursor],
     (kind, data) => kind === 'event' && !cursor && matches(data.type),
   );
@@ -70,7 +70,7 @@ export function Events({ query }) {
     <${Pager}
       page=${events.data}
       cursors=${cursors}
-      onNext=${() => setCursors([...cursors, events.data.next_cursor])}
+      onNext=${() => setCursors([...cursors, events.data?.next_cursor ?? null])}
       onFirst=${() => setCursors([])}
     />
   `;

@@ -16,7 +16,7 @@ import { ExecutionCard } from '../parts/execution-card.js';
 
 export function Execution({ params }) {
   const { data, error, reload } = useLoad(
-    () => get(`/agent-executions/${params.id}`),
+    () => get('/agent-executions/:execution_id', { params: { execution_id: params.id } }),
     [params.id],
     (type, message) =>
       (type === 'event' && message.data?.execution_id === params.id) || type === 'run',

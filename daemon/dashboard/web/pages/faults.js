@@ -123,7 +123,7 @@ function AddFault({ onAdded }) {
     html`<label class="field"
       >${label}${' '}<input value=${form[name]} onInput=${set(name)} ...${attrs}
     /></label>`;
-  const where = WHERE.find(([key]) => key === form.where);
+  const where = WHERE.find(([key]) => key === form.where) ?? WHERE[0];
   return html`<form class="drive fault-form" onSubmit=${(event) => event.preventDefault()}>
     <h2>Add a rule</h2>
     <fieldset>
@@ -158,7 +158,7 @@ function AddFault({ onAdded }) {
     </fieldset>
     <${ActionButton}
       kind="primary"
-      action=${async () => post('/faults', ruleOf(form))}
+      action=${async () => post('/faults', { body: ruleOf(form) })}
       onDone=${() => {
         setForm(EMPTY);
         onAdded();

@@ -16,7 +16,9 @@ import { ACTIONS_COLUMN, TableHead } from '../parts/table-head.js';
 
 export function Keys() {
   const keys = useLoad(() => get('/keys'), []);
-  const [created, setCreated] = useState(null);
+  const [created, setCreated] = useState(
+    /** @type {import('../lib.js').PostAnswer<'/keys'> | null} */ (null),
+  );
   return html`
     <h1>API keys</h1>
     <${ErrorNote} error=${keys.error} />
@@ -72,7 +74,10 @@ function CreateKey({ scopes, onCreated }) {
       )}
     </fieldset>
     <${ActionButton}
-      action=${() => post('/keys', { name, scopes: scopes.filter((scope) => chosen.has(scope)) })}
+      action=${() =>
+        post('/keys', {
+          body: { name, scopes: scopes.filter((scope) => chosen.has(scope)) },
+        })}
       onDone=${(key) => {
         setName('');
         setChosen(new Set());
@@ -110,7 +115,7 @@ function KeyTable({ keys, onChange }) {
                     label=${`Revoke ${key.name}`}
                     confirm=${`Revoke ${key.name} (${key.hint})? Requests with it will answer 401 at once.`}
                     yes="Yes, revoke it"
-                    action=${() => post(`/keys/${key.id}/revoke`)}
+                    action=${() => post('/keys/:key_id/revoke', { params: { key_id: key.id } })}
                     onDone=${onChange}
                     >Revoke<//
                   >`

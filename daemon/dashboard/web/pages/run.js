@@ -27,7 +27,7 @@ const UNFINISHED = new Set(['running', 'awaiting_approval']);
 
 export function Run({ params }) {
   const { data, error, reload } = useLoad(
-    () => get(`/runs/${params.id}`),
+    () => get('/runs/:execution_id', { params: { execution_id: params.id } }),
     [params.id],
     (type, message) =>
       (type === 'run' && message.execution_id === params.id) ||
@@ -59,13 +59,13 @@ export function Run({ params }) {
           kind="danger"
           confirm=${`Cancel run ${run.execution_id}? A cancelled run cannot be resumed.`}
           yes="Yes, cancel the run"
-          action=${() => post(`/runs/${run.execution_id}/cancel`)}
+          action=${() => post('/runs/:execution_id/cancel', { params: { execution_id: run.execution_id } })}
           onDone=${reload}
           >Cancel run<//
         >`
       }
       <${ActionButton}
-        action=${() => post(`/runs/${run.execution_id}/run-again`)}
+        action=${() => post('/runs/:execution_id/run-again', { params: { execution_id: run.execution_id } })}
         onDone=${(started) => navigate(href(`/runs/${started.execution_id}`))}
         >Run again with the same input<//
       >
@@ -112,6 +112,19 @@ export function Run({ params }) {
   `;
 }
 
+/**
+ * A condition step's result: the branch it took and the step that follows (a step's result is
+ * any JSON in the API's schema; a condition's has this shape).
+ * @param {{ result?: unknown }} entry
+ * @returns {{ branch?: string, next_step_id?: string | null } | null}
+ */
+function conditionResult(entry) {
+  return /** @type {{ branch?: string, next_step_id?: string | null } | null} */ (
+    entry.result ?? null
+  );
+}
+
+/** @param {{ data: import('../lib.js').RunDetail }} props */
 function Timeline({ data }) {
   const run = data.execution;
   const definitions = new Map(data.steps.map((step) => [step.id, step]));
@@ -160,9 +173,9 @@ function Timeline({ data }) {
                       ${entry.attempt > 1 && html`<span class="badge">attempt ${entry.attempt}</span>`}
                       ${
                         entry.type === 'condition' &&
-                        entry.result?.branch &&
+                        conditionResult(entry)?.branch &&
                         html`<span class="badge branch"
-                          >${`took ${entry.result.branch.replace('_', ' ')}`}${entry.result.next_step_id ? ` → ${entry.result.next_step_id}` : ''}</span
+                          >${`took ${conditionResult(entry)?.branch?.replace('_', ' ')}`}${conditionResult(entry)?.next_step_id ? ` → ${conditionResult(entry)?.next_step_id}` : ''}</span
                         >`
                       }
                     </div>
@@ -182,7 +195,11 @@ function Timeline({ data }) {
                       <${ActionButton}
                         kind="secondary"
                         label=${`Re-run from here: step ${entry.step_id}`}
-                        action=${() => post(`/runs/${run.execution_id}/rerun`, { from_step_id: entry.step_id })}
+                        action=${() =>
+                          post('/runs/:execution_id/rerun', {
+                            params: { execution_id: run.execution_id },
+                            body: { from_step_id: entry.step_id },
+                          })}
                         onDone=${(started) => navigate(href(`/runs/${started.execution_id}`))}
                         >Re-run from here<//
                       >

@@ -12,18 +12,20 @@ export function Runs({ query }) {
     from: query.get('from') ?? '',
     to: query.get('to') ?? '',
   };
-  const [cursors, setCursors] = useState([]);
+  const [cursors, setCursors] = useState(/** @type {(string | null)[]} */ ([]));
   const cursor = cursors.at(-1);
   const workflows = useLoad(() => get('/workflows'), []);
   const runs = useLoad(
     () =>
       get('/runs', {
-        workflow_id: filters.workflow_id,
-        status: filters.status,
-        from: filters.from && new Date(filters.from).toISOString(),
-        to: filters.to && new Date(filters.to).toISOString(),
-        starting_after: cursor,
-        limit: 25,
+        query: {
+          workflow_id: filters.workflow_id,
+          status: filters.status,
+          from: filters.from && new Date(filters.from).toISOString(),
+          to: filters.to && new Date(filters.to).toISOString(),
+          starting_after: cursor,
+          limit: 25,
+        },
       }),
     [query.toString(), cursor],
     (type, data) =>
@@ -86,7 +88,7 @@ export function Runs({ query }) {
     <${Pager}
       page=${runs.data}
       cursors=${cursors}
-      onNext=${() => setCursors([...cursors, runs.data.next_cursor])}
+      onNext=${() => setCursors([...cursors, runs.data?.next_cursor ?? null])}
       onFirst=${() => setCursors([])}
     />
   `;

@@ -54,7 +54,7 @@ function SetSecret({ onSet }) {
     </label>
     <${ActionButton}
       kind="primary"
-      action=${() => post('/secrets', { name: name.trim(), value })}
+      action=${() => post('/secrets', { body: { name: name.trim(), value } })}
       onDone=${() => {
         setName('');
         setValue('');
@@ -83,7 +83,7 @@ function SecretTable({ secrets, onChange }) {
                   label=${`Delete ${secret.name}`}
                   confirm=${`Delete ${secret.name}? Steps that use {{secrets.${secret.name}}} fail with secret_not_found until it is set again.`}
                   yes="Yes, delete it"
-                  action=${() => post(`/secrets/${encodeURIComponent(secret.name)}/delete`)}
+                  action=${() => post('/secrets/:name/delete', { params: { name: secret.name } })}
                   onDone=${onChange}
                   >Delete<//
                 >

@@ -39,7 +39,7 @@ export function Templates({ params }) {
       html`<${TemplateDetail}
         key=${chosen.id}
         template=${chosen}
-        agents=${templates.data.agents}
+        agents=${templates.data?.agents ?? []}
       />`
     }
     ${templates.data && !chosen && html`<${TemplateTable} templates=${templates.data.data} />`}
@@ -93,7 +93,7 @@ function choicesFor(role, agents) {
 
 function CreateFromTemplate({ template, agents }) {
   const [name, setName] = useState(template.name);
-  const [status, setStatus] = useState('draft');
+  const [status, setStatus] = useState(/** @type {'draft' | 'active'} */ ('draft'));
   const [values, setValues] = useState({});
   const [chosen, setChosen] = useState(() =>
     Object.fromEntries(
@@ -151,11 +151,14 @@ function CreateFromTemplate({ template, agents }) {
     </label>
     <${ActionButton}
       action=${() =>
-        post(`/templates/${template.id}/workflows`, {
-          name,
-          status,
-          values,
-          agents: Object.fromEntries(Object.entries(chosen).filter(([, id]) => id)),
+        post('/templates/:template_id/workflows', {
+          params: { template_id: template.id },
+          body: {
+            name,
+            status,
+            values,
+            agents: Object.fromEntries(Object.entries(chosen).filter(([, id]) => id)),
+          },
         })}
       onDone=${(workflow) => navigate(href(`/workflows/${workflow.id}`))}
       >Create the workflow<//

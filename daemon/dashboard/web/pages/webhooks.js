@@ -22,7 +22,7 @@ import { ACTIONS_COLUMN, TableHead } from '../parts/table-head.js';
 
 export function Webhooks({ params }) {
   const hooks = useLoad(
-    () => get('/webhooks', { limit: 100 }),
+    () => get('/webhooks', { query: { limit: 100 } }),
     [],
     (type) => type === 'delivery',
   );
@@ -64,7 +64,7 @@ export function Webhooks({ params }) {
                     hook.status !== 'active' &&
                     html`<${ActionButton}
                       label=${`Resume ${hook.url}`}
-                      action=${() => post(`/webhooks/${hook.id}/resume`)}
+                      action=${() => post('/webhooks/:webhook_id/resume', { params: { webhook_id: hook.id } })}
                       onDone=${hooks.reload}
                       >Resume<//
                     >`
@@ -81,10 +81,14 @@ export function Webhooks({ params }) {
 }
 
 function Deliveries({ webhookId }) {
-  const [cursors, setCursors] = useState([]);
+  const [cursors, setCursors] = useState(/** @type {(string | null)[]} */ ([]));
   const cursor = cursors.at(-1);
   const list = useLoad(
-    () => get(`/webhooks/${webhookId}/deliveries`, { starting_after: cursor, limit: 20 }),
+    () =>
+      get('/webhooks/:webhook_id/deliveries', {
+        params: { webhook_id: webhookId },
+        query: { starting_after: cursor, limit: 20 },
+      }),
     [webhookId, cursor],
     (type, data) => type === 'delivery' && data.webhook_id === webhookId,
   );
@@ -99,7 +103,7 @@ function Deliveries({ webhookId }) {
     <${Pager}
       page=${list.data}
       cursors=${cursors}
-      onNext=${() => setCursors([...cursors, list.data.next_cursor])}
+      onNext=${() => setCursors([...cursors, list.data?.next_cursor ?? null])}
       onFirst=${() => setCursors([])}
     />
   </section>`;
@@ -108,7 +112,10 @@ function Deliveries({ webhookId }) {
 /** The delivery a link names (del_...), opened, above the webhook's list. */
 function LinkedDelivery({ webhookId, deliveryId }) {
   const { data, error } = useLoad(
-    () => get(`/webhooks/${webhookId}/deliveries/${deliveryId}`),
+    () =>
+      get('/webhooks/:webhook_id/deliveries/:delivery_id', {
+        params: { webhook_id: webhookId, delivery_id: deliveryId },
+      }),
     [webhookId, deliveryId],
     (type, message) => type === 'delivery' && message.delivery?.id === deliveryId,
   );
@@ -125,6 +132,7 @@ function LinkedDelivery({ webhookId, deliveryId }) {
   </section>`;
 }
 
+/** @param {{ webhookId: string, summary: import('../lib.js').Delivery, initiallyOpen?: boolean }} props */
 function Delivery({ webhookId, summary, initiallyOpen = false }) {
   const [open, setOpen] = useState(initiallyOpen);
   return html`<li class="delivery" data-delivery=${summary.id}>
@@ -155,10 +163,10 @@ function HeldHint({ webhookId }) {
 }
 
 function Attempts({ webhookId, deliveryId }) {
-  const path = `/webhooks/${webhookId}/deliveries/${deliveryId}`;
+  const params = { webhook_id: webhookId, delivery_id: deliveryId };
   const { data, error, reload } = useLoad(
-    () => get(path),
-    [path],
+    () => get('/webhooks/:webhook_id/deliveries/:delivery_id', { params }),
+    [webhookId, deliveryId],
     (type, message) => type === 'delivery' && message.delivery.id === deliveryId,
   );
   return html`<div class="attempts">
@@ -167,7 +175,7 @@ function Attempts({ webhookId, deliveryId }) {
       <${ActionButton}
         kind="primary"
         label=${`Resend now ${deliveryId}`}
-        action=${() => post(`${path}/resend`)}
+        action=${() => post('/webhooks/:webhook_id/deliveries/:delivery_id/resend', { params })}
         onDone=${reload}
         >Resend now<//
       >

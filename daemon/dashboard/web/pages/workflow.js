@@ -10,14 +10,14 @@ import { Versions } from '../parts/versions.js';
 
 export function Workflow({ params }) {
   const workflow = useLoad(
-    () => get(`/workflows/${params.id}`),
+    () => get('/workflows/:workflow_id', { params: { workflow_id: params.id } }),
     [params.id],
     (type, message) =>
       type === 'event' &&
       (message.data?.workflow_id === params.id || message.data?.id === params.id),
   );
   const runs = useLoad(
-    () => get('/runs', { workflow_id: params.id, limit: 10 }),
+    () => get('/runs', { query: { workflow_id: params.id, limit: 10 } }),
     [params.id],
     (type, message) => type === 'run' && message.workflow_id === params.id,
   );

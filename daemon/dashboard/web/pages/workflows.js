@@ -18,10 +18,10 @@ import { TableHead } from '../parts/table-head.js';
 const PAGE_SIZE = 25;
 
 export function Workflows() {
-  const [cursors, setCursors] = useState([]);
+  const [cursors, setCursors] = useState(/** @type {(string | null)[]} */ ([]));
   const cursor = cursors.at(-1);
   const { data, error } = useLoad(
-    () => get('/workflows', { starting_after: cursor, limit: PAGE_SIZE }),
+    () => get('/workflows', { query: { starting_after: cursor, limit: PAGE_SIZE } }),
     [cursor],
     (type, message) => type === 'run' || (type === 'event' && message.type.startsWith('workflow.')),
   );
@@ -65,7 +65,7 @@ export function Workflows() {
     <${Pager}
       page=${data}
       cursors=${cursors}
-      onNext=${() => setCursors([...cursors, data.next_cursor])}
+      onNext=${() => setCursors([...cursors, data?.next_cursor ?? null])}
       onFirst=${() => setCursors([])}
     />
   `;

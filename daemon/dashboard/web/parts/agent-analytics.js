@@ -16,7 +16,7 @@ const percent = (ratio) => `${Math.round(ratio * 1000) / 10}%`;
 export function AgentAnalytics({ agentId }) {
   const [period, setPeriod] = useState('7d');
   const { data, error, reload } = useLoad(
-    () => get(`/agents/${agentId}/analytics`, { period }),
+    () => get('/agents/:agent_id/analytics', { params: { agent_id: agentId }, query: { period } }),
     [agentId, period],
   );
   const metrics = data?.metrics;
@@ -46,9 +46,9 @@ export function AgentAnalytics({ agentId }) {
         <dt>Satisfaction (1-5)</dt>
         <dd>${metrics.customer_satisfaction ?? '—'}</dd>
         <dt>L2 approval rate</dt>
-        <dd>${percent(metrics.autonomy_performance.l2_approval_rate)}</dd>
+        <dd>${percent(metrics.autonomy_performance?.l2_approval_rate)}</dd>
         <dt>L3 success rate</dt>
-        <dd>${percent(metrics.autonomy_performance.l3_success_rate)}</dd>
+        <dd>${percent(metrics.autonomy_performance?.l3_success_rate)}</dd>
         <dt>Actions</dt>
         <dd>
           ${actions.length === 0 ? 'none' : actions.map(([action, n]) => `${action} × ${n}`).join(', ')}

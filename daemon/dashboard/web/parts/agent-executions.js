@@ -13,10 +13,14 @@ export const aboutExecutionsOf = (agentId) => (type, message) =>
   message.data?.agent_id === agentId;
 
 export function AgentExecutions({ agentId }) {
-  const [cursors, setCursors] = useState([]);
+  const [cursors, setCursors] = useState(/** @type {(string | null)[]} */ ([]));
   const cursor = cursors.at(-1);
   const executions = useLoad(
-    () => get(`/agents/${agentId}/executions`, { starting_after: cursor, limit: 20 }),
+    () =>
+      get('/agents/:agent_id/executions', {
+        params: { agent_id: agentId },
+        query: { starting_after: cursor, limit: 20 },
+      }),
     [agentId, cursor],
     aboutExecutionsOf(agentId),
   );
@@ -62,7 +66,7 @@ export function AgentExecutions({ agentId }) {
     <${Pager}
       page=${executions.data}
       cursors=${cursors}
-      onNext=${() => setCursors([...cursors, executions.data.next_cursor])}
+      onNext=${() => setCursors([...cursors, executions.data?.next_cursor ?? null])}
       onFirst=${() => setCursors([])}
     />`;
 }

@@ -16,9 +16,13 @@ import { TableHead } from './table-head.js';
 const COLUMNS = ['Document', 'Type', 'Size', 'Passages', 'Added', ''];
 
 export function AgentKnowledge({ agentId }) {
-  const documents = useLoad(() => get(`/agents/${agentId}/knowledge`, { limit: 100 }), [agentId]);
+  const documents = useLoad(
+    () =>
+      get('/agents/:agent_id/knowledge', { params: { agent_id: agentId }, query: { limit: 100 } }),
+    [agentId],
+  );
   // One document's passages at a time, under the table: at the page's width, not the table's.
-  const [shown, setShown] = useState(null);
+  const [shown, setShown] = useState(/** @type {string | null} */ (null));
   const region = useId();
   if (!documents.data && !documents.error) return html`<${Loading} what="knowledge documents" />`;
   const rows = documents.data?.data ?? [];
@@ -47,12 +51,15 @@ export function AgentKnowledge({ agentId }) {
         </tbody>
       </table>
     </div>
-    ${documents.data.has_more && html`<p class="muted">Showing the newest 100 of ${documents.data.total_count}.</p>`}
+    ${documents.data?.has_more && html`<p class="muted">Showing the newest 100 of ${documents.data.total_count}.</p>`}
     <div id=${region}>
       ${shownDoc && html`<${Passages} key=${shownDoc.id} agentId=${agentId} doc=${shownDoc} />`}
     </div>`;
 }
 
+/**
+ * @param {{ doc: import('../lib.js').KnowledgeDocument, open: boolean, region: string, onToggle: () => void }} props
+ */
 function DocumentRow({ doc, open, region, onToggle }) {
   return html`<tr data-document=${doc.id}>
     <td>
@@ -79,19 +86,25 @@ function DocumentRow({ doc, open, region, onToggle }) {
 }
 
 /** The passages of one document, 20 at a time. */
+/** @param {{ agentId: string, doc: import('../lib.js').KnowledgeDocument }} props */
 function Passages({ agentId, doc }) {
-  const [pages, setPages] = useState([]);
-  const [error, setError] = useState(null);
+  const [pages, setPages] = useState(
+    /** @type {import('../lib.js').GetAnswer<'/agents/:agent_id/knowledge/:document_id/passages'>[]} */ ([]),
+  );
+  const [error, setError] = useState(/** @type {Error | null} */ (null));
   const [busy, setBusy] = useState(false);
-  const next = pages.length === 0 ? -1 : pages.at(-1).next_after;
+  const next = pages.at(-1)?.next_after ?? -1;
   const load = async () => {
     setBusy(true);
     try {
-      const page = await get(`/agents/${agentId}/knowledge/${doc.id}/passages`, { after: next });
+      const page = await get('/agents/:agent_id/knowledge/:document_id/passages', {
+        params: { agent_id: agentId, document_id: doc.id },
+        query: { after: next },
+      });
       setPages((old) => [...old, page]);
       setError(null);
     } catch (failure) {
-      setError(failure);
+      setError(/** @type {Error} */ (failure));
     } finally {
       setBusy(false);
     }

@@ -6,7 +6,10 @@ import { TableHead } from './table-head.js';
 const COLUMNS = ['Match', 'Answer', 'Delay', 'Added'];
 
 export function AgentStubs({ agentId }) {
-  const { data, error } = useLoad(() => get(`/agents/${agentId}/stubs`), [agentId]);
+  const { data, error } = useLoad(
+    () => get('/agents/:agent_id/stubs', { params: { agent_id: agentId } }),
+    [agentId],
+  );
   if (error) return html`<${ErrorNote} error=${error} />`;
   if (!data) return html`<${Loading} what="stubs" />`;
   if (data.data.length === 0) {

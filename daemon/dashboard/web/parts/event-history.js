@@ -21,7 +21,10 @@ async function loadHistory(runId, shown) {
   const events = [];
   let after;
   for (;;) {
-    const page = await get(`/runs/${runId}/events`, { limit: PAGE, after });
+    const page = await get('/runs/:execution_id/events', {
+      params: { execution_id: runId },
+      query: { limit: PAGE, after },
+    });
     events.push(...page.data);
     if (!page.has_more || events.length >= shown) return { events, hasMore: page.has_more };
     after = page.next_cursor;
@@ -56,6 +59,7 @@ export function EventHistory({ runId }) {
     }`;
 }
 
+/** @param {{ event: import('../lib.js').HistoryEvent }} props */
 function HistoryEntry({ event }) {
   const { data } = event;
   return html`<li data-event=${event.id} data-type=${event.type}>
@@ -63,7 +67,7 @@ function HistoryEntry({ event }) {
       <span class="muted">${time(event.created_at)}</span>${' '}
       <code>${event.type}</code>
       ${data.step_id && html`${' · step '}<code>${data.step_id}</code>${data.step_name ? ` (${data.step_name})` : ''}`}
-      ${data.attempt > 1 && ` · attempt ${data.attempt}`}
+      ${Number(data.attempt) > 1 && ` · attempt ${data.attempt}`}
       ${data.status && html`${' '}<${Status} value=${data.status} />`} ${' · '}<code class="muted"
         >${event.id}</code
       >
@@ -78,6 +82,7 @@ function HistoryEntry({ event }) {
   </li>`;
 }
 
+/** @param {{ delivery: import('../lib.js').Delivery }} props */
 function DeliveryLine({ delivery }) {
   const attempts = `${delivery.attempts} ${delivery.attempts === 1 ? 'attempt' : 'attempts'}`;
   return html`<li data-delivery=${delivery.id}>

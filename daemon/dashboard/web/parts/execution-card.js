@@ -3,9 +3,15 @@
 // svc agents approve). Shown on Approvals and on the execution's own page.
 import { ActionButton, Link, href, html, post, time } from '../lib.js';
 
+/**
+ * @param {{ execution: import('../lib.js').AgentExecution, agentName: string | null, runId?: string | null, heading?: string, onDecided?: () => void }} props
+ */
 export function ExecutionCard({ execution, agentName, runId, heading = 'h2', onDecided }) {
   const decide = (decision) =>
-    post(`/approvals/${execution.execution_id}`, { agent_id: execution.agent_id, decision });
+    post('/approvals/:execution_id', {
+      params: { execution_id: execution.execution_id },
+      body: { agent_id: execution.agent_id, decision },
+    });
   const Title = heading;
   return html`<li class="card" data-execution=${execution.execution_id}>
     <${Title} class="card-title">

@@ -5,7 +5,7 @@ import { useEffect, useRef } from '../lib.js';
 
 /** The page's heading, made focusable by script only (tabindex -1: never a Tab stop). */
 function focusHeading() {
-  const heading = document.querySelector('main h1');
+  const heading = /** @type {HTMLElement | null} */ (document.querySelector('main h1'));
   if (!heading) return false;
   heading.setAttribute('tabindex', '-1');
   heading.focus();

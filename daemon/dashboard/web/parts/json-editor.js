@@ -9,7 +9,7 @@ export function parseObject(text, what) {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return { error: `Not valid JSON: ${error.message}.` };
+    return { error: `Not valid JSON: ${/** @type {Error} */ (error).message}.` };
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return { error: `${what} must be a JSON object: { ... }.` };

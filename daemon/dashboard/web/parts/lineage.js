@@ -3,6 +3,7 @@
 // from its timeline (they ran in the original run, at the original's times).
 import { Json, Link, Status, href, html, time } from '../lib.js';
 
+/** @param {{ run: import('../lib.js').Run }} props */
 export function Lineage({ run }) {
   if (!run.rerun_of && run.reruns.length === 0) return null;
   return html`<nav class="lineage" aria-label="Re-runs">
@@ -30,6 +31,7 @@ export function Lineage({ run }) {
 }
 
 /** The step results a re-run from a step took over from the original run: no time axis. */
+/** @param {{ entries: import('../lib.js').Run['step_results'], from: string }} props */
 export function CopiedSteps({ entries, from }) {
   if (entries.length === 0) return null;
   return html`<section class="lane copied" aria-labelledby="copied-h">

@@ -9,10 +9,12 @@ export function ReplayDeliveries({ webhookId, onReplayed }) {
   const id = useId();
   const [from, setFrom] = useState('');
   const [to, setTo] = useState('');
-  const [status, setStatus] = useState('failed');
+  const [status, setStatus] = useState(/** @type {'failed' | 'delivered' | 'all'} */ ('failed'));
   const [limit, setLimit] = useState('1000');
   const [dryRun, setDryRun] = useState(false);
-  const [answer, setAnswer] = useState(null);
+  const [answer, setAnswer] = useState(
+    /** @type {import('../lib.js').PostAnswer<'/webhooks/:webhook_id/replay'> | null} */ (null),
+  );
   const replay = () => {
     const body = {
       ...timeField(from, 'from', 'From'),
@@ -21,7 +23,7 @@ export function ReplayDeliveries({ webhookId, onReplayed }) {
       limit: limitField(limit),
       dry_run: dryRun,
     };
-    return post(`/webhooks/${webhookId}/replay`, body);
+    return post('/webhooks/:webhook_id/replay', { params: { webhook_id: webhookId }, body });
   };
   const field = (name, label, value, set, hint) =>
     html`<label class="field" for=${`${id}-${name}`}
@@ -76,6 +78,7 @@ export function ReplayDeliveries({ webhookId, onReplayed }) {
   </details>`;
 }
 
+/** @param {{ answer: import('../lib.js').PostAnswer<'/webhooks/:webhook_id/replay'> }} props */
 function Replayed({ answer }) {
   const span = answer.first_event_id
     ? ` (${answer.first_event_id} .. ${answer.last_event_id})`

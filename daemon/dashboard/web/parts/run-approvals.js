@@ -4,6 +4,7 @@
 import { ErrorNote, Loading, get, html, useLoad } from '../lib.js';
 import { ExecutionCard } from './execution-card.js';
 
+/** @param {{ pending: import('../lib.js').RunDetail['pending'], onDecided?: () => void }} props */
 export function RunApprovals({ pending, onDecided }) {
   const waiting = pending.filter(
     (act) => act.state === 'awaiting_approval' && act.agent_execution_id,
@@ -25,7 +26,10 @@ export function RunApprovals({ pending, onDecided }) {
 }
 
 function PendingApproval({ executionId, onDecided }) {
-  const { data, error } = useLoad(() => get(`/agent-executions/${executionId}`), [executionId]);
+  const { data, error } = useLoad(
+    () => get('/agent-executions/:execution_id', { params: { execution_id: executionId } }),
+    [executionId],
+  );
   if (!data) {
     return html`<li class="card">
       <${ErrorNote} error=${error} />

@@ -2,7 +2,10 @@
 import { Link, Loading, Status, duration, href, html, time } from '../lib.js';
 import { TableHead } from './table-head.js';
 
-/** `runs` is a useLoad() of a runs page; `names` maps workflow ids to names when known. */
+/**
+ * `runs` is a useLoad() of a runs page; `names` maps workflow ids to names when known.
+ * @param {{ runs: import('../lib.js').Loaded<import('../lib.js').GetAnswer<'/runs'>>, label: string, names?: Map<string, string>, empty?: string }} props
+ */
 export function RunTable({ runs, label, names = new Map(), empty = 'No runs yet.' }) {
   if (!runs.data && !runs.error) return html`<${Loading} what="runs" />`;
   return html`<div class="table-scroll">

@@ -28,9 +28,9 @@ function useSlashShortcut(input) {
 
 export function SearchBox() {
   const [text, setText] = useState('');
-  const [error, setError] = useState(null);
+  const [error, setError] = useState(/** @type {Error | null} */ (null));
   const [busy, setBusy] = useState(false);
-  const input = useRef(null);
+  const input = useRef(/** @type {HTMLInputElement | null} */ (null));
   useSlashShortcut(input);
   const submit = async (event) => {
     event.preventDefault();
@@ -42,11 +42,11 @@ export function SearchBox() {
     setBusy(true);
     setError(null);
     try {
-      const found = await get('/locate', { id });
+      const found = await get('/locate', { query: { id } });
       setText('');
       navigate(found.path);
     } catch (failure) {
-      setError(failure);
+      setError(/** @type {Error} */ (failure));
     } finally {
       setBusy(false);
     }

@@ -7,11 +7,13 @@ import { JsonEditor, parseObject } from './json-editor.js';
 export function SendEvent({ types }) {
   const [type, setType] = useState(types[0]);
   const [text, setText] = useState('');
-  const [sent, setSent] = useState(null);
-  const [error, setError] = useState(null);
+  const [sent, setSent] = useState(
+    /** @type {import('../lib.js').PostAnswer<'/events'> | null} */ (null),
+  );
+  const [error, setError] = useState(/** @type {Error | null} */ (null));
   useEffect(() => {
     setError(null);
-    get('/events/sample', { type }).then(
+    get('/events/sample', { query: { type } }).then(
       (sample) => setText(JSON.stringify(sample.data, null, 2)),
       setError,
     );
@@ -34,7 +36,7 @@ export function SendEvent({ types }) {
     <${ActionButton}
       action=${() => {
         if (checked.error) throw new Error(checked.error);
-        return post('/events', { type, data: checked.value });
+        return post('/events', { body: { type, data: checked.value } });
       }}
       onDone=${setSent}
       >Send the event<//

@@ -5,6 +5,7 @@
 import { ActionButton, href, html, navigate, post, useState } from '../lib.js';
 import { JsonEditor, parseObject } from './json-editor.js';
 
+/** @param {{ wf: import('../lib.js').WorkflowDetail, lastInput?: unknown }} props */
 export function StartRun({ wf, lastInput }) {
   const fields = wf.input_fields;
   const [text, setText] = useState(() =>
@@ -30,7 +31,10 @@ export function StartRun({ wf, lastInput }) {
         ? html`<${ActionButton}
             action=${() => {
               if (checked.error) throw new Error(checked.error);
-              return post(`/workflows/${wf.id}/run`, { input: checked.value });
+              return post('/workflows/:workflow_id/run', {
+                params: { workflow_id: wf.id },
+                body: { input: checked.value },
+              });
             }}
             onDone=${(started) => navigate(href(`/runs/${started.execution_id}`))}
             >Start a run with this input<//

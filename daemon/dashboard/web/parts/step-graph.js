@@ -32,7 +32,10 @@ export const STATE_WORDS = {
 
 const clip = (text, max) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
-/** `graph` as the daemon sends it; `states` maps step ids to a key of STATE_WORDS (optional). */
+/**
+ * `graph` as the daemon sends it; `states` maps step ids to a key of STATE_WORDS (optional).
+ * @param {{ graph: import('../lib.js').StepGraphData, states?: Map<string, string>, label: string }} props
+ */
 export function StepGraph({ graph, states, label }) {
   // Each graph its own arrow head: a page may show several (a workflow's versions).
   const arrow = `arrow${useId()}`;
@@ -77,7 +80,8 @@ export function StepGraph({ graph, states, label }) {
         </defs>
         ${graph.nodes.map((node) => edgesOf(node, graph.edges, place, arrow))}
         ${graph.nodes.map((node) => {
-          const at = place.get(node.id);
+          // Every node was placed above.
+          const at = /** @type {{ x: number, y: number }} */ (place.get(node.id));
           const state = states?.get(node.id);
           return html`<g
             class=${`node${state ? ` state-${state}` : ''}`}
@@ -164,6 +168,9 @@ function edgesOf(node, edges, place, arrow) {
  * once its branches joined: before that it is running if one of its branches began. Any other
  * step without a result is skipped once the run ended, else not reached yet. `copied` is the
  * number of leading results a re-run copied.
+ * @param {import('../lib.js').Run} run
+ * @param {import('../lib.js').StepGraphData} graph
+ * @param {number} [copied]
  */
 export function runStates(run, graph, copied = 0) {
   const states = new Map();

@@ -3,6 +3,7 @@
 // next run, next_run_at), or on events (the types it listens to).
 import { html, time } from '../lib.js';
 
+/** @param {{ wf: import('../lib.js').WorkflowDetail }} props */
 export function TriggerFacts({ wf }) {
   const { type, config } = wf.trigger;
   return html`<dl class="facts trigger-facts">
@@ -13,7 +14,7 @@ export function TriggerFacts({ wf }) {
         type === 'event' &&
         html`<dt>Event types</dt>
           <dd>
-            ${(config.event_types ?? []).map((pattern) => html`<code>${pattern}</code>${' '}`)}
+            ${/** @type {string[]} */ (config.event_types ?? []).map((pattern) => html`<code>${pattern}</code>${' '}`)}
           </dd>`
       }
       ${type === 'webhook' && wf.hook && html`<${Hook} hook=${wf.hook} />`}
@@ -39,6 +40,7 @@ function Schedule({ wf, config }) {
     </dd>`;
 }
 
+/** @param {{ hook: NonNullable<import('../lib.js').WorkflowDetail['hook']> }} props */
 function Hook({ hook }) {
   return html`<dt>Hook URL</dt>
     <dd><code data-field="hook_url">${hook.url}</code></dd>

@@ -6,14 +6,17 @@ import { ActionButton, Link, href, html, postText, useState } from '../lib.js';
 import { JsonEditor } from './json-editor.js';
 import { checkInput } from './start-run.js';
 
+/** @param {{ wf: import('../lib.js').WorkflowDetail, lastInput?: unknown }} props */
 export function TriggerHook({ wf, lastInput }) {
   const fields = wf.input_fields;
   const [text, setText] = useState(() =>
     JSON.stringify(lastInput ?? Object.fromEntries(fields.map((field) => [field, null])), null, 2),
   );
-  const [started, setStarted] = useState(null);
+  const [started, setStarted] = useState(
+    /** @type {import('../lib.js').PostAnswer<'/workflows/:workflow_id/trigger'> | null} */ (null),
+  );
   const checked = checkBody(text, fields);
-  const how = wf.hook.signed ? 'a signed POST' : 'a POST';
+  const how = wf.hook?.signed ? 'a signed POST' : 'a POST';
   return html`<h3>Trigger the hook from here</h3>
     <form class="drive" onSubmit=${(event) => event.preventDefault()}>
       <${JsonEditor}
@@ -25,7 +28,7 @@ export function TriggerHook({ wf, lastInput }) {
       />
       <p class="muted">
         ${
-          wf.hook.signed
+          wf.hook?.signed
             ? 'The daemon signs the body with the trigger secret (X-Svc-Signature) and posts it to the hook URL above.'
             : 'The body is posted to the hook URL above (the trigger has no secret: no signature).'
         }
@@ -36,7 +39,7 @@ export function TriggerHook({ wf, lastInput }) {
               kind="primary"
               action=${() => {
                 if (checked.error) throw new Error(checked.error);
-                return postText(`/workflows/${wf.id}/trigger`, text);
+                return postText('/workflows/:workflow_id/trigger', { workflow_id: wf.id }, text);
               }}
               onDone=${setStarted}
               >Trigger<//
@@ -62,7 +65,7 @@ function checkBody(text, fields) {
   try {
     JSON.parse(text);
   } catch (error) {
-    return { error: `Not valid JSON: ${error.message}.` };
+    return { error: `Not valid JSON: ${/** @type {Error} */ (error).message}.` };
   }
   const checked = checkInput(text, fields);
   if (!checked.error) return checked;

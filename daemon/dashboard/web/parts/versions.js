@@ -5,7 +5,7 @@ import { StepGraph } from './step-graph.js';
 
 export function Versions({ workflowId, name }) {
   const versions = useLoad(
-    () => get(`/workflows/${workflowId}/versions`),
+    () => get('/workflows/:workflow_id/versions', { params: { workflow_id: workflowId } }),
     [workflowId],
     (type, message) => type === 'event' && message.data?.id === workflowId,
   );

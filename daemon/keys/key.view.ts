@@ -1,18 +1,8 @@
-// Workspaces and keys as the control channel shows them.
-import type { KeyView, WorkspaceView } from '../../shared/schemas/control-output.js';
-import type { Workspace } from '../domain/workspace.js';
-import type { KeyRecord } from '../keys/key.service.js';
+// An API key as every surface shows it (the control channel's `svc keys`, the dashboard's Keys
+// page): never its secret, only a hint of its last characters, and its status on the clock.
+import type { KeyView } from '../../shared/schemas/control-output.js';
 import { toIso } from '../time/clock.js';
-
-export function workspaceView(ws: Workspace, defaultId: string): WorkspaceView {
-  return {
-    id: ws.id,
-    name: ws.name,
-    tier: ws.tier,
-    default: ws.id === defaultId,
-    created_at: toIso(ws.createdAt),
-  };
-}
+import type { KeyRecord } from './key.service.js';
 
 export function keyView(record: KeyRecord, now?: number): KeyView {
   const expired = record.expires_at !== null && now !== undefined && record.expires_at <= now;
