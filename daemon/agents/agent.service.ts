@@ -19,6 +19,7 @@ import type { TimerService } from '../time/timer.service.js';
 import type { ServerUrls } from '../domain/urls.js';
 import { checkOutboundUrl, type UrlPolicy } from '../outbound/url-policy.js';
 import { ownedRow, type Workspace } from '../domain/workspace.js';
+import type { Hooks } from '../domain/hooks.js';
 import type { AgentListQuery, AgentRepository, AgentRow } from './agent.repository.js';
 import type { AgentSettings } from './agent-settings.js';
 import type { AgentProfile } from './brains/brain.js';
@@ -30,8 +31,6 @@ const TIERS_WITH_L4: readonly Tier[] = ['business', 'enterprise'];
 export class AgentService {
   private readonly views = new WeakMap<AgentRow, AgentView>();
 
-  private readonly deleteHooks: ((agent: AgentRow) => void)[] = [];
-
   constructor(
     private readonly db: Transactions,
     private readonly repo: AgentRepository,
@@ -41,6 +40,7 @@ export class AgentService {
     private readonly settings: AgentSettings,
     private readonly urls: ServerUrls,
     private readonly urlPolicy: UrlPolicy,
+    private readonly hooks: Hooks,
   ) {
     timers.register(TRAINING_TIMER, (payload) =>
       this.finishTraining((payload as { agent_id: string }).agent_id),
@@ -161,16 +161,12 @@ export class AgentService {
     return this.save({ ...current, status: 'active', updated_at: this.clock.now() });
   }
 
-  /** Runs inside the deleting transaction, so work of the agent ends with it (never left running). */
-  onDelete(hook: (agent: AgentRow) => void): void {
-    this.deleteHooks.push(hook);
-  }
-
   delete(workspaceId: string, id: string): { id: string; deleted: true } {
     const row = this.row(workspaceId, id);
     this.db.transaction(() => {
       this.repo.markDeleted(id, this.clock.now());
-      for (const hook of this.deleteHooks) hook(row);
+      // Inside the transaction: work of the agent ends with it (never left running).
+      this.hooks.run('agentDeleted', row);
       this.events.publish(workspaceId, 'agent.deleted', { id, deleted: true });
     })();
     return { id, deleted: true };

@@ -5,7 +5,6 @@
 // With wait_for_completion and nothing to wait for, the whole execution is one transaction.
 // Otherwise it is stored as processing and finished by a durable timer (after a stub's delay,
 // on the daemon clock), with a second timer that fails it with execution_timeout.
-import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { AgentExecutionView, ExecuteInput } from '../../shared/schemas/agents.js';
 import type { Clock } from '../time/clock.js';
@@ -14,6 +13,7 @@ import { ApiError } from '../domain/errors.js';
 import { mapPage, type ListQueryInput, type Page } from '../domain/pages.js';
 import type { CommitQueue } from '../store/commit-queue.js';
 import type { Transactions } from '../domain/transactions.js';
+import type { DeletedAgent, Hooks } from '../domain/hooks.js';
 import type { TimerService } from '../time/timer.service.js';
 import type { AgentRepository, AgentRow, StatsDelta } from './agent.repository.js';
 import type { AgentService } from './agent.service.js';
@@ -46,14 +46,9 @@ export interface DecidedExecution {
   answer(): ExecuteAnswer;
 }
 
-/** Hears an execution reach a decided state, inside the transaction that stores it. */
-export type SettledListener = (row: ExecutionRow) => void;
-
 export class ExecutionService {
   /** Requests waiting for an execution to leave processing. */
   private readonly waiters = new ExecutionWaiters();
-  /** Emits each decided execution inside the transaction that stores it (the workflow engine). */
-  private readonly decisions = new EventEmitter<{ decided: [ExecutionRow] }>();
   private readonly approvals: ExecutionApprovals;
 
   constructor(
@@ -67,6 +62,7 @@ export class ExecutionService {
     private readonly timers: TimerService,
     private readonly clock: Clock,
     private readonly settings: AgentSettings,
+    private readonly hooks: Hooks,
   ) {
     this.approvals = new ExecutionApprovals(db, repo, agentRepo, events, timers, clock, (row) =>
       this.announce(row),
@@ -77,12 +73,6 @@ export class ExecutionService {
     timers.register(TIMEOUT_TIMER, (payload) =>
       this.timeOut((payload as { execution_id: string }).execution_id),
     );
-    agents.onDelete((agent) => this.endWorkOf(agent));
-  }
-
-  /** The workflow engine hears here when an agent step's execution is decided or ended. */
-  onSettled(listener: SettledListener): void {
-    this.decisions.on('decided', listener);
   }
 
   /** Starts an execution; answers with the HTTP status and the execution as it stands. */
@@ -328,15 +318,16 @@ export class ExecutionService {
     this.waiters.wake(row.id);
   }
 
+  /** Inside the transaction that stores the decided execution (the engine moves a run on). */
   private announce(row: ExecutionRow): void {
-    this.decisions.emit('decided', row);
+    this.hooks.run('agentExecutionSettled', row);
   }
 
   /**
-   * The agent was deleted (inside that transaction): its unfinished executions fail with
-   * agent_not_found and their event, and their timers go.
+   * The agent was deleted (agentDeleted, inside that transaction): its unfinished executions
+   * fail with agent_not_found and their event, and their timers go.
    */
-  private endWorkOf(agent: AgentRow): void {
+  endWorkOf(agent: DeletedAgent): void {
     for (const row of this.repo.unfinishedOf(agent.id)) this.endOrphan(row, agent);
   }
 

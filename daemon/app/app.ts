@@ -228,6 +228,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     clockService,
     timers,
     engine: services.engine,
+    hooks: services.hooks,
     events,
     deliveries,
     stubs,

@@ -9,8 +9,8 @@
 import type { ExecutionFailedData, StepCompletedData } from '../../shared/schemas/workflows.js';
 import type { EventEnvelope } from '../../shared/schemas/events.js';
 import type { DeliveryActivity } from '../../shared/schemas/webhooks.js';
+import type { Hooks } from '../domain/hooks.js';
 import type { EventService } from '../events/event.service.js';
-import type { WorkflowEngine } from '../engine/engine.js';
 import { toIso } from '../time/clock.js';
 import type { DeliveryService } from '../webhooks/deliveries/delivery.service.js';
 import type { WebhookService } from '../webhooks/webhook.service.js';
@@ -23,16 +23,17 @@ export interface FailureLogger {
 interface Sources {
   events: Pick<EventService, 'watch'>;
   deliveries: Pick<DeliveryService, 'on'>;
-  webhooks: Pick<WebhookService, 'onFailed' | 'row'>;
-  engine: Pick<WorkflowEngine, 'onStepRetry'>;
+  webhooks: Pick<WebhookService, 'row'>;
+  /** stepRetrying and webhookFailed. */
+  hooks: Pick<Hooks, 'add'>;
 }
 
 export function logFailures(
   log: FailureLogger,
-  { events, deliveries, webhooks, engine }: Sources,
+  { events, deliveries, webhooks, hooks }: Sources,
 ): void {
   // Not final: the step goes on at retry_at (its final failure is the step_completed line below).
-  engine.onStepRetry((notice) =>
+  hooks.add('stepRetrying', (notice) =>
     log.warn(
       { ...notice, retry_at: toIso(notice.retry_at) },
       'workflow step attempt failed; retrying',
@@ -73,7 +74,7 @@ export function logFailures(
   });
   events.watch(['agent.execution.failed'], (event) => logAgentFailure(log, event));
   deliveries.on('attempted', (activity) => logAttempt(log, activity));
-  webhooks.onFailed((row) =>
+  hooks.add('webhookFailed', (row) =>
     // Heard inside the transaction: written once it committed (the webhook is failed then).
     queueMicrotask(() => {
       try {

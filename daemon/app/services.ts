@@ -74,6 +74,8 @@ import { FixtureRepository } from '../fixtures/fixture.repository.js';
 import { FixtureService } from '../fixtures/fixture.service.js';
 import { FaultRepository } from '../faults/fault.repository.js';
 import { FaultService } from '../faults/fault.service.js';
+import { Hooks } from '../domain/hooks.js';
+import { registerReactions } from './reactions.js';
 
 export interface ServiceOptions {
   dataDir: string;
@@ -103,6 +105,8 @@ export interface ServiceOptions {
 
 export interface Services {
   db: Db;
+  /** The reactions between modules (domain/hooks.ts): fired by services, listened to by others. */
+  hooks: Hooks;
   /** Group commit: changes queued in one tick share a transaction. */
   commits: CommitQueue;
   clock: OffsetClock;
@@ -191,6 +195,7 @@ export function buildServices(
   // openDatabase leaves checkpoints to the worker; without one, SQLite's default (1000 pages).
   if (!checkpointer && sqliteFile) sqliteDb(db).pragma('wal_autocheckpoint = 1000');
   const commits = new CommitQueue(db);
+  const hooks = new Hooks();
   const clock = new OffsetClock();
   const clockService = new ClockService(clock, settings, options.environment);
   clockService.load();
@@ -204,7 +209,7 @@ export function buildServices(
   const oauth = new OAuthService(db, new OAuthRepository(db), workspaces, clock);
   credentials.acceptAccessTokens((hash) => oauth.accessTokenByHash(hash));
   oauth.on('revoked', () => credentials.invalidate());
-  const events = new EventService(db, new EventRepository(db, commits), clock, commits);
+  const events = new EventService(db, new EventRepository(db, commits), clock, commits, hooks);
   const urlPolicy = {
     environment: options.environment,
     allowPrivateNetwork: options.allowPrivateNetwork ?? false,
@@ -215,6 +220,7 @@ export function buildServices(
     clock,
     urlPolicy,
     secretBox,
+    hooks,
   );
   const outbound = new OutboundHttp(
     urlPolicy,
@@ -230,7 +236,6 @@ export function buildServices(
     outbound,
     commits,
   );
-  events.addFanout(deliveries.fanout);
   const integrations = new IntegrationService(
     db,
     new IntegrationRepository(db),
@@ -252,6 +257,7 @@ export function buildServices(
     agentSettings,
     urls,
     urlPolicy,
+    hooks,
   );
   const knowledge = new KnowledgeService(
     new KnowledgeRepository(db),
@@ -310,6 +316,7 @@ export function buildServices(
     timers,
     clock,
     agentSettings,
+    hooks,
   );
   const conversations = new ConversationService(
     db,
@@ -330,6 +337,7 @@ export function buildServices(
     urlPolicy,
     (workspaceId, agentId) => agentRepository.get(agentId)?.workspace_id === workspaceId,
     secretBox,
+    hooks,
     (workflowId) => triggerRepository.nextRunAt(workflowId),
   );
   const runRepository = new RunRepository(db, commits);
@@ -345,10 +353,9 @@ export function buildServices(
     steps: new StepRunner({ agents: executions, clock, urlPolicy, outbound }, faults),
     approvals: executions,
     reveal: (workspaceId, name) => secrets.reveal(workspaceId, name),
+    hooks,
     log,
   });
-  executions.onSettled(engine.onAgentSettled);
-  workflows.onDelete((row) => engine.cancelRunsOf(row.id));
   const runs = new WorkflowExecutionsService(commits, runRepository, workflows, engine, clock);
   const triggers = new TriggerService(
     db,
@@ -359,8 +366,7 @@ export function buildServices(
     commits,
     secretBox,
   );
-  workflows.onWrite((change) => triggers.onWrite(change));
-  events.addFanout(triggers.fanout);
+  registerReactions(hooks, { executions, engine, triggers, deliveries });
   const templates = new TemplateService(loadTemplates(), agents, {
     create: (workspace, body) => workflows.create(workspace.id, body),
   });
@@ -406,6 +412,7 @@ export function buildServices(
   return {
     fixtures,
     db,
+    hooks,
     commits,
     clock,
     clockService,

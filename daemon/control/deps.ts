@@ -1,5 +1,6 @@
 // What the control router needs from the daemon, as an interface so it is easy to see and fake.
 import type { Clock } from '../time/clock.js';
+import type { Hooks } from '../domain/hooks.js';
 import type { ClockService } from '../time/clock.service.js';
 import type { EventService } from '../events/event.service.js';
 import type { KeyService } from '../keys/key.service.js';
@@ -56,7 +57,9 @@ export interface ControlDeps {
   /** Durable timers: svc settle waits for those due. */
   timers: Pick<TimerService, 'dueNow'>;
   /** Runs: svc settle waits for their steps, svc workflows wait for their status. */
-  engine: Pick<WorkflowEngine, 'activity' | 'activityOf' | 'find' | 'onRunChange'>;
+  engine: Pick<WorkflowEngine, 'activity' | 'activityOf' | 'find'>;
+  /** svc workflows wait follows the runChanged hook. */
+  hooks: Pick<Hooks, 'add'>;
   events: EventService;
   deliveries: DeliveryService;
   agents: AgentService;

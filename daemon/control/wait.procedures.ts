@@ -24,7 +24,7 @@ export function waitProcedures(deps: ControlDeps) {
   const { engine, timers, clock } = deps;
   const runWaitDeps: RunWaitDeps = {
     find: (id) => engine.find(id),
-    onRunChange: (listener) => engine.onRunChange(listener),
+    onRunChange: (listener) => deps.hooks.add('runChanged', listener),
     // Parked: the clock is frozen, and the run has pending steps, none running nor due.
     parkedSteps: (id) => {
       if (!deps.clockService.show().frozen) return undefined;

@@ -4,6 +4,7 @@ import type { WorkflowView } from '../../shared/schemas/workflows.js';
 import type { AgentService } from '../agents/agent.service.js';
 import type { ExecutionService } from '../agents/execution.service.js';
 import type { WorkflowEngine } from '../engine/engine.js';
+import type { Hooks } from '../domain/hooks.js';
 import type { EventService } from '../events/event.service.js';
 import type { FaultService } from '../faults/fault.service.js';
 import type { KeyService } from '../keys/key.service.js';
@@ -25,6 +26,8 @@ export interface DashboardServices {
   clockService: ClockService;
   deliveries: DeliveryService;
   engine: WorkflowEngine;
+  /** The live page follows the runChanged hook. */
+  hooks: Pick<Hooks, 'add'>;
   events: EventService;
   executions: ExecutionService;
   faults: FaultService;

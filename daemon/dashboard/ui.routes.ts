@@ -208,7 +208,7 @@ class Dashboard {
   private stream(request: FastifyRequest, reply: FastifyReply) {
     this.requireSession(request);
     const workspaceId = this.workspaceOf(parse(WorkspaceQuery, request.query));
-    const { events, deliveries, engine, clockService } = this.options.services;
+    const { events, deliveries, hooks, clockService } = this.options.services;
     reply.hijack();
     const raw = reply.raw;
     raw.writeHead(200, {
@@ -231,7 +231,7 @@ class Dashboard {
     events.on('published', onEvent);
     deliveries.on('attempted', onAttempt);
     clockService.on('moved', onClock);
-    const stopRuns = engine.onRunChange((change) => {
+    const stopRuns = hooks.add('runChanged', (change) => {
       if (change.workspace_id === workspaceId) send('run', change);
     });
     // A comment now and then keeps proxies and the browser from dropping an idle stream.

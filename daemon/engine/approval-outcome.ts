@@ -1,19 +1,10 @@
 // The outcome of an agent step that waited for a person, once its agent execution is decided:
 // approved (completed, with the action taken), rejected, or failed.
-import type { ErrorCode } from '../../shared/errors.js';
 import type { StepOutcome } from './steps/outcome.js';
 
-/** What the engine reads of an agent execution whose run may wait on it. */
-export interface SettledAgentExecution {
-  id: string;
-  status: string;
-  action: string | null;
-  output: string | null;
-  confidence: number | null;
-  error_code: ErrorCode | null;
-  error_message: string | null;
-  agent_id: string;
-}
+import type { SettledAgentExecution } from '../domain/hooks.js';
+
+export type { SettledAgentExecution };
 
 /** Undefined while the execution is undecided (a run waiting on it waits on). */
 export function approvalOutcome(agentExecution: SettledAgentExecution): StepOutcome | undefined {

@@ -11,6 +11,7 @@
 // run-timers.ts, waiters.ts, in-flight.ts, run-memory.ts, run-views.ts, run-changes.ts.
 import type { WorkflowExecutionView } from '../../shared/schemas/workflows.js';
 import type { Transactions } from '../domain/transactions.js';
+import type { Hooks } from '../domain/hooks.js';
 import type { EventService } from '../events/event.service.js';
 import type { CommitQueue } from '../store/commit-queue.js';
 import type { Alarms } from '../time/alarms.js';
@@ -22,7 +23,7 @@ import { InFlight } from './in-flight.js';
 import { Outcomes } from './outcomes.js';
 import type { WorkflowCatalog } from './ports.js';
 import { runActivity, runActivityOf, type RunActivity } from './run-activity.js';
-import { RunChanges, type RunChange } from './run-changes.js';
+import { RunChanges } from './run-changes.js';
 import { RunEnd, type RunApprovals } from './run-end.js';
 import { RunMemory } from './run-memory.js';
 import { RunTimers } from './run-timers.js';
@@ -30,7 +31,7 @@ import { RunViews } from './run-views.js';
 import type { RunRepository, RunRow } from './run.repository.js';
 import { RunStarter, type StartOptions } from './start.js';
 import { StepContexts } from './step-context.js';
-import { StepRetries, type StepRetryNotice } from './step-retries.js';
+import { StepRetries } from './step-retries.js';
 import type { StepRunner } from './steps/runner.js';
 import { Transitions } from './transitions.js';
 import { Waiters } from './waiters.js';
@@ -52,6 +53,8 @@ export interface EngineDeps {
   /** The agents' approvals: a run closes the ones it no longer waits for, whatever ended it. */
   approvals: RunApprovals;
   reveal(workspaceId: string, name: string): string | undefined;
+  /** runChanged and stepRetrying are told here (domain/hooks.ts). */
+  hooks: Hooks;
   log: { error(obj: object, msg: string): void };
 }
 
@@ -60,8 +63,6 @@ const IDLE_WAIT_MS = 10_000;
 
 export class WorkflowEngine {
   private readonly inFlight = new InFlight();
-  private readonly changes = new RunChanges();
-  private readonly retries: StepRetries;
   private readonly waiters: Waiters;
   private readonly runViews: RunViews;
   private readonly transitions: Transitions;
@@ -69,13 +70,14 @@ export class WorkflowEngine {
   private readonly starter: RunStarter;
 
   constructor(private readonly deps: EngineDeps) {
-    const { inFlight, changes } = this;
+    const changes = new RunChanges(deps.hooks);
+    const { inFlight } = this;
     const memory = new RunMemory(deps.repo);
     const waiters = (this.waiters = new Waiters({ ...deps, memory }));
     const views = (this.runViews = new RunViews({ ...deps, memory }));
     const timers = new RunTimers(deps.timers);
     const ending = new RunEnd({ ...deps, timers });
-    const retries = (this.retries = new StepRetries(deps.repo));
+    const retries = new StepRetries(deps.repo, deps.hooks);
     const outcomes = new Outcomes({ ...deps, memory, timers, ending, retries });
     const contexts = new StepContexts({ ...deps, memory, inFlight });
     const transitions = (this.transitions = new Transitions({
@@ -111,16 +113,6 @@ export class WorkflowEngine {
     const ids = this.deps.repo.unfinishedIds();
     for (const id of ids) this.driver.pump(id);
     return ids.length;
-  }
-
-  /** Hears each committed change of a run; returns the function that stops listening. */
-  onRunChange(listener: (change: RunChange) => void): () => void {
-    return this.changes.listen(listener);
-  }
-
-  /** Hears each failed step attempt that will be retried, once committed (the daemon's log). */
-  onStepRetry(listener: (notice: StepRetryNotice) => void): void {
-    this.retries.listen(listener);
   }
 
   /**

@@ -10,6 +10,7 @@ import { toIso, type Clock } from '../time/clock.js';
 import { invalidParameter } from '../domain/errors.js';
 import { JsonText, mapPage, type ListQueryInput, type Page } from '../domain/pages.js';
 import type { Transactions } from '../domain/transactions.js';
+import type { Hooks } from '../domain/hooks.js';
 import type { CommitQueue } from '../store/commit-queue.js';
 import type { EventFilter, EventRepository, EventRow } from './event.repository.js';
 
@@ -17,9 +18,6 @@ import type { EventFilter, EventRepository, EventRow } from './event.repository.
 export type GroupCommits = Pick<CommitQueue, 'run'>;
 
 export const EVENT_RETENTION_MS = 30 * 86_400_000;
-
-/** Gets the event and its envelope as stored JSON text (what deliveries send). */
-export type FanoutHook = (event: EventEnvelope, json: string) => void;
 
 /** A listener of some event types (watch), and which of their events it wants. */
 interface Watcher {
@@ -30,7 +28,6 @@ interface Watcher {
 const EVERY_EVENT = () => true;
 /** Emits `published` with each event once it is committed (svc events tail, listeners). */
 export class EventService extends EventEmitter<{ published: [EventEnvelope] }> {
-  private readonly fanouts: FanoutHook[] = [];
   /** Listeners of some event types only (watch), by type. */
   private readonly watchers = new Map<EventType, Watcher[]>();
 
@@ -39,15 +36,11 @@ export class EventService extends EventEmitter<{ published: [EventEnvelope] }> {
     private readonly repo: EventRepository,
     private readonly clock: Clock,
     private readonly commits: GroupCommits,
+    private readonly hooks: Hooks,
   ) {
     super();
     // One listener per live client (svc events tail): no leak warning past ten of them.
     this.setMaxListeners(0);
-  }
-
-  /** Runs inside the publishing transaction: store what must follow from the event. */
-  addFanout(hook: FanoutHook): void {
-    this.fanouts.push(hook);
   }
 
   /**
@@ -118,7 +111,8 @@ export class EventService extends EventEmitter<{ published: [EventEnvelope] }> {
         execution_id: runOf(type, data),
         envelope: json,
       });
-      for (const fanout of this.fanouts) fanout(event, json);
+      // Fan-out: what must follow from the event is stored in its transaction.
+      this.hooks.run('eventStored', event, json);
     };
     return { event, store };
   }

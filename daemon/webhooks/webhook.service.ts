@@ -15,6 +15,7 @@ import { mapPage, type ListQueryInput, type Page } from '../domain/pages.js';
 import { checkOutboundUrl, type UrlPolicy } from '../outbound/url-policy.js';
 import type { Transactions } from '../domain/transactions.js';
 import { ownedRow } from '../domain/workspace.js';
+import type { Hooks } from '../domain/hooks.js';
 import type { SecretBox } from '../platform/secret-box.js';
 import type { WebhookRepository, WebhookRow } from './webhook.repository.js';
 
@@ -39,9 +40,6 @@ export class WebhookService {
   private readonly activeCache = new Map<string, ActiveHook[]>();
   /** Opened signing secrets per webhook, used while the stored (sealed) value is the same. */
   private readonly openedSecrets = new Map<string, { sealed: string; secret: string }>();
-  /** Sends the deliveries a webhook held once it is active again (see whenResumed). */
-  private releaseHeld: (webhookId: string, at: number) => void = () => undefined;
-  private readonly failedListeners: ((row: WebhookRow) => void)[] = [];
 
   constructor(
     private readonly db: Transactions,
@@ -50,6 +48,7 @@ export class WebhookService {
     private readonly urlPolicy: UrlPolicy,
     /** Signing secrets are stored sealed: the database alone does not let anyone sign. */
     private readonly secretBox: SecretBox,
+    private readonly hooks: Hooks,
   ) {}
 
   /** `fixedSecret`: a signing secret chosen by the caller (sandbox fixtures), else a random one. */
@@ -133,7 +132,8 @@ export class WebhookService {
     row.updated_at = this.clock.now();
     this.db.transaction(() => {
       this.repo.update(row);
-      if (resuming) this.releaseHeld(row.id, row.updated_at);
+      // The deliveries it held go out again (the delivery module hears it).
+      if (resuming) this.hooks.run('webhookResumed', row.id, row.updated_at);
     })();
     this.activeCache.delete(workspaceId);
     return toWebhookView(row);
@@ -154,22 +154,6 @@ export class WebhookService {
     return { id, deleted: true };
   }
 
-  /**
-   * The delivery module's hook, called inside the transaction of an update that makes a paused
-   * or failed webhook active again: its held deliveries go out again from `at`.
-   */
-  whenResumed(release: (webhookId: string, at: number) => void): void {
-    this.releaseHeld = release;
-  }
-
-  /**
-   * Hears a webhook turned failed (its delivery's attempts ran out), inside that transaction:
-   * the daemon log says so once it is committed.
-   */
-  onFailed(listener: (row: WebhookRow) => void): void {
-    this.failedListeners.push(listener);
-  }
-
   /** A delivery was created for the webhook at `at` (its total and last_triggered_at). */
   markTriggered(id: string, at: number): void {
     this.repo.markTriggered(id, at);
@@ -181,7 +165,7 @@ export class WebhookService {
     if (outcome.exhausted) {
       this.repo.setStatus(row.id, 'failed', this.clock.now());
       this.activeCache.delete(row.workspace_id);
-      for (const listener of this.failedListeners) listener(row);
+      this.hooks.run('webhookFailed', row);
     }
   }
 

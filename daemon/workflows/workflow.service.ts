@@ -14,6 +14,7 @@ import type { EventService } from '../events/event.service.js';
 import { mapPage, type ListQueryInput, type Page } from '../domain/pages.js';
 import type { Transactions } from '../domain/transactions.js';
 import { ownedRow } from '../domain/workspace.js';
+import type { Hooks } from '../domain/hooks.js';
 import type { SecretBox } from '../platform/secret-box.js';
 import { checkOutboundUrl, type UrlPolicy } from '../outbound/url-policy.js';
 import { budgetRefusal } from './expression-budget.js';
@@ -38,20 +39,9 @@ export interface WorkflowVersionView {
   settings: WorkflowSettings;
 }
 
-/**
- * A workflow write as write hooks see it: null before a create, null after a delete. `after`'s
- * trigger alone carries a webhook secret in plain text (the trigger rules check it and the
- * trigger table seals it); hooks never publish it.
- */
-export interface WorkflowChange {
-  workspaceId: string;
-  before: WorkflowView | null;
-  after: WorkflowView | null;
-}
+export type { WorkflowChange } from '../domain/hooks.js';
 
 export class WorkflowService implements WorkflowCatalog {
-  private readonly deleteHooks: ((row: WorkflowRow) => void)[] = [];
-  private readonly writeHooks: ((change: WorkflowChange) => void)[] = [];
   private readonly definitions = new Map<string, Definition>();
 
   constructor(
@@ -62,25 +52,13 @@ export class WorkflowService implements WorkflowCatalog {
     private readonly urlPolicy: UrlPolicy,
     private readonly agentExists: (workspaceId: string, agentId: string) => boolean,
     private readonly box: SecretBox,
+    private readonly hooks: Hooks,
     /**
      * When a workflow's active schedule fires next (daemon clock, ms), as the trigger table
      * stores it for the scheduler's timer; null when it has none.
      */
     private readonly nextRunOf: (workflowId: string) => number | null = () => null,
   ) {}
-
-  /**
-   * Runs inside every create, update and delete transaction, after graph validation (triggers
-   * check their config and keep their tables in step here); an ApiError it throws refuses the write.
-   */
-  onWrite(hook: (change: WorkflowChange) => void): void {
-    this.writeHooks.push(hook);
-  }
-
-  /** Runs inside the deleting transaction (the engine cancels the workflow's runs there). */
-  onDelete(hook: (row: WorkflowRow) => void): void {
-    this.deleteHooks.push(hook);
-  }
 
   create(workspaceId: string, input: WorkflowCreateInput): WorkflowView {
     const now = this.clock.now();
@@ -110,7 +88,8 @@ export class WorkflowService implements WorkflowCatalog {
     this.db.transaction(() => {
       this.repo.insert(row, version);
       const after = { ...view, trigger: trigger.plain };
-      for (const hook of this.writeHooks) hook({ workspaceId, before: null, after });
+      // After graph validation: an ApiError of a listener (the trigger rules) refuses the write.
+      this.hooks.run('workflowWritten', { workspaceId, before: null, after });
       // The trigger hook has just stored the schedule's first due time.
       view.next_run_at = this.nextRunAt(row);
       this.events.publish(workspaceId, 'workflow.created', view);
@@ -171,7 +150,7 @@ export class WorkflowService implements WorkflowCatalog {
     this.db.transaction(() => {
       this.repo.update(row, version);
       const after = { ...view, trigger: trigger.plain };
-      for (const hook of this.writeHooks) hook({ workspaceId, before, after });
+      this.hooks.run('workflowWritten', { workspaceId, before, after });
       // After the trigger hook: a schedule changed or activated has its new due time.
       view.next_run_at = this.nextRunAt(row);
       this.events.publish(workspaceId, 'workflow.updated', view);
@@ -183,8 +162,8 @@ export class WorkflowService implements WorkflowCatalog {
     const row = this.row(workspaceId, id);
     const before = toWorkflowView(row, this.repo.version(row.id, row.version)!, null);
     this.db.transaction(() => {
-      for (const hook of this.deleteHooks) hook(row);
-      for (const hook of this.writeHooks) hook({ workspaceId, before, after: null });
+      this.hooks.run('workflowDeleted', row);
+      this.hooks.run('workflowWritten', { workspaceId, before, after: null });
       this.repo.delete(id);
       this.events.publish(workspaceId, 'workflow.deleted', { id, deleted: true });
     })();

@@ -8,6 +8,7 @@ import { EventService } from '../../daemon/events/event.service.js';
 import type { Environment } from '../../daemon/domain/environment.js';
 import { buildServices, type Services } from '../../daemon/app/services.js';
 import { CommitQueue } from '../../daemon/store/commit-queue.js';
+import { Hooks } from '../../daemon/domain/hooks.js';
 import type { Db } from '../../daemon/store/db.js';
 import { tempDir } from './app.js';
 
@@ -44,8 +45,8 @@ export function runningServices(t: ExecutionContext, dir?: string): Services {
   return svc;
 }
 
-/** The event log on `db`, with its own group commit. */
-export function eventService(db: Db, clock: Clock): EventService {
+/** The event log on `db`, with its own group commit; its eventStored listeners are added to `hooks`. */
+export function eventService(db: Db, clock: Clock, hooks = new Hooks()): EventService {
   const commits = new CommitQueue(db);
-  return new EventService(db, new EventRepository(db, commits), clock, commits);
+  return new EventService(db, new EventRepository(db, commits), clock, commits, hooks);
 }

@@ -1,6 +1,7 @@
 import test from 'ava';
 import type { StoreKind } from '../../daemon/store/db.js';
 import type { EventEnvelope } from '../../shared/schemas/events.js';
+import { Hooks } from '../../daemon/domain/hooks.js';
 import { eventService } from '../helpers/services.js';
 import { openTestStore, STORE_KINDS } from '../helpers/postgres.js';
 import { StillClock } from '../helpers/still-clock.js';
@@ -8,10 +9,11 @@ import { StillClock } from '../helpers/still-clock.js';
 async function setUp(t: import('ava').ExecutionContext, kind: StoreKind) {
   const db = await openTestStore(kind);
   t.teardown(() => db.close());
-  const events = eventService(db, new StillClock(Date.now()));
+  const hooks = new Hooks();
+  const events = eventService(db, new StillClock(Date.now()), hooks);
   const heard: EventEnvelope[] = [];
   events.on('published', (event) => heard.push(event));
-  return { events, heard };
+  return { events, heard, hooks };
 }
 
 for (const kind of STORE_KINDS) {
@@ -34,9 +36,9 @@ for (const kind of STORE_KINDS) {
   });
 
   test(`${kind}: an event published alone is stored with its fan-out, atomically`, async (t) => {
-    const { events } = await setUp(t, kind);
+    const { events, hooks } = await setUp(t, kind);
     let fannedOut = 0;
-    events.addFanout((event) => {
+    hooks.add('eventStored', (event) => {
       if (event.data.fail) throw new Error('the fan-out failed');
       fannedOut += 1;
     });

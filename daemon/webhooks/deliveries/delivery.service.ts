@@ -56,13 +56,14 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
     timers.register(DELIVERY_TIMER, (payload, timer) =>
       this.onTimer(payload as { delivery_id: string }, timer.untilDue),
     );
-    // Deliveries held while the webhook was paused or failed go out again now.
-    webhooks.whenResumed((webhookId, at) => {
-      for (const deliveryId of this.repo.pendingIds(webhookId)) this.schedule(deliveryId, at);
-    });
   }
 
-  /** Event fan-out hook: runs inside the publishing transaction. */
+  /** webhookResumed: deliveries held while the webhook was paused or failed go out again from `at`. */
+  releaseHeld(webhookId: string, at: number): void {
+    for (const deliveryId of this.repo.pendingIds(webhookId)) this.schedule(deliveryId, at);
+  }
+
+  /** eventStored: runs inside the publishing transaction. */
   readonly fanout = (event: EventEnvelope, json: string): void => {
     const hooks = this.webhooks.active(event.workspace_id);
     if (hooks.length === 0) return;
