@@ -8,6 +8,7 @@ const LAYERS = [
   ['domain'], // the words every layer shares: errors, pages, workspace, credential, environment
   ['platform'], // logger, worker threads, memory trim, the secret box
   ['store'], // SQLite: the database, migrations, snapshots, row caches
+  ['cluster'], // team mode: the sandbox's daemons, their leases, step claims
   ['time'], // the clock, durable timers, alarms, housekeeping
   ['ratelimit'],
   ['workspaces'],

@@ -48,7 +48,29 @@ function describe(status: SandboxStatus): string {
     `runs        ${runs.running} running, ${runs.waiting} waiting for the clock, ${runs.awaiting_approval} awaiting approval${wakeHint(status)}`,
     `deliveries  ${deliveries.pending} pending, ${deliveries.held} held${deliveries.held ? ' (by paused or failed webhooks: svc webhooks update HOOK --status active)' : ''}`,
     `approvals   ${approvals.pending} pending${approvals.pending ? ' (list them with: svc approvals; decide with: svc approvals approve|reject EXECUTION, or in svc dashboard)' : ''}`,
+    ...daemonLines(status),
   ].join('\n');
+}
+
+/**
+ * Team mode: every daemon of the sandbox (address, since when, last heartbeat, what it holds).
+ * Nothing more is said for a daemon alone on its store: the first line is about it.
+ */
+function daemonLines({ daemons }: SandboxStatus): string[] {
+  if (daemons.length <= 1 && daemons.every((daemon) => daemon.self)) return [];
+  return [
+    `daemons     ${daemons.filter((daemon) => daemon.state === 'live').length} live of ${daemons.length} listed (real time)`,
+    ...daemons.map((daemon) => {
+      const since = `since ${daemon.started_at}`;
+      const state =
+        daemon.state === 'stopped'
+          ? `stopped at ${daemon.stopped_at}`
+          : daemon.state === 'lost'
+            ? `lost at ${daemon.lost_at}, taken over by ${daemon.taken_over_by}`
+            : `${daemon.state}, last heartbeat ${daemon.heartbeat_at}, holds ${daemon.claimed_timers} timers and ${daemon.driven_runs} runs`;
+      return `  ${daemon.self ? '*' : ' '} ${daemon.id} ${daemon.address} (pid ${daemon.pid} on ${daemon.host}, ${since}): ${state}`;
+    }),
+  ];
 }
 
 /** "real time", "1h ahead of real time, frozen", "30m behind real time". */

@@ -211,11 +211,14 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     uptime_ms: Date.now() - startedAt,
     clock: { now: clock.iso(), offset_ms: clock.offset },
     pending_timers: timers.pending(),
+    daemons: services.cluster.views(),
     dead_timers: timers.dead(),
     default_workspace_id: workspaces.defaultWorkspaceId,
     operator_user_id: workspaces.operatorUser.id,
     memory: memoryFigures(),
   });
+  // Team mode: a daemon taken over by another (its lease ran out) stops; its work is theirs.
+  services.cluster.onLost(() => options.onShutdownRequest?.());
   // The dashboard (/ui): sessions live in memory only; svc dashboard mints its login links.
   const dashboardSessions = new DashboardSessions();
   const dashboardLocator = new Locator(services);
@@ -319,6 +322,8 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
       // The keys' last-use times held since the last minute's flush.
       services.keys.usage.flush();
       await services.checkpointer?.stop();
+      // Team mode: what it held goes to the other daemons; its row says it stopped.
+      services.cluster.leave();
       services.db.close();
     })());
   let closed = false;
@@ -330,6 +335,8 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     start() {
       // Schedules that fell due while the daemon was down fire once, before the timers run.
       services.triggers.catchUp();
+      // Registered once it listens (its address is known), before it claims any work.
+      services.cluster.join(urls.app);
       timers.start();
       housekeeping.start();
       services.checkpointer?.start();

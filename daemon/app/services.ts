@@ -76,9 +76,16 @@ import { FaultRepository } from '../faults/fault.repository.js';
 import { FaultService } from '../faults/fault.service.js';
 import { Hooks } from '../domain/hooks.js';
 import { registerReactions } from './reactions.js';
+import { DaemonRegistry } from '../cluster/daemon-registry.js';
+import { memberId } from '../cluster/lease.js';
+import { stepClaims } from '../cluster/step-claims.js';
+import { newDaemonId } from '../../shared/daemon-identity.js';
+import { VERSION } from '../../shared/package-info.js';
 
 export interface ServiceOptions {
   dataDir: string;
+  /** Drawn at each start (daemon.json); its digest names the daemon in the sandbox (team mode). */
+  daemonId?: string;
   environment: Environment;
   /** Defaults to <dataDir>/svc.db. */
   databaseFile?: string;
@@ -114,6 +121,8 @@ export interface Services {
   timers: TimerService;
   /** Retention; app.start() starts it. */
   housekeeping: Housekeeping;
+  /** The daemons serving the sandbox (team mode); app.start() joins, drain() leaves. */
+  cluster: DaemonRegistry;
   /** WAL checkpoints in a worker thread (none for an in-memory store); app.start() starts it. */
   checkpointer: Checkpointer | undefined;
   workspaces: WorkspaceService;
@@ -199,7 +208,17 @@ export function buildServices(
   const clock = new OffsetClock();
   const clockService = new ClockService(clock, settings, options.environment);
   clockService.load();
-  const timers = new TimerService(new TimerRepository(db), clock, log);
+  const cluster = new DaemonRegistry(db, {
+    id: memberId(options.daemonId ?? newDaemonId()),
+    version: VERSION,
+    schemaVersion: MIGRATIONS.at(-1)!.version,
+    log,
+  });
+  const timers = new TimerService(
+    new TimerRepository(db, cluster.shared ? cluster.id : undefined),
+    clock,
+    log,
+  );
   const workspaces = new WorkspaceService(db, new WorkspaceRepository(db), settings, clock);
   workspaces.bootstrap();
   const keyRepository = new KeyRepository(db);
@@ -354,7 +373,13 @@ export function buildServices(
     approvals: executions,
     reveal: (workspaceId, name) => secrets.reveal(workspaceId, name),
     hooks,
+    claims: stepClaims(db, cluster.id),
     log,
+  });
+  // A lost or stopped daemon's timers were released and its step claims dropped: run them here.
+  cluster.onTakeover(() => {
+    void timers.runDue();
+    engine.resume();
   });
   const runs = new WorkflowExecutionsService(commits, runRepository, workflows, engine, clock);
   const triggers = new TriggerService(
@@ -381,6 +406,7 @@ export function buildServices(
       // Not a purge: the keys' last-use times held in memory, stored once a minute.
       {
         name: 'key last used',
+        ownMemory: true,
         run: () => {
           keys.usage.flush();
           return 0;
@@ -388,6 +414,7 @@ export function buildServices(
       },
     ],
     log,
+    () => cluster.isHousekeeper(),
   );
   keepTime({ clockService, timers, alarms, housekeeping, settle: () => engine.idle() });
   const fixtures = new FixtureService({
@@ -418,6 +445,7 @@ export function buildServices(
     clockService,
     timers,
     housekeeping,
+    cluster,
     checkpointer,
     workspaces,
     keys,

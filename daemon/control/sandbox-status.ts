@@ -24,6 +24,7 @@ export function sandboxStatus(deps: SandboxStatusDeps): SandboxStatus {
     started_at: daemon.started_at,
     uptime_ms: daemon.uptime_ms,
     default_workspace_id: daemon.default_workspace_id,
+    daemons: daemon.daemons,
     clock,
     brain: deps.brain(),
     runs: runCounts(deps.engine.activity(deps.clock.now())),

@@ -3,6 +3,7 @@
 // (waiting out a full disk), and turns timers and the deadline alarm into transitions. After a
 // crash nothing of this is lost: what was in flight is still `ready` in the store.
 import { setTimeout as delay } from 'node:timers/promises';
+import { NO_STEP_CLAIMS, type StepClaims } from '../cluster/step-claims.js';
 import type { CommitQueue } from '../store/commit-queue.js';
 import { isStorageFull } from '../store/storage-full.js';
 import type { InFlight } from './in-flight.js';
@@ -33,13 +34,18 @@ export interface RunDriverDeps {
   inFlight: InFlight;
   memory: RunMemory;
   waiters: Waiters;
+  /** Team mode: a step attempt starts on the one daemon that claimed it (cluster/step-claims.ts). */
+  claims?: StepClaims;
   log: { error(obj: object, msg: string): void };
 }
 
 export class RunDriver {
   private stopped = false;
+  private readonly claims: StepClaims;
 
-  constructor(private readonly deps: RunDriverDeps) {}
+  constructor(private readonly deps: RunDriverDeps) {
+    this.claims = deps.claims ?? NO_STEP_CLAIMS;
+  }
 
   /** Shutting down: no step starts, and outcomes that come in are dropped (see stop). */
   get closing(): boolean {
@@ -57,12 +63,16 @@ export class RunDriver {
   pump(executionId: string, started?: RunRow): void {
     const { repo, inFlight, waiters } = this.deps;
     if (this.stopped) return;
-    const row = storedRow(repo, executionId, started);
+    // Claims compare the state read with the stored one: read it from the store then.
+    const shared = this.claims !== NO_STEP_CLAIMS;
+    const row = storedRow(repo, executionId, shared ? undefined : started);
     if (!row || !UNFINISHED.has(row.status)) return;
     const state = parseState(row.frontier, row.id);
     for (const act of state.acts) {
       if (act.state !== 'ready') continue;
       if (inFlight.has(executionId, act.key)) continue;
+      // Another daemon runs it, or the state moved on since the read (whoever moved it pumps).
+      if (!this.claims.claim(executionId, act.key, act.attempt, row.frontier)) continue;
       inFlight.track(executionId, act.key, this.launch(row, state, act));
     }
     waiters.watchDeadline(row, (id) => void this.timeOut(id).catch(() => undefined));
@@ -94,17 +104,37 @@ export class RunDriver {
 
   private async launch(row: RunRow, state: RunState, act: Activation): Promise<void> {
     let goOn = false;
+    const stored = { outcome: false };
     try {
-      goOn = await this.attempt(row, state, act);
+      goOn = await this.attempt(row, state, act, stored);
     } finally {
       // Recorded (its characters are in the run's state now) or dropped: no longer reserved.
       this.deps.memory.release(row.id, act.key);
+      if (!stored.outcome) this.releaseClaim(row.id, act);
     }
     if (goOn) this.pump(row.id);
   }
 
   /** Runs the activation and stores its outcome; whether the run has steps left to start. */
-  private async attempt(row: RunRow, state: RunState, act: Activation): Promise<boolean> {
+  /** An attempt that ended without an outcome stored: another daemon may start it. */
+  private releaseClaim(executionId: string, act: Activation): void {
+    try {
+      this.claims.release(executionId, act.key, act.attempt);
+    } catch (error) {
+      // The store is away: the claim goes with this daemon's lease (taken over, or stopped).
+      this.deps.log.error(
+        { execution_id: executionId, step_id: act.step_id, err: String(error) },
+        'step claim not released',
+      );
+    }
+  }
+
+  private async attempt(
+    row: RunRow,
+    state: RunState,
+    act: Activation,
+    stored: { outcome: boolean },
+  ): Promise<boolean> {
     try {
       const context = this.deps.contexts.of(row, state, act, true);
       let sentSeq = act.sent_seq;
@@ -128,6 +158,7 @@ export class RunDriver {
       // that was sent, as the next attempt).
       if (outcome.type === 'interrupted' || this.stopped) return false;
       const status = await this.storeOutcome(row, act, outcome, sentSeq);
+      stored.outcome = true;
       // The run ended with this step: nothing is left to start.
       return !(status && !UNFINISHED.has(status));
     } catch (error) {
@@ -157,6 +188,7 @@ export class RunDriver {
         return await this.deps.commits.run(() => {
           // The step's own records happened whatever becomes of the run (cancelled meanwhile).
           outcome.store?.();
+          this.claims.settle(row.id, act.key, act.attempt);
           return this.deps.transitions.outcome(row.id, act.key, 'ready', outcome, sentSeq);
         });
       } catch (error) {

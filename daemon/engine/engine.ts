@@ -10,6 +10,7 @@
 // (one transaction each), outcomes.ts and run-end.ts (what an outcome or an end does to a run),
 // run-timers.ts, waiters.ts, in-flight.ts, run-memory.ts, run-views.ts, run-changes.ts.
 import type { WorkflowExecutionView } from '../../shared/schemas/workflows.js';
+import type { StepClaims } from '../cluster/step-claims.js';
 import type { Transactions } from '../domain/transactions.js';
 import type { Hooks } from '../domain/hooks.js';
 import type { EventService } from '../events/event.service.js';
@@ -55,6 +56,8 @@ export interface EngineDeps {
   reveal(workspaceId: string, name: string): string | undefined;
   /** runChanged and stepRetrying are told here (domain/hooks.ts). */
   hooks: Hooks;
+  /** Team mode: which daemon runs each step attempt (default: this one, alone on its store). */
+  claims?: StepClaims;
   log: { error(obj: object, msg: string): void };
 }
 
@@ -108,7 +111,10 @@ export class WorkflowEngine {
     return view;
   }
 
-  /** After a restart: every unfinished run continues from its stored frontier. */
+  /**
+   * After a restart, or a takeover of a lost daemon's work (team mode): every unfinished run
+   * continues from its stored frontier (steps another live daemon runs are claimed: skipped).
+   */
   resume(): number {
     const ids = this.deps.repo.unfinishedIds();
     for (const id of ids) this.driver.pump(id);

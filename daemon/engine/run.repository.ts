@@ -3,7 +3,8 @@
 import type { ErrorCode } from '../../shared/errors.js';
 import type { ListQueryInput, Page } from '../domain/pages.js';
 import type { Db } from '../store/db.js';
-import { jsonArrayValues } from '../store/dialect.js';
+import { forUpdate, jsonArrayValues } from '../store/dialect.js';
+import { storeKind } from '../store/db.js';
 import { WRITE_AT_ONCE, type CounterDeferral } from '../store/commit-queue.js';
 import { ListCounts, ListCountWrites } from '../store/list-counts.js';
 import { ListQuery } from '../store/list-query.js';
@@ -93,6 +94,7 @@ export class RunRepository {
   private readonly workspaceList: ListQuery<RunRow, WorkspaceRunFilter>;
   private readonly statusCountStmt;
   private readonly insertStmt;
+  private readonly getForChangeStmt;
   private readonly getStmt;
   private readonly statusStmt;
   private readonly saveStmt;
@@ -155,6 +157,15 @@ export class RunRepository {
       db,
       'SELECT * FROM workflow_executions WHERE id = ?',
     );
+    // A transition's read (PostgreSQL: the row stays locked until it commits, so two daemons'
+    // transitions of one run take turns instead of one overwriting the other's state).
+    this.getForChangeStmt =
+      storeKind(db) === 'sqlite'
+        ? this.getStmt
+        : prepareRows<RunRow, [string]>(
+            db,
+            `SELECT * FROM workflow_executions WHERE id = ? ${forUpdate(db)}`,
+          );
     this.statusStmt = db
       .prepare<[string], RunStatus>('SELECT status FROM workflow_executions WHERE id = ?')
       .pluck();
@@ -228,6 +239,11 @@ export class RunRepository {
   insert(row: RunRow): void {
     this.insertStmt.run(row);
     this.counted.inserted(row.workflow_id, row.status);
+  }
+
+  /** The run, read to be changed in the current transaction (locked on PostgreSQL). */
+  getForChange(id: string): RunRow | undefined {
+    return this.getForChangeStmt.get(id);
   }
 
   get(id: string): RunRow | undefined {

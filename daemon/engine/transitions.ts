@@ -31,7 +31,7 @@ import type { Waiters } from './waiters.js';
 const MAX_INLINE_STEPS = 1000;
 
 export interface TransitionsDeps {
-  repo: Pick<RunRepository, 'get' | 'status' | 'insert' | 'save'>;
+  repo: Pick<RunRepository, 'get' | 'getForChange' | 'status' | 'insert' | 'save'>;
   workflows: WorkflowCatalog;
   clock: Clock;
   events: Pick<EventService, 'publish'>;
@@ -185,7 +185,7 @@ export class Transitions {
   /** The run as stored, to change; undefined when it is gone or has ended. */
   private begin(executionId: string): Transition | undefined {
     const { repo, workflows, clock } = this.deps;
-    const row = repo.get(executionId);
+    const row = repo.getForChange(executionId);
     if (!row || !UNFINISHED.has(row.status)) return undefined;
     return {
       row: { ...row },

@@ -78,3 +78,27 @@ export function passageSearch(db: Db): PassageSearch {
     params: (agentId, words, limit) => [JSON.stringify(words), agentId, limit],
   };
 }
+
+/**
+ * The store's own real time in ms since the epoch, as an SQL expression: leases are judged by it
+ * (team mode), never by a daemon's clock nor the sandbox clock. PostgreSQL's clock_timestamp()
+ * (the time of the statement, not of its transaction); SQLite's own time, for its one daemon.
+ */
+export function storeNowMs(db: Db): string {
+  return storeKind(db) === 'sqlite'
+    ? "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"
+    : 'CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)';
+}
+
+/**
+ * Locks the rows a SELECT reads until its transaction ends (PostgreSQL: several daemons change
+ * one sandbox). SQLite has one writer at a time: nothing to add.
+ */
+export function forUpdate(db: Db): string {
+  return storeKind(db) === 'sqlite' ? '' : 'FOR UPDATE';
+}
+
+/** forUpdate, skipping the rows another transaction holds (a claim: each row to one daemon). */
+export function forUpdateSkipLocked(db: Db): string {
+  return storeKind(db) === 'sqlite' ? '' : 'FOR UPDATE SKIP LOCKED';
+}

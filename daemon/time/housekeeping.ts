@@ -6,6 +6,11 @@ import cron, { type ScheduledTask } from 'node-cron';
 
 export interface HousekeepingTask {
   name: string;
+  /**
+   * Work on this daemon's own memory (the keys' last-use times): every daemon does it. The
+   * others are the sandbox's, done by one daemon at a time (team mode: `isHousekeeper`).
+   */
+  ownMemory?: boolean;
   /** Removes what is past retention; returns how many rows went. */
   run(): number;
 }
@@ -19,6 +24,8 @@ export class Housekeeping {
       info(obj: object, msg: string): void;
       error(obj: object, msg: string): void;
     },
+    /** Team mode: whether this daemon does the sandbox's share now (cluster/daemon-registry.ts). */
+    private readonly isHousekeeper: () => boolean = () => true,
   ) {}
 
   start(): void {
@@ -35,7 +42,15 @@ export class Housekeeping {
   }
 
   run(): void {
+    let shared: boolean;
+    try {
+      shared = this.isHousekeeper();
+    } catch (error) {
+      this.log.error({ err: error }, 'housekeeping: could not tell which daemon does it');
+      shared = false;
+    }
     for (const task of this.tasks) {
+      if (!task.ownMemory && !shared) continue;
       try {
         const purged = task.run();
         if (purged > 0)

@@ -1,6 +1,12 @@
 // Durable timers: "run this kind of job with this payload at time T", one row each.
+//
+// Team mode (several daemons on one PostgreSQL sandbox): a timer is claimed before its handler
+// runs, `claimed_by` = the daemon (one UPDATE of the due rows it can lock, SKIP LOCKED, so two
+// daemons never claim one timer); the claim goes when the timer is deleted, fails (free for any
+// daemon to retry), or its daemon stops or is taken over (cluster/daemon-registry.ts). SQLite
+// has one daemon: the due timers are read as they are, no claim is written.
 import type { Db } from '../store/db.js';
-import { limitParam } from '../store/dialect.js';
+import { forUpdateSkipLocked, limitParam } from '../store/dialect.js';
 import { prepareInsert } from '../store/object-rows.js';
 
 export interface TimerRow {
@@ -13,6 +19,8 @@ export interface TimerRow {
   attempts: number;
   last_error: string | null;
   created_at: number;
+  /** The daemon that claimed it (team mode), null while any daemon may. */
+  claimed_by?: string | null;
 }
 
 export class TimerRepository {
@@ -27,11 +35,40 @@ export class TimerRepository {
   private readonly existsStmt;
   private readonly buryStmt;
   private readonly deadCountStmt;
+  private readonly claimStmt;
+  private readonly nextFreeStmt;
+  private readonly nextFreeAfterStmt;
+  private readonly releaseStmt;
 
   private readonly deleteAll: (ids: readonly string[]) => void;
 
-  constructor(db: Db) {
-    this.insertStmt = prepareInsert(db, 'timers', 'id, kind, due_at, payload, owner, created_at');
+  /**
+   * `claimant`: this daemon's name when several daemons may serve the store (PostgreSQL), so
+   * that due timers are claimed; undefined alone on the store (SQLite).
+   */
+  constructor(
+    db: Db,
+    readonly claimant?: string,
+  ) {
+    this.insertStmt = prepareInsert(
+      db,
+      'timers',
+      'id, kind, due_at, payload, owner, created_at, claimed_by',
+    );
+    this.claimStmt = db.prepare<[string, number, string, number], TimerRow>(
+      `UPDATE timers SET claimed_by = ? WHERE id IN (
+         SELECT id FROM timers WHERE due_at <= ? AND (claimed_by IS NULL OR claimed_by = ?)
+         ORDER BY due_at, id ${limitParam(db)} ${forUpdateSkipLocked(db)})
+       RETURNING *`,
+    );
+    // The next timer this daemon could claim (team mode: one another daemon holds is not).
+    this.nextFreeStmt = db.prepare<[], { due_at: number }>(
+      'SELECT due_at FROM timers WHERE claimed_by IS NULL ORDER BY due_at LIMIT 1',
+    );
+    this.nextFreeAfterStmt = db.prepare<[number], { due_at: number }>(
+      'SELECT due_at FROM timers WHERE due_at > ? AND claimed_by IS NULL ORDER BY due_at LIMIT 1',
+    );
+    this.releaseStmt = db.prepare('UPDATE timers SET claimed_by = NULL WHERE claimed_by = ?');
     this.dueStmt = db.prepare<[number, number], TimerRow>(
       `SELECT * FROM timers WHERE due_at <= ? ORDER BY due_at, id ${limitParam(db)}`,
     );
@@ -46,7 +83,7 @@ export class TimerRepository {
       for (const id of ids) this.deleteStmt.run(id);
     });
     this.failStmt = db.prepare(
-      'UPDATE timers SET attempts = attempts + 1, last_error = ?, due_at = ? WHERE id = ?',
+      'UPDATE timers SET attempts = attempts + 1, last_error = ?, due_at = ?, claimed_by = NULL WHERE id = ?',
     );
     this.countStmt = db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM timers');
     this.cancelStmt = db.prepare('DELETE FROM timers WHERE owner = ?');
@@ -63,15 +100,39 @@ export class TimerRepository {
   }
 
   insert(row: Omit<TimerRow, 'attempts' | 'last_error'>): void {
-    this.insertStmt.run(row);
+    this.insertStmt.run({ claimed_by: null, ...row });
   }
 
+  /** Timers due at `now`, oldest first, without claiming them (svc settle's view). */
   due(now: number, limit: number): TimerRow[] {
     return this.dueStmt.all(now, limit);
   }
 
+  /** Timers due at `now` for this daemon to run: claimed in team mode (see the top). */
+  claimDue(now: number, limit: number): TimerRow[] {
+    if (this.claimant === undefined) return this.dueStmt.all(now, limit);
+    return this.claimStmt.all(this.claimant, now, this.claimant, limit);
+  }
+
   nextDueAt(): number | undefined {
     return this.nextDueStmt.get()?.due_at;
+  }
+
+  /** The next due time of a timer this daemon could claim (its real-time wake-up). */
+  nextClaimableAt(): number | undefined {
+    if (this.claimant === undefined) return this.nextDueAt();
+    return this.nextFreeStmt.get()?.due_at;
+  }
+
+  /** The next due time after `time` of a timer this daemon could claim. */
+  nextClaimableAfter(time: number): number | undefined {
+    if (this.claimant === undefined) return this.nextDueAfter(time);
+    return this.nextFreeAfterStmt.get(time)?.due_at;
+  }
+
+  /** Stopping: every timer this daemon claimed is free for the others (team mode). */
+  releaseClaims(): void {
+    if (this.claimant !== undefined) this.releaseStmt.run(this.claimant);
   }
 
   /** The earliest due time later than `time`. */

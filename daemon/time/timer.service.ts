@@ -107,8 +107,11 @@ export class TimerService {
       last_error: null,
       created_at: this.clock.now(),
     };
+    const dueNow = this.armed && dueAt <= row.created_at;
+    // Team mode: a timer this daemon hands to its own loop is claimed as it is stored.
+    if (dueNow) row.claimed_by = this.repo.claimant ?? null;
     this.repo.insert(row);
-    if (this.armed && dueAt <= row.created_at) {
+    if (dueNow) {
       // Due now: hand it to the loop directly instead of having it look in the table, but only
       // once the caller's transaction has settled (transactions are synchronous, so a microtask
       // runs after the commit or rollback). A rolled-back timer, e.g. from a group commit that
@@ -188,6 +191,12 @@ export class TimerService {
     // A pass that ends once every handler has finished or parked.
     await this.kick();
     this.flushDone();
+    // Team mode: what this daemon claimed and did not finish goes to the others.
+    try {
+      this.repo.releaseClaims();
+    } catch (error) {
+      this.log.error({ err: error }, 'timer claims not released; they go with this daemon lease');
+    }
   }
 
   /**
@@ -271,7 +280,7 @@ export class TimerService {
   private startDue(): number {
     this.dirty = false;
     const limit = MAX_CONCURRENCY + this.inFlight.size;
-    const rows = this.repo.due(this.clock.now(), limit);
+    const rows = this.repo.claimDue(this.clock.now(), limit);
     if (rows.length === limit) this.dirty = true;
     let started = 0;
     for (const row of rows) {
@@ -375,7 +384,9 @@ export class TimerService {
     // Every timer due now has finished, is parked or waits for space when a pass ends: wake for a
     // later one (the ones refused by a full disk have their own retry, see waitForSpace).
     const waiting = this.parked.size > 0 || this.refused.size > 0;
-    const next = waiting ? this.repo.nextDueAfter(this.clock.now()) : this.repo.nextDueAt();
+    const next = waiting
+      ? this.repo.nextClaimableAfter(this.clock.now())
+      : this.repo.nextClaimableAt();
     if (next === undefined) this.wakeUp.cancel();
     else this.wakeUp.at(next);
   }

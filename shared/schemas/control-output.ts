@@ -19,6 +19,35 @@ const Scopes = z.array(z.enum(SCOPES));
 const NullableTimestamp = Timestamp.nullable();
 const ErrorCodeName = z.enum(Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]]);
 
+/**
+ * A daemon of the sandbox (team mode: several on one PostgreSQL sandbox; on SQLite the one).
+ * Times are real time (the leases' clock, judged by the store), not the sandbox clock.
+ */
+export const DaemonMemberView = z.object({
+  /** Its name in the sandbox (a digest of its daemon id, which never leaves its data dir). */
+  id: z.string(),
+  /** This daemon, the one that answered. */
+  self: z.boolean(),
+  /** live: heartbeat within the lease; silent: older, not yet taken over; stopped; lost. */
+  state: z.enum(['live', 'silent', 'stopped', 'lost']),
+  address: z.string(),
+  host: z.string(),
+  pid: z.number().int(),
+  version: z.string(),
+  schema_version: z.number().int(),
+  started_at: Timestamp,
+  heartbeat_at: Timestamp,
+  stopped_at: NullableTimestamp,
+  lost_at: NullableTimestamp,
+  /** The daemon that took its work over (a stopped or lost one). */
+  taken_over_by: z.string().nullable(),
+  /** Timers it has claimed: running there, or about to. */
+  claimed_timers: z.number().int(),
+  /** Runs with a step running there. */
+  driven_runs: z.number().int(),
+});
+export type DaemonMemberView = z.infer<typeof DaemonMemberView>;
+
 export const DaemonStatus = z.object({
   pid: z.number().int(),
   version: z.string(),
@@ -37,6 +66,8 @@ export const DaemonStatus = z.object({
   uptime_ms: z.number(),
   clock: z.object({ now: Timestamp, offset_ms: z.number() }),
   pending_timers: z.number().int(),
+  /** The daemons of the sandbox, oldest first, with those gone in the last day. */
+  daemons: z.array(DaemonMemberView),
   /** Timers that failed their last allowed attempt; the daemon log says why. */
   dead_timers: z.number().int(),
   default_workspace_id: z.string(),
@@ -120,6 +151,7 @@ export const SandboxStatus = DaemonStatus.pick({
   started_at: true,
   uptime_ms: true,
   default_workspace_id: true,
+  daemons: true,
 }).extend({
   clock: ClockState,
   brain: z.object({

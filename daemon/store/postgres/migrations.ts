@@ -42,6 +42,37 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       ALTER TABLE workflow_executions ADD COLUMN real_ended_at BIGINT;
     `,
   },
+  {
+    version: 27,
+    name: 'daemons and claims',
+    // ../migrations/027-daemons-and-claims.ts: the daemons serving the sandbox and their claims.
+    sql: `
+      CREATE TABLE daemons (
+        id             TEXT COLLATE "C" PRIMARY KEY,
+        address        TEXT COLLATE "C" NOT NULL,
+        host           TEXT COLLATE "C" NOT NULL,
+        pid            BIGINT NOT NULL,
+        version        TEXT COLLATE "C" NOT NULL,
+        schema_version BIGINT NOT NULL,
+        started_at     BIGINT NOT NULL,
+        heartbeat_at   BIGINT NOT NULL,
+        stopped_at     BIGINT,
+        lost_at        BIGINT,
+        taken_over_by  TEXT COLLATE "C"
+      );
+      ALTER TABLE timers ADD COLUMN claimed_by TEXT COLLATE "C";
+      CREATE INDEX timers_by_claimant ON timers(claimed_by) WHERE claimed_by IS NOT NULL;
+      CREATE TABLE run_step_claims (
+        execution_id TEXT COLLATE "C" NOT NULL,
+        act_key      TEXT COLLATE "C" NOT NULL,
+        attempt      BIGINT NOT NULL,
+        daemon_id    TEXT COLLATE "C" NOT NULL,
+        claimed_at   BIGINT NOT NULL,
+        PRIMARY KEY (execution_id, act_key, attempt)
+      );
+      CREATE INDEX run_step_claims_by_daemon ON run_step_claims(daemon_id);
+    `,
+  },
 ];
 
 /** The table that records the schema's version (PostgreSQL has no user_version). */
