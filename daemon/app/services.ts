@@ -30,6 +30,7 @@ import { OpenAiBrain } from '../agents/brains/openai.js';
 import { IDLE_MS, OutboundHttp } from '../outbound/http.js';
 import { HttpCaller } from '../outbound/http-caller.js';
 import { SettingsRepository } from '../store/settings.repository.js';
+import { TeamNotices } from '../store/team-notices.js';
 import { SimulatedBrain } from '../agents/brains/simulated.js';
 import { ReplayBrain } from '../agents/brains/replay.js';
 import { Cassettes, cassetteDir } from '../agents/brains/cassette.js';
@@ -103,6 +104,8 @@ export interface ServiceOptions {
 
 export interface Services {
   db: Db;
+  /** Team mode: what the daemons of one sandbox tell each other (a no-op on SQLite). */
+  notices: TeamNotices;
   /** Group commit: changes queued in one tick share a transaction. */
   commits: CommitQueue;
   clock: OffsetClock;
@@ -162,7 +165,7 @@ export function buildServices(
   const store = options.store ?? { kind: 'sqlite' };
   // The sandbox: the data dir's SQLite file, or a schema of a PostgreSQL (team mode), which
   // openPostgresDatabase creates and migrates; either way the same port (store/db.ts).
-  const db =
+  const db: Db =
     store.kind === 'postgres'
       ? openPostgresDatabase({ url: store.url, schema: store.sandbox, context: { secretBox } })
       : openDatabase(databaseFile, MIGRATIONS, { secretBox });
@@ -191,8 +194,12 @@ export function buildServices(
   // openDatabase leaves checkpoints to the worker; without one, SQLite's default (1000 pages).
   if (!checkpointer && sqliteFile) sqliteDb(db).pragma('wal_autocheckpoint = 1000');
   const commits = new CommitQueue(db);
+  // Team mode: what the daemons of one sandbox tell each other (nothing on SQLite).
+  const notices = new TeamNotices(db.notifications, (error, topic) =>
+    log.error({ err: error, topic }, 'A notice from another daemon of the sandbox failed here'),
+  );
   const clock = new OffsetClock();
-  const clockService = new ClockService(clock, settings, options.environment);
+  const clockService = new ClockService(clock, settings, options.environment, notices);
   clockService.load();
   const timers = new TimerService(new TimerRepository(db), clock, log);
   const workspaces = new WorkspaceService(db, new WorkspaceRepository(db), settings, clock);
@@ -406,6 +413,7 @@ export function buildServices(
   return {
     fixtures,
     db,
+    notices,
     commits,
     clock,
     clockService,
