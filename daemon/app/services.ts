@@ -30,6 +30,7 @@ import { OpenAiBrain } from '../agents/brains/openai.js';
 import { IDLE_MS, OutboundHttp } from '../outbound/http.js';
 import { HttpCaller } from '../outbound/http-caller.js';
 import { SettingsRepository } from '../store/settings.repository.js';
+import { TeamNotices } from '../store/team-notices.js';
 import { SimulatedBrain } from '../agents/brains/simulated.js';
 import { ReplayBrain } from '../agents/brains/replay.js';
 import { Cassettes, cassetteDir } from '../agents/brains/cassette.js';
@@ -114,6 +115,8 @@ export interface Services {
   db: Db;
   /** The reactions between modules (domain/hooks.ts): fired by services, listened to by others. */
   hooks: Hooks;
+  /** Team mode: what the daemons of one sandbox tell each other (a no-op on SQLite). */
+  notices: TeamNotices;
   /** Group commit: changes queued in one tick share a transaction. */
   commits: CommitQueue;
   clock: OffsetClock;
@@ -175,7 +178,7 @@ export function buildServices(
   const store = options.store ?? { kind: 'sqlite' };
   // The sandbox: the data dir's SQLite file, or a schema of a PostgreSQL (team mode), which
   // openPostgresDatabase creates and migrates; either way the same port (store/db.ts).
-  const db =
+  const db: Db =
     store.kind === 'postgres'
       ? openPostgresDatabase({ url: store.url, schema: store.sandbox, context: { secretBox } })
       : openDatabase(databaseFile, MIGRATIONS, { secretBox });
@@ -205,8 +208,12 @@ export function buildServices(
   if (!checkpointer && sqliteFile) sqliteDb(db).pragma('wal_autocheckpoint = 1000');
   const commits = new CommitQueue(db);
   const hooks = new Hooks();
+  // Team mode: what the daemons of one sandbox tell each other (nothing on SQLite).
+  const notices = new TeamNotices(db.notifications, (error, topic) =>
+    log.error({ err: error, topic }, 'A notice from another daemon of the sandbox failed here'),
+  );
   const clock = new OffsetClock();
-  const clockService = new ClockService(clock, settings, options.environment);
+  const clockService = new ClockService(clock, settings, options.environment, notices);
   clockService.load();
   const cluster = new DaemonRegistry(db, {
     id: memberId(options.daemonId ?? newDaemonId()),
@@ -440,6 +447,7 @@ export function buildServices(
     fixtures,
     db,
     hooks,
+    notices,
     commits,
     clock,
     clockService,

@@ -58,7 +58,35 @@ export interface Db {
   /** Runs SQL text of one or more statements, no parameters, no rows. */
   exec(source: string): this;
   close(): this;
+  /**
+   * What one daemon tells the others serving the same sandbox (team mode). Absent on SQLite:
+   * one daemon, nothing to tell. See Notifications.
+   */
+  readonly notifications?: Notifications;
 }
+
+/** Hears a notification of another daemon: its topic and payload (data, never code). */
+export type NotificationListener = (topic: string, payload: string) => void;
+
+/**
+ * Notifications between the daemons of one sandbox (PostgreSQL's LISTEN/NOTIFY on one channel
+ * per sandbox). A daemon never hears its own. Delivery is at most once: a daemon whose
+ * listening connection was lost hears RESYNC_TOPIC once it is back, and reloads what it keeps
+ * in memory, as it cannot know what it missed.
+ */
+export interface Notifications {
+  /**
+   * Inside a transaction: sent with its commit (dropped if it, or the savepoint it was sent in,
+   * rolls back), so the others hear of a change only once they can read it. Outside: at once.
+   * `topic` is a word (no tab); topic and payload together at most 7,000 bytes.
+   */
+  notify(topic: string, payload: string): void;
+  /** Starts listening (the first call connects); returns the function that stops this one. */
+  onNotification(listener: NotificationListener): () => void;
+}
+
+/** Heard after the listening connection was lost and made again: notifications were missed. */
+export const RESYNC_TOPIC = 'store.resync';
 
 export type StoreKind = 'sqlite' | 'postgres';
 

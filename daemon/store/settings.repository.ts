@@ -15,17 +15,23 @@ export class SettingsRepository {
       'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
     );
     this.deleteStmt = db.prepare('DELETE FROM settings WHERE key = ?');
-    this.writeAll = db.transaction((entries: Record<string, string | null>) => {
-      for (const [key, value] of Object.entries(entries)) {
-        if (value === null) this.delete(key);
-        else this.set(key, value);
-      }
-    });
+    this.writeAll = db.transaction(
+      (entries: Record<string, string | null>, alsoDo: (() => void) | undefined) => {
+        for (const [key, value] of Object.entries(entries)) {
+          if (value === null) this.delete(key);
+          else this.set(key, value);
+        }
+        alsoDo?.();
+      },
+    );
   }
 
-  /** Sets (a string) or deletes (null) several settings in one transaction: all or none. */
-  write(entries: Record<string, string | null>): void {
-    this.writeAll(entries);
+  /**
+   * Sets (a string) or deletes (null) several settings in one transaction: all or none.
+   * `alsoDo` runs in that transaction too (the clock tells the other daemons, team mode).
+   */
+  write(entries: Record<string, string | null>, alsoDo?: () => void): void {
+    this.writeAll(entries, alsoDo);
   }
 
   get(key: string): string | undefined {

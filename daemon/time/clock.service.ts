@@ -6,6 +6,7 @@ import { EventEmitter } from 'node:events';
 import { ApiError } from '../domain/errors.js';
 import type { Environment } from '../domain/environment.js';
 import type { SettingsRepository } from '../store/settings.repository.js';
+import { ALONE, type TeamNotices } from '../store/team-notices.js';
 import type { OffsetClock } from './clock.js';
 import type { ClockState } from '../../shared/schemas/control-output.js';
 
@@ -37,8 +38,13 @@ export class ClockService extends EventEmitter<{ moved: [] }> {
     private readonly clock: OffsetClock,
     private readonly settings: SettingsRepository,
     private readonly environment: Environment,
+    /** Team mode: a move is told to the other daemons, and theirs heard here. */
+    private readonly notices: TeamNotices = ALONE,
   ) {
     super();
+    notices.on('clock', () => this.heardMove());
+    // Moves told while this daemon was not listening are missed: read the clock again.
+    notices.onResync(() => this.heardMove());
   }
 
   /** Set once the services that keep due times exist (the composition root). */
@@ -182,13 +188,41 @@ export class ClockService extends EventEmitter<{ moved: [] }> {
     }
   }
 
-  /** The clock as it stands, in one transaction (the offset, or the instant it is frozen at). */
+  /**
+   * The clock as it stands, in one transaction (the offset, or the instant it is frozen at),
+   * told in it to the other daemons of the sandbox (team mode), who hear it once committed.
+   */
   private persist(): void {
+    const tell = () => this.notices.notify('clock');
     if (this.clock.frozen) {
-      this.settings.write({ [FROZEN_KEY]: String(this.clock.now()) });
+      this.settings.write({ [FROZEN_KEY]: String(this.clock.now()) }, tell);
     } else {
-      this.settings.write({ [OFFSET_KEY]: String(this.clock.offset), [FROZEN_KEY]: null });
+      this.settings.write({ [OFFSET_KEY]: String(this.clock.offset), [FROZEN_KEY]: null }, tell);
     }
+  }
+
+  /** A move in flight (heardMove), and whether another was heard meanwhile. */
+  private reloading: Promise<void> | undefined;
+  private heardAgain = false;
+
+  /**
+   * Another daemon moved the clock: read it from the store, and fire here what is due by it (as
+   * the move's own listeners do), once at a time; moves heard meanwhile make one more round.
+   */
+  private async heardMove(): Promise<void> {
+    if (this.reloading) {
+      this.heardAgain = true;
+      return this.reloading;
+    }
+    this.reloading = (async () => {
+      do {
+        this.heardAgain = false;
+        this.load();
+        for (const listener of this.listeners('moved'))
+          await (listener as () => Promise<void> | void)();
+      } while (this.heardAgain);
+    })().finally(() => (this.reloading = undefined));
+    return this.reloading;
   }
 
   private async apply(how: () => void): Promise<ClockState> {

@@ -7,6 +7,10 @@
 // Transactions: BEGIN (or SAVEPOINT when nested) is sent with the transaction's first
 // statement, and RELEASE with the next one, so they cost no round trip of their own; COMMIT
 // does. One transaction at a time on the one connection, as on SQLite's.
+//
+// Notifications (team mode, db.ts Notifications): NOTIFY on the sandbox's channel, queued in
+// the transaction and sent with its COMMIT (no round trip of their own); heard through the
+// worker's second, listening connection, posted here on a port of their own.
 import {
   MessageChannel,
   receiveMessageOnPort,
@@ -15,9 +19,12 @@ import {
 } from 'node:worker_threads';
 import { workerScript } from '../../platform/worker-script.js';
 import {
+  RESYNC_TOPIC,
   STORE_KIND,
   type ColumnDefinition,
   type Db,
+  type NotificationListener,
+  type Notifications,
   type RunResult,
   type Statement,
   type StoreKind,
@@ -26,7 +33,10 @@ import {
 import { StoreUnavailableError } from '../store-errors.js';
 import { postgresError } from './errors.js';
 import { translatePlaceholders } from './placeholders.js';
-import type { Answer, Request, Rows, WorkerConfig } from './protocol.js';
+import type { Answer, Notice, Request, Rows, WorkerConfig } from './protocol.js';
+
+/** PostgreSQL refuses payloads of 8,000 bytes or more; room left for the topic's framing. */
+const MAX_NOTICE_BYTES = 7000;
 
 /** PostgreSQL's oid of bytea. */
 const BYTEA = 17;
@@ -53,22 +63,35 @@ export class PostgresDb implements Db {
   private connection = 0;
   /** Bumped when a connection is lost: a transaction begun before it is gone. */
   private epoch = 0;
+  /** NOTIFY statements of the open transaction, each with the depth it was made at. */
+  private notices: { depth: number; sql: string }[] = [];
+  private readonly listeners = new Set<NotificationListener>();
+  private readonly noticePort: MessagePort;
+
+  readonly notifications: Notifications = {
+    notify: (topic, payload) => this.notify(topic, payload),
+    onNotification: (listener) => this.onNotification(listener),
+  };
 
   constructor(readonly options: PostgresDbOptions) {
     const signal = new SharedArrayBuffer(4);
     this.signal = new Int32Array(signal);
     const channel = new MessageChannel();
     this.port = channel.port1;
+    const noticeChannel = new MessageChannel();
+    this.noticePort = noticeChannel.port1;
     const config: WorkerConfig = { ...options, signal };
     const { script, eval: isEval } = workerScript('worker', import.meta.url);
     this.worker = new Worker(script, {
       eval: isEval,
-      workerData: { config, port: channel.port2 },
-      transferList: [channel.port2],
+      workerData: { config, port: channel.port2, notices: noticeChannel.port2 },
+      transferList: [channel.port2, noticeChannel.port2],
     });
     // The worker is only waited on synchronously: it must not keep the process alive.
     this.worker.unref();
     this.port.unref();
+    this.noticePort.on('message', (notice: Notice) => this.heard(notice));
+    this.noticePort.unref();
   }
 
   get open(): boolean {
@@ -117,11 +140,19 @@ export class PostgresDb implements Db {
       if (savepoint) {
         // Sent with the next statement (or the COMMIT).
         this.prefix.push(`RELEASE SAVEPOINT ${savepoint}`);
+        // Its notifications are the enclosing transaction's now.
+        for (const notice of this.notices) if (notice.depth > level) notice.depth = level;
       } else if (this.prefix[0] === 'BEGIN') {
         // BEGIN not sent yet: nothing was run in it, nothing to commit.
         this.prefix = [];
+        const notices = this.takeNotices();
+        if (notices.length > 0) this.request({ op: 'exec', text: notices.join(';\n') });
       } else {
-        this.request({ op: 'exec', text: [...this.takePrefix(), 'COMMIT'].join(';\n') });
+        const notices = this.takeNotices();
+        this.request({
+          op: 'exec',
+          text: [...this.takePrefix(), ...notices, 'COMMIT'].join(';\n'),
+        });
       }
       return result;
     };
@@ -131,6 +162,9 @@ export class PostgresDb implements Db {
   close(): this {
     if (this.closed) return this;
     this.prefix = [];
+    this.notices = [];
+    this.listeners.clear();
+    this.noticePort.close();
     try {
       this.request({ op: 'close' });
     } finally {
@@ -145,6 +179,52 @@ export class PostgresDb implements Db {
     return this.request({ op: 'query', prefix: this.takePrefix().join(';\n'), name, text, values });
   }
 
+  private notify(topic: string, payload: string): void {
+    if (topic.includes('\t') || topic.length === 0) {
+      throw new TypeError(
+        `A notification's topic is a word without tabs: ${JSON.stringify(topic)}`,
+      );
+    }
+    const message = `${topic}\t${payload}`;
+    if (Buffer.byteLength(message) > MAX_NOTICE_BYTES || message.includes('\0')) {
+      throw new RangeError(
+        `A notification is at most ${MAX_NOTICE_BYTES} bytes and holds no NUL: send an id to read, not the row.`,
+      );
+    }
+    const sql = `SELECT pg_notify(${literal(this.options.schema)}, ${literal(message)})`;
+    if (this.depth > 0) this.notices.push({ depth: this.depth, sql });
+    else this.request({ op: 'exec', text: [...this.takePrefix(), sql].join(';\n') });
+  }
+
+  private onNotification(listener: NotificationListener): () => void {
+    // The first listener opens the listening connection (and waits for it: heard from now on).
+    if (this.listeners.size === 0) this.request({ op: 'listen', channel: this.options.schema });
+    this.listeners.add(listener);
+    // Someone listens: the process stays up to hear (close() or the last unsubscribe ends it).
+    if (this.listeners.size === 1) this.noticePort.ref();
+    return () => {
+      if (this.listeners.delete(listener) && this.listeners.size === 0) this.noticePort.unref();
+    };
+  }
+
+  private heard(notice: Notice): void {
+    let topic = RESYNC_TOPIC;
+    let payload = '';
+    if (notice.kind === 'notice') {
+      const tab = notice.payload.indexOf('\t');
+      if (tab <= 0) return; // Not one of ours.
+      topic = notice.payload.slice(0, tab);
+      payload = notice.payload.slice(tab + 1);
+    }
+    for (const listener of this.listeners) listener(topic, payload);
+  }
+
+  private takeNotices(): string[] {
+    const notices = this.notices.map((notice) => notice.sql);
+    this.notices = [];
+    return notices;
+  }
+
   private takePrefix(): string[] {
     const prefix = this.prefix;
     this.prefix = [];
@@ -154,6 +234,8 @@ export class PostgresDb implements Db {
   /** A transaction (or savepoint) at `level` threw: undo it, unless its connection is gone. */
   private unwind(epoch: number, level: number, savepoint: string | undefined): void {
     this.depth = level;
+    // What it announced did not happen.
+    this.notices = this.notices.filter((notice) => notice.depth <= level);
     if (this.epoch !== epoch) return;
     // Never sent: nothing to undo on the server.
     const opener = savepoint ? `SAVEPOINT ${savepoint}` : 'BEGIN';
@@ -211,7 +293,16 @@ export class PostgresDb implements Db {
     this.epoch += 1;
     this.depth = 0;
     this.prefix = [];
+    this.notices = [];
   }
+}
+
+/**
+ * A string literal that reads the same whatever standard_conforming_strings says (E'…', with
+ * backslashes and quotes escaped): the text is data.
+ */
+function literal(text: string): string {
+  return `E'${text.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
 }
 
 type Mode = 'object' | 'raw' | 'pluck';

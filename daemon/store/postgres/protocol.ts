@@ -34,7 +34,29 @@ export interface CloseRequest {
   op: 'close';
 }
 
-export type Request = QueryRequest | ExecRequest | CloseRequest;
+/**
+ * Opens the second connection, which LISTENs on `channel` (once; answered once it listens) and
+ * posts what it hears on the notices port (Notice), never on the request port.
+ */
+export interface ListenRequest {
+  op: 'listen';
+  channel: string;
+}
+
+export type Request = QueryRequest | ExecRequest | CloseRequest | ListenRequest;
+
+/** A notification heard (another daemon's: the worker leaves out its own connection's). */
+export interface HeardNotice {
+  kind: 'notice';
+  payload: string;
+}
+
+/** The listening connection was lost and is back: what was sent meanwhile was missed. */
+export interface ResyncNotice {
+  kind: 'resync';
+}
+
+export type Notice = HeardNotice | ResyncNotice;
 
 export interface Field {
   name: string;

@@ -2,11 +2,20 @@
 // the calling thread (postgres-db.ts) in turn and posts the answer back. The connection is made
 // on the first request and again on the first request after it was lost, so a PostgreSQL
 // restart costs the requests made while it is down (they fail as unavailable), nothing more.
+//
+// Team mode: once asked (a ListenRequest), a second connection LISTENs on the sandbox's channel
+// and posts each notification of another daemon on the notices port, as it arrives: PostgreSQL
+// pushes them, nothing polls. Lost, it connects again (after 1 s, then up to every 5 s) and
+// posts a resync notice, since what was sent meanwhile is gone.
 import { workerData, type MessagePort } from 'node:worker_threads';
-import pg, { type QueryResult } from 'pg';
-import type { Answer, Request, WorkerConfig } from './protocol.js';
+import pg, { type Notification, type QueryResult } from 'pg';
+import type { Answer, Notice, Request, WorkerConfig } from './protocol.js';
 
-const { config, port } = workerData as { config: WorkerConfig; port: MessagePort };
+const { config, port, notices } = workerData as {
+  config: WorkerConfig;
+  port: MessagePort;
+  notices: MessagePort;
+};
 const signal = new Int32Array(config.signal);
 
 // Numbers as SQLite gives them: BIGINT (int8), COUNT(*) and SUM (numeric) as JS numbers. The
@@ -67,10 +76,91 @@ function values(params: unknown[]): unknown[] {
   );
 }
 
+/** The listening connection, once asked for; `client` is undefined while it is being made. */
+interface Listening {
+  channel: string;
+  client: pg.Client | undefined;
+  retry?: NodeJS.Timeout;
+}
+let listening: Listening | undefined;
+
+const RETRY_FIRST_MS = 1000;
+const RETRY_MAX_MS = 5000;
+
+async function listen(channel: string): Promise<void> {
+  if (listening) return;
+  const state: Listening = { channel, client: undefined };
+  listening = state;
+  try {
+    await connectListener(state);
+  } catch (error) {
+    listening = undefined;
+    throw error;
+  }
+}
+
+async function connectListener(state: Listening): Promise<void> {
+  const fresh = new pg.Client({
+    connectionString: config.url,
+    connectionTimeoutMillis: 5000,
+    keepAlive: true,
+    application_name: 'svc listen',
+    types,
+  });
+  fresh.on('notification', (message: Notification) => {
+    // Our own connection's notifications: this daemon has done what they announce.
+    if (client && message.processId === (client as unknown as { processID: number }).processID) {
+      return;
+    }
+    if (message.channel !== state.channel || typeof message.payload !== 'string') return;
+    post({ kind: 'notice', payload: message.payload });
+  });
+  const lost = () => {
+    if (state.client !== fresh || listening !== state) return;
+    state.client = undefined;
+    void fresh.end().catch(() => undefined);
+    reconnect(state, RETRY_FIRST_MS);
+  };
+  fresh.on('error', lost);
+  fresh.on('end', lost);
+  try {
+    await fresh.connect();
+    await fresh.query(`LISTEN ${pg.escapeIdentifier(state.channel)}`);
+  } catch (error) {
+    void fresh.end().catch(() => undefined);
+    throw error;
+  }
+  state.client = fresh;
+}
+
+function reconnect(state: Listening, delayMs: number): void {
+  state.retry = setTimeout(() => {
+    if (listening !== state) return;
+    connectListener(state).then(
+      () => post({ kind: 'resync' }),
+      () => reconnect(state, Math.min(delayMs * 2, RETRY_MAX_MS)),
+    );
+  }, delayMs);
+}
+
+function post(notice: Notice): void {
+  notices.postMessage(notice);
+}
+
 async function answer(request: Request): Promise<Answer> {
   if (request.op === 'close') {
+    const state = listening;
+    listening = undefined;
+    if (state) {
+      clearTimeout(state.retry);
+      await state.client?.end().catch(() => undefined);
+    }
     await client?.end().catch(() => undefined);
     client = undefined;
+    return { ok: true, fields: [], rows: [], changes: 0, connection };
+  }
+  if (request.op === 'listen') {
+    await listen(request.channel);
     return { ok: true, fields: [], rows: [], changes: 0, connection };
   }
   const db = await connected();
@@ -126,14 +216,14 @@ function failure(error: unknown): Answer {
   };
 }
 
-function post(reply: Answer): void {
-  port.postMessage(reply);
+function reply(answer: Answer): void {
+  port.postMessage(answer);
   Atomics.store(signal, 0, 1);
   Atomics.notify(signal, 0);
 }
 
 port.on('message', (request: Request) => {
-  answer(request).then(post, (error: unknown) => post(failure(error)));
+  answer(request).then(reply, (error: unknown) => reply(failure(error)));
 });
 
 // Never leave the caller waiting on a thread that has died.

@@ -1,0 +1,103 @@
+// Team mode, live (issue 54): two daemons serve one sandbox on a throwaway PostgreSQL cluster of
+// this file's own, and each sees what the other does, through PostgreSQL's LISTEN/NOTIFY: the
+// sandbox clock is one clock, an event made on one is streamed by the other, a key revoked on
+// one is refused by the other, and a rate limit counts the requests of both.
+import test from 'ava';
+import { copyFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { control } from '../helpers/api.js';
+import { throwawayPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { tempDir } from '../helpers/temp-dir.js';
+import { HANG_TIMEOUT_MS } from '../helpers/waiting.js';
+import {
+  apiFor,
+  createWorkflow,
+  waitForExecution,
+  waitStep,
+  type Api,
+} from '../helpers/workflows.js';
+
+let pg: Required<TestPostgres>;
+test.before(async () => {
+  pg = await throwawayPostgres();
+});
+
+const started: TestDaemon[] = [];
+test.afterEach.always(async () => {
+  await Promise.all(started.splice(0).map((daemon) => daemon.stop().catch(() => undefined)));
+});
+
+let sandboxes = 0;
+
+/** Two daemons, each with a data dir of its own, serving one new sandbox (the same key). */
+async function twoDaemons(): Promise<[TestDaemon, TestDaemon]> {
+  const sandbox = `live_${++sandboxes}`;
+  const env = { SVC_STORE_URL: pg.url };
+  const a = await startDaemon({ env, args: ['--sandbox', sandbox] });
+  started.push(a);
+  const key = join(tempDir('svc-live-key-'), 'sandbox.key');
+  copyFileSync(join(a.dataDir, 'secret.key'), key);
+  const b = await startDaemon({ env, args: ['--sandbox', sandbox, '--secret-key-file', key] });
+  started.push(b);
+  return [a, b];
+}
+
+/** Looks again (real time) until `check` holds: the other daemon hears within about a second. */
+async function eventually<T>(
+  look: () => Promise<T>,
+  check: (value: T) => boolean,
+  what: string,
+): Promise<T> {
+  const deadline = Date.now() + HANG_TIMEOUT_MS;
+  for (;;) {
+    const value = await look();
+    if (check(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function execute(api: Api, workflowId: string): Promise<string> {
+  const answer = await api('POST', `/workflows/${workflowId}/execute`, { input: {} });
+  if (answer.status !== 202 && answer.status !== 200)
+    throw new Error(`execute: ${answer.status} ${JSON.stringify(answer.body)}`);
+  return answer.body.data.execution_id as string;
+}
+
+test.serial(
+  'one clock: a move on A is the clock of B, and fires the wait of a run started on B',
+  async (t) => {
+    const [a, b] = await twoDaemons();
+    await control(a, 'clock.freeze', {});
+    const { workspaceId } = await b.operator();
+    const onB = await apiFor(b, workspaceId);
+    const workflowId = await createWorkflow(onB, {
+      name: 'Waits 15 minutes',
+      steps: [waitStep('pause', 900)],
+    });
+    const executionId = await execute(onB, workflowId);
+    await waitForExecution(onB, workflowId, executionId, (run) =>
+      run.step_results?.some((step: { status: string }) => step.status === 'waiting'),
+    );
+    // B hears the freeze made on A.
+    await eventually(
+      () => control<{ frozen: boolean }>(b, 'clock.show'),
+      (clock) => clock.frozen,
+      "B's clock frozen",
+    );
+
+    await control(a, 'clock.advance', { ms: 20 * 60_000 });
+    const onA = await control<{ now: string }>(a, 'clock.show');
+    // B reads the clock A moved (frozen: the very instant).
+    await eventually(
+      () => control<{ now: string }>(b, 'clock.show'),
+      (clock) => clock.now === onA.now,
+      "B's clock",
+    );
+    const run = await waitForExecution(onB, workflowId, executionId, (execution) =>
+      ['completed', 'failed'].includes(execution.status),
+    );
+    t.is(run.status, 'completed');
+  },
+);
