@@ -193,7 +193,8 @@ function typeCondition(filter: EventFilter, column: 'type' | 'bucket'): Conditio
     params.push(...filter.types);
   }
   for (const prefix of filter.prefixes) {
-    alternatives.push(`substr(${column}, 1, ?) = ?`);
+    // CAST: substr takes an int4 length on PostgreSQL, and the adapter sends numbers as int8.
+    alternatives.push(`substr(${column}, 1, CAST(? AS INTEGER)) = ?`);
     params.push(prefix.length, prefix);
   }
   if (alternatives.length === 0) return undefined;

@@ -2,6 +2,7 @@
 // what the sandbox has under way (runs by what they wait for, pending and held deliveries,
 // approvals), with the command that moves each on; without a daemon, exit 1 and how to start one.
 import test from 'ava';
+import { resolveStoreSetting } from '../../shared/store-url.js';
 import { control } from '../helpers/api.js';
 import { assertExit, runCli } from '../helpers/daemon.js';
 import { sharedDaemon } from '../helpers/setup.js';
@@ -162,7 +163,14 @@ test.serial(
       `svc daemon running at ${d.url} (pid ${seen.pid}, sandbox, version ${seen.version})`,
     );
     t.is(lines[1], `data dir    ${d.dataDir}`);
-    t.is(lines[2], `store       SQLite ${d.dataDir}/svc.db`);
+    // On the PostgreSQL pass (SVC_STORE_URL, scripts/test-e2e-pg.mjs): the data dir's sandbox there.
+    const store = resolveStoreSetting({ store: process.env.SVC_STORE_URL }, d.dataDir);
+    t.is(
+      lines[2],
+      store.kind === 'postgres'
+        ? `store       PostgreSQL ${store.display}, sandbox ${store.sandbox}`
+        : `store       SQLite ${d.dataDir}/svc.db`,
+    );
     // A frozen clock falls behind real time as real time goes on: the words say how far.
     t.regex(
       lines[3]!,

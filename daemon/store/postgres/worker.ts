@@ -147,6 +147,41 @@ function post(notice: Notice): void {
   notices.postMessage(notice);
 }
 
+// Parameter types. pg sends every parameter as text of no declared type, and PostgreSQL then
+// types it by what is beside it: NULLIF(?, 0) or ? * 1000 make it an int4, which refuses an
+// epoch in ms or overflows where SQLite does not (better-sqlite3 binds a number as a double,
+// exact to 2^53). So a JS number is declared: an integer as int8 (exact, and what the schema's
+// BIGINT columns and LIMIT take), anything else (a fraction, NaN, beyond int8) as float8. Other
+// values (text, bytes, null) are left for PostgreSQL to type, as before. Where SQL needs an
+// int4 (substr's length), it says CAST(? AS INTEGER), which SQLite reads the same.
+const INT8 = 20;
+const FLOAT8 = 701;
+const UNTYPED = 0;
+const INT8_LIMIT = 2 ** 63;
+
+function parameterType(value: unknown): number {
+  if (typeof value === 'bigint') return INT8;
+  if (typeof value !== 'number') return UNTYPED;
+  return Number.isInteger(value) && Math.abs(value) < INT8_LIMIT ? INT8 : FLOAT8;
+}
+
+/**
+ * A statement is parsed once per connection with the types of its first parameters, so each
+ * combination of types gets a prepared statement of its own (a nullable number: two).
+ */
+const typedNames = new Map<string, string>();
+
+function typedName(name: string, types: number[]): string {
+  if (name === '') return '';
+  const key = `${name}:${types.join(',')}`;
+  let typed = typedNames.get(key);
+  if (typed === undefined) {
+    typed = `${name}_${typedNames.size + 1}`;
+    typedNames.set(key, typed);
+  }
+  return typed;
+}
+
 async function answer(request: Request): Promise<Answer> {
   if (request.op === 'close') {
     const state = listening;
@@ -180,10 +215,15 @@ async function answer(request: Request): Promise<Answer> {
     return { ok: true, fields: [], rows: [], changes: 0, connection };
   }
   if (request.prefix) await db.query(request.prefix);
+  const parameterTypes = request.values.map(parameterType);
+  const name = typedName(request.name, parameterTypes);
   const result = await db.query({
-    ...(request.name ? { name: request.name } : {}),
+    ...(name ? { name } : {}),
     text: request.text,
     values: values(request.values),
+    // pg reads a query's `types` both as the Parse message's parameter types (the array) and
+    // as the result's type parsers (getTypeParser): the one object serves as both.
+    types: Object.assign(parameterTypes, { getTypeParser: types.getTypeParser }),
     rowMode: 'array',
   });
   return {
