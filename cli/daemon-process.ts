@@ -20,7 +20,7 @@ import {
 import { PACKAGE_ROOT } from '../shared/package-info.js';
 import { makeWritableDir, unwritableDataDir } from '../shared/writable-dir.js';
 import { isAlive, isSvcDaemon, pidExists } from '../shared/process.js';
-import type { RuntimeInfo } from '../shared/paths.js';
+import { dataDirFiles, type RuntimeInfo } from '../shared/paths.js';
 import type { CliContext } from './context.js';
 import { CliError } from './errors.js';
 import type * as DaemonProcess from '../daemon/process/daemon-process.js';
@@ -68,11 +68,32 @@ export async function startInBackground(ctx: CliContext, flags: DaemonFlags): Pr
       alreadyRunning: true,
     };
   }
-  const files = ctx.files;
-  const stderrFd = openDaemonStderr(ctx.dataDir, files);
+  const message = await launchDaemon(ctx.dataDir, flags, process.env);
+  const runtime = ctx.runtime();
+  return {
+    url: message.url,
+    pid: message.pid,
+    environment: runtime?.environment ?? 'sandbox',
+    alreadyRunning: false,
+  };
+}
+
+/**
+ * Spawns the daemon process of a data dir, detached, with the flags as SVC_* variables over
+ * `baseEnv`; resolves once it said it is ready and answers /healthz, with its URL and pid. What
+ * `svc daemon start` does after its checks; the e2e helpers (test/helpers/daemon.ts) call it
+ * too, which saves a CLI process per test daemon.
+ */
+export async function launchDaemon(
+  dataDir: string,
+  flags: DaemonFlags,
+  baseEnv: NodeJS.ProcessEnv,
+): Promise<{ url: string; pid: number }> {
+  const files = dataDirFiles(dataDir);
+  const stderrFd = openDaemonStderr(dataDir, files);
   const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, DAEMON_ENTRY], {
     detached: true,
-    env: daemonEnv({ ...flags, dataDir: ctx.dataDir }, process.env),
+    env: daemonEnv({ ...flags, dataDir }, baseEnv),
     stdio: ['ignore', 'ignore', stderrFd, 'ipc'],
   });
   closeSync(stderrFd);
@@ -108,13 +129,7 @@ export async function startInBackground(ctx: CliContext, flags: DaemonFlags): Pr
   if (message.type === 'error') throw new CliError(message.message, 1, 'daemon_start_failed');
 
   await waitForHealth(message.url);
-  const runtime = ctx.runtime();
-  return {
-    url: message.url,
-    pid: message.pid,
-    environment: runtime?.environment ?? 'sandbox',
-    alreadyRunning: false,
-  };
+  return message;
 }
 
 /** What of the flags' --env and --port the running daemon is not ("port 8000"), if any. */
@@ -129,7 +144,7 @@ function differsFrom(running: RuntimeInfo, flags: DaemonFlags): string | undefin
  * Creates the data dir and logs/ and opens the file that takes the daemon's stderr. A data dir
  * that cannot be written is one line naming the path and the cause (shared/writable-dir.ts).
  */
-function openDaemonStderr(dataDir: string, files: CliContext['files']): number {
+function openDaemonStderr(dataDir: string, files: ReturnType<typeof dataDirFiles>): number {
   try {
     makeWritableDir(dataDir);
     makeWritableDir(files.logDir);

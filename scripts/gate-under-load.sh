@@ -2,8 +2,10 @@
 # The gate under load, shown rather than claimed (issue 52): runs `npm test` N times in a row
 # (default 3) with four CPU-bound processes beside it (`node -e 'for(;;){}'`), and prints for
 # each run its closing lines (slowest files, gate time and CPU seconds, `tests: N passed, N
-# failed`) and its wall time. The busy processes are killed at the end whatever happens (a run
-# that fails, Ctrl-C). Exit 0 only when every run passed. Full logs: .tmp/gate-under-load-K.log.
+# failed`) and its wall time. It ends with the three lines the issue notes take, one figure per
+# run in each: the closing lines, the wall times and the gates' CPU seconds. The busy processes
+# are killed at the end whatever happens (a run that fails, Ctrl-C). Exit 0 only when every run
+# passed. Full logs: .tmp/gate-under-load-K.log.
 #
 #   scripts/gate-under-load.sh        three runs
 #   scripts/gate-under-load.sh 1      one
@@ -35,6 +37,9 @@ echo "== $hogs CPU-bound processes beside the gate: ${pids[*]}; load average $(c
 
 mkdir -p .tmp
 failed_runs=0
+closing=()
+walls=()
+cpus=()
 for run in $(seq "$runs"); do
   log=".tmp/gate-under-load-$run.log"
   started=$(date +%s)
@@ -46,7 +51,21 @@ for run in $(seq "$runs"); do
   # The closing lines: from the slowest-files table on (scripts/test.mjs prints them last).
   sed -n '/^slowest test files/,$p' "$log"
   grep -q '^tests: [0-9]* passed, 0 failed$' "$log" || failed_runs=$((failed_runs + 1))
+  # What scripts/test.mjs prints last: `tests: ...`, and `== gate took ... CPU N s, ...` before it.
+  line=$(grep '^tests: ' "$log" | tail -n 1)
+  cpu=$(sed -n 's/^== gate took .*; CPU \([0-9]*\) s.*/\1 s/p' "$log" | tail -n 1)
+  closing+=("${line:-no closing line (exit $code)}")
+  walls+=("${took} s")
+  cpus+=("${cpu:-not printed}")
 done
 echo
 echo "== $((runs - failed_runs)) of $runs runs passed beside $hogs CPU-bound processes"
+joined() {
+  local IFS=';'
+  local text="$*"
+  echo "${text//;/ | }"
+}
+echo "closing lines: $(joined "${closing[@]}")"
+echo "wall times: $(joined "${walls[@]}")"
+echo "gate CPU seconds: $(joined "${cpus[@]}")"
 [ "$failed_runs" -eq 0 ]

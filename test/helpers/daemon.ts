@@ -9,6 +9,7 @@ import { parseDuration } from '../../shared/duration.js';
 import { dataDirFiles } from '../../shared/paths.js';
 import { isAlive, isSvcDaemon } from '../../shared/process.js';
 import { parseScopes } from '../../shared/scopes.js';
+import { launchDaemon } from '../../cli/daemon-process.js';
 import { control } from './api.js';
 import { svcEnv } from './env.js';
 import { forgetDataDir, reapChild, reapDataDir } from './reaper.js';
@@ -122,16 +123,7 @@ export async function startDaemon(
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-e2e-'));
   reapDataDir(dataDir, { remove: true });
   const env: NodeJS.ProcessEnv = { SVC_DATA_DIR: dataDir, ...options.env };
-  const started = await runCli(
-    ['daemon', 'start', '--port', '0', '--json', ...(options.args ?? [])],
-    { env },
-  );
-  if (started.code !== 0) {
-    throw new Error(
-      `daemon did not start (exit ${started.code}): ${started.stderr}${started.stdout}`,
-    );
-  }
-  const { url, pid } = started.json<{ url: string; pid: number }>();
+  const { url, pid } = await launch(dataDir, env, options.args ?? []);
   let operator: { key: string; workspaceId: string } | undefined;
   // The control channel of whatever daemon runs on the data dir now: tests restart daemons,
   // which then listen elsewhere (the CLI finds them the same way, through daemon.json).
@@ -208,6 +200,38 @@ export async function startDaemon(
     },
   };
   return daemon;
+}
+
+/**
+ * Starts the daemon of a fresh data dir as `svc daemon start --port 0` does. Without more
+ * arguments, by the CLI's own launchDaemon in this process: the same spawn, environment and
+ * readiness wait, without a CLI process (half a CPU-second each, a few hundred times a gate;
+ * `svc daemon start` itself is tested in daemon-lifecycle.test.ts and the files that run it).
+ * With arguments (--env, --store, --fixtures ...), through the CLI, which reads them.
+ */
+async function launch(
+  dataDir: string,
+  env: NodeJS.ProcessEnv,
+  args: readonly string[],
+): Promise<{ url: string; pid: number }> {
+  if (args.length === 0) {
+    try {
+      return await launchDaemon(
+        dataDir,
+        { port: 0 },
+        svcEnv({ NO_COLOR: '1', CI: 'true', ...env }),
+      );
+    } catch (error) {
+      throw new Error(`daemon did not start: ${(error as Error).message}`);
+    }
+  }
+  const started = await runCli(['daemon', 'start', '--port', '0', '--json', ...args], { env });
+  if (started.code !== 0) {
+    throw new Error(
+      `daemon did not start (exit ${started.code}): ${started.stderr}${started.stdout}`,
+    );
+  }
+  return started.json<{ url: string; pid: number }>();
 }
 
 /**
