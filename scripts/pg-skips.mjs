@@ -21,6 +21,10 @@ export const SKIPPED_TESTS = {
     'plants plaintext rows in svc.db before the daemon starts',
   'a new data dir is 0700 and every file the daemon writes in it is 0600':
     'expects svc.db and its WAL among the files (the data dir modes are tested by the other data-dir-security tests)',
+  'the data dir of every kept release opens on this svc and every waiting run completes':
+    "plants each release's svc.db in a data dir (its snapshot is imported on both stores)",
+  'a data dir holding a run state from a newer svc does not start, naming the run':
+    'plants an svc.db in a data dir (the same state in a snapshot is refused on both stores)',
   "--drop-secrets drops a secret with '/' in its name and workspace id":
     'reads the imported rows back from svc.db (the import itself is the same on both stores)',
 };

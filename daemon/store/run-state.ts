@@ -175,8 +175,9 @@ export function readRunState(frontier: string, runId?: string): RunState {
       const at = issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
       throw damaged(run, `version ${version} does not allow it${at}: ${issue.message}`);
     }
+    state = checked.data;
     if (!upgrade) break;
-    state = upgrade(checked.data as never);
+    state = upgrade(state as never);
     version += 1;
   }
   const { v: _version, ...current } = state as z.infer<typeof RunStateV2>;
