@@ -3,9 +3,10 @@
 // POST) and its output schema, and one handler per route. GET needs a session; POST a session,
 // the CSRF token, and a body its schema accepts. Each handler is given the workspace the page
 // shows, and its answer is checked against the output schema before it is sent (as the control
-// channel's `.output()`): the browser's code is type-checked against the same schemas
-// (contract.ts), so a field renamed on one side fails `npm run typecheck` on the other. The guard
-// of ui.routes.ts (loopback, Host, Origin) has run before either.
+// channel's `.output()`; an answer that breaks it is a 500, logged). The browser's code is
+// type-checked against the same schemas (contract.ts), so a field renamed on one side fails
+// `npm run typecheck` on the other. The guard of ui.routes.ts (loopback, Host, Origin) has run
+// before either.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ListQuery } from '../../shared/schemas/common.js';
@@ -91,16 +92,15 @@ export function apiKit(scope: FastifyInstance, needs: KitNeeds): ApiKit {
 
 /**
  * The answer as its output schema says (fields it does not name are not sent). An answer that
- * breaks its schema is the daemon's bug: a 500 naming the route and the field, never data the
- * page would misread.
+ * breaks its schema is the daemon's bug, never data the page would misread: a plain error, so
+ * the page gets the generic 500 and the daemon's log the route and the field.
  */
 function checked(path: string, output: z.ZodType, answer: unknown): unknown {
   const result = output.safeParse(answer);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
-  throw new ApiError(
-    'internal_server_error',
-    `The dashboard's answer to ${path} breaks its schema at ${issue.path.join('.') || 'the top'}: ${issue.message}.`,
+  throw new Error(
+    `The dashboard's answer to ${path} breaks its output schema at ${issue.path.join('.') || 'the top'}: ${issue.message}`,
   );
 }
 
