@@ -34,7 +34,6 @@ import {
 import { installJsonBodyParser } from '../http/json-body.js';
 import { registerRoutes } from '../http/register.js';
 import { RequestLogController } from '../http/request-log.js';
-import { cachedSerializers } from '../http/serializers.js';
 import type { RouteDef } from '../http/route.js';
 import { serverUrls, type ServerUrls } from '../domain/urls.js';
 import { publicRoutes } from './public.routes.js';
@@ -116,7 +115,6 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     genReqId: requestIdGenerator(),
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
-    schemaController: cachedSerializers,
     ...(options.serverFactory ? { serverFactory: options.serverFactory } : {}),
   });
   const services = buildServices({ ...options, urls }, app.log);

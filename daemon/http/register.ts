@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { Clock } from '../time/clock.js';
 import { dataEnvelope, listEnvelope } from '../../shared/schemas/common.js';
 import { serializerSchema, type JsonSchema } from './json-schema.js';
+import { deferredSerializer } from './serializers.js';
 import { parseRequestPart } from './validation.js';
 import { JsonText, type Page } from '../domain/pages.js';
 import type { RequestContext, RouteDef, RouteGuard } from './route.js';
@@ -51,22 +52,35 @@ function responseSchema(def: RouteDef): JsonSchema | undefined {
   return schema;
 }
 
+/**
+ * What Fastify is given as an object or list route's response schema: it only looks for a
+ * `content` key in it; the serializer is the route's own (serializerCompiler below).
+ */
+const ANSWER_SCHEMA = Object.freeze({
+  description: "the route's answer envelope, serialized by its zod schema (register.ts)",
+});
+
 function registerRoute(app: FastifyInstance, def: RouteDef, guard: RouteGuard, clock: Clock): void {
   const status = def.status ?? 200;
   const auth = def.auth;
-  const response = responseSchema(def);
+  const serialized = def.kind === 'object' || def.kind === 'list';
 
   app.route({
     method: def.method,
     url: def.path,
     ...(def.bodyLimit ? { bodyLimit: def.bodyLimit } : {}),
-    schema: response
+    schema: serialized
       ? {
           response: Object.fromEntries(
-            [status, ...(def.alsoStatus ?? [])].map((code) => [code, response]),
+            [status, ...(def.alsoStatus ?? [])].map((code) => [code, ANSWER_SCHEMA]),
           ),
         }
       : {},
+    // Built on the route's first answer (serializers.ts): a daemon starts without converting
+    // and compiling the schemas of routes it is never asked.
+    ...(serialized
+      ? { serializerCompiler: () => deferredSerializer(() => responseSchema(def)!) }
+      : {}),
     onRequest:
       auth.kind === 'credential'
         ? (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {

@@ -1,39 +1,32 @@
-// Response serializers compiled once per schema per process. Fastify compiles every route's
-// response schema (fast-json-stringify, through its own compiler factory, used here as it is)
-// for each app it builds; a process that builds many apps (svc/testing: a sandbox per test; a
-// store swap) compiled the same schemas each time: half of a test sandbox's start. The schemas
-// are the same objects each time (register.ts keeps them per route definition), and a compiled
-// serializer is a pure function of its schema, so it is shared between the apps.
+// Response serializers (fast-json-stringify, through Fastify's own compiler factory, used here
+// as it is), each compiled on its route's first answer and once per process. Compiling every
+// route's serializer at start cost a daemon about a fifth of its start (the zod -> JSON Schema
+// conversion and the compile, ~140 routes and their HEAD twins), and a process answers on few
+// of them: a test's daemon on a handful. A process that builds many apps (svc/testing: a
+// sandbox per test; a store swap) shares them: a compiled serializer is a pure function of its
+// schema, and register.ts keeps each route's schema object.
 import SerializerSelector from '@fastify/fast-json-stringify-compiler';
-import type { FastifyServerOptions } from 'fastify';
 
-type Serializer = (doc: unknown) => string;
+export type Serializer = (doc: unknown) => string;
 
+/** Fastify's default compiler, as Fastify calls it: no shared schemas, no serializer options. */
+const compile = SerializerSelector()({}, undefined) as unknown as (route: {
+  schema: object;
+}) => Serializer;
 const compiled = new WeakMap<object, Serializer>();
-const defaultFactory = SerializerSelector();
 
-function isEmpty(value: unknown): boolean {
-  return value === undefined || value === null || Object.keys(value).length === 0;
+/** The serializer of this schema object, compiled once per process. */
+export function serializerFor(schema: object): Serializer {
+  let serializer = compiled.get(schema);
+  if (!serializer) {
+    serializer = compile({ schema });
+    compiled.set(schema, serializer);
+  }
+  return serializer;
 }
 
-/** Fastify's schemaController option: its default serializers, compiled once per schema. */
-export const cachedSerializers: NonNullable<FastifyServerOptions['schemaController']> = {
-  compilersFactory: {
-    buildSerializer(externalSchemas, options) {
-      const compile = defaultFactory(externalSchemas, options);
-      // Shared schemas or serializer options would make a serializer depend on more than its
-      // schema: then nothing is shared (the daemon uses neither).
-      if (!isEmpty(externalSchemas) || !isEmpty(options)) return compile;
-      return (route) => {
-        const schema = route.schema;
-        if (!schema || typeof schema !== 'object') return compile(route);
-        let serializer = compiled.get(schema);
-        if (!serializer) {
-          serializer = compile(route);
-          compiled.set(schema, serializer);
-        }
-        return serializer;
-      };
-    },
-  },
-};
+/** A serializer that makes its schema and compiles it when it is first called. */
+export function deferredSerializer(schema: () => object): Serializer {
+  let serializer: Serializer | undefined;
+  return (doc) => (serializer ??= serializerFor(schema()))(doc);
+}

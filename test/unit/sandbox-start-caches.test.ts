@@ -1,13 +1,14 @@
 // What makes a test sandbox (svc/testing) quick to create and stop: a migrated store copied in
-// instead of migrations run, response serializers and templates made once per process, and no
+// instead of migrations run, response serializers and templates made once per process (and a
+// serializer only on its route's first answer), and no
 // checkpoint worker thread to start and stop. Each is checked for what it must keep: the same
-// schema, the same answers, a serializer shared only when it depends on nothing but its schema.
+// schema, the same answers, a serializer shared by the apps that answer with its schema object.
 import test from 'ava';
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cachedSerializers } from '../../daemon/http/serializers.js';
+import { deferredSerializer, serializerFor } from '../../daemon/http/serializers.js';
 import { MIGRATIONS } from '../../daemon/store/migrations.js';
 import { openDatabase } from '../../daemon/store/database.js';
 import { loadTemplates } from '../../daemon/templates/template.loader.js';
@@ -43,18 +44,27 @@ test('the template store has the schema that running every migration makes', (t)
   t.deepEqual(copy, schemaOf(migrated));
 });
 
-test('a serializer is compiled once per schema, and not shared when it depends on more', (t) => {
-  const factory = cachedSerializers.compilersFactory!.buildSerializer!;
+test('a serializer is compiled once per schema object', (t) => {
   const schema = { type: 'object', properties: { id: { type: 'string' } } };
-  const route = { method: 'GET', url: '/x', httpStatus: '200', schema };
-  const first = factory({}, undefined)(route);
-  const second = factory({}, undefined)({ ...route, url: '/y' });
-  t.is(first, second, 'two apps, one schema object: one serializer');
+  const first = serializerFor(schema);
+  t.is(serializerFor(schema), first, 'two apps, one schema object: one serializer');
   t.is(first({ id: 'a', secret: 'b' }), '{"id":"a"}');
-  const other = factory({}, undefined)({ ...route, schema: { ...schema } });
-  t.not(other, first, 'another schema object is compiled on its own');
-  const shared = { 'thing.json': { $id: 'thing.json', type: 'string' } };
-  t.not(factory(shared, undefined)(route), first, 'shared schemas: compiled anew');
+  t.not(serializerFor({ ...schema }), first, 'another schema object is compiled on its own');
+});
+
+test("a route's serializer is made on its first answer, then kept", (t) => {
+  const schema = { type: 'object', properties: { id: { type: 'string' } } };
+  let made = 0;
+  const serialize = deferredSerializer(() => {
+    made += 1;
+    return schema;
+  });
+  t.is(made, 0, 'nothing is converted or compiled before an answer');
+  t.is(serialize({ id: 'a', secret: 'b' }), '{"id":"a"}', 'only the declared fields are sent');
+  t.is(serialize({ id: 'c' }), '{"id":"c"}');
+  t.is(made, 1);
+  t.is(deferredSerializer(() => schema)({ id: 'd' }), '{"id":"d"}');
+  t.is(made, 1, 'another app: the schema object is compiled once per process');
 });
 
 test('the templates are read once per process and cannot be changed by a caller', (t) => {
