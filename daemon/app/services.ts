@@ -211,7 +211,7 @@ export function buildServices(
   const oauth = new OAuthService(db, new OAuthRepository(db), workspaces, clock);
   credentials.acceptAccessTokens((hash) => oauth.accessTokenByHash(hash));
   oauth.on('revoked', () => credentials.invalidate());
-  const events = new EventService(db, new EventRepository(db, commits), clock, commits);
+  const events = new EventService(db, new EventRepository(db, commits), clock, commits, notices);
   const urlPolicy = {
     environment: options.environment,
     allowPrivateNetwork: options.allowPrivateNetwork ?? false,
@@ -236,6 +236,7 @@ export function buildServices(
     clock,
     outbound,
     commits,
+    notices,
   );
   events.addFanout(deliveries.fanout);
   const integrations = new IntegrationService(
@@ -353,6 +354,7 @@ export function buildServices(
     approvals: executions,
     reveal: (workspaceId, name) => secrets.reveal(workspaceId, name),
     log,
+    notices,
   });
   executions.onSettled(engine.onAgentSettled);
   workflows.onDelete((row) => engine.cancelRunsOf(row.id));

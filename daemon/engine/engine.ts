@@ -22,7 +22,8 @@ import { InFlight } from './in-flight.js';
 import { Outcomes } from './outcomes.js';
 import type { WorkflowCatalog } from './ports.js';
 import { runActivity, runActivityOf, type RunActivity } from './run-activity.js';
-import { RunChanges, type RunChange } from './run-changes.js';
+import { heardRunChange, RunChanges, type RunChange } from './run-changes.js';
+import { ALONE, type TeamNotices } from '../store/team-notices.js';
 import { RunEnd, type RunApprovals } from './run-end.js';
 import { RunMemory } from './run-memory.js';
 import { RunTimers } from './run-timers.js';
@@ -53,6 +54,8 @@ export interface EngineDeps {
   approvals: RunApprovals;
   reveal(workspaceId: string, name: string): string | undefined;
   log: { error(obj: object, msg: string): void };
+  /** Team mode: runs' changes are told to the other daemons of the sandbox, theirs heard here. */
+  notices?: TeamNotices;
 }
 
 /** How long (real time) a clock move waits at most for the steps it set going. */
@@ -60,7 +63,7 @@ const IDLE_WAIT_MS = 10_000;
 
 export class WorkflowEngine {
   private readonly inFlight = new InFlight();
-  private readonly changes = new RunChanges();
+  private readonly changes: RunChanges;
   private readonly retries: StepRetries;
   private readonly waiters: Waiters;
   private readonly runViews: RunViews;
@@ -69,6 +72,9 @@ export class WorkflowEngine {
   private readonly starter: RunStarter;
 
   constructor(private readonly deps: EngineDeps) {
+    const notices = deps.notices ?? ALONE;
+    this.changes = new RunChanges(notices);
+    notices.on('run', (payload) => this.heard(payload));
     const { inFlight, changes } = this;
     const memory = new RunMemory(deps.repo);
     const waiters = (this.waiters = new Waiters({ ...deps, memory }));
@@ -111,6 +117,19 @@ export class WorkflowEngine {
     const ids = this.deps.repo.unfinishedIds();
     for (const id of ids) this.driver.pump(id);
     return ids.length;
+  }
+
+  /**
+   * Another daemon changed a run (team mode): the live pages here hear it, and so do requests
+   * that wait for it here (wait_for_completion), once it has ended or waits for a person.
+   */
+  private heard(payload: string): void {
+    const change = heardRunChange(payload);
+    if (!change) return;
+    this.changes.heard(change);
+    if (change.status !== 'running' && this.waiters.has(change.execution_id)) {
+      this.waiters.settled(change.execution_id);
+    }
   }
 
   /** Hears each committed change of a run; returns the function that stops listening. */

@@ -7,6 +7,7 @@ import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { control } from '../helpers/api.js';
+import { watchEvents } from '../helpers/events.js';
 import { throwawayPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { HANG_TIMEOUT_MS } from '../helpers/waiting.js';
@@ -101,3 +102,16 @@ test.serial(
     t.is(run.status, 'completed');
   },
 );
+
+test.serial('an event made on A is streamed by a tail on B (svc events tail)', async (t) => {
+  const [a, b] = await twoDaemons();
+  const { workspaceId } = await a.operator();
+  const tailOnB = await watchEvents(b, { workspace_id: workspaceId }, t);
+  const made = await control<{ id: string }>(a, 'events.trigger', {
+    type: 'integration.error',
+    workspace_id: workspaceId,
+    data: { said: 'on A' },
+  });
+  const heard = await tailOnB.waitFor((event) => event.id === made.id, { what: 'the event of A' });
+  t.like(heard, { type: 'integration.error', data: { said: 'on A' } });
+});
