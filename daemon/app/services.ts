@@ -207,10 +207,18 @@ export function buildServices(
   const keyRepository = new KeyRepository(db);
   const keys = new KeyService(db, keyRepository, workspaces, clock, options.environment);
   const credentials = new CredentialService(keyRepository, clock, options.environment, keys.usage);
-  keys.on('changed', () => credentials.invalidate());
+  // A key or token changed here: the other daemons drop their cache too (team mode), within
+  // the notification's round trip; one that lost its listening connection drops it on return.
+  const credentialsChanged = () => {
+    credentials.invalidate();
+    notices.notify('credentials');
+  };
+  keys.on('changed', credentialsChanged);
+  notices.on('credentials', () => credentials.invalidate());
+  notices.onResync(() => credentials.invalidate());
   const oauth = new OAuthService(db, new OAuthRepository(db), workspaces, clock);
   credentials.acceptAccessTokens((hash) => oauth.accessTokenByHash(hash));
-  oauth.on('revoked', () => credentials.invalidate());
+  oauth.on('revoked', credentialsChanged);
   const events = new EventService(db, new EventRepository(db, commits), clock, commits, notices);
   const urlPolicy = {
     environment: options.environment,

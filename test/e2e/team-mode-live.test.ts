@@ -115,3 +115,21 @@ test.serial('an event made on A is streamed by a tail on B (svc events tail)', a
   const heard = await tailOnB.waitFor((event) => event.id === made.id, { what: 'the event of A' });
   t.like(heard, { type: 'integration.error', data: { said: 'on A' } });
 });
+
+test.serial('a key revoked on A is refused on B, which had it in its cache', async (t) => {
+  const [a, b] = await twoDaemons();
+  const { workspaceId } = await a.operator();
+  const made = await a.createKey('agents:read', { workspace: workspaceId });
+  const list = (daemon: TestDaemon) =>
+    daemon.request('/v1/agents', { key: made.key, tenant: workspaceId });
+  // B has resolved the key once: it is in B's credential cache now.
+  t.is((await list(b)).status, 200);
+  await control(a, 'keys.revoke', { id: made.id });
+  t.is((await list(a)).status, 401);
+  const refused = await eventually(
+    () => list(b),
+    (answer) => answer.status !== 200,
+    'the revoked key on B',
+  );
+  t.is(refused.status, 401, refused.text);
+});
