@@ -27,6 +27,7 @@ import { keyLastUsed } from './migrations/023-key-last-used.js';
 import { eventsByType } from './migrations/024-events-by-type.js';
 import { sharedTexts } from './migrations/025-shared-texts.js';
 import { realElapsedTimes } from './migrations/026-real-elapsed-times.js';
+import { rateCounters } from './migrations/028-rate-counters.js';
 import type { Migration } from './migrations/migration.js';
 
 export type { Migration, MigrationContext } from './migrations/migration.js';
@@ -58,4 +59,5 @@ export const MIGRATIONS: readonly Migration[] = [
   eventsByType,
   sharedTexts,
   realElapsedTimes,
+  rateCounters,
 ];

@@ -133,3 +133,24 @@ test.serial('a key revoked on A is refused on B, which had it in its cache', asy
   );
   t.is(refused.status, 401, refused.text);
 });
+
+test.serial('a rate limit counts the requests of both daemons', async (t) => {
+  const [a, b] = await twoDaemons();
+  // One second on the frozen clock: the free tier's burst is 5 requests in it.
+  await control(a, 'clock.freeze', {});
+  await eventually(
+    () => control<{ frozen: boolean }>(b, 'clock.show'),
+    (clock) => clock.frozen,
+    "B's clock frozen",
+  );
+  const workspace = await a.createWorkspace('free team', 'free');
+  const { key } = await a.createKey('webhooks:read', { workspace });
+  const me = (daemon: TestDaemon) => daemon.request('/v1/auth/me', { key });
+  const statuses: number[] = [];
+  for (const daemon of [a, b, a, b, a]) statuses.push((await me(daemon)).status);
+  t.deepEqual(statuses, [200, 200, 200, 200, 200]);
+  const sixth = await me(b);
+  t.is(sixth.status, 429, sixth.text);
+  t.is(sixth.headers.get('x-ratelimit-limit'), '5');
+  t.is((await me(a)).status, 429);
+});
