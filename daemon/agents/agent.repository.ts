@@ -1,6 +1,6 @@
 // Agent rows. Deleted agents keep their row (deleted_at) so their executions stay explainable.
 import type { ListQueryInput, Page } from '../domain/pages.js';
-import { RowCache } from '../store/row-cache.js';
+import { cacheRows, RowCache } from '../store/row-cache.js';
 import { PendingCounters, type CounterDeferral } from '../store/commit-queue.js';
 import type { Db } from '../store/db.js';
 import { ListQuery } from '../store/list-query.js';
@@ -57,7 +57,7 @@ export interface AgentListQuery {
 export class AgentRepository {
   private readonly list: ListQuery<AgentRow, AgentListQuery>;
   /** Agents are read on every request about them: rows are kept until they are written. */
-  private readonly rows = new RowCache<AgentRow>();
+  private readonly rows: RowCache<AgentRow>;
   private readonly insertStmt;
   private readonly getStmt;
   private readonly updateStmt;
@@ -68,6 +68,7 @@ export class AgentRepository {
 
   /** `deferral`: the commit queue, so that stats are written once per group commit. */
   constructor(db: Db, deferral: CounterDeferral) {
+    this.rows = new RowCache(cacheRows(db));
     this.list = new ListQuery(db, {
       table: 'agents',
       scope: { workspace_id: 'workspaceId', deleted_at: null },

@@ -38,6 +38,8 @@ import type { RouteDef } from '../http/route.js';
 import { serverUrls, type ServerUrls } from '../domain/urls.js';
 import { publicRoutes } from './public.routes.js';
 import { FixedWindowLimiter } from '../ratelimit/limiter.js';
+import { SharedWindowLimiter } from '../ratelimit/shared-limiter.js';
+import { storeKind } from '../store/db.js';
 import { DEFAULT_ENTERPRISE_MULTIPLIER, RatePlans } from '../ratelimit/plans.js';
 import type { StoreSetting } from '../../shared/store-url.js';
 import { dataDirFiles } from '../../shared/paths.js';
@@ -136,7 +138,12 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
   } = services;
 
   const plans = new RatePlans(options.enterpriseRateMultiplier ?? DEFAULT_ENTERPRISE_MULTIPLIER);
-  const limiter = new FixedWindowLimiter(clock);
+  // Several daemons may serve a PostgreSQL sandbox: they count in the store, so a client's limit
+  // does not multiply with them; SQLite's one daemon counts in memory (no statement a request).
+  const limiter =
+    storeKind(services.db) === 'postgres'
+      ? new SharedWindowLimiter(services.db, clock)
+      : new FixedWindowLimiter(clock);
   const guard = new AccessGuard(credentials, workspaces, limiter, plans, clock);
 
   app.addHook('onRequest', (request, reply, done) => {

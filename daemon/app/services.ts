@@ -231,11 +231,26 @@ export function buildServices(
   const keyRepository = new KeyRepository(db);
   const keys = new KeyService(db, keyRepository, workspaces, clock, options.environment);
   const credentials = new CredentialService(keyRepository, clock, options.environment, keys.usage);
-  keys.on('changed', () => credentials.invalidate());
+  // A key or token changed here: the other daemons drop their cache too (team mode), within
+  // the notification's round trip; one that lost its listening connection drops it on return.
+  const credentialsChanged = () => {
+    credentials.invalidate();
+    notices.notify('credentials');
+  };
+  keys.on('changed', credentialsChanged);
+  notices.on('credentials', () => credentials.invalidate());
+  notices.onResync(() => credentials.invalidate());
   const oauth = new OAuthService(db, new OAuthRepository(db), workspaces, clock);
   credentials.acceptAccessTokens((hash) => oauth.accessTokenByHash(hash));
-  oauth.on('revoked', () => credentials.invalidate());
-  const events = new EventService(db, new EventRepository(db, commits), clock, commits, hooks);
+  oauth.on('revoked', credentialsChanged);
+  const events = new EventService(
+    db,
+    new EventRepository(db, commits),
+    clock,
+    commits,
+    hooks,
+    notices,
+  );
   const urlPolicy = {
     environment: options.environment,
     allowPrivateNetwork: options.allowPrivateNetwork ?? false,
@@ -261,6 +276,7 @@ export function buildServices(
     clock,
     outbound,
     commits,
+    notices,
   );
   const integrations = new IntegrationService(
     db,
@@ -382,6 +398,7 @@ export function buildServices(
     hooks,
     claims: stepClaims(db, cluster.id),
     log,
+    notices,
   });
   // A lost or stopped daemon's timers were released and its step claims dropped: run them here.
   cluster.onTakeover(() => {

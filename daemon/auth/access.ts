@@ -5,7 +5,7 @@ import { hasScope } from '../../shared/scopes.js';
 import type { Credential } from '../domain/credential.js';
 import type { CredentialService } from './credential.service.js';
 import type { Clock } from '../time/clock.js';
-import type { FixedWindowLimiter, BucketState } from '../ratelimit/limiter.js';
+import type { Limiter, BucketState } from '../ratelimit/limiter.js';
 import type { RatePlans } from '../ratelimit/plans.js';
 import type { Workspace } from '../domain/workspace.js';
 import type { WorkspaceService } from '../workspaces/workspace.service.js';
@@ -21,7 +21,7 @@ export class AccessGuard implements RouteGuard {
   constructor(
     private readonly credentials: CredentialService,
     private readonly workspaces: WorkspaceService,
-    private readonly limiter: FixedWindowLimiter,
+    private readonly limiter: Limiter,
     private readonly plans: RatePlans,
     private readonly clock: Clock,
   ) {}
@@ -145,7 +145,7 @@ export class AccessGuard implements RouteGuard {
   private hit(
     reply: FastifyReply,
     workspace: Workspace,
-    buckets: Parameters<FixedWindowLimiter['hit']>[0],
+    buckets: Parameters<Limiter['hit']>[0],
   ): void {
     const verdict = this.limiter.hit(buckets);
     if (verdict.tightest) setRateHeaders(reply, verdict.tightest);

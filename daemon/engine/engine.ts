@@ -24,7 +24,8 @@ import { InFlight } from './in-flight.js';
 import { Outcomes } from './outcomes.js';
 import type { WorkflowCatalog } from './ports.js';
 import { runActivity, runActivityOf, type RunActivity } from './run-activity.js';
-import { RunChanges } from './run-changes.js';
+import { heardRunChange, RunChanges } from './run-changes.js';
+import { ALONE, type TeamNotices } from '../store/team-notices.js';
 import { RunEnd, type RunApprovals } from './run-end.js';
 import { RunMemory } from './run-memory.js';
 import { RunTimers } from './run-timers.js';
@@ -59,6 +60,8 @@ export interface EngineDeps {
   /** Team mode: which daemon runs each step attempt (default: this one, alone on its store). */
   claims?: StepClaims;
   log: { error(obj: object, msg: string): void };
+  /** Team mode: runs' changes are told to the other daemons of the sandbox, theirs heard here. */
+  notices?: TeamNotices;
 }
 
 /** How long (real time) a clock move waits at most for the steps it set going. */
@@ -66,6 +69,7 @@ const IDLE_WAIT_MS = 10_000;
 
 export class WorkflowEngine {
   private readonly inFlight = new InFlight();
+  private readonly changes: RunChanges;
   private readonly waiters: Waiters;
   private readonly runViews: RunViews;
   private readonly transitions: Transitions;
@@ -73,8 +77,10 @@ export class WorkflowEngine {
   private readonly starter: RunStarter;
 
   constructor(private readonly deps: EngineDeps) {
-    const changes = new RunChanges(deps.hooks);
-    const { inFlight } = this;
+    const notices = deps.notices ?? ALONE;
+    this.changes = new RunChanges(deps.hooks, notices);
+    notices.on('run', (payload) => this.heard(payload));
+    const { inFlight, changes } = this;
     const memory = new RunMemory(deps.repo);
     const waiters = (this.waiters = new Waiters({ ...deps, memory }));
     const views = (this.runViews = new RunViews({ ...deps, memory }));
@@ -119,6 +125,19 @@ export class WorkflowEngine {
     const ids = this.deps.repo.unfinishedIds();
     for (const id of ids) this.driver.pump(id);
     return ids.length;
+  }
+
+  /**
+   * Another daemon changed a run (team mode): the live pages here hear it, and so do requests
+   * that wait for it here (wait_for_completion), once it has ended or waits for a person.
+   */
+  private heard(payload: string): void {
+    const change = heardRunChange(payload);
+    if (!change) return;
+    this.changes.heard(change);
+    if (change.status !== 'running' && this.waiters.has(change.execution_id)) {
+      this.waiters.settled(change.execution_id);
+    }
   }
 
   /**

@@ -33,6 +33,19 @@ export interface WorkspaceRunFilter {
 export type RunStatus =
   'running' | 'awaiting_approval' | 'completed' | 'failed' | 'cancelled' | 'timeout';
 
+const RUN_STATUSES: ReadonlySet<string> = new Set<RunStatus>([
+  'running',
+  'awaiting_approval',
+  'completed',
+  'failed',
+  'cancelled',
+  'timeout',
+]);
+
+export function isRunStatus(text: string): text is RunStatus {
+  return RUN_STATUSES.has(text);
+}
+
 export interface RunRow {
   id: string;
   workflow_id: string;

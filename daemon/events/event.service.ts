@@ -12,6 +12,7 @@ import { JsonText, mapPage, type ListQueryInput, type Page } from '../domain/pag
 import type { Transactions } from '../domain/transactions.js';
 import type { Hooks } from '../domain/hooks.js';
 import type { CommitQueue } from '../store/commit-queue.js';
+import { ALONE, type TeamNotices } from '../store/team-notices.js';
 import type { EventFilter, EventRepository, EventRow } from './event.repository.js';
 
 /** The group commit an event of its own joins. */
@@ -37,10 +38,25 @@ export class EventService extends EventEmitter<{ published: [EventEnvelope] }> {
     private readonly clock: Clock,
     private readonly commits: GroupCommits,
     private readonly hooks: Hooks,
+    /** Team mode: each event is told to the other daemons, and theirs published here. */
+    private readonly notices: TeamNotices = ALONE,
   ) {
     super();
     // One listener per live client (svc events tail): no leak warning past ten of them.
     this.setMaxListeners(0);
+    notices.on('event', (payload) => this.heard(payload));
+  }
+
+  /**
+   * An event another daemon committed: its live listeners here hear it (its fan-out was
+   * stored with it there, and is not made again). Read only when someone here listens.
+   */
+  private heard(payload: string): void {
+    const [workspaceId, id, type] = payload.split(' ');
+    if (!workspaceId || !id || !type || !isEventType(type)) return;
+    if (this.listenerCount('published') === 0 && !this.watchers.has(type)) return;
+    const event = this.get(workspaceId, id);
+    if (event) this.notify(event);
   }
 
   /**
@@ -113,6 +129,7 @@ export class EventService extends EventEmitter<{ published: [EventEnvelope] }> {
       });
       // Fan-out: what must follow from the event is stored in its transaction.
       this.hooks.run('eventStored', event, json);
+      this.notices.notify('event', `${workspaceId} ${event.id} ${type}`);
     };
     return { event, store };
   }

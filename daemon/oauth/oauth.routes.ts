@@ -20,7 +20,7 @@ import { ApiError } from '../domain/errors.js';
 import { sendError, toApiError } from '../http/error-handler.js';
 import { rawRoute, REQUIRED_BY_HANDLER, type RouteDef } from '../http/route.js';
 import type { ServerUrls } from '../domain/urls.js';
-import type { FixedWindowLimiter } from '../ratelimit/limiter.js';
+import type { Limiter } from '../ratelimit/limiter.js';
 import type { Operation, RatePlans } from '../ratelimit/plans.js';
 import type { WorkspaceService } from '../workspaces/workspace.service.js';
 import { renderConsentPage, renderErrorPage } from './consent-page.js';
@@ -33,7 +33,7 @@ import { ACCESS_TOKEN_TTL_MS } from './oauth.service.js';
 export interface OAuthRouteDeps {
   oauth: OAuthService;
   workspaces: WorkspaceService;
-  limiter: FixedWindowLimiter;
+  limiter: Limiter;
   plans: RatePlans;
   clock: Clock;
   urls: ServerUrls;

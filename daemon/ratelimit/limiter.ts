@@ -38,7 +38,12 @@ interface Counter {
 
 const PRUNE_THRESHOLD = 50_000;
 
-export class FixedWindowLimiter {
+/** Counts a request in its buckets, or refuses it: in memory here, in the store for a team. */
+export interface Limiter {
+  hit(buckets: readonly BucketHit[]): LimitVerdict;
+}
+
+export class FixedWindowLimiter implements Limiter {
   /** Per bucket rule, per key: no string building on the hot path. */
   private readonly counters = new Map<BucketSpec, Map<string, Counter>>();
   private size = 0;

@@ -28,6 +28,7 @@ import { eventsByType } from './migrations/024-events-by-type.js';
 import { sharedTexts } from './migrations/025-shared-texts.js';
 import { realElapsedTimes } from './migrations/026-real-elapsed-times.js';
 import { daemonsAndClaims } from './migrations/027-daemons-and-claims.js';
+import { rateCounters } from './migrations/028-rate-counters.js';
 import type { Migration } from './migrations/migration.js';
 
 export type { Migration, MigrationContext } from './migrations/migration.js';
@@ -60,4 +61,5 @@ export const MIGRATIONS: readonly Migration[] = [
   sharedTexts,
   realElapsedTimes,
   daemonsAndClaims,
+  rateCounters,
 ];

@@ -1,11 +1,19 @@
 // Rows read on every request about them and written rarely (agents, workflows, workflow
 // versions), except for their running counters (stats): a repository keeps them here until it writes them. A cached row is the same object
 // on every read, so callers must not mutate it.
+//
+// Team mode (PostgreSQL): other daemons write the same rows, counters included, so nothing is
+// kept (`keeps` false): every read loads the row. Told-on invalidation would save those reads;
+// not built yet (docs/team-mode.md, "Several daemons").
+import { storeKind, type Db } from './db.js';
 
 export class RowCache<Row> {
   private readonly rows = new Map<string, Row>();
   /** Rows whose running counters (stats) changed in the store since they were cached. */
   private readonly countersMoved = new Set<string>();
+
+  /** `keeps` false: a pass-through (a store other daemons write too). */
+  constructor(private readonly keeps = true) {}
 
   /** The row as stored: the cached one unless its counters moved, else the one `load` reads. */
   get(key: string, load: () => Row | undefined): Row | undefined {
@@ -19,6 +27,7 @@ export class RowCache<Row> {
    * read the row again each time one of them counts an interaction.
    */
   configured(key: string, load: () => Row | undefined): Row | undefined {
+    if (!this.keeps) return load();
     let row = this.rows.get(key);
     if (!row) {
       row = load();
@@ -36,4 +45,9 @@ export class RowCache<Row> {
   forget(key: string): void {
     this.rows.delete(key);
   }
+}
+
+/** Whether a repository on `db` may keep rows (RowCache): only when it is the one writer. */
+export function cacheRows(db: Db): boolean {
+  return storeKind(db) === 'sqlite';
 }

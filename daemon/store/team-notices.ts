@@ -9,8 +9,10 @@ export type TeamTopic =
   | 'clock'
   /** An event was committed (payload: workspace id, tab, event id): publish it locally. */
   | 'event'
-  /** A run changed (payload: execution id): local waiters and live pages look again. */
+  /** A run changed (payload: id, workflow, workspace, status): waiters and live pages here. */
   | 'run'
+  /** A delivery attempt's outcome was stored (payload: delivery id): svc webhooks tail. */
+  | 'delivery'
   /** Keys or OAuth tokens changed (payload ''): drop the credential cache. */
   | 'credentials'
   /** Rows of a cached table changed (payload: the cache's name): drop that cache. */

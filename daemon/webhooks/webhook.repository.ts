@@ -4,7 +4,7 @@ import { PendingCounters, WRITE_AT_ONCE, type CounterDeferral } from '../store/c
 import type { Db } from '../store/db.js';
 import { ListQuery } from '../store/list-query.js';
 import { prepareInsert, prepareRows } from '../store/object-rows.js';
-import { RowCache } from '../store/row-cache.js';
+import { cacheRows, RowCache } from '../store/row-cache.js';
 
 export interface WebhookRow {
   id: string;
@@ -35,7 +35,7 @@ export class WebhookRepository {
   private readonly insertStmt;
   private readonly getStmt;
   /** Rows as stored; a delivery attempt reads its webhook's configuration from here. */
-  private readonly rows = new RowCache<WebhookRow>();
+  private readonly rows: RowCache<WebhookRow>;
   private readonly activeStmt;
   private readonly updateStmt;
   private readonly deleteStmt;
@@ -51,6 +51,7 @@ export class WebhookRepository {
   private readonly triggers: PendingCounters<{ at: number; deliveries: number }>;
 
   constructor(db: Db, deferral: CounterDeferral = WRITE_AT_ONCE) {
+    this.rows = new RowCache(cacheRows(db));
     this.list = new ListQuery(db, {
       table: 'webhooks',
       scope: { workspace_id: 'workspaceId' },

@@ -1,7 +1,7 @@
 // Workflow rows and their versions (steps + settings per version, so a run keeps the definition
 // it started with). Rows and versions are cached: every run reads them.
 import type { ListQueryInput, Page } from '../domain/pages.js';
-import { RowCache } from '../store/row-cache.js';
+import { cacheRows, RowCache } from '../store/row-cache.js';
 import { PendingCounters, type CounterDeferral } from '../store/commit-queue.js';
 import type { Db } from '../store/db.js';
 import { ListQuery } from '../store/list-query.js';
@@ -49,9 +49,9 @@ type RunStats = {
 
 export class WorkflowRepository {
   private readonly list: ListQuery<WorkflowRow, WorkflowListFilter>;
-  private readonly rows = new RowCache<WorkflowRow>();
+  private readonly rows: RowCache<WorkflowRow>;
   /** By `<workflow id>:<version>`. */
-  private readonly versions = new RowCache<VersionRow>();
+  private readonly versions: RowCache<VersionRow>;
   private readonly insertStmt;
   private readonly versionStmt;
   private readonly getStmt;
@@ -64,6 +64,9 @@ export class WorkflowRepository {
 
   /** `deferral`: the commit queue, so that stats are written once per group commit. */
   constructor(db: Db, deferral: CounterDeferral) {
+    this.rows = new RowCache(cacheRows(db));
+    // A version, once stored, never changes: every daemon may keep it.
+    this.versions = new RowCache();
     this.list = new ListQuery<WorkflowRow, WorkflowListFilter>(db, {
       table: 'workflows',
       scope: { workspace_id: 'workspaceId' },

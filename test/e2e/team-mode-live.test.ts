@@ -7,6 +7,7 @@ import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { control } from '../helpers/api.js';
+import { watchEvents } from '../helpers/events.js';
 import { throwawayPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { HANG_TIMEOUT_MS } from '../helpers/waiting.js';
@@ -101,3 +102,55 @@ test.serial(
     t.is(run.status, 'completed');
   },
 );
+
+test.serial('an event made on A is streamed by a tail on B (svc events tail)', async (t) => {
+  const [a, b] = await twoDaemons();
+  const { workspaceId } = await a.operator();
+  const tailOnB = await watchEvents(b, { workspace_id: workspaceId }, t);
+  const made = await control<{ id: string }>(a, 'events.trigger', {
+    type: 'integration.error',
+    workspace_id: workspaceId,
+    data: { said: 'on A' },
+  });
+  const heard = await tailOnB.waitFor((event) => event.id === made.id, { what: 'the event of A' });
+  t.like(heard, { type: 'integration.error', data: { said: 'on A' } });
+});
+
+test.serial('a key revoked on A is refused on B, which had it in its cache', async (t) => {
+  const [a, b] = await twoDaemons();
+  const { workspaceId } = await a.operator();
+  const made = await a.createKey('agents:read', { workspace: workspaceId });
+  const list = (daemon: TestDaemon) =>
+    daemon.request('/v1/agents', { key: made.key, tenant: workspaceId });
+  // B has resolved the key once: it is in B's credential cache now.
+  t.is((await list(b)).status, 200);
+  await control(a, 'keys.revoke', { id: made.id });
+  t.is((await list(a)).status, 401);
+  const refused = await eventually(
+    () => list(b),
+    (answer) => answer.status !== 200,
+    'the revoked key on B',
+  );
+  t.is(refused.status, 401, refused.text);
+});
+
+test.serial('a rate limit counts the requests of both daemons', async (t) => {
+  const [a, b] = await twoDaemons();
+  // One second on the frozen clock: the free tier's burst is 5 requests in it.
+  await control(a, 'clock.freeze', {});
+  await eventually(
+    () => control<{ frozen: boolean }>(b, 'clock.show'),
+    (clock) => clock.frozen,
+    "B's clock frozen",
+  );
+  const workspace = await a.createWorkspace('free team', 'free');
+  const { key } = await a.createKey('webhooks:read', { workspace });
+  const me = (daemon: TestDaemon) => daemon.request('/v1/auth/me', { key });
+  const statuses: number[] = [];
+  for (const daemon of [a, b, a, b, a]) statuses.push((await me(daemon)).status);
+  t.deepEqual(statuses, [200, 200, 200, 200, 200]);
+  const sixth = await me(b);
+  t.is(sixth.status, 429, sixth.text);
+  t.is(sixth.headers.get('x-ratelimit-limit'), '5');
+  t.is((await me(a)).status, 429);
+});

@@ -73,6 +73,22 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX run_step_claims_by_daemon ON run_step_claims(daemon_id);
     `,
   },
+  {
+    version: 28,
+    name: 'rate counters',
+    // ../migrations/028-rate-counters.ts: rate-limit windows every daemon counts in.
+    sql: `
+      CREATE TABLE rate_counters (
+        bucket TEXT COLLATE "C" NOT NULL,
+        key TEXT COLLATE "C" NOT NULL,
+        window_start BIGINT NOT NULL,
+        reset_at BIGINT NOT NULL,
+        count BIGINT NOT NULL,
+        PRIMARY KEY (bucket, key, window_start)
+      );
+      CREATE INDEX rate_counters_by_reset ON rate_counters(reset_at);
+    `,
+  },
 ];
 
 /** The table that records the schema's version (PostgreSQL has no user_version). */

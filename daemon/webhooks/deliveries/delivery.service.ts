@@ -10,6 +10,7 @@ import { newId } from '../../../shared/ids.js';
 import { isEventType, type EventEnvelope, type EventType } from '../../../shared/schemas/events.js';
 import type { WebhookReplayResult } from '../../../shared/schemas/replay.js';
 import type { DeliveryActivity, DeliveryView } from '../../../shared/schemas/webhooks.js';
+import { ALONE, type TeamNotices } from '../../store/team-notices.js';
 import { type Clock } from '../../time/clock.js';
 import { sampleEventData } from '../../events/samples.js';
 import { ApiError } from '../../domain/errors.js';
@@ -48,10 +49,13 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
     private readonly clock: Clock,
     outbound: OutboundHttp,
     private readonly commits: CommitQueue,
+    /** Team mode: each attempt's outcome is told to the other daemons, theirs heard here. */
+    private readonly notices: TeamNotices = ALONE,
   ) {
     super();
     // One listener per live client (svc webhooks tail): no leak warning past ten of them.
     this.setMaxListeners(0);
+    notices.on('delivery', (id) => this.heard(id));
     this.sender = new DeliverySender(outbound, webhooks);
     timers.register(DELIVERY_TIMER, (payload, timer) =>
       this.onTimer(payload as { delivery_id: string }, timer.untilDue),
@@ -398,11 +402,26 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
       // A resend's watch (see start) has done its job.
       if (!automatic) this.timers.cancelOwned(row.id);
       if (verdict.kind === 'retry_at') this.schedule(row.id, verdict.at);
+      this.notices.notify('delivery', row.id);
     });
     if (this.listenerCount('attempted') === 0) return;
     this.emit('attempted', {
       // The webhook was active for this attempt; one it turned failed has no pending delivery.
       delivery: toDeliveryView(updated, 'active'),
+      webhook_id: hook.id,
+      url: hook.url,
+      workspace_id: hook.workspace_id,
+    });
+  }
+
+  /** Another daemon stored an attempt's outcome: `svc webhooks tail` here shows it too. */
+  private heard(deliveryId: string): void {
+    if (this.listenerCount('attempted') === 0) return;
+    const row = this.repo.get(deliveryId);
+    if (!row) return;
+    const hook = this.webhooks.configuredRow(row.workspace_id, row.webhook_id);
+    this.emit('attempted', {
+      delivery: toDeliveryView(row, hook.status),
       webhook_id: hook.id,
       url: hook.url,
       workspace_id: hook.workspace_id,
