@@ -325,7 +325,7 @@ export class TriggerService {
     };
   }
 
-  /** Event fan-out hook, in the publishing transaction: may start event-triggered workflows. */
+  /** eventStored (domain/hooks.ts), in the publishing transaction: may start event-triggered workflows. */
   readonly fanout = (event: EventEnvelope): void => {
     this.startEventTriggered(event);
   };
