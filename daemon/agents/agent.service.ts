@@ -28,20 +28,44 @@ import { checkCassetteName } from './brains/cassette.js';
 const TRAINING_TIMER = 'agent.training';
 const TIERS_WITH_L4: readonly Tier[] = ['business', 'enterprise'];
 
+/** What AgentService is built from (app/services.ts passes them by name). */
+export interface AgentServiceDeps {
+  db: Transactions;
+  repo: AgentRepository;
+  events: EventService;
+  timers: TimerService;
+  clock: Clock;
+  settings: AgentSettings;
+  urls: ServerUrls;
+  urlPolicy: UrlPolicy;
+  hooks: Hooks;
+}
+
 export class AgentService {
   private readonly views = new WeakMap<AgentRow, AgentView>();
 
-  constructor(
-    private readonly db: Transactions,
-    private readonly repo: AgentRepository,
-    private readonly events: EventService,
-    private readonly timers: TimerService,
-    private readonly clock: Clock,
-    private readonly settings: AgentSettings,
-    private readonly urls: ServerUrls,
-    private readonly urlPolicy: UrlPolicy,
-    private readonly hooks: Hooks,
-  ) {
+  private readonly db: Transactions;
+  private readonly repo: AgentRepository;
+  private readonly events: EventService;
+  private readonly timers: TimerService;
+  private readonly clock: Clock;
+  private readonly settings: AgentSettings;
+  private readonly urls: ServerUrls;
+  private readonly urlPolicy: UrlPolicy;
+  private readonly hooks: Hooks;
+
+  constructor(deps: AgentServiceDeps) {
+    this.db = deps.db;
+    this.repo = deps.repo;
+    this.events = deps.events;
+    this.timers = deps.timers;
+    this.clock = deps.clock;
+    this.settings = deps.settings;
+    this.urls = deps.urls;
+    this.urlPolicy = deps.urlPolicy;
+    this.hooks = deps.hooks;
+    const { timers } = deps;
+
     timers.register(TRAINING_TIMER, (payload) =>
       this.finishTraining((payload as { agent_id: string }).agent_id),
     );

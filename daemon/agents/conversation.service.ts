@@ -13,15 +13,32 @@ import type { AgentService } from './agent.service.js';
 import type { MessageRepository, MessageRow } from './message.repository.js';
 import type { Thinker } from './thinker.js';
 
+/** What ConversationService is built from (app/services.ts passes them by name). */
+export interface ConversationServiceDeps {
+  db: Transactions;
+  repo: MessageRepository;
+  agentRepo: AgentRepository;
+  agents: AgentService;
+  thinker: Thinker;
+  clock: Clock;
+}
+
 export class ConversationService {
-  constructor(
-    private readonly db: Transactions,
-    private readonly repo: MessageRepository,
-    private readonly agentRepo: AgentRepository,
-    private readonly agents: AgentService,
-    private readonly thinker: Thinker,
-    private readonly clock: Clock,
-  ) {}
+  private readonly db: Transactions;
+  private readonly repo: MessageRepository;
+  private readonly agentRepo: AgentRepository;
+  private readonly agents: AgentService;
+  private readonly thinker: Thinker;
+  private readonly clock: Clock;
+
+  constructor(deps: ConversationServiceDeps) {
+    this.db = deps.db;
+    this.repo = deps.repo;
+    this.agentRepo = deps.agentRepo;
+    this.agents = deps.agents;
+    this.thinker = deps.thinker;
+    this.clock = deps.clock;
+  }
 
   async send(
     workspaceId: string,

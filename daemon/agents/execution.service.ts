@@ -46,24 +46,52 @@ export interface DecidedExecution {
   answer(): ExecuteAnswer;
 }
 
+/** What ExecutionService is built from (app/services.ts passes them by name). */
+export interface ExecutionServiceDeps {
+  db: Transactions;
+  commits: CommitQueue;
+  repo: ExecutionRepository;
+  agentRepo: AgentRepository;
+  agents: AgentService;
+  thinker: Thinker;
+  events: EventService;
+  timers: TimerService;
+  clock: Clock;
+  settings: AgentSettings;
+  hooks: Hooks;
+}
+
 export class ExecutionService {
   /** Requests waiting for an execution to leave processing. */
   private readonly waiters = new ExecutionWaiters();
   private readonly approvals: ExecutionApprovals;
 
-  constructor(
-    private readonly db: Transactions,
-    private readonly commits: CommitQueue,
-    private readonly repo: ExecutionRepository,
-    private readonly agentRepo: AgentRepository,
-    private readonly agents: AgentService,
-    private readonly thinker: Thinker,
-    private readonly events: EventService,
-    private readonly timers: TimerService,
-    private readonly clock: Clock,
-    private readonly settings: AgentSettings,
-    private readonly hooks: Hooks,
-  ) {
+  private readonly db: Transactions;
+  private readonly commits: CommitQueue;
+  private readonly repo: ExecutionRepository;
+  private readonly agentRepo: AgentRepository;
+  private readonly agents: AgentService;
+  private readonly thinker: Thinker;
+  private readonly events: EventService;
+  private readonly timers: TimerService;
+  private readonly clock: Clock;
+  private readonly settings: AgentSettings;
+  private readonly hooks: Hooks;
+
+  constructor(deps: ExecutionServiceDeps) {
+    this.db = deps.db;
+    this.commits = deps.commits;
+    this.repo = deps.repo;
+    this.agentRepo = deps.agentRepo;
+    this.agents = deps.agents;
+    this.thinker = deps.thinker;
+    this.events = deps.events;
+    this.timers = deps.timers;
+    this.clock = deps.clock;
+    this.settings = deps.settings;
+    this.hooks = deps.hooks;
+    const { db, repo, agentRepo, events, timers, clock } = deps;
+
     this.approvals = new ExecutionApprovals(db, repo, agentRepo, events, timers, clock, (row) =>
       this.announce(row),
     );

@@ -20,15 +20,32 @@ export interface AgentFaults {
   decide(call: FaultCall): InjectedFault | undefined;
 }
 
+/** What Thinker is built from (app/services.ts passes them by name). */
+export interface ThinkerDeps {
+  agents: AgentService;
+  stubs: StubService;
+  knowledge: KnowledgeService;
+  brains: Record<Brain['name'], Brain>;
+  settings: AgentSettings;
+  faults?: AgentFaults;
+}
+
 export class Thinker {
-  constructor(
-    private readonly agents: AgentService,
-    private readonly stubs: StubService,
-    private readonly knowledge: KnowledgeService,
-    private readonly brains: Record<Brain['name'], Brain>,
-    private readonly settings: AgentSettings,
-    private readonly faults?: AgentFaults,
-  ) {}
+  private readonly agents: AgentService;
+  private readonly stubs: StubService;
+  private readonly knowledge: KnowledgeService;
+  private readonly brains: Record<Brain['name'], Brain>;
+  private readonly settings: AgentSettings;
+  private readonly faults: AgentFaults | undefined;
+
+  constructor(deps: ThinkerDeps) {
+    this.agents = deps.agents;
+    this.stubs = deps.stubs;
+    this.knowledge = deps.knowledge;
+    this.brains = deps.brains;
+    this.settings = deps.settings;
+    this.faults = deps.faults;
+  }
 
   /**
    * The sandbox stub that answers this input, if any (its delay_ms is how long the agent takes).

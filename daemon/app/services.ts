@@ -255,52 +255,52 @@ export function buildServices(
     environment: options.environment,
     allowPrivateNetwork: options.allowPrivateNetwork ?? false,
   };
-  const webhooks = new WebhookService(
+  const webhooks = new WebhookService({
     db,
-    new WebhookRepository(db, commits),
+    repo: new WebhookRepository(db, commits),
     clock,
     urlPolicy,
     secretBox,
     hooks,
-  );
+  });
   const outbound = new OutboundHttp(
     urlPolicy,
     IDLE_MS,
     options.workerThreads === false ? new HttpCaller(urlPolicy) : undefined,
   );
-  const deliveries = new DeliveryService(
+  const deliveries = new DeliveryService({
     db,
-    new DeliveryRepository(db, commits),
+    repo: new DeliveryRepository(db, commits),
     webhooks,
     timers,
     clock,
     outbound,
     commits,
     notices,
-  );
-  const integrations = new IntegrationService(
+  });
+  const integrations = new IntegrationService({
     db,
-    new IntegrationRepository(db),
+    repo: new IntegrationRepository(db),
     events,
     clock,
     secretBox,
-  );
+  });
 
   const agentSettings = options.agentSettings ?? agentSettingsFromEnv(options.env);
   const agentRepository = new AgentRepository(db, commits);
   const executionRepository = new ExecutionRepository(db);
   const messageRepository = new MessageRepository(db);
-  const agents = new AgentService(
+  const agents = new AgentService({
     db,
-    agentRepository,
+    repo: agentRepository,
     events,
     timers,
     clock,
-    agentSettings,
+    settings: agentSettings,
     urls,
     urlPolicy,
     hooks,
-  );
+  });
   const knowledge = new KnowledgeService(
     new KnowledgeRepository(db),
     clock,
@@ -346,42 +346,50 @@ export function buildServices(
     log,
   );
   outbound.useFaults(faults);
-  const thinker = new Thinker(agents, stubs, knowledge, brains, agentSettings, faults);
-  const executions = new ExecutionService(
+  const thinker = new Thinker({
+    agents,
+    stubs,
+    knowledge,
+    brains,
+    settings: agentSettings,
+    faults,
+  });
+  const executions = new ExecutionService({
     db,
     commits,
-    executionRepository,
-    agentRepository,
+    repo: executionRepository,
+    agentRepo: agentRepository,
     agents,
     thinker,
     events,
     timers,
     clock,
-    agentSettings,
+    settings: agentSettings,
     hooks,
-  );
-  const conversations = new ConversationService(
+  });
+  const conversations = new ConversationService({
     db,
-    messageRepository,
-    agentRepository,
+    repo: messageRepository,
+    agentRepo: agentRepository,
     agents,
     thinker,
     clock,
-  );
+  });
   const analytics = new AnalyticsService(agents, executionRepository, messageRepository, clock);
 
   const triggerRepository = new TriggerRepository(db);
-  const workflows = new WorkflowService(
+  const workflows = new WorkflowService({
     db,
-    new WorkflowRepository(db, commits),
+    repo: new WorkflowRepository(db, commits),
     events,
     clock,
     urlPolicy,
-    (workspaceId, agentId) => agentRepository.get(agentId)?.workspace_id === workspaceId,
-    secretBox,
+    agentExists: (workspaceId, agentId) =>
+      agentRepository.get(agentId)?.workspace_id === workspaceId,
+    box: secretBox,
     hooks,
-    (workflowId) => triggerRepository.nextRunAt(workflowId),
-  );
+    nextRunOf: (workflowId) => triggerRepository.nextRunAt(workflowId),
+  });
   const runRepository = new RunRepository(db, commits);
   const engine = new WorkflowEngine({
     db,
@@ -406,15 +414,15 @@ export function buildServices(
     engine.resume();
   });
   const runs = new WorkflowExecutionsService(commits, runRepository, workflows, engine, clock);
-  const triggers = new TriggerService(
+  const triggers = new TriggerService({
     db,
-    triggerRepository,
-    engine,
+    repo: triggerRepository,
+    runs: engine,
     timers,
     clock,
     commits,
-    secretBox,
-  );
+    box: secretBox,
+  });
   registerReactions(hooks, { executions, engine, triggers, deliveries });
   const templates = new TemplateService(loadTemplates(), agents, {
     create: (workspace, body) => workflows.create(workspace.id, body),

@@ -9,6 +9,10 @@
 //   its error, an ApiError as it is). A listener must not wait for anything.
 // - after: runs once the change is committed (the firing module defers it to then). A listener
 //   is told, it cannot refuse; it must not throw.
+//
+// Not Node's EventEmitter (which the listeners used before): its names are any string, not a
+// closed list each documented with its phase, it treats a name 'error' apart and warns past ten
+// listeners; what is needed here is a typed list of arrays, a few lines.
 import type { ErrorCode } from '../../shared/errors.js';
 import type { EventEnvelope } from '../../shared/schemas/events.js';
 import type { WorkflowView } from '../../shared/schemas/workflows.js';

@@ -1,7 +1,7 @@
 // The event log's one way in. Services publish here; the event is stored, and in the same
-// transaction every fan-out hook (today: webhook deliveries) stores its own rows, so an
-// accepted event is never lost between the log and its consumers. Live listeners hear of it
-// after the commit.
+// transaction every eventStored listener (domain/hooks.ts: webhook deliveries, event triggers)
+// stores its own rows, so an accepted event is never lost between the log and its consumers.
+// Live listeners hear of it after the commit.
 import { EventEmitter } from 'node:events';
 import { typePatternProblem } from '../../shared/event-type-patterns.js';
 import { newId } from '../../shared/ids.js';

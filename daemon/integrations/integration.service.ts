@@ -18,15 +18,31 @@ export interface ConnectInput {
   credentials?: Record<string, string> | undefined;
 }
 
+/** What IntegrationService is built from (app/services.ts passes them by name). */
+export interface IntegrationServiceDeps {
+  db: Transactions;
+  repo: IntegrationRepository;
+  events: EventService;
+  clock: Clock;
+  /** Credentials are stored sealed; nothing reads them back yet (they are never returned). */
+  secretBox: SecretBox;
+}
+
 export class IntegrationService {
-  constructor(
-    private readonly db: Transactions,
-    private readonly repo: IntegrationRepository,
-    private readonly events: EventService,
-    private readonly clock: Clock,
-    /** Credentials are stored sealed; nothing reads them back yet (they are never returned). */
-    private readonly secretBox: SecretBox,
-  ) {}
+  private readonly db: Transactions;
+  private readonly repo: IntegrationRepository;
+  private readonly events: EventService;
+  private readonly clock: Clock;
+  /** Credentials are stored sealed; nothing reads them back yet (they are never returned). */
+  private readonly secretBox: SecretBox;
+
+  constructor(deps: IntegrationServiceDeps) {
+    this.db = deps.db;
+    this.repo = deps.repo;
+    this.events = deps.events;
+    this.clock = deps.clock;
+    this.secretBox = deps.secretBox;
+  }
 
   connect(workspaceId: string, input: ConnectInput): IntegrationView {
     const now = this.clock.now();

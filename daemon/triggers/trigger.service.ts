@@ -69,6 +69,25 @@ const CREDENTIAL_HEADERS = new Set([
   'x-svc-signature',
 ]);
 
+/** What TriggerService is built from (app/services.ts passes them by name). */
+export interface TriggerServiceDeps {
+  db: Transactions;
+  repo: TriggerRepository;
+  /** Starts the runs triggers fire (the engine). */
+  runs: RunStarter;
+  timers: TimerService;
+  clock: Clock;
+  commits: GroupCommit;
+  /** hook_secret is stored sealed; only the hook intake opens it. */
+  box: SecretBox;
+  /**
+   * What a signature's t is compared with: real time, as senders stamp it (decisions: t is the
+   * real time of sending), so `svc clock advance` neither refuses hooks nor forgets signatures.
+   * Default: real time.
+   */
+  signatureClock?: Clock;
+}
+
 export class TriggerService {
   /** Depth of the event-triggered run being started, for events it publishes synchronously. */
   private ambientDepth = 0;
@@ -79,21 +98,25 @@ export class TriggerService {
    */
   private eventTriggersMayExist: boolean;
 
-  constructor(
-    private readonly db: Transactions,
-    private readonly repo: TriggerRepository,
-    private readonly runs: RunStarter,
-    private readonly timers: TimerService,
-    private readonly clock: Clock,
-    private readonly commits: GroupCommit,
-    /** hook_secret is stored sealed; only the hook intake opens it. */
-    private readonly box: SecretBox,
-    /**
-     * What a signature's t is compared with: real time, as senders stamp it (decisions: t is the
-     * real time of sending), so `svc clock advance` neither refuses hooks nor forgets signatures.
-     */
-    private readonly signatureClock: Clock = REAL_TIME,
-  ) {
+  private readonly db: Transactions;
+  private readonly repo: TriggerRepository;
+  private readonly runs: RunStarter;
+  private readonly timers: TimerService;
+  private readonly clock: Clock;
+  private readonly commits: GroupCommit;
+  private readonly box: SecretBox;
+  private readonly signatureClock: Clock;
+
+  constructor(deps: TriggerServiceDeps) {
+    this.db = deps.db;
+    this.repo = deps.repo;
+    this.runs = deps.runs;
+    this.timers = deps.timers;
+    this.clock = deps.clock;
+    this.commits = deps.commits;
+    this.box = deps.box;
+    this.signatureClock = deps.signatureClock ?? REAL_TIME;
+    const { timers, repo } = deps;
     timers.register(SCHEDULE_TIMER, (payload) => this.fireSchedule(payload as ScheduleTimer));
     this.eventTriggersMayExist = repo.hasEventTriggers();
   }
@@ -302,7 +325,7 @@ export class TriggerService {
     };
   }
 
-  /** Event fan-out hook, in the publishing transaction: may start event-triggered workflows. */
+  /** eventStored (domain/hooks.ts), in the publishing transaction: may start event-triggered workflows. */
   readonly fanout = (event: EventEnvelope): void => {
     this.startEventTriggered(event);
   };

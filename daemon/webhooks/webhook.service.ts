@@ -35,21 +35,39 @@ export interface AttemptOutcome {
   exhausted: boolean;
 }
 
+/** What WebhookService is built from (app/services.ts passes them by name). */
+export interface WebhookServiceDeps {
+  db: Transactions;
+  repo: WebhookRepository;
+  clock: Clock;
+  urlPolicy: UrlPolicy;
+  /** Signing secrets are stored sealed: the database alone does not let anyone sign. */
+  secretBox: SecretBox;
+  hooks: Hooks;
+}
+
 export class WebhookService {
   /** Active webhooks per workspace, read on every published event; dropped on any change. */
   private readonly activeCache = new Map<string, ActiveHook[]>();
   /** Opened signing secrets per webhook, used while the stored (sealed) value is the same. */
   private readonly openedSecrets = new Map<string, { sealed: string; secret: string }>();
 
-  constructor(
-    private readonly db: Transactions,
-    private readonly repo: WebhookRepository,
-    private readonly clock: Clock,
-    private readonly urlPolicy: UrlPolicy,
-    /** Signing secrets are stored sealed: the database alone does not let anyone sign. */
-    private readonly secretBox: SecretBox,
-    private readonly hooks: Hooks,
-  ) {}
+  private readonly db: Transactions;
+  private readonly repo: WebhookRepository;
+  private readonly clock: Clock;
+  private readonly urlPolicy: UrlPolicy;
+  /** Signing secrets are stored sealed: the database alone does not let anyone sign. */
+  private readonly secretBox: SecretBox;
+  private readonly hooks: Hooks;
+
+  constructor(deps: WebhookServiceDeps) {
+    this.db = deps.db;
+    this.repo = deps.repo;
+    this.clock = deps.clock;
+    this.urlPolicy = deps.urlPolicy;
+    this.secretBox = deps.secretBox;
+    this.hooks = deps.hooks;
+  }
 
   /** `fixedSecret`: a signing secret chosen by the caller (sandbox fixtures), else a random one. */
   create(workspaceId: string, input: WebhookCreateInput, fixedSecret?: string): WebhookView {

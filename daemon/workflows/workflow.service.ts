@@ -41,24 +41,48 @@ export interface WorkflowVersionView {
 
 export type { WorkflowChange } from '../domain/hooks.js';
 
+/** What WorkflowService is built from (app/services.ts passes them by name). */
+export interface WorkflowServiceDeps {
+  db: Transactions;
+  repo: WorkflowRepository;
+  events: EventService;
+  clock: Clock;
+  urlPolicy: UrlPolicy;
+  /** Whether an agent step's agent exists in the workspace (the agents module answers). */
+  agentExists: (workspaceId: string, agentId: string) => boolean;
+  /** Webhook trigger secrets are stored sealed. */
+  box: SecretBox;
+  hooks: Hooks;
+  /**
+   * When a workflow's active schedule fires next (daemon clock, ms), as the trigger table
+   * stores it for the scheduler's timer; null when it has none. Default: never.
+   */
+  nextRunOf?: (workflowId: string) => number | null;
+}
+
 export class WorkflowService implements WorkflowCatalog {
   private readonly definitions = new Map<string, Definition>();
+  private readonly db: Transactions;
+  private readonly repo: WorkflowRepository;
+  private readonly events: EventService;
+  private readonly clock: Clock;
+  private readonly urlPolicy: UrlPolicy;
+  private readonly agentExists: WorkflowServiceDeps['agentExists'];
+  private readonly box: SecretBox;
+  private readonly hooks: Hooks;
+  private readonly nextRunOf: NonNullable<WorkflowServiceDeps['nextRunOf']>;
 
-  constructor(
-    private readonly db: Transactions,
-    private readonly repo: WorkflowRepository,
-    private readonly events: EventService,
-    private readonly clock: Clock,
-    private readonly urlPolicy: UrlPolicy,
-    private readonly agentExists: (workspaceId: string, agentId: string) => boolean,
-    private readonly box: SecretBox,
-    private readonly hooks: Hooks,
-    /**
-     * When a workflow's active schedule fires next (daemon clock, ms), as the trigger table
-     * stores it for the scheduler's timer; null when it has none.
-     */
-    private readonly nextRunOf: (workflowId: string) => number | null = () => null,
-  ) {}
+  constructor(deps: WorkflowServiceDeps) {
+    this.db = deps.db;
+    this.repo = deps.repo;
+    this.events = deps.events;
+    this.clock = deps.clock;
+    this.urlPolicy = deps.urlPolicy;
+    this.agentExists = deps.agentExists;
+    this.box = deps.box;
+    this.hooks = deps.hooks;
+    this.nextRunOf = deps.nextRunOf ?? (() => null);
+  }
 
   create(workspaceId: string, input: WorkflowCreateInput): WorkflowView {
     const now = this.clock.now();

@@ -40,10 +40,10 @@ async function setUp(t: ExecutionContext, kind: StoreKind, options: { failStarts
   const timers = new TimerService(new TimerRepository(db), sandboxClock, { error: () => {} });
   const started: string[] = [];
   let failStarts = options.failStarts ?? 0;
-  const triggers = new TriggerService(
+  const triggers = new TriggerService({
     db,
-    new TriggerRepository(db),
-    {
+    repo: new TriggerRepository(db),
+    runs: {
       start: (_ws, workflowId) => {
         if (failStarts > 0) {
           failStarts -= 1;
@@ -54,11 +54,11 @@ async function setUp(t: ExecutionContext, kind: StoreKind, options: { failStarts
       },
     },
     timers,
-    sandboxClock,
-    { run: async (work) => db.transaction(work)() },
-    SecretBox.fromKeyFile(join(dir, 'secret.key')),
-    realClock,
-  );
+    clock: sandboxClock,
+    commits: { run: async (work) => db.transaction(work)() },
+    box: SecretBox.fromKeyFile(join(dir, 'secret.key')),
+    signatureClock: realClock,
+  });
   t.teardown(async () => {
     await timers.stop();
     db.close();

@@ -43,10 +43,10 @@ function setUp(t: import('ava').ExecutionContext) {
   const boot = () => {
     const db = openDatabase(file);
     const timers = new TimerService(new TimerRepository(db), clock, { error: () => undefined });
-    const triggers = new TriggerService(
+    const triggers = new TriggerService({
       db,
-      new TriggerRepository(db),
-      {
+      repo: new TriggerRepository(db),
+      runs: {
         start: (_workspaceId, workflowId, run) => {
           const executionId = `wex_${started.length + 1}`;
           started.push({ workflowId, run, executionId });
@@ -55,9 +55,9 @@ function setUp(t: import('ava').ExecutionContext) {
       },
       timers,
       clock,
-      { run: async (work) => db.transaction(work)() },
+      commits: { run: async (work) => db.transaction(work)() },
       box,
-    );
+    });
     opened.push({ db, timers });
     return { db, timers, triggers };
   };

@@ -35,27 +35,47 @@ import { chooseReplays, REPLAY_BATCH, REPLAY_READ_PAGE, type ReplayFilter } from
 
 export const DELIVERY_TIMER = 'webhook.delivery';
 
+/** What DeliveryService is built from (app/services.ts passes them by name). */
+export interface DeliveryServiceDeps {
+  db: Transactions;
+  repo: DeliveryRepository;
+  webhooks: WebhookService;
+  timers: TimerService;
+  clock: Clock;
+  outbound: OutboundHttp;
+  commits: CommitQueue;
+  /** Team mode: each attempt's outcome is told to the other daemons, theirs heard here. */
+  notices?: TeamNotices;
+}
+
 /** Emits `attempted` with each delivery attempt once it is stored (svc webhooks tail). */
 export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity] }> {
   /** The attempt in flight of each delivery being sent (settles, never rejects, when stored). */
   private readonly attempting = new Map<string, Promise<unknown>>();
   private readonly sender: DeliverySender;
 
-  constructor(
-    private readonly db: Transactions,
-    private readonly repo: DeliveryRepository,
-    private readonly webhooks: WebhookService,
-    private readonly timers: TimerService,
-    private readonly clock: Clock,
-    outbound: OutboundHttp,
-    private readonly commits: CommitQueue,
-    /** Team mode: each attempt's outcome is told to the other daemons, theirs heard here. */
-    private readonly notices: TeamNotices = ALONE,
-  ) {
+  private readonly db: Transactions;
+  private readonly repo: DeliveryRepository;
+  private readonly webhooks: WebhookService;
+  private readonly timers: TimerService;
+  private readonly clock: Clock;
+  private readonly commits: CommitQueue;
+  /** Team mode: each attempt's outcome is told to the other daemons, theirs heard here. */
+  private readonly notices: TeamNotices;
+
+  constructor(deps: DeliveryServiceDeps) {
     super();
+    this.db = deps.db;
+    this.repo = deps.repo;
+    this.webhooks = deps.webhooks;
+    this.timers = deps.timers;
+    this.clock = deps.clock;
+    this.commits = deps.commits;
+    this.notices = deps.notices ?? ALONE;
+    const { webhooks, timers, outbound } = deps;
     // One listener per live client (svc webhooks tail): no leak warning past ten of them.
     this.setMaxListeners(0);
-    notices.on('delivery', (id) => this.heard(id));
+    this.notices.on('delivery', (id) => this.heard(id));
     this.sender = new DeliverySender(outbound, webhooks);
     timers.register(DELIVERY_TIMER, (payload, timer) =>
       this.onTimer(payload as { delivery_id: string }, timer.untilDue),
