@@ -55,6 +55,7 @@ test('postgres: a due timer runs on exactly one of two daemons, and a stop relea
     payload: '"held"',
     owner: null,
     created_at: 0,
+    claimed_by: null,
   });
   t.is(repoA.claimDue(clock.now(), 10).length, 1);
   t.is(new TimerRepository(b, 'dmn_b').claimDue(clock.now(), 10).length, 0, 'held by a');
