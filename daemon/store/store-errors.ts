@@ -14,6 +14,29 @@ export class SchemaTooNewError extends Error {
 }
 
 /**
+ * Team mode: a daemon of a newer schema would migrate the sandbox under live daemons of the
+ * older one, whose statements would then meet a schema they do not know. It refuses to join.
+ */
+export class SandboxInUseByOlderSchemaError extends Error {
+  constructor(
+    readonly sandbox: string,
+    readonly found: number,
+    readonly wanted: number,
+    readonly daemons: readonly { address: string; host: string; pid: number }[],
+  ) {
+    const named = daemons
+      .map((daemon) => `${daemon.address} (pid ${daemon.pid} on ${daemon.host})`)
+      .join(', ');
+    super(
+      `The sandbox ${sandbox} has schema version ${found} and is served by daemons of that version: ${named}. ` +
+        `This svc would migrate it to version ${wanted} under them, so it does not join. ` +
+        'Stop those daemons (svc daemon stop on each), start this one alone (it migrates the sandbox), ' +
+        'then start the others again with this version of svc.',
+    );
+  }
+}
+
+/**
  * The store cannot be reached (PostgreSQL down, restarting, the network between). The statement
  * did not run (or its transaction was rolled back by the server); retrying later may succeed:
  * the adapter connects again on the next statement.

@@ -99,8 +99,10 @@ export class TimerRepository {
     this.deadCountStmt = db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM dead_timers');
   }
 
-  insert(row: Omit<TimerRow, 'attempts' | 'last_error'>): void {
-    this.insertStmt.run({ claimed_by: null, ...row });
+  insert(
+    row: Omit<TimerRow, 'attempts' | 'last_error' | 'claimed_by'> & { claimed_by: string | null },
+  ): void {
+    this.insertStmt.run(row);
   }
 
   /** Timers due at `now`, oldest first, without claiming them (svc settle's view). */

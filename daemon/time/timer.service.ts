@@ -97,7 +97,7 @@ export class TimerService {
    * names the object it works for, so cancelOwned(owner) drops all of that object's timers.
    */
   schedule(kind: string, dueAt: number, payload: unknown, owner: string | null = null): string {
-    const row: TimerRow = {
+    const row: TimerRow & { claimed_by: string | null } = {
       id: newId('timer'),
       kind,
       due_at: dueAt,
@@ -106,10 +106,11 @@ export class TimerService {
       attempts: 0,
       last_error: null,
       created_at: this.clock.now(),
+      claimed_by: null,
     };
     const dueNow = this.armed && dueAt <= row.created_at;
     // Team mode: a timer this daemon hands to its own loop is claimed as it is stored.
-    if (dueNow) row.claimed_by = this.repo.claimant ?? null;
+    if (dueNow && this.repo.claimant !== undefined) row.claimed_by = this.repo.claimant;
     this.repo.insert(row);
     if (dueNow) {
       // Due now: hand it to the loop directly instead of having it look in the table, but only

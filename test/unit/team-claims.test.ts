@@ -8,6 +8,8 @@ import { DaemonRegistry } from '../../daemon/cluster/daemon-registry.js';
 import { LEASE_MS } from '../../daemon/cluster/lease.js';
 import { stepClaims } from '../../daemon/cluster/step-claims.js';
 import type { Db } from '../../daemon/store/db.js';
+import { migratePostgres, POSTGRES_MIGRATIONS } from '../../daemon/store/postgres/migrations.js';
+import { SandboxInUseByOlderSchemaError } from '../../daemon/store/store-errors.js';
 import { OffsetClock } from '../../daemon/time/clock.js';
 import { TimerRepository } from '../../daemon/time/timer.repository.js';
 import { TimerService } from '../../daemon/time/timer.service.js';
@@ -53,6 +55,7 @@ test('postgres: a due timer runs on exactly one of two daemons, and a stop relea
     payload: '"held"',
     owner: null,
     created_at: 0,
+    claimed_by: null,
   });
   t.is(repoA.claimDue(clock.now(), 10).length, 1);
   t.is(new TimerRepository(b, 'dmn_b').claimDue(clock.now(), 10).length, 0, 'held by a');
@@ -149,4 +152,29 @@ test('postgres: a lost daemon is taken over by exactly one survivor, which gets 
   survivors[1]!.beat();
   t.deepEqual(takeovers, [['dmn_lost'], ['dmn_s1']]);
   t.true(survivors[1]!.isHousekeeper());
+});
+
+test('postgres: a daemon of a newer schema refuses to migrate a sandbox live daemons of the older one serve, saying how', async (t) => {
+  const [a] = await twoHandles(t);
+  const schema = a.prepare<[], string>('SELECT current_schema()').pluck().get()!;
+  const older = registry(a, 'dmn_older');
+  older.join('http://127.0.0.1:7717');
+  t.teardown(() => older.leave());
+  const newer = [
+    ...POSTGRES_MIGRATIONS,
+    { version: 99, name: 'a later svc', sql: 'CREATE TABLE later_svc (id TEXT)' },
+  ];
+  const refused = t.throws(() => migratePostgres(a, schema, newer), {
+    instanceOf: SandboxInUseByOlderSchemaError,
+  });
+  t.regex(
+    refused!.message,
+    /schema version 27 and is served by daemons of that version: http:\/\/127\.0\.0\.1:7717 \(pid \d+ on /,
+  );
+  t.regex(refused!.message, /Stop those daemons \(svc daemon stop on each\), start this one alone/);
+  t.is(a.prepare('SELECT version FROM svc_schema_version').pluck().get(), 27, 'not migrated');
+  // Once they stopped, the newer daemon migrates the sandbox.
+  older.leave();
+  migratePostgres(a, schema, newer);
+  t.is(Number(a.prepare('SELECT version FROM svc_schema_version').pluck().get()), 99);
 });

@@ -4,7 +4,7 @@
 // version. The version applied is the one row of svc_schema_version.
 import type { Db } from '../db.js';
 import type { MigrationContext } from '../migrations.js';
-import { SchemaTooNewError } from '../store-errors.js';
+import { SandboxInUseByOlderSchemaError, SchemaTooNewError } from '../store-errors.js';
 import { SCHEMA_24 } from './schema-024.js';
 
 export interface PostgresMigration {
@@ -91,6 +91,33 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   },
 ];
 
+/** The version that made the `daemons` table (team mode). */
+const DAEMONS_VERSION = 27;
+/** A daemon whose heartbeat is younger than this is live (cluster/lease.ts LEASE_MS). */
+const LIVE_MS = 8_000;
+
+/**
+ * Daemons of the older version serve the sandbox (their heartbeat is within the lease, they
+ * neither stopped nor were taken over): migrating under them would break them. Refused.
+ */
+function refuseUnderLiveDaemons(db: Db, schema: string, current: number, latest: number): void {
+  const live = db
+    .prepare<[number], { address: string; host: string; pid: number }>(
+      `SELECT address, host, pid FROM daemons WHERE stopped_at IS NULL AND taken_over_by IS NULL
+         AND heartbeat_at >= CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT) - ?
+       ORDER BY started_at`,
+    )
+    .all(LIVE_MS);
+  if (live.length > 0) {
+    throw new SandboxInUseByOlderSchemaError(
+      schema,
+      current,
+      latest,
+      live.map((row) => ({ ...row, pid: Number(row.pid) })),
+    );
+  }
+}
+
 /** The table that records the schema's version (PostgreSQL has no user_version). */
 export const VERSION_TABLE = 'svc_schema_version';
 
@@ -111,6 +138,8 @@ export function migratePostgres(
     const row = db.prepare<[], { version: number }>(`SELECT version FROM ${VERSION_TABLE}`).get();
     const current = row?.version ?? 0;
     if (current > latest) throw new SchemaTooNewError(current, latest);
+    if (current >= DAEMONS_VERSION && current < latest)
+      refuseUnderLiveDaemons(db, schema, current, latest);
     if (!row) db.prepare(`INSERT INTO ${VERSION_TABLE} (version) VALUES (0)`).run();
     for (const migration of migrations) {
       if (migration.version <= current) continue;
