@@ -182,11 +182,13 @@ export interface Daemon extends DaemonContext {
   pid: number;
 }
 
-export async function startSvcDaemon(): Promise<Daemon> {
+/** `extraEnv`: more settings of the daemon, e.g. SVC_STORE_URL (bench/cases/stores.ts). */
+export async function startSvcDaemon(extraEnv: NodeJS.ProcessEnv = {}): Promise<Daemon> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const env: NodeJS.ProcessEnv = {
     SVC_DATA_DIR: dataDir,
     SVC_ENTERPRISE_RATE_MULTIPLIER: ENTERPRISE_RATE_MULTIPLIER,
+    ...extraEnv,
   };
   // Measure with the default log level, whatever the caller's shell has.
   delete process.env.SVC_LOG_LEVEL;
@@ -234,8 +236,8 @@ export async function startSvcDaemon(): Promise<Daemon> {
 }
 
 /** A daemon started with the real CLI, with an admin key for the bench and its workspace. */
-export async function startBenchDaemon(): Promise<Daemon> {
-  const daemon = await startSvcDaemon();
+export async function startBenchDaemon(extraEnv: NodeJS.ProcessEnv = {}): Promise<Daemon> {
+  const daemon = await startSvcDaemon(extraEnv);
   try {
     const created = await cliJson<{ key: string }>(
       ['keys', 'create', '--name', 'bench', '--scopes', 'admin'],

@@ -7,6 +7,8 @@
 export const SKIPPED_FILES = {
   'test/e2e/full-disk.test.ts':
     "fills the file system under svc.db: SQLite's own full-disk path (PostgreSQL's disk is the server's)",
+  'test/e2e/full-disk-clock.test.ts':
+    "lowers the daemon's RLIMIT_FSIZE so that its writes to svc.db fail (SQLite's full-disk path); on PostgreSQL the server process writes the store, so no write of the daemon's fails",
 };
 
 /** Single tests, by their whole title: title -> reason. */

@@ -127,7 +127,7 @@ function checkPublished(published: Published, count: number, failure: unknown): 
  * Publishes `count` agent.created events, settings.deliveryConcurrency requests in flight (a
  * closed loop: each publisher sends its next event once the last is acknowledged).
  */
-async function publishEvents(ctx: DaemonContext, count: number, offset: number) {
+export async function publishEvents(ctx: DaemonContext, count: number, offset: number) {
   const published = startPublishing();
   let next = 0;
   let failure: unknown;
@@ -180,7 +180,7 @@ async function publishPaced(ctx: DaemonContext, count: number, rate: number, off
  * Waits until the receiver's count (by default: distinct events arrived) reaches `expected`,
  * or DELIVERY_IDLE_MS passed without it moving.
  */
-async function waitForDeliveries(
+export async function waitForDeliveries(
   receiver: ReceiverProcess,
   expected: number,
   count: (status: ReceiverAnswer<'status'>) => number = (status) => status.unique,
@@ -201,7 +201,7 @@ async function waitForDeliveries(
 }
 
 /** One closed-loop round: `events` published as fast as acknowledged, and their deliveries. */
-interface ClosedLoopRound {
+export interface ClosedLoopRound {
   events: number;
   publishedPerSecond: number;
   /** Arrivals of published events, duplicates included. */
@@ -400,7 +400,7 @@ async function runPaced(
 }
 
 /** One closed-loop round: publishes `events` events (publishEvents) and reads their arrivals. */
-async function runClosedLoop(
+export async function runClosedLoop(
   ctx: Daemon,
   receiver: ReceiverProcess,
   events: number,

@@ -56,7 +56,7 @@ export interface WorkflowBenchResult {
 // ---------------------------------------------------------------------------------------------
 // The workflow
 
-interface Target {
+export interface Target {
   label: 'baseline' | 'daemon';
   url: string;
   pid: number;
@@ -81,7 +81,7 @@ async function call<T>(target: Target, method: string, path: string, body?: unkn
 }
 
 /** An active L3 agent and the five-step workflow; answers the execute path. */
-async function setUpWorkflow(daemon: Target, receiverUrl: string): Promise<string> {
+export async function setUpWorkflow(daemon: Target, receiverUrl: string): Promise<string> {
   const agent = await call<{ id: string }>(daemon, 'POST', '/v1/agents', {
     name: 'Bench workflow agent',
     ontology: 'retail-v1',
@@ -131,7 +131,7 @@ async function setUpWorkflow(daemon: Target, receiverUrl: string): Promise<strin
 }
 
 /** One run before loading: a wrong answer shows up as an error, not as a figure. */
-async function probe(target: Target, path: string): Promise<number> {
+export async function probe(target: Target, path: string): Promise<number> {
   const response = await fetch(`${target.url}${path}`, {
     method: 'POST',
     headers: { ...target.headers, 'content-type': 'application/json' },
@@ -147,7 +147,7 @@ async function probe(target: Target, path: string): Promise<number> {
   return Buffer.byteLength(text);
 }
 
-async function load(target: Target, path: string, seconds: number, connections: number) {
+export async function load(target: Target, path: string, seconds: number, connections: number) {
   const { result, figures } = await loadWithCpu(target.pid, {
     url: `${target.url}${path}`,
     method: 'POST',
@@ -172,7 +172,7 @@ async function load(target: Target, path: string, seconds: number, connections: 
  * Waits until the daemon has no run left going and the receiver's count stopped moving; answers
  * the runs the daemon counted (all must have completed) and the webhook calls received.
  */
-async function settle(daemon: Target, executePath: string, receiver: ReceiverProcess) {
+export async function settle(daemon: Target, executePath: string, receiver: ReceiverProcess) {
   const workflowPath = executePath.replace(/\/execute$/, '');
   const deadline = Date.now() + 30_000;
   for (;;) {
