@@ -229,7 +229,14 @@ export function buildServices(
   const workspaces = new WorkspaceService(db, new WorkspaceRepository(db), settings, clock);
   workspaces.bootstrap();
   const keyRepository = new KeyRepository(db);
-  const keys = new KeyService(db, keyRepository, workspaces, clock, options.environment);
+  const keys = new KeyService(
+    db,
+    keyRepository,
+    workspaces,
+    clock,
+    options.environment,
+    cluster.shared ? cluster.id : undefined,
+  );
   const credentials = new CredentialService(keyRepository, clock, options.environment, keys.usage);
   // A key or token changed here: the other daemons drop their cache too (team mode), within
   // the notification's round trip; one that lost its listening connection drops it on return.
@@ -409,7 +416,8 @@ export function buildServices(
     notices,
   });
   // A lost or stopped daemon's timers were released and its step claims dropped: run them here.
-  cluster.onTakeover(() => {
+  cluster.onTakeover((lost) => {
+    keys.dropOperatorKeysOf(lost);
     void timers.runDue();
     engine.resume();
   });

@@ -9,6 +9,7 @@ import { ApiError } from '../domain/errors.js';
 import type { ServerUrls } from '../domain/urls.js';
 import { insufficientStorage, isStorageFull } from '../store/storage-full.js';
 import { isStoreUnavailable, storeUnavailable } from '../store/store-unavailable.js';
+import { isTextRefused } from '../store/store-errors.js';
 
 const PROBLEM_JSON = 'application/problem+json';
 
@@ -111,6 +112,12 @@ export function toApiError(error: FastifyError | ApiError, dataDir?: string): Ap
   if (error instanceof ApiError) return error;
   if (isStorageFull(error)) return insufficientStorage(dataDir);
   if (isStoreUnavailable(error)) return storeUnavailable(error);
+  if (isTextRefused(error)) {
+    return new ApiError(
+      'invalid_parameter',
+      'A value in the request contains the NUL character (\\u0000), which the store cannot keep: remove it.',
+    );
+  }
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError(

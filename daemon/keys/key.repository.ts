@@ -29,6 +29,7 @@ export class KeyRepository {
   private readonly revokeStmt;
   private readonly rotateStmt;
   private readonly deleteOperatorStmt;
+  private readonly deleteOperatorNamedStmt;
   private readonly usedStmt;
 
   constructor(db: Db) {
@@ -50,6 +51,9 @@ export class KeyRepository {
     );
     this.rotateStmt = db.prepare('UPDATE api_keys SET expires_at = ?, rotated_to = ? WHERE id = ?');
     this.deleteOperatorStmt = db.prepare("DELETE FROM api_keys WHERE kind = 'operator'");
+    this.deleteOperatorNamedStmt = db.prepare(
+      "DELETE FROM api_keys WHERE kind = 'operator' AND name = ?",
+    );
     // Never moves the time back (a use held before the sandbox clock was moved back).
     this.usedStmt = db.prepare<[number, string, number]>(
       'UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)',
@@ -84,7 +88,9 @@ export class KeyRepository {
     this.usedStmt.run(at, id, at);
   }
 
-  deleteOperatorKeys(): void {
-    this.deleteOperatorStmt.run();
+  /** Every operator key, or (team mode) only the one of that name: one daemon's. */
+  deleteOperatorKeys(name?: string): void {
+    if (name === undefined) this.deleteOperatorStmt.run();
+    else this.deleteOperatorNamedStmt.run(name);
   }
 }

@@ -48,6 +48,12 @@ export class KeyService extends EventEmitter<{ changed: [] }> {
     private readonly workspaces: WorkspaceService,
     private readonly clock: Clock,
     private readonly environment: Environment,
+    /**
+     * Team mode: the daemon's name in the sandbox (cluster/lease.ts). Each daemon's CLI then has an
+     * operator key of its own, and a daemon's start replaces only its own: one daemon's start must
+     * not revoke the key another daemon's CLI holds. Alone on its store, a start replaces them all.
+     */
+    private readonly daemonName?: string,
   ) {
     super();
     this.usage = new KeyUsage(db, repo);
@@ -126,12 +132,13 @@ export class KeyService extends EventEmitter<{ changed: [] }> {
   operatorCredential(): string {
     if (this.operatorKey) return this.operatorKey;
     const key = generateKey(this.environment);
+    const name = operatorKeyName(this.daemonName);
     this.db.transaction(() => {
-      this.repo.deleteOperatorKeys();
+      this.repo.deleteOperatorKeys(this.daemonName === undefined ? undefined : name);
       this.repo.insert(
         this.row(key, {
           kind: 'operator',
-          name: 'Local operator (CLI)',
+          name,
           scopes: ['admin'],
           workspaceId: null,
           createdAt: this.clock.now(),
@@ -142,6 +149,18 @@ export class KeyService extends EventEmitter<{ changed: [] }> {
     this.operatorKey = key;
     this.changed();
     return key;
+  }
+
+  /**
+   * Team mode: the operator keys of daemons that stopped or were lost (taken over here) go, so no
+   * admin credential outlives the daemon whose CLI held it.
+   */
+  dropOperatorKeysOf(daemonNames: readonly string[]): void {
+    if (daemonNames.length === 0) return;
+    this.db.transaction(() => {
+      for (const name of daemonNames) this.repo.deleteOperatorKeys(operatorKeyName(name));
+    })();
+    this.changed();
   }
 
   private row(
@@ -206,4 +225,11 @@ function toRecord(row: KeyRow, lastUsedAt: number | null): KeyRecord {
     rotated_to: row.rotated_to,
     last_used_at: lastUsedAt,
   };
+}
+
+/** The operator key's name: the daemon's in team mode, so that each daemon replaces only its own. */
+export function operatorKeyName(daemonName?: string): string {
+  return daemonName === undefined
+    ? 'Local operator (CLI)'
+    : `Local operator (CLI) of ${daemonName}`;
 }

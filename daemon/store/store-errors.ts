@@ -55,3 +55,8 @@ export class StoreUnavailableError extends Error {
     this.name = 'StoreUnavailableError';
   }
 }
+
+/** The store refused a text the request carried (PostgreSQL: a NUL character, U+0000). */
+export function isTextRefused(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === 'STORE_TEXT_REFUSED';
+}

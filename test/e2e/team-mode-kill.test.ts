@@ -120,10 +120,15 @@ test.serial(
     const deliveries = await startReceiver(t);
     // Calls are held: those under way on B when it dies are in flight.
     calls.delay(HANG_TIMEOUT_MS);
-    // One operator key for both: each daemon's start of `svc` use mints the operator key anew and
-    // drops the sandbox's other operator keys (keys/key.service.ts), so A's would be gone once B
-    // minted its own. The key of the last daemon asked is valid on every daemon of the sandbox.
+    // Each daemon's CLI has an operator key of its own (keys/key.service.ts): B's start of `svc`
+    // use does not revoke A's. The test then uses B's key on both daemons: a key is sandbox-wide.
+    const keyOfA = await a.operator();
     const { key, workspaceId } = await b.operator();
+    const stillValid = await a.callJson('GET', '/v1/agents', undefined, {
+      key: keyOfA.key,
+      tenant: keyOfA.workspaceId,
+    });
+    t.is(stillValid.status, 200, "A's operator key outlives B's minting its own");
     const restOf =
       (daemon: TestDaemon): Api =>
       async (method, path, body) => {

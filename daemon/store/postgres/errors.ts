@@ -11,6 +11,10 @@ const SQLITE_CODES: Record<string, string> = {
   '23514': 'SQLITE_CONSTRAINT_CHECK',
   // disk_full: the transaction is rolled back, what was committed stays (as SQLITE_FULL).
   '53100': 'SQLITE_FULL',
+  // A text with a NUL character (U+0000), which PostgreSQL's text cannot hold (SQLite's can):
+  // a request's fault, answered 400 (store-errors.ts isTextRefused), not a server error.
+  '22021': 'STORE_TEXT_REFUSED',
+  '22P05': 'STORE_TEXT_REFUSED',
 };
 
 export class PostgresError extends Error {
