@@ -1,5 +1,6 @@
 // Workflow run rows: the execution (status, frontier of pending work, outcome), one row per
 // finished step attempt, and the approvals a run waits on. Only this module writes them.
+import { WORKFLOW_EXECUTION_STATUSES } from '../../shared/schemas/workflows.js';
 import type { ErrorCode } from '../../shared/errors.js';
 import type { ListQueryInput, Page } from '../domain/pages.js';
 import type { Db } from '../store/db.js';
@@ -30,17 +31,9 @@ export interface WorkspaceRunFilter {
   since: number;
 }
 
-export type RunStatus =
-  'running' | 'awaiting_approval' | 'completed' | 'failed' | 'cancelled' | 'timeout';
+export type RunStatus = (typeof WORKFLOW_EXECUTION_STATUSES)[number];
 
-const RUN_STATUSES: ReadonlySet<string> = new Set<RunStatus>([
-  'running',
-  'awaiting_approval',
-  'completed',
-  'failed',
-  'cancelled',
-  'timeout',
-]);
+const RUN_STATUSES: ReadonlySet<string> = new Set<RunStatus>(WORKFLOW_EXECUTION_STATUSES);
 
 export function isRunStatus(text: string): text is RunStatus {
   return RUN_STATUSES.has(text);
