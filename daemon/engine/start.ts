@@ -68,6 +68,8 @@ function newRun(
     seq,
   }));
   const lastKept = kept.findLastIndex((step) => step.status === 'completed');
+  // One reading for the run and its first step: a step's real time never exceeds its run's.
+  const realStart = realNow();
   const state: RunState = {
     n: 1,
     seq: kept.length,
@@ -79,7 +81,7 @@ function newRun(
         branch: null,
         state: 'ready',
         started_at: now,
-        real_started_at: realNow(),
+        real_started_at: realStart,
       },
     ],
     joins: [],
@@ -109,7 +111,7 @@ function newRun(
     cancelled_at: null,
     rerun_of: options.rerun?.of ?? null,
     from_step_id: options.rerun?.fromStepId ?? null,
-    real_started_at: realNow(),
+    real_started_at: realStart,
     real_ended_at: null,
   };
   return { row, state, kept, payload };
