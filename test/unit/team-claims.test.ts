@@ -9,6 +9,9 @@ import { LEASE_MS } from '../../daemon/cluster/lease.js';
 import { stepClaims } from '../../daemon/cluster/step-claims.js';
 import type { Db } from '../../daemon/store/db.js';
 import { migratePostgres, POSTGRES_MIGRATIONS } from '../../daemon/store/postgres/migrations.js';
+
+/** The schema version of this svc (the last migration's). */
+const CURRENT = POSTGRES_MIGRATIONS.at(-1)!.version;
 import { SandboxInUseByOlderSchemaError } from '../../daemon/store/store-errors.js';
 import { OffsetClock } from '../../daemon/time/clock.js';
 import { TimerRepository } from '../../daemon/time/timer.repository.js';
@@ -27,7 +30,7 @@ async function twoHandles(t: import('ava').ExecutionContext): Promise<[Db, Db]> 
 }
 
 function registry(db: Db, id: string): DaemonRegistry {
-  return new DaemonRegistry(db, { id, version: 'test', schemaVersion: 27, log: silent });
+  return new DaemonRegistry(db, { id, version: 'test', schemaVersion: CURRENT, log: silent });
 }
 
 test('postgres: a due timer runs on exactly one of two daemons, and a stop releases its claims', async (t) => {
@@ -169,10 +172,12 @@ test('postgres: a daemon of a newer schema refuses to migrate a sandbox live dae
   });
   t.regex(
     refused!.message,
-    /schema version 27 and is served by daemons of that version: http:\/\/127\.0\.0\.1:7717 \(pid \d+ on /,
+    new RegExp(
+      `schema version ${CURRENT} and is served by daemons of that version: http://127\\.0\\.0\\.1:7717 \\(pid \\d+ on `,
+    ),
   );
   t.regex(refused!.message, /Stop those daemons \(svc daemon stop on each\), start this one alone/);
-  t.is(a.prepare('SELECT version FROM svc_schema_version').pluck().get(), 27, 'not migrated');
+  t.is(a.prepare('SELECT version FROM svc_schema_version').pluck().get(), CURRENT, 'not migrated');
   // Once they stopped, the newer daemon migrates the sandbox.
   older.leave();
   migratePostgres(a, schema, newer);

@@ -277,8 +277,12 @@ export class PostgresDb implements Db {
     }
     const answer = message.message as Answer;
     if (answer.connection !== this.connection) {
-      // A new connection: whatever transaction the old one had is gone.
-      if (this.connection !== 0 && this.depth > 0) this.loseTransaction();
+      // A new connection: whatever transaction the old one had is gone, unless this very request
+      // began it (its BEGIN went with it, on the new connection: the first transaction after an
+      // outage, e.g. a request's rate-limit count, is whole, not lost).
+      if (this.connection !== 0 && this.depth > 0 && !beginsTransaction(request)) {
+        this.loseTransaction();
+      }
       this.connection = answer.connection;
     }
     if (answer.ok) return answer;
@@ -389,4 +393,10 @@ class PostgresStatement implements Statement<unknown[], unknown> {
     }
     return row;
   }
+}
+
+/** Whether a request carries the BEGIN of the transaction it runs in (it is sent first). */
+function beginsTransaction(request: Request): boolean {
+  if (request.op === 'query') return request.prefix.startsWith('BEGIN');
+  return request.op === 'exec' && request.text.startsWith('BEGIN');
 }
