@@ -1,6 +1,7 @@
 // The composition root of the daemon's domain: opens the store and wires every repository and
 // service together, and wires the domain to itself (time/time-keeper.ts: moving the clock fires
 // due timers and housekeeping). No HTTP here (app.ts builds the server around these services).
+import { hostname } from 'node:os';
 import type { Environment } from '../domain/environment.js';
 import { AgentRepository } from '../agents/agent.repository.js';
 import { AgentService } from '../agents/agent.service.js';
@@ -18,7 +19,7 @@ import { ExecutionService } from '../agents/execution.service.js';
 import { IntegrationRepository } from '../integrations/integration.repository.js';
 import { IntegrationService } from '../integrations/integration.service.js';
 import { KeyRepository } from '../keys/key.repository.js';
-import { KeyService } from '../keys/key.service.js';
+import { KeyService, operatorOwner } from '../keys/key.service.js';
 import { KnowledgeRepository } from '../agents/knowledge/knowledge.repository.js';
 import { KnowledgeService } from '../agents/knowledge/knowledge.service.js';
 import { KnowledgeExtractor } from '../agents/knowledge/extractor.js';
@@ -235,7 +236,7 @@ export function buildServices(
     workspaces,
     clock,
     options.environment,
-    cluster.shared ? cluster.id : undefined,
+    cluster.shared ? operatorOwner(hostname(), options.dataDir) : undefined,
   );
   const credentials = new CredentialService(keyRepository, clock, options.environment, keys.usage);
   // A key or token changed here: the other daemons drop their cache too (team mode), within
@@ -416,8 +417,7 @@ export function buildServices(
     notices,
   });
   // A lost or stopped daemon's timers were released and its step claims dropped: run them here.
-  cluster.onTakeover((lost) => {
-    keys.dropOperatorKeysOf(lost);
+  cluster.onTakeover(() => {
     void timers.runDue();
     engine.resume();
   });

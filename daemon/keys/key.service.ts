@@ -1,5 +1,6 @@
 // API keys: create (shown once), list, revoke, rotate with a grace period, and the operator
 // key the CLI uses. Any change drops the credential cache so it takes effect at once.
+import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { newId } from '../../shared/ids.js';
 import type { Scope } from '../../shared/scopes.js';
@@ -49,11 +50,12 @@ export class KeyService extends EventEmitter<{ changed: [] }> {
     private readonly clock: Clock,
     private readonly environment: Environment,
     /**
-     * Team mode: the daemon's name in the sandbox (cluster/lease.ts). Each daemon's CLI then has an
-     * operator key of its own, and a daemon's start replaces only its own: one daemon's start must
-     * not revoke the key another daemon's CLI holds. Alone on its store, a start replaces them all.
+     * Team mode: whose operator key this daemon mints (its host and data dir, operatorOwner). Each
+     * daemon's CLI then has an operator key of its own, and a start replaces only the key of its
+     * own data dir, as a start alone on SQLite replaces the one key there: one daemon's start
+     * must not revoke the key another daemon's CLI holds.
      */
-    private readonly daemonName?: string,
+    private readonly operatorOwner?: string,
   ) {
     super();
     this.usage = new KeyUsage(db, repo);
@@ -132,9 +134,9 @@ export class KeyService extends EventEmitter<{ changed: [] }> {
   operatorCredential(): string {
     if (this.operatorKey) return this.operatorKey;
     const key = generateKey(this.environment);
-    const name = operatorKeyName(this.daemonName);
+    const name = operatorKeyName(this.operatorOwner);
     this.db.transaction(() => {
-      this.repo.deleteOperatorKeys(this.daemonName === undefined ? undefined : name);
+      this.repo.deleteOperatorKeys(this.operatorOwner === undefined ? undefined : name);
       this.repo.insert(
         this.row(key, {
           kind: 'operator',
@@ -149,18 +151,6 @@ export class KeyService extends EventEmitter<{ changed: [] }> {
     this.operatorKey = key;
     this.changed();
     return key;
-  }
-
-  /**
-   * Team mode: the operator keys of daemons that stopped or were lost (taken over here) go, so no
-   * admin credential outlives the daemon whose CLI held it.
-   */
-  dropOperatorKeysOf(daemonNames: readonly string[]): void {
-    if (daemonNames.length === 0) return;
-    this.db.transaction(() => {
-      for (const name of daemonNames) this.repo.deleteOperatorKeys(operatorKeyName(name));
-    })();
-    this.changed();
   }
 
   private row(
@@ -227,9 +217,16 @@ function toRecord(row: KeyRow, lastUsedAt: number | null): KeyRecord {
   };
 }
 
-/** The operator key's name: the daemon's in team mode, so that each daemon replaces only its own. */
-export function operatorKeyName(daemonName?: string): string {
-  return daemonName === undefined
-    ? 'Local operator (CLI)'
-    : `Local operator (CLI) of ${daemonName}`;
+/** The operator key's name: its owner's in team mode, so that each replaces only its own. */
+export function operatorKeyName(owner?: string): string {
+  return owner === undefined ? 'Local operator (CLI)' : `Local operator (CLI) of ${owner}`;
+}
+
+/**
+ * Team mode: the owner of a daemon's operator key, stable across its restarts (its daemon id is
+ * new at each start): its host and a digest of its data dir's path.
+ */
+export function operatorOwner(host: string, dataDir: string): string {
+  const digest = createHash('sha256').update(`${host}\0${dataDir}`).digest('hex').slice(0, 12);
+  return `${host}/${digest}`;
 }

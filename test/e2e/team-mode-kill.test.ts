@@ -121,10 +121,9 @@ test.serial(
     // Calls are held: those under way on B when it dies are in flight.
     calls.delay(HANG_TIMEOUT_MS);
     // Each daemon's CLI has an operator key of its own (keys/key.service.ts): B's start of `svc`
-    // use does not revoke A's. The test uses A's key on both daemons (a key is sandbox-wide); B's
-    // goes with B when A takes it over.
+    // use does not revoke A's. The test uses A's key on both daemons (a key is sandbox-wide).
     const { key, workspaceId } = await a.operator();
-    const keyOfB = await b.operator();
+    await b.operator();
     const stillValid = await a.callJson('GET', '/v1/agents', undefined, {
       key,
       tenant: workspaceId,
@@ -169,11 +168,6 @@ test.serial(
       after.find((member) => member.id === other.id),
       { state: 'lost', taken_over_by: self.id },
     );
-    const keyOfLost = await a.callJson('GET', '/v1/agents', undefined, {
-      key: keyOfB.key,
-      tenant: keyOfB.workspaceId,
-    });
-    t.is(keyOfLost.status, 401, "the lost daemon's operator key went with it");
 
     // Every run goes on past its wait and completes.
     const ended = await until(
