@@ -5,14 +5,11 @@
 // before it leaves, and one in flight at the kill counts as an attempt); every run's completed
 // event is delivered to the webhook subscribed to it, within its attempts.
 import test from 'ava';
-import { copyFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { throwawayPostgres, type TestPostgres } from '../helpers/postgres.js';
+import type { TestDaemon } from '../helpers/daemon.js';
+import { throwawayPostgres, twoDaemonsOn, type TestPostgres } from '../helpers/postgres.js';
 import { killHard } from '../helpers/processes.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
-import { tempDir } from '../helpers/temp-dir.js';
-import { HANG_TIMEOUT_MS } from '../helpers/waiting.js';
+import { HANG_TIMEOUT_MS, lookUntil } from '../helpers/waiting.js';
 import {
   allEvents,
   allExecutions,
@@ -33,21 +30,6 @@ test.after.always(async () => {
 
 const RUNS_PER_DAEMON = 4;
 const MAX_ATTEMPTS = 3;
-
-/** Polls `read` (real time; the daemons work meanwhile) until `done` holds. */
-async function until<T>(
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  what: string,
-): Promise<T> {
-  const deadline = Date.now() + HANG_TIMEOUT_MS;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not there; last ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 /** A call, a wait of a minute on the sandbox clock, a second call. */
 function twoCalls(receiver: Receiver) {
@@ -97,16 +79,7 @@ async function members(daemon: TestDaemon): Promise<Member[]> {
 test.serial(
   'SIGKILL one of two daemons with calls in flight: the other takes over; every run completes, no call beyond its attempts, every event delivered',
   async (t) => {
-    const store = { SVC_STORE_URL: pg.url };
-    const a = await startDaemon({ env: store, args: ['--sandbox', 'team'] });
-    started.push(a);
-    const keyFile = join(tempDir('svc-team-key-'), 'team.key');
-    copyFileSync(join(a.dataDir, 'secret.key'), keyFile);
-    const b = await startDaemon({
-      env: store,
-      args: ['--sandbox', 'team', '--secret-key-file', keyFile],
-    });
-    started.push(b);
+    const [a, b] = await twoDaemonsOn(pg.url, 'team', started);
 
     // Joined: each lists both, live; svc status says so in words too.
     const listed = await members(a);
@@ -159,10 +132,11 @@ test.serial(
     calls.delay(0);
 
     // The survivor takes B over (lease 8 s, heartbeat 2 s): its status says lost, by whom.
-    const after = await until(
+    const after = await lookUntil(
       () => members(a),
       (now) => now.some((member) => member.id === other.id && member.state === 'lost'),
       'B lost',
+      200,
     );
     t.like(
       after.find((member) => member.id === other.id),
@@ -170,7 +144,7 @@ test.serial(
     );
 
     // Every run goes on past its wait and completes.
-    const ended = await until(
+    const ended = await lookUntil(
       async () => {
         await a.advance('61s');
         return allExecutions(apiA, workflowId);
@@ -178,6 +152,7 @@ test.serial(
       (runs) =>
         runs.length === 2 * RUNS_PER_DAEMON && runs.every((run) => TERMINAL.includes(run.status)),
       'every run ended',
+      200,
     );
     t.deepEqual(
       ended.map((run) => run.status),

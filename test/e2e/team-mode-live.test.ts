@@ -3,14 +3,11 @@
 // sandbox clock is one clock, an event made on one is streamed by the other, a key revoked on
 // one is refused by the other, and a rate limit counts the requests of both.
 import test from 'ava';
-import { copyFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import type { TestDaemon } from '../helpers/daemon.js';
 import { control } from '../helpers/api.js';
 import { watchEvents } from '../helpers/events.js';
-import { throwawayPostgres, type TestPostgres } from '../helpers/postgres.js';
-import { tempDir } from '../helpers/temp-dir.js';
-import { HANG_TIMEOUT_MS } from '../helpers/waiting.js';
+import { throwawayPostgres, twoDaemonsOn, type TestPostgres } from '../helpers/postgres.js';
+import { lookUntil } from '../helpers/waiting.js';
 import {
   apiFor,
   createWorkflow,
@@ -31,32 +28,9 @@ test.afterEach.always(async () => {
 
 let sandboxes = 0;
 
-/** Two daemons, each with a data dir of its own, serving one new sandbox (the same key). */
-async function twoDaemons(): Promise<[TestDaemon, TestDaemon]> {
-  const sandbox = `live_${++sandboxes}`;
-  const env = { SVC_STORE_URL: pg.url };
-  const a = await startDaemon({ env, args: ['--sandbox', sandbox] });
-  started.push(a);
-  const key = join(tempDir('svc-live-key-'), 'sandbox.key');
-  copyFileSync(join(a.dataDir, 'secret.key'), key);
-  const b = await startDaemon({ env, args: ['--sandbox', sandbox, '--secret-key-file', key] });
-  started.push(b);
-  return [a, b];
-}
-
-/** Looks again (real time) until `check` holds: the other daemon hears within about a second. */
-async function eventually<T>(
-  look: () => Promise<T>,
-  check: (value: T) => boolean,
-  what: string,
-): Promise<T> {
-  const deadline = Date.now() + HANG_TIMEOUT_MS;
-  for (;;) {
-    const value = await look();
-    if (check(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** Two daemons serving one new sandbox. */
+function twoDaemons(): Promise<[TestDaemon, TestDaemon]> {
+  return twoDaemonsOn(pg.url, `live_${++sandboxes}`, started);
 }
 
 async function execute(api: Api, workflowId: string): Promise<string> {
@@ -82,7 +56,7 @@ test.serial(
       run.step_results?.some((step: { status: string }) => step.status === 'waiting'),
     );
     // B hears the freeze made on A.
-    await eventually(
+    await lookUntil(
       () => control<{ frozen: boolean }>(b, 'clock.show'),
       (clock) => clock.frozen,
       "B's clock frozen",
@@ -91,7 +65,7 @@ test.serial(
     await control(a, 'clock.advance', { ms: 20 * 60_000 });
     const onA = await control<{ now: string }>(a, 'clock.show');
     // B reads the clock A moved (frozen: the very instant).
-    await eventually(
+    await lookUntil(
       () => control<{ now: string }>(b, 'clock.show'),
       (clock) => clock.now === onA.now,
       "B's clock",
@@ -126,7 +100,7 @@ test.serial('a key revoked on A is refused on B, which had it in its cache', asy
   t.is((await list(b)).status, 200);
   await control(a, 'keys.revoke', { id: made.id });
   t.is((await list(a)).status, 401);
-  const refused = await eventually(
+  const refused = await lookUntil(
     () => list(b),
     (answer) => answer.status !== 200,
     'the revoked key on B',
@@ -138,7 +112,7 @@ test.serial('a rate limit counts the requests of both daemons', async (t) => {
   const [a, b] = await twoDaemons();
   // One second on the frozen clock: the free tier's burst is 5 requests in it.
   await control(a, 'clock.freeze', {});
-  await eventually(
+  await lookUntil(
     () => control<{ frozen: boolean }>(b, 'clock.show'),
     (clock) => clock.frozen,
     "B's clock frozen",

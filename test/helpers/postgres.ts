@@ -3,12 +3,14 @@
 // dir, a free port, fsync off), started once per test file's process and removed when it exits.
 // Each store a test opens is a schema of its own, so tests never see each other's rows.
 import { execFileSync } from 'node:child_process';
+import { copyFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Db, StoreKind } from '../../daemon/store/db.js';
 import { openDatabase } from '../../daemon/store/database.js';
 import type { MigrationContext } from '../../daemon/store/migrations.js';
 import { openPostgresDatabase } from '../../daemon/store/postgres/open.js';
+import { startDaemon, type TestDaemon } from './daemon.js';
 import { tempDir } from './temp-dir.js';
 
 export interface TestPostgres {
@@ -103,4 +105,24 @@ export async function storeOpener(
       context: options.context,
       ...(migrations ? { migrations } : {}),
     });
+}
+
+/**
+ * Two daemons, each with a data dir of its own, serving one sandbox of the server at `url` (the
+ * second given the first's key file): team mode's two members. Each is pushed to `started` as
+ * soon as it runs, so a test's teardown stops it even when the other fails to start.
+ */
+export async function twoDaemonsOn(
+  url: string,
+  sandbox: string,
+  started: TestDaemon[],
+): Promise<[TestDaemon, TestDaemon]> {
+  const env = { SVC_STORE_URL: url };
+  const a = await startDaemon({ env, args: ['--sandbox', sandbox] });
+  started.push(a);
+  const key = join(tempDir('svc-sandbox-key-'), 'sandbox.key');
+  copyFileSync(join(a.dataDir, 'secret.key'), key);
+  const b = await startDaemon({ env, args: ['--sandbox', sandbox, '--secret-key-file', key] });
+  started.push(b);
+  return [a, b];
 }

@@ -36,3 +36,22 @@ export class Wakeup {
     return true;
   }
 }
+
+/**
+ * Looks again (real time, every `everyMs`) until `done` holds, for what another process changes
+ * (another daemon of a sandbox): throws naming `what` and the last value after HANG_TIMEOUT_MS.
+ */
+export async function lookUntil<T>(
+  look: () => Promise<T>,
+  done: (value: T) => boolean,
+  what: string,
+  everyMs = 50,
+): Promise<T> {
+  const deadline = Date.now() + HANG_TIMEOUT_MS;
+  for (;;) {
+    const value = await look();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
