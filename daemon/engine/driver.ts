@@ -15,7 +15,8 @@ import { lostCall, type StepOutcome } from './steps/outcome.js';
 import type { StepRunner } from './steps/runner.js';
 import { storedRow, UNFINISHED } from './transition.js';
 import type { Transitions } from './transitions.js';
-import { parseState, type Activation, type RunState } from './views.js';
+import type { Activation, RunState } from './views.js';
+import { readRunState } from '../store/run-state.js';
 import type { Waiters } from './waiters.js';
 
 /**
@@ -67,7 +68,7 @@ export class RunDriver {
     const shared = this.claims !== NO_STEP_CLAIMS;
     const row = storedRow(repo, executionId, shared ? undefined : started);
     if (!row || !UNFINISHED.has(row.status)) return;
-    const state = parseState(row.frontier, row.id);
+    const state = readRunState(row.frontier, row.id);
     for (const act of state.acts) {
       if (act.state !== 'ready') continue;
       if (inFlight.has(executionId, act.key)) continue;

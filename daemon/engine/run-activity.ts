@@ -2,7 +2,7 @@
 // in flight here: `svc settle` waits until no run is busy, and names the steps of those that are.
 import type { InFlight } from './in-flight.js';
 import type { RunRepository } from './run.repository.js';
-import { parseState } from './views.js';
+import { readRunState } from '../store/run-state.js';
 
 export interface PendingStep {
   step_id: string;
@@ -55,7 +55,7 @@ function activityOfRow(
   now: number,
 ): RunActivity {
   let busy = false;
-  const steps = parseState(frontier, id).acts.map((act): PendingStep => {
+  const steps = readRunState(frontier, id).acts.map((act): PendingStep => {
     if (act.state === 'ready') {
       const held = inFlight.heldOnClock(id, act.key);
       busy ||= !held;

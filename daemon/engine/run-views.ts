@@ -6,7 +6,8 @@ import type { WorkflowCatalog } from './ports.js';
 import { MEMORY_LIMIT, type RunMemory } from './run-memory.js';
 import type { RunRepository, RunRow } from './run.repository.js';
 import { definitionOf, type Transition } from './transition.js';
-import { executionView, parseState } from './views.js';
+import { executionView } from './views.js';
+import { readRunState } from '../store/run-state.js';
 
 export interface RunViewsDeps {
   repo: Pick<RunRepository, 'get' | 'steps' | 'stepsOfRuns' | 'rerunsOf' | 'rerunsOfRuns'>;
@@ -56,7 +57,7 @@ export class RunViews {
     return rows.map((row) =>
       executionView(
         row,
-        parseState(row.frontier, row.id),
+        readRunState(row.frontier, row.id),
         definitionOf(workflows, row),
         steps.get(row.id) ?? [],
         undefined,

@@ -3,7 +3,7 @@
 // still what was expected, run inline the steps that need no waiting (advance), then write the
 // run, its final event, and tell waiters and listeners once committed (commit).
 import type { EventService } from '../events/event.service.js';
-import { writeRunState } from '../store/run-state.js';
+import { readRunState, writeRunState } from '../store/run-state.js';
 import type { Clock } from '../time/clock.js';
 import type { InFlight } from './in-flight.js';
 import type { Outcomes } from './outcomes.js';
@@ -18,13 +18,7 @@ import { kindOf } from './steps/index.js';
 import type { StepOutcome } from './steps/outcome.js';
 import type { StepRunner } from './steps/runner.js';
 import { definitionOf, UNFINISHED, type Transition } from './transition.js';
-import {
-  executionEventData,
-  failedEventData,
-  parseState,
-  realNow,
-  type Activation,
-} from './views.js';
+import { executionEventData, failedEventData, realNow, type Activation } from './views.js';
 import type { Waiters } from './waiters.js';
 
 /** Steps one transition runs inline at most (a guard: a graph has no cycles). */
@@ -190,7 +184,7 @@ export class Transitions {
     return {
       row: { ...row },
       stored: row.status,
-      state: parseState(row.frontier, row.id),
+      state: readRunState(row.frontier, row.id),
       definition: definitionOf(workflows, row),
       now: clock.now(),
       recorded: [],

@@ -13,8 +13,6 @@ import type { RunRow, StepRunRow } from './run.repository.js';
 // A run's stored state is read and written by store/run-state.ts alone (versioned, validated,
 // upgraded on read); the engine works on the current version's types.
 export type { Activation, Join, RunState } from '../store/run-state.js';
-/** A stored frontier as the current version's state (store/run-state.ts readRunState). */
-export { readRunState as parseState } from '../store/run-state.js';
 
 /** Real time now (epoch ms): for elapsed times only; everything else reads the daemon clock. */
 export function realNow(): number {
