@@ -10,9 +10,9 @@
 // they took 150 s of CPU end to end, side by side about half that on 2 cores. Each one's output
 // is held and printed whole, in the order below, with its time; the longest start first.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { delimiter, join, resolve } from 'node:path';
 import { startCpuAccounting } from './cpu-accounting.mjs';
 
 // What the tests need from the machine: Chromium for the dashboard's browser tests (found as
@@ -44,9 +44,11 @@ if (missing.length > 0) {
 }
 
 const accounting = startCpuAccounting();
-const scratch = mkdtempSync(join(tmpdir(), 'svc-gate-'));
-process.on('exit', () => rmSync(scratch, { recursive: true, force: true }));
-const fileTimes = join(scratch, 'file-times.jsonl');
+// Each test file's wall and CPU seconds, kept after the gate (.tmp is not tracked) so that the
+// whole list can be read again: `node scripts/test-times.mjs --from .tmp/gate-file-times.jsonl`.
+mkdirSync('.tmp', { recursive: true });
+const fileTimes = resolve('.tmp', 'gate-file-times.jsonl');
+rmSync(fileTimes, { force: true });
 
 const build = ['build', 'npm', ['run', '--silent', 'build']];
 // Longest first (CPU seconds on a 2-core machine: lint 42, format 31, typecheck 16, the rest 6).
