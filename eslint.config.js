@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'bin/**', 'client/openapi-paths.ts'] },
+  { ignores: ['dist/**', 'node_modules/**', '.tmp/**', 'bin/**', 'client/openapi-paths.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
