@@ -132,8 +132,10 @@ test.serial('clock show/advance/set/reset', async (t) => {
 
   const target = '2031-06-01T12:00:00.000Z';
   const set = await clockCall(t, ['set', target]);
+  // It ticks from the set time until it answers: ahead of it by no more than the call lasted
+  // (a fixed 5 s was outlasted by a CLI call on a loaded machine).
   const drift = Date.parse(set.state.now) - Date.parse(target);
-  t.true(drift >= 0 && drift < 5_000, `set to ${set.state.now}`);
+  t.true(drift >= 0 && drift <= set.after - set.before + 1_000, `set to ${set.state.now}`);
   t.true(set.state.offset_ms > 0);
 
   // The clock keeps ticking from the set time, as fast as real time.

@@ -155,11 +155,15 @@ test.serial(
   'settle waits for a step and a delivery in flight, and names them at its timeout',
   async (t) => {
     const receiver = await startReceiver(t);
-    // Long enough for a CLI process to start on a loaded machine while the calls are held.
-    receiver.delay(8000);
+    // The calls stay in flight until released, after the CLI's settle has looked (a CLI process
+    // took over the 8 s delay this used to be on a loaded machine, so both calls had ended).
+    // The step's and the webhook's own timeouts are the longest there are (60 s), so neither
+    // call times out while the CLI starts.
+    receiver.hold();
     const hook = await api('POST', '/webhooks', {
       url: `${receiver.url}/events`,
       events: ['workflow.execution.started'],
+      settings: { timeout_seconds: 60 },
     });
     t.is(hook.status, 201, JSON.stringify(hook.body));
     t.teardown(() => api('DELETE', `/webhooks/${hook.body.data.id}`));
@@ -170,7 +174,7 @@ test.serial(
           id: 'call',
           name: 'Call',
           type: 'webhook',
-          config: { url: `${receiver.url}/step`, method: 'POST', timeout_seconds: 20 },
+          config: { url: `${receiver.url}/step`, method: 'POST', timeout_seconds: 60 },
         },
       ],
     });
@@ -183,8 +187,10 @@ test.serial(
     t.regex(early.stderr, new RegExp(`run ${id} \\(step call running\\)`));
     t.regex(early.stderr, /delivery del_\w+ \(attempt in flight\)/);
 
+    receiver.release();
     const started = performance.now();
-    const settled = (await mutate('settle', { timeout_ms: 30_000 })).data;
+    // The longest settle there is (4 min): a guard against a hang only.
+    const settled = (await mutate('settle', { timeout_ms: 240_000 })).data;
     t.true(settled.settled);
     t.log(
       `settled after ${Math.round(performance.now() - started)} ms (daemon: ${settled.waited_ms} ms)`,

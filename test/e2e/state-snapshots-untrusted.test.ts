@@ -4,7 +4,7 @@
 // a recursive query on every write), a planted operator credential, export over an existing file
 // or into the data dir, import of a named pipe, --drop-secrets with a `/` in a secret's name,
 // a lowered user_version and a non-JSON column.
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import Database from 'better-sqlite3';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { SecretBox } from '../../daemon/platform/secret-box.js';
 import { generateKey, hashKey } from '../../daemon/keys/key-material.js';
 import { trpc } from '../helpers/api.js';
-import { assertExit } from '../helpers/daemon.js';
-import { longestHealthGap } from '../helpers/health.js';
+import { assertExit, type CliResult } from '../helpers/daemon.js';
+import { longestHealthGap, stallBound } from '../helpers/health.js';
 import { sharedDaemon } from '../helpers/setup.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -36,6 +36,18 @@ async function exported(name: string): Promise<string> {
   const result = await d.cli(['state', 'export', file]);
   if (result.code !== 0) throw new Error(`svc state export: ${result.code} ${result.stderr}`);
   return file;
+}
+
+/**
+ * The stall bound (stallBound) from the longest /healthz gap while `refusal`, an import refused
+ * at the same point without the costly part, runs: load stretches both gaps alike, where a fixed
+ * 1 s was outlasted by a CLI import on a loaded machine (1,682 ms) with nothing stalled.
+ */
+async function baselineBound(t: ExecutionContext, refusal: () => Promise<CliResult>) {
+  const { result, gapMs } = await longestHealthGap(d, refusal);
+  assertExit(t, result, 1);
+  t.log(`baseline: longest /healthz gap ${gapMs.toFixed(0)} ms`);
+  return stallBound(gapMs);
 }
 
 /** Opens a snapshot file to tamper with it, as someone passing it on could. */
@@ -72,7 +84,7 @@ test.serial(
 );
 
 test.serial(
-  'a recursive trigger on events is refused without stalling the daemon (/healthz gap < 1 s)',
+  'a recursive trigger on events is refused without stalling the daemon (/healthz answers throughout)',
   async (t) => {
     const file = await exported('slow-trigger');
     tamper(file, (db) =>
@@ -83,11 +95,17 @@ test.serial(
           ON CONFLICT (key) DO UPDATE SET value = excluded.value;
       END;`),
     );
+    // The baseline: the same refusal of a trigger that costs nothing, through the same CLI.
+    const cheap = await exported('cheap-trigger');
+    tamper(cheap, (db) =>
+      db.exec(`CREATE TRIGGER cheap AFTER INSERT ON events BEGIN SELECT 1; END;`),
+    );
+    const bound = await baselineBound(t, () => d.cli(['state', 'import', cheap]));
     const { result, gapMs } = await longestHealthGap(d, () => d.cli(['state', 'import', file]));
     t.log(`longest /healthz gap during the import: ${gapMs.toFixed(0)} ms`);
     assertExit(t, result, 1);
     t.regex(result.stderr, /trigger slow \(on events\) is not part of it/);
-    t.true(gapMs < 1000, `/healthz answered throughout (longest gap ${gapMs.toFixed(0)} ms)`);
+    t.true(gapMs < bound, `/healthz answered throughout (longest gap ${gapMs.toFixed(0)} ms)`);
     const started = performance.now();
     const event = await trpc(d, 'events.trigger', { type: 'integration.connected' });
     t.is(event.status, 200, event.text);
@@ -176,15 +194,22 @@ test.serial(
   },
 );
 
-test.serial('import of a named pipe is refused at once (/healthz gap < 1 s)', async (t) => {
-  const pipe = join(dir, 'snapshot.fifo');
-  execFileSync('mkfifo', [pipe]);
-  const { result, gapMs } = await longestHealthGap(d, () => d.cli(['state', 'import', pipe]));
-  t.log(`longest /healthz gap during the import: ${gapMs.toFixed(0)} ms`);
-  assertExit(t, result, 1);
-  t.regex(result.stderr, /is not a regular file/);
-  t.true(gapMs < 1000, `/healthz answered throughout (longest gap ${gapMs.toFixed(0)} ms)`);
-});
+test.serial(
+  'import of a named pipe is refused at once (/healthz answers throughout)',
+  async (t) => {
+    const pipe = join(dir, 'snapshot.fifo');
+    execFileSync('mkfifo', [pipe]);
+    // The baseline: an import refused before it reads anything (no such file), same CLI.
+    const bound = await baselineBound(t, () =>
+      d.cli(['state', 'import', join(dir, 'missing.svcsnap')]),
+    );
+    const { result, gapMs } = await longestHealthGap(d, () => d.cli(['state', 'import', pipe]));
+    t.log(`longest /healthz gap during the import: ${gapMs.toFixed(0)} ms`);
+    assertExit(t, result, 1);
+    t.regex(result.stderr, /is not a regular file/);
+    t.true(gapMs < bound, `/healthz answered throughout (longest gap ${gapMs.toFixed(0)} ms)`);
+  },
+);
 
 test.serial("--drop-secrets drops a secret with '/' in its name and workspace id", async (t) => {
   const file = await exported('slash');

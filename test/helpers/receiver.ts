@@ -41,6 +41,13 @@ export interface Receiver {
   respondWith(status: number): void;
   /** Answers only after this many ms (0 = at once). */
   delay(ms: number): void;
+  /**
+   * Holds every answer from now on until release(): requests are recorded as they arrive, and
+   * stay in flight for as long as the test needs, however slow the machine (a delay is a guess).
+   */
+  hold(): void;
+  /** Answers the held requests (as told when they arrived) and stops holding. */
+  release(): void;
   /** The next `count` requests get `status` (default 500), then the usual answer again. */
   failNext(count: number, status?: number): void;
   /**
@@ -73,6 +80,8 @@ export async function startReceiver(owner?: {
   let delayMs = 0;
   let failures = 0;
   let failureStatus = 500;
+  let holding = false;
+  const held: (() => void)[] = [];
 
   const answer = (res: ServerResponse, code: number) => {
     if (res.destroyed || res.writableEnded) return;
@@ -108,7 +117,9 @@ export async function startReceiver(owner?: {
         },
       });
       arrivals.wake();
-      if (delayMs > 0) {
+      if (holding) {
+        held.push(() => answer(res, code));
+      } else if (delayMs > 0) {
         const timer = setTimeout(() => {
           pending.delete(timer);
           answer(res, code);
@@ -131,6 +142,13 @@ export async function startReceiver(owner?: {
     },
     delay(ms) {
       delayMs = ms;
+    },
+    hold() {
+      holding = true;
+    },
+    release() {
+      holding = false;
+      for (const answerHeld of held.splice(0)) answerHeld();
     },
     failNext(count, code = 500) {
       failures = count;
@@ -156,6 +174,7 @@ export async function startReceiver(owner?: {
       closed ??= (() => {
         for (const timer of pending) clearTimeout(timer);
         pending.clear();
+        held.length = 0;
         const done = closeServer(server);
         arrivals.wake();
         return done;

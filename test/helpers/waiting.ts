@@ -55,3 +55,28 @@ export async function lookUntil<T>(
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }
+
+/**
+ * `promise`'s outcome; rejects naming `what` if it has not settled after `timeoutMs`
+ * (HANG_TIMEOUT_MS by default). For a wait on something the test caused (an event, a handler
+ * run, a stop): the bound only turns a hang into a failure that says what hung, it never
+ * measures how fast the machine is.
+ */
+export async function unlessHung<T>(
+  promise: Promise<T>,
+  what: string,
+  timeoutMs = HANG_TIMEOUT_MS,
+): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`${what}: not within ${timeoutMs / 1000} s (a hang)`)),
+      timeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([promise, hung]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
