@@ -40,7 +40,9 @@ test.before(async () => {
       SVC_OPENAI_BASE_URL: envFake.baseUrl,
       SVC_OPENAI_MODEL: 'env-model',
       SVC_OPENAI_API_KEY: 'sk-fake-test-key',
-      SVC_AGENT_TIMEOUT_SECONDS: '2',
+      // Answers are awaited as long as a hang guard (test/helpers/waiting.ts HANG_TIMEOUT_MS):
+      // on a loaded machine the fake model's answer took more than 2 s to come through.
+      SVC_AGENT_TIMEOUT_SECONDS: '60',
     }),
   ]);
 });
@@ -224,12 +226,16 @@ test('an agent can override the daemon brain with the simulated one', async (t) 
 test('a model server that never answers: the execution times out (408 execution_timeout)', async (t) => {
   const fake = await startFakeOpenAi(t);
   fake.hang();
-  const agentId = await agent(openai, {
+  // A daemon of its own with a 2 s model timeout (the shared one waits 60 s, not to time out
+  // a slow answer on a loaded machine).
+  const impatient = await sandbox({ SVC_AGENT_TIMEOUT_SECONDS: '2' });
+  t.teardown(() => impatient.daemon.stop());
+  const agentId = await agent(impatient, {
     brain: { provider: 'openai', base_url: fake.baseUrl, model: 'slow-model' },
   });
   // The answer coming at all (the server never answers) is the timeout at work; how soon depends
   // on the machine's load too, so it is not asserted.
-  const answer = await execute(openai, agentId, 'Where is my order?');
+  const answer = await execute(impatient, agentId, 'Where is my order?');
   assertError(t, answer, 408, 'execution_timeout');
   t.is(fake.requests.length, 1);
 });

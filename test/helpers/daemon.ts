@@ -25,6 +25,13 @@ export interface CliResult {
   json<T = any>(): T;
 }
 
+/**
+ * How long a CLI call may take before it counts as hung: a call takes well under a second on a
+ * quiet machine, but at load 55 on 2 cores (a gate beside six engineers' builds) `svc agents
+ * create` printed its answer and had not exited 60 s after it started. Stays inside ava's 5 min.
+ */
+const CLI_HANG_TIMEOUT_MS = 180_000;
+
 /** Runs `svc <args>` with the data dir of the given daemon (or an explicit env). */
 export function runCli(
   args: string[],
@@ -49,7 +56,7 @@ export function runCli(
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`svc ${args.join(' ')} timed out\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, options.timeoutMs ?? 60_000);
+    }, options.timeoutMs ?? CLI_HANG_TIMEOUT_MS);
     child.stdin!.end(options.input ?? '');
     child.on('close', (code) => {
       clearTimeout(timer);
