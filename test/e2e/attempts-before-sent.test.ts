@@ -139,7 +139,10 @@ test.serial(
     receiver.delay(HOLD_MS);
     const hookId = await createHook(d, receiver, ['agent.created'], {
       retry_policy: { max_attempts: 2 },
-      timeout_seconds: 3,
+      // The longest there is: attempt 1 stays in flight until the kill. With 3 s, at load 55
+      // the attempt timed out before its POST reached the receiver (which then got nothing),
+      // and its retry waited on the sandbox clock.
+      timeout_seconds: 60,
     });
     const event = await control<{ id: string }>(running(d), 'events.trigger', {
       type: 'agent.created',
