@@ -25,7 +25,10 @@ import { lookUntil } from '../helpers/waiting.js';
 import {
   activeAgent,
   allEvents,
+  allExecutions,
+  answerStep,
   createWorkflow,
+  hookPoster,
   TERMINAL,
   type Api,
 } from '../helpers/workflows.js';
@@ -533,5 +536,55 @@ test.serial(
     t.is(deliveries.body.data.length, 1, JSON.stringify(deliveries.body));
     const [post] = await receiver.waitForCount(1);
     t.is(post!.json().data.id, after.body.data.id);
+  },
+);
+
+// Found beside it: each daemon kept the webhook triggers it had served, and skipped event
+// triggers if none existed when it started: a hook paused on A still started runs on B, and an
+// event on B never started a workflow whose event trigger was made on A after B started.
+test.serial(
+  'triggers written on A hold on B: a hook paused on A is refused on B, an event trigger made on A fires on B',
+  async (t) => {
+    const [a, b] = await twoDaemonsOn(pg.url, 'triggers', started);
+    const { key, workspaceId } = await a.operator();
+    const on =
+      (daemon: TestDaemon): Api =>
+      async (method, path, body) => {
+        const answer = await daemon.callJson(method, `/v1${path}`, body, {
+          key,
+          tenant: workspaceId,
+        });
+        return { status: answer.status, body: answer.body };
+      };
+    const [onA, onB] = [on(a), on(b)];
+    const worker = await activeAgent(onA);
+    const hooked = await createWorkflow(onA, {
+      name: 'On orders',
+      status: 'active',
+      trigger: { type: 'webhook', config: { path: 'orders' } },
+      steps: answerStep(worker.id),
+    });
+    const postOnB = hookPoster(b, workspaceId, 'orders', '{"order":1}');
+    t.is((await postOnB({})).status, 202, 'B serves the hook (and has read its trigger)');
+    t.is((await onA('PATCH', `/workflows/${hooked}`, { status: 'paused' })).status, 200);
+    const refused = await postOnB({});
+    t.is(refused.status, 409);
+    t.is(((await refused.json()) as { error: { code: string } }).error.code, 'workflow_not_active');
+    t.is((await allExecutions(onA, hooked)).length, 1, 'no run after the pause');
+
+    const listening = await createWorkflow(onA, {
+      name: 'On new agents',
+      status: 'active',
+      trigger: { type: 'event', config: { event_types: ['agent.created'] } },
+      steps: answerStep(worker.id),
+    });
+    const agent = await onB('POST', '/agents', { name: 'New', ontology: 'retail-v1' });
+    t.is(agent.status, 201, JSON.stringify(agent.body));
+    // The trigger starts its run in the event's own transaction: it is listed at once.
+    const runs = await allExecutions(onA, listening);
+    t.deepEqual(
+      runs.map((run) => run.input.data.id),
+      [agent.body.data.id],
+    );
   },
 );
