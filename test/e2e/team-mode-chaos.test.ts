@@ -338,6 +338,8 @@ test.serial(
       await killing;
     }
 
+    // The restarted daemon takes the second victim over (a bound of its own, before the end's).
+    await takenOver(second, first);
     // The survivors finish: no more ticks, no more failures; the clock moves and people approve
     // until every run has ended and every delivery is done.
     const paused = await api('PATCH', `/workflows/${ticking}`, { status: 'paused' });
