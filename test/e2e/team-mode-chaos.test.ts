@@ -44,7 +44,7 @@ test.after.always(async () => {
 });
 
 const SANDBOX = 'chaos';
-const ROUNDS = 6;
+const ROUNDS = 5;
 const RUNS_PER_ROUND = 2;
 const STEP_ATTEMPTS = 4;
 const DELIVERY_ATTEMPTS = 10;
@@ -81,11 +81,13 @@ interface Listed {
   taken_over_by: string | null;
 }
 
-/** The sandbox's daemons, as `svc status --json` on `daemon`'s data dir lists them. */
+/**
+ * The sandbox's daemons, as the daemon running on `daemon`'s data dir lists them (the control
+ * channel's daemon.status, what `svc status --json` prints, without a CLI process per look).
+ */
 async function listed(daemon: TestDaemon): Promise<Listed[]> {
-  const status = await daemon.cli(['status', '--json']);
-  if (status.code !== 0) throw new Error(`svc status: ${status.stderr}`);
-  return status.json().daemons as Listed[];
+  const target = { url: running(daemon).url, dataDir: daemon.dataDir };
+  return (await control<{ daemons: Listed[] }>(target, 'daemon.status')).daemons;
 }
 
 async function selfId(daemon: TestDaemon): Promise<string> {
@@ -117,7 +119,9 @@ test.serial(
     const replay = `seed ${seed} (replay: SVC_CHAOS_SEED=${seed})`;
     t.log(replay);
     const story: string[] = [];
-    const say = (line: string) => {
+    const began = Date.now();
+    const say = (what: string) => {
+      const line = `${what} (${((Date.now() - began) / 1000).toFixed(0)} s)`;
       story.push(line);
       t.log(line);
     };
@@ -311,6 +315,7 @@ test.serial(
       if (round === secondRound) killing = killAfterCalls(second, 1 + Math.floor(random() * 2));
       if (round === firstRound + 1) {
         await takenOver(first, second);
+        say(`${second.name} took ${first.name} over`);
         // Started again while the survivor moves the clock (its schedule catch-up races the
         // survivor's ticks): a new daemon id on the same data dir.
         const restarting = first.daemon.cli([
@@ -340,6 +345,7 @@ test.serial(
 
     // The restarted daemon takes the second victim over (a bound of its own, before the end's).
     await takenOver(second, first);
+    say(`${first.name} took ${second.name} over`);
     // The survivors finish: no more ticks, no more failures; the clock moves and people approve
     // until every run has ended and every delivery is done.
     const paused = await api('PATCH', `/workflows/${ticking}`, { status: 'paused' });
@@ -360,6 +366,7 @@ test.serial(
       why('every run and delivery ended'),
       200,
     );
+    say('every run and delivery ended');
     await check(t, {
       why,
       story,
