@@ -550,9 +550,10 @@ test.serial(
 
 // Found beside it: each daemon kept the webhook triggers it had served, and skipped event
 // triggers if none existed when it started: a hook paused on A still started runs on B, and an
-// event on B never started a workflow whose event trigger was made on A after B started.
+// event on B never started a workflow whose event trigger was made on A after B started. And
+// each kept the stubs of an agent it had executed: a stub added on A did not answer on B.
 test.serial(
-  'triggers written on A hold on B: a hook paused on A is refused on B, an event trigger made on A fires on B',
+  'what A writes holds on B: a hook paused on A is refused on B, an event trigger and a stub made on A act on B',
   async (t) => {
     const [a, b] = await twoDaemonsOn(pg.url, 'triggers', started);
     const { key, workspaceId } = await a.operator();
@@ -595,5 +596,23 @@ test.serial(
       runs.map((run) => run.input.data.id),
       [agent.body.data.id],
     );
+
+    // B executes the agent (and reads its stubs, none); a stub added on A answers B's next.
+    const execute = () =>
+      onB('POST', `/agents/${worker.id}/execute`, {
+        input: 'where is my parcel',
+        wait_for_completion: true,
+      });
+    const unstubbed = await execute();
+    t.is(unstubbed.status, 200, JSON.stringify(unstubbed.body));
+    t.not(unstubbed.body.data.result.output, 'Stubbed on A');
+    await control(a, 'agents.stubs.add', {
+      agent_id: worker.id,
+      match: 'parcel',
+      result: { output: 'Stubbed on A' },
+    });
+    const stubbed = await execute();
+    t.is(stubbed.status, 200, JSON.stringify(stubbed.body));
+    t.is(stubbed.body.data.result.output, 'Stubbed on A');
   },
 );
