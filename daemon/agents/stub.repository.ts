@@ -1,6 +1,7 @@
 // Sandbox stubs: "when an agent's input matches, answer this / fail / take this long".
 import type { Db } from '../store/db.js';
 import { prepareInsert } from '../store/object-rows.js';
+import { cacheRows } from '../store/row-cache.js';
 
 export interface StubRow {
   id: string;
@@ -16,8 +17,14 @@ export class StubRepository {
   private readonly insertStmt;
   private readonly listStmt;
   private readonly clearStmt;
+  /**
+   * Whether this daemon is the store's one writer (SQLite), so that the stubs it read stay the
+   * agent's until it writes them itself; false in team mode, where other daemons add and clear.
+   */
+  readonly keepsRows: boolean;
 
   constructor(db: Db) {
+    this.keepsRows = cacheRows(db);
     this.insertStmt = prepareInsert(
       db,
       'agent_stubs',

@@ -22,7 +22,7 @@ export type Stub = StubView;
 export const MAX_STUBS_PER_AGENT = 100;
 
 export class StubService {
-  /** Compiled matchers per agent, dropped when the agent's stubs change. */
+  /** Compiled matchers per agent, dropped when the agent's stubs change here (in team mode, checked against the store at each use). */
   private readonly cache = new Map<string, { row: StubRow; test: StubMatcher }[]>();
 
   constructor(
@@ -106,21 +106,32 @@ export class StubService {
    * were added) never matches, rather than failing or stalling every execution.
    */
   private matchers(agentId: string): { row: StubRow; test: StubMatcher }[] {
-    let matchers = this.cache.get(agentId);
-    if (!matchers) {
-      let budget = MAX_PATTERN_COST;
-      matchers = this.repo.list(agentId).map((row) => {
-        const test = storedMatcher(row.match, budget);
-        budget -= test.cost;
-        return { row, test };
-      });
-      this.cache.set(agentId, matchers);
-    }
+    const cached = this.cache.get(agentId);
+    if (cached && this.repo.keepsRows) return cached;
+    // Team mode: the agent's stubs as stored now (another daemon may have added or cleared
+    // some); compiled again only when they changed (a stub is never edited, only added or
+    // cleared, so its id says which it is).
+    const rows = this.repo.list(agentId);
+    if (cached && sameIds(cached, rows)) return cached;
+    let budget = MAX_PATTERN_COST;
+    const matchers = rows.map((row) => {
+      const test = storedMatcher(row.match, budget);
+      budget -= test.cost;
+      return { row, test };
+    });
+    this.cache.set(agentId, matchers);
     return matchers;
   }
 }
 
 const NEVER: StubMatcher = Object.assign(() => false, { cost: 0 });
+
+function sameIds(matchers: readonly { row: StubRow }[], rows: readonly StubRow[]): boolean {
+  return (
+    matchers.length === rows.length &&
+    matchers.every((matcher, i) => matcher.row.id === rows[i]!.id)
+  );
+}
 
 /** A stored pattern's matcher, or NEVER when it cannot run or costs more than `budget`. */
 function storedMatcher(match: string, budget: number): StubMatcher {

@@ -152,6 +152,10 @@ export class RunDriver {
           );
           // Moved on meanwhile (cancelled, timed out), or stopping: nothing is sent.
           if (sentSeq === undefined || this.stopped) return false;
+          // Team mode: whoever moves a run's state pumps it. Another daemon that read the state
+          // this transition replaced could claim none of its ready steps (a sibling made ready
+          // there meanwhile), which would otherwise wait for this call's answer.
+          if (this.claims !== NO_STEP_CLAIMS) this.pump(row.id);
         }
         outcome = await this.deps.steps.run(context);
       }

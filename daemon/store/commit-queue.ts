@@ -2,7 +2,9 @@
 // concurrent load a commit's page writes are shared by many requests; each caller still answers
 // only once its change is committed, so nothing acknowledged can be lost. If one change throws,
 // the group is rolled back and each change is retried in its own transaction, so a failure
-// stays with its own caller.
+// stays with its own caller. Two daemons' groups may deadlock on PostgreSQL (their row locks
+// taken in another order): the one aborted is run again change by change, and a change aborted
+// again is tried up to CONFLICT_TRIES times.
 //
 // A group takes changes until it has run GROUP_SLICE_MS (at least one change); the rest wait for
 // the next turn of the event loop, after the I/O that came in meanwhile. A transaction is
@@ -13,6 +15,7 @@
 // Running counters (an agent's or a workflow's stats) that many changes of a group add to are
 // written once, just before the group commits (deferCounters), instead of once per change.
 import type { Db } from './db.js';
+import { isTransactionConflict } from './store-errors.js';
 
 interface Pending {
   work: () => unknown;
@@ -42,6 +45,13 @@ export const WRITE_AT_ONCE: CounterDeferral = { deferCounters: () => false };
 
 /** How long one group transaction may run changes before it commits and lets I/O in. */
 export const GROUP_SLICE_MS = 25;
+
+/**
+ * Tries of a change alone that PostgreSQL aborts for a conflict with another daemon's
+ * transaction (isTransactionConflict): a caller that got the error would leave its work undone
+ * (a step's outcome unrecorded, its run stuck until a takeover).
+ */
+export const CONFLICT_TRIES = 4;
 
 export class CommitQueue implements CounterDeferral {
   private pending: Pending[] = [];
@@ -99,10 +109,17 @@ export class CommitQueue implements CounterDeferral {
   }
 
   private runAlone(item: Pending): void {
-    try {
-      item.resolve(this.transact(item.work));
-    } catch (error) {
-      item.reject(error);
+    for (let tries = 1; ; tries += 1) {
+      try {
+        item.resolve(this.transact(item.work));
+        return;
+      } catch (error) {
+        // Team mode: another daemon's transaction won a lock conflict; this one was rolled back
+        // whole and may run again (changes are written to be run again after a rollback).
+        if (tries < CONFLICT_TRIES && isTransactionConflict(error)) continue;
+        item.reject(error);
+        return;
+      }
     }
   }
 

@@ -60,3 +60,13 @@ export class StoreUnavailableError extends Error {
 export function isTextRefused(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === 'STORE_TEXT_REFUSED';
 }
+
+/**
+ * PostgreSQL aborted the transaction for a conflict with another one (deadlock_detected 40P01,
+ * serialization_failure 40001): two daemons' group commits took row locks in another order. Run
+ * again, it passes once the other has committed. SQLite, with one writer, never gives it.
+ */
+export function isTransactionConflict(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'PG_40P01' || code === 'PG_40001';
+}

@@ -1,6 +1,7 @@
 // Rows of workflow_triggers (what starts each non-manual workflow), event_triggered_runs and
 // hook_signatures (the signed hook requests already accepted).
 import type { Db } from '../store/db.js';
+import { cacheRows } from '../store/row-cache.js';
 
 export interface TriggerRow {
   workflow_id: string;
@@ -50,8 +51,15 @@ export class TriggerRepository {
    * transaction (committed) are kept; every write of a trigger forgets them all.
    */
   private readonly hooks = new Map<string, TriggerRow>();
+  /**
+   * Whether this daemon is the store's one writer (SQLite), so that what it read of the
+   * triggers stays true until it writes them itself; false in team mode, where other daemons
+   * write them too (a hook paused or given a new secret there): nothing is kept then.
+   */
+  readonly keepsRows: boolean;
 
   constructor(private readonly db: Db) {
+    this.keepsRows = cacheRows(db);
     this.getStmt = db.prepare<[string], TriggerRow>(
       'SELECT * FROM workflow_triggers WHERE workflow_id = ?',
     );
@@ -121,7 +129,7 @@ export class TriggerRepository {
     let row = this.hooks.get(key);
     if (!row) {
       row = this.byPathStmt.get(workspaceId, path);
-      if (row && !this.db.inTransaction) {
+      if (row && this.keepsRows && !this.db.inTransaction) {
         if (this.hooks.size >= HOOK_CACHE_LIMIT) this.hooks.clear();
         this.hooks.set(key, row);
       }

@@ -92,8 +92,8 @@ export class TriggerService {
   /** Depth of the event-triggered run being started, for events it publishes synchronously. */
   private ambientDepth = 0;
   /**
-   * False only while no workflow has ever had an event trigger since start: then events skip the
-   * lookup. Set on any event-trigger write and never cleared (a rolled-back write leaves it set,
+   * False only while no workflow has ever had an event trigger since start (and this daemon is
+   * the store's one writer): then events skip the lookup. Set on any event-trigger write and never cleared (a rolled-back write leaves it set,
    * which only costs the lookup).
    */
   private eventTriggersMayExist: boolean;
@@ -118,7 +118,8 @@ export class TriggerService {
     this.signatureClock = deps.signatureClock ?? REAL_TIME;
     const { timers, repo } = deps;
     timers.register(SCHEDULE_TIMER, (payload) => this.fireSchedule(payload as ScheduleTimer));
-    this.eventTriggersMayExist = repo.hasEventTriggers();
+    // Team mode: another daemon may write an event trigger at any time.
+    this.eventTriggersMayExist = !repo.keepsRows || repo.hasEventTriggers();
   }
 
   /**

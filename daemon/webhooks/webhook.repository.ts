@@ -50,8 +50,15 @@ export class WebhookRepository {
   /** Deliveries fanned out (and the latest time), added up the same way. */
   private readonly triggers: PendingCounters<{ at: number; deliveries: number }>;
 
+  /**
+   * Whether this daemon is the store's one writer (SQLite), so that what it read of the webhooks
+   * stays true until it writes them itself; false in team mode, where other daemons write them.
+   */
+  readonly keepsRows: boolean;
+
   constructor(db: Db, deferral: CounterDeferral = WRITE_AT_ONCE) {
-    this.rows = new RowCache(cacheRows(db));
+    this.keepsRows = cacheRows(db);
+    this.rows = new RowCache(this.keepsRows);
     this.list = new ListQuery(db, {
       table: 'webhooks',
       scope: { workspace_id: 'workspaceId' },

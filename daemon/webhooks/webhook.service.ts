@@ -187,14 +187,18 @@ export class WebhookService {
     }
   }
 
-  /** The active webhooks of a workspace (read on every published event, so kept until a change). */
+  /**
+   * The active webhooks of a workspace (read on every published event, so kept until a change
+   * here). In team mode they are read from the store each time: a webhook another daemon
+   * created, paused or failed changes which deliveries an event of this one makes.
+   */
   active(workspaceId: string): readonly ActiveHook[] {
-    let hooks = this.activeCache.get(workspaceId);
+    let hooks = this.repo.keepsRows ? this.activeCache.get(workspaceId) : undefined;
     if (!hooks) {
       hooks = this.repo
         .activeInWorkspace(workspaceId)
         .map((row) => ({ row, events: new Set(JSON.parse(row.events) as string[]) }));
-      this.activeCache.set(workspaceId, hooks);
+      if (this.repo.keepsRows) this.activeCache.set(workspaceId, hooks);
     }
     return hooks;
   }

@@ -1,5 +1,10 @@
 import test from 'ava';
-import { CommitQueue, GROUP_SLICE_MS, PendingCounters } from '../../daemon/store/commit-queue.js';
+import {
+  CommitQueue,
+  CONFLICT_TRIES,
+  GROUP_SLICE_MS,
+  PendingCounters,
+} from '../../daemon/store/commit-queue.js';
 import type { StoreKind } from '../../daemon/store/db.js';
 import { STORE_KINDS, storeOpener } from '../helpers/postgres.js';
 
@@ -49,6 +54,48 @@ for (const kind of STORE_KINDS) {
       ],
       'the failed change left nothing behind',
     );
+  });
+
+  test(`${kind}: a change the store aborts for a conflict with another daemon's transaction is run again`, async (t) => {
+    const { insert, all, queue } = await setUp(t, kind);
+    // PostgreSQL's deadlock_detected as the adapter gives it (postgres/errors.ts): the group's
+    // transaction, then the change's first try alone, lose to another daemon's.
+    const deadlock = () => Object.assign(new Error('deadlock detected'), { code: 'PG_40P01' });
+    let conflicts = 2;
+    let tries = 0;
+    const outcomes = await Promise.allSettled([
+      queue.run(() => insert.run(1, 'a').changes),
+      queue.run(() => {
+        tries += 1;
+        insert.run(2, 'b');
+        if (conflicts > 0) {
+          conflicts -= 1;
+          throw deadlock();
+        }
+        return 'stored';
+      }),
+    ]);
+    t.deepEqual(
+      outcomes.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : outcome.reason)),
+      [1, 'stored'],
+    );
+    t.is(tries, 3);
+    t.deepEqual(all(), [
+      { id: 1, v: 'a' },
+      { id: 2, v: 'b' },
+    ]);
+    // One that keeps losing fails after CONFLICT_TRIES tries alone, and leaves nothing.
+    let lost = 0;
+    const hopeless = await Promise.allSettled([
+      queue.run(() => {
+        lost += 1;
+        insert.run(3, 'c');
+        throw deadlock();
+      }),
+    ]);
+    t.is(hopeless[0]!.status, 'rejected');
+    t.is(lost, 1 + CONFLICT_TRIES, 'the group, then each try alone');
+    t.is(all().length, 2);
   });
 
   test(`${kind}: a group commits once it has run GROUP_SLICE_MS; the rest wait for the next turn`, async (t) => {
