@@ -7,8 +7,12 @@
 // A handler whose work the disk cannot store (full) has not failed: its timer stays due as it
 // is, not counted as an attempt, and is tried again after a real-time pause until it is stored,
 // so work that fell due while the disk was full runs once space is freed, without a clock move.
+// Team mode: a timer stored for later is told to the sandbox's other daemons (a notice sent with
+// the transaction's commit), whose real-time wake-ups then know it as well: it runs on time on
+// whichever daemon claims it, also when the daemon that stored it died meanwhile.
 import { newId } from '../../shared/ids.js';
 import { isStorageFull } from '../store/storage-full.js';
+import type { TeamNotices } from '../store/team-notices.js';
 import type { Clock } from './clock.js';
 import type { TimerRepository, TimerRow } from './timer.repository.js';
 import { WakeUp } from './wake-up.js';
@@ -79,13 +83,22 @@ export class TimerService {
   private readonly refused = new Set<string>();
   private spaceRetry: NodeJS.Timeout | undefined;
   private spaceTries = 0;
+  /** The due time the real-time wake-up is set for (Infinity: none). */
+  private wakeAt = Infinity;
 
   constructor(
     private readonly repo: TimerRepository,
     private readonly clock: Clock,
     private readonly log: TimerLogger,
+    /** Team mode: tells the other daemons of timers stored for later, and hears theirs. */
+    private readonly notices?: TeamNotices,
   ) {
     this.wakeUp = new WakeUp(clock, () => void this.runDue());
+    notices?.on('timer', (payload) => this.heardTimer(Number(payload)));
+    // Notices were missed while the listening connection was away: look at the table again.
+    notices?.onResync(() => {
+      if (this.armed) void this.runDue();
+    });
   }
 
   register(kind: string, handler: TimerHandler): void {
@@ -127,8 +140,18 @@ export class TimerService {
     } else {
       this.dirty = true;
       if (this.armed) this.arm();
+      // Sent with the caller's commit (dropped with its rollback); none on SQLite.
+      this.notices?.notify('timer', String(dueAt));
     }
     return row.id;
+  }
+
+  /** Another daemon stored a timer due at `dueAt`: wake for it if that is sooner than planned. */
+  private heardTimer(dueAt: number): void {
+    if (!this.armed || !Number.isFinite(dueAt) || dueAt >= this.wakeAt) return;
+    this.dirty = true;
+    this.wakeAt = dueAt;
+    this.wakeUp.at(dueAt);
   }
 
   /** Removes every pending timer of an owner (an indexed delete; call it in the owner's transaction). */
@@ -184,6 +207,7 @@ export class TimerService {
     this.ready.clear();
     this.staged.clear();
     this.wakeUp.cancel();
+    this.wakeAt = Infinity;
     clearTimeout(this.spaceRetry);
     this.spaceRetry = undefined;
     this.refused.clear();
@@ -388,6 +412,7 @@ export class TimerService {
     const next = waiting
       ? this.repo.nextClaimableAfter(this.clock.now())
       : this.repo.nextClaimableAt();
+    this.wakeAt = next ?? Infinity;
     if (next === undefined) this.wakeUp.cancel();
     else this.wakeUp.at(next);
   }
