@@ -18,7 +18,9 @@ export type TeamTopic =
   /** Rows of a cached table changed (payload: the cache's name): drop that cache. */
   | 'rows'
   /** A timer was stored for later (payload: its due time on the sandbox clock): wake for it. */
-  | 'timer';
+  | 'timer'
+  /** Work started or stopped waiting on the sandbox clock (cluster/held-elsewhere.ts). */
+  | 'held';
 
 type Listener = (payload: string) => void | Promise<void>;
 

@@ -11,8 +11,9 @@
 // the transaction's commit), whose real-time wake-ups then know it as well: it runs on time on
 // whichever daemon claims it, also when the daemon that stored it died meanwhile.
 import { newId } from '../../shared/ids.js';
+import { HeldElsewhere } from '../cluster/held-elsewhere.js';
 import { isStorageFull } from '../store/storage-full.js';
-import type { TeamNotices } from '../store/team-notices.js';
+import { ALONE, type TeamNotices } from '../store/team-notices.js';
 import type { Clock } from './clock.js';
 import type { TimerRepository, TimerRow } from './timer.repository.js';
 import { WakeUp } from './wake-up.js';
@@ -85,6 +86,8 @@ export class TimerService {
   private spaceTries = 0;
   /** The due time the real-time wake-up is set for (Infinity: none). */
   private wakeAt = Infinity;
+  /** Team mode: timers whose handlers another daemon has parked (svc settle leaves them out). */
+  private readonly parkedElsewhere: HeldElsewhere;
 
   constructor(
     private readonly repo: TimerRepository,
@@ -94,6 +97,7 @@ export class TimerService {
     private readonly notices?: TeamNotices,
   ) {
     this.wakeUp = new WakeUp(clock, () => void this.runDue());
+    this.parkedElsewhere = new HeldElsewhere(notices ?? ALONE, 'timer');
     notices?.on('timer', (payload) => this.heardTimer(Number(payload)));
     // Notices were missed while the listening connection was away: look at the table again.
     notices?.onResync(() => {
@@ -177,7 +181,7 @@ export class TimerService {
     const skip = new Set([...this.parked, ...this.done]);
     return this.repo
       .due(this.clock.now(), limit + skip.size)
-      .filter((row) => !skip.has(row.id))
+      .filter((row) => !skip.has(row.id) && !this.parkedElsewhere.has(row.id))
       .slice(0, limit)
       .map((row) => ({
         id: row.id,
@@ -324,6 +328,8 @@ export class TimerService {
 
   private launch(row: TimerRow): boolean {
     if (this.inFlight.has(row.id)) return false;
+    // Run here now (the daemon that parked it was taken over): its old hold is past.
+    this.parkedElsewhere.forget(row.id);
     const run = this.fire(row).finally(() => {
       this.inFlight.delete(row.id);
       // A parked handler may finish after its pass ended: a new pass deletes its timer.
@@ -348,8 +354,12 @@ export class TimerService {
         dueAt: row.due_at,
         untilDue: (waiting) => {
           this.parked.add(row.id);
+          this.parkedElsewhere.tell(row.id, true);
           this.poke();
-          return waiting.finally(() => this.parked.delete(row.id));
+          return waiting.finally(() => {
+            this.parked.delete(row.id);
+            this.parkedElsewhere.tell(row.id, false);
+          });
         },
       });
       // Deleted with the others of this pass; a crash before that runs it again (at-least-once).
