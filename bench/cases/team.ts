@@ -183,6 +183,8 @@ interface Figures {
   perSecond: number;
   p99: number | undefined;
   operations: number;
+  /** Runs answered 500 step_failed (five-step runs only). */
+  failed: number;
   seconds: number;
   /** CPU seconds over the window: each daemon's main thread, PG worker, rest; PG; bench; receivers. */
   cpu: {
@@ -245,8 +247,10 @@ async function loadRuns(team: Team, seconds: number, warmUp = false) {
     // A run answers once completed; on a loaded machine that can take over autocannon's 10 s.
     timeout: RUN_TIMEOUT_S,
   });
+  // A run that failed (500 step_failed) is counted and reported with its stored error
+  // (failedRuns); anything else is a bench that cannot be read.
   const other = Object.entries(result.statusCodeStats ?? {})
-    .filter(([code, stats]) => code !== '200' && (stats.count ?? 0) > 0)
+    .filter(([code, stats]) => code !== '200' && code !== '500' && (stats.count ?? 0) > 0)
     .map(([code, stats]) => `${code} x${stats.count}`);
   if (
     result.errors > 0 ||
@@ -274,9 +278,30 @@ async function measureRuns(team: Team): Promise<Figures> {
     perSecond: result.requests.average,
     p99: result.latency.p99,
     operations: result.requests.total,
+    failed: result.statusCodeStats?.['500']?.count ?? 0,
     seconds,
     cpu,
   };
+}
+
+/** The stored errors of failed runs (at most 5): which step, which error. */
+async function failedRuns(team: Team): Promise<string[]> {
+  const path = `${team.runsPath.replace(/\/execute$/, '')}/executions?status=failed&limit=5`;
+  const runs = await api<
+    {
+      execution_id: string;
+      failed_step: string | null;
+      error: { code: string; message: string } | null;
+      step_results: { step_id: string; error: { code: string; message: string } | null }[];
+    }[]
+  >(team.daemons[0]!, 'GET', path);
+  return runs.map((run) => {
+    const step = run.step_results.find((result) => result.step_id === run.failed_step);
+    return (
+      `${run.execution_id}: step ${run.failed_step ?? '-'}: ${run.error?.code ?? '-'} ` +
+      `(${(step?.error ?? run.error)?.message ?? ''})`
+    );
+  });
 }
 
 /** EVENTS events published through the daemons in turn; sustained deliveries/s at the receiver. */
@@ -315,6 +340,7 @@ async function measureDeliveries(team: Team, offset: number): Promise<Figures> {
     perSecond: arrivals > 1 ? (arrivals * 1000) / (lastAt - firstAt) : 0,
     p99: undefined,
     operations: arrivals,
+    failed: 0,
     seconds,
     cpu,
   };
@@ -357,7 +383,9 @@ async function release(team: Partial<Team> & { daemons: Daemon[] }): Promise<voi
 interface TeamResult {
   runs: Figures[];
   deliveries: Figures[];
-  settled: { runs: number; calls: number };
+  settled: { runs: number; calls: number } | undefined;
+  /** Stored errors of runs that failed, when some did. */
+  failures: string[];
   load: number[];
 }
 
@@ -373,7 +401,8 @@ async function benchTeam(cluster: Cluster): Promise<TeamResult> {
     const result: TeamResult = {
       runs: [],
       deliveries: [],
-      settled: { runs: 0, calls: 0 },
+      settled: undefined,
+      failures: [],
       load: [],
     };
     // A first delivery round on one daemon, forgotten: JIT, connections.
@@ -393,6 +422,10 @@ async function benchTeam(cluster: Cluster): Promise<TeamResult> {
         result.deliveries.push(deliveries);
         process.stdout.write(` ${deliveries.perSecond.toFixed(0)}\n`);
       }
+    }
+    if (result.runs.some((figures) => figures.failed > 0)) {
+      result.failures = await failedRuns(team);
+      return result;
     }
     const first = team.daemons[0]!;
     result.settled = await settleRuns(
@@ -449,7 +482,12 @@ function rowsOf(figures: Figures[], withP99: boolean): string[][] {
     rows.push([
       String(count),
       fixed(rate),
-      ...(withP99 ? [fixed(Math.max(...mine.map((figure) => figure.p99 ?? Number.NaN)), 0)] : []),
+      ...(withP99
+        ? [
+            fixed(Math.max(...mine.map((figure) => figure.p99 ?? Number.NaN)), 0),
+            String(mine.reduce((sum, figure) => sum + figure.failed, 0)),
+          ]
+        : []),
       `${perOp(main)} / ${perOp(worker)} / ${perOp(other)}`,
       perOp(postgres),
       each,
@@ -465,7 +503,7 @@ function printTeam(result: TeamResult): void {
   const header = (measure: string, withP99: boolean) => [
     'daemons',
     measure,
-    ...(withP99 ? ['p99 ms'] : []),
+    ...(withP99 ? ['p99 ms', 'failed'] : []),
     'daemon CPU µs/op: main / PG worker / GC+rest',
     'PG CPU µs/op',
     'cores: each daemon',
@@ -479,9 +517,12 @@ function printTeam(result: TeamResult): void {
   console.log(
     `  ${cpus().length} cores; load average (1 min) at each configuration: ` +
       `${result.load.map((value) => value.toFixed(1)).join(', ')}; ` +
-      `runs completed / webhook calls: ${result.settled.runs} / ${result.settled.calls}; ` +
+      (result.settled
+        ? `runs completed / webhook calls: ${result.settled.runs} / ${result.settled.calls}; `
+        : '') +
       `every event delivered exactly once`,
   );
+  for (const failure of result.failures) console.log(`  FAILED run ${failure}`);
 }
 
 const teamCase: BenchCase = {
