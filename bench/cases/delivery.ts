@@ -124,10 +124,15 @@ function checkPublished(published: Published, count: number, failure: unknown): 
 }
 
 /**
- * Publishes `count` agent.created events, settings.deliveryConcurrency requests in flight (a
- * closed loop: each publisher sends its next event once the last is acknowledged).
+ * Publishes `count` agent.created events, `concurrency` (settings.deliveryConcurrency) requests
+ * in flight (a closed loop: each publisher sends its next event once the last is acknowledged).
  */
-export async function publishEvents(ctx: DaemonContext, count: number, offset: number) {
+export async function publishEvents(
+  ctx: DaemonContext,
+  count: number,
+  offset: number,
+  concurrency = settings.deliveryConcurrency,
+) {
   const published = startPublishing();
   let next = 0;
   let failure: unknown;
@@ -142,9 +147,7 @@ export async function publishEvents(ctx: DaemonContext, count: number, offset: n
       }
     }
   };
-  await Promise.all(
-    Array.from({ length: Math.min(settings.deliveryConcurrency, count) }, () => worker()),
-  );
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, () => worker()));
   checkPublished(published, count, failure);
   return published;
 }
@@ -322,7 +325,7 @@ async function runDrain(
 }
 
 /** The receiver's report read against what this run published. */
-function arrivalsOf(report: ReceiverAnswer<'report'>, published: Published) {
+export function arrivalsOf(report: ReceiverAnswer<'report'>, published: Pick<Published, 'acks'>) {
   const firstArrival = new Map<string, number>();
   let duplicates = 0;
   let unexpected = report.withoutId;

@@ -226,6 +226,7 @@ export function buildServices(
     new TimerRepository(db, cluster.shared ? cluster.id : undefined),
     clock,
     log,
+    notices,
   );
   const workspaces = new WorkspaceService(db, new WorkspaceRepository(db), settings, clock);
   workspaces.bootstrap();

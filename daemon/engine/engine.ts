@@ -68,7 +68,7 @@ export interface EngineDeps {
 const IDLE_WAIT_MS = 10_000;
 
 export class WorkflowEngine {
-  private readonly inFlight = new InFlight();
+  private readonly inFlight: InFlight;
   private readonly changes: RunChanges;
   private readonly waiters: Waiters;
   private readonly runViews: RunViews;
@@ -78,6 +78,7 @@ export class WorkflowEngine {
 
   constructor(private readonly deps: EngineDeps) {
     const notices = deps.notices ?? ALONE;
+    this.inFlight = new InFlight(notices);
     this.changes = new RunChanges(deps.hooks, notices);
     notices.on('run', (payload) => this.heard(payload));
     const { inFlight, changes } = this;

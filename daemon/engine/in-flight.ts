@@ -4,25 +4,39 @@
 import { EventEmitter, once } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
+import { HeldElsewhere } from '../cluster/held-elsewhere.js';
+import { ALONE, type TeamNotices } from '../store/team-notices.js';
 
 export class InFlight {
   private readonly running = new Map<string, Promise<void>>();
   /** Steps in flight that wait for a later time on the daemon clock (see idle()). */
   private readonly onClock = new Set<string>();
   private readonly changes = new EventEmitter<{ 'on-clock': [] }>();
+  /** Team mode: steps another daemon of the sandbox holds so (svc settle leaves them out). */
+  private readonly elsewhere: HeldElsewhere;
+
+  constructor(notices: TeamNotices = ALONE) {
+    this.elsewhere = new HeldElsewhere(notices, 'step');
+  }
 
   has(executionId: string, actKey: string): boolean {
     return this.running.has(key(executionId, actKey));
   }
 
-  /** The step is in flight but waits for a later time on the daemon clock (untilDue). */
+  /**
+   * The step is in flight but waits for a later time on the daemon clock (untilDue), here or,
+   * in team mode, on another daemon of the sandbox.
+   */
   heldOnClock(executionId: string, actKey: string): boolean {
-    return this.onClock.has(key(executionId, actKey));
+    const id = key(executionId, actKey);
+    return this.onClock.has(id) || this.elsewhere.has(id);
   }
 
   /** Holds the step's run until it settles. */
   track(executionId: string, actKey: string, run: Promise<void>): void {
     const id = key(executionId, actKey);
+    // Run here now (a daemon that held it was taken over): its old hold is past.
+    this.elsewhere.forget(id);
     this.running.set(
       id,
       run.finally(() => this.running.delete(id)),
@@ -33,8 +47,12 @@ export class InFlight {
   untilDue<T>(executionId: string, actKey: string, waiting: Promise<T>): Promise<T> {
     const id = key(executionId, actKey);
     this.onClock.add(id);
+    this.elsewhere.tell(id, true);
     this.changes.emit('on-clock');
-    return waiting.finally(() => this.onClock.delete(id));
+    return waiting.finally(() => {
+      this.onClock.delete(id);
+      this.elsewhere.tell(id, false);
+    });
   }
 
   /**

@@ -16,7 +16,11 @@ export type TeamTopic =
   /** Keys or OAuth tokens changed (payload ''): drop the credential cache. */
   | 'credentials'
   /** Rows of a cached table changed (payload: the cache's name): drop that cache. */
-  | 'rows';
+  | 'rows'
+  /** A timer was stored for later (payload: its due time on the sandbox clock): wake for it. */
+  | 'timer'
+  /** Work started or stopped waiting on the sandbox clock (cluster/held-elsewhere.ts). */
+  | 'held';
 
 type Listener = (payload: string) => void | Promise<void>;
 

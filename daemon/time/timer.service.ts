@@ -7,8 +7,13 @@
 // A handler whose work the disk cannot store (full) has not failed: its timer stays due as it
 // is, not counted as an attempt, and is tried again after a real-time pause until it is stored,
 // so work that fell due while the disk was full runs once space is freed, without a clock move.
+// Team mode: a timer stored for later is told to the sandbox's other daemons (a notice sent with
+// the transaction's commit), whose real-time wake-ups then know it as well: it runs on time on
+// whichever daemon claims it, also when the daemon that stored it died meanwhile.
 import { newId } from '../../shared/ids.js';
+import { HeldElsewhere } from '../cluster/held-elsewhere.js';
 import { isStorageFull } from '../store/storage-full.js';
+import { ALONE, type TeamNotices } from '../store/team-notices.js';
 import type { Clock } from './clock.js';
 import type { TimerRepository, TimerRow } from './timer.repository.js';
 import { WakeUp } from './wake-up.js';
@@ -79,13 +84,25 @@ export class TimerService {
   private readonly refused = new Set<string>();
   private spaceRetry: NodeJS.Timeout | undefined;
   private spaceTries = 0;
+  /** The due time the real-time wake-up is set for (Infinity: none). */
+  private wakeAt = Infinity;
+  /** Team mode: timers whose handlers another daemon has parked (svc settle leaves them out). */
+  private readonly parkedElsewhere: HeldElsewhere;
 
   constructor(
     private readonly repo: TimerRepository,
     private readonly clock: Clock,
     private readonly log: TimerLogger,
+    /** Team mode: tells the other daemons of timers stored for later, and hears theirs. */
+    private readonly notices?: TeamNotices,
   ) {
     this.wakeUp = new WakeUp(clock, () => void this.runDue());
+    this.parkedElsewhere = new HeldElsewhere(notices ?? ALONE, 'timer');
+    notices?.on('timer', (payload) => this.heardTimer(Number(payload)));
+    // Notices were missed while the listening connection was away: look at the table again.
+    notices?.onResync(() => {
+      if (this.armed) void this.runDue();
+    });
   }
 
   register(kind: string, handler: TimerHandler): void {
@@ -127,8 +144,18 @@ export class TimerService {
     } else {
       this.dirty = true;
       if (this.armed) this.arm();
+      // Sent with the caller's commit (dropped with its rollback); none on SQLite.
+      this.notices?.notify('timer', String(dueAt));
     }
     return row.id;
+  }
+
+  /** Another daemon stored a timer due at `dueAt`: wake for it if that is sooner than planned. */
+  private heardTimer(dueAt: number): void {
+    if (!this.armed || !Number.isFinite(dueAt) || dueAt >= this.wakeAt) return;
+    this.dirty = true;
+    this.wakeAt = dueAt;
+    this.wakeUp.at(dueAt);
   }
 
   /** Removes every pending timer of an owner (an indexed delete; call it in the owner's transaction). */
@@ -154,7 +181,7 @@ export class TimerService {
     const skip = new Set([...this.parked, ...this.done]);
     return this.repo
       .due(this.clock.now(), limit + skip.size)
-      .filter((row) => !skip.has(row.id))
+      .filter((row) => !skip.has(row.id) && !this.parkedElsewhere.has(row.id))
       .slice(0, limit)
       .map((row) => ({
         id: row.id,
@@ -184,6 +211,7 @@ export class TimerService {
     this.ready.clear();
     this.staged.clear();
     this.wakeUp.cancel();
+    this.wakeAt = Infinity;
     clearTimeout(this.spaceRetry);
     this.spaceRetry = undefined;
     this.refused.clear();
@@ -300,6 +328,8 @@ export class TimerService {
 
   private launch(row: TimerRow): boolean {
     if (this.inFlight.has(row.id)) return false;
+    // Run here now (the daemon that parked it was taken over): its old hold is past.
+    this.parkedElsewhere.forget(row.id);
     const run = this.fire(row).finally(() => {
       this.inFlight.delete(row.id);
       // A parked handler may finish after its pass ended: a new pass deletes its timer.
@@ -324,8 +354,12 @@ export class TimerService {
         dueAt: row.due_at,
         untilDue: (waiting) => {
           this.parked.add(row.id);
+          this.parkedElsewhere.tell(row.id, true);
           this.poke();
-          return waiting.finally(() => this.parked.delete(row.id));
+          return waiting.finally(() => {
+            this.parked.delete(row.id);
+            this.parkedElsewhere.tell(row.id, false);
+          });
         },
       });
       // Deleted with the others of this pass; a crash before that runs it again (at-least-once).
@@ -388,6 +422,7 @@ export class TimerService {
     const next = waiting
       ? this.repo.nextClaimableAfter(this.clock.now())
       : this.repo.nextClaimableAt();
+    this.wakeAt = next ?? Infinity;
     if (next === undefined) this.wakeUp.cancel();
     else this.wakeUp.at(next);
   }

@@ -84,6 +84,8 @@ export class PostgresDb implements Db {
     const { script, eval: isEval } = workerScript('worker', import.meta.url);
     this.worker = new Worker(script, {
       eval: isEval,
+      // The thread's name in /proc (`svc-postgres`), so its CPU can be told from the main thread's.
+      name: 'svc-postgres',
       workerData: { config, port: channel.port2, notices: noticeChannel.port2 },
       transferList: [channel.port2, noticeChannel.port2],
     });
