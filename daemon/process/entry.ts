@@ -9,7 +9,11 @@ const signals = new StopSignals().install();
 const { runDaemonProcess } = await import('./daemon-process.js');
 const code = await runDaemonProcess(signals, {
   foreground: false,
-  send: (message) => process.send?.(message),
+  // The CLI that spawned it may have stopped listening (it gave up waiting, or was interrupted):
+  // a message it cannot take is dropped, never an unhandled 'error' that ends a started daemon.
+  send: (message) => {
+    if (process.connected) process.send!(message, undefined, undefined, () => undefined);
+  },
 });
 // Exits at once rather than when the event loop has drained: a natural exit first closes the
 // signal handlers, and a supervisor's late signal would then kill a daemon already stopped.
