@@ -29,4 +29,8 @@ export const SKIPPED_TESTS = {
     'plants an svc.db in a data dir (the same state in a snapshot is refused on both stores)',
   "--drop-secrets drops a secret with '/' in its name and workspace id":
     'reads the imported rows back from svc.db (the import itself is the same on both stores)',
+  'authentication refuses a standard key with no workspace: 401 invalid_token, in any workspace':
+    "plants its key with no workspace by editing svc.db's api_keys (the refusal itself is the store's row, read the same way on both stores)",
+  "a hostile workflow id in a real daemon's store is offered by no shell, and runs in none":
+    "plants its hostile workflow id by editing svc.db's workflows (the completion and the shells read it through the API on both stores)",
 };
