@@ -15,6 +15,10 @@ export const SKIPPED_FILES = {
 export const SKIPPED_TESTS = {
   'zip-bomb DOCX files are refused with 413 and do not grow the database':
     'measures the size of svc.db and its WAL',
+  'a hook body read by ten agent steps is stored once; each step sees it whole':
+    "opens svc.db to measure the growth of its used pages (on PostgreSQL the server compresses the test's repeated text, so a size there would not count copies)",
+  'a run past 10,000,000 interpolated characters fails at the step that crosses it':
+    "opens svc.db to measure the growth of its used pages (on PostgreSQL the server compresses the test's repeated text, so a size there would not count copies)",
   'with 100,000 executions the agent page answers at once':
     'writes its 100,000 rows straight into svc.db',
   'the database holds no plaintext webhook secret or credentials; deliveries verify with the secret from create':
@@ -29,4 +33,8 @@ export const SKIPPED_TESTS = {
     'plants an svc.db in a data dir (the same state in a snapshot is refused on both stores)',
   "--drop-secrets drops a secret with '/' in its name and workspace id":
     'reads the imported rows back from svc.db (the import itself is the same on both stores)',
+  'authentication refuses a standard key with no workspace: 401 invalid_token, in any workspace':
+    "plants its key with no workspace by editing svc.db's api_keys (the refusal itself is the store's row, read the same way on both stores)",
+  "a hostile workflow id in a real daemon's store is offered by no shell, and runs in none":
+    "plants its hostile workflow id by editing svc.db's workflows (the completion and the shells read it through the API on both stores)",
 };

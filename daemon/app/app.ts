@@ -248,8 +248,11 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     oauth: services.oauth,
     fixtures: services.fixtures,
     state: {
-      export: (file, force) =>
-        writeSnapshot(
+      export: (file, force) => {
+        // The keys' last-use times held in memory go into the snapshot too, or the imported
+        // sandbox lists a key as used up to a minute earlier than the one it came from.
+        services.keys.usage.flush();
+        return writeSnapshot(
           services.db,
           file,
           { svcVersion: VERSION, environment: options.environment, createdAt: clock.iso() },
@@ -257,7 +260,8 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
             dataDir: options.dataDir,
             force,
           },
-        ),
+        );
+      },
       swap: options.storeSwap,
     },
     faults: services.faults,

@@ -125,7 +125,9 @@ test('a daemon killed with SIGKILL: the next start takes the stale lock over at 
 
 test('a lock and runtime file naming a live process that is no svc daemon are taken over; stop leaves that process alone', async (t) => {
   const dir = dataDir(t);
-  const stranger = spawn('sleep', ['60'], { stdio: 'ignore' });
+  // Alive until the teardown kills it: a `sleep 60` ended on its own, exit 0, when a daemon
+  // start and stop under load took longer than that (it read as "signalled").
+  const stranger = spawn('sleep', ['infinity'], { stdio: 'ignore' });
   t.teardown(() => stranger.kill());
   const pid = stranger.pid!;
   writeFileSync(join(dir, 'daemon.lock'), String(pid));

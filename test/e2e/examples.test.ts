@@ -25,12 +25,16 @@ function linkSvc(example: string): string {
   return dir;
 }
 
-/** The environment without the caller's SVC_* settings (the examples must not depend on them). */
+/**
+ * The environment without the caller's SVC_* settings (the examples must not depend on them),
+ * but for SVC_STORE_URL, as svcEnv keeps it: on the PostgreSQL pass the examples' sandboxes
+ * (createSandbox honours it) live there too.
+ */
 function cleanEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { NO_COLOR: '1', FORCE_COLOR: '0' };
   for (const [name, value] of Object.entries(process.env)) {
-    if (!name.startsWith('SVC_') && !name.startsWith('AVA_') && name !== 'NODE_OPTIONS')
-      env[name] = value;
+    const svc = name.startsWith('SVC_') && name !== 'SVC_STORE_URL';
+    if (!svc && !name.startsWith('AVA_') && name !== 'NODE_OPTIONS') env[name] = value;
   }
   return env;
 }

@@ -4,7 +4,7 @@
 // log lines, and nothing it acknowledged is lost. Only a third signal forces the exit.
 import test from 'ava';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -37,18 +37,48 @@ function startForeground(dataDir: string): Foreground {
 }
 
 /**
- * Once the foreground CLI `pid` is loading the daemon, which runs inside it: its store's native
- * module (better-sqlite3's binary) is mapped into the process (Linux /proc). Before the CLI's JavaScript
- * runs, Node's own start-up has only the default action for a signal, in any process.
+ * Once the foreground CLI `pid` is loading the daemon, which runs inside it: it opens its store.
+ * On SQLite, the store's native module (better-sqlite3's binary, loaded by the first open) is
+ * mapped into the process (Linux /proc); on PostgreSQL (SVC_STORE_URL, the e2e pass there),
+ * which loads no native module, the process holds a TCP connection to the server's port. Before
+ * the CLI's JavaScript runs, Node's own start-up has only the default action for a signal, in
+ * any process.
  */
 async function daemonLoading(pid: number): Promise<void> {
+  const store = process.env.SVC_STORE_URL;
+  const opened = store
+    ? () => connectedTo(pid, Number(new URL(store).port || 5432))
+    : () =>
+        // better-sqlite3 13 maps its prebuilt binary (node_modules/better-sqlite3/prebuilds/...).
+        readFileSync(`/proc/${pid}/maps`, 'utf8').includes('/better-sqlite3/');
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
-    // better-sqlite3 13 maps its prebuilt binary (node_modules/better-sqlite3/prebuilds/...).
-    if (readFileSync(`/proc/${pid}/maps`, 'utf8').includes('/better-sqlite3/')) return;
+    if (opened()) return;
     await sleep(5);
   }
   throw new Error('the foreground CLI did not load the daemon within 30 s');
+}
+
+/** Whether process `pid` has a TCP connection to `port` (its sockets' inodes in /proc/net/tcp*). */
+function connectedTo(pid: number, port: number): boolean {
+  const inodes = new Set<string>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+      const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+      if (inode) inodes.add(inode);
+    } catch {
+      // closed meanwhile
+    }
+  }
+  const hex = port.toString(16).toUpperCase().padStart(4, '0');
+  return ['tcp', 'tcp6'].some((table) =>
+    readFileSync(`/proc/${pid}/net/${table}`, 'utf8')
+      .split('\n')
+      .slice(1)
+      .map((line) => line.trim().split(/\s+/))
+      .some((fields) => fields[2]?.endsWith(`:${hex}`) && inodes.has(fields[9] ?? '')),
+  );
 }
 
 /** The daemon's URL once it answers /healthz (its runtime file names it). */

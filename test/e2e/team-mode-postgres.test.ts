@@ -8,9 +8,10 @@ import test from 'ava';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { assertExit, runCli, startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { control } from '../helpers/api.js';
 import { psql, throwawayPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { activeAgent, apiFor } from '../helpers/workflows.js';
+import { activeAgent, apiFor, createWorkflow } from '../helpers/workflows.js';
 import { dataDirSandbox } from '../../shared/store-url.js';
 
 let pg: Required<TestPostgres>;
@@ -211,5 +212,146 @@ test.serial(
     // svc state reset on PostgreSQL: an empty sandbox, which then works as a new one does.
     assertExit(t, await team.cli(['state', 'reset', '--yes']), 0);
     t.deepEqual(await agentNames(team), []);
+  },
+);
+
+test.serial(
+  'svc state export|import between the stores, both ways: workflows, runs (a waiting one completes after each move), webhooks and keys list the same',
+  async (t) => {
+    const lite = await daemonOn('');
+    const { workspaceId } = await lite.operator();
+    const api = await apiFor(lite, workspaceId);
+    const agent = await activeAgent(api, { name: 'Mover' });
+    const quick = await createWorkflow(api, {
+      name: 'Replies',
+      status: 'active',
+      steps: [
+        {
+          id: 'reply',
+          name: 'Reply',
+          type: 'agent_action',
+          agent_id: agent.id,
+          config: { action: 'reply' },
+        },
+      ],
+    });
+    const slow = await createWorkflow(api, {
+      name: 'Waits an hour',
+      status: 'active',
+      settings: { timeout_seconds: 86_400 },
+      steps: [{ id: 'pause', name: 'Pause', type: 'wait', config: { duration_seconds: 3600 } }],
+    });
+    const hook = await api('POST', '/webhooks', {
+      url: 'https://example.com/hook',
+      events: ['workflow.deleted'],
+    });
+    t.is(hook.status, 201, JSON.stringify(hook.body));
+    const minted = await lite.cli([
+      'keys',
+      'create',
+      '--name',
+      'ci',
+      '--scopes',
+      'workflows:read workflows:execute',
+      '--json',
+    ]);
+    assertExit(t, minted, 0);
+    const ci = { key: minted.json().key as string, tenant: workspaceId };
+
+    const execute = async (daemon: TestDaemon, workflow: string, n: number) => {
+      const run = await daemon.callJson(
+        'POST',
+        `/v1/workflows/${workflow}/execute`,
+        { input: { n } },
+        ci,
+      );
+      t.is(run.status, 202, run.text);
+      return run.body.data.execution_id as string;
+    };
+    const waitFor = async (daemon: TestDaemon, run: string) =>
+      assertExit(t, await daemon.cli(['workflows', 'wait', run]), 0);
+    await waitFor(lite, await execute(lite, quick, 1));
+    const parked = await execute(lite, slow, 2);
+    // Nothing in flight: the parked run's timer is stored before the snapshot is taken.
+    assertExit(t, await lite.cli(['settle']), 0);
+
+    // Listed by REST and the control channel (a CLI process per list is slow on a loaded
+    // machine); keys without the operator's, which an import mints anew.
+    const listings = async (daemon: TestDaemon) => {
+      const credential = await control<{ key: string }>(daemon, 'auth.operatorCredential');
+      const list = async (path: string) => {
+        const listed = await daemon.callJson('GET', `/v1${path}`, undefined, {
+          key: credential.key,
+          tenant: workspaceId,
+        });
+        t.is(listed.status, 200, listed.text);
+        return listed.body.data;
+      };
+      const [agents, workflows, quickRuns, slowRuns, webhooks, events, keys] = await Promise.all([
+        list('/agents?limit=100'),
+        list('/workflows?limit=100'),
+        list(`/workflows/${quick}/executions?limit=100`),
+        list(`/workflows/${slow}/executions?limit=100`),
+        list('/webhooks?limit=100'),
+        list('/events?limit=100'),
+        control<{ name: string }[]>(daemon, 'keys.list'),
+      ]);
+      const runs = [quickRuns, slowRuns];
+      return {
+        agents,
+        workflows,
+        runs,
+        webhooks,
+        events,
+        keys: keys.filter((k) => k.name === 'ci'),
+      };
+    };
+    const moved = async (from: TestDaemon, to: TestDaemon) => {
+      const file = join(tempDir('svc-pg-move-'), 'moved.svc');
+      assertExit(t, await from.cli(['state', 'export', file]), 0);
+      assertExit(t, await to.cli(['state', 'import', file]), 0);
+      const [there, here] = await Promise.all([listings(to), listings(from)]);
+      t.deepEqual(there, here);
+    };
+
+    // SQLite -> PostgreSQL: the same listings, the key works, the parked run completes there.
+    const key = join(tempDir('svc-pg-movekey-'), 'key');
+    copyFileSync(join(lite.dataDir, 'secret.key'), key);
+    const team = await daemonOn(pg.url, ['--secret-key-file', key]);
+    await moved(lite, team);
+    const onTeam = await listings(team);
+    t.is(onTeam.keys.length, 1);
+    t.deepEqual(
+      onTeam.runs.map((runs: { status: string }[]) => runs.map((run) => run.status)),
+      [['completed'], ['running']],
+    );
+    await team.advance('2h');
+    await waitFor(team, parked);
+
+    // PostgreSQL -> SQLite, with a run parked on PostgreSQL: it completes on SQLite.
+    const parkedOnTeam = await execute(team, slow, 3);
+    assertExit(t, await team.cli(['settle']), 0);
+    const local = await daemonOn('', ['--secret-key-file', key]);
+    await moved(team, local);
+    await local.advance('2h');
+    await waitFor(local, parkedOnTeam);
+    const ends = await local.cli([
+      'events',
+      'list',
+      '--type',
+      'workflow.execution.completed',
+      '--limit',
+      '100',
+      '--json',
+    ]);
+    assertExit(t, ends, 0);
+    t.deepEqual(
+      (ends.json().data as { data: { execution_id?: string; id?: string } }[])
+        .map((event) => event.data.execution_id ?? event.data.id)
+        .filter((id) => id === parked || id === parkedOnTeam)
+        .sort(),
+      [parked, parkedOnTeam].sort(),
+      'each parked run completed once',
+    );
   },
 );
