@@ -7,6 +7,7 @@ import { type TestDaemon } from '../helpers/daemon.js';
 import { type Receiver } from '../helpers/receiver.js';
 import { activeAgent, createWorkflow, waitStep, type Api } from '../helpers/workflows.js';
 import {
+  dashboardLoginUrl,
   screenshot,
   seriousViolations,
   startDashboardBench,
@@ -52,12 +53,10 @@ test.before(async () => {
     ids.del = deliveries.body.data[0]?.id;
     if (!ids.del) await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  const { login_url } = (await d.cli(['dashboard', '--no-open', '--json'])).json() as {
-    login_url: string;
-  };
+  const loginUrl = await dashboardLoginUrl(d);
   const context = await browser.newContext({ viewport: { width: WIDTH, height: 800 } });
   page = await context.newPage();
-  await page.goto(login_url);
+  await page.goto(loginUrl);
   await page.locator('main h1', { hasText: 'Overview' }).waitFor();
 });
 
