@@ -78,9 +78,14 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   );
 }
 
+/** Whether screenshot() saves anything: not when SVC_SCREENSHOTS=0 (the gate sets it). */
+export function screenshotsWanted(): boolean {
+  return process.env.SVC_SCREENSHOTS !== '0';
+}
+
 /** Saves the page as test-results/dashboard/NAME.png, unless SVC_SCREENSHOTS=0 (the gate). */
 export async function screenshot(page: Page, name: string): Promise<void> {
-  if (process.env.SVC_SCREENSHOTS === '0') return;
+  if (!screenshotsWanted()) return;
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`) });
 }
