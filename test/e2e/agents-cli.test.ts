@@ -6,6 +6,8 @@ import test, { type ExecutionContext } from 'ava';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createAgent as createAgentOverApi } from '../helpers/agents.js';
+import { apiCaller } from '../helpers/api.js';
 import { startDaemon, type CliResult, type TestDaemon } from '../helpers/daemon.js';
 import { buildDocx, buildPdf } from '../helpers/documents.js';
 import type { AgentView as Agent } from '../../shared/schemas/agents.js';
@@ -53,6 +55,18 @@ function failed(t: ExecutionContext, result: CliResult, code: string): Record<st
 
 function usage(t: ExecutionContext, result: CliResult): void {
   t.is(result.code, 2, `exit ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
+}
+
+/**
+ * An agent in `ws` over the REST API, as `createAgent` makes it (type custom, retail-v1) at this
+ * autonomy level, deployed unless `deploy` is false: setup for the tests whose subject is another
+ * command (`svc agents create` and `deploy` are the first test's, which keeps them on the CLI).
+ */
+async function agentOverApi(ws: string, autonomy: string, deploy = true): Promise<{ id: string }> {
+  const { key } = await d.operator();
+  const call = apiCaller(() => ({ daemon: d, key, tenant: ws }));
+  const fields = { name: 'CLI Agent', type: 'custom', autonomy_level: autonomy };
+  return { id: await createAgentOverApi(call, fields, deploy) };
 }
 
 async function createAgent(ws: string, ...extra: string[]): Promise<Agent> {
@@ -183,7 +197,7 @@ test('create from -f FILE with flags overriding it; API errors exit 1 with the e
 
 test('usage errors exit 2: missing flags, bad JSON flags, missing arguments, unknown subcommands', async (t) => {
   const ws = await workspace('CLI usage');
-  const agent = await createAgent(ws);
+  const agent = await agentOverApi(ws, 'L2', false);
   usage(t, await svc(ws, 'agents', 'create', '--ontology', 'retail-v1'));
   usage(t, await svc(ws, 'agents', 'create', '--name', 'X'));
   usage(
@@ -215,7 +229,7 @@ test('usage errors exit 2: missing flags, bad JSON flags, missing arguments, unk
 
 test('execute --wait, execution, approve and reject', async (t) => {
   const ws = await workspace('CLI execute');
-  const agent = await createAgent(ws, '--autonomy', 'L2');
+  const agent = await agentOverApi(ws, 'L2', false);
   const training = failed(
     t,
     await execute(ws, agent.id, 'Where is my order?', '--wait'),
@@ -254,8 +268,7 @@ test('execute --wait, execution, approve and reject', async (t) => {
     'execution_not_found',
   );
 
-  const l3 = await createAgent(ws, '--autonomy', 'L3');
-  ok(t, await svc(ws, 'agents', 'deploy', l3.id));
+  const l3 = await agentOverApi(ws, 'L3');
   const completed = ok(t, await execute(ws, l3.id, 'Where is my order?', '--wait'));
   t.is(completed.status, 'completed');
   const human = await d.cli([
@@ -274,8 +287,7 @@ test('execute --wait, execution, approve and reject', async (t) => {
 
 test('messages --send, messages (history) and analytics', async (t) => {
   const ws = await workspace('CLI messages');
-  const agent = await createAgent(ws, '--autonomy', 'L3');
-  ok(t, await svc(ws, 'agents', 'deploy', agent.id));
+  const agent = await agentOverApi(ws, 'L3');
 
   const reply = ok(
     t,
@@ -352,8 +364,7 @@ test('messages --send, messages (history) and analytics', async (t) => {
 
 test('knowledge upload, list and delete; the uploaded passage is quoted', async (t) => {
   const ws = await workspace('CLI knowledge');
-  const agent = await createAgent(ws, '--autonomy', 'L3');
-  ok(t, await svc(ws, 'agents', 'deploy', agent.id));
+  const agent = await agentOverApi(ws, 'L3');
   const passage = 'Returns are accepted within thirty days with the original receipt.';
   const pdf = join(files, 'returns.pdf');
   writeFileSync(pdf, buildPdf(passage));
@@ -409,8 +420,7 @@ test('knowledge upload, list and delete; the uploaded passage is quoted', async 
 
 test('stub add (result, fail, delay), list and clear', async (t) => {
   const ws = await workspace('CLI stubs');
-  const agent = await createAgent(ws, '--autonomy', 'L3');
-  ok(t, await svc(ws, 'agents', 'deploy', agent.id));
+  const agent = await agentOverApi(ws, 'L3');
   const result = { action: 'lookup_order', output: 'Order 9 shipped.', confidence: 0.9 };
 
   const stubAdd = (...args: string[]) => svc(ws, 'agents', 'stub', 'add', agent.id, ...args);

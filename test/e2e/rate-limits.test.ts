@@ -2,11 +2,11 @@
 // tier's burst and per-minute buckets per credential, the per-operation auth.me bucket per
 // workspace, the 429 body in both forms, and an unlimited-looking enterprise workspace.
 //
-// Windows are aligned on the daemon clock, so each test sets the sandbox clock, frozen, to a
-// whole second and fires its requests in that second, however long they take to be answered:
-// no test depends on where real time happens to be, nor on the machine's speed (on PostgreSQL,
-// where each request counts in a transaction, fifty requests took more than a second under
-// load on a ticking clock, and the next second's burst bucket held the late ones).
+// Windows are aligned on the daemon clock, so each test sets the sandbox clock, frozen, to the
+// instants it wants (through the control channel) and fires its requests there: a batch lands
+// in one window however long the machine takes to send it (under load, 50 requests took over a
+// second and spilled into the next window while the clock ticked). No test depends on where
+// real time happens to be, or on how fast it passes.
 import test, { type ExecutionContext } from 'ava';
 import { startDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { control } from '../helpers/api.js';
@@ -31,23 +31,17 @@ test.after.always(async () => {
   await daemon?.stop();
 });
 
-/** Sets the daemon clock to an exact instant (it keeps ticking from there). */
+/** Sets the daemon clock to an exact instant, frozen there until the next set or advance. */
 async function setClock(epochMs: number): Promise<void> {
   await control(daemon, 'clock.set', { to: new Date(epochMs).toISOString(), frozen: true });
 }
 
+/**
+ * A key in a new workspace of this tier, both made over the control channel (what `svc
+ * workspaces create --tier` and `svc keys create` do, tested in cli-operator.test.ts).
+ */
 async function workspaceKey(tier: string, scopes = 'admin'): Promise<string> {
-  const created = await daemon.cli([
-    'workspaces',
-    'create',
-    '--name',
-    `${tier} workspace`,
-    '--tier',
-    tier,
-    '--json',
-  ]);
-  if (created.code !== 0) throw new Error(`workspaces create failed: ${created.stderr}`);
-  const workspace = created.json<{ id: string }>().id;
+  const workspace = await daemon.createWorkspace(`${tier} workspace`, tier);
   return (await daemon.createKey(scopes, { workspace })).key;
 }
 
@@ -195,24 +189,13 @@ test.serial(
     await setClock(start + 30_000);
     t.is((await daemon.request('/v1/auth/me', { key })).status, 429, 'same minute: still limited');
 
-    const advanced = await daemon.cli(['clock', 'advance', '1m', '--json']);
-    t.is(advanced.code, 0, advanced.stderr);
+    await daemon.advance('1m'); // the CLI's clock advance is the first test's
     t.is((await daemon.request('/v1/auth/me', { key })).status, 200, 'next minute: fine again');
   },
 );
 
 test.serial('auth.me is 60/minute per workspace even on business (300/min)', async (t) => {
-  const created = await daemon.cli([
-    'workspaces',
-    'create',
-    '--name',
-    'Business',
-    '--tier',
-    'business',
-    '--json',
-  ]);
-  t.is(created.code, 0, created.stderr);
-  const workspace = created.json<{ id: string }>().id;
+  const workspace = await daemon.createWorkspace('Business', 'business');
   const key = (await daemon.createKey('admin', { workspace })).key;
   const second = (await daemon.createKey('admin', { workspace, name: 'second' })).key;
 
@@ -238,8 +221,7 @@ test.serial('auth.me is 60/minute per workspace even on business (300/min)', asy
   t.is(events.status, 200, events.text);
   assertRateHeaders(t, events);
 
-  const advanced = await daemon.cli(['clock', 'advance', '1m', '--json']);
-  t.is(advanced.code, 0, advanced.stderr);
+  await daemon.advance('1m');
   t.is((await daemon.request('/v1/auth/me', { key })).status, 200);
 });
 

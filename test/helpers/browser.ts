@@ -1,10 +1,12 @@
 // Browser tests: Debian's Chromium driven by playwright-core (its own browser download cannot
 // work offline), axe-core run inside the page, and 1280x800 screenshots for reviewers. Without
-// Chromium the tests fail, naming the install command: they never skip silently.
+// Chromium the tests fail, naming the install command: they never skip silently. The gate
+// (scripts/test.mjs) sets SVC_SCREENSHOTS=0: the screenshots are for a person to look at.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { control } from './api.js';
 import { ROOT, startDaemon, type TestDaemon } from './daemon.js';
 import { startReceiver, type Receiver } from './receiver.js';
 import { apiFor, type Api } from './workflows.js';
@@ -76,23 +78,39 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   );
 }
 
+/** Whether screenshot() saves anything: not when SVC_SCREENSHOTS=0 (the gate sets it). */
+export function screenshotsWanted(): boolean {
+  return process.env.SVC_SCREENSHOTS !== '0';
+}
+
+/** Saves the page as test-results/dashboard/NAME.png, unless SVC_SCREENSHOTS=0 (the gate). */
 export async function screenshot(page: Page, name: string): Promise<void> {
+  if (!screenshotsWanted()) return;
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`) });
 }
 
 /**
- * A 1280x800 page logged in through the one-time link `svc dashboard --no-open --json` prints,
- * on the Overview.
+ * A one-time login link for the dashboard, asked over the control channel as `svc dashboard
+ * --no-open --json` asks it (without a CLI process, ~0.8 CPU-s; the command itself is tested in
+ * dashboard.test.ts, dashboard-links.test.ts and small-refusals.test.ts).
  */
+export async function dashboardLoginUrl(d: TestDaemon): Promise<string> {
+  const link = await control<{ login_url: string }>(
+    { url: d.url, dataDir: d.dataDir },
+    'dashboard.login',
+    {},
+  );
+  return link.login_url;
+}
+
+/** A 1280x800 page logged in through a one-time login link, on the Overview. */
 export async function loggedInPage(browser: Browser, d: TestDaemon): Promise<Page> {
-  const { login_url } = (await d.cli(['dashboard', '--no-open', '--json'])).json() as {
-    login_url: string;
-  };
+  const loginUrl = await dashboardLoginUrl(d);
   const page = await (
     await browser.newContext({ viewport: { width: 1280, height: 800 } })
   ).newPage();
-  await page.goto(login_url);
+  await page.goto(loginUrl);
   await page.locator('main h1', { hasText: 'Overview' }).waitFor();
   return page;
 }
