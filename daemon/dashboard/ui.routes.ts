@@ -30,6 +30,7 @@ import { templatesApi } from './templates.api.js';
 import { refuse, SECURITY_HEADERS, setSecurityHeaders } from './guard.js';
 import { landingPath, reopenCommand } from './links.js';
 import { Locator } from './locate.js';
+import type { LiveData, LiveType } from './contract.js';
 import { loginNeededPage, notBuiltPage, shellPage } from './pages.js';
 import { DashboardSessions, type DashboardSession } from './sessions.js';
 
@@ -219,7 +220,8 @@ class Dashboard {
       'x-request-id': request.id,
     });
     raw.write('retry: 2000\n\n');
-    const send = (type: string, data: unknown) =>
+    // Only the messages the contract declares, each with its data's type (contract.ts).
+    const send = <K extends LiveType>(type: K, data: LiveData<K>) =>
       raw.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
     // This connection's listeners of the hooks (domain/hooks.ts), removed when it closes.
     const stops = [
