@@ -123,7 +123,7 @@ class Dashboard {
       () => this.options.status(),
       (request) => this.requireSession(request),
     );
-    watchApi(kit, services, () => this.options.status());
+    watchApi(kit, services, () => this.options.status(), this.options.clock);
     findApi(kit, services, this.locator);
     workflowApi(kit, services, urls);
     driveApi(kit, services, this.options.clock, () => this.options.status());
