@@ -25,17 +25,36 @@ export interface ApprovalClosing {
   what: string;
 }
 
+/** What ExecutionApprovals is built from (ExecutionService passes them by name). */
+export interface ExecutionApprovalsDeps {
+  db: Transactions;
+  repo: ExecutionRepository;
+  agentRepo: AgentRepository;
+  events: EventService;
+  timers: TimerService;
+  clock: Clock;
+  /** Tells the workflow engine, inside the deciding transaction. */
+  announce: (row: ExecutionRow) => void;
+}
+
 export class ExecutionApprovals {
-  constructor(
-    private readonly db: Transactions,
-    private readonly repo: ExecutionRepository,
-    private readonly agentRepo: AgentRepository,
-    private readonly events: EventService,
-    private readonly timers: TimerService,
-    private readonly clock: Clock,
-    /** Tells the workflow engine, inside the deciding transaction. */
-    private readonly announce: (row: ExecutionRow) => void,
-  ) {}
+  private readonly db: Transactions;
+  private readonly repo: ExecutionRepository;
+  private readonly agentRepo: AgentRepository;
+  private readonly events: EventService;
+  private readonly timers: TimerService;
+  private readonly clock: Clock;
+  private readonly announce: (row: ExecutionRow) => void;
+
+  constructor(deps: ExecutionApprovalsDeps) {
+    this.db = deps.db;
+    this.repo = deps.repo;
+    this.agentRepo = deps.agentRepo;
+    this.events = deps.events;
+    this.timers = deps.timers;
+    this.clock = deps.clock;
+    this.announce = deps.announce;
+  }
 
   /** approve -> completed, reject -> cancelled; 409 unless `row` still awaits approval. */
   decide(

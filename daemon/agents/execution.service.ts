@@ -92,9 +92,15 @@ export class ExecutionService {
     this.hooks = deps.hooks;
     const { db, repo, agentRepo, events, timers, clock } = deps;
 
-    this.approvals = new ExecutionApprovals(db, repo, agentRepo, events, timers, clock, (row) =>
-      this.announce(row),
-    );
+    this.approvals = new ExecutionApprovals({
+      db,
+      repo,
+      agentRepo,
+      events,
+      timers,
+      clock,
+      announce: (row) => this.announce(row),
+    });
     timers.register(RUN_TIMER, (payload) =>
       this.runStored((payload as { execution_id: string }).execution_id),
     );

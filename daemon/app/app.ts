@@ -342,6 +342,8 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     urls,
     routes: allRoutes,
     start() {
+      // A run state this svc cannot read (a newer svc's) refuses the start before anything moves.
+      services.engine.checkStoredStates();
       // Schedules that fell due while the daemon was down fire once, before the timers run.
       services.triggers.catchUp();
       // Registered once it listens (its address is known), before it claims any work.

@@ -10,9 +10,7 @@ import type { ExecutionFailedData, StepCompletedData } from '../../shared/schema
 import type { EventEnvelope } from '../../shared/schemas/events.js';
 import type { DeliveryActivity } from '../../shared/schemas/webhooks.js';
 import type { Hooks } from '../domain/hooks.js';
-import type { EventService } from '../events/event.service.js';
 import { toIso } from '../time/clock.js';
-import type { DeliveryService } from '../webhooks/deliveries/delivery.service.js';
 import type { WebhookService } from '../webhooks/webhook.service.js';
 
 export interface FailureLogger {
@@ -21,17 +19,12 @@ export interface FailureLogger {
 }
 
 interface Sources {
-  events: Pick<EventService, 'watch'>;
-  deliveries: Pick<DeliveryService, 'on'>;
   webhooks: Pick<WebhookService, 'row'>;
-  /** stepRetrying and webhookFailed. */
+  /** stepRetrying, failurePublished, deliveryAttempted and webhookFailed (domain/hooks.ts). */
   hooks: Pick<Hooks, 'add'>;
 }
 
-export function logFailures(
-  log: FailureLogger,
-  { events, deliveries, webhooks, hooks }: Sources,
-): void {
+export function logFailures(log: FailureLogger, { webhooks, hooks }: Sources): void {
   // Not final: the step goes on at retry_at (its final failure is the step_completed line below).
   hooks.add('stepRetrying', (notice) =>
     log.warn(
@@ -39,41 +32,13 @@ export function logFailures(
       'workflow step attempt failed; retrying',
     ),
   );
-  events.watch(
-    ['workflow.execution.step_completed'],
-    (event) => {
-      const step = event.data as unknown as StepCompletedData;
-      log.warn(
-        {
-          workspace_id: event.workspace_id,
-          workflow_id: step.workflow_id,
-          execution_id: step.execution_id,
-          step_id: step.step_id,
-          step_type: step.step_type,
-          attempt: step.attempt,
-          ...errorFields(step.error),
-        },
-        'workflow step failed',
-      );
-    },
-    // Only failed steps: a completed one (most of them) is not looked at after its commit.
-    (data) => data.status === 'failed',
-  );
-  events.watch(['workflow.execution.failed'], (event) => {
-    const run = event.data as unknown as ExecutionFailedData;
-    const fields = {
-      workspace_id: event.workspace_id,
-      workflow_id: run.workflow_id,
-      execution_id: run.execution_id,
-      status: run.status,
-      failed_step: run.failed_step,
-      ...errorFields(run.error),
-    };
-    if (run.status === 'cancelled') log.info(fields, 'workflow run cancelled');
-    else log.warn(fields, `workflow run ${run.status === 'timeout' ? 'timed out' : 'failed'}`);
+  // Heard once committed, for the events that report failed or cancelled work only.
+  hooks.add('failurePublished', (event) => {
+    if (event.type === 'workflow.execution.step_completed') logStepFailure(log, event);
+    else if (event.type === 'workflow.execution.failed') logRunFailure(log, event);
+    else if (event.type === 'agent.execution.failed') logAgentFailure(log, event);
   });
-  events.watch(['agent.execution.failed'], (event) => logAgentFailure(log, event));
-  deliveries.on('attempted', (activity) => logAttempt(log, activity));
+  hooks.add('deliveryAttempted', (activity) => logAttempt(log, activity));
   hooks.add('webhookFailed', (row) =>
     // Heard inside the transaction: written once it committed (the webhook is failed then).
     queueMicrotask(() => {
@@ -88,6 +53,36 @@ export function logFailures(
       );
     }),
   );
+}
+
+function logStepFailure(log: FailureLogger, event: EventEnvelope): void {
+  const step = event.data as unknown as StepCompletedData;
+  log.warn(
+    {
+      workspace_id: event.workspace_id,
+      workflow_id: step.workflow_id,
+      execution_id: step.execution_id,
+      step_id: step.step_id,
+      step_type: step.step_type,
+      attempt: step.attempt,
+      ...errorFields(step.error),
+    },
+    'workflow step failed',
+  );
+}
+
+function logRunFailure(log: FailureLogger, event: EventEnvelope): void {
+  const run = event.data as unknown as ExecutionFailedData;
+  const fields = {
+    workspace_id: event.workspace_id,
+    workflow_id: run.workflow_id,
+    execution_id: run.execution_id,
+    status: run.status,
+    failed_step: run.failed_step,
+    ...errorFields(run.error),
+  };
+  if (run.status === 'cancelled') log.info(fields, 'workflow run cancelled');
+  else log.warn(fields, `workflow run ${run.status === 'timeout' ? 'timed out' : 'failed'}`);
 }
 
 /** An error as log fields: `code` to filter on, `error` its (secret-masked) message. */

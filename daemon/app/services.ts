@@ -6,7 +6,7 @@ import type { Environment } from '../domain/environment.js';
 import { AgentRepository } from '../agents/agent.repository.js';
 import { AgentService } from '../agents/agent.service.js';
 import { AnalyticsService } from '../agents/analytics.service.js';
-import { ClockService } from '../time/clock.service.js';
+import { ClockService, loadClock } from '../time/clock.service.js';
 import { CommitQueue } from '../store/commit-queue.js';
 import { ConversationService } from '../agents/conversation.service.js';
 import { CredentialService } from '../auth/credential.service.js';
@@ -68,7 +68,7 @@ import { openDatabase, restartWal, sqliteDb, writeCounter } from '../store/datab
 import { openPostgresDatabase } from '../store/postgres/open.js';
 import type { Db } from '../store/db.js';
 import { Housekeeping } from '../time/housekeeping.js';
-import { keepTime } from '../time/time-keeper.js';
+import { timeAgenda } from '../time/time-keeper.js';
 import { serverUrls, type ServerUrls } from '../domain/urls.js';
 import { ApiError } from '../domain/errors.js';
 import { MIGRATIONS } from '../store/migrations.js';
@@ -214,8 +214,9 @@ export function buildServices(
     log.error({ err: error, topic }, 'A notice from another daemon of the sandbox failed here'),
   );
   const clock = new OffsetClock();
-  const clockService = new ClockService(clock, settings, options.environment, notices);
-  clockService.load();
+  // Before anything reads the clock; ClockService, which moves it, is built once what falls due
+  // by a move is (timeAgenda, below).
+  loadClock(clock, settings, options.environment);
   const cluster = new DaemonRegistry(db, {
     id: memberId(options.daemonId ?? newDaemonId()),
     version: VERSION,
@@ -231,35 +232,41 @@ export function buildServices(
   const workspaces = new WorkspaceService(db, new WorkspaceRepository(db), settings, clock);
   workspaces.bootstrap();
   const keyRepository = new KeyRepository(db);
-  const keys = new KeyService(
+  const keys = new KeyService({
     db,
-    keyRepository,
+    repo: keyRepository,
     workspaces,
     clock,
-    options.environment,
-    cluster.shared ? operatorOwner(hostname(), options.dataDir) : undefined,
-  );
-  const credentials = new CredentialService(keyRepository, clock, options.environment, keys.usage);
-  // A key or token changed here: the other daemons drop their cache too (team mode), within
-  // the notification's round trip; one that lost its listening connection drops it on return.
-  const credentialsChanged = () => {
-    credentials.invalidate();
-    notices.notify('credentials');
-  };
-  keys.on('changed', credentialsChanged);
+    environment: options.environment,
+    hooks,
+    operatorOwner: cluster.shared ? operatorOwner(hostname(), options.dataDir) : undefined,
+  });
+  const oauth = new OAuthService({
+    db,
+    repo: new OAuthRepository(db),
+    workspaces,
+    clock,
+    hooks,
+  });
+  const credentials = new CredentialService({
+    keys: keyRepository,
+    clock,
+    environment: options.environment,
+    usage: keys.usage,
+    accessTokens: (hash) => oauth.accessTokenByHash(hash),
+  });
+  // Another daemon changed a key or token (team mode): drop the cache here too, within the
+  // notification's round trip; one that lost its listening connection drops it on return.
   notices.on('credentials', () => credentials.invalidate());
   notices.onResync(() => credentials.invalidate());
-  const oauth = new OAuthService(db, new OAuthRepository(db), workspaces, clock);
-  credentials.acceptAccessTokens((hash) => oauth.accessTokenByHash(hash));
-  oauth.on('revoked', credentialsChanged);
-  const events = new EventService(
+  const events = new EventService({
     db,
-    new EventRepository(db, commits),
+    repo: new EventRepository(db, commits),
     clock,
     commits,
     hooks,
     notices,
-  );
+  });
   const urlPolicy = {
     environment: options.environment,
     allowPrivateNetwork: options.allowPrivateNetwork ?? false,
@@ -272,11 +279,34 @@ export function buildServices(
     secretBox,
     hooks,
   });
-  const outbound = new OutboundHttp(
-    urlPolicy,
-    IDLE_MS,
-    options.workerThreads === false ? new HttpCaller(urlPolicy) : undefined,
-  );
+  const alarms = new Alarms(clock);
+  // Sandbox fault rules, asked where real outcomes are produced: outbound HTTP, steps, agents.
+  // What a rule names is looked up when a rule is added (the services are built below).
+  const faults = new FaultService({
+    repo: new FaultRepository(db),
+    clock,
+    alarms,
+    existing: {
+      webhook: (workspaceId, id) => void webhooks.row(workspaceId, id),
+      workflowStep: (workspaceId, workflowId, stepId) => {
+        const row = workflows.row(workspaceId, workflowId);
+        const definition = workflows.definition(row.id, row.version);
+        if (!definition?.byId.has(stepId)) {
+          throw new ApiError('invalid_parameter', `Workflow ${workflowId} has no step ${stepId}.`, {
+            param: 'step',
+          });
+        }
+      },
+      agent: (workspaceId, id) => void agents.row(workspaceId, id),
+    },
+    sandbox: options.environment === 'sandbox',
+    log,
+  });
+  const outbound = new OutboundHttp(urlPolicy, {
+    idleMs: IDLE_MS,
+    inThread: options.workerThreads === false ? new HttpCaller(urlPolicy) : undefined,
+    faults,
+  });
   const deliveries = new DeliveryService({
     db,
     repo: new DeliveryRepository(db, commits),
@@ -286,6 +316,7 @@ export function buildServices(
     outbound,
     commits,
     notices,
+    hooks,
   });
   const integrations = new IntegrationService({
     db,
@@ -332,29 +363,6 @@ export function buildServices(
     openai,
     replay: new ReplayBrain(agentSettings.replay, agentSettings.openai, cassettes, openai),
   };
-  const alarms = new Alarms(clock);
-  // Sandbox fault rules, asked where real outcomes are produced: outbound HTTP, steps, agents.
-  const faults = new FaultService(
-    new FaultRepository(db),
-    clock,
-    alarms,
-    {
-      webhook: (workspaceId, id) => void webhooks.row(workspaceId, id),
-      workflowStep: (workspaceId, workflowId, stepId) => {
-        const row = workflows.row(workspaceId, workflowId);
-        const definition = workflows.definition(row.id, row.version);
-        if (!definition?.byId.has(stepId)) {
-          throw new ApiError('invalid_parameter', `Workflow ${workflowId} has no step ${stepId}.`, {
-            param: 'step',
-          });
-        }
-      },
-      agent: (workspaceId, id) => void agents.row(workspaceId, id),
-    },
-    options.environment === 'sandbox',
-    log,
-  );
-  outbound.useFaults(faults);
   const thinker = new Thinker({
     agents,
     stubs,
@@ -432,7 +440,6 @@ export function buildServices(
     commits,
     box: secretBox,
   });
-  registerReactions(hooks, { executions, engine, triggers, deliveries });
   const templates = new TemplateService(loadTemplates(), agents, {
     create: (workspace, body) => workflows.create(workspace.id, body),
   });
@@ -457,7 +464,24 @@ export function buildServices(
     log,
     () => cluster.isHousekeeper(),
   );
-  keepTime({ clockService, timers, alarms, housekeeping, settle: () => engine.idle() });
+  const agenda = timeAgenda({ timers, alarms, settle: () => engine.idle() });
+  const clockService = new ClockService({
+    clock,
+    settings,
+    environment: options.environment,
+    agenda,
+    hooks,
+    notices,
+  });
+  registerReactions(hooks, {
+    executions,
+    engine,
+    triggers,
+    deliveries,
+    credentials,
+    notices,
+    time: { agenda, housekeeping },
+  });
   const fixtures = new FixtureService({
     repo: new FixtureRepository(db),
     environment: options.environment,

@@ -40,26 +40,38 @@ interface CachedToken {
 /** Access tokens start with this; nothing else the daemon accepts does. */
 export const ACCESS_TOKEN_PREFIX = 'svc_at_';
 
+/** What CredentialService is built from (app/services.ts passes them by name). */
+export interface CredentialServiceDeps {
+  keys: KeyRepository;
+  clock: Clock;
+  environment: Environment;
+  usage: Pick<KeyUsage, 'used'>;
+  /** OAuth access tokens by hash (oauth/oauth.service.ts); without it, only API keys are let in. */
+  accessTokens?: ((hash: string) => AccessTokenRow | undefined) | undefined;
+}
+
 export class CredentialService {
   private readonly cache = new Map<string, CachedKey | null>();
   private readonly tokenCache = new Map<string, CachedToken | null>();
-  private accessTokens: ((hash: string) => AccessTokenRow | undefined) | undefined;
 
-  constructor(
-    private readonly keys: KeyRepository,
-    private readonly clock: Clock,
-    private readonly environment: Environment,
-    private readonly usage: Pick<KeyUsage, 'used'>,
-  ) {}
+  private readonly keys: KeyRepository;
+  private readonly clock: Clock;
+  private readonly environment: Environment;
+  private readonly usage: Pick<KeyUsage, 'used'>;
+  private readonly accessTokens: ((hash: string) => AccessTokenRow | undefined) | undefined;
 
+  constructor(deps: CredentialServiceDeps) {
+    this.keys = deps.keys;
+    this.clock = deps.clock;
+    this.environment = deps.environment;
+    this.usage = deps.usage;
+    this.accessTokens = deps.accessTokens;
+  }
+
+  /** Drops every cached credential (credentialsChanged: a key or token changed). */
   invalidate(): void {
     this.cache.clear();
     this.tokenCache.clear();
-  }
-
-  /** Lets OAuth access tokens in (the provider is built after this service). */
-  acceptAccessTokens(lookup: (hash: string) => AccessTokenRow | undefined): void {
-    this.accessTokens = lookup;
   }
 
   resolve(token: string): Credential {

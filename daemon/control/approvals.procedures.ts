@@ -4,32 +4,16 @@
 // one the REST approve makes (ExecutionService.decideApproval): no second implementation.
 import type { AgentExecutionView } from '../../shared/schemas/agents.js';
 import { ApprovalDecideInput, ApprovalListInput } from '../../shared/schemas/control.js';
-import {
-  ApprovalDecided,
-  ApprovalPage,
-  type ApprovalView,
-} from '../../shared/schemas/control-output.js';
+import { ApprovalDecided, ApprovalPage } from '../../shared/schemas/control-output.js';
 import { ApiError } from '../domain/errors.js';
+import { approvalView } from '../workflows/approval-view.js';
 import type { ControlDeps } from './deps.js';
 import { operator, t } from './procedure.js';
 
 export function approvalProcedures(deps: ControlDeps) {
-  const { executions, workspaces, clock } = deps;
-  const view = (workspaceId: string, execution: AgentExecutionView): ApprovalView => {
-    const runId = deps.runs.runAwaiting(execution.execution_id);
-    return {
-      execution_id: execution.execution_id,
-      agent_id: execution.agent_id,
-      agent_name: deps.agents.find(execution.agent_id)?.name ?? null,
-      workspace_id: workspaceId,
-      workflow_execution_id: runId,
-      step_id: runId ? stepAwaiting(deps, runId, execution.execution_id) : null,
-      proposed: execution.result,
-      input: execution.input,
-      created_at: execution.created_at,
-      waiting_ms: Math.max(0, clock.now() - Date.parse(execution.created_at)),
-    };
-  };
+  const { executions, workspaces } = deps;
+  const view = (workspaceId: string, execution: AgentExecutionView) =>
+    approvalView(deps, workspaceId, execution);
   return {
     approvals: t.router({
       list: operator
@@ -72,16 +56,4 @@ export function approvalProcedures(deps: ControlDeps) {
         }),
     }),
   };
-}
-
-/** The step of `runId` that waits on the agent execution, from the run's step results. */
-function stepAwaiting(deps: ControlDeps, runId: string, agentExecutionId: string): string | null {
-  const run = deps.engine.find(runId);
-  const step = run?.step_results.find(
-    (result) =>
-      result.status === 'awaiting_approval' &&
-      (result.result as { agent_execution_id?: unknown } | null)?.agent_execution_id ===
-        agentExecutionId,
-  );
-  return step?.step_id ?? run?.current_step ?? null;
 }

@@ -7,7 +7,7 @@ import type { ControlDeps } from './deps.js';
 import { live } from './live.js';
 import { operator, t } from './procedure.js';
 
-export function eventProcedures({ events, workspaces, daemon, clock }: ControlDeps) {
+export function eventProcedures({ events, workspaces, daemon, clock, hooks }: ControlDeps) {
   return {
     events: t.router({
       /** Sandbox only: publishes a sample (or the given) event, as if it had happened. */
@@ -30,8 +30,8 @@ export function eventProcedures({ events, workspaces, daemon, clock }: ControlDe
           const filter = input ?? {};
           const matchesType = filter.types?.length ? typeMatcher(filter.types) : () => true;
           return live(
-            events,
-            'published',
+            hooks,
+            'eventPublished',
             (event) =>
               (!filter.workspace_id || event.workspace_id === filter.workspace_id) &&
               matchesType(event.type),

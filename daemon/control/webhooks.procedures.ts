@@ -12,7 +12,7 @@ import type { ControlDeps } from './deps.js';
 import { live } from './live.js';
 import { operator, t } from './procedure.js';
 
-export function webhookProcedures({ deliveries, workspaces, clock }: ControlDeps) {
+export function webhookProcedures({ deliveries, workspaces, clock, hooks }: ControlDeps) {
   return {
     webhooks: t.router({
       /** svc webhooks replay: stored events sent again as new deliveries. */
@@ -35,8 +35,8 @@ export function webhookProcedures({ deliveries, workspaces, clock }: ControlDeps
         .subscription(({ input, signal }) => {
           const filter = input ?? {};
           return live(
-            deliveries,
-            'attempted',
+            hooks,
+            'deliveryAttempted',
             (activity) =>
               (!filter.workspace_id || activity.workspace_id === filter.workspace_id) &&
               (!filter.webhook_id || activity.webhook_id === filter.webhook_id),

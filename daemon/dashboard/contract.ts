@@ -3,7 +3,10 @@
 // (daemon/dashboard/web, checked by `npm run typecheck` through web/tsconfig.json) takes its types
 // from the table below: which paths exist, their :params, their query or body, and their answer.
 // A route renamed or an output field renamed here fails the browser's type-check.
-import type { z } from 'zod';
+import { z } from 'zod';
+import { ClockState, DeliveryActivity } from '../../shared/schemas/control-output.js';
+import { Event } from '../../shared/schemas/events.js';
+import { WORKFLOW_EXECUTION_STATUSES } from '../../shared/schemas/workflows.js';
 import { agentsRoutes } from './agents.api.js';
 import type { Route } from './api-kit.js';
 import { driveRoutes } from './drive.api.js';
@@ -74,3 +77,36 @@ export type PostArgs<P extends PostPath> = ParamsArg<P> & { body?: z.input<PostR
 /** What a GET or a POST answers. */
 export type GetAnswer<P extends GetPath> = z.output<GetRoute<P>['output']>;
 export type PostAnswer<P extends PostPath> = z.output<PostRoute<P>['output']>;
+
+/**
+ * The live stream (GET /ui/api/stream, server-sent events): each message's `event:` name and the
+ * schema of its `data:` JSON. ui.routes.ts sends only these (its `send` is typed by them), and
+ * lib.js hands each to the pages typed by them (LiveArgs): a page that reads a field a message
+ * does not have fails `npm run typecheck`. test/e2e/dashboard-stream.test.ts parses real
+ * messages with these schemas.
+ */
+export const liveMessages = {
+  /** An event committed in the page's workspace (the eventPublished hook). */
+  event: Event,
+  /** A run of the workspace changed (runChanged). */
+  run: z.strictObject({
+    execution_id: z.string(),
+    workflow_id: z.string(),
+    workspace_id: z.string(),
+    status: z.enum(WORKFLOW_EXECUTION_STATUSES),
+  }),
+  /** A webhook delivery attempt of the workspace was stored (deliveryAttempted). */
+  delivery: DeliveryActivity,
+  /** The sandbox clock moved (clockMoved): where it stands now. */
+  clock: ClockState,
+};
+
+export type LiveType = keyof typeof liveMessages;
+/** The data of a live message of type `K`. */
+export type LiveData<K extends LiveType> = z.output<(typeof liveMessages)[K]>;
+/**
+ * What a page's live listener is called with: a message's type and its data, or ('open', null)
+ * when the stream (re)connects. A union of tuples, so that testing the type narrows the data.
+ */
+export type LiveArgs =
+  { [K in LiveType]: [type: K, data: LiveData<K>] }[LiveType] | [type: 'open', data: null];

@@ -30,6 +30,7 @@ import { templatesApi } from './templates.api.js';
 import { refuse, SECURITY_HEADERS, setSecurityHeaders } from './guard.js';
 import { landingPath, reopenCommand } from './links.js';
 import { Locator } from './locate.js';
+import type { LiveData, LiveType } from './contract.js';
 import { loginNeededPage, notBuiltPage, shellPage } from './pages.js';
 import { DashboardSessions, type DashboardSession } from './sessions.js';
 
@@ -122,7 +123,7 @@ class Dashboard {
       () => this.options.status(),
       (request) => this.requireSession(request),
     );
-    watchApi(kit, services, () => this.options.status());
+    watchApi(kit, services, () => this.options.status(), this.options.clock);
     findApi(kit, services, this.locator);
     workflowApi(kit, services, urls);
     driveApi(kit, services, this.options.clock, () => this.options.status());
@@ -208,7 +209,7 @@ class Dashboard {
   private stream(request: FastifyRequest, reply: FastifyReply) {
     this.requireSession(request);
     const workspaceId = this.workspaceOf(parse(WorkspaceQuery, request.query));
-    const { events, deliveries, hooks, clockService } = this.options.services;
+    const { hooks, clockService } = this.options.services;
     reply.hijack();
     const raw = reply.raw;
     raw.writeHead(200, {
@@ -219,31 +220,29 @@ class Dashboard {
       'x-request-id': request.id,
     });
     raw.write('retry: 2000\n\n');
-    const send = (type: string, data: unknown) =>
+    // Only the messages the contract declares, each with its data's type (contract.ts).
+    const send = <K extends LiveType>(type: K, data: LiveData<K>) =>
       raw.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
-    const onEvent = (event: { workspace_id: string }) => {
-      if (event.workspace_id === workspaceId) send('event', event);
-    };
-    const onAttempt = (activity: { workspace_id: string }) => {
-      if (activity.workspace_id === workspaceId) send('delivery', activity);
-    };
-    const onClock = () => send('clock', clockService.show());
-    events.on('published', onEvent);
-    deliveries.on('attempted', onAttempt);
-    clockService.on('moved', onClock);
-    const stopRuns = hooks.add('runChanged', (change) => {
-      if (change.workspace_id === workspaceId) send('run', change);
-    });
+    // This connection's listeners of the hooks (domain/hooks.ts), removed when it closes.
+    const stops = [
+      hooks.add('eventPublished', (event) => {
+        if (event.workspace_id === workspaceId) send('event', event);
+      }),
+      hooks.add('deliveryAttempted', (activity) => {
+        if (activity.workspace_id === workspaceId) send('delivery', activity);
+      }),
+      hooks.add('clockMoved', () => void send('clock', clockService.show())),
+      hooks.add('runChanged', (change) => {
+        if (change.workspace_id === workspaceId) send('run', change);
+      }),
+    ];
     // A comment now and then keeps proxies and the browser from dropping an idle stream.
     const heartbeat = setInterval(() => raw.write(': ping\n\n'), 15_000);
     heartbeat.unref();
     this.streams.add(raw);
     const close = () => {
       clearInterval(heartbeat);
-      events.off('published', onEvent);
-      deliveries.off('attempted', onAttempt);
-      clockService.off('moved', onClock);
-      stopRuns();
+      for (const stop of stops) stop();
       this.streams.delete(raw);
     };
     raw.on('close', close);

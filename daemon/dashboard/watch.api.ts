@@ -3,7 +3,7 @@
 // calls the service the REST API and the control channel call: no second implementation.
 import { z } from 'zod';
 import { AgentExecution } from '../../shared/schemas/agents.js';
-import { ClockState } from '../../shared/schemas/control-output.js';
+import { ApprovalView, ClockState } from '../../shared/schemas/control-output.js';
 import { Event, EVENT_TYPES } from '../../shared/schemas/events.js';
 import { Delivery, DeliveryDetail, Webhook } from '../../shared/schemas/webhooks.js';
 import {
@@ -26,6 +26,8 @@ import {
   type ApiKit,
 } from './api-kit.js';
 import type { DashboardServices } from './deps.js';
+import type { Clock } from '../time/clock.js';
+import { approvalView } from '../workflows/approval-view.js';
 import { laneOf } from './lanes.js';
 import { copiedStepCount } from './reruns.js';
 import { stepGraph } from './step-graph.js';
@@ -54,13 +56,20 @@ const AdvanceBody = z.strictObject({
     .max(366 * 86_400_000),
 });
 
-/** An agent execution awaiting approval, with its agent's name and the run that waits on it. */
-const Approval = AgentExecution.extend({
-  /** Null once the agent is deleted. */
-  agent_name: z.string().nullable(),
-  /** The workflow run waiting on it, when a workflow's agent step asked (else null). */
-  workflow_execution_id: z.string().nullable(),
-});
+/**
+ * An agent execution awaiting approval, with what svc approvals shows of it (its agent's name,
+ * the run and step that asked, what it proposes, how long it has waited): one view, built by
+ * workflows/approval-view.ts for both.
+ */
+const Approval = AgentExecution.extend(
+  ApprovalView.pick({
+    agent_name: true,
+    workflow_execution_id: true,
+    step_id: true,
+    proposed: true,
+    waiting_ms: true,
+  }).shape,
+);
 
 export const watchRoutes = {
   'GET /overview': route(WorkspaceQuery, overviewOf(Webhook, AgentExecution)),
@@ -87,6 +96,7 @@ export function watchApi(
   kit: ApiKit,
   services: DashboardServices,
   daemonStatus: () => DaemonStatus,
+  clock: Pick<Clock, 'now'>,
 ): void {
   kit.serve(watchRoutes, {
     'GET /overview': (_input, workspaceId) => {
@@ -143,8 +153,7 @@ export function watchApi(
         ...page,
         data: page.data.map((execution) => ({
           ...execution,
-          agent_name: services.agents.find(execution.agent_id)?.name ?? null,
-          workflow_execution_id: services.runs.runAwaiting(execution.execution_id),
+          ...approvalView({ ...services, clock }, workspaceId, execution),
         })),
       };
     },

@@ -9,12 +9,23 @@
 //   its error, an ApiError as it is). A listener must not wait for anything.
 // - after: runs once the change is committed (the firing module defers it to then). A listener
 //   is told, it cannot refuse; it must not throw.
+// - awaited: runs after the change, and the one who made it waits for every listener in turn
+//   (hooks.runAwaited): a clock move answers once what fell due by it has run.
+//
+// Cross-module reactions are registered once, by the composition root (app/reactions.ts). Live
+// followers add a listener per connection and remove it when it closes (add returns the
+// remover): the dashboard's live page (dashboard/ui.routes.ts) and the control channel's streams
+// (control/live.ts: svc events tail, svc webhooks tail, svc workflows wait). There is no second
+// mechanism beside this one: no service is an EventEmitter, and none takes a listener through a
+// method of its own (useX, acceptX, onX, watch). What a module needs from one built after it is
+// a named dependency, given at construction (app/services.ts orders them so).
 //
 // Not Node's EventEmitter (which the listeners used before): its names are any string, not a
 // closed list each documented with its phase, it treats a name 'error' apart and warns past ten
 // listeners; what is needed here is a typed list of arrays, a few lines.
 import type { ErrorCode } from '../../shared/errors.js';
 import type { EventEnvelope } from '../../shared/schemas/events.js';
+import type { DeliveryActivity } from '../../shared/schemas/webhooks.js';
 import type { WorkflowView } from '../../shared/schemas/workflows.js';
 
 /** A deleted agent, as its reactions need it. */
@@ -82,12 +93,17 @@ export interface HookSignatures {
   webhookFailed(webhook: { id: string; workspace_id: string }): void;
   runChanged(change: RunChange): void;
   stepRetrying(notice: StepRetryNotice): void;
+  eventPublished(event: EventEnvelope): void;
+  failurePublished(event: EventEnvelope): void;
+  deliveryAttempted(activity: DeliveryActivity): void;
+  credentialsChanged(): void;
+  clockMoved(): Promise<void> | void;
 }
 
 export type HookName = keyof HookSignatures;
 
 export interface HookInfo {
-  when: 'inside' | 'after';
+  when: 'inside' | 'after' | 'awaited';
   /** Who fires it, on what, and who listens today. */
   doc: string;
 }
@@ -130,6 +146,26 @@ export const HOOKS = {
     when: 'after',
     doc: "The engine committed a failed step attempt that will be retried (and when). The daemon's log says so.",
   },
+  eventPublished: {
+    when: 'after',
+    doc: "EventService committed an event (or heard of one another daemon committed). Live followers only: svc events tail and the dashboard's live page. Fired only while one listens: an event published inside a transaction costs a lookup to know it was committed.",
+  },
+  failurePublished: {
+    when: 'after',
+    doc: "EventService committed an event that reports failed or cancelled work (a failed step's workflow.execution.step_completed, workflow.execution.failed, agent.execution.failed). The daemon's log says so. Other events cost nothing more for it.",
+  },
+  deliveryAttempted: {
+    when: 'after',
+    doc: "DeliveryService stored a webhook delivery attempt's outcome (or heard of one another daemon stored). The daemon's log says so when it did not deliver; svc webhooks tail and the dashboard's live page follow it.",
+  },
+  credentialsChanged: {
+    when: 'after',
+    doc: 'KeyService created, revoked or rotated a key (or minted the operator key); OAuthService revoked tokens, a grant or an app. The credential cache drops what it holds, here and (team mode) on the other daemons.',
+  },
+  clockMoved: {
+    when: 'awaited',
+    doc: "ClockService moved the sandbox clock (or heard another daemon move it). Time keeping fires what fell due and runs housekeeping, and the move answers once they are done; the dashboard's live page shows the new time.",
+  },
 } as const satisfies Record<HookName, HookInfo>;
 
 type Listener<K extends HookName> = HookSignatures[K];
@@ -151,6 +187,17 @@ export class Hooks {
   /** Whether anything listens: a module skips the work of telling no one (an 'after' hook's deferral). */
   has(name: HookName): boolean {
     return (this.listeners[name]?.length ?? 0) > 0;
+  }
+
+  /**
+   * An 'awaited' hook: runs every listener in registration order, each once the one before it
+   * has settled; a rejection stops there and reaches the caller.
+   */
+  async runAwaited<K extends HookName>(name: K, ...args: Parameters<Listener<K>>): Promise<void> {
+    const list = this.listeners[name];
+    if (!list) return;
+    for (const listener of [...list])
+      await (listener as (...a: Parameters<Listener<K>>) => Promise<void> | void)(...args);
   }
 
   /** Runs every listener of the hook, in registration order; an error thrown stops there and reaches the caller. */

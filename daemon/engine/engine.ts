@@ -15,6 +15,7 @@ import type { Transactions } from '../domain/transactions.js';
 import type { Hooks } from '../domain/hooks.js';
 import type { EventService } from '../events/event.service.js';
 import type { CommitQueue } from '../store/commit-queue.js';
+import { readRunState } from '../store/run-state.js';
 import type { Alarms } from '../time/alarms.js';
 import type { Clock } from '../time/clock.js';
 import type { TimerService } from '../time/timer.service.js';
@@ -37,6 +38,9 @@ import { StepRetries } from './step-retries.js';
 import type { StepRunner } from './steps/runner.js';
 import { Transitions } from './transitions.js';
 import { Waiters } from './waiters.js';
+
+/** Stored states read per page by checkStoredStates (a page is held in memory at once). */
+const STATE_CHECK_PAGE = 500;
 
 export type { RunActivity } from './run-activity.js';
 export type { RunChange } from './run-changes.js';
@@ -116,6 +120,22 @@ export class WorkflowEngine {
     // Steps left to start once committed (none when the run ended inline).
     if (ready) queueMicrotask(() => this.driver.pump(row.id, row));
     return view;
+  }
+
+  /**
+   * At daemon start, before any run goes on (before timers, catch-up and resume): every stored
+   * run state is one this svc can read. A state written by a newer svc, or a damaged one,
+   * refuses the start naming its run, and no run has moved: resume() alone would have moved the
+   * runs it reached before that one. Only states not at the current version are parsed.
+   */
+  checkStoredStates(): void {
+    let after = '';
+    for (;;) {
+      const page = this.deps.repo.statesNotCurrent(after, STATE_CHECK_PAGE);
+      for (const row of page) readRunState(row.frontier, row.id);
+      if (page.length < STATE_CHECK_PAGE) return;
+      after = page.at(-1)!.id;
+    }
   }
 
   /**

@@ -10,6 +10,7 @@ import { WRITE_AT_ONCE, type CounterDeferral } from '../store/commit-queue.js';
 import { ListCounts, ListCountWrites } from '../store/list-counts.js';
 import { ListQuery } from '../store/list-query.js';
 import { prepareInsert, prepareRows, prepareRowWrite } from '../store/object-rows.js';
+import { RUN_STATE_PREFIX } from '../store/run-state.js';
 
 export interface RunListFilter {
   workflowId: string;
@@ -109,6 +110,7 @@ export class RunRepository {
   private readonly stepsStmt;
   private readonly stepAtStmt;
   private readonly unfinishedStmt;
+  private readonly statesNotCurrentStmt;
   private readonly unfinishedOfStmt;
   private readonly purgeStepsStmt;
   private readonly purgeApprovalsStmt;
@@ -206,6 +208,16 @@ export class RunRepository {
     );
     this.unfinishedStmt = db.prepare<[], { id: string }>(
       "SELECT id FROM workflow_executions WHERE status IN ('running', 'awaiting_approval')",
+    );
+    // Written by writeRunState, a current state begins with its version: the ones that do not
+    // (older, newer, damaged) are found without parsing the others.
+    this.statesNotCurrentStmt = db.prepare<
+      [string, string, number],
+      { id: string; frontier: string }
+    >(
+      `SELECT id, frontier FROM workflow_executions
+         WHERE id > ? AND substr(frontier, 1, ${RUN_STATE_PREFIX.length}) <> ?
+         ORDER BY id LIMIT ?`,
     );
     this.unfinishedOfStmt = prepareRows<RunRow, [string]>(
       db,
@@ -309,6 +321,14 @@ export class RunRepository {
   /** Runs that have not ended, to resume after a restart. */
   unfinishedIds(): string[] {
     return this.unfinishedStmt.all().map((row) => row.id);
+  }
+
+  /**
+   * The runs, finished or not, whose stored state is not at the version this svc writes: a page
+   * of them after `after` (an id), in id order.
+   */
+  statesNotCurrent(after: string, limit: number): { id: string; frontier: string }[] {
+    return this.statesNotCurrentStmt.all(after, RUN_STATE_PREFIX, limit);
   }
 
   unfinishedOf(workflowId: string): RunRow[] {

@@ -1,8 +1,7 @@
 // The event log's one way in. Services publish here; the event is stored, and in the same
 // transaction every eventStored listener (domain/hooks.ts: webhook deliveries, event triggers)
 // stores its own rows, so an accepted event is never lost between the log and its consumers.
-// Live listeners hear of it after the commit.
-import { EventEmitter } from 'node:events';
+// Followers hear of it after the commit (eventPublished, failurePublished).
 import { typePatternProblem } from '../../shared/event-type-patterns.js';
 import { newId } from '../../shared/ids.js';
 import { isEventType, type EventEnvelope, type EventType } from '../../shared/schemas/events.js';
@@ -20,31 +19,48 @@ export type GroupCommits = Pick<CommitQueue, 'run'>;
 
 export const EVENT_RETENTION_MS = 30 * 86_400_000;
 
-/** A listener of some event types (watch), and which of their events it wants. */
-interface Watcher {
-  listener: (event: EventEnvelope) => void;
-  wants: (data: Record<string, unknown>) => boolean;
+/**
+ * The events that report failed or cancelled work (failurePublished), and which of their
+ * events do: a step_completed only when the step failed (most of them completed).
+ */
+const FAILURES: Partial<Record<EventType, (data: Record<string, unknown>) => boolean>> = {
+  'workflow.execution.step_completed': (data) => data.status === 'failed',
+  'workflow.execution.failed': () => true,
+  'agent.execution.failed': () => true,
+};
+
+function reportsFailure(type: EventType, data: Record<string, unknown>): boolean {
+  return FAILURES[type]?.(data) ?? false;
 }
 
-const EVERY_EVENT = () => true;
-/** Emits `published` with each event once it is committed (svc events tail, listeners). */
-export class EventService extends EventEmitter<{ published: [EventEnvelope] }> {
-  /** Listeners of some event types only (watch), by type. */
-  private readonly watchers = new Map<EventType, Watcher[]>();
+/** What EventService is built from (app/services.ts passes them by name). */
+export interface EventServiceDeps {
+  db: Transactions;
+  repo: EventRepository;
+  clock: Clock;
+  commits: GroupCommits;
+  /** eventStored (inside), eventPublished and failurePublished (after): domain/hooks.ts. */
+  hooks: Hooks;
+  /** Team mode: each event is told to the other daemons, and theirs published here. */
+  notices?: TeamNotices;
+}
 
-  constructor(
-    private readonly db: Transactions,
-    private readonly repo: EventRepository,
-    private readonly clock: Clock,
-    private readonly commits: GroupCommits,
-    private readonly hooks: Hooks,
-    /** Team mode: each event is told to the other daemons, and theirs published here. */
-    private readonly notices: TeamNotices = ALONE,
-  ) {
-    super();
-    // One listener per live client (svc events tail): no leak warning past ten of them.
-    this.setMaxListeners(0);
-    notices.on('event', (payload) => this.heard(payload));
+export class EventService {
+  private readonly db: Transactions;
+  private readonly repo: EventRepository;
+  private readonly clock: Clock;
+  private readonly commits: GroupCommits;
+  private readonly hooks: Hooks;
+  private readonly notices: TeamNotices;
+
+  constructor(deps: EventServiceDeps) {
+    this.db = deps.db;
+    this.repo = deps.repo;
+    this.clock = deps.clock;
+    this.commits = deps.commits;
+    this.hooks = deps.hooks;
+    this.notices = deps.notices ?? ALONE;
+    this.notices.on('event', (payload) => this.heard(payload));
   }
 
   /**
@@ -54,24 +70,9 @@ export class EventService extends EventEmitter<{ published: [EventEnvelope] }> {
   private heard(payload: string): void {
     const [workspaceId, id, type] = payload.split(' ');
     if (!workspaceId || !id || !type || !isEventType(type)) return;
-    if (this.listenerCount('published') === 0 && !this.watchers.has(type)) return;
+    if (!this.hooks.has('eventPublished') && !this.hooks.has('failurePublished')) return;
     const event = this.get(workspaceId, id);
     if (event) this.notify(event);
-  }
-
-  /**
-   * Hears the events of these types once they are committed (the daemon log's failure lines):
-   * unlike a 'published' listener, events of other types cost nothing more, and neither do the
-   * events `wants` turns down (a completed step, for the failure lines): hearing an event
-   * published inside a transaction costs a lookup, to know it was committed.
-   */
-  watch(
-    types: readonly EventType[],
-    listener: (event: EventEnvelope) => void,
-    wants: (data: Record<string, unknown>) => boolean = EVERY_EVENT,
-  ): void {
-    for (const type of types)
-      this.watchers.set(type, [...(this.watchers.get(type) ?? []), { listener, wants }]);
   }
 
   /** Stores an event and its fan-out atomically. Call it inside the caller's transaction when the event belongs to a change. */
@@ -81,8 +82,7 @@ export class EventService extends EventEmitter<{ published: [EventEnvelope] }> {
       // Part of the caller's change: its transaction makes it atomic (and may still roll back,
       // so listeners hear of the event only once it is settled).
       store();
-      if (this.listenerCount('published') > 0 || this.watched(type, data))
-        queueMicrotask(() => this.notifyIfStored(event));
+      if (this.followed(type, data)) queueMicrotask(() => this.notifyIfStored(event));
     } else {
       this.db.transaction(store)();
       this.notify(event);
@@ -191,14 +191,17 @@ export class EventService extends EventEmitter<{ published: [EventEnvelope] }> {
     if (this.repo.exists(event.workspace_id, event.id)) this.notify(event);
   }
 
-  private watched(type: EventType, data: Record<string, unknown>): boolean {
-    return this.watchers.get(type)?.some((watcher) => watcher.wants(data)) ?? false;
+  /** Whether anyone hears of this event once committed (else its commit is not looked up). */
+  private followed(type: EventType, data: Record<string, unknown>): boolean {
+    return (
+      this.hooks.has('eventPublished') ||
+      (this.hooks.has('failurePublished') && reportsFailure(type, data))
+    );
   }
 
   private notify(event: EventEnvelope): void {
-    this.emit('published', event);
-    for (const { listener, wants } of this.watchers.get(event.type) ?? [])
-      if (wants(event.data)) listener(event);
+    this.hooks.run('eventPublished', event);
+    if (reportsFailure(event.type, event.data)) this.hooks.run('failurePublished', event);
   }
 }
 

@@ -44,21 +44,38 @@ interface Rule {
 
 const NEVER: StubMatcher = Object.assign(() => false, { cost: 0 });
 
+/** What FaultService is built from (app/services.ts passes them by name). */
+export interface FaultServiceDeps {
+  repo: FaultRepository;
+  clock: Clock;
+  alarms: Alarms;
+  /** Whether what a rule names exists (rules name real ones). */
+  existing: FaultTargets;
+  /** Production never injects: its rules are neither loaded nor accepted. */
+  sandbox: boolean;
+  log: { info(obj: object, msg: string): void };
+}
+
 export class FaultService {
   /** Rules per workspace, in creation order (the first rule that hits a call wins). */
   private readonly rules = new Map<string, Rule[]>();
 
-  constructor(
-    private readonly repo: FaultRepository,
-    private readonly clock: Clock,
-    private readonly alarms: Alarms,
-    private readonly existing: FaultTargets,
-    /** Production never injects: its rules are neither loaded nor accepted. */
-    private readonly sandbox: boolean,
-    private readonly log: { info(obj: object, msg: string): void },
-  ) {
-    if (!sandbox) return;
-    for (const row of repo.all()) this.keep(row);
+  private readonly repo: FaultRepository;
+  private readonly clock: Clock;
+  private readonly alarms: Alarms;
+  private readonly existing: FaultTargets;
+  private readonly sandbox: boolean;
+  private readonly log: { info(obj: object, msg: string): void };
+
+  constructor(deps: FaultServiceDeps) {
+    this.repo = deps.repo;
+    this.clock = deps.clock;
+    this.alarms = deps.alarms;
+    this.existing = deps.existing;
+    this.sandbox = deps.sandbox;
+    this.log = deps.log;
+    if (!this.sandbox) return;
+    for (const row of this.repo.all()) this.keep(row);
   }
 
   add(workspaceId: string, input: FaultAdd): FaultView {

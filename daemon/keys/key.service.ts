@@ -1,7 +1,6 @@
 // API keys: create (shown once), list, revoke, rotate with a grace period, and the operator
 // key the CLI uses. Any change drops the credential cache so it takes effect at once.
 import { createHash } from 'node:crypto';
-import { EventEmitter } from 'node:events';
 import { newId } from '../../shared/ids.js';
 import type { Scope } from '../../shared/scopes.js';
 import type { Clock } from '../time/clock.js';
@@ -9,6 +8,7 @@ import { ApiError } from '../domain/errors.js';
 import type { Transactions } from '../domain/transactions.js';
 import type { WorkspaceService } from '../workspaces/workspace.service.js';
 import type { Environment } from '../domain/environment.js';
+import type { Hooks } from '../domain/hooks.js';
 import { generateKey, hashKey } from './key-material.js';
 import type { KeyRepository, KeyRow } from './key.repository.js';
 import { KeyUsage } from './key-usage.js';
@@ -37,28 +37,46 @@ export interface CreateKeyInput {
   expiresInMs?: number | undefined;
 }
 
-/** Emits `changed` after any key is created, revoked or rotated (credential caches drop it). */
-export class KeyService extends EventEmitter<{ changed: [] }> {
+/** What KeyService is built from (app/services.ts passes them by name). */
+export interface KeyServiceDeps {
+  db: Transactions;
+  repo: KeyRepository;
+  workspaces: WorkspaceService;
+  clock: Clock;
+  environment: Environment;
+  /** credentialsChanged, after any key is created, revoked or rotated (domain/hooks.ts). */
+  hooks: Pick<Hooks, 'run'>;
+  /**
+   * Team mode: whose operator key this daemon mints (its host and data dir, operatorOwner). Each
+   * daemon's CLI then has an operator key of its own, and a start replaces only the key of its
+   * own data dir, as a start alone on SQLite replaces the one key there: one daemon's start
+   * must not revoke the key another daemon's CLI holds.
+   */
+  operatorOwner?: string | undefined;
+}
+
+export class KeyService {
   private operatorKey: string | undefined;
   /** When each key was last used (authentication records it; never a write per request). */
   readonly usage: KeyUsage;
 
-  constructor(
-    private readonly db: Transactions,
-    private readonly repo: KeyRepository,
-    private readonly workspaces: WorkspaceService,
-    private readonly clock: Clock,
-    private readonly environment: Environment,
-    /**
-     * Team mode: whose operator key this daemon mints (its host and data dir, operatorOwner). Each
-     * daemon's CLI then has an operator key of its own, and a start replaces only the key of its
-     * own data dir, as a start alone on SQLite replaces the one key there: one daemon's start
-     * must not revoke the key another daemon's CLI holds.
-     */
-    private readonly operatorOwner?: string,
-  ) {
-    super();
-    this.usage = new KeyUsage(db, repo);
+  private readonly db: Transactions;
+  private readonly repo: KeyRepository;
+  private readonly workspaces: WorkspaceService;
+  private readonly clock: Clock;
+  private readonly environment: Environment;
+  private readonly hooks: Pick<Hooks, 'run'>;
+  private readonly operatorOwner: string | undefined;
+
+  constructor(deps: KeyServiceDeps) {
+    this.db = deps.db;
+    this.repo = deps.repo;
+    this.workspaces = deps.workspaces;
+    this.clock = deps.clock;
+    this.environment = deps.environment;
+    this.hooks = deps.hooks;
+    this.operatorOwner = deps.operatorOwner;
+    this.usage = new KeyUsage(deps.db, deps.repo);
   }
 
   create(input: CreateKeyInput): { key: string; record: KeyRecord } {
@@ -193,7 +211,7 @@ export class KeyService extends EventEmitter<{ changed: [] }> {
   }
 
   private changed(): void {
-    this.emit('changed');
+    this.hooks.run('credentialsChanged');
   }
 
   private toRecord(row: KeyRow): KeyRecord {

@@ -3,13 +3,13 @@
 // detection and revocation. Grant validation at the token endpoint is done by
 // @node-oauth/oauth2-server through the model in oauth-model.ts, which calls into this service.
 import { hash, timingSafeEqual } from 'node:crypto';
-import { EventEmitter } from 'node:events';
 import { newId, randomBase62 } from '../../shared/ids.js';
 import { parseScopes, SCOPES, type Scope } from '../../shared/scopes.js';
 import type { OAuthAppCreate } from '../../shared/schemas/oauth.js';
 import { ACCESS_TOKEN_PREFIX } from '../auth/credential.service.js';
 import type { Clock } from '../time/clock.js';
 import { ApiError } from '../domain/errors.js';
+import type { Hooks } from '../domain/hooks.js';
 import type { Transactions } from '../domain/transactions.js';
 import type { WorkspaceService } from '../workspaces/workspace.service.js';
 import type {
@@ -109,15 +109,29 @@ export interface GrantUser {
   workspaceId: string;
 }
 
-/** Emits `revoked` after anything that can end access tokens early (cached credentials drop). */
-export class OAuthService extends EventEmitter<{ revoked: [] }> {
-  constructor(
-    private readonly db: Transactions,
-    private readonly repo: OAuthRepository,
-    private readonly workspaces: WorkspaceService,
-    private readonly clock: Clock,
-  ) {
-    super();
+/** What OAuthService is built from (app/services.ts passes them by name). */
+export interface OAuthServiceDeps {
+  db: Transactions;
+  repo: OAuthRepository;
+  workspaces: WorkspaceService;
+  clock: Clock;
+  /** credentialsChanged, after anything that can end access tokens early (domain/hooks.ts). */
+  hooks: Pick<Hooks, 'run'>;
+}
+
+export class OAuthService {
+  private readonly db: Transactions;
+  private readonly repo: OAuthRepository;
+  private readonly workspaces: WorkspaceService;
+  private readonly clock: Clock;
+  private readonly hooks: Pick<Hooks, 'run'>;
+
+  constructor(deps: OAuthServiceDeps) {
+    this.db = deps.db;
+    this.repo = deps.repo;
+    this.workspaces = deps.workspaces;
+    this.clock = deps.clock;
+    this.hooks = deps.hooks;
   }
 
   // ---- apps ----
@@ -481,7 +495,7 @@ export class OAuthService extends EventEmitter<{ revoked: [] }> {
   }
 
   private revoked(): void {
-    this.emit('revoked');
+    this.hooks.run('credentialsChanged');
   }
 
   private mustGetApp(clientId: string): AppRow {

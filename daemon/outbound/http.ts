@@ -100,6 +100,20 @@ export interface WorkerAnswer {
   result: OutboundResult;
 }
 
+/** How OutboundHttp makes its calls (app/services.ts passes them by name). */
+export interface OutboundOptions {
+  /** How long the worker stays after its last call. */
+  idleMs?: number | undefined;
+  /**
+   * A caller (HttpCaller) that makes the calls in this thread instead of a worker: for a test
+   * sandbox (svc/testing), where a worker per sandbox, started at its first call, cost more
+   * than all of its calls (20 sandboxes at once: first deliveries after 30 s).
+   */
+  inThread?: InThreadCaller | undefined;
+  /** Sandbox fault rules (faults/fault.service.ts): a call made with a scope is put to them first. */
+  faults?: FaultInjector | undefined;
+}
+
 export class OutboundHttp {
   /** Started at the first call: most daemon runs never make one. */
   private worker: Worker | undefined;
@@ -109,29 +123,25 @@ export class OutboundHttp {
     { resolve: (result: OutboundResult) => void; started: number }
   >();
 
-  private faults: FaultInjector | undefined;
+  private readonly idleMs: number;
+  private readonly inThread: InThreadCaller | undefined;
+  /** Sandbox: calls made with a scope are first put to the fault rules. */
+  private readonly faults: FaultInjector | undefined;
   /** Set while no call is under way: ends the worker when it fires. */
   private idleTimer: NodeJS.Timeout | undefined;
 
-  /**
-   * `inThread`: a caller (HttpCaller) that makes the calls in this thread instead of a worker:
-   * for a test sandbox (svc/testing), where a worker per sandbox, started at its first call,
-   * cost more than all of its calls (20 sandboxes at once: first deliveries after 30 s).
-   */
   constructor(
     private readonly policy: UrlPolicy,
-    private readonly idleMs = IDLE_MS,
-    private readonly inThread?: InThreadCaller,
-  ) {}
+    options: OutboundOptions = {},
+  ) {
+    this.idleMs = options.idleMs ?? IDLE_MS;
+    this.inThread = options.inThread;
+    this.faults = options.faults;
+  }
 
   /** Whether a worker thread runs now (from the first call until idle). */
   get running(): boolean {
     return this.worker !== undefined;
-  }
-
-  /** Sandbox: calls made with a scope are first put to the fault rules. */
-  useFaults(faults: FaultInjector): void {
-    this.faults = faults;
   }
 
   /**

@@ -120,6 +120,12 @@ export type RunState = z.infer<typeof RunStateBody>;
 export const RUN_STATE_VERSION = 2;
 
 /**
+ * How every state this svc writes begins (`{"v":2,`): writeRunState puts `v` first. A stored
+ * state that does not begin so is of another version (or damaged), found without parsing it.
+ */
+export const RUN_STATE_PREFIX = `${JSON.stringify({ v: RUN_STATE_VERSION }).slice(0, -1)},`;
+
+/**
  * Each version's schema, and the step that brings a state of that version to the next. A new
  * version adds its schema here and the upgrade from the one before it (ARCHITECTURE.md).
  */

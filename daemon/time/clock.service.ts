@@ -2,13 +2,13 @@
 // offset, or the instant it is frozen at), then fires everything that became due before
 // answering, so a script can rely on it having happened. A move the store refuses (a full disk)
 // is undone: the clock stays where it was, and nothing falls due by it.
-import { EventEmitter } from 'node:events';
 import { ApiError } from '../domain/errors.js';
 import type { Environment } from '../domain/environment.js';
 import type { SettingsRepository } from '../store/settings.repository.js';
 import { ALONE, type TeamNotices } from '../store/team-notices.js';
 import type { OffsetClock } from './clock.js';
 import type { ClockState } from '../../shared/schemas/control-output.js';
+import type { Hooks } from '../domain/hooks.js';
 
 const OFFSET_KEY = 'clock_offset_ms';
 /** Set while the clock is frozen: the instant it stands at (epoch ms). */
@@ -27,39 +27,46 @@ export interface Agenda {
 /** A guard against an agenda that keeps adding due times: past it, advance jumps to the end. */
 const MAX_STEPS = 100_000;
 
+/** What ClockService is built from (app/services.ts passes them by name). */
+export interface ClockServiceDeps {
+  clock: OffsetClock;
+  settings: SettingsRepository;
+  environment: Environment;
+  /** What falls due on the daemon clock (time/time-keeper.ts timeAgenda). */
+  agenda?: Agenda | undefined;
+  /** clockMoved, after every move (domain/hooks.ts). */
+  hooks?: Pick<Hooks, 'runAwaited'> | undefined;
+  /** Team mode: a move is told to the other daemons, and theirs heard here. */
+  notices?: TeamNotices | undefined;
+}
+
 /**
- * Emits `moved` after every move. Unlike other events, a move waits for its listeners (the
+ * Fires clockMoved after every move. Unlike other hooks, a move waits for its listeners (the
  * daemon fires due timers and housekeeping there): `svc clock advance` answers once done.
  */
-export class ClockService extends EventEmitter<{ moved: [] }> {
-  private agenda: Agenda | undefined;
+export class ClockService {
+  private readonly clock: OffsetClock;
+  private readonly settings: SettingsRepository;
+  private readonly environment: Environment;
+  private readonly agenda: Agenda | undefined;
+  private readonly hooks: Pick<Hooks, 'runAwaited'> | undefined;
+  private readonly notices: TeamNotices;
 
-  constructor(
-    private readonly clock: OffsetClock,
-    private readonly settings: SettingsRepository,
-    private readonly environment: Environment,
-    /** Team mode: a move is told to the other daemons, and theirs heard here. */
-    private readonly notices: TeamNotices = ALONE,
-  ) {
-    super();
-    notices.on('clock', () => this.heardMove());
+  constructor(deps: ClockServiceDeps) {
+    this.clock = deps.clock;
+    this.settings = deps.settings;
+    this.environment = deps.environment;
+    this.agenda = deps.agenda;
+    this.hooks = deps.hooks;
+    this.notices = deps.notices ?? ALONE;
+    this.notices.on('clock', () => this.heardMove());
     // Moves told while this daemon was not listening are missed: read the clock again.
-    notices.onResync(() => this.heardMove());
-  }
-
-  /** Set once the services that keep due times exist (the composition root). */
-  useAgenda(agenda: Agenda): void {
-    this.agenda = agenda;
+    this.notices.onResync(() => this.heardMove());
   }
 
   /** Restores the persisted offset (sandbox only: production always runs on real time). */
   load(): void {
-    const sandbox = this.environment === 'sandbox';
-    const stored = Number(this.settings.get(OFFSET_KEY) ?? 0);
-    this.clock.resume();
-    this.clock.setOffset(sandbox && Number.isFinite(stored) ? stored : 0);
-    const frozenAt = Number(this.settings.get(FROZEN_KEY) ?? Number.NaN);
-    if (sandbox && Number.isFinite(frozenAt)) this.clock.freeze(frozenAt);
+    loadClock(this.clock, this.settings, this.environment);
   }
 
   show(): ClockState {
@@ -218,8 +225,7 @@ export class ClockService extends EventEmitter<{ moved: [] }> {
       do {
         this.heardAgain = false;
         this.load();
-        for (const listener of this.listeners('moved'))
-          await (listener as () => Promise<void> | void)();
+        await this.hooks?.runAwaited('clockMoved');
       } while (this.heardAgain);
     })().finally(() => (this.reloading = undefined));
     return this.reloading;
@@ -227,8 +233,7 @@ export class ClockService extends EventEmitter<{ moved: [] }> {
 
   private async apply(how: () => void): Promise<ClockState> {
     this.change(how);
-    for (const listener of this.listeners('moved'))
-      await (listener as () => Promise<void> | void)();
+    await this.hooks?.runAwaited('clockMoved');
     return this.show();
   }
 
@@ -240,4 +245,21 @@ export class ClockService extends EventEmitter<{ moved: [] }> {
       );
     }
   }
+}
+
+/**
+ * Sets `clock` to the persisted offset, or the instant it is frozen at (sandbox only: production
+ * always runs on real time). At start-up, before anything reads the clock.
+ */
+export function loadClock(
+  clock: OffsetClock,
+  settings: SettingsRepository,
+  environment: Environment,
+): void {
+  const sandbox = environment === 'sandbox';
+  const stored = Number(settings.get(OFFSET_KEY) ?? 0);
+  clock.resume();
+  clock.setOffset(sandbox && Number.isFinite(stored) ? stored : 0);
+  const frozenAt = Number(settings.get(FROZEN_KEY) ?? Number.NaN);
+  if (sandbox && Number.isFinite(frozenAt)) clock.freeze(frozenAt);
 }

@@ -3,48 +3,37 @@
 // is moved; a move goes through every due time on its way, one after the other, and then runs
 // housekeeping (retention), so `svc clock advance 31d` purges at once.
 import type { Alarms } from './alarms.js';
-import type { ClockService } from './clock.service.js';
-import type { Housekeeping } from './housekeeping.js';
+import type { Agenda } from './clock.service.js';
 import type { TimerService } from './timer.service.js';
 
 export interface TimeKeeping {
-  clockService: ClockService;
   timers: TimerService;
   alarms: Alarms;
-  housekeeping: Housekeeping;
   /** Waits for the work that due times set going to settle (the engine's runs). */
   settle(): Promise<void>;
 }
 
-/** Wires clock moves to what falls due (once, by the composition root). */
-export function keepTime({
-  clockService,
-  timers,
-  alarms,
-  housekeeping,
-  settle,
-}: TimeKeeping): void {
-  /** Fires what is due now, then lets the work it resumed go as far as it can. */
-  const runDue = async () => {
-    await timers.runDue();
-    // After the timers: a run whose timeout fell due answers its waiting request first.
-    alarms.check();
-    // An alarm may have resumed a timer handler parked on the daemon clock (an injected
-    // latency): once its continuation has run, wait for it as for any due timer.
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    await timers.runDue();
-    await settle();
-  };
-  clockService.useAgenda({
+/**
+ * What falls due on the daemon clock, for a clock move to go through (ClockService's agenda),
+ * and the one way to fire it. A move then runs housekeeping (app/reactions.ts, clockMoved).
+ */
+export function timeAgenda({ timers, alarms, settle }: TimeKeeping): Agenda {
+  return {
     nextDueAfter: (time) => {
       const dueTimes = [timers.nextDueAfter(time), alarms.nextDueAfter(time)];
       const known = dueTimes.filter((due): due is number => due !== undefined);
       return known.length ? Math.min(...known) : undefined;
     },
-    runDue,
-  });
-  clockService.on('moved', async () => {
-    await runDue();
-    housekeeping.run();
-  });
+    /** Fires what is due now, then lets the work it resumed go as far as it can. */
+    runDue: async () => {
+      await timers.runDue();
+      // After the timers: a run whose timeout fell due answers its waiting request first.
+      alarms.check();
+      // An alarm may have resumed a timer handler parked on the daemon clock (an injected
+      // latency): once its continuation has run, wait for it as for any due timer.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      await timers.runDue();
+      await settle();
+    },
+  };
 }

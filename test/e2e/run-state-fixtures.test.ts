@@ -38,6 +38,30 @@ function stateVersions(file: string): (number | null)[] {
   }
 }
 
+/**
+ * Where every run of a store file stands: its row (status, state, step count) and its step rows.
+ * Equal before and after a start means the start moved no run.
+ */
+function whereRunsStand(file: string): unknown {
+  const db = new Database(file, { readonly: true });
+  try {
+    return {
+      runs: db
+        .prepare(
+          'SELECT id, status, frontier, steps_completed FROM workflow_executions ORDER BY id',
+        )
+        .all(),
+      steps: db
+        .prepare(
+          'SELECT execution_id, seq, step_id, attempt, status FROM workflow_step_runs ORDER BY execution_id, seq',
+        )
+        .all(),
+    };
+  } finally {
+    db.close();
+  }
+}
+
 /** A copy of a store file in which one run's state claims a version this svc does not know. */
 function withNewerState(from: string, executionId: string): string {
   const file = join(tempDir('svc-newer-state-'), 'store');
@@ -248,8 +272,14 @@ test('a data dir holding a run state from a newer svc does not start, naming the
   const d = await daemon(t);
   await shutdown(d);
   plantStore(d, withNewerState(join(latest.at, 'data', 'svc.db'), newer), latest.at);
+  const store = join(d.dataDir, 'svc.db');
+  const before = whereRunsStand(store);
   const start = await runCli(['daemon', 'start', '--port', '0', '--json'], { env: d.env });
   t.is(start.code, 1, start.stdout + start.stderr);
   t.like(start.json().error, { code: 'daemon_start_failed' });
   t.true(start.json().error.message.includes(newerMessage(newer)), start.stdout);
+  // Every state was checked before any run went on: the runs it would have reached before the
+  // newer one (the lost call's attempt, the others' steps) are where they were. (The daemon
+  // closes its store before it reports why it could not start.)
+  t.deepEqual(whereRunsStand(store), before);
 });

@@ -48,5 +48,5 @@ export function runningServices(t: ExecutionContext, dir?: string): Services {
 /** The event log on `db`, with its own group commit; its eventStored listeners are added to `hooks`. */
 export function eventService(db: Db, clock: Clock, hooks = new Hooks()): EventService {
   const commits = new CommitQueue(db);
-  return new EventService(db, new EventRepository(db, commits), clock, commits, hooks);
+  return new EventService({ db, repo: new EventRepository(db, commits), clock, commits, hooks });
 }

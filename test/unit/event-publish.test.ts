@@ -12,7 +12,7 @@ async function setUp(t: import('ava').ExecutionContext, kind: StoreKind) {
   const hooks = new Hooks();
   const events = eventService(db, new StillClock(Date.now()), hooks);
   const heard: EventEnvelope[] = [];
-  events.on('published', (event) => heard.push(event));
+  hooks.add('eventPublished', (event) => heard.push(event));
   return { events, heard, hooks };
 }
 

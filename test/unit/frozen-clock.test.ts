@@ -3,7 +3,8 @@
 import test from 'ava';
 import { setTimeout as delay } from 'node:timers/promises';
 import { OffsetClock } from '../../daemon/time/clock.js';
-import { ClockService } from '../../daemon/time/clock.service.js';
+import { Hooks } from '../../daemon/domain/hooks.js';
+import { ClockService, loadClock } from '../../daemon/time/clock.service.js';
 import type { SettingsRepository } from '../../daemon/store/settings.repository.js';
 
 const HOUR = 3_600_000;
@@ -47,16 +48,20 @@ test('a frozen OffsetClock stands still; shift moves it; resume ticks from there
 
 test('advance on a frozen clock goes through each due time and lands exactly', async (t) => {
   const clock = new OffsetClock();
-  const service = new ClockService(clock, memorySettings(), 'sandbox');
   clock.freeze(Date.parse('2026-01-05T09:00:00Z'));
   const start = clock.now();
   const due = [start + 10 * 60_000, start + 20 * 60_000];
   const seen: number[] = [];
-  service.useAgenda({
-    nextDueAfter: (time) => due.find((at) => at > time),
-    runDue: async () => {
-      seen.push(clock.now());
-      await delay(15); // real time passing while due work runs does not move a frozen clock
+  const service = new ClockService({
+    clock,
+    settings: memorySettings(),
+    environment: 'sandbox',
+    agenda: {
+      nextDueAfter: (time) => due.find((at) => at > time),
+      runDue: async () => {
+        seen.push(clock.now());
+        await delay(15); // real time passing while due work runs does not move a frozen clock
+      },
     },
   });
   const state = await service.advance(HOUR);
@@ -67,18 +72,18 @@ test('advance on a frozen clock goes through each due time and lands exactly', a
 
 test('freeze, set and resume persist; load restores a frozen clock', async (t) => {
   const settings = memorySettings();
-  const service = new ClockService(new OffsetClock(), settings, 'sandbox');
+  const service = new ClockService({ clock: new OffsetClock(), settings, environment: 'sandbox' });
   service.freeze();
   await service.set(Date.parse('2030-01-01T00:00:00Z'));
   const restored = new OffsetClock();
-  new ClockService(restored, settings, 'sandbox').load();
+  loadClock(restored, settings, 'sandbox');
   t.true(restored.frozen);
   t.is(restored.iso(), '2030-01-01T00:00:00.000Z');
 
   const ticking = await service.set(Date.parse('2030-06-01T00:00:00Z'), false);
   t.false(ticking.frozen);
   const again = new OffsetClock();
-  new ClockService(again, settings, 'sandbox').load();
+  loadClock(again, settings, 'sandbox');
   t.false(again.frozen);
   t.true(Math.abs(again.now() - Date.parse('2030-06-01T00:00:00Z')) < 1000);
 
@@ -89,7 +94,11 @@ test('freeze, set and resume persist; load restores a frozen clock', async (t) =
 });
 
 test('production refuses to freeze the clock', (t) => {
-  const service = new ClockService(new OffsetClock(), memorySettings(), 'production');
+  const service = new ClockService({
+    clock: new OffsetClock(),
+    settings: memorySettings(),
+    environment: 'production',
+  });
   const error = t.throws(() => service.freeze());
   t.regex(error.message, /only be moved in the sandbox/);
 });
@@ -97,18 +106,24 @@ test('production refuses to freeze the clock', (t) => {
 test('a move the store refuses changes nothing: the clock stays where the last stored step left it', async (t) => {
   const clock = new OffsetClock();
   const settings = memorySettings();
-  const service = new ClockService(clock, settings, 'sandbox');
   clock.freeze(Date.parse('2026-01-05T09:00:00Z'));
   const start = clock.now();
   const due = [start + 10 * 60_000, start + 20 * 60_000];
   const seen: number[] = [];
   let moved = 0;
-  service.on('moved', () => void (moved += 1));
-  service.useAgenda({
-    nextDueAfter: (time) => due.find((at) => at > time),
-    runDue: () => {
-      seen.push(clock.now());
-      return Promise.resolve();
+  const hooks = new Hooks();
+  hooks.add('clockMoved', () => void (moved += 1));
+  const service = new ClockService({
+    clock,
+    settings,
+    environment: 'sandbox',
+    hooks,
+    agenda: {
+      nextDueAfter: (time) => due.find((at) => at > time),
+      runDue: () => {
+        seen.push(clock.now());
+        return Promise.resolve();
+      },
     },
   });
 
@@ -131,6 +146,6 @@ test('a move the store refuses changes nothing: the clock stays where the last s
   t.deepEqual(seen, [due[0]]);
   t.is(clock.now(), due[0]!, 'where the last stored step left it');
   const restored = new OffsetClock();
-  new ClockService(restored, settings, 'sandbox').load();
+  loadClock(restored, settings, 'sandbox');
   t.is(restored.now(), due[0]!, 'as stored');
 });

@@ -1,6 +1,7 @@
 // The reactions between modules (daemon/domain/hooks.ts): every listener registered runs, in
 // registration order; an 'inside' hook's listener that throws refuses the change that fired it.
 import test from 'ava';
+import { EventEmitter } from 'node:events';
 import { HOOKS, Hooks, type HookName } from '../../daemon/domain/hooks.js';
 import { servicesFor } from '../helpers/services.js';
 
@@ -39,9 +40,9 @@ test('a listener that throws stops the hook there and reaches the caller', (t) =
 
 test('every hook of the list says when it runs and who fires and hears it', (t) => {
   const names = Object.keys(HOOKS) as HookName[];
-  t.true(names.length >= 9);
+  t.true(names.length >= 14);
   for (const name of names) {
-    t.true(['inside', 'after'].includes(HOOKS[name].when), name);
+    t.true(['inside', 'after', 'awaited'].includes(HOOKS[name].when), name);
     t.true(HOOKS[name].doc.length > 40, name);
   }
 });
@@ -83,4 +84,55 @@ test('an inside listener that throws refuses the change: the webhook stays pause
     message: 'not now',
   });
   t.is(svc.webhooks.row(workspaceId, webhook.id).status, 'paused');
+});
+
+test('an awaited hook runs its listeners one after the other, and its caller waits for all', async (t) => {
+  const hooks = new Hooks();
+  const heard: string[] = [];
+  let releaseFirst!: () => void;
+  const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+  hooks.add('clockMoved', async () => {
+    heard.push('first starts');
+    await firstHeld;
+    heard.push('first ends');
+  });
+  hooks.add('clockMoved', () => void heard.push('second'));
+  let done = false;
+  const running = hooks.runAwaited('clockMoved').then(() => (done = true));
+  await new Promise((resolve) => setImmediate(resolve));
+  t.deepEqual(heard, ['first starts'], 'the second waits for the first');
+  t.false(done);
+  releaseFirst();
+  await running;
+  t.deepEqual(heard, ['first starts', 'first ends', 'second']);
+});
+
+test('no service is an event emitter: what others hear of them goes through the hooks', (t) => {
+  const svc = servicesFor(t);
+  const emitters = Object.entries(svc)
+    .filter(([, service]) => service instanceof EventEmitter)
+    .map(([name]) => name);
+  t.deepEqual(emitters, []);
+});
+
+test('credentialsChanged: a revoked key is refused at once, its cached credential dropped', (t) => {
+  const svc = servicesFor(t);
+  const { key, record } = svc.keys.create({ name: 'script', scopes: ['agents:read'] });
+  t.is(svc.credentials.resolve(key).id, record.id, 'resolved, and now cached');
+  let told = 0;
+  svc.hooks.add('credentialsChanged', () => void (told += 1));
+  svc.keys.revoke(record.id);
+  t.is(told, 1);
+  t.throws(() => svc.credentials.resolve(key), { message: /revoked/ });
+});
+
+test('clockMoved: a clock advance fires what fell due and answers once its listeners are done', async (t) => {
+  const svc = servicesFor(t);
+  const heard: string[] = [];
+  svc.hooks.add('clockMoved', async () => {
+    await new Promise((resolve) => setImmediate(resolve));
+    heard.push(svc.clock.iso());
+  });
+  const state = await svc.clockService.advance(3_600_000);
+  t.deepEqual(heard, [state.now], 'heard once, at the new time, before advance answered');
 });

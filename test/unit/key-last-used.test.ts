@@ -33,7 +33,7 @@ function bench() {
   let now = 5_000;
   const clock = { now: () => now, iso: () => new Date(now).toISOString() };
   const usage = new KeyUsage(db, repo);
-  const credentials = new CredentialService(repo, clock, 'sandbox', usage);
+  const credentials = new CredentialService({ keys: repo, clock, environment: 'sandbox', usage });
   let writes = 0;
   const markUsed = repo.markUsed.bind(repo);
   repo.markUsed = (id, at) => {

@@ -4,7 +4,9 @@
 import test from 'ava';
 import { createHash, randomBytes } from 'node:crypto';
 import type { Scope } from '../../shared/scopes.js';
+import { CredentialService } from '../../daemon/auth/credential.service.js';
 import { ApiError } from '../../daemon/domain/errors.js';
+import { KeyRepository } from '../../daemon/keys/key.repository.js';
 import type { AuthorizeRequest } from '../../daemon/oauth/oauth.service.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 
@@ -243,22 +245,30 @@ test('access tokens are credentials bound to the grant: scopes, workspace, 1 h e
 
 test('the token lookup is cached by hash; revocation takes effect at once', async (t) => {
   await withApp((svc) => {
-    const oauth = svc.services.oauth;
+    const { oauth, keys, hooks } = svc.services;
     let lookups = 0;
-    svc.services.credentials.acceptAccessTokens((hash) => {
-      lookups += 1;
-      return oauth.accessTokenByHash(hash);
+    // The daemon's credentials, with a lookup that counts, dropping its cache as they do.
+    const credentials = new CredentialService({
+      keys: new KeyRepository(svc.services.db),
+      clock: svc.services.clock,
+      environment: 'sandbox',
+      usage: keys.usage,
+      accessTokens: (hash) => {
+        lookups += 1;
+        return oauth.accessTokenByHash(hash);
+      },
     });
+    hooks.add('credentialsChanged', () => credentials.invalidate());
     const { grant } = approvedApp(svc);
     const issued = oauth.issueTokens(grant!.id, ['agents:read'])!;
-    for (let i = 0; i < 5; i++) svc.services.credentials.resolve(issued.accessToken);
+    for (let i = 0; i < 5; i++) credentials.resolve(issued.accessToken);
     t.is(lookups, 1, 'one store read for five requests');
     // A refresh rotates the refresh token without touching the cached access token.
     oauth.issueTokens(grant!.id, ['agents:read']);
-    svc.services.credentials.resolve(issued.accessToken);
+    credentials.resolve(issued.accessToken);
     t.is(lookups, 1);
     oauth.revokeGrant(grant!.id);
-    const error = t.throws(() => svc.services.credentials.resolve(issued.accessToken), {
+    const error = t.throws(() => credentials.resolve(issued.accessToken), {
       instanceOf: ApiError,
     });
     t.regex(error!.message, /revoked/);

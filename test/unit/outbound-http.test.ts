@@ -194,7 +194,10 @@ test('calls run concurrently in the worker; close() fails the unanswered ones, a
 
 test('the worker exits after a while without calls, and the next call starts a new one', async (t) => {
   const receiver = await server((res, seen) => res.end(`ok ${seen.body}`));
-  const outbound = new OutboundHttp({ environment: 'sandbox', allowPrivateNetwork: false }, 100);
+  const outbound = new OutboundHttp(
+    { environment: 'sandbox', allowPrivateNetwork: false },
+    { idleMs: 100 },
+  );
   t.teardown(() => Promise.all([receiver.close(), outbound.close()]));
   const call = (body: string) =>
     outbound.request({ url: receiver.url, method: 'POST', body, timeoutMs: AT_ONCE_MS });

@@ -5,6 +5,7 @@ import { StillClock } from '../helpers/still-clock.js';
 import { OffsetClock } from '../../daemon/time/clock.js';
 import type { EventService } from '../../daemon/events/event.service.js';
 import { ApiError } from '../../daemon/domain/errors.js';
+import { Hooks } from '../../daemon/domain/hooks.js';
 import { DEFAULT_PAGE_SIZE, pageRequest, toPage } from '../../daemon/domain/pages.js';
 import type { Db, StoreKind } from '../../daemon/store/db.js';
 import type { EventEnvelope } from '../../shared/schemas/events.js';
@@ -236,12 +237,12 @@ for (const kind of STORE_KINDS) {
   test(`${kind}: a published event is stored with its envelope and heard by listeners`, async (t) => {
     const db = await openStore(t, kind);
     const clock = new StillClock(Date.UTC(2030, 4, 6, 7, 8, 9, 10));
-    const events = eventService(db, clock);
+    const hooks = new Hooks();
+    const events = eventService(db, clock, hooks);
     const heard: EventEnvelope[] = [];
-    const listener = (event: EventEnvelope) => heard.push(event);
-    events.on('published', listener);
+    const stop = hooks.add('eventPublished', (event) => heard.push(event));
     const event = events.publish('ws_a', 'agent.created', { agent_id: 'agt_1', nested: { n: 1 } });
-    events.off('published', listener);
+    stop();
     events.publish('ws_a', 'agent.deleted', {});
     t.regex(event.id, /^evt_[0-9A-Za-z]+$/);
     t.is(event.created_at, '2030-05-06T07:08:09.010Z');

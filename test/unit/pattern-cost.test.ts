@@ -143,14 +143,14 @@ test("a workspace's stored fault rules past the bound never match, and the daemo
   repo.insert(row('flt_past', '/order\\.\\d{2}/', 3));
   repo.insert(row('flt_text', 'order.created', 4));
   // What the daemon does at start: load every stored rule.
-  const faults = new FaultService(
+  const faults = new FaultService({
     repo,
-    svc.clock,
-    {} as Alarms,
-    { webhook: () => undefined, workflowStep: () => undefined, agent: () => undefined },
-    true,
-    { info: () => undefined },
-  );
+    clock: svc.clock,
+    alarms: {} as Alarms,
+    existing: { webhook: () => undefined, workflowStep: () => undefined, agent: () => undefined },
+    sandbox: true,
+    log: { info: () => undefined },
+  });
   const call = (text: string) =>
     faults.decide({
       point: 'http',

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import {
   readRunState,
+  RUN_STATE_PREFIX,
   RUN_STATE_VERSION,
   UnreadableRunState,
   writeRunState,
@@ -62,6 +63,8 @@ test('writing stores the current version first; reading it back gives the same s
   const state = readRunState(JSON.stringify(V1));
   const text = writeRunState(state);
   t.true(text.startsWith(`{"v":${RUN_STATE_VERSION},`), text);
+  // The prefix the daemon's start-up check skips states by (engine.ts checkStoredStates).
+  t.is(RUN_STATE_PREFIX, `{"v":${RUN_STATE_VERSION},`);
   t.deepEqual(readRunState(text), state);
   t.is(RUN_STATE_VERSION, 2);
 });

@@ -153,16 +153,32 @@ export async function postText(path, params, text) {
 
 // --- live updates: one EventSource per workspace, shared by the pages ---------------------------
 
+/**
+ * A live message as the daemon declares it (contract.ts liveMessages): its type and its data, or
+ * ('open', null) when the stream (re)connects. Testing the type narrows the data.
+ * @typedef {import('../contract.js').LiveArgs} LiveArgs
+ * @typedef {import('../contract.js').LiveType} LiveType
+ * @typedef {(...args: LiveArgs) => void} LiveListener
+ */
+
+/** @type {Set<LiveListener>} */
 const listeners = new Set();
+/** @type {EventSource | undefined} */
 let source;
 
+/** Every message type the stream sends (contract.ts liveMessages), each listened to. */
+/** @type {{ [K in LiveType]: K }} */
+const LIVE_TYPES = { event: 'event', run: 'run', delivery: 'delivery', clock: 'clock' };
+
+/** @param {string} workspace */
 export function connectLive(workspace) {
   source?.close();
   source = new EventSource(`/ui/api/stream?workspace=${encodeURIComponent(workspace)}`);
-  for (const type of ['event', 'run', 'delivery', 'clock']) {
+  for (const type of Object.values(LIVE_TYPES)) {
     source.addEventListener(type, (message) => {
-      const data = JSON.parse(message.data);
-      for (const listener of listeners) listener(type, data);
+      // The daemon sends each type's data as contract.ts declares it (ui.routes.ts's send).
+      const args = /** @type {LiveArgs} */ ([type, JSON.parse(message.data)]);
+      for (const listener of listeners) listener(...args);
     });
   }
   // A change made after a page loaded but before the stream was connected (or while it was
@@ -172,25 +188,30 @@ export function connectLive(workspace) {
   });
 }
 
-/** Calls `onChange(type, data)` for each live message while the component is shown. */
+/**
+ * Calls `onChange(type, data)` for each live message while the component is shown.
+ * @param {LiveListener} onChange
+ */
 export function useLive(onChange) {
   const latest = useRef(onChange);
   latest.current = onChange;
   useEffect(() => {
-    const listener = (type, data) => latest.current(type, data);
+    /** @type {LiveListener} */
+    const listener = (...args) => latest.current(...args);
     listeners.add(listener);
-    return () => listeners.delete(listener);
+    return () => void listeners.delete(listener);
   }, []);
 }
 
 /**
  * Loads with `load()` now, again when `deps` change, when `isRelevant(type, data)` says a live
  * message concerns it (changes arriving together cause one reload), and when the live stream
- * (re)connects. `data` is what `load()` resolved to (typed by the API call it makes).
+ * (re)connects. `data` is what `load()` resolved to (typed by the API call it makes); the live
+ * message's data is typed by its type (contract.ts liveMessages).
  * @template T
  * @param {() => Promise<T>} load
  * @param {unknown[]} deps
- * @param {(type: string, data: any) => boolean} [isRelevant]
+ * @param {(...args: LiveArgs) => boolean} [isRelevant]
  */
 export function useLoad(load, deps, isRelevant = () => false) {
   /** @type {{ data: T | null, error: Error | null, loading: boolean }} */
@@ -204,8 +225,8 @@ export function useLoad(load, deps, isRelevant = () => false) {
     );
   }, deps);
   useEffect(run, [run]);
-  useLive((type, data) => {
-    if ((type !== 'open' && !isRelevant(type, data)) || scheduled.current) return;
+  useLive((...args) => {
+    if ((args[0] !== 'open' && !isRelevant(...args)) || scheduled.current) return;
     scheduled.current = true;
     queueMicrotask(() => {
       scheduled.current = false;

@@ -3,13 +3,13 @@
 // retried on the spec's schedule, resent on request, held while its webhook is not active and
 // sent again when it is, replayed as a new delivery; and the test send, which is not stored.
 // What an attempt comes to is judged by judgeAttempt (attempt-verdict.ts); this service sends,
-// stores the attempt and applies the verdict. Live listeners (svc webhooks tail) hear each
-// attempt.
-import { EventEmitter } from 'node:events';
+// stores the attempt and applies the verdict. Each attempt stored is told (deliveryAttempted:
+// the daemon's log, svc webhooks tail).
 import { newId } from '../../../shared/ids.js';
 import { isEventType, type EventEnvelope, type EventType } from '../../../shared/schemas/events.js';
 import type { WebhookReplayResult } from '../../../shared/schemas/replay.js';
-import type { DeliveryActivity, DeliveryView } from '../../../shared/schemas/webhooks.js';
+import type { DeliveryView } from '../../../shared/schemas/webhooks.js';
+import type { Hooks } from '../../domain/hooks.js';
 import { ALONE, type TeamNotices } from '../../store/team-notices.js';
 import { type Clock } from '../../time/clock.js';
 import { sampleEventData } from '../../events/samples.js';
@@ -46,10 +46,11 @@ export interface DeliveryServiceDeps {
   commits: CommitQueue;
   /** Team mode: each attempt's outcome is told to the other daemons, theirs heard here. */
   notices?: TeamNotices;
+  /** deliveryAttempted, with each attempt once it is stored (domain/hooks.ts). */
+  hooks: Hooks;
 }
 
-/** Emits `attempted` with each delivery attempt once it is stored (svc webhooks tail). */
-export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity] }> {
+export class DeliveryService {
   /** The attempt in flight of each delivery being sent (settles, never rejects, when stored). */
   private readonly attempting = new Map<string, Promise<unknown>>();
   private readonly sender: DeliverySender;
@@ -62,9 +63,10 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
   private readonly commits: CommitQueue;
   /** Team mode: each attempt's outcome is told to the other daemons, theirs heard here. */
   private readonly notices: TeamNotices;
+  private readonly hooks: Hooks;
 
   constructor(deps: DeliveryServiceDeps) {
-    super();
+    this.hooks = deps.hooks;
     this.db = deps.db;
     this.repo = deps.repo;
     this.webhooks = deps.webhooks;
@@ -73,8 +75,6 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
     this.commits = deps.commits;
     this.notices = deps.notices ?? ALONE;
     const { webhooks, timers, outbound } = deps;
-    // One listener per live client (svc webhooks tail): no leak warning past ten of them.
-    this.setMaxListeners(0);
     this.notices.on('delivery', (id) => this.heard(id));
     this.sender = new DeliverySender(outbound, webhooks);
     timers.register(DELIVERY_TIMER, (payload, timer) =>
@@ -424,8 +424,8 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
       if (verdict.kind === 'retry_at') this.schedule(row.id, verdict.at);
       this.notices.notify('delivery', row.id);
     });
-    if (this.listenerCount('attempted') === 0) return;
-    this.emit('attempted', {
+    if (!this.hooks.has('deliveryAttempted')) return;
+    this.hooks.run('deliveryAttempted', {
       // The webhook was active for this attempt; one it turned failed has no pending delivery.
       delivery: toDeliveryView(updated, 'active'),
       webhook_id: hook.id,
@@ -436,11 +436,11 @@ export class DeliveryService extends EventEmitter<{ attempted: [DeliveryActivity
 
   /** Another daemon stored an attempt's outcome: `svc webhooks tail` here shows it too. */
   private heard(deliveryId: string): void {
-    if (this.listenerCount('attempted') === 0) return;
+    if (!this.hooks.has('deliveryAttempted')) return;
     const row = this.repo.get(deliveryId);
     if (!row) return;
     const hook = this.webhooks.configuredRow(row.workspace_id, row.webhook_id);
-    this.emit('attempted', {
+    this.hooks.run('deliveryAttempted', {
       delivery: toDeliveryView(row, hook.status),
       webhook_id: hook.id,
       url: hook.url,

@@ -25,7 +25,7 @@ export function Clock() {
   const { data, error, reload } = useLoad(
     () => get('/clock'),
     [],
-    (type) => type === 'clock',
+    (...[type]) => type === 'clock',
   );
   const [custom, setCustom] = useState('');
   const parsed = /^(\d+)\s*([smhd])$/.exec(custom.trim());

@@ -24,7 +24,7 @@ export function Webhooks({ params }) {
   const hooks = useLoad(
     () => get('/webhooks', { query: { limit: 100 } }),
     [],
-    (type) => type === 'delivery',
+    (...[type]) => type === 'delivery',
   );
   const selected = params.webhookId ?? hooks.data?.data[0]?.id;
   return html`
