@@ -57,9 +57,9 @@ const AdvanceBody = z.strictObject({
 });
 
 /**
- * An agent execution awaiting approval, with what svc approvals shows of it (its agent's name,
- * the run and step that asked, what it proposes, how long it has waited): one view, built by
- * workflows/approval-view.ts for both.
+ * An agent execution awaiting approval, with what the CLI's approvals list shows of it (its
+ * agent's name, the run and step that asked, what it proposes, how long it has waited): one view,
+ * built by workflows/approval-view.ts for both.
  */
 const Approval = AgentExecution.extend(
   ApprovalView.pick({
