@@ -7,6 +7,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CliResult } from '../helpers/daemon.js';
+import { control } from '../helpers/api.js';
 import { sharedDaemon } from '../helpers/setup.js';
 import { startReceiver, type ReceivedRequest } from '../helpers/receiver.js';
 import type { WebhookView as Webhook } from '../../shared/schemas/webhooks.js';
@@ -14,6 +15,14 @@ import { dueTimersRun, HANG_TIMEOUT_MS } from '../helpers/events.js';
 import { CliStream } from '../helpers/cli-stream.js';
 
 const d = sharedDaemon(test);
+
+// The file's sandbox clock is frozen: a failed attempt's automatic retry (a minute later on the
+// sandbox clock) never lands between a test's CLI calls, however slow they are (on a loaded
+// machine three calls outlasted that minute, and the retry had delivered before `deliveries
+// --status delivered` looked). The retries here are the ones `svc webhooks retry` asks for.
+test.serial.before(async () => {
+  await control(d, 'clock.freeze', {});
+});
 
 /** A fresh workspace, so that concurrent tests never receive each other's events. */
 function workspace(name: string): Promise<string> {
