@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { avaCounts } from './ava-counts.mjs';
 import { startCluster } from './pg-cluster.mjs';
 import { SKIPPED_FILES, SKIPPED_TESTS } from './pg-skips.mjs';
 
@@ -34,7 +35,7 @@ let code = 1;
 let output = '';
 try {
   const match = Object.keys(SKIPPED_TESTS).flatMap((title) => ['--match', `!${title}`]);
-  const child = spawn('npx', ['ava', '--tap', ...match, ...files], {
+  const child = spawn('npx', ['ava', ...match, ...files], {
     env: { ...process.env, SVC_STORE_URL: cluster.url },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -46,10 +47,7 @@ try {
 } finally {
   cluster.stop();
 }
-const count = (pattern) => (output.match(pattern) ?? []).length;
-const passed = count(/^ok \d+(?! .*# SKIP)/gm);
-const skipped = count(/^ok \d+ .*# SKIP/gm);
-const failed = count(/^not ok \d+/gm);
+const { passed, failed, skipped } = avaCounts(output);
 const seconds = ((Date.now() - started) / 1000).toFixed(0);
 process.stdout.write(
   `tests (postgres): ${passed} passed, ${failed} failed, ${skipped} skipped in ${seconds} s\n`,

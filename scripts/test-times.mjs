@@ -1,4 +1,4 @@
-// Where `npm test` spends its time: runs each test file on its own (`ava --tap <file>`, the
+// Where `npm test` spends its time: runs each test file on its own (`ava <file>`, the
 // same ava config as the gate) and prints the files slowest first, with their test counts, so
 // the next person to speed up the suite starts from figures, not guesses. Needs `npm run build`
 // first (the e2e tests run dist/).
@@ -16,6 +16,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
+import { avaCounts } from './ava-counts.mjs';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const AVA = join(ROOT, 'node_modules', 'ava', 'entrypoints', 'cli.mjs');
@@ -104,9 +105,8 @@ async function timeFiles(files, jobs) {
     while (next < files.length) {
       const file = files[next];
       next += 1;
-      const run = await timed(process.execPath, [AVA, '--tap', file]);
-      const passed = (run.output.match(/^ok \d+/gm) ?? []).length;
-      const failed = (run.output.match(/^not ok \d+/gm) ?? []).length;
+      const run = await timed(process.execPath, [AVA, file]);
+      const { passed, failed } = avaCounts(run.output);
       const result = { file, seconds: run.seconds, cpu: run.cpu, passed, failed, code: run.code };
       results.push(result);
       process.stderr.write(

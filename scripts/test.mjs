@@ -13,6 +13,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
+import { avaCounts } from './ava-counts.mjs';
 import { startCpuAccounting } from './cpu-accounting.mjs';
 
 // What the tests need from the machine: Chromium for the dashboard's browser tests (found as
@@ -127,7 +128,7 @@ let failed = 0;
 let testSeconds = 0;
 for (const pass of passes) {
   process.stdout.write(`\n== ${pass.name}\n`);
-  const ava = await run('npx', ['ava', '--tap', ...pass.args], {
+  const ava = await run('npx', ['ava', ...pass.args], {
     // No dashboard screenshots unless asked (SVC_SCREENSHOTS=1 npm test): they are for a person
     // to look at, not for an assertion, and cost ~0.4 CPU-s each, some 120 a run.
     env: {
@@ -136,8 +137,7 @@ for (const pass of passes) {
       ...pass.env,
     },
   });
-  const passOk = (ava.output.match(/^ok \d+/gm) ?? []).length;
-  const passFailed = (ava.output.match(/^not ok \d+/gm) ?? []).length;
+  const { passed: passOk, failed: passFailed } = avaCounts(ava.output);
   passed += passOk;
   failed += passFailed + (ava.code !== 0 && passFailed === 0 ? 1 : 0);
   testSeconds += ava.seconds;
