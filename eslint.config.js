@@ -143,9 +143,9 @@ export default tseslint.config(
  */
 function layers() {
   const http = {
-    regex: '(^|/)(http|control|dashboard|process)/|\\.routes\\.js$|(^|/)app/app\\.js$',
+    regex: '(^|/)(http|control|dashboard|process)/|\\.routes\\.js$|(^|/)app/(app|resources)\\.js$',
     message:
-      'Only the HTTP layer (http/, *.routes.ts, app/app.ts, control/, dashboard/, process/) imports the HTTP layer; shared words live in daemon/domain/.',
+      'Only the HTTP layer (http/, *.routes.ts, app/app.ts, app/resources.ts, control/, dashboard/, process/) imports the HTTP layer; shared words live in daemon/domain/.',
   };
   const db = {
     regex: '^better-sqlite3$|(^|/)store/(database|statement-cache|list-query)\\.js$',
@@ -172,6 +172,8 @@ function layers() {
     // The dashboard is an HTTP adapter too: its guard, sessions, pages and SSE.
     'daemon/dashboard/**',
     'daemon/app/app.ts',
+    // The REST modules' list (their routes and tags), which app.ts serves.
+    'daemon/app/resources.ts',
     'daemon/app/openapi-export.ts',
     // The process shell: entry, server, app host, store swap.
     'daemon/process/**',

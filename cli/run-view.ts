@@ -89,6 +89,8 @@ export class RunView {
   private timer: NodeJS.Timeout | undefined;
   private execution: Execution | undefined;
   private lastStatus: string | undefined;
+  /** The approvals already said (step id and attempt), so a poll repeats none of them. */
+  private readonly approvalsSaid = new Set<string>();
 
   constructor(
     private readonly target: ViewTarget,
@@ -118,23 +120,32 @@ export class RunView {
     if (current && !this.rows.has(current) && !isTerminal(execution)) {
       this.apply({ step_id: current, status: 'running', attempt: 1 }, changes);
     }
-    if (execution.status === 'awaiting_approval' && current) {
-      const row = this.rows.get(current);
-      if (row && row.state !== 'awaiting_approval' && row.state !== 'completed') {
-        row.state = 'awaiting_approval';
-        row.status = 'awaiting_approval';
-        changes.push(this.rowLine(row, 'is awaiting approval'));
-      }
-    }
+    // The steps awaiting an approval are the ones whose result says so: not the run's current
+    // step, which is the first active one (with parallel branches, maybe one that waits).
+    const awaiting = execution.step_results.filter(
+      (result) => result.status === 'awaiting_approval',
+    );
+    const unsaid = awaiting.filter((result) => !this.approvalsSaid.has(approvalKey(result)));
     if (execution.status !== this.lastStatus) {
       if (execution.status === 'awaiting_approval') {
+        const first = unsaid.shift() ?? awaiting[0];
+        if (first) this.approvalsSaid.add(approvalKey(first));
         changes.push(
-          `run ${execution.execution_id} awaiting approval${current ? ` at step ${current}` : ''}${this.approvalHint(execution)}`,
+          `run ${execution.execution_id} awaiting approval${first ? ` at step ${first.step_id}${approvalHint(first)}` : ''}`,
         );
       } else if (isTerminal(execution)) {
         changes.push(`run ${execution.execution_id} ${execution.status}`);
       } else if (this.lastStatus !== undefined) {
         changes.push(`run ${execution.execution_id} ${execution.status}`);
+      }
+    }
+    // Another approval asked while the run already awaited one (parallel branches).
+    if (execution.status === 'awaiting_approval') {
+      for (const result of unsaid) {
+        const row = this.rows.get(result.step_id);
+        if (!row || this.approvalsSaid.has(approvalKey(result))) continue;
+        this.approvalsSaid.add(approvalKey(result));
+        changes.push(this.rowLine(row, `is awaiting approval${approvalHint(result)}`));
       }
     }
     this.lastStatus = execution.status;
@@ -151,18 +162,6 @@ export class RunView {
 
   private startLine(execution: Execution): string {
     return `run ${execution.execution_id} of ${execution.workflow_id} started`;
-  }
-
-  /** The command that decides the pending approval, from the awaiting step's result. */
-  private approvalHint(execution: Execution): string {
-    const awaiting = [...execution.step_results]
-      .reverse()
-      .find((result) => result.status === 'awaiting_approval');
-    const pending = awaiting?.result as
-      { agent_id?: unknown; agent_execution_id?: unknown } | null | undefined;
-    if (typeof pending?.agent_id !== 'string' || typeof pending.agent_execution_id !== 'string')
-      return '';
-    return ` (decide with: ${decideCommand(pending.agent_execution_id)})`;
   }
 
   private apply(result: SeenStep, changes: string[]): void {
@@ -330,6 +329,19 @@ export class RunView {
     if (status === 'awaiting_approval') return c.yellow(status);
     return c.red(status);
   }
+}
+
+function approvalKey(result: StepResult): string {
+  return `${result.step_id}#${result.attempt}`;
+}
+
+/** The command that decides a pending approval, from the awaiting step's result. */
+function approvalHint(awaiting: StepResult): string {
+  const pending = awaiting.result as
+    { agent_id?: unknown; agent_execution_id?: unknown } | null | undefined;
+  if (typeof pending?.agent_id !== 'string' || typeof pending.agent_execution_id !== 'string')
+    return '';
+  return ` (decide with: ${decideCommand(pending.agent_execution_id)})`;
 }
 
 function wakeVerb(status: string): string {

@@ -25,6 +25,7 @@ import { ListQuery } from '../../shared/schemas/common.js';
 import { listRoute, objectRoute, tenantRoute, type RouteDef } from '../http/route.js';
 import { readUpload } from '../http/upload.js';
 import { resourceRoutes } from '../http/resource-routes.js';
+import type { RestModule } from '../http/rest-module.js';
 import type { AgentService } from './agent.service.js';
 import type { AnalyticsService } from './analytics.service.js';
 import type { ConversationService } from './conversation.service.js';
@@ -59,6 +60,8 @@ export interface AgentRouteDeps {
   knowledge: KnowledgeService;
   analytics: AnalyticsService;
 }
+
+export const agentModule: RestModule<AgentRouteDeps> = { tag: { name: tag }, routes: agentRoutes };
 
 export function agentRoutes({
   agents,

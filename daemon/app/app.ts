@@ -13,7 +13,6 @@ import findMyWay from 'find-my-way';
 import type { Logger } from 'pino';
 import { ID_PREFIXES, randomBase62 } from '../../shared/ids.js';
 import { VERSION } from '../../shared/package-info.js';
-import { meRoutes } from '../auth/me.routes.js';
 import { toIso } from '../time/clock.js';
 import { createControlRouter } from '../control/router.js';
 import { controlContextFactory } from '../control/procedure.js';
@@ -23,7 +22,6 @@ import { identityRoute } from '../control/identity.js';
 import type { DaemonStatus, StoreSwap } from '../control/deps.js';
 import { MemoryTrimmer } from '../platform/memory-trim.js';
 import { writeSnapshot } from '../store/snapshot.js';
-import { eventRoutes } from '../events/event.routes.js';
 import { AccessGuard } from '../auth/access.js';
 import {
   answerClientError,
@@ -35,8 +33,10 @@ import { installJsonBodyParser } from '../http/json-body.js';
 import { registerRoutes } from '../http/register.js';
 import { RequestLogController } from '../http/request-log.js';
 import type { RouteDef } from '../http/route.js';
+import type { ApiTag } from '../http/rest-module.js';
 import { serverUrls, type ServerUrls } from '../domain/urls.js';
-import { publicRoutes } from './public.routes.js';
+import { publicRoutes, systemTag } from './public.routes.js';
+import { REST_MODULES } from './resources.js';
 import { FixedWindowLimiter } from '../ratelimit/limiter.js';
 import { SharedWindowLimiter } from '../ratelimit/shared-limiter.js';
 import { storeKind } from '../store/db.js';
@@ -46,17 +46,10 @@ import { dataDirFiles } from '../../shared/paths.js';
 import { buildServices, type ServiceOptions, type Services } from './services.js';
 import { logFailures } from './failure-log.js';
 import { MAX_KNOWLEDGE_BYTES } from '../agents/knowledge/knowledge.service.js';
-import { webhookRoutes } from '../webhooks/webhook.routes.js';
-import { integrationRoutes } from '../integrations/integration.routes.js';
 import multipart from '@fastify/multipart';
 import formbody from '@fastify/formbody';
 import cookie from '@fastify/cookie';
-import { agentRoutes } from '../agents/agent.routes.js';
-import { workflowRoutes } from '../workflows/workflow.routes.js';
-import { templateRoutes } from '../templates/template.routes.js';
-import { hookRoutes } from '../triggers/hook.routes.js';
-import { Workflow } from '../../shared/schemas/workflows.js';
-import { oauthRoutes, oauthScopeErrorHandler } from '../oauth/oauth.routes.js';
+import { oauthModule, oauthScopeErrorHandler } from '../oauth/oauth.routes.js';
 import { dashboardRoutes } from '../dashboard/ui.routes.js';
 import { DashboardSessions } from '../dashboard/sessions.js';
 import { Locator } from '../dashboard/locate.js';
@@ -83,6 +76,8 @@ export interface SvcApp {
   services: Services;
   urls: ServerUrls;
   routes: readonly RouteDef[];
+  /** The tags of the routes' modules, as the OpenAPI document describes them. */
+  tags: readonly ApiTag[];
   /** Starts timers and housekeeping; call once the server listens. */
   start(): void;
   /** Stops accepting requests, lets in-flight work finish, closes the store. */
@@ -131,9 +126,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     keys,
     credentials,
     events,
-    webhooks,
     deliveries,
-    integrations,
     stubs,
   } = services;
 
@@ -152,21 +145,21 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
   });
 
   installJsonBodyParser(app);
-  const routes: RouteDef[] = [
-    ...meRoutes(),
-    ...eventRoutes(events),
-    ...webhookRoutes(webhooks, deliveries),
-    ...integrationRoutes(integrations),
-    ...agentRoutes(services),
-    ...workflowRoutes(services.workflows, services.runs),
-    ...templateRoutes(services.templates, Workflow),
-    ...hookRoutes(services.triggers, workspaces, () => guard),
-  ];
-  const oauth = oauthRoutes({ oauth: services.oauth, workspaces, limiter, plans, clock, urls });
+  const routeDeps = { ...services, guard };
+  const routes = REST_MODULES.flatMap((module) => module.routes(routeDeps));
+  const oauth = oauthModule.routes({
+    oauth: services.oauth,
+    workspaces,
+    limiter,
+    plans,
+    clock,
+    urls,
+  });
+  const tags = [...REST_MODULES.map((module) => module.tag), oauthModule.tag, systemTag];
   const allRoutes: RouteDef[] = [
     ...routes,
     ...oauth,
-    ...publicRoutes(() => allRoutes, urls, VERSION),
+    ...publicRoutes(() => ({ routes: allRoutes, tags }), urls, VERSION),
   ];
   registerRoutes(
     app,
@@ -341,6 +334,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     services,
     urls,
     routes: allRoutes,
+    tags,
     start() {
       // A run state this svc cannot read (a newer svc's) refuses the start before anything moves.
       services.engine.checkStoredStates();

@@ -5,24 +5,37 @@ import { ERROR_CODES } from '../../shared/errors.js';
 import { rawRoute, type RouteDef } from '../http/route.js';
 import type { ServerUrls } from '../domain/urls.js';
 import { buildOpenApiDocument } from '../http/openapi.js';
+import type { ApiTag } from '../http/rest-module.js';
 
 const Health = z.object({ status: z.literal('ok'), version: z.string() }).meta({ title: 'Health' });
 const OpenApiDoc = z.record(z.string(), z.unknown()).meta({ title: 'OpenAPI document' });
 
+export const systemTag: ApiTag = {
+  name: 'System',
+  description: 'Health, this document and the error reference.',
+};
+
+/** `served`: every route the app serves, these included, and the tags of their modules. */
 export function publicRoutes(
-  allRoutes: () => readonly RouteDef[],
+  served: () => { routes: readonly RouteDef[]; tags: readonly ApiTag[] },
   urls: ServerUrls,
   version = '',
 ): RouteDef[] {
   let document: Record<string, unknown> | undefined;
-  const openapi = () => (document ??= buildOpenApiDocument(allRoutes(), urls));
+  const openapi = () => {
+    if (!document) {
+      const { routes, tags } = served();
+      document = buildOpenApiDocument(routes, urls, tags);
+    }
+    return document;
+  };
   const openApiRoute = (path: string, operationId: string) =>
     rawRoute({
       method: 'GET',
       path,
       operationId,
       summary: 'This OpenAPI 3.1 document',
-      tag: 'System',
+      tag: systemTag.name,
       auth: { kind: 'public' },
       response: OpenApiDoc,
       handler: () => openapi(),
@@ -34,7 +47,7 @@ export function publicRoutes(
       operationId: 'getHealth',
       summary: 'Liveness check',
       description: 'Answers 200 once the daemon is ready to serve.',
-      tag: 'System',
+      tag: systemTag.name,
       auth: { kind: 'public' },
       response: Health,
       handler: () => ({ status: 'ok' as const, version }),
@@ -47,7 +60,7 @@ export function publicRoutes(
       operationId: 'getErrorReference',
       summary: 'Error code reference (HTML)',
       description: 'Every error code with its HTTP status and type; documentation_url links here.',
-      tag: 'System',
+      tag: systemTag.name,
       auth: { kind: 'public' },
       contentType: 'text/html; charset=utf-8',
       response: z.string(),

@@ -2,6 +2,11 @@
 import { Me } from '../../shared/schemas/auth.js';
 import { SCOPES } from '../../shared/scopes.js';
 import { objectRoute, type RouteDef } from '../http/route.js';
+import type { RestModule } from '../http/rest-module.js';
+
+const tag = { name: 'Auth', description: 'Who a credential is and what it may do.' };
+
+export const meModule: RestModule<unknown> = { tag, routes: () => meRoutes() };
 
 export function meRoutes(): RouteDef[] {
   return [
@@ -12,7 +17,7 @@ export function meRoutes(): RouteDef[] {
       summary: 'Describe the current credential',
       description:
         'Any valid credential may call it. For a credential valid in several workspaces (the CLI operator) X-Tenant-ID picks the workspace; the default workspace otherwise.',
-      tag: 'Auth',
+      tag: tag.name,
       auth: { kind: 'credential', scope: null, tenant: false },
       rateLimit: { operation: 'auth.me' },
       response: Me,

@@ -3,7 +3,18 @@ import { z } from 'zod';
 import { Event, EventListQuery } from '../../shared/schemas/events.js';
 import { ApiError } from '../domain/errors.js';
 import { listRoute, objectRoute, tenantRoute, type RouteDef } from '../http/route.js';
+import type { RestModule } from '../http/rest-module.js';
 import type { EventService } from './event.service.js';
+
+const tag = {
+  name: 'Events',
+  description: 'The stored event log of a workspace (30-day retention).',
+};
+
+export const eventModule: RestModule<{ events: EventService }> = {
+  tag,
+  routes: ({ events }) => eventRoutes(events),
+};
 
 const EventParams = z.strictObject({ event_id: z.string() });
 
@@ -16,7 +27,7 @@ export function eventRoutes(events: EventService): RouteDef[] {
       summary: 'List events',
       description:
         'Events of the workspace, newest first (events of the same millisecond in no set order), kept 30 days on the daemon clock. Filter with type (exact types or prefixes like agent.*, comma-separated). Needs webhooks:read.',
-      tag: 'Events',
+      tag: tag.name,
       auth: tenantRoute('webhooks:read'),
       query: EventListQuery,
       response: Event,
@@ -29,7 +40,7 @@ export function eventRoutes(events: EventService): RouteDef[] {
       summary: 'Retrieve an event',
       description:
         'One event by id. Events older than 30 days are gone (404 not_found). Needs webhooks:read.',
-      tag: 'Events',
+      tag: tag.name,
       auth: tenantRoute('webhooks:read'),
       params: EventParams,
       errors: ['not_found'],

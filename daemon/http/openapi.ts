@@ -8,33 +8,25 @@ import { OAUTH_ERRORS, OAuthErrorBody } from '../../shared/schemas/oauth.js';
 import { SCOPE_DESCRIPTIONS } from '../../shared/scopes.js';
 import { REQUIRED_BY_HANDLER, type RouteDef } from './route.js';
 import type { ServerUrls } from '../domain/urls.js';
+import type { ApiTag } from './rest-module.js';
 import { toJsonSchema, type JsonSchema } from './json-schema.js';
 
 type Doc = Record<string, unknown>;
 
-const TAG_DESCRIPTIONS: Record<string, string> = {
-  Auth: 'Who a credential is and what it may do.',
-  Events: 'The stored event log of a workspace (30-day retention).',
-  System: 'Health, this document and the error reference.',
-  Webhooks:
-    'Subscriptions to event types; signed deliveries with retries, the delivery log and a test endpoint.',
-  Integrations: 'External services connected to a workspace.',
-  'Workflow templates':
-    'Ready-made workflows with agent roles; from-template maps each role to an agent and creates the workflow.',
-  'Workflow triggers':
-    'What starts a workflow besides a manual run: webhook intake here; schedule and event triggers fire inside the daemon. trigger.config per type is the WorkflowTrigger schema (used by templates and from-template), checked on every workflow write.',
-  OAuth:
-    'The OAuth 2.0 provider: authorization code flow with PKCE, refresh rotation, revocation and RFC 8414 metadata. Apps are registered with `svc oauth apps create`.',
-};
-
-export function buildOpenApiDocument(routes: readonly RouteDef[], urls: ServerUrls): Doc {
+/** `tags` describes the routes' tags: each REST module's (app/resources.ts). */
+export function buildOpenApiDocument(
+  routes: readonly RouteDef[],
+  urls: ServerUrls,
+  tags: readonly ApiTag[],
+): Doc {
+  const descriptions = new Map(tags.map((tag) => [tag.name, tag.description]));
   const paths: Record<string, Record<string, Doc>> = {};
-  const tags = new Set<string>();
+  const used = new Set<string>();
   for (const route of routes) {
     const path = route.path.replace(/:([A-Za-z_]+)/g, '{$1}');
     paths[path] ??= {};
     paths[path][route.method.toLowerCase()] = operation(route);
-    tags.add(route.tag);
+    used.add(route.tag);
   }
   addLinks(routes, paths);
   return {
@@ -52,7 +44,7 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], urls: ServerUr
       },
     ],
     security: [{ bearerAuth: [] }],
-    tags: [...tags].sort().map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name })),
+    tags: [...used].sort().map((name) => ({ name, description: descriptions.get(name) ?? name })),
     paths,
     components: {
       securitySchemes: {

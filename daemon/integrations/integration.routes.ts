@@ -7,10 +7,18 @@ import {
 } from '../../shared/schemas/integrations.js';
 import type { RouteDef } from '../http/route.js';
 import { resourceRoutes } from '../http/resource-routes.js';
+import type { RestModule } from '../http/rest-module.js';
 import type { IntegrationService } from './integration.service.js';
 
+const tag = { name: 'Integrations', description: 'External services connected to a workspace.' };
+
+export const integrationModule: RestModule<{ integrations: IntegrationService }> = {
+  tag,
+  routes: ({ integrations }) => integrationRoutes(integrations),
+};
+
 const integration = resourceRoutes({
-  tag: 'Integrations',
+  tag: tag.name,
   path: '/v1/integrations',
   idParam: 'integration_id',
   name: { singular: 'integration', plural: 'integrations', article: 'an' },

@@ -19,6 +19,7 @@ import type { Clock } from '../time/clock.js';
 import { ApiError } from '../domain/errors.js';
 import { sendError, toApiError } from '../http/error-handler.js';
 import { rawRoute, REQUIRED_BY_HANDLER, type RouteDef } from '../http/route.js';
+import type { RestModule } from '../http/rest-module.js';
 import type { ServerUrls } from '../domain/urls.js';
 import type { Limiter } from '../ratelimit/limiter.js';
 import type { Operation, RatePlans } from '../ratelimit/plans.js';
@@ -98,6 +99,15 @@ const ConsentForm = z
 
 const HTML = 'text/html; charset=utf-8';
 
+const tag = {
+  name: 'OAuth',
+  description:
+    'The OAuth 2.0 provider: authorization code flow with PKCE, refresh rotation, revocation and RFC 8414 metadata. Apps are registered with `svc oauth apps create`.',
+};
+
+/** Served in a scope of its own (form bodies, cookies, RFC 6749 errors): see app.ts. */
+export const oauthModule: RestModule<OAuthRouteDeps> = { tag, routes: oauthRoutes };
+
 export function oauthRoutes(deps: OAuthRouteDeps): RouteDef[] {
   const { oauth, urls } = deps;
   const csrf = new ConsentCsrf();
@@ -121,7 +131,7 @@ export function oauthRoutes(deps: OAuthRouteDeps): RouteDef[] {
       summary: 'Authorization endpoint: the consent page (HTML)',
       description:
         "RFC 6749 §4.1.1 with PKCE (RFC 7636, S256 only; required for public apps). An unknown client_id or a redirect_uri that is not exactly a registered one -> 400 HTML page, never a redirect. An unsupported response_type or a scope beyond the app's -> redirect with `error` and `state`. Otherwise a server-rendered consent page (no JavaScript): the app, the scopes in plain words, a workspace picker, Approve and Deny. Rate limit: 10/minute per client, scaled by the tier of the app's workspace.",
-      tag: 'OAuth',
+      tag: tag.name,
       auth: { kind: 'public' },
       query: AuthorizeQuery,
       // Too many requests of one app: a page too (429).
@@ -157,7 +167,7 @@ export function oauthRoutes(deps: OAuthRouteDeps): RouteDef[] {
       summary: 'The consent decision (the form of the consent page)',
       description:
         "Posted by the consent page. Refused with a 403 HTML page when the Origin is another site's, the consent cookie is missing or the CSRF token does not match it. Approve -> 302 to `redirect_uri?code=...&state=...&iss=...` (the code is single-use, valid 10 minutes on the daemon clock, bound to the client, redirect URI, PKCE challenge, scopes and workspace); Deny -> 302 with `error=access_denied`.",
-      tag: 'OAuth',
+      tag: tag.name,
       auth: { kind: 'public' },
       form: ConsentForm,
       html: {
@@ -213,7 +223,7 @@ export function oauthRoutes(deps: OAuthRouteDeps): RouteDef[] {
       summary: 'Token endpoint: exchange a code or a refresh token',
       description:
         '`application/x-www-form-urlencoded` only. Client authentication by `client_secret_basic` (HTTP Basic) or `client_secret_post`; a public app sends only `client_id` and must use PKCE. `authorization_code` needs `code`, `redirect_uri` (exactly as authorized) and the PKCE `code_verifier` when a challenge was sent; reusing a code revokes every token issued from it. `refresh_token` rotates the refresh token on every use; presenting a rotated-out one revokes the whole grant (RFC 9700 reuse detection); `scope` may narrow, never widen. The answer is RFC 6749 §5.1 at the top level and the same object under `data`, with `Cache-Control: no-store`. Access tokens live 1 hour, refresh tokens 30 days, on the daemon clock. Errors are `{error, error_description}` (RFC 6749 §5.2); `invalid_client` is 401 with `WWW-Authenticate`. Rate limit: 20/minute per client, scaled by the tier of its workspace.',
-      tag: 'OAuth',
+      tag: tag.name,
       auth: { kind: 'public' },
       form: TokenRequestForm,
       oauthErrors: [
@@ -279,7 +289,7 @@ export function oauthRoutes(deps: OAuthRouteDeps): RouteDef[] {
       summary: 'Revoke an access or refresh token (RFC 7009)',
       description:
         '`application/x-www-form-urlencoded`, with the same client authentication as the token endpoint. Revoking a refresh token ends its whole grant (its access tokens too); revoking an access token ends that token. Answers 200 even for an unknown token or one issued to another client (which it leaves alone).',
-      tag: 'OAuth',
+      tag: tag.name,
       auth: { kind: 'public' },
       form: RevokeRequestForm,
       oauthErrors: ['invalid_request', 'invalid_client'],
@@ -313,7 +323,7 @@ export function oauthRoutes(deps: OAuthRouteDeps): RouteDef[] {
       summary: 'OAuth 2.0 authorization server metadata (RFC 8414)',
       description:
         'What OAuth client libraries read to configure themselves: the endpoints, grant types, PKCE method, client authentication methods and scopes. The issuer is {app_url}.',
-      tag: 'OAuth',
+      tag: tag.name,
       auth: { kind: 'public' },
       response: AuthorizationServerMetadata,
       handler: () => ({

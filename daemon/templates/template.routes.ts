@@ -7,9 +7,20 @@ import {
   WorkflowTemplate,
 } from '../../shared/schemas/templates.js';
 import { listRoute, objectRoute, tenantRoute, type RouteDef } from '../http/route.js';
+import type { RestModule } from '../http/rest-module.js';
+import { Workflow, type WorkflowView } from '../../shared/schemas/workflows.js';
 import type { TemplateService } from './template.service.js';
 
 const tag = 'Workflow templates';
+
+export const templateModule: RestModule<{ templates: TemplateService<WorkflowView> }> = {
+  tag: {
+    name: tag,
+    description:
+      'Ready-made workflows with agent roles; from-template maps each role to an agent and creates the workflow.',
+  },
+  routes: ({ templates }) => templateRoutes(templates, Workflow),
+};
 
 export function templateRoutes<W>(
   templates: TemplateService<W>,

@@ -15,12 +15,23 @@ import {
 } from '../../shared/schemas/webhooks.js';
 import { listRoute, objectRoute, tenantRoute, type RouteDef } from '../http/route.js';
 import { resourceRoutes } from '../http/resource-routes.js';
+import type { RestModule } from '../http/rest-module.js';
 import type { DeliveryService } from './deliveries/delivery.service.js';
 import type { WebhookService } from './webhook.service.js';
 
 const read = tenantRoute('webhooks:read');
 const write = tenantRoute('webhooks:write');
 const tag = 'Webhooks';
+
+export const webhookModule: RestModule<{ webhooks: WebhookService; deliveries: DeliveryService }> =
+  {
+    tag: {
+      name: tag,
+      description:
+        'Subscriptions to event types; signed deliveries with retries, the delivery log and a test endpoint.',
+    },
+    routes: ({ webhooks, deliveries }) => webhookRoutes(webhooks, deliveries),
+  };
 
 const webhook = resourceRoutes({
   tag,

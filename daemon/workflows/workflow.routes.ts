@@ -16,6 +16,7 @@ import {
 } from '../../shared/schemas/workflows.js';
 import { listRoute, objectRoute, tenantRoute, type RouteDef } from '../http/route.js';
 import { resourceRoutes } from '../http/resource-routes.js';
+import type { RestModule } from '../http/rest-module.js';
 import type { WorkflowExecutionsService } from './executions.service.js';
 import type { WorkflowService } from './workflow.service.js';
 
@@ -41,6 +42,11 @@ const workflow = resourceRoutes({
   createBody: WorkflowCreateBody,
   updateBody: WorkflowUpdateBody,
 });
+
+export const workflowModule: RestModule<{
+  workflows: WorkflowService;
+  runs: WorkflowExecutionsService;
+}> = { tag: { name: tag }, routes: ({ workflows, runs }) => workflowRoutes(workflows, runs) };
 
 export function workflowRoutes(
   workflows: WorkflowService,

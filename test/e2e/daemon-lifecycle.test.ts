@@ -1,7 +1,7 @@
 // The daemon's life: start (human and JSON, twice), restart, status, the one-daemon-per-data-dir lock, a taken
 // port, graceful stop, logs without credentials, data dir file modes, recovery from a crash
 // (SIGKILL leaves a stale lock) and the production environment.
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -14,19 +14,34 @@ import { isAlive, waitForExit } from '../helpers/processes.js';
 import { svcEnv } from '../helpers/env.js';
 import { readLog, waitForLog } from '../helpers/logs.js';
 
-/** A fresh data dir, and a CLI bound to it; the daemon (if any) is stopped and the dir removed at the end. */
-function freshDataDir(t: { teardown(fn: () => Promise<void>): void }) {
+/** What `svc daemon start --json` prints. */
+interface Started {
+  url: string;
+  pid: number;
+  environment: string;
+  data_dir: string;
+  already_running?: boolean;
+}
+
+/**
+ * A fresh data dir, a CLI bound to it, and `start(more)`: `svc daemon start --port 0 --json`
+ * (with `more`), asserted to succeed, answering what it printed. The daemon (if any) is stopped
+ * and the dir removed at the end.
+ */
+function freshDataDir(t: ExecutionContext) {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-e2e-life-'));
   const env = { SVC_DATA_DIR: dataDir };
   t.teardown(async () => {
     await runCli(['daemon', 'stop'], { env });
     rmSync(dataDir, { recursive: true, force: true });
   });
-  return {
-    dataDir,
-    env,
-    cli: (args: string[]) => runCli(args, { env }),
+  const cli = (args: string[]) => runCli(args, { env });
+  const start = async (more: string[] = []): Promise<Started> => {
+    const started = await cli(['daemon', 'start', '--port', '0', '--json', ...more]);
+    t.is(started.code, 0, output(started));
+    return started.json<Started>();
   };
+  return { dataDir, env, cli, start };
 }
 
 const output = (result: CliResult) => result.stdout + result.stderr;
@@ -122,10 +137,8 @@ test.serial(
 test.serial(
   'restart stops the daemon and starts it again at the same address and environment',
   async (t) => {
-    const { dataDir, cli } = freshDataDir(t);
-    const started = await cli(['daemon', 'start', '--port', '0', '--json']);
-    t.is(started.code, 0, output(started));
-    const first = started.json() as { url: string; pid: number };
+    const { dataDir, cli, start } = freshDataDir(t);
+    const first = await start();
 
     const restarted = await cli(['daemon', 'restart']);
     t.is(restarted.code, 0, output(restarted));
@@ -151,10 +164,8 @@ test.serial(
 );
 
 test.serial('start --json prints one document {url, pid, environment, data_dir}', async (t) => {
-  const { dataDir, cli } = freshDataDir(t);
-  const started = await cli(['daemon', 'start', '--port', '0', '--json']);
-  t.is(started.code, 0, output(started));
-  const body = started.json();
+  const { dataDir, start } = freshDataDir(t);
+  const body = await start();
   t.regex(body.url, /^http:\/\/127\.0\.0\.1:\d+$/);
   t.true(Number.isInteger(body.pid) && body.pid > 0);
   t.is(body.environment, 'sandbox');
@@ -258,10 +269,8 @@ test.serial('the control token file has mode 0600 and matches the control channe
 test.serial(
   'a daemon killed with SIGKILL leaves a stale lock that does not block the next start; data survives',
   async (t) => {
-    const { dataDir, cli } = freshDataDir(t);
-    const first = await cli(['daemon', 'start', '--port', '0', '--json']);
-    t.is(first.code, 0, output(first));
-    const { pid } = first.json<{ pid: number }>();
+    const { dataDir, cli, start } = freshDataDir(t);
+    const { pid } = await start();
 
     const created = await cli([
       'workspaces',
@@ -279,9 +288,7 @@ test.serial(
     t.true(await waitForExit(pid), 'the killed daemon is gone');
     t.true(existsSync(join(dataDir, 'daemon.lock')), 'the crash left its lock behind');
 
-    const second = await cli(['daemon', 'start', '--port', '0', '--json']);
-    t.is(second.code, 0, output(second));
-    const restarted = second.json<{ pid: number; url: string }>();
+    const restarted = await start();
     t.not(restarted.pid, pid);
     t.is((await fetch(`${restarted.url}/healthz`)).status, 200);
 
@@ -300,10 +307,8 @@ test.serial(
 test.serial(
   'a production daemon issues sk_live_ keys, refuses sk_test_ keys and has no clock controls',
   async (t) => {
-    const { cli } = freshDataDir(t);
-    const started = await cli(['daemon', 'start', '--port', '0', '--env', 'production', '--json']);
-    t.is(started.code, 0, output(started));
-    const { url, environment } = started.json<{ url: string; environment: string }>();
+    const { cli, start } = freshDataDir(t);
+    const { url, environment } = await start(['--env', 'production']);
     t.is(environment, 'production');
 
     const created = await cli([

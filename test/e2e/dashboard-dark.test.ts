@@ -8,14 +8,18 @@ import test from 'ava';
 import type { Browser, Page } from 'playwright-core';
 import { type TestDaemon } from '../helpers/daemon.js';
 import { type Receiver } from '../helpers/receiver.js';
-import { activeAgent, createWorkflow, waitStep, type Api } from '../helpers/workflows.js';
+import { waitStep, type Api } from '../helpers/workflows.js';
 import {
+  dashboardPages,
   loggedInPage,
+  openDashboardPage,
   screenshot,
   screenshotsWanted,
+  seedPageObjects,
   seriousViolations,
   startDashboardBench,
   stopDashboardBench,
+  type PageObjects,
 } from '../helpers/browser.js';
 
 let d: TestDaemon;
@@ -24,55 +28,40 @@ let ws: string;
 let browser: Browser;
 let page: Page;
 let receiver: Receiver;
-const ids: Record<string, string> = {};
+let ids: Partial<PageObjects> = {};
 
 test.before(async () => {
   ({ browser, d, ws, api, receiver } = await startDashboardBench());
-  const agent = await activeAgent(api, { autonomy_level: 'L2', name: 'Refund approver' });
-  ids.agt = agent.id;
-  ids.wfl = await createWorkflow(api, {
-    name: 'Refund router',
-    status: 'active',
-    trigger: { type: 'manual', config: {} },
-    steps: [
-      {
-        id: 'check',
-        name: 'Check amount',
-        type: 'condition',
-        config: {
-          condition: 'trigger.payload.amount > 100',
-          if_true: 'cool_off',
-          if_false: 'notify',
+  ids = await seedPageObjects(api, {
+    workflow: {
+      name: 'Refund router',
+      trigger: { type: 'manual', config: {} },
+      steps: [
+        {
+          id: 'check',
+          name: 'Check amount',
+          type: 'condition',
+          config: {
+            condition: 'trigger.payload.amount > 100',
+            if_true: 'cool_off',
+            if_false: 'notify',
+          },
         },
-      },
-      { ...waitStep('cool_off', 3600), name: 'Cool off' },
-      {
-        id: 'notify',
-        name: 'Notify finance',
-        type: 'webhook',
-        config: { url: `${receiver.url}/notify`, method: 'POST', body: {} },
-        on_error: 'cool_off',
-      },
-    ],
-    settings: { timeout_seconds: 7200 }, // longer than the wait (a wait as long is refused)
+        { ...waitStep('cool_off', 3600), name: 'Cool off' },
+        {
+          id: 'notify',
+          name: 'Notify finance',
+          type: 'webhook',
+          config: { url: `${receiver.url}/notify`, method: 'POST', body: {} },
+          on_error: 'cool_off',
+        },
+      ],
+      settings: { timeout_seconds: 7200 }, // longer than the wait (a wait as long is refused)
+    },
+    input: { amount: 500 },
+    hookUrl: receiver.url,
   });
-  const hook = await api('POST', '/webhooks', {
-    url: receiver.url,
-    events: ['workflow.execution.started'],
-  });
-  ids.hook = hook.body.data.id;
-  const run = await api('POST', `/workflows/${ids.wfl}/execute`, { input: { amount: 500 } });
-  ids.wex = run.body.data.execution_id;
-  const execution = await api('POST', `/agents/${ids.agt}/execute`, {
-    input: 'Refund order 42, please',
-  });
-  ids.exec = execution.body.data.execution_id;
   await api('POST', '/keys', { name: 'Reporting', scopes: ['workflows:read'] });
-  for (let i = 0; i < 100 && !ids.del; i++) {
-    const deliveries = await api('GET', `/webhooks/${ids.hook}/deliveries`);
-    ids.del = deliveries.body.data[0]?.id;
-    if (!ids.del) await new Promise((resolve) => setTimeout(resolve, 50));
-  }
   page = await loggedInPage(browser, d);
 });
 
@@ -86,31 +75,10 @@ const pagesToSave = (): [string, string, string][] =>
   screenshotsWanted() ? pages() : pages().slice(-1);
 
 /** Every page, with data on it: path, a text of its heading, the screenshot's name. */
-const pages = (): [string, string, string][] => [
-  ['', 'Overview', 'overview'],
-  ['/workflows', 'Workflows', 'workflows'],
-  [`/workflows/${ids.wfl}`, 'Refund router', 'workflow'],
-  ['/runs', 'Workflow runs', 'runs'],
-  [`/runs/${ids.wex}`, 'Run', 'run'],
-  [`/agents/${ids.agt}`, 'Refund approver', 'agent'],
-  [`/executions/${ids.exec}`, 'Agent execution', 'execution'],
-  ['/approvals', 'Approvals', 'approvals'],
-  ['/webhooks', 'Webhooks', 'webhooks'],
-  [`/webhooks/${ids.hook}/deliveries/${ids.del}`, 'Webhooks', 'delivery'],
-  ['/events', 'Events', 'events'],
-  ['/clock', 'Clock', 'clock'],
-  ['/keys', 'API keys', 'keys'],
-  ['/secrets', 'Secrets', 'secrets'],
-  ['/faults', 'Fault rules', 'faults'],
-  ['/agents', 'Agents', 'agents'],
-  ['/templates', 'Templates', 'templates'],
-];
+const pages = () => dashboardPages(ids, 'Refund router');
 
-async function open(path: string, heading: string): Promise<void> {
-  await page.goto(`${d.url}/ui${path}?ws=${ws}`);
-  await page.locator('main h1', { hasText: heading }).first().waitFor();
-  await page.locator('main .loading').first().waitFor({ state: 'detached' });
-}
+/** Opens a page of pages() by its path and heading. */
+const open = (path: string, heading: string) => openDashboardPage(page, d, ws, [path, heading]);
 
 /** Relative luminance (WCAG) of a computed CSS colour such as rgb(13, 17, 23). */
 async function luminance(selector: string, property: string): Promise<number> {

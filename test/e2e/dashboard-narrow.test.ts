@@ -5,15 +5,18 @@ import test from 'ava';
 import type { Browser, Page } from 'playwright-core';
 import { type TestDaemon } from '../helpers/daemon.js';
 import { type Receiver } from '../helpers/receiver.js';
-import { activeAgent, createWorkflow, waitStep, type Api } from '../helpers/workflows.js';
+import { waitStep, type Api } from '../helpers/workflows.js';
 import {
   dashboardLoginUrl,
+  dashboardPages,
+  openDashboardPage,
   screenshot,
+  seedPageObjects,
   seriousViolations,
   startDashboardBench,
   stopDashboardBench,
+  type PageObjects,
 } from '../helpers/browser.js';
-import { HANG_TIMEOUT_MS } from '../helpers/waiting.js';
 
 const WIDTH = 390;
 let d: TestDaemon;
@@ -22,37 +25,20 @@ let ws: string;
 let browser: Browser;
 let page: Page;
 let receiver: Receiver;
-const ids: Record<string, string> = {};
+let ids: Partial<PageObjects> = {};
 
 test.before(async () => {
   ({ browser, d, ws, api, receiver } = await startDashboardBench());
-  const agent = await activeAgent(api, { autonomy_level: 'L2', name: 'Refund approver' });
-  ids.agt = agent.id;
-  ids.wfl = await createWorkflow(api, {
-    name: 'A workflow with a rather long name that must wrap on a phone',
-    status: 'active',
-    trigger: { type: 'manual', config: {} },
-    steps: [waitStep('a_cool_off_step_with_a_long_identifier', 3600)],
-    settings: { timeout_seconds: 7200 }, // longer than the wait (a wait as long is refused)
+  ids = await seedPageObjects(api, {
+    workflow: {
+      name: 'A workflow with a rather long name that must wrap on a phone',
+      trigger: { type: 'manual', config: {} },
+      steps: [waitStep('a_cool_off_step_with_a_long_identifier', 3600)],
+      settings: { timeout_seconds: 7200 }, // longer than the wait (a wait as long is refused)
+    },
+    input: { order: 42 },
+    hookUrl: `${receiver.url}/a/rather/long/path/that/goes/on/and/on/for/a/while`,
   });
-  const hook = await api('POST', '/webhooks', {
-    url: `${receiver.url}/a/rather/long/path/that/goes/on/and/on/for/a/while`,
-    events: ['workflow.execution.started'],
-  });
-  ids.hook = hook.body.data.id;
-  const run = await api('POST', `/workflows/${ids.wfl}/execute`, { input: { order: 42 } });
-  ids.wex = run.body.data.execution_id;
-  const execution = await api('POST', `/agents/${ids.agt}/execute`, {
-    input: 'Refund order 42, please',
-  });
-  ids.exec = execution.body.data.execution_id;
-  // Until the delivery is listed: bounded by the hang guard, not a count of polls.
-  const until = Date.now() + HANG_TIMEOUT_MS;
-  while (!ids.del && Date.now() < until) {
-    const deliveries = await api('GET', `/webhooks/${ids.hook}/deliveries`);
-    ids.del = deliveries.body.data[0]?.id;
-    if (!ids.del) await new Promise((resolve) => setTimeout(resolve, 50));
-  }
   const loginUrl = await dashboardLoginUrl(d);
   const context = await browser.newContext({ viewport: { width: WIDTH, height: 800 } });
   page = await context.newPage();
@@ -91,36 +77,19 @@ test.serial('the side navigation folds behind a menu button below 700 px', async
 });
 
 /** Every page, with data on it: path, a text of its heading, the screenshot's name. */
-const pages = (): [string, string, string][] => [
-  ['', 'Overview', 'overview'],
-  ['/workflows', 'Workflows', 'workflows'],
-  [`/workflows/${ids.wfl}`, 'A workflow with', 'workflow'],
-  ['/runs', 'Workflow runs', 'runs'],
-  [`/runs/${ids.wex}`, 'Run', 'run'],
-  [`/agents/${ids.agt}`, 'Refund approver', 'agent'],
-  [`/executions/${ids.exec}`, 'Agent execution', 'execution'],
-  ['/approvals', 'Approvals', 'approvals'],
-  ['/webhooks', 'Webhooks', 'webhooks'],
-  [`/webhooks/${ids.hook}`, 'Webhooks', 'webhook'],
-  [`/webhooks/${ids.hook}/deliveries/${ids.del}`, 'Webhooks', 'delivery'],
-  ['/events', 'Events', 'events'],
-  ['/clock', 'Clock', 'clock'],
-  ['/keys', 'API keys', 'keys'],
-  ['/secrets', 'Secrets', 'secrets'],
-  ['/faults', 'Fault rules', 'faults'],
-  ['/agents', 'Agents', 'agents'],
-  ['/templates', 'Templates', 'templates'],
-];
+const pages = () => dashboardPages(ids, 'A workflow with');
 
 // One test a page (the names are known before the data exists), so that each ends well within
 // ava's timeout (5 minutes without a test ending) on a slow machine: 18 pages with axe-core in
 // one test came close to it at load 50 (issue 52).
 for (const [, , name] of pages()) {
   test.serial(`the ${name} page does not scroll sideways at 390 px`, async (t) => {
-    const [path, heading] = pages().find((entry) => entry[2] === name)!;
-    await page.goto(`${d.url}/ui${path}?ws=${ws}`);
-    await page.locator('main h1', { hasText: heading }).first().waitFor();
-    await page.locator('main .loading').first().waitFor({ state: 'detached' });
+    await openDashboardPage(
+      page,
+      d,
+      ws,
+      pages().find((entry) => entry[2] === name)!,
+    );
     const width = await page.evaluate<number>('document.documentElement.scrollWidth');
     t.log(`${name}: scrollWidth ${width}`);
     t.true(width <= WIDTH, `${name} is ${width} px wide`);

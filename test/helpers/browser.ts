@@ -9,7 +9,8 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { control } from './api.js';
 import { ROOT, startDaemon, type TestDaemon } from './daemon.js';
 import { startReceiver, type Receiver } from './receiver.js';
-import { apiFor, type Api } from './workflows.js';
+import { HANG_TIMEOUT_MS } from './waiting.js';
+import { activeAgent, apiFor, createWorkflow, type Api } from './workflows.js';
 
 export const SCREENSHOT_DIR = join(ROOT, 'test-results', 'dashboard');
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
@@ -146,4 +147,96 @@ export async function stopDashboardBench(bench: Partial<DashboardBench>): Promis
   await bench.browser?.close();
   await bench.receiver?.close();
   await bench.d?.stop();
+}
+
+/** The objects a page loop shows, one of each kind that has a page: their ids. */
+export interface PageObjects {
+  agt: string;
+  wfl: string;
+  wex: string;
+  exec: string;
+  hook: string;
+  del: string;
+}
+
+/**
+ * Puts one object of each kind that has a page into the bench's workspace, for a test that
+ * visits every page with data on it: an L2 agent "Refund approver" and one execution of it, the
+ * workflow `workflow` (active) and one run of it with `input`, a webhook to `hookUrl` for the run's
+ * start, and that webhook's first delivery (waited for, bounded by the hang guard).
+ */
+export async function seedPageObjects(
+  api: Api,
+  options: { workflow: Record<string, unknown>; input: Record<string, unknown>; hookUrl: string },
+): Promise<PageObjects> {
+  const agent = await activeAgent(api, { autonomy_level: 'L2', name: 'Refund approver' });
+  const wfl = await createWorkflow(api, { ...options.workflow, status: 'active' });
+  const hook = await api('POST', '/webhooks', {
+    url: options.hookUrl,
+    events: ['workflow.execution.started'],
+  });
+  const run = await api('POST', `/workflows/${wfl}/execute`, { input: options.input });
+  const execution = await api('POST', `/agents/${agent.id}/execute`, {
+    input: 'Refund order 42, please',
+  });
+  const objects = {
+    agt: agent.id,
+    wfl,
+    wex: run.body.data.execution_id as string,
+    exec: execution.body.data.execution_id as string,
+    hook: hook.body.data.id as string,
+    del: '',
+  };
+  // Until the run's delivery is listed: bounded by the hang guard, not a count of polls.
+  const until = Date.now() + HANG_TIMEOUT_MS;
+  while (!objects.del && Date.now() < until) {
+    const deliveries = await api('GET', `/webhooks/${objects.hook}/deliveries`);
+    objects.del = deliveries.body.data[0]?.id ?? '';
+    if (!objects.del) await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  if (!objects.del) throw new Error(`No delivery of ${objects.hook} was listed in time.`);
+  return objects;
+}
+
+/**
+ * Every page of the dashboard, with the seeded objects on it: its path, a text of its heading
+ * (`workflowHeading`: of the workflow's name), and its name (screenshots, test titles). A
+ * function of names known before the data exists, so a file can make one test a page.
+ */
+export function dashboardPages(
+  ids: Partial<PageObjects>,
+  workflowHeading: string,
+): [path: string, heading: string, name: string][] {
+  return [
+    ['', 'Overview', 'overview'],
+    ['/workflows', 'Workflows', 'workflows'],
+    [`/workflows/${ids.wfl}`, workflowHeading, 'workflow'],
+    ['/runs', 'Workflow runs', 'runs'],
+    [`/runs/${ids.wex}`, 'Run', 'run'],
+    [`/agents/${ids.agt}`, 'Refund approver', 'agent'],
+    [`/executions/${ids.exec}`, 'Agent execution', 'execution'],
+    ['/approvals', 'Approvals', 'approvals'],
+    ['/webhooks', 'Webhooks', 'webhooks'],
+    [`/webhooks/${ids.hook}`, 'Webhooks', 'webhook'],
+    [`/webhooks/${ids.hook}/deliveries/${ids.del}`, 'Webhooks', 'delivery'],
+    ['/events', 'Events', 'events'],
+    ['/clock', 'Clock', 'clock'],
+    ['/keys', 'API keys', 'keys'],
+    ['/secrets', 'Secrets', 'secrets'],
+    ['/faults', 'Fault rules', 'faults'],
+    ['/agents', 'Agents', 'agents'],
+    ['/templates', 'Templates', 'templates'],
+  ];
+}
+
+/** Opens a dashboard page of workspace `ws` and waits until it shows its data. */
+export async function openDashboardPage(
+  page: Page,
+  d: TestDaemon,
+  ws: string,
+  [path, heading]: [path: string, heading: string, ...rest: unknown[]],
+): Promise<void> {
+  await page.goto(`${d.url}/ui${path}?ws=${ws}`);
+  await page.locator('main h1', { hasText: heading }).first().waitFor();
+  await page.locator('main .loading').first().waitFor({ state: 'detached' });
 }

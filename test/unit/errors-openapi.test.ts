@@ -93,7 +93,7 @@ let doc: any;
 
 test.before(async () => {
   svc = await buildTestApp();
-  doc = buildOpenApiDocument(svc.routes, svc.urls);
+  doc = buildOpenApiDocument(svc.routes, svc.urls, svc.tags);
 });
 
 test.after.always(async () => {
@@ -143,6 +143,26 @@ test('every code appears in the generated document (the Error schema enumerates 
 test('every added code is in the document', (t) => {
   const codes = doc.components.schemas.Error.properties.error.properties.code.enum as string[];
   for (const code of Object.keys(ADDED_CODES)) t.true(codes.includes(code), code);
+});
+
+test('every route carries the tag of a REST module, each module a tag of its own, each tag described', (t) => {
+  // The document's tags and their descriptions come from the module list (app/resources.ts):
+  // a route whose tag no module declares, or two modules with one tag, would document a group
+  // with no description or with the wrong one.
+  const declared = svc.tags.map((tag) => tag.name);
+  t.deepEqual([...new Set(declared)].sort(), [...declared].sort(), 'no tag is declared twice');
+  const used = new Set(svc.routes.map((route) => route.tag));
+  for (const route of svc.routes) t.true(declared.includes(route.tag), `${route.operationId}`);
+  for (const name of declared) t.true(used.has(name), `${name} has routes`);
+  t.deepEqual(
+    doc.tags.map((tag: { name: string }) => tag.name),
+    [...declared].sort(),
+    'the document lists each module tag once, by name',
+  );
+  for (const tag of svc.tags) {
+    const described = doc.tags.find((entry: { name: string }) => entry.name === tag.name);
+    t.is(described.description, tag.description ?? tag.name, tag.name);
+  }
 });
 
 test('each operation declares every 4xx status it can answer, and a default', (t) => {

@@ -2,11 +2,12 @@
 // navigation and the router. Every page has its own URL (/ui/runs?ws=...), so a page can be
 // pasted into another tab of the same browser.
 import {
+  Link,
   connectLive,
   get,
   html,
-  Link,
   navigate,
+  onValue,
   render,
   session,
   useEffect,
@@ -47,6 +48,7 @@ const PAGES = [
   { path: '/faults', title: 'Fault rules', view: Faults },
   { path: '/templates', title: 'Templates', view: Templates },
 ];
+/** @param {string} path */
 const page = (path) => PAGES.find((item) => item.path === path);
 const ID = '([A-Za-z0-9_]+)';
 
@@ -70,7 +72,10 @@ const OBJECT_PAGES = [
   [`^/templates/${ID}$`, Templates, 'Template', '/templates', (m) => ({ id: m[1] })],
 ];
 
-/** Which page a path shows, and its parameters; an unknown path says so. */
+/**
+ * Which page a path shows, and its parameters; an unknown path says so.
+ * @param {string} pathname
+ */
 function route(pathname) {
   const path = pathname.replace(/^\/ui/, '').replace(/\/$/, '');
   for (const [pattern, view, title, under, toParams] of OBJECT_PAGES) {
@@ -82,6 +87,7 @@ function route(pathname) {
   return { page: { title: 'Not found', view: NotFound, path: null }, params: { path } };
 }
 
+/** @param {import('./lib.js').PageProps} props */
 function NotFound({ params }) {
   return html`<h1>No such page</h1>
     <p>
@@ -104,6 +110,7 @@ function useLocation() {
  * The side navigation below ~700 px wide (style.css): folded behind the Menu button, open until a
  * page is picked or Escape is pressed (the focus then goes back to the button).
  */
+/** @param {{ pathname: string, search: string }} location */
 function useMenu(location) {
   const [open, setOpen] = useState(false);
   const button = useRef(/** @type {HTMLButtonElement | null} */ (null));
@@ -113,6 +120,7 @@ function useMenu(location) {
   useLayoutEffect(() => setOpen(false), [location.pathname, location.search]);
   useLayoutEffect(() => {
     if (!open) return undefined;
+    /** @param {KeyboardEvent} event */
     const onKeyDown = (event) => {
       if (event.key !== 'Escape') return;
       setOpen(false);
@@ -124,13 +132,15 @@ function useMenu(location) {
   return { open, button, toggle: () => setOpen(!open) };
 }
 
+/** @param {{ info: import('./lib.js').GetAnswer<'/session'> }} props */
 function App({ info }) {
   const location = useLocation();
   const query = new URLSearchParams(location.search);
   const wanted = query.get('ws');
-  const workspace = info.workspaces.some((ws) => ws.id === wanted)
-    ? wanted
-    : info.default_workspace_id;
+  const workspace =
+    wanted !== null && info.workspaces.some((ws) => ws.id === wanted)
+      ? wanted
+      : info.default_workspace_id;
   session.workspace = workspace;
   useEffect(() => connectLive(workspace), [workspace]);
   const { page, params } = route(location.pathname);
@@ -138,11 +148,11 @@ function App({ info }) {
     document.title = `${page.title} · svc dashboard`;
   }, [page]);
 
-  const switchWorkspace = (event) => {
+  const switchWorkspace = onValue((value) => {
     const next = new URLSearchParams(location.search);
-    next.set('ws', event.target.value);
+    next.set('ws', value);
     navigate(`${location.pathname}?${next}`);
-  };
+  });
   const View = page.view;
   const menu = useMenu(location);
   // A filter changes only the query: the focus stays in the filter then.

@@ -50,6 +50,18 @@ import { formatDuration } from './shared/duration.js';
  * @typedef {GetAnswer<'/webhooks/:webhook_id/deliveries'>['data'][number]} Delivery
  * @typedef {GetAnswer<'/agents/:agent_id/knowledge'>['data'][number]} KnowledgeDocument
  */
+/**
+ * What a component may render: text, elements, lists of them, nothing.
+ * @typedef {import('./vendor/preact.mjs').ComponentChildren} Children
+ */
+/**
+ * A page of a list as the API answers it (the fields the pager reads).
+ * @typedef {{ total_count: number, has_more: boolean }} PageInfo
+ */
+/**
+ * What app.js gives each page: its path's parameters (an id) and the URL's query.
+ * @typedef {{ params: Record<string, string>, query: URLSearchParams }} PageProps
+ */
 
 export const html = htm.bind(h);
 export { render, useCallback, useEffect, useId, useLayoutEffect, useRef, useState };
@@ -238,7 +250,11 @@ export function useLoad(load, deps, isRelevant = () => false) {
 
 // --- navigation ------------------------------------------------------------------------------------
 
-/** A dashboard URL with the current workspace kept. */
+/**
+ * A dashboard URL with the current workspace kept.
+ * @param {string} path
+ * @param {Record<string, string | number | boolean | null | undefined>} [params]
+ */
 export function href(path, params = {}) {
   const query = new URLSearchParams();
   if (session.workspace) query.set('ws', session.workspace);
@@ -249,13 +265,18 @@ export function href(path, params = {}) {
   return `/ui${path}${text ? `?${text}` : ''}`;
 }
 
+/** @param {string} url */
 export function navigate(url) {
   history.pushState(null, '', url);
   window.dispatchEvent(new window.PopStateEvent('popstate'));
 }
 
-/** A link that changes the page without reloading it. */
+/**
+ * A link that changes the page without reloading it; other props go to the <a>.
+ * @param {{ to: string, children?: Children } & Record<string, unknown>} props
+ */
 export function Link({ to, children, ...rest }) {
+  /** @param {MouseEvent} event */
   const onClick = (event) => {
     if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
     event.preventDefault();
@@ -264,8 +285,37 @@ export function Link({ to, children, ...rest }) {
   return html`<a href=${to} onClick=${onClick} ...${rest}>${children}</a>`;
 }
 
+// --- forms ---------------------------------------------------------------------------------------
+
+/**
+ * An input, select or textarea's handler (onInput, onChange) that hands `use` the field's value.
+ * @param {(value: string) => void} use
+ * @returns {(event: Event) => void}
+ */
+export function onValue(use) {
+  return (event) => use(/** @type {HTMLInputElement} */ (event.target).value);
+}
+
+/**
+ * A checkbox's onChange that hands `use` whether it is ticked.
+ * @param {(checked: boolean) => void} use
+ * @returns {(event: Event) => void}
+ */
+export function onChecked(use) {
+  return (event) => use(/** @type {HTMLInputElement} */ (event.target).checked);
+}
+
+/**
+ * A form's onSubmit: the form never submits itself (its buttons act, Enter included).
+ * @param {Event} event
+ */
+export function noSubmit(event) {
+  event.preventDefault();
+}
+
 // --- formatting ----------------------------------------------------------------------------------
 
+/** @param {string | null | undefined} iso */
 export function time(iso) {
   if (!iso) return '—';
   const date = new Date(iso);
@@ -275,17 +325,24 @@ export function time(iso) {
     .replace(/\.\d+Z$/, ' UTC');
 }
 
-/** A duration in the words the CLI uses (shared/duration.ts): 449ms, 2.35s, 1m 30s, 4d 1h. */
+/**
+ * A duration in the words the CLI uses (shared/duration.ts): 449ms, 2.35s, 1m 30s, 4d 1h.
+ * @param {number | null | undefined} ms
+ */
 export function duration(ms) {
   if (ms === null || ms === undefined) return '—';
   return formatDuration(ms);
 }
 
+/** @param {{ value: string }} props */
 export function Status({ value }) {
   return html`<span class="badge status-${value}">${String(value).replace(/_/g, ' ')}</span>`;
 }
 
-/** JSON as text; stored secret values already read [secret:NAME], shown as a marker. */
+/**
+ * JSON as text; stored secret values already read [secret:NAME], shown as a marker.
+ * @param {{ value: unknown }} props
+ */
 export function Json({ value }) {
   if (value === null || value === undefined) return html`<span class="muted">—</span>`;
   const text = JSON.stringify(value, null, 2);
@@ -299,17 +356,24 @@ ${parts.map((part) =>
     )}</pre>`;
 }
 
-/** What a page shows until its data came: announced to screen readers, never left empty. */
+/**
+ * What a page shows until its data came: announced to screen readers, never left empty.
+ * @param {{ what?: string }} props
+ */
 export function Loading({ what = 'data' }) {
   return html`<p class="loading" role="status">Loading ${what}…</p>`;
 }
 
+/** @param {{ error: Error | null | undefined }} props */
 export function ErrorNote({ error }) {
   if (!error) return null;
   return html`<p class="error-note" role="alert">${error.message}</p>`;
 }
 
-/** Older / newer pages of a list, with the server's cursor. */
+/**
+ * Older / newer pages of a list, with the server's cursor.
+ * @param {{ page: PageInfo | null | undefined, cursors: unknown[], onNext: () => void, onFirst: () => void }} props
+ */
 export function Pager({ page, cursors, onNext, onFirst }) {
   if (!page) return null;
   return html`<nav class="pager" aria-label="Pages">
@@ -323,6 +387,9 @@ export function Pager({ page, cursors, onNext, onFirst }) {
  * A button that runs an action, shows it is busy, and reports the outcome. With `confirm` (a
  * question), the first click only asks, next to the button: the action runs on "Yes", and
  * "No" (or Escape) leaves everything as it was. For what cannot be undone: cancel, reject.
+ * `onDone` gets what the action resolved to.
+ * @template T
+ * @param {{ action: () => Promise<T>, children?: Children, kind?: string, label?: string, onDone?: (result: T) => void, confirm?: string, yes?: string }} props
  */
 export function ActionButton({ action, children, kind = '', label, onDone, confirm, yes = 'Yes' }) {
   const [busy, setBusy] = useState(false);
@@ -364,7 +431,7 @@ export function ActionButton({ action, children, kind = '', label, onDone, confi
             class="confirm"
             role="group"
             aria-label=${confirm}
-            onKeyDown=${(event) => event.key === 'Escape' && dismiss()}
+            onKeyDown=${(/** @type {KeyboardEvent} */ event) => event.key === 'Escape' && dismiss()}
           >
             <span class="confirm-question">${confirm}</span>${' '}
             <button type="button" class=${kind} onClick=${run}>${yes}</button>${' '}

@@ -8,6 +8,7 @@ import { AgentKnowledge } from '../parts/agent-knowledge.js';
 import { AgentStubs } from '../parts/agent-stubs.js';
 import { AgentAnalytics } from '../parts/agent-analytics.js';
 
+/** @param {import('../lib.js').PageProps} props */
 export function Agent({ params }) {
   const { data: agent, error } = useLoad(
     () => get('/agents/:agent_id', { params: { agent_id: params.id } }),
@@ -61,6 +62,7 @@ export function Agent({ params }) {
   `;
 }
 
+/** @param {{ id: string, title: string, children?: import('../lib.js').Children }} props */
 function Section({ id, title, children }) {
   return html`<section aria-labelledby=${id}>
     <h2 id=${id}>${title}</h2>
@@ -69,6 +71,7 @@ function Section({ id, title, children }) {
 }
 
 /** This agent's executions waiting for a person: the same cards and decision as Approvals. */
+/** @param {{ agent: { id: string, name: string } }} props */
 function AwaitingApproval({ agent }) {
   const { data, error, reload } = useLoad(
     () =>
@@ -77,7 +80,7 @@ function AwaitingApproval({ agent }) {
         query: { awaiting: 'true', limit: 20 },
       }),
     [agent.id],
-    (type, message) => type === 'run' || aboutExecutionsOf(agent.id)(type, message),
+    (...args) => args[0] === 'run' || aboutExecutionsOf(agent.id)(...args),
   );
   if (error) return html`<${ErrorNote} error=${error} />`;
   if (!data) return html`<${Loading} what="executions awaiting approval" />`;

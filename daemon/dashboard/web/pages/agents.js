@@ -10,6 +10,8 @@ import {
   href,
   html,
   navigate,
+  noSubmit,
+  onValue,
   time,
   useLoad,
   useState,
@@ -19,6 +21,7 @@ import { TableHead } from '../parts/table-head.js';
 const STATUSES = ['active', 'training', 'paused', 'archived'];
 const COLUMNS = ['Agent', 'Status', 'Type', 'Autonomy', 'Last execution'];
 
+/** @param {import('../lib.js').PageProps} props */
 export function Agents({ query }) {
   const status = query.get('status') ?? '';
   const [cursors, setCursors] = useState(/** @type {(string | null)[]} */ ([]));
@@ -28,6 +31,7 @@ export function Agents({ query }) {
     [status, cursor],
     (type, message) => type === 'event' && message.type.startsWith('agent.'),
   );
+  /** @param {string} value */
   const setStatus = (value) => {
     const next = new URLSearchParams(query);
     if (value) next.set('status', value);
@@ -38,10 +42,10 @@ export function Agents({ query }) {
   const rows = agents.data?.data ?? [];
   return html`
     <h1>Agents</h1>
-    <form class="filters" onSubmit=${(event) => event.preventDefault()}>
+    <form class="filters" onSubmit=${noSubmit}>
       <label
         >Status
-        <select value=${status} onChange=${(e) => setStatus(e.target.value)}>
+        <select value=${status} onChange=${onValue(setStatus)}>
           <option value="">Any status</option>
           ${STATUSES.map((value) => html`<option value=${value}>${value}</option>`)}
         </select>

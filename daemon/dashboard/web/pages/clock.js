@@ -7,6 +7,8 @@ import {
   duration,
   get,
   html,
+  noSubmit,
+  onValue,
   post,
   time,
   useLoad,
@@ -19,6 +21,7 @@ const STEPS = [
   ['1 hour', 3_600_000],
   ['1 day', 86_400_000],
 ];
+/** @type {Record<string, number>} */
 const UNITS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 export function Clock() {
@@ -55,10 +58,10 @@ export function Clock() {
           >`,
       )}
     </div>
-    <form class="filters" onSubmit=${(event) => event.preventDefault()}>
+    <form class="filters" onSubmit=${noSubmit}>
       <label
         >Custom (30s, 5m, 2h, 3d)
-        <input value=${custom} onInput=${(e) => setCustom(e.target.value)} placeholder="90m" />
+        <input value=${custom} onInput=${onValue(setCustom)} placeholder="90m" />
       </label>
       <${ActionButton}
         label="Advance the clock by the custom duration"
@@ -77,7 +80,10 @@ export function Clock() {
   `;
 }
 
-/** "ahead of real time (2026-... UTC) by 4d 1h 25m 1s": one string, so no line break joins words. */
+/**
+ * "ahead of real time (2026-... UTC) by 4d 1h 25m 1s": one string, so no line break joins words.
+ * @param {import('../lib.js').GetAnswer<'/clock'>} data
+ */
 function offsetText(data) {
   const direction = data.offset_ms > 0 ? 'ahead of' : 'behind';
   return `${direction} real time (${time(data.real_now)}) by ${duration(Math.abs(data.offset_ms))}`;

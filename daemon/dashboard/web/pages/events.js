@@ -8,17 +8,21 @@ import {
   get,
   html,
   navigate,
+  noSubmit,
+  onValue,
   time,
   useLoad,
   useState,
 } from '../lib.js';
 import { SendEvent } from '../parts/send-event.js';
 
+/** @param {import('../lib.js').PageProps} props */
 export function Events({ query }) {
   const type = query.get('type') ?? '';
   const [cursors, setCursors] = useState(/** @type {(string | null)[]} */ ([]));
   const cursor = cursors.at(-1);
   const types = useLoad(() => get('/event-types'), []);
+  /** @param {string} eventType */
   const matches = (eventType) =>
     !type || (type.endsWith('*') ? eventType.startsWith(type.slice(0, -1)) : eventType === type);
   const events = useLoad(
@@ -27,6 +31,7 @@ export function Events({ query }) {
     (kind, data) => kind === 'event' && !cursor && matches(data.type),
   );
   const prefixes = [...new Set((types.data ?? []).map((name) => `${name.split('.')[0]}.*`))];
+  /** @param {string} value */
   const setType = (value) => {
     setCursors([]);
     navigate(
@@ -39,10 +44,10 @@ export function Events({ query }) {
       <summary>Send an event</summary>
       ${types.data && html`<${SendEvent} types=${types.data} />`}
     </details>
-    <form class="filters" onSubmit=${(event) => event.preventDefault()}>
+    <form class="filters" onSubmit=${noSubmit}>
       <label
         >Type
-        <select value=${type} onChange=${(e) => setType(e.target.value)}>
+        <select value=${type} onChange=${onValue(setType)}>
           <option value="">All types</option>
           ${prefixes.map((prefix) => html`<option value=${prefix}>${prefix}</option>`)}
           ${(types.data ?? []).map((name) => html`<option value=${name}>${name}</option>`)}

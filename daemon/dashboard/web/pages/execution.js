@@ -14,6 +14,7 @@ import {
 } from '../lib.js';
 import { ExecutionCard } from '../parts/execution-card.js';
 
+/** @param {import('../lib.js').PageProps} props */
 export function Execution({ params }) {
   const { data, error, reload } = useLoad(
     () => get('/agent-executions/:execution_id', { params: { execution_id: params.id } }),

@@ -8,12 +8,20 @@ import {
   Loading,
   get,
   html,
+  noSubmit,
+  onValue,
   post,
   time,
   useLoad,
   useState,
 } from '../lib.js';
 import { TableHead } from '../parts/table-head.js';
+
+/**
+ * A rule as the daemon shows it, and the body that adds one.
+ * @typedef {import('../lib.js').GetAnswer<'/faults'>['data'][number]} FaultRule
+ * @typedef {NonNullable<import('../lib.js').PostArgs<'/faults'>['body']>} FaultBody
+ */
 
 const WHERE = [
   ['webhook_id', 'Deliveries of a webhook (--webhook)', 'hook_...'],
@@ -59,7 +67,10 @@ export function Faults() {
   `;
 }
 
-/** "2" or "1-2" as the rule's attempts_from/attempts_to; the daemon checks the range. */
+/**
+ * "2" or "1-2" as the rule's attempts_from/attempts_to; the daemon checks the range.
+ * @param {string} text
+ */
 function attemptsOf(text) {
   const found = /^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$/.exec(text);
   if (!found) throw new Error(`Attempts (--attempts) takes N or FROM-TO, e.g. 1-2; got "${text}".`);
@@ -67,15 +78,26 @@ function attemptsOf(text) {
   return { attempts_from: from, attempts_to: found[2] === undefined ? from : Number(found[2]) };
 }
 
+/**
+ * @param {string} text
+ * @param {string} label
+ */
 function numberOf(text, label) {
   const value = Number(text);
   if (!Number.isFinite(value)) throw new Error(`${label} takes a number; got "${text}".`);
   return value;
 }
 
-/** The form's fields as the body of POST /ui/api/faults (the control procedure's input). */
+/**
+ * The form's fields as the body of POST /ui/api/faults (the control procedure's input): only
+ * the fields filled in, so the daemon's checks say what is missing or wrong.
+ * @param {FaultForm} form
+ * @returns {FaultBody}
+ */
 export function ruleOf(form) {
+  /** @type {Record<string, unknown>} */
   const rule = {};
+  /** @param {keyof FaultForm} name */
   const text = (name) => form[name].trim();
   // An empty field is left out: the daemon then says which option is missing.
   if (text('target')) rule[form.where] = text('target');
@@ -98,9 +120,10 @@ export function ruleOf(form) {
     }
     rule.latency_ms = ms;
   }
-  return rule;
+  return /** @type {FaultBody} */ (rule);
 }
 
+/** @typedef {typeof EMPTY} FaultForm The add form's fields, each as typed. */
 const EMPTY = {
   where: 'webhook_id',
   target: '',
@@ -116,15 +139,22 @@ const EMPTY = {
   latency: '',
 };
 
+/** @param {{ onAdded: () => void }} props */
 function AddFault({ onAdded }) {
   const [form, setForm] = useState(EMPTY);
-  const set = (name) => (event) => setForm({ ...form, [name]: event.target.value });
+  /** @param {keyof FaultForm} name */
+  const set = (name) => onValue((value) => setForm({ ...form, [name]: value }));
+  /**
+   * @param {keyof FaultForm} name
+   * @param {string} label
+   * @param {Record<string, string>} [attrs]
+   */
   const field = (name, label, attrs = {}) =>
     html`<label class="field"
       >${label}${' '}<input value=${form[name]} onInput=${set(name)} ...${attrs}
     /></label>`;
   const where = WHERE.find(([key]) => key === form.where) ?? WHERE[0];
-  return html`<form class="drive fault-form" onSubmit=${(event) => event.preventDefault()}>
+  return html`<form class="drive fault-form" onSubmit=${noSubmit}>
     <h2>Add a rule</h2>
     <fieldset>
       <legend>Where</legend>
@@ -168,6 +198,7 @@ function AddFault({ onAdded }) {
   </form>`;
 }
 
+/** @param {FaultRule} rule */
 function whereOf(rule) {
   const where = rule.where;
   if (where.webhook_id) return html`deliveries of <code>${where.webhook_id}</code>`;
@@ -178,6 +209,7 @@ function whereOf(rule) {
   return html`executions of <code>${where.agent_id}</code>`;
 }
 
+/** @param {FaultRule} rule */
 function whenOf(rule) {
   const when = rule.when;
   const parts = [];
@@ -191,6 +223,7 @@ function whenOf(rule) {
   return parts.length ? parts.join(', ') : 'every call';
 }
 
+/** @param {FaultRule} rule */
 function whatOf(rule) {
   const what = rule.what;
   const parts = [];
@@ -202,6 +235,7 @@ function whatOf(rule) {
   return parts.join(' then ');
 }
 
+/** @param {{ rules: FaultRule[] }} props */
 function FaultTable({ rules }) {
   if (rules.length === 0) {
     return html`<p class="empty">No fault rules in this workspace: every call goes through.</p>`;

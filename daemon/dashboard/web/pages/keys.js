@@ -7,6 +7,8 @@ import {
   Status,
   get,
   html,
+  noSubmit,
+  onValue,
   post,
   time,
   useLoad,
@@ -14,11 +16,17 @@ import {
 } from '../lib.js';
 import { ACTIONS_COLUMN, TableHead } from '../parts/table-head.js';
 
+/**
+ * A key as listed (never its secret), a scope, and a key just created (its secret, once).
+ * @typedef {import('../lib.js').GetAnswer<'/keys'>} KeysAnswer
+ * @typedef {KeysAnswer['data'][number]} KeyView
+ * @typedef {KeysAnswer['scopes'][number]} Scope
+ * @typedef {import('../lib.js').PostAnswer<'/keys'>} NewKey
+ */
+
 export function Keys() {
   const keys = useLoad(() => get('/keys'), []);
-  const [created, setCreated] = useState(
-    /** @type {import('../lib.js').PostAnswer<'/keys'> | null} */ (null),
-  );
+  const [created, setCreated] = useState(/** @type {NewKey | null} */ (null));
   return html`
     <h1>API keys</h1>
     <${ErrorNote} error=${keys.error} />
@@ -27,7 +35,7 @@ export function Keys() {
       keys.data &&
       html`<${CreateKey}
         scopes=${keys.data.scopes}
-        onCreated=${(key) => {
+        onCreated=${(/** @type {NewKey} */ key) => {
           setCreated(key);
           keys.reload();
         }}
@@ -45,20 +53,22 @@ ${created.key}</pre>
   `;
 }
 
+/** @param {{ scopes: Scope[], onCreated: (key: NewKey) => void }} props */
 function CreateKey({ scopes, onCreated }) {
   const [name, setName] = useState('');
-  const [chosen, setChosen] = useState(new Set());
+  const [chosen, setChosen] = useState(/** @type {Set<Scope>} */ (new Set()));
+  /** @param {Scope} scope */
   const toggle = (scope) => {
     const next = new Set(chosen);
     if (next.has(scope)) next.delete(scope);
     else next.add(scope);
     setChosen(next);
   };
-  return html`<form class="drive" onSubmit=${(event) => event.preventDefault()}>
+  return html`<form class="drive" onSubmit=${noSubmit}>
     <h2>Create a key</h2>
     <label class="field"
       >Name${' '}
-      <input value=${name} onInput=${(event) => setName(event.target.value)} />
+      <input value=${name} onInput=${onValue(setName)} />
     </label>
     <fieldset class="scopes">
       <legend>Scopes</legend>
@@ -78,7 +88,7 @@ function CreateKey({ scopes, onCreated }) {
         post('/keys', {
           body: { name, scopes: scopes.filter((scope) => chosen.has(scope)) },
         })}
-      onDone=${(key) => {
+      onDone=${(/** @type {NewKey} */ key) => {
         setName('');
         setChosen(new Set());
         onCreated(key);
@@ -88,6 +98,7 @@ function CreateKey({ scopes, onCreated }) {
   </form>`;
 }
 
+/** @param {{ keys: KeyView[], onChange: () => void }} props */
 function KeyTable({ keys, onChange }) {
   if (keys.length === 0) return html`<p class="empty">No API keys in this workspace yet.</p>`;
   return html`<div class="table-scroll">

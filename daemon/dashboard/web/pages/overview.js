@@ -105,7 +105,10 @@ export function Overview() {
   `;
 }
 
-/** The clock's offset from real time in words: "4d 1h 25m ahead of real time". */
+/**
+ * The clock's offset from real time in words: "4d 1h 25m ahead of real time".
+ * @param {number} ms
+ */
 export function offsetWords(ms) {
   return ms > 0 ? `${duration(ms)} ahead of real time` : `${duration(-ms)} behind real time`;
 }

@@ -25,6 +25,7 @@ import { EventHistory } from '../parts/event-history.js';
 
 const UNFINISHED = new Set(['running', 'awaiting_approval']);
 
+/** @param {import('../lib.js').PageProps} props */
 export function Run({ params }) {
   const { data, error, reload } = useLoad(
     () => get('/runs/:execution_id', { params: { execution_id: params.id } }),
@@ -66,7 +67,8 @@ export function Run({ params }) {
       }
       <${ActionButton}
         action=${() => post('/runs/:execution_id/run-again', { params: { execution_id: run.execution_id } })}
-        onDone=${(started) => navigate(href(`/runs/${started.execution_id}`))}
+        onDone=${(/** @type {{ execution_id: string }} */ started) =>
+          navigate(href(`/runs/${started.execution_id}`))}
         >Run again with the same input<//
       >
     </div>
@@ -138,6 +140,7 @@ function Timeline({ data }) {
     ...data.pending.map((act) => (act.wake_at ? Date.parse(act.wake_at) : 0)),
   );
   const span = end - start;
+  /** @param {string} iso */
   const position = (iso) => Math.min(100, Math.max(0, ((Date.parse(iso) - start) / span) * 100));
   return html`<div class="lanes">
     ${data.lanes
@@ -200,7 +203,8 @@ function Timeline({ data }) {
                             params: { execution_id: run.execution_id },
                             body: { from_step_id: entry.step_id },
                           })}
-                        onDone=${(started) => navigate(href(`/runs/${started.execution_id}`))}
+                        onDone=${(/** @type {{ execution_id: string }} */ started) =>
+                          navigate(href(`/runs/${started.execution_id}`))}
                         >Re-run from here<//
                       >
                     </div>

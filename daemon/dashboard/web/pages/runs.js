@@ -1,10 +1,21 @@
 // Workflow runs of the workspace, newest first, filtered by workflow, status and time; pages
 // come from the server's pager. New runs and status changes arrive live.
-import { ErrorNote, get, html, navigate, Pager, useLoad, useState } from '../lib.js';
+import {
+  ErrorNote,
+  Pager,
+  get,
+  html,
+  navigate,
+  noSubmit,
+  onValue,
+  useLoad,
+  useState,
+} from '../lib.js';
 import { RunTable } from '../parts/run-table.js';
 
 const STATUSES = ['running', 'awaiting_approval', 'completed', 'failed', 'cancelled', 'timeout'];
 
+/** @param {import('../lib.js').PageProps} props */
 export function Runs({ query }) {
   const filters = {
     workflow_id: query.get('workflow') ?? '',
@@ -32,6 +43,10 @@ export function Runs({ query }) {
       type === 'run' || (type === 'event' && data.type.startsWith('workflow.execution.')),
   );
 
+  /**
+   * @param {string} name
+   * @param {string} value
+   */
   const setFilter = (name, value) => {
     const next = new URLSearchParams(query);
     if (value) next.set(name, value);
@@ -43,12 +58,12 @@ export function Runs({ query }) {
 
   return html`
     <h1>Workflow runs</h1>
-    <form class="filters" onSubmit=${(event) => event.preventDefault()}>
+    <form class="filters" onSubmit=${noSubmit}>
       <label
         >Workflow
         <select
           value=${filters.workflow_id}
-          onChange=${(e) => setFilter('workflow', e.target.value)}
+          onChange=${onValue((value) => setFilter('workflow', value))}
         >
           <option value="">All workflows</option>
           ${(workflows.data?.data ?? []).map((wf) => html`<option value=${wf.id}>${wf.name}</option>`)}
@@ -56,7 +71,7 @@ export function Runs({ query }) {
       </label>
       <label
         >Status
-        <select value=${filters.status} onChange=${(e) => setFilter('status', e.target.value)}>
+        <select value=${filters.status} onChange=${onValue((value) => setFilter('status', value))}>
           <option value="">Any status</option>
           ${STATUSES.map((status) => html`<option value=${status}>${status.replace('_', ' ')}</option>`)}
         </select>
@@ -66,7 +81,7 @@ export function Runs({ query }) {
         <input
           type="datetime-local"
           value=${filters.from}
-          onChange=${(e) => setFilter('from', e.target.value)}
+          onChange=${onValue((value) => setFilter('from', value))}
         />
       </label>
       <label
@@ -74,7 +89,7 @@ export function Runs({ query }) {
         <input
           type="datetime-local"
           value=${filters.to}
-          onChange=${(e) => setFilter('to', e.target.value)}
+          onChange=${onValue((value) => setFilter('to', value))}
         />
       </label>
     </form>

@@ -7,6 +7,8 @@ import {
   Loading,
   get,
   html,
+  noSubmit,
+  onValue,
   post,
   time,
   useLoad,
@@ -29,10 +31,11 @@ export function Secrets() {
   `;
 }
 
+/** @param {{ onSet: () => void }} props */
 function SetSecret({ onSet }) {
   const [name, setName] = useState('');
   const [value, setValue] = useState('');
-  return html`<form class="drive" onSubmit=${(event) => event.preventDefault()}>
+  return html`<form class="drive" onSubmit=${noSubmit}>
     <h2>Set a secret</h2>
     <label class="field"
       >Name${' '}
@@ -40,7 +43,7 @@ function SetSecret({ onSet }) {
         value=${name}
         placeholder="STRIPE_KEY"
         autocomplete="off"
-        onInput=${(event) => setName(event.target.value)}
+        onInput=${onValue(setName)}
       />
     </label>
     <label class="field"
@@ -49,7 +52,7 @@ function SetSecret({ onSet }) {
         type="password"
         value=${value}
         autocomplete="new-password"
-        onInput=${(event) => setValue(event.target.value)}
+        onInput=${onValue(setValue)}
       />
     </label>
     <${ActionButton}
@@ -65,6 +68,9 @@ function SetSecret({ onSet }) {
   </form>`;
 }
 
+/**
+ * @param {{ secrets: import('../lib.js').GetAnswer<'/secrets'>['data'], onChange: () => void }} props
+ */
 function SecretTable({ secrets, onChange }) {
   if (secrets.length === 0) return html`<p class="empty">No secrets in this workspace yet.</p>`;
   return html`<div class="table-scroll">

@@ -11,6 +11,8 @@ import {
   href,
   html,
   navigate,
+  noSubmit,
+  onValue,
   post,
   useLoad,
   useState,
@@ -18,6 +20,15 @@ import {
 import { StepGraph } from '../parts/step-graph.js';
 import { TableHead } from '../parts/table-head.js';
 
+/**
+ * A template of the catalogue, and an agent a role may be given.
+ * @typedef {import('../lib.js').GetAnswer<'/templates'>} TemplatesAnswer
+ * @typedef {TemplatesAnswer['data'][number]} Template
+ * @typedef {Template['roles'][number]} Role
+ * @typedef {TemplatesAnswer['agents'][number]} AgentChoice
+ */
+
+/** @param {import('../lib.js').PageProps} props */
 export function Templates({ params }) {
   const templates = useLoad(() => get('/templates'), []);
   const chosen = templates.data?.data.find((template) => template.id === params.id);
@@ -46,6 +57,7 @@ export function Templates({ params }) {
   `;
 }
 
+/** @param {{ templates: Template[] }} props */
 function TemplateTable({ templates }) {
   return html`<div class="table-scroll">
     <table class="list" aria-label="Workflow templates">
@@ -69,6 +81,7 @@ function TemplateTable({ templates }) {
   </div>`;
 }
 
+/** @param {{ template: Template, agents: AgentChoice[] }} props */
 function TemplateDetail({ template, agents }) {
   return html`<p>${template.description}</p>
     <p class="muted">
@@ -84,26 +97,31 @@ function TemplateDetail({ template, agents }) {
     </section>`;
 }
 
-/** The agents fitting a role first (its type), then the others, as the CLI's prompt lists them. */
+/**
+ * The agents fitting a role first (its type), then the others, as the CLI's prompt lists them.
+ * @param {Role} role
+ * @param {AgentChoice[]} agents
+ */
 function choicesFor(role, agents) {
   return [...agents].sort(
     (a, b) => Number(b.type === role.agent_type) - Number(a.type === role.agent_type),
   );
 }
 
+/** @param {{ template: Template, agents: AgentChoice[] }} props */
 function CreateFromTemplate({ template, agents }) {
   const [name, setName] = useState(template.name);
   const [status, setStatus] = useState(/** @type {'draft' | 'active'} */ ('draft'));
-  const [values, setValues] = useState({});
+  const [values, setValues] = useState(/** @type {Record<string, string>} */ ({}));
   const [chosen, setChosen] = useState(() =>
     Object.fromEntries(
       template.roles.map((role) => [role.name, choicesFor(role, agents)[0]?.id ?? '']),
     ),
   );
-  return html`<form class="drive" onSubmit=${(event) => event.preventDefault()}>
+  return html`<form class="drive" onSubmit=${noSubmit}>
     <label class="field"
       >Workflow name${' '}
-      <input value=${name} onInput=${(event) => setName(event.target.value)} />
+      <input value=${name} onInput=${onValue(setName)} />
     </label>
     ${template.placeholders.map(
       (placeholder) =>
@@ -112,7 +130,7 @@ function CreateFromTemplate({ template, agents }) {
           <input
             value=${values[placeholder.path] ?? ''}
             placeholder=${`e.g. ${placeholder.example}`}
-            onInput=${(event) => setValues({ ...values, [placeholder.path]: event.target.value })}
+            onInput=${onValue((value) => setValues({ ...values, [placeholder.path]: value }))}
           />
         </label>`,
     )}
@@ -122,7 +140,7 @@ function CreateFromTemplate({ template, agents }) {
           >${`Agent for role ${role.name} (${role.agent_type}: ${role.description})`}${' '}
           <select
             value=${chosen[role.name]}
-            onChange=${(event) => setChosen({ ...chosen, [role.name]: event.target.value })}
+            onChange=${onValue((value) => setChosen({ ...chosen, [role.name]: value }))}
           >
             <option value="">— pick an agent —</option>
             ${choicesFor(role, agents).map(
@@ -144,7 +162,10 @@ function CreateFromTemplate({ template, agents }) {
     }
     <label class="field"
       >Workflow status${' '}
-      <select value=${status} onChange=${(event) => setStatus(event.target.value)}>
+      <select
+        value=${status}
+        onChange=${onValue((value) => setStatus(/** @type {'draft' | 'active'} */ (value)))}
+      >
         <option value="draft">draft (start it by hand later)</option>
         <option value="active">active</option>
       </select>
@@ -160,7 +181,9 @@ function CreateFromTemplate({ template, agents }) {
             agents: Object.fromEntries(Object.entries(chosen).filter(([, id]) => id)),
           },
         })}
-      onDone=${(workflow) => navigate(href(`/workflows/${workflow.id}`))}
+      onDone=${(
+        /** @type {import('../lib.js').PostAnswer<'/templates/:template_id/workflows'>} */ workflow,
+      ) => navigate(href(`/workflows/${workflow.id}`))}
       >Create the workflow<//
     >
   </form>`;

@@ -20,6 +20,7 @@ import {
 import { ReplayDeliveries } from '../parts/replay-deliveries.js';
 import { ACTIONS_COLUMN, TableHead } from '../parts/table-head.js';
 
+/** @param {import('../lib.js').PageProps} props */
 export function Webhooks({ params }) {
   const hooks = useLoad(
     () => get('/webhooks', { query: { limit: 100 } }),
@@ -80,6 +81,7 @@ export function Webhooks({ params }) {
   `;
 }
 
+/** @param {{ webhookId: string }} props */
 function Deliveries({ webhookId }) {
   const [cursors, setCursors] = useState(/** @type {(string | null)[]} */ ([]));
   const cursor = cursors.at(-1);
@@ -110,6 +112,7 @@ function Deliveries({ webhookId }) {
 }
 
 /** The delivery a link names (del_...), opened, above the webhook's list. */
+/** @param {{ webhookId: string, deliveryId: string }} props */
 function LinkedDelivery({ webhookId, deliveryId }) {
   const { data, error } = useLoad(
     () =>
@@ -136,7 +139,11 @@ function LinkedDelivery({ webhookId, deliveryId }) {
 function Delivery({ webhookId, summary, initiallyOpen = false }) {
   const [open, setOpen] = useState(initiallyOpen);
   return html`<li class="delivery" data-delivery=${summary.id}>
-    <details open=${initiallyOpen} onToggle=${(event) => setOpen(event.target.open)}>
+    <details
+      open=${initiallyOpen}
+      onToggle=${(/** @type {Event} */ event) =>
+        setOpen(/** @type {HTMLDetailsElement} */ (event.target).open)}
+    >
       <summary>
         <${Status} value=${summary.held ? 'held' : summary.status} />
         <code>${summary.event_type}</code>
@@ -154,6 +161,7 @@ function Delivery({ webhookId, summary, initiallyOpen = false }) {
 }
 
 /** Why a pending delivery is not attempted, and what sends it (the API's `held`). */
+/** @param {{ webhookId: string }} props */
 function HeldHint({ webhookId }) {
   return html`<p class="hint held-hint">
     Held: the webhook is not active, so nothing is attempted. Resume the webhook (its Resume button
@@ -162,6 +170,7 @@ function HeldHint({ webhookId }) {
   </p>`;
 }
 
+/** @param {{ webhookId: string, deliveryId: string }} props */
 function Attempts({ webhookId, deliveryId }) {
   const params = { webhook_id: webhookId, delivery_id: deliveryId };
   const { data, error, reload } = useLoad(

@@ -8,6 +8,7 @@ import { TriggerFacts } from '../parts/trigger-facts.js';
 import { TriggerHook } from '../parts/trigger-hook.js';
 import { Versions } from '../parts/versions.js';
 
+/** @param {import('../lib.js').PageProps} props */
 export function Workflow({ params }) {
   const workflow = useLoad(
     () => get('/workflows/:workflow_id', { params: { workflow_id: params.id } }),

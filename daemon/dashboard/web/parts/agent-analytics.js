@@ -2,7 +2,17 @@
 // same figures, in words. Read when shown and on Refresh, not on each execution: they are
 // computed from every execution of the period (about 0.4 s at 100,000), and an agent that is
 // busy would have the daemon computing them again all the time.
-import { ErrorNote, Loading, duration, get, html, useLoad, useState } from '../lib.js';
+import {
+  ErrorNote,
+  Loading,
+  duration,
+  get,
+  html,
+  noSubmit,
+  onValue,
+  useLoad,
+  useState,
+} from '../lib.js';
 
 const PERIODS = [
   ['1d', 'last day'],
@@ -11,8 +21,10 @@ const PERIODS = [
   ['90d', 'last 90 days'],
 ];
 
-const percent = (ratio) => `${Math.round(ratio * 1000) / 10}%`;
+/** @param {number | undefined} ratio Left out of an answer (the metrics filter): a dash. */
+const percent = (ratio) => (ratio === undefined ? '—' : `${Math.round(ratio * 1000) / 10}%`);
 
+/** @param {{ agentId: string }} props */
 export function AgentAnalytics({ agentId }) {
   const [period, setPeriod] = useState('7d');
   const { data, error, reload } = useLoad(
@@ -21,10 +33,10 @@ export function AgentAnalytics({ agentId }) {
   );
   const metrics = data?.metrics;
   const actions = Object.entries(metrics?.actions_by_type ?? {});
-  return html`<form class="filters" onSubmit=${(event) => event.preventDefault()}>
+  return html`<form class="filters" onSubmit=${noSubmit}>
       <label
         >Period
-        <select value=${period} onChange=${(e) => setPeriod(e.target.value)}>
+        <select value=${period} onChange=${onValue(setPeriod)}>
           ${PERIODS.map(([value, words]) => html`<option value=${value}>${words}</option>`)}
         </select>
       </label>

@@ -6,12 +6,17 @@ import { TableHead } from './table-head.js';
 
 const COLUMNS = ['Execution', 'Status', 'Input', 'Action', 'Confidence', 'Output', 'Started'];
 
-/** Whether a live message is about an execution of `agentId`. */
+/**
+ * Whether a live message is about an execution of `agentId`.
+ * @param {string} agentId
+ * @returns {(...args: import('../lib.js').LiveArgs) => boolean}
+ */
 export const aboutExecutionsOf = (agentId) => (type, message) =>
   type === 'event' &&
   message.type.startsWith('agent.execution.') &&
   message.data?.agent_id === agentId;
 
+/** @param {{ agentId: string }} props */
 export function AgentExecutions({ agentId }) {
   const [cursors, setCursors] = useState(/** @type {(string | null)[]} */ ([]));
   const cursor = cursors.at(-1);
@@ -71,6 +76,7 @@ export function AgentExecutions({ agentId }) {
     />`;
 }
 
+/** @param {{ confidence: number } | null} result */
 function confidence(result) {
   return result ? `${Math.round(result.confidence * 100)}%` : '—';
 }

@@ -15,6 +15,7 @@ import { TableHead } from './table-head.js';
 
 const COLUMNS = ['Document', 'Type', 'Size', 'Passages', 'Added', ''];
 
+/** @param {{ agentId: string }} props */
 export function AgentKnowledge({ agentId }) {
   const documents = useLoad(
     () =>
@@ -131,7 +132,10 @@ function Passages({ agentId, doc }) {
     }`;
 }
 
-/** Bytes in the units a person reads: 812 B, 14.2 KB, 3.1 MB. */
+/**
+ * Bytes in the units a person reads: 812 B, 14.2 KB, 3.1 MB.
+ * @param {number} bytes
+ */
 function size(bytes) {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;

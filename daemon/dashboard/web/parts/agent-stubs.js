@@ -5,6 +5,7 @@ import { TableHead } from './table-head.js';
 
 const COLUMNS = ['Match', 'Answer', 'Delay', 'Added'];
 
+/** @param {{ agentId: string }} props */
 export function AgentStubs({ agentId }) {
   const { data, error } = useLoad(
     () => get('/agents/:agent_id/stubs', { params: { agent_id: agentId } }),
@@ -36,6 +37,7 @@ export function AgentStubs({ agentId }) {
   </div>`;
 }
 
+/** @param {import('../lib.js').GetAnswer<'/agents/:agent_id/stubs'>['data'][number]} stub */
 function answer(stub) {
   if (stub.fail) return `fails with ${stub.fail}`;
   if (!stub.result) return 'the brain answers, after the delay';

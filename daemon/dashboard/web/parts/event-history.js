@@ -16,9 +16,15 @@ import {
 
 const PAGE = 100;
 
-/** The first `shown` events of the run (pages of PAGE), and whether it has more. */
+/**
+ * The first `shown` events of the run (pages of PAGE), and whether it has more.
+ * @param {string} runId
+ * @param {number} shown
+ */
 async function loadHistory(runId, shown) {
+  /** @type {import('../lib.js').HistoryEvent[]} */
   const events = [];
+  /** @type {string | null | undefined} */
   let after;
   for (;;) {
     const page = await get('/runs/:execution_id/events', {
@@ -31,15 +37,17 @@ async function loadHistory(runId, shown) {
   }
 }
 
+/** @param {{ runId: string }} props */
 export function EventHistory({ runId }) {
   const [shown, setShown] = useState(PAGE);
   const history = useLoad(
     () => loadHistory(runId, shown),
     [runId, shown],
+    /** @returns {boolean} */
     (type, message) =>
       (type === 'event' && message.data?.execution_id === runId) ||
       (type === 'delivery' &&
-        history.data?.events.some((event) => event.id === message.delivery.event_id)),
+        (history.data?.events.some((event) => event.id === message.delivery.event_id) ?? false)),
   );
   if (!history.data) {
     return html`<${ErrorNote} error=${history.error} />

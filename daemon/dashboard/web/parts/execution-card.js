@@ -7,6 +7,7 @@ import { ActionButton, Link, href, html, post, time } from '../lib.js';
  * @param {{ execution: import('../lib.js').AgentExecution, agentName: string | null, runId?: string | null, heading?: string, onDecided?: () => void }} props
  */
 export function ExecutionCard({ execution, agentName, runId, heading = 'h2', onDecided }) {
+  /** @param {'approve' | 'reject'} decision */
   const decide = (decision) =>
     post('/approvals/:execution_id', {
       params: { execution_id: execution.execution_id },

@@ -12,7 +12,10 @@ function focusHeading() {
   return true;
 }
 
-/** Moves the focus to `main h1` whenever `where` (workspace and path) changes after the first. */
+/**
+ * Moves the focus to `main h1` whenever `where` (workspace and path) changes after the first.
+ * @param {string} where
+ */
 export function useHeadingFocus(where) {
   const first = useRef(true);
   useEffect(() => {

@@ -3,8 +3,23 @@
 // deliveries (same event id and body, new delivery ids). From and To take an ISO 8601 time, or a
 // time as this page shows it (2030-01-01 12:00:00 UTC); the daemon checks the rest and answers
 // as it answers the CLI. The new deliveries are listed, each a link.
-import { ActionButton, Link, href, html, post, useId, useState } from '../lib.js';
+import {
+  ActionButton,
+  Link,
+  href,
+  html,
+  noSubmit,
+  onChecked,
+  onValue,
+  post,
+  useId,
+  useState,
+} from '../lib.js';
 
+/**
+ * @typedef {import('../lib.js').PostAnswer<'/webhooks/:webhook_id/replay'>} ReplayAnswer
+ * @param {{ webhookId: string, onReplayed?: () => void }} props
+ */
 export function ReplayDeliveries({ webhookId, onReplayed }) {
   const id = useId();
   const [from, setFrom] = useState('');
@@ -12,9 +27,7 @@ export function ReplayDeliveries({ webhookId, onReplayed }) {
   const [status, setStatus] = useState(/** @type {'failed' | 'delivered' | 'all'} */ ('failed'));
   const [limit, setLimit] = useState('1000');
   const [dryRun, setDryRun] = useState(false);
-  const [answer, setAnswer] = useState(
-    /** @type {import('../lib.js').PostAnswer<'/webhooks/:webhook_id/replay'> | null} */ (null),
-  );
+  const [answer, setAnswer] = useState(/** @type {ReplayAnswer | null} */ (null));
   const replay = () => {
     const body = {
       ...timeField(from, 'from', 'From'),
@@ -25,18 +38,21 @@ export function ReplayDeliveries({ webhookId, onReplayed }) {
     };
     return post('/webhooks/:webhook_id/replay', { params: { webhook_id: webhookId }, body });
   };
+  /**
+   * @param {string} name
+   * @param {string} label
+   * @param {string} value
+   * @param {(value: string) => void} set
+   * @param {string} hint
+   */
   const field = (name, label, value, set, hint) =>
     html`<label class="field" for=${`${id}-${name}`}
       >${label}
-      <input
-        id=${`${id}-${name}`}
-        value=${value}
-        placeholder=${hint}
-        onInput=${(event) => set(event.target.value)}
+      <input id=${`${id}-${name}`} value=${value} placeholder=${hint} onInput=${onValue(set)}
     /></label>`;
   return html`<details class="drive-box">
     <summary>Replay deliveries over a range</summary>
-    <form class="drive" onSubmit=${(event) => event.preventDefault()}>
+    <form class="drive" onSubmit=${noSubmit}>
       <p class="muted">
         As <code>svc webhooks replay</code>: each event of this webhook whose latest delivery
         created in the range matches is sent again as a new delivery (same event and body). Times
@@ -49,7 +65,9 @@ export function ReplayDeliveries({ webhookId, onReplayed }) {
         <select
           id=${`${id}-status`}
           value=${status}
-          onChange=${(event) => setStatus(event.target.value)}
+          onChange=${onValue((value) =>
+            setStatus(/** @type {'failed' | 'delivered' | 'all'} */ (value)),
+          )}
         >
           <option value="failed">failed</option>
           <option value="delivered">was delivered</option>
@@ -58,16 +76,13 @@ export function ReplayDeliveries({ webhookId, onReplayed }) {
       >
       ${field('limit', 'At most (events, oldest first)', limit, setLimit, '1000')}
       <label
-        ><input
-          type="checkbox"
-          checked=${dryRun}
-          onChange=${(event) => setDryRun(event.target.checked)}
-        />${' '}Only count them (dry run: send nothing)</label
+        ><input type="checkbox" checked=${dryRun} onChange=${onChecked(setDryRun)} />${' '}Only
+        count them (dry run: send nothing)</label
       >
       <${ActionButton}
         kind="primary"
         action=${replay}
-        onDone=${(result) => {
+        onDone=${(/** @type {ReplayAnswer} */ result) => {
           setAnswer(result);
           if (!result.dry_run) onReplayed?.();
         }}
@@ -78,7 +93,7 @@ export function ReplayDeliveries({ webhookId, onReplayed }) {
   </details>`;
 }
 
-/** @param {{ answer: import('../lib.js').PostAnswer<'/webhooks/:webhook_id/replay'> }} props */
+/** @param {{ answer: ReplayAnswer }} props */
 function Replayed({ answer }) {
   const span = answer.first_event_id
     ? ` (${answer.first_event_id} .. ${answer.last_event_id})`
@@ -112,7 +127,12 @@ function Replayed({ answer }) {
   </div>`;
 }
 
-/** A time field as the daemon takes it (ISO 8601), from ISO or a time as the page shows it. */
+/**
+ * A time field as the daemon takes it (ISO 8601), from ISO or a time as the page shows it.
+ * @param {string} text
+ * @param {'from' | 'to'} name
+ * @param {string} label
+ */
 function timeField(text, name, label) {
   const value = text.trim();
   if (value === '') return {};
@@ -128,6 +148,7 @@ function timeField(text, name, label) {
 /** The most one replay sends (REPLAY_LIMIT_MAX of shared/schemas/replay.ts). */
 const LIMIT_MAX = 100000;
 
+/** @param {string} text */
 function limitField(text) {
   const value = text.trim();
   const n = Number(value);

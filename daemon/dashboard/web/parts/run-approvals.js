@@ -25,6 +25,7 @@ export function RunApprovals({ pending, onDecided }) {
   </section>`;
 }
 
+/** @param {{ executionId: string, onDecided?: () => void }} props */
 function PendingApproval({ executionId, onDecided }) {
   const { data, error } = useLoad(
     () => get('/agent-executions/:execution_id', { params: { execution_id: executionId } }),

@@ -1,19 +1,28 @@
 // The search box in the header: any id the dashboard has a page for (wex_, exec_, del_, hook_,
 // agt_, wfl_), in any workspace, opens that page; an unknown id says so under the box. "/"
 // anywhere on the page focuses it, as in GitHub or Grafana, except while typing in a field.
-import { get, html, navigate, useEffect, useRef, useState } from '../lib.js';
+import { get, html, navigate, onValue, useEffect, useRef, useState } from '../lib.js';
 
-/** Whether a key press goes to something that takes text (where "/" is a character). */
+/**
+ * Whether a key press goes to something that takes text (where "/" is a character).
+ * @param {EventTarget | null} target
+ */
 function typing(target) {
-  if (typeof target?.closest !== 'function') return false;
+  // The document itself may be the target: it has no closest().
+  const element = /** @type {Element | null} */ (target);
+  if (typeof element?.closest !== 'function') return false;
   return Boolean(
-    target.closest('input, textarea, select, [contenteditable]:not([contenteditable="false"])'),
+    element.closest('input, textarea, select, [contenteditable]:not([contenteditable="false"])'),
   );
 }
 
-/** "/" focuses `input` (and selects its text) unless a field has the focus or a modifier is held. */
+/**
+ * "/" focuses `input` (and selects its text) unless a field has the focus or a modifier is held.
+ * @param {{ current: HTMLInputElement | null }} input
+ */
 function useSlashShortcut(input) {
   useEffect(() => {
+    /** @param {KeyboardEvent} event */
     const onKeyDown = (event) => {
       if (event.key !== '/' || event.ctrlKey || event.metaKey || event.altKey) return;
       if (event.defaultPrevented || typing(event.target)) return;
@@ -32,6 +41,7 @@ export function SearchBox() {
   const [busy, setBusy] = useState(false);
   const input = useRef(/** @type {HTMLInputElement | null} */ (null));
   useSlashShortcut(input);
+  /** @param {Event} event */
   const submit = async (event) => {
     event.preventDefault();
     const id = text.trim();
@@ -63,7 +73,7 @@ export function SearchBox() {
       autocomplete="off"
       spellcheck="false"
       value=${text}
-      onInput=${(event) => setText(event.target.value)}
+      onInput=${onValue(setText)}
       aria-describedby=${error ? 'find-error' : undefined}
     />
     <button type="submit" disabled=${busy}>Go</button>

@@ -1,9 +1,23 @@
 // Send an event by hand (sandbox only, as `svc events trigger`): pick a type, start from a sample
 // of its data (the one `svc events trigger` sends), edit it, send. The event goes through the
 // event log like any other: its deliveries and the workflows it triggers follow.
-import { ActionButton, ErrorNote, get, html, post, useEffect, useState } from '../lib.js';
+import {
+  ActionButton,
+  ErrorNote,
+  get,
+  html,
+  noSubmit,
+  onValue,
+  post,
+  useEffect,
+  useState,
+} from '../lib.js';
 import { JsonEditor, parseObject } from './json-editor.js';
 
+/**
+ * @typedef {import('../lib.js').GetAnswer<'/event-types'>[number]} EventType
+ * @param {{ types: EventType[] }} props
+ */
 export function SendEvent({ types }) {
   const [type, setType] = useState(types[0]);
   const [text, setText] = useState('');
@@ -19,10 +33,13 @@ export function SendEvent({ types }) {
     );
   }, [type]);
   const checked = text ? parseObject(text, 'The data') : { error: 'Loading a sample…' };
-  return html`<form class="drive" onSubmit=${(event) => event.preventDefault()}>
+  return html`<form class="drive" onSubmit=${noSubmit}>
     <label class="field"
       >Event type${' '}
-      <select value=${type} onChange=${(event) => setType(event.target.value)}>
+      <select
+        value=${type}
+        onChange=${onValue((value) => setType(/** @type {EventType} */ (value)))}
+      >
         ${types.map((name) => html`<option value=${name}>${name}</option>`)}
       </select>
     </label>

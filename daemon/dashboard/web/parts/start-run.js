@@ -2,7 +2,7 @@
 // starts from the latest run's input, or from the fields the steps read, each null. The input is
 // checked as you type: a JSON object, and the trigger.payload fields the steps read present
 // (a missing one is only a warning: a step may not need it on every path).
-import { ActionButton, href, html, navigate, post, useState } from '../lib.js';
+import { ActionButton, href, html, navigate, noSubmit, post, useState } from '../lib.js';
 import { JsonEditor, parseObject } from './json-editor.js';
 
 /** @param {{ wf: import('../lib.js').WorkflowDetail, lastInput?: unknown }} props */
@@ -13,7 +13,7 @@ export function StartRun({ wf, lastInput }) {
   );
   const checked = checkInput(text, fields);
   const active = wf.status === 'active' || wf.status === 'draft';
-  return html`<form class="drive" onSubmit=${(event) => event.preventDefault()}>
+  return html`<form class="drive" onSubmit=${noSubmit}>
     <${JsonEditor}
       label="Input (becomes trigger.payload)"
       text=${text}
@@ -36,7 +36,9 @@ export function StartRun({ wf, lastInput }) {
                 body: { input: checked.value },
               });
             }}
-            onDone=${(started) => navigate(href(`/runs/${started.execution_id}`))}
+            onDone=${(
+              /** @type {import('../lib.js').PostAnswer<'/workflows/:workflow_id/run'>} */ started,
+            ) => navigate(href(`/runs/${started.execution_id}`))}
             >Start a run with this input<//
           >`
         : html`<p class="muted">
@@ -46,7 +48,11 @@ export function StartRun({ wf, lastInput }) {
   </form>`;
 }
 
-/** The text as a JSON object, with a warning for each field the steps read that it lacks. */
+/**
+ * The text as a JSON object, with a warning for each field the steps read that it lacks.
+ * @param {string} text
+ * @param {string[]} fields
+ */
 export function checkInput(text, fields) {
   const parsed = parseObject(text, 'The input');
   if (parsed.error) return parsed;

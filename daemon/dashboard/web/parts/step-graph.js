@@ -30,11 +30,22 @@ export const STATE_WORDS = {
   ahead: 'not reached yet',
 };
 
+/**
+ * @typedef {keyof typeof STATE_WORDS} StepState Where a run is at a step, as the graph says it.
+ * @typedef {import('../lib.js').StepGraphData['nodes'][number]} GraphNode
+ * @typedef {import('../lib.js').StepGraphData['edges'][number]} GraphEdge
+ * @typedef {{ x: number, y: number }} Point
+ */
+
+/**
+ * @param {string} text
+ * @param {number} max
+ */
 const clip = (text, max) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
 /**
  * `graph` as the daemon sends it; `states` maps step ids to a key of STATE_WORDS (optional).
- * @param {{ graph: import('../lib.js').StepGraphData, states?: Map<string, string>, label: string }} props
+ * @param {{ graph: import('../lib.js').StepGraphData, states?: Map<string, StepState>, label: string }} props
  */
 export function StepGraph({ graph, states, label }) {
   // Each graph its own arrow head: a page may show several (a workflow's versions).
@@ -115,18 +126,30 @@ export function StepGraph({ graph, states, label }) {
     </ol>`;
 }
 
-/** What an edge says; a parallel step's next runs once its branches joined. */
+/**
+ * What an edge says; a parallel step's next runs once its branches joined.
+ * @param {GraphEdge} edge
+ * @param {GraphNode} from
+ * @param {string} plainNext
+ */
 function edgeWords(edge, from, plainNext) {
   if (edge.kind !== 'next') return EDGE_WORDS[edge.kind];
   return from.type === 'parallel' ? 'after the branches' : plainNext;
 }
 
-/** The arrows leaving one step, spread over its bottom edge, each with its kind's words. */
+/**
+ * The arrows leaving one step, spread over its bottom edge, each with its kind's words.
+ * @param {GraphNode} node
+ * @param {GraphEdge[]} edges
+ * @param {Map<string, Point>} place
+ * @param {string} arrow
+ */
 function edgesOf(node, edges, place, arrow) {
   const out = edges.filter((edge) => edge.from === node.id);
-  const from = place.get(node.id);
+  // Every node is placed, and every edge joins two nodes of the graph (step-graph.ts).
+  const from = /** @type {Point} */ (place.get(node.id));
   return out.map((edge, index) => {
-    const to = place.get(edge.to);
+    const to = /** @type {Point} */ (place.get(edge.to));
     const words = edgeWords(edge, node, '');
     let d;
     let label;
@@ -171,13 +194,16 @@ function edgesOf(node, edges, place, arrow) {
  * @param {import('../lib.js').Run} run
  * @param {import('../lib.js').StepGraphData} graph
  * @param {number} [copied]
+ * @returns {Map<string, StepState>}
  */
 export function runStates(run, graph, copied = 0) {
+  /** @type {Map<string, StepState>} */
   const states = new Map();
   run.step_results.forEach((entry, index) => {
     states.set(entry.step_id, index < copied ? 'copied' : stateOf(entry.status));
   });
   const ended = !['running', 'awaiting_approval'].includes(run.status);
+  /** @param {string} id */
   const branchBegan = (id) =>
     graph.edges.some((edge) => edge.from === id && edge.kind === 'branch' && states.has(edge.to));
   for (const node of graph.nodes) {
@@ -188,6 +214,10 @@ export function runStates(run, graph, copied = 0) {
   return states;
 }
 
+/**
+ * @param {string} status
+ * @returns {StepState}
+ */
 function stateOf(status) {
   if (status === 'completed') return 'completed';
   if (status === 'running') return 'running';

@@ -4,6 +4,7 @@ import { html } from '../lib.js';
 /** The label of a column of row buttons: named for screen readers, not shown. */
 export const ACTIONS_COLUMN = Symbol('actions column');
 
+/** @param {{ labels: (string | typeof ACTIONS_COLUMN)[] }} props */
 export function TableHead({ labels }) {
   return html`<thead>
     <tr>

@@ -28,6 +28,10 @@ export function TriggerFacts({ wf }) {
     }`;
 }
 
+/**
+ * `config`: a schedule trigger's (its cron and zone).
+ * @param {{ wf: import('../lib.js').WorkflowDetail, config: { cron?: unknown, timezone?: unknown } }} props
+ */
 function Schedule({ wf, config }) {
   // The workflow's next_run_at is the scheduler's due time (null unless active): the page
   // computes nothing.

@@ -2,7 +2,7 @@
 // signs it with the trigger's stored secret and sends it through the hook's own route, as
 // `svc workflows trigger` does, so the hook's checks apply (body limit, JSON, signature, status,
 // rate limit). The page then links to the run it started.
-import { ActionButton, Link, href, html, postText, useState } from '../lib.js';
+import { ActionButton, Link, href, html, noSubmit, postText, useState } from '../lib.js';
 import { JsonEditor } from './json-editor.js';
 import { checkInput } from './start-run.js';
 
@@ -18,7 +18,7 @@ export function TriggerHook({ wf, lastInput }) {
   const checked = checkBody(text, fields);
   const how = wf.hook?.signed ? 'a signed POST' : 'a POST';
   return html`<h3>Trigger the hook from here</h3>
-    <form class="drive" onSubmit=${(event) => event.preventDefault()}>
+    <form class="drive" onSubmit=${noSubmit}>
       <${JsonEditor}
         label="Hook body (sent as is; becomes trigger.payload)"
         text=${text}
@@ -60,7 +60,11 @@ export function TriggerHook({ wf, lastInput }) {
     </form>`;
 }
 
-/** Any JSON is a body (as with svc workflows trigger --data); an object is checked for fields. */
+/**
+ * Any JSON is a body (as with svc workflows trigger --data); an object is checked for fields.
+ * @param {string} text
+ * @param {string[]} fields
+ */
 function checkBody(text, fields) {
   try {
     JSON.parse(text);

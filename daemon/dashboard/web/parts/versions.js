@@ -3,6 +3,7 @@
 import { ErrorNote, Loading, get, html, time, useLoad } from '../lib.js';
 import { StepGraph } from './step-graph.js';
 
+/** @param {{ workflowId: string, name: string }} props */
 export function Versions({ workflowId, name }) {
   const versions = useLoad(
     () => get('/workflows/:workflow_id/versions', { params: { workflow_id: workflowId } }),
