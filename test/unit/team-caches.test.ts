@@ -1,0 +1,172 @@
+// One set of rules across the daemons of a sandbox (team mode, issue 54): what a daemon keeps
+// in memory of shared rows (a workspace's fault rules, a workspace's tier, a secret's value,
+// whether an agent has knowledge) follows a change made on another daemon, and a fault rule's
+// --times limit counts the calls of every daemon. Two handles on one PostgreSQL sandbox stand
+// for two daemons, each with its services and its notices (as app/services.ts wires them).
+import test from 'ava';
+import { randomBytes } from 'node:crypto';
+import { KnowledgeExtractor } from '../../daemon/agents/knowledge/extractor.js';
+import { KnowledgeRepository } from '../../daemon/agents/knowledge/knowledge.repository.js';
+import { KnowledgeService } from '../../daemon/agents/knowledge/knowledge.service.js';
+import { FaultRepository } from '../../daemon/faults/fault.repository.js';
+import { FaultService, type FaultCall } from '../../daemon/faults/fault.service.js';
+import { SecretBox } from '../../daemon/platform/secret-box.js';
+import { SecretRepository } from '../../daemon/secrets/secret.repository.js';
+import { SecretService } from '../../daemon/secrets/secret.service.js';
+import type { Db } from '../../daemon/store/db.js';
+import { SettingsRepository } from '../../daemon/store/settings.repository.js';
+import { TeamNotices } from '../../daemon/store/team-notices.js';
+import type { Alarms } from '../../daemon/time/alarms.js';
+import { WorkspaceRepository } from '../../daemon/workspaces/workspace.repository.js';
+import { WorkspaceService } from '../../daemon/workspaces/workspace.service.js';
+import { storeOpener } from '../helpers/postgres.js';
+import { StillClock } from '../helpers/still-clock.js';
+
+const clock = new StillClock(Date.UTC(2030, 0, 1));
+const box = new SecretBox(randomBytes(32));
+
+/** One daemon's services over its handle, and a way to wait for the next 'rows' notice it hears. */
+function daemon(db: Db) {
+  const notices = new TeamNotices(db.notifications, (error) => {
+    throw error;
+  });
+  const workspaces = new WorkspaceService(
+    db,
+    new WorkspaceRepository(db),
+    new SettingsRepository(db),
+    clock,
+    notices,
+  );
+  workspaces.bootstrap();
+  const faults = new FaultService({
+    repo: new FaultRepository(db),
+    clock,
+    alarms: {} as Alarms,
+    existing: { webhook: () => undefined, workflowStep: () => undefined, agent: () => undefined },
+    sandbox: true,
+    log: { info: () => undefined },
+    notices,
+  });
+  const secrets = new SecretService(new SecretRepository(db), box, clock, notices);
+  const knowledge = new KnowledgeService(
+    new KnowledgeRepository(db),
+    clock,
+    new KnowledgeExtractor(30_000),
+    notices,
+  );
+  // Registered after the services' own listeners: once it hears a notice, so have they.
+  const heard: string[] = [];
+  let wake: (() => void) | undefined;
+  notices.on('rows', (payload) => {
+    heard.push(payload);
+    wake?.();
+  });
+  return {
+    workspaces,
+    faults,
+    secrets,
+    knowledge,
+    /** Resolves once this daemon has heard a 'rows' notice of `cache` (the one a change sent). */
+    async heardOf(cache: string): Promise<void> {
+      for (;;) {
+        const index = heard.findIndex((payload) => payload.startsWith(`${cache} `));
+        if (index >= 0) {
+          heard.splice(0, index + 1);
+          return;
+        }
+        await new Promise<void>((resolve) => (wake = resolve));
+      }
+    },
+  };
+}
+
+async function twoDaemons(t: import('ava').ExecutionContext) {
+  const open = await storeOpener('postgres');
+  const handles = [open(), open()];
+  t.teardown(() => {
+    for (const db of handles) if (db.open) db.close();
+  });
+  return [daemon(handles[0]!), daemon(handles[1]!)] as const;
+}
+
+function httpCall(workspaceId: string, attempt = 1): FaultCall {
+  return {
+    point: 'http',
+    workspaceId,
+    url: 'http://127.0.0.1:4000/hooks',
+    attempt,
+    matchText: () => 'order.created',
+  };
+}
+
+test('postgres: a fault rule added on one daemon is applied on the other; removed, on neither', async (t) => {
+  const [a, b] = await twoDaemons(t);
+  const workspaceId = a.workspaces.defaultWorkspaceId;
+  // B has asked its rules before the rule exists (it keeps the answer: none).
+  t.is(b.faults.decide(httpCall(workspaceId)), undefined);
+  const rule = a.faults.add(workspaceId, { url_prefix: 'http://127.0.0.1:4000/', status: 503 });
+  await b.heardOf('faults');
+  t.is(b.faults.decide(httpCall(workspaceId))?.id, rule.id);
+  t.deepEqual(
+    b.faults.list(workspaceId).map((view) => [view.id, view.seen, view.hits]),
+    [[rule.id, 1, 1]],
+  );
+  b.faults.remove(workspaceId, rule.id);
+  await a.heardOf('faults');
+  t.is(a.faults.decide(httpCall(workspaceId)), undefined);
+  t.deepEqual(a.faults.list(workspaceId), []);
+});
+
+test("postgres: a fault rule's --times counts the hits of every daemon, in the store", async (t) => {
+  const [a, b] = await twoDaemons(t);
+  const workspaceId = a.workspaces.defaultWorkspaceId;
+  const rule = a.faults.add(workspaceId, {
+    url_prefix: 'http://127.0.0.1:4000/',
+    status: 503,
+    times: 2,
+  });
+  await b.heardOf('faults');
+  t.is(a.faults.decide(httpCall(workspaceId))?.id, rule.id, 'hit 1, on A');
+  t.is(b.faults.decide(httpCall(workspaceId))?.id, rule.id, 'hit 2, on B');
+  t.is(a.faults.decide(httpCall(workspaceId)), undefined, 'retired: A counts B’s hit');
+  t.is(b.faults.decide(httpCall(workspaceId)), undefined, 'retired on B too');
+  for (const each of [a, b]) {
+    t.like(each.faults.list(workspaceId)[0], { seen: 2, hits: 2, retired: true });
+  }
+});
+
+test("postgres: a workspace's tier changed on one daemon is the other's (its rate limits)", async (t) => {
+  const [a, b] = await twoDaemons(t);
+  const created = a.workspaces.create('Team', 'free');
+  t.is(b.workspaces.get(created.id)?.tier, 'free');
+  a.workspaces.setTier(created.id, 'enterprise');
+  await b.heardOf('workspaces');
+  t.is(b.workspaces.get(created.id)?.tier, 'enterprise');
+});
+
+test('postgres: a secret set or deleted on one daemon is what the other reveals', async (t) => {
+  const [a, b] = await twoDaemons(t);
+  const workspaceId = a.workspaces.defaultWorkspaceId;
+  a.secrets.set(workspaceId, 'API_TOKEN', 'first');
+  t.is(b.secrets.reveal(workspaceId, 'API_TOKEN'), 'first');
+  a.secrets.set(workspaceId, 'API_TOKEN', 'rotated');
+  await b.heardOf('secrets');
+  t.is(b.secrets.reveal(workspaceId, 'API_TOKEN'), 'rotated');
+  a.secrets.delete(workspaceId, 'API_TOKEN');
+  await b.heardOf('secrets');
+  t.is(b.secrets.reveal(workspaceId, 'API_TOKEN'), undefined);
+});
+
+test("postgres: an agent's knowledge uploaded on one daemon is retrieved on the other", async (t) => {
+  const [a, b] = await twoDaemons(t);
+  const agent = { id: 'agt_faq', workspace_id: a.workspaces.defaultWorkspaceId };
+  // B has looked before there was any document (and keeps: none).
+  t.deepEqual(b.knowledge.retrieve(agent.id, 'When do orders ship?'), []);
+  const text = '# FAQ\n\n## Shipping\n\nOrders ship within two days.\n';
+  await a.knowledge.upload(agent, { filename: 'faq.md', content: Buffer.from(text), type: 'faq' });
+  await b.heardOf('knowledge');
+  t.is(
+    b.knowledge.retrieve(agent.id, 'When do orders ship?')[0]?.text,
+    'Orders ship within two days.',
+  );
+});
