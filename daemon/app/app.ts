@@ -344,8 +344,9 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     start() {
       // A run state this svc cannot read (a newer svc's) refuses the start before anything moves.
       services.engine.checkStoredStates();
-      // Schedules that fell due while the daemon was down fire once, before the timers run.
-      services.triggers.catchUp();
+      // Schedules that fell due while no daemon ran fire once, before the timers run (not
+      // while another daemon of the sandbox is live: it fires them, team mode).
+      services.triggers.catchUp(() => services.cluster.othersLive());
       // Registered once it listens (its address is known), before it claims any work.
       services.cluster.join(urls.app);
       timers.start();

@@ -134,7 +134,8 @@ export class FaultService {
     const rules = this.rules.read(call.workspaceId, () => this.compiled(call.workspaceId));
     let injected: InjectedFault | undefined;
     for (const rule of rules) {
-      if (injected || !targets(rule.row, call)) continue;
+      // Counts only grow: a rule retired here is retired in the store too.
+      if (injected || retired(rule.row) || !targets(rule.row, call)) continue;
       const decision = this.repo.count(rule.row, (stored) => decide(stored, call, rule.matches));
       if (!decision?.hit) continue;
       injected = injectedOf(rule.row);
