@@ -3,6 +3,8 @@
 // whether an agent has knowledge) follows a change made on another daemon, and a fault rule's
 // --times limit counts the calls of every daemon. Two handles on one PostgreSQL sandbox stand
 // for two daemons, each with its services and its notices (as app/services.ts wires them).
+// Also: each data dir's operator key is listed by the others (to revoke one whose data dir
+// never comes back), never by its own daemon.
 import test from 'ava';
 import { randomBytes } from 'node:crypto';
 import { KnowledgeExtractor } from '../../daemon/agents/knowledge/extractor.js';
@@ -10,6 +12,9 @@ import { KnowledgeRepository } from '../../daemon/agents/knowledge/knowledge.rep
 import { KnowledgeService } from '../../daemon/agents/knowledge/knowledge.service.js';
 import { FaultRepository } from '../../daemon/faults/fault.repository.js';
 import { FaultService, type FaultCall } from '../../daemon/faults/fault.service.js';
+import { Hooks } from '../../daemon/domain/hooks.js';
+import { KeyRepository } from '../../daemon/keys/key.repository.js';
+import { KeyService } from '../../daemon/keys/key.service.js';
 import { SecretBox } from '../../daemon/platform/secret-box.js';
 import { SecretRepository } from '../../daemon/secrets/secret.repository.js';
 import { SecretService } from '../../daemon/secrets/secret.service.js';
@@ -26,7 +31,7 @@ const clock = new StillClock(Date.UTC(2030, 0, 1));
 const box = new SecretBox(randomBytes(32));
 
 /** One daemon's services over its handle, and a way to wait for the next 'rows' notice it hears. */
-function daemon(db: Db) {
+function daemon(db: Db, dataDir: string) {
   const notices = new TeamNotices(db.notifications, (error) => {
     throw error;
   });
@@ -47,6 +52,15 @@ function daemon(db: Db) {
     log: { info: () => undefined },
     notices,
   });
+  const keys = new KeyService({
+    db,
+    repo: new KeyRepository(db),
+    workspaces,
+    clock,
+    environment: 'sandbox',
+    hooks: new Hooks(),
+    operatorOwner: `build-7/${dataDir}`,
+  });
   const secrets = new SecretService(new SecretRepository(db), box, clock, notices);
   const knowledge = new KnowledgeService(
     new KnowledgeRepository(db),
@@ -63,6 +77,7 @@ function daemon(db: Db) {
   });
   return {
     workspaces,
+    keys,
     faults,
     secrets,
     knowledge,
@@ -86,7 +101,7 @@ async function twoDaemons(t: import('ava').ExecutionContext) {
   t.teardown(() => {
     for (const db of handles) if (db.open) db.close();
   });
-  return [daemon(handles[0]!), daemon(handles[1]!)] as const;
+  return [daemon(handles[0]!, 'svc-a'), daemon(handles[1]!, 'svc-b')] as const;
 }
 
 function httpCall(workspaceId: string, attempt = 1): FaultCall {
@@ -168,5 +183,31 @@ test("postgres: an agent's knowledge uploaded on one daemon is retrieved on the 
   t.is(
     b.knowledge.retrieve(agent.id, 'When do orders ship?')[0]?.text,
     'Orders ship within two days.',
+  );
+});
+
+test("postgres: svc keys list shows the other data dirs' operator keys, never its own; one is revoked by id", async (t) => {
+  const [a, b] = await twoDaemons(t);
+  a.keys.operatorCredential();
+  b.keys.operatorCredential();
+  const standard = a.keys.create({ name: 'ci', scopes: ['workflows:read'] }).record;
+  const listed = a.keys.list().map((key) => key.name);
+  t.deepEqual(listed, ['ci', 'Local operator (CLI) of build-7/svc-b']);
+  t.deepEqual(
+    b.keys.list().map((key) => key.name),
+    ['ci', 'Local operator (CLI) of build-7/svc-a'],
+  );
+  // A workspace's keys: operator keys belong to none.
+  t.deepEqual(
+    a.keys.list(a.workspaces.defaultWorkspaceId).map((key) => key.id),
+    [standard.id],
+  );
+  const theirs = a.keys.list().find((key) => key.name.endsWith('svc-b'))!;
+  t.not(a.keys.revoke(theirs.id).revoked_at, null);
+  // Its own is not offered: revoking it would lock its CLI out until a restart.
+  const own = b.keys.list().find((key) => key.name.endsWith('svc-a'))!;
+  t.is(
+    t.throws(() => a.keys.revoke(own.id))?.message,
+    `No API key ${own.id}. List them with: svc keys list`,
   );
 });
