@@ -59,6 +59,7 @@ import { Workflow } from '../../shared/schemas/workflows.js';
 import { oauthRoutes, oauthScopeErrorHandler } from '../oauth/oauth.routes.js';
 import { dashboardRoutes } from '../dashboard/ui.routes.js';
 import { DashboardSessions } from '../dashboard/sessions.js';
+import { StoredSessionRows } from '../dashboard/session.repository.js';
 import { Locator } from '../dashboard/locate.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -224,8 +225,16 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
   });
   // Team mode: a daemon taken over by another (its lease ran out) stops; its work is theirs.
   services.cluster.onLost(() => options.onShutdownRequest?.());
-  // The dashboard (/ui): sessions live in memory only; svc dashboard mints its login links.
-  const dashboardSessions = new DashboardSessions();
+  // The dashboard (/ui): svc dashboard mints its login links. Sessions live in memory (SQLite,
+  // one daemon), or in the store, one cookie for the sandbox's daemons (team mode: a login on one
+  // works on all; the default workspace's id names the sandbox).
+  const dashboardSessions = services.cluster.shared
+    ? new DashboardSessions(
+        Date.now,
+        new StoredSessionRows(services.db),
+        `svc_ui_${workspaces.defaultWorkspaceId}`,
+      )
+    : new DashboardSessions();
   const dashboardLocator = new Locator(services);
   await dashboardRoutes(app, { services, urls, sessions: dashboardSessions, clock, status });
 

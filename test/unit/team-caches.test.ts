@@ -4,7 +4,8 @@
 // --times limit counts the calls of every daemon. Two handles on one PostgreSQL sandbox stand
 // for two daemons, each with its services and its notices (as app/services.ts wires them).
 // Also: each data dir's operator key is listed by the others (to revoke one whose data dir
-// never comes back), never by its own daemon.
+// never comes back), never by its own daemon; a dashboard login on one daemon is a session on
+// every daemon (the rows of migration 029).
 import test from 'ava';
 import { randomBytes } from 'node:crypto';
 import { KnowledgeExtractor } from '../../daemon/agents/knowledge/extractor.js';
@@ -13,6 +14,8 @@ import { KnowledgeService } from '../../daemon/agents/knowledge/knowledge.servic
 import { FaultRepository } from '../../daemon/faults/fault.repository.js';
 import { FaultService, type FaultCall } from '../../daemon/faults/fault.service.js';
 import { Hooks } from '../../daemon/domain/hooks.js';
+import { StoredSessionRows } from '../../daemon/dashboard/session.repository.js';
+import { DashboardSessions, SESSION_IDLE_MS } from '../../daemon/dashboard/sessions.js';
 import { KeyRepository } from '../../daemon/keys/key.repository.js';
 import { KeyService } from '../../daemon/keys/key.service.js';
 import { SecretBox } from '../../daemon/platform/secret-box.js';
@@ -62,6 +65,8 @@ function daemon(db: Db, dataDir: string) {
     operatorOwner: `build-7/${dataDir}`,
   });
   const secrets = new SecretService(new SecretRepository(db), box, clock, notices);
+  const dashboard = (now: () => number) =>
+    new DashboardSessions(now, new StoredSessionRows(db), 'svc_ui_team');
   const knowledge = new KnowledgeService(
     new KnowledgeRepository(db),
     clock,
@@ -77,6 +82,7 @@ function daemon(db: Db, dataDir: string) {
   });
   return {
     workspaces,
+    dashboard,
     keys,
     faults,
     secrets,
@@ -210,4 +216,25 @@ test("postgres: svc keys list shows the other data dirs' operator keys, never it
     t.throws(() => a.keys.revoke(own.id))?.message,
     `No API key ${own.id}. List them with: svc keys list`,
   );
+});
+
+test('postgres: a dashboard login on one daemon is a session on the other; a token is spent once', async (t) => {
+  const [a, b] = await twoDaemons(t);
+  let now = Date.UTC(2030, 0, 1);
+  const [onA, onB] = [a.dashboard(() => now), b.dashboard(() => now)];
+  const { token } = onA.mintLoginToken();
+  // Minted through A's CLI, redeemed through B (a balancer's pick): once.
+  const redeemed = onB.redeem(token)!;
+  t.truthy(redeemed);
+  t.is(onA.redeem(token), undefined, 'spent on B: refused on A');
+  const { sessionId, session } = redeemed;
+  t.deepEqual(onA.session(sessionId), session, 'A knows the session, with the same CSRF token');
+  t.is(onA.session('forged'), undefined);
+  // Kept alive by requests on either daemon; ended on one, ended on both.
+  now += SESSION_IDLE_MS - 1;
+  t.truthy(onB.session(sessionId));
+  now += SESSION_IDLE_MS - 1;
+  t.truthy(onA.session(sessionId), 'B touched it');
+  onA.end(sessionId);
+  t.is(onB.session(sessionId), undefined);
 });
