@@ -52,6 +52,7 @@ import cookie from '@fastify/cookie';
 import { oauthModule, oauthScopeErrorHandler } from '../oauth/oauth.routes.js';
 import { dashboardRoutes } from '../dashboard/ui.routes.js';
 import { DashboardSessions } from '../dashboard/sessions.js';
+import { StoredSessionRows } from '../dashboard/session.repository.js';
 import { Locator } from '../dashboard/locate.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -217,8 +218,16 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
   });
   // Team mode: a daemon taken over by another (its lease ran out) stops; its work is theirs.
   services.cluster.onLost(() => options.onShutdownRequest?.());
-  // The dashboard (/ui): sessions live in memory only; svc dashboard mints its login links.
-  const dashboardSessions = new DashboardSessions();
+  // The dashboard (/ui): svc dashboard mints its login links. Sessions live in memory (SQLite,
+  // one daemon), or in the store, one cookie for the sandbox's daemons (team mode: a login on one
+  // works on all; the default workspace's id names the sandbox).
+  const dashboardSessions = services.cluster.shared
+    ? new DashboardSessions(
+        Date.now,
+        new StoredSessionRows(services.db),
+        `svc_ui_${workspaces.defaultWorkspaceId}`,
+      )
+    : new DashboardSessions();
   const dashboardLocator = new Locator(services);
   await dashboardRoutes(app, { services, urls, sessions: dashboardSessions, clock, status });
 
@@ -338,8 +347,9 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     start() {
       // A run state this svc cannot read (a newer svc's) refuses the start before anything moves.
       services.engine.checkStoredStates();
-      // Schedules that fell due while the daemon was down fire once, before the timers run.
-      services.triggers.catchUp();
+      // Schedules that fell due while no daemon ran fire once, before the timers run (not
+      // while another daemon of the sandbox is live: it fires them, team mode).
+      services.triggers.catchUp(() => services.cluster.othersLive());
       // Registered once it listens (its address is known), before it claims any work.
       services.cluster.join(urls.app);
       timers.start();

@@ -229,7 +229,13 @@ export function buildServices(
     log,
     notices,
   );
-  const workspaces = new WorkspaceService(db, new WorkspaceRepository(db), settings, clock);
+  const workspaces = new WorkspaceService(
+    db,
+    new WorkspaceRepository(db),
+    settings,
+    clock,
+    notices,
+  );
   workspaces.bootstrap();
   const keyRepository = new KeyRepository(db);
   const keys = new KeyService({
@@ -301,6 +307,7 @@ export function buildServices(
     },
     sandbox: options.environment === 'sandbox',
     log,
+    notices,
   });
   const outbound = new OutboundHttp(urlPolicy, {
     idleMs: IDLE_MS,
@@ -345,9 +352,10 @@ export function buildServices(
     new KnowledgeRepository(db),
     clock,
     new KnowledgeExtractor(agentSettings.knowledgeExtractMs),
+    notices,
   );
   const stubs = new StubService(new StubRepository(db), clock);
-  const secrets = new SecretService(new SecretRepository(db), secretBox, clock);
+  const secrets = new SecretService(new SecretRepository(db), secretBox, clock, notices);
   // Recorded model answers (svc agents record, the replay brain), one folder for all.
   const cassettes = new Cassettes(cassetteDir(options.dataDir, options.env));
   // An agent's brain.api_key_secret names a workspace secret (svc secrets set).

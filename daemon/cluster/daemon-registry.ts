@@ -104,6 +104,12 @@ export class DaemonRegistry {
              AND heartbeat_at >= ${now} - ? ORDER BY started_at, id LIMIT 1`,
         )
         .pluck(),
+      othersLive: db
+        .prepare<[string, number], string>(
+          `SELECT id FROM daemons WHERE id <> ? AND stopped_at IS NULL AND taken_over_by IS NULL
+             AND heartbeat_at >= ${now} - ? LIMIT 1`,
+        )
+        .pluck(),
       list: db.prepare<[number], DaemonMember>(
         `SELECT d.*, CASE WHEN d.heartbeat_at >= ${now} - ? THEN 1 ELSE 0 END AS fresh,
            (SELECT COUNT(*) FROM timers AS t WHERE t.claimed_by = d.id) AS claimed_timers,
@@ -164,6 +170,15 @@ export class DaemonRegistry {
   isHousekeeper(): boolean {
     if (!this.shared) return true;
     return this.statements.housekeeper.get(LEASE_MS) === this.id;
+  }
+
+  /**
+   * Whether another daemon serves the sandbox now (its lease runs): it has run all along, so
+   * nothing fell due unseen. Never on SQLite (the data dir's lock: this daemon is alone).
+   */
+  othersLive(): boolean {
+    if (!this.shared) return false;
+    return this.statements.othersLive.get(this.id, LEASE_MS) !== undefined;
   }
 
   /** Every daemon of the sandbox, live or gone in the last day, with what each holds. */

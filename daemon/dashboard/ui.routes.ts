@@ -46,9 +46,13 @@ export interface DashboardOptions {
   assets?: Map<string, Asset>;
 }
 
-/** The cookie is per port: two daemons on one machine share a cookie jar, not a session. */
-function cookieName(urls: ServerUrls): string {
-  return `svc_ui_${new URL(urls.app).port || '80'}`;
+/**
+ * The cookie is per port: two daemons on one machine share a cookie jar, not a session. Unless
+ * they serve one sandbox and share its sessions (team mode): then one name for all of them, so
+ * that a login on one daemon's dashboard is sent to the others' too.
+ */
+function cookieName({ urls, sessions }: Pick<DashboardOptions, 'urls' | 'sessions'>): string {
+  return sessions.cookieName ?? `svc_ui_${new URL(urls.app).port || '80'}`;
 }
 
 /** Registers /ui in its own scope: its guard, cookies and errors touch no other route. */
@@ -104,8 +108,8 @@ class Dashboard {
     scope.get('/ui/login', (request, reply) => this.login(request, reply));
     scope.post('/ui/logout', (request, reply) => {
       this.requireSession(request);
-      this.options.sessions.end(request.cookies[cookieName(urls)]);
-      void reply.clearCookie(cookieName(urls), { path: '/ui' });
+      this.options.sessions.end(request.cookies[cookieName(this.options)]);
+      void reply.clearCookie(cookieName(this.options), { path: '/ui' });
       return { logged_out: true };
     });
     scope.get('/ui/assets/*', (request, reply) => this.asset(request, reply));
@@ -155,7 +159,7 @@ class Dashboard {
           ),
         );
     }
-    void reply.setCookie(cookieName(this.options.urls), redeemed.sessionId, {
+    void reply.setCookie(cookieName(this.options), redeemed.sessionId, {
       path: '/ui',
       httpOnly: true,
       sameSite: 'strict',
@@ -250,7 +254,7 @@ class Dashboard {
   }
 
   private session(request: FastifyRequest): DashboardSession | undefined {
-    return this.options.sessions.session(request.cookies[cookieName(this.options.urls)]);
+    return this.options.sessions.session(request.cookies[cookieName(this.options)]);
   }
 
   private requireSession(request: FastifyRequest): DashboardSession {

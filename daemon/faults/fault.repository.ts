@@ -1,5 +1,9 @@
 // Sandbox fault rules (svc faults): one row per rule, with the counters its decisions need.
+// The counters are the store's: a decision reads them locked and writes them in one transaction,
+// so daemons that share the sandbox (team mode) count each call once and a --times limit holds
+// across them.
 import type { Db } from '../store/db.js';
+import { forUpdate } from '../store/dialect.js';
 import { prepareInsert } from '../store/object-rows.js';
 
 export interface FaultRow {
@@ -28,10 +32,13 @@ export interface FaultRow {
 
 export class FaultRepository {
   private readonly insertStmt;
-  private readonly allStmt;
+  private readonly ofWorkspaceStmt;
+  private readonly getStmt;
+  private readonly lockedStmt;
   private readonly deleteStmt;
   private readonly clearStmt;
   private readonly countersStmt;
+  private readonly counted;
 
   constructor(db: Db) {
     this.insertStmt = prepareInsert(
@@ -39,19 +46,49 @@ export class FaultRepository {
       'faults',
       'id, workspace_id, webhook_id, url_prefix, workflow_id, step_id, agent_id, attempts_from, attempts_to, rate, seed, times, match, status, timeout, latency_ms, reset, fail_code, seen, hits, created_at',
     );
-    this.allStmt = db.prepare<[], FaultRow>('SELECT * FROM faults ORDER BY created_at, id');
+    this.ofWorkspaceStmt = db.prepare<[string], FaultRow>(
+      'SELECT * FROM faults WHERE workspace_id = ? ORDER BY created_at, id',
+    );
+    this.getStmt = db.prepare<[string, string], FaultRow>(
+      'SELECT * FROM faults WHERE id = ? AND workspace_id = ?',
+    );
+    this.lockedStmt = db.prepare<[string], Pick<FaultRow, 'seen' | 'hits'>>(
+      `SELECT seen, hits FROM faults WHERE id = ? ${forUpdate(db)}`,
+    );
     this.deleteStmt = db.prepare('DELETE FROM faults WHERE id = ? AND workspace_id = ?');
     this.clearStmt = db.prepare('DELETE FROM faults WHERE workspace_id = ?');
     this.countersStmt = db.prepare('UPDATE faults SET seen = ?, hits = ? WHERE id = ?');
+    this.counted = db.transaction(
+      <T extends { seen: number; hits: number }>(
+        row: FaultRow,
+        decide: (stored: FaultRow) => T | undefined,
+      ): T | undefined => {
+        const counters = this.lockedStmt.get(row.id);
+        // Removed meanwhile (on another daemon, whose notice is on its way): decides nothing.
+        if (!counters) return undefined;
+        row.seen = counters.seen;
+        row.hits = counters.hits;
+        const decision = decide(row);
+        if (!decision) return undefined;
+        this.countersStmt.run(decision.seen, decision.hits, row.id);
+        row.seen = decision.seen;
+        row.hits = decision.hits;
+        return decision;
+      },
+    );
   }
 
   insert(row: FaultRow): void {
     this.insertStmt.run(row);
   }
 
-  /** Every rule of every workspace (the service keeps them in memory). */
-  all(): FaultRow[] {
-    return this.allStmt.all();
+  /** A workspace's rules in creation order (the first rule that hits a call wins). */
+  ofWorkspace(workspaceId: string): FaultRow[] {
+    return this.ofWorkspaceStmt.all(workspaceId);
+  }
+
+  get(workspaceId: string, id: string): FaultRow | undefined {
+    return this.getStmt.get(id, workspaceId);
   }
 
   delete(workspaceId: string, id: string): boolean {
@@ -62,7 +99,15 @@ export class FaultRepository {
     return this.clearStmt.run(workspaceId).changes;
   }
 
-  saveCounters(row: Pick<FaultRow, 'id' | 'seen' | 'hits'>): void {
-    this.countersStmt.run(row.seen, row.hits, row.id);
+  /**
+   * One decision on `row`, counted in the store: `decide` is given the row with its counters as
+   * stored now (locked until the transaction ends), and the counters it answers are stored and
+   * set on `row`. Undefined when it decides nothing or the rule is gone.
+   */
+  count<T extends { seen: number; hits: number }>(
+    row: FaultRow,
+    decide: (stored: FaultRow) => T | undefined,
+  ): T | undefined {
+    return this.counted(row, decide) as T | undefined;
   }
 }

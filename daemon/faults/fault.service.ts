@@ -1,8 +1,13 @@
 // Sandbox fault injection (svc faults): rules per workspace, stored (they survive a restart) and
-// kept in memory, asked at the three points where a real outcome is produced: the outbound HTTP
-// result (OutboundHttp), a workflow step's outcome (StepRunner) and an agent's answer (Thinker).
-// A rule that hits makes that point produce the failure a real one would, marked with the rule's
-// id; everything after it (retries, events, the delivery log) is the daemon's usual path.
+// asked at the three points where a real outcome is produced: the outbound HTTP result
+// (OutboundHttp), a workflow step's outcome (StepRunner) and an agent's answer (Thinker). A rule
+// that hits makes that point produce the failure a real one would, marked with the rule's id;
+// everything after it (retries, events, the delivery log) is the daemon's usual path.
+//
+// The store is the truth, for every daemon that serves the sandbox (team mode): a workspace's
+// rules are kept in memory once read (a TeamCache: a rule added or removed on any daemon drops
+// them on all), and the calls a rule has seen and hit are counted in the store, locked, so a
+// --times or --attempts limit and a seeded share hold across daemons.
 import { ERROR_CODES, type ErrorCode } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import type { FaultAdd, FaultView } from '../../shared/schemas/faults.js';
@@ -15,6 +20,8 @@ import {
 import { toIso, type Clock } from '../time/clock.js';
 import { ApiError, invalidParameter } from '../domain/errors.js';
 import type { Alarms } from '../time/alarms.js';
+import { TeamCache } from '../store/team-cache.js';
+import { ALONE, type TeamNotices } from '../store/team-notices.js';
 import type { FaultRepository, FaultRow } from './fault.repository.js';
 import { decide, retired, targets, type FaultCall } from './fault-rules.js';
 
@@ -54,11 +61,13 @@ export interface FaultServiceDeps {
   /** Production never injects: its rules are neither loaded nor accepted. */
   sandbox: boolean;
   log: { info(obj: object, msg: string): void };
+  /** Team mode: tells the other daemons of the sandbox that a workspace's rules changed. */
+  notices?: Pick<TeamNotices, 'notify' | 'on' | 'onResync'>;
 }
 
 export class FaultService {
   /** Rules per workspace, in creation order (the first rule that hits a call wins). */
-  private readonly rules = new Map<string, Rule[]>();
+  private readonly rules: TeamCache<Rule[]>;
 
   private readonly repo: FaultRepository;
   private readonly clock: Clock;
@@ -74,28 +83,27 @@ export class FaultService {
     this.existing = deps.existing;
     this.sandbox = deps.sandbox;
     this.log = deps.log;
-    if (!this.sandbox) return;
-    for (const row of this.repo.all()) this.keep(row);
+    this.rules = new TeamCache('faults', deps.notices ?? ALONE);
   }
 
   add(workspaceId: string, input: FaultAdd): FaultView {
     this.requireSandbox();
     const row = this.validated(workspaceId, input);
     this.repo.insert(row);
-    this.keep(row);
+    this.rules.changed(workspaceId);
     return faultView(row);
   }
 
+  /** As stored: the counters are those of every daemon's calls. */
   list(workspaceId: string): FaultView[] {
     this.requireSandbox();
-    return (this.rules.get(workspaceId) ?? []).map((rule) => faultView(rule.row));
+    return this.repo.ofWorkspace(workspaceId).map(faultView);
   }
 
   remove(workspaceId: string, id: string): FaultView {
     this.requireSandbox();
-    const rules = this.rules.get(workspaceId) ?? [];
-    const rule = rules.find((candidate) => candidate.row.id === id);
-    if (!rule || !this.repo.delete(workspaceId, id)) {
+    const row = this.repo.get(workspaceId, id);
+    if (!row || !this.repo.delete(workspaceId, id)) {
       throw new ApiError(
         'not_found',
         `No fault rule ${id} in this workspace. List them with: svc faults list`,
@@ -104,36 +112,32 @@ export class FaultService {
         },
       );
     }
-    this.rules.set(
-      workspaceId,
-      rules.filter((candidate) => candidate !== rule),
-    );
-    return faultView(rule.row);
+    this.rules.changed(workspaceId);
+    return faultView(row);
   }
 
   clear(workspaceId: string): number {
     this.requireSandbox();
-    this.rules.delete(workspaceId);
-    return this.repo.clear(workspaceId);
+    const cleared = this.repo.clear(workspaceId);
+    this.rules.changed(workspaceId);
+    return cleared;
   }
 
   /**
    * The fault to inject into this call, if a rule of its workspace hits it. Every rule that
    * targets the call counts it (seeded shares and --attempts of agents read that count); the
-   * first one that hits wins. Cheap when the workspace has no rule: one map lookup.
+   * first one that hits wins. Cheap when the workspace has no rule: one map lookup (once its
+   * rules were read). A rule that targets the call is decided on its counters as stored.
    */
   decide(call: FaultCall): InjectedFault | undefined {
-    const rules = this.rules.get(call.workspaceId);
-    if (!rules) return undefined;
+    if (!this.sandbox) return undefined;
+    const rules = this.rules.read(call.workspaceId, () => this.compiled(call.workspaceId));
     let injected: InjectedFault | undefined;
     for (const rule of rules) {
-      if (injected || !targets(rule.row, call)) continue;
-      const decision = decide(rule.row, call, rule.matches);
-      if (!decision) continue;
-      rule.row.seen = decision.seen;
-      rule.row.hits = decision.hits;
-      this.repo.saveCounters(rule.row);
-      if (!decision.hit) continue;
+      // Counts only grow: a rule retired here is retired in the store too.
+      if (injected || retired(rule.row) || !targets(rule.row, call)) continue;
+      const decision = this.repo.count(rule.row, (stored) => decide(stored, call, rule.matches));
+      if (!decision?.hit) continue;
       injected = injectedOf(rule.row);
       this.log.info(
         {
@@ -159,10 +163,13 @@ export class FaultService {
     return new Promise((resolve) => this.alarms.at(this.clock.now() + ms, resolve));
   }
 
-  private keep(row: FaultRow): void {
-    const rules = this.rules.get(row.workspace_id) ?? [];
-    rules.push({ row, matches: row.match === null ? undefined : this.matcher(rules, row.match) });
-    this.rules.set(row.workspace_id, rules);
+  /** A workspace's rules as stored, their --match patterns compiled. */
+  private compiled(workspaceId: string): Rule[] {
+    const rules: Rule[] = [];
+    for (const row of this.repo.ofWorkspace(workspaceId)) {
+      rules.push({ row, matches: row.match === null ? undefined : this.matcher(rules, row.match) });
+    }
+    return rules;
   }
 
   /**
@@ -268,8 +275,7 @@ export class FaultService {
     }
     if (input.match !== undefined) {
       // Every call a workspace makes may be matched against all its rules' patterns.
-      const total =
-        patternsCost(this.rules.get(workspaceId) ?? []) + compileStubMatch(input.match).cost;
+      const total = patternsCost(this.compiled(workspaceId)) + compileStubMatch(input.match).cost;
       if (total > MAX_PATTERN_COST) {
         throw new ApiError(
           'conflict',

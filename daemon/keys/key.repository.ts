@@ -26,6 +26,7 @@ export class KeyRepository {
   private readonly byIdStmt;
   private readonly listStmt;
   private readonly listByWorkspaceStmt;
+  private readonly otherOperatorsStmt;
   private readonly revokeStmt;
   private readonly rotateStmt;
   private readonly deleteOperatorStmt;
@@ -45,6 +46,9 @@ export class KeyRepository {
     );
     this.listByWorkspaceStmt = db.prepare<[string], KeyRow>(
       "SELECT * FROM api_keys WHERE kind = 'standard' AND workspace_id = ? ORDER BY created_at DESC, id DESC",
+    );
+    this.otherOperatorsStmt = db.prepare<[string], KeyRow>(
+      "SELECT * FROM api_keys WHERE kind = 'operator' AND name <> ? ORDER BY created_at DESC, id DESC",
     );
     this.revokeStmt = db.prepare(
       'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL',
@@ -74,6 +78,11 @@ export class KeyRepository {
 
   list(workspaceId?: string): KeyRow[] {
     return workspaceId ? this.listByWorkspaceStmt.all(workspaceId) : this.listStmt.all();
+  }
+
+  /** The operator keys not named `name` (team mode: those of the sandbox's other data dirs). */
+  otherOperatorKeys(name: string): KeyRow[] {
+    return this.otherOperatorsStmt.all(name);
   }
 
   revoke(id: string, at: number): void {

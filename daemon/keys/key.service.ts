@@ -102,15 +102,25 @@ export class KeyService {
     return { key, record: this.toRecord(row) };
   }
 
+  /**
+   * The API keys (of a workspace, or all). Team mode, all: with the operator keys of the
+   * sandbox's other data dirs, so that one whose data dir never comes back can be revoked (svc
+   * keys revoke ID); never this daemon's own, which its CLI uses.
+   */
   list(workspaceId?: string): KeyRecord[] {
-    return this.repo.list(workspaceId).map((row) => this.toRecord(row));
+    const rows = this.repo.list(workspaceId);
+    if (this.operatorOwner !== undefined && workspaceId === undefined) {
+      rows.push(...this.repo.otherOperatorKeys(operatorKeyName(this.operatorOwner)));
+    }
+    return rows.map((row) => this.toRecord(row));
   }
 
+  /** A standard key; in team mode also another data dir's operator key (as list() shows it). */
   revoke(id: string): KeyRecord {
-    const row = this.mustGet(id);
+    const row = this.mustGet(id, { otherOperators: true });
     this.repo.revoke(id, this.clock.now());
     this.changed();
-    return this.toRecord(this.mustGet(row.id));
+    return this.toRecord(this.mustGet(row.id, { otherOperators: true }));
   }
 
   /** Issues a successor with the same name, scopes and workspace; the old key lives on for the grace period. */
@@ -200,9 +210,14 @@ export class KeyService {
     };
   }
 
-  private mustGet(id: string): KeyRow {
+  private mustGet(id: string, options: { otherOperators?: boolean } = {}): KeyRow {
     const row = this.repo.byId(id);
-    if (!row || row.kind !== 'standard') {
+    const otherOperator =
+      options.otherOperators === true &&
+      row?.kind === 'operator' &&
+      this.operatorOwner !== undefined &&
+      row.name !== operatorKeyName(this.operatorOwner);
+    if (!row || (row.kind !== 'standard' && !otherOperator)) {
       throw new ApiError('not_found', `No API key ${id}. List them with: svc keys list`, {
         param: 'id',
       });

@@ -1,9 +1,12 @@
 // Workspace secrets for workflow steps ({{secrets.NAME}}) and agent brains: values are sealed
 // with the daemon's SecretBox at rest, listed by name only, and revealed only to the code that
-// uses them. Opened values are cached in memory, since steps read them on every run.
+// uses them. Opened values are cached in memory, since steps read them on every run (a TeamCache:
+// a secret set or deleted on any daemon of the sandbox is read again by all).
 import type { SecretInfoView } from '../../shared/schemas/workflows.js';
 import { toIso, type Clock } from '../time/clock.js';
 import type { SecretBox } from '../platform/secret-box.js';
+import { TeamCache } from '../store/team-cache.js';
+import { ALONE, type TeamNotices } from '../store/team-notices.js';
 import type { SecretRepository } from './secret.repository.js';
 
 export class SecretNotFoundError extends Error {
@@ -15,13 +18,16 @@ export class SecretNotFoundError extends Error {
 }
 
 export class SecretService {
-  private readonly opened = new Map<string, string | null>();
+  private readonly opened: TeamCache<string | null>;
 
   constructor(
     private readonly repo: SecretRepository,
     private readonly box: SecretBox,
     private readonly clock: Clock,
-  ) {}
+    notices: Pick<TeamNotices, 'notify' | 'on' | 'onResync'> = ALONE,
+  ) {
+    this.opened = new TeamCache('secrets', notices);
+  }
 
   set(workspaceId: string, name: string, value: string): SecretInfoView {
     const now = this.clock.now();
@@ -34,7 +40,7 @@ export class SecretService {
       updated_at: now,
     };
     this.repo.upsert(row);
-    this.opened.set(cacheKey(workspaceId, name), value);
+    this.opened.changed(cacheKey(workspaceId, name));
     return info(row);
   }
 
@@ -44,26 +50,23 @@ export class SecretService {
 
   delete(workspaceId: string, name: string): { name: string; workspace_id: string; deleted: true } {
     if (!this.repo.delete(workspaceId, name)) throw new SecretNotFoundError(name);
-    this.opened.delete(cacheKey(workspaceId, name));
+    this.opened.changed(cacheKey(workspaceId, name));
     return { name, workspace_id: workspaceId, deleted: true };
   }
 
   /** The plain value, or undefined when the workspace has no such secret. */
   reveal(workspaceId: string, name: string): string | undefined {
-    const key = cacheKey(workspaceId, name);
-    let value = this.opened.get(key);
-    if (value === undefined) {
+    const value = this.opened.read(cacheKey(workspaceId, name), () => {
       const row = this.repo.get(workspaceId, name);
-      value = row ? this.box.open(row.sealed) : null;
-      if (this.opened.size > 10_000) this.opened.clear();
-      this.opened.set(key, value);
-    }
+      return row ? this.box.open(row.sealed) : null;
+    });
     return value ?? undefined;
   }
 }
 
 function cacheKey(workspaceId: string, name: string): string {
-  return `${workspaceId}\u0000${name}`;
+  // A space cannot be in a workspace id: the key travels in a notice's text.
+  return `${workspaceId} ${name}`;
 }
 
 function info(row: {

@@ -29,6 +29,7 @@ import { sharedTexts } from './migrations/025-shared-texts.js';
 import { realElapsedTimes } from './migrations/026-real-elapsed-times.js';
 import { daemonsAndClaims } from './migrations/027-daemons-and-claims.js';
 import { rateCounters } from './migrations/028-rate-counters.js';
+import { dashboardSessions } from './migrations/029-dashboard-sessions.js';
 import type { Migration } from './migrations/migration.js';
 
 export type { Migration, MigrationContext } from './migrations/migration.js';
@@ -62,4 +63,5 @@ export const MIGRATIONS: readonly Migration[] = [
   realElapsedTimes,
   daemonsAndClaims,
   rateCounters,
+  dashboardSessions,
 ];

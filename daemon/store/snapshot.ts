@@ -153,7 +153,7 @@ export interface PreparedImport {
  * holding exactly svc's schema of the version it claims (snapshot-schema.ts), with JSON where
  * svc keeps JSON; finds the sealed values this data dir's key cannot open (refused unless
  * `dropSecrets`, which drops them, or gives webhooks and hooks new secrets); leaves out operator
- * credentials; and runs migrations. Synchronous and long on a big snapshot: the daemon runs it
+ * credentials; runs migrations; and leaves out who served the sandbox (leaveOutServing). Synchronous and long on a big snapshot: the daemon runs it
  * on a worker thread (import-worker.ts).
  */
 export function prepareImport(
@@ -217,6 +217,7 @@ export function prepareImport(
       );
     }
     upgradeRunStates(db, file);
+    leaveOutServing(db);
     db.pragma('journal_mode = WAL');
     db.close();
     return {
@@ -234,6 +235,25 @@ export function prepareImport(
     rmSync(`${staging}-shm`, { force: true });
     throw error;
   }
+}
+
+/**
+ * Who served the sandbox a snapshot was taken of is not the sandbox's: its daemons (team mode)
+ * and what they held (timer and step claims, which only a takeover of those daemons would
+ * release), the rate-limit windows they counted and the dashboard's logins. Left out, after the
+ * migrations made every such table: the daemon that imports serves the sandbox as itself (it
+ * joins again at its next heartbeat), its runs' steps are claimed afresh, and a login token or
+ * session copied with a snapshot opens nothing.
+ */
+function leaveOutServing(db: Db): void {
+  db.exec(`
+    DELETE FROM daemons;
+    DELETE FROM run_step_claims;
+    UPDATE timers SET claimed_by = NULL WHERE claimed_by IS NOT NULL;
+    DELETE FROM rate_counters;
+    DELETE FROM dashboard_login_tokens;
+    DELETE FROM dashboard_sessions;
+  `);
 }
 
 /**

@@ -15,7 +15,7 @@ export type TeamTopic =
   | 'delivery'
   /** Keys or OAuth tokens changed (payload ''): drop the credential cache. */
   | 'credentials'
-  /** Rows of a cached table changed (payload: the cache's name): drop that cache. */
+  /** Rows behind a cache's entry changed (payload: the cache's name, a space, the entry's key). */
   | 'rows'
   /** A timer was stored for later (payload: its due time on the sandbox clock): wake for it. */
   | 'timer'

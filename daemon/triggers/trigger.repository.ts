@@ -2,6 +2,7 @@
 // hook_signatures (the signed hook requests already accepted).
 import type { Db } from '../store/db.js';
 import { cacheRows } from '../store/row-cache.js';
+import { forUpdate } from '../store/dialect.js';
 
 export interface TriggerRow {
   workflow_id: string;
@@ -78,7 +79,7 @@ export class TriggerRepository {
       "SELECT workflow_id, event_patterns FROM workflow_triggers WHERE workspace_id = ? AND type = 'event' AND active = 1",
     );
     this.dueSchedulesStmt = db.prepare<[number], TriggerRow>(
-      "SELECT * FROM workflow_triggers WHERE type = 'schedule' AND active = 1 AND next_fire_at <= ?",
+      `SELECT * FROM workflow_triggers WHERE type = 'schedule' AND active = 1 AND next_fire_at <= ? ${forUpdate(db)}`,
     );
     this.nextFireStmt = db.prepare(
       'UPDATE workflow_triggers SET next_fire_at = ? WHERE workflow_id = ?',

@@ -203,13 +203,19 @@ export class TriggerService {
   }
 
   /**
-   * Before the timers start: a schedule whose occurrences passed while the daemon was down fires
-   * once, for the latest of them, not once per missed occurrence.
+   * Before the timers start: a schedule whose occurrences passed while no daemon ran fires once,
+   * for the latest of them, not once per missed occurrence. Team mode: when another daemon
+   * serves the sandbox (`othersLive`), nothing is caught up: that daemon fires each occurrence
+   * as it falls due (it may be about to, its clock just moved), and moving its schedule would
+   * skip ticks or fire one twice. The due schedules are read locked, so two daemons starting at
+   * once catch each up once.
    */
-  catchUp(): void {
+  catchUp(othersLive: () => boolean = () => false): void {
     const now = this.clock.now();
     this.db.transaction(() => {
-      for (const row of this.repo.dueSchedules(now)) {
+      const due = this.repo.dueSchedules(now);
+      if (due.length === 0 || othersLive()) return;
+      for (const row of due) {
         const schedule = { cron: row.cron!, timezone: row.timezone! };
         const latest = latestOccurrence(schedule, now);
         if (latest === undefined || latest <= row.next_fire_at!) continue;

@@ -8,11 +8,16 @@ import type { Tier } from '../ratelimit/plans.js';
 import type { SettingsRepository } from '../store/settings.repository.js';
 import type { Transactions } from '../domain/transactions.js';
 import type { Workspace } from '../domain/workspace.js';
+import { TeamCache } from '../store/team-cache.js';
+import { ALONE, type TeamNotices } from '../store/team-notices.js';
 import type { UserRow, WorkspaceRepository, WorkspaceRow } from './workspace.repository.js';
 
 export class WorkspaceService {
-  /** Workspaces are read on every tenant-scoped request and change rarely: keep them. */
-  private readonly cache = new Map<string, Workspace>();
+  /**
+   * Workspaces are read on every tenant-scoped request and change rarely: keep them (a tier
+   * changed on any daemon of the sandbox is read again by all, for their rate limits).
+   */
+  private readonly cache: TeamCache<Workspace>;
   private operator!: UserRow;
   private defaultId!: string;
 
@@ -21,7 +26,10 @@ export class WorkspaceService {
     private readonly repo: WorkspaceRepository,
     private readonly settings: SettingsRepository,
     private readonly clock: Clock,
-  ) {}
+    notices: Pick<TeamNotices, 'notify' | 'on' | 'onResync'> = ALONE,
+  ) {
+    this.cache = new TeamCache('workspaces', notices);
+  }
 
   /** Creates the operator and the default workspace on first start; loads them after. */
   bootstrap(): void {
@@ -90,7 +98,7 @@ export class WorkspaceService {
 
   setTier(id: string, tier: Tier): Workspace | undefined {
     this.repo.updateTier(id, tier);
-    this.cache.delete(id);
+    this.cache.changed(id);
     return this.get(id);
   }
 

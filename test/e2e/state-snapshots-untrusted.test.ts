@@ -3,7 +3,8 @@
 // is reproduced as it was reported: a snapshot carrying its own trigger (privilege escalation, or
 // a recursive query on every write), a planted operator credential, export over an existing file
 // or into the data dir, import of a named pipe, --drop-secrets with a `/` in a secret's name,
-// a lowered user_version and a non-JSON column.
+// a lowered user_version and a non-JSON column. And (issue 54) a team sandbox's daemons, their
+// claims, rate windows and dashboard logins, which a snapshot of it carries, are left out.
 import test, { type ExecutionContext } from 'ava';
 import Database from 'better-sqlite3';
 import { execFileSync } from 'node:child_process';
@@ -232,6 +233,47 @@ test.serial("--drop-secrets drops a secret with '/' in its name and workspace id
     left.close();
   }
 });
+
+test.serial(
+  "who served the snapshot's sandbox is left out: daemons, their claims, rate windows, dashboard logins",
+  async (t) => {
+    const file = await exported('serving');
+    // As a snapshot of a team sandbox brings them (issue 54): a daemon of it, a timer and a step
+    // it had claimed, a client's rate window, a dashboard login token and session.
+    tamper(file, (db) =>
+      db.exec(`
+        INSERT INTO daemons (id, address, host, pid, version, schema_version, started_at, heartbeat_at)
+          VALUES ('dmn_ghost', 'http://10.0.0.9:7801', 'build-7', 4100, '0.1.0', 29, 0, 0);
+        INSERT INTO timers (id, kind, due_at, payload, created_at, claimed_by)
+          VALUES ('tmr_claimed', 'test.never', 4102444800000, '{}', 0, 'dmn_ghost');
+        INSERT INTO run_step_claims (execution_id, act_key, attempt, daemon_id, claimed_at)
+          VALUES ('wex_ghost', 'call', 1, 'dmn_ghost', 0);
+        INSERT INTO rate_counters (bucket, key, window_start, reset_at, count)
+          VALUES ('requests', 'key_ghost', 0, 4102444800000, 99);
+        INSERT INTO dashboard_login_tokens (token_hash, expires_at) VALUES ('planted', 4102444800000);
+        INSERT INTO dashboard_sessions (session_hash, last_seen_at) VALUES ('planted', 4102444800000);
+      `),
+    );
+    assertExit(t, await d.cli(['state', 'import', file]), 0);
+    const left = new Database(join(d.dataDir, 'svc.db'), { readonly: true });
+    try {
+      const count = (sql: string) => (left.prepare(sql).pluck().get() as number) ?? 0;
+      t.is(count("SELECT COUNT(*) FROM daemons WHERE id = 'dmn_ghost'"), 0);
+      t.is(count('SELECT COUNT(*) FROM timers WHERE claimed_by IS NOT NULL'), 0);
+      t.is(count("SELECT COUNT(*) FROM timers WHERE id = 'tmr_claimed'"), 1, 'the timer stays');
+      for (const table of [
+        'run_step_claims',
+        'rate_counters',
+        'dashboard_login_tokens',
+        'dashboard_sessions',
+      ]) {
+        t.is(count(`SELECT COUNT(*) FROM ${table}`), 0, table);
+      }
+    } finally {
+      left.close();
+    }
+  },
+);
 
 test.serial('a lowered user_version is refused with 400 naming what does not belong', async (t) => {
   const file = await exported('lowered');

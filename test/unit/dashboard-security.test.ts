@@ -23,7 +23,7 @@ test('a login token gives one session, once', (t) => {
   const first = store.redeem(token);
   t.truthy(first);
   t.is(store.redeem(token), undefined, 'a second use is refused');
-  t.is(store.session(first!.sessionId), first!.session);
+  t.deepEqual(store.session(first!.sessionId), first!.session);
   t.is(store.session('forged'), undefined);
 });
 

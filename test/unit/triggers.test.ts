@@ -189,6 +189,24 @@ test('occurrences missed while the daemon was down fire once, for the latest', a
   t.is(started.length, 2, 'then it goes on with the next occurrence');
 });
 
+test('beside a live daemon (team mode) nothing is caught up: each missed occurrence fires, in turn', async (t) => {
+  const { boot, shutdown, clock, started } = setUp(t);
+  const first = boot();
+  first.timers.start();
+  created(first, 'wfl_r', hourly);
+  await shutdown(first);
+  clock.setOffset(clock.offset + 2 * HOUR + 30 * 60_000);
+  const second = boot();
+  // Another daemon serves the sandbox: it fires what fell due, each occurrence.
+  second.triggers.catchUp(() => true);
+  second.timers.start();
+  await second.timers.runDue();
+  t.deepEqual(
+    started.map((each) => (each.run.trigger.payload as { scheduled_at: string }).scheduled_at),
+    ['2031-03-03T01:00:00.000Z', '2031-03-03T02:00:00.000Z'],
+  );
+});
+
 test('trigger configs are checked per type, and a hook path belongs to one workflow', (t) => {
   const { boot } = setUp(t);
   const { db, triggers } = boot();

@@ -6,6 +6,8 @@ import type { KnowledgeDocumentView } from '../../../shared/schemas/agents.js';
 import { toIso, type Clock } from '../../time/clock.js';
 import { ApiError } from '../../domain/errors.js';
 import { pick } from '../../domain/views.js';
+import { TeamCache } from '../../store/team-cache.js';
+import { ALONE, type TeamNotices } from '../../store/team-notices.js';
 import { mapPage, type ListQueryInput, type Page } from '../../domain/pages.js';
 import type { Passage } from '../brains/brain.js';
 import type { DocumentRow, KnowledgeRepository } from './knowledge.repository.js';
@@ -31,15 +33,21 @@ export interface PreparedDocument {
 }
 
 export class KnowledgeService {
-  /** Whether an agent has any document, asked on every execution: kept until it changes. */
-  private readonly hasDocuments = new Map<string, boolean>();
+  /**
+   * Whether an agent has any document, asked on every execution: kept until it changes, on any
+   * daemon of the sandbox (team mode).
+   */
+  private readonly hasDocuments: TeamCache<boolean>;
 
   constructor(
     private readonly repo: KnowledgeRepository,
     private readonly clock: Clock,
     /** Extraction and splitting run in worker threads, bounded in time, memory and output. */
     private readonly extractor: KnowledgeExtractor,
-  ) {}
+    notices: Pick<TeamNotices, 'notify' | 'on' | 'onResync'> = ALONE,
+  ) {
+    this.hasDocuments = new TeamCache('knowledge', notices);
+  }
 
   async upload(
     agent: { id: string; workspace_id: string },
@@ -95,7 +103,7 @@ export class KnowledgeService {
       created_at: this.clock.now(),
     };
     this.repo.insert(row, chunks);
-    this.hasDocuments.delete(agent.id);
+    this.hasDocuments.changed(agent.id);
     return toDocumentView(row);
   }
 
@@ -125,7 +133,7 @@ export class KnowledgeService {
   delete(agentId: string, id: string): { id: string; deleted: true } {
     this.row(agentId, id);
     this.repo.delete(id);
-    this.hasDocuments.delete(agentId);
+    this.hasDocuments.changed(agentId);
     return { id, deleted: true };
   }
 
@@ -146,12 +154,7 @@ export class KnowledgeService {
   }
 
   private agentHasDocuments(agentId: string): boolean {
-    let has = this.hasDocuments.get(agentId);
-    if (has === undefined) {
-      has = this.repo.hasDocuments(agentId);
-      this.hasDocuments.set(agentId, has);
-    }
-    return has;
+    return this.hasDocuments.read(agentId, () => this.repo.hasDocuments(agentId));
   }
 
   private row(agentId: string, id: string): DocumentRow {

@@ -89,6 +89,22 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX rate_counters_by_reset ON rate_counters(reset_at);
     `,
   },
+  {
+    version: 29,
+    name: 'dashboard sessions',
+    // ../migrations/029-dashboard-sessions.ts: a dashboard login works on every daemon.
+    sql: `
+      CREATE TABLE dashboard_login_tokens (
+        token_hash TEXT COLLATE "C" PRIMARY KEY,
+        expires_at BIGINT NOT NULL
+      );
+      CREATE TABLE dashboard_sessions (
+        session_hash TEXT COLLATE "C" PRIMARY KEY,
+        last_seen_at BIGINT NOT NULL
+      );
+      CREATE INDEX dashboard_sessions_by_last_seen ON dashboard_sessions(last_seen_at);
+    `,
+  },
 ];
 
 /** The version that made the `daemons` table (team mode). */
