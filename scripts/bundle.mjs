@@ -27,6 +27,7 @@ const EXTERNAL = [
   '@inquirer/prompts', // dialogs only; 800 KB (iconv-lite) that no other command needs
   'open', // runs its xdg-open script by path
   'tsx', // the sources' loader (worker-script.ts), never in a compiled run
+  'yaml', // CommonJS, and import()ed by the CLI (see dynamicCommonJs below)
 ];
 
 // A bundled package must not find its files by path: these name a module's own location.
@@ -83,6 +84,9 @@ const result = await build({
   platform: 'node',
   target: 'node22',
   external: EXTERNAL,
+  // Where two modules' top-level names meet, the bundle renames one (Request2): svc reads no
+  // class's or function's own name (errors set theirs), and keeping them cost 0.1 s a daemon start.
+  keepNames: false,
   plugins: [ownUrls],
   // CommonJS packages bundled into ESM call require() for Node's modules.
   banner: {
@@ -91,6 +95,18 @@ const result = await build({
   metafile: true,
   logLevel: 'warning',
 });
+// esbuild splits an import() of a CommonJS module into a chunk that exports only `default`, where
+// Node gives the named exports too (`const { parse } = await import('yaml')` would read undefined).
+const dynamicCommonJs = Object.values(result.metafile.inputs).flatMap((input) =>
+  input.imports
+    .filter((dep) => dep.kind === 'dynamic-import' && !dep.external)
+    .filter((dep) => result.metafile.inputs[dep.path]?.format === 'cjs')
+    .map((dep) => packageOf(dep.path) ?? dep.path),
+);
+if (dynamicCommonJs.length > 0)
+  throw new Error(
+    `scripts/bundle.mjs: import() of CommonJS ${[...new Set(dynamicCommonJs)].join(', ')}: add it to EXTERNAL`,
+  );
 const depths = Object.keys(result.metafile.outputs).map(
   (file) => relative(outdir, file).split(/[\\/]/).length,
 );
