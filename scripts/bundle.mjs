@@ -22,12 +22,10 @@ const EXTERNAL = [
   'mammoth', // in the document-extraction worker
   'node-cron', // forks its daemon.js by path
   'undici', // the outbound worker's; bundled, its stack traces name the wrong file
-  '@node-oauth/oauth2-server', // refresh-grant.ts requires one of its files by path
   'angular-expressions', // loaded by path into its own realm (expression-realm.ts)
   '@inquirer/prompts', // dialogs only; 800 KB (iconv-lite) that no other command needs
   'open', // runs its xdg-open script by path
   'tsx', // the sources' loader (worker-script.ts), never in a compiled run
-  'yaml', // CommonJS, and import()ed by the CLI (see dynamicCommonJs below)
 ];
 
 // A bundled package must not find its files by path: these name a module's own location.
