@@ -37,6 +37,7 @@ export const settings = {
   pipelining: Math.round(numberSetting('BENCH_PIPELINING', 1)),
   rounds: Math.round(numberSetting('BENCH_ROUNDS', 2)),
   startupRuns: Math.round(numberSetting('BENCH_STARTUP_RUNS', 15)),
+  bundleRuns: Math.round(numberSetting('BENCH_BUNDLE_RUNS', 5)),
   deliveryEvents: Math.round(numberSetting('BENCH_DELIVERY_EVENTS', 10_000)),
   deliveryConcurrency: Math.round(numberSetting('BENCH_DELIVERY_CONCURRENCY', 32)),
   /** The delivery case's rounds published at the target rate, and each round's length. */

@@ -1,5 +1,5 @@
-// Starting and stopping the daemon process. Start spawns dist/daemon/process/entry.js detached,
-// waits for its readiness message and for /healthz, and reports why it failed otherwise;
+// Starting and stopping the daemon process. Start spawns daemon/process/entry.js (from the bundle
+// when it is current: shared/bundle-entry.ts) detached, waits for its readiness message and for /healthz, and reports why it failed otherwise;
 // --foreground runs the daemon inside this process instead, loaded by path like the spawned
 // entry (the CLI imports only its types), until it stops; stop asks over the control channel
 // (SIGTERM if that fails) and waits for the exit.
@@ -17,6 +17,7 @@ import {
   type DaemonFlags,
   type DaemonMessage,
 } from '../shared/daemon-launch.js';
+import { entryFile } from '../shared/bundle-entry.js';
 import { PACKAGE_ROOT } from '../shared/package-info.js';
 import { makeWritableDir, unwritableDataDir } from '../shared/writable-dir.js';
 import { isAlive, isSvcDaemon, pidExists } from '../shared/process.js';
@@ -35,10 +36,8 @@ type StopSignalsModule = typeof StopSignalsDefinition;
 const START_TIMEOUT_MS = 120_000;
 const STOP_TIMEOUT_MS = 30_000;
 const REAP_GRACE_MS = 2_000;
-const DAEMON_DIST = join(PACKAGE_ROOT, 'dist', 'daemon', 'process');
-const DAEMON_ENTRY = join(DAEMON_DIST, 'entry.js');
-const DAEMON_PROCESS = join(DAEMON_DIST, 'daemon-process.js');
-const STOP_SIGNALS = join(DAEMON_DIST, 'stop-signals.js');
+// The bundled daemon when the bundle is current, else the compiled files (bundle-entry.ts).
+const DIST = join(PACKAGE_ROOT, 'dist');
 
 export interface Started {
   url: string;
@@ -94,7 +93,7 @@ export async function launchDaemon(
 ): Promise<{ url: string; pid: number }> {
   const files = dataDirFiles(dataDir);
   const stderrFd = openDaemonStderr(dataDir, files);
-  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, DAEMON_ENTRY], {
+  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, entryFile(DIST, 'daemon/entry')], {
     detached: true,
     env: daemonEnv({ ...flags, dataDir }, baseEnv),
     stdio: ['ignore', 'ignore', stderrFd, 'ipc'],
@@ -175,7 +174,9 @@ function openDaemonStderr(dataDir: string, files: ReturnType<typeof dataDirFiles
  * before the daemon starts (exit 0).
  */
 export async function runInForeground(ctx: CliContext, flags: DaemonFlags): Promise<number> {
-  const { StopSignals } = (await import(moduleUrl(STOP_SIGNALS))) as StopSignalsModule;
+  const { StopSignals } = (await import(
+    moduleUrl(entryFile(DIST, 'daemon/stop-signals'))
+  )) as StopSignalsModule;
   const signals = new StopSignals().install();
   if (takeEarlySignals().length > 0) {
     signals.uninstall();
@@ -183,7 +184,9 @@ export async function runInForeground(ctx: CliContext, flags: DaemonFlags): Prom
   }
   Object.assign(process.env, daemonEnv({ ...flags, dataDir: ctx.dataDir }, {}));
   exposeGc();
-  const { runDaemonProcess } = (await import(moduleUrl(DAEMON_PROCESS))) as DaemonProcessModule;
+  const { runDaemonProcess } = (await import(
+    moduleUrl(entryFile(DIST, 'daemon/daemon-process'))
+  )) as DaemonProcessModule;
   return runDaemonProcess(signals, { foreground: true });
 }
 

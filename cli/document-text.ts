@@ -41,7 +41,7 @@ function referenceHint(text: string, line: number | undefined): string {
 }
 
 export async function parseYamlText(text: string, label: string): Promise<unknown> {
-  const { LineCounter, parseDocument } = await import('yaml');
+  const { LineCounter, parseDocument } = await import('./yaml.js');
   const { findDuplicateKey, describeDuplicate } = await import('./duplicate-keys.js');
   // Keys given twice are found below, to name both places (the yaml package names the second).
   const lines = new LineCounter();

@@ -173,7 +173,7 @@ async function createAgent(
 async function serialise(file: string, body: unknown): Promise<string> {
   const extension = extname(file).toLowerCase();
   if (extension === '.json') return JSON.stringify(body, null, 2) + '\n';
-  const { stringify } = await import('yaml');
+  const { stringify } = await import('../yaml.js');
   return stringify(body, { lineWidth: 100 });
 }
 

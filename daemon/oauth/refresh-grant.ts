@@ -2,8 +2,8 @@
 // before the refresh token is rotated out. The library spends the token first, so a client that
 // asked for too wide a scope would lose its token, and its retry would look like reuse and
 // revoke the whole grant. Everything else (client binding, rotation, saving) is the library's.
-import { createRequire } from 'node:module';
 import type OAuth2Server from '@node-oauth/oauth2-server';
+import RefreshTokenGrantType from '@node-oauth/oauth2-server/lib/grant-types/refresh-token-grant-type.js';
 
 type Request = OAuth2Server.Request;
 type Client = OAuth2Server.Client;
@@ -21,11 +21,9 @@ interface RefreshGrantSteps {
   ): Promise<OAuth2Server.Token>;
 }
 
-const require = createRequire(import.meta.url);
-const LibraryRefreshGrant =
-  require('@node-oauth/oauth2-server/lib/grant-types/refresh-token-grant-type.js') as new (
-    options: object,
-  ) => RefreshGrantSteps;
+// Imported, not required by path: the one copy of the library the server uses (bundled or not),
+// so its errors are the server's own OAuthError classes.
+const LibraryRefreshGrant = RefreshTokenGrantType as new (options: object) => RefreshGrantSteps;
 
 export class ScopeFirstRefreshGrant extends LibraryRefreshGrant {
   async handle(request: Request, client: Client): Promise<OAuth2Server.Token> {
