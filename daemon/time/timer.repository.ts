@@ -7,7 +7,7 @@
 // has one daemon: the due timers are read as they are, no claim is written.
 import type { Db } from '../store/db.js';
 import { forUpdateSkipLocked, limitParam } from '../store/dialect.js';
-import { prepareInsert } from '../store/object-rows.js';
+import { prepareLaterInsert } from '../store/object-rows.js';
 
 export interface TimerRow {
   id: string;
@@ -50,7 +50,9 @@ export class TimerRepository {
     db: Db,
     readonly claimant?: string,
   ) {
-    this.insertStmt = prepareInsert(
+    // A new timer by a new id: sent with its transaction's next statement or COMMIT on
+    // PostgreSQL (store/later-writes.ts); a due-now one is looked up only after the commit.
+    this.insertStmt = prepareLaterInsert(
       db,
       'timers',
       'id, kind, due_at, payload, owner, created_at, claimed_by',

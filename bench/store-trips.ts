@@ -1,0 +1,190 @@
+// What a delivery and a five-step run cost in PostgreSQL statements and round trips, counted
+// from PostgreSQL's own log (issue 53's Speed point: "say where the time goes"):
+// `node --import tsx bench/store-trips.ts` (after `npm run build`).
+//
+// A throwaway cluster (scripts/pg-cluster.mjs) is started with log_statement = 'all', a daemon
+// on it with the real CLI. After a warm-up, BENCH_TRIPS_EVENTS (200) agent.created events are
+// published to one webhook and delivered, then BENCH_TRIPS_RUNS (50) five-step runs are made
+// (bench/cases/workflows.ts's workflow), and the log lines each phase wrote are read:
+//   - statements: the SQL statements in PostgreSQL's log (a simple query's split at `;`), each
+//     counted by its verb and table (`INSERT deliveries`, `BEGIN`, ...);
+//   - round trips: the requests the daemon's thread sent its PostgreSQL worker and waited for
+//     (Atomics.wait), from the worker's trace (SVC_STORE_TRACE, one line per request); the
+//     worker pipelines what a request carries, so each is also one round trip to PostgreSQL.
+// Per delivery or per run. The team-mode heartbeat (`daemons`) is in the round trips (a few
+// per 2 s) but left out of the statements: it runs on a timer, not per operation.
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  api,
+  apiHeaders,
+  numberSetting,
+  startBenchDaemon,
+  startReceiver,
+  stopChild,
+  stopSvcDaemon,
+} from './harness.js';
+import { publishEvents, waitForDeliveries } from './cases/delivery.js';
+import { probe, setUpWorkflow, type Target } from './cases/workflows.js';
+
+const EVENTS = Math.round(numberSetting('BENCH_TRIPS_EVENTS', 200));
+const RUNS = Math.round(numberSetting('BENCH_TRIPS_RUNS', 50));
+
+interface Cluster {
+  url: string;
+  dir: string;
+  sql(text: string): string;
+  stop(): void;
+}
+
+interface Entry {
+  kind: 'statement' | 'execute';
+  sql: string;
+}
+
+/** The log's entries from byte `from` on (continuation lines joined to their entry). */
+function entriesSince(logFile: string, from: number): Entry[] {
+  const text = readFileSync(logFile).subarray(from).toString('utf8');
+  const entries: Entry[] = [];
+  let current: Entry | undefined;
+  for (const line of text.split('\n')) {
+    const head = /^\S+ \S+ \S+ \[\d+\] (\w+):\s+(.*)$/.exec(line);
+    if (head) {
+      current = undefined;
+      if (head[1] !== 'LOG') continue;
+      const body = /^(statement|execute [^:]+): (.*)$/.exec(head[2]!);
+      if (!body) continue;
+      current = { kind: body[1] === 'statement' ? 'statement' : 'execute', sql: body[2]! };
+      entries.push(current);
+    } else if (current && /^\s/.test(line)) {
+      current.sql += ` ${line.trim()}`;
+    }
+  }
+  return entries;
+}
+
+const TRANSACTION_CONTROL = /^(BEGIN|SAVEPOINT|RELEASE|COMMIT|ROLLBACK)\b/i;
+
+/** A statement's verb and table: `INSERT deliveries`, `UPDATE webhooks`, `BEGIN`, ... */
+function label(statement: string): string {
+  const sql = statement.replace(/\s+/g, ' ').trim();
+  const verb = (/^\w+/.exec(sql)?.[0] ?? '?').toUpperCase();
+  if (TRANSACTION_CONTROL.test(sql)) return verb;
+  if (/pg_notify/i.test(sql)) return 'NOTIFY';
+  const table =
+    verb === 'INSERT'
+      ? /^INSERT INTO (\w+)/i.exec(sql)?.[1]
+      : verb === 'UPDATE'
+        ? /^UPDATE (\w+)/i.exec(sql)?.[1]
+        : /\bFROM (\w+)/i.exec(sql)?.[1];
+  return `${verb} ${table ?? '?'}`;
+}
+
+interface Count {
+  roundTrips: number;
+  statements: Map<string, number>;
+}
+
+function count(entries: Entry[], roundTrips: number): Count {
+  const result: Count = { roundTrips, statements: new Map() };
+  for (const entry of entries) {
+    const statements = entry.sql
+      .split(/;\s*/)
+      .map((part) => part.trim())
+      .filter(Boolean);
+    if (statements.some((statement) => /\bdaemons\b/.test(statement))) continue;
+    for (const statement of statements) {
+      const name = label(statement);
+      result.statements.set(name, (result.statements.get(name) ?? 0) + 1);
+    }
+  }
+  return result;
+}
+
+function print(title: string, figures: Count, per: number): void {
+  const total = [...figures.statements.values()].reduce((sum, n) => sum + n, 0);
+  const f = (n: number) => (n / per).toFixed(2);
+  console.log(
+    `\n${title}: ${f(total)} statements in ${f(figures.roundTrips)} round trips ` +
+      `(daemon thread -> worker -> PostgreSQL and back)`,
+  );
+  const rows = [...figures.statements].sort((a, b) => b[1] - a[1]);
+  for (const [name, n] of rows) console.log(`  ${f(n).padStart(6)}  ${name}`);
+}
+
+/** Waits until the log has not grown for `quietMs` (the last commits are in). */
+async function quiet(logFile: string, quietMs = 1500): Promise<void> {
+  let size = statSync(logFile).size;
+  for (;;) {
+    await sleep(quietMs);
+    const now = statSync(logFile).size;
+    if (now === size) return;
+    size = now;
+  }
+}
+
+const module = (await import(new URL('../scripts/pg-cluster.mjs', import.meta.url).href)) as {
+  startCluster(): Promise<Cluster>;
+};
+const cluster = await module.startCluster();
+const logFile = join(cluster.dir, 'postgres.log');
+const traceFile = join(cluster.dir, 'worker-trace');
+/** The worker's requests traced since line `from`. */
+const traced = () =>
+  existsSync(traceFile) ? readFileSync(traceFile, 'utf8').split('\n').length - 1 : 0;
+const cleanups: (() => Promise<void> | void)[] = [() => cluster.stop()];
+try {
+  cluster.sql("ALTER SYSTEM SET log_statement = 'all'");
+  cluster.sql('SELECT pg_reload_conf()');
+  const daemon = await startBenchDaemon({
+    SVC_STORE_URL: cluster.url,
+    SVC_STORE_TRACE: traceFile,
+  });
+  cleanups.unshift(async () => {
+    await stopSvcDaemon(daemon);
+    rmSync(daemon.dataDir, { recursive: true, force: true });
+  });
+  const deliveries = await startReceiver();
+  const calls = await startReceiver();
+  cleanups.unshift(
+    () => stopChild(deliveries.child),
+    () => stopChild(calls.child),
+  );
+  await api(daemon, 'POST', '/v1/webhooks', { url: deliveries.url, events: ['agent.created'] });
+  const target: Target = {
+    label: 'daemon',
+    url: daemon.url,
+    pid: daemon.pid,
+    headers: apiHeaders(daemon),
+  };
+  const runPath = await setUpWorkflow(target, calls.url);
+  // Warm-up: every statement prepared once, the caches filled.
+  await publishEvents(daemon, 20, 0, 4);
+  await waitForDeliveries(deliveries, 20);
+  for (let index = 0; index < 5; index += 1) await probe(target, runPath);
+  await quiet(logFile);
+
+  let from = statSync(logFile).size;
+  let fromTrace = traced();
+  await publishEvents(daemon, EVENTS, 20);
+  await waitForDeliveries(deliveries, 20 + EVENTS);
+  await quiet(logFile);
+  const delivered = count(entriesSince(logFile, from), traced() - fromTrace);
+
+  from = statSync(logFile).size;
+  fromTrace = traced();
+  // Four at a time, as requests arrive together under load (the group commit shares them).
+  for (let index = 0; index < RUNS; index += 4) {
+    await Promise.all(
+      Array.from({ length: Math.min(4, RUNS - index) }, () => probe(target, runPath)),
+    );
+  }
+  await quiet(logFile);
+  const ran = count(entriesSince(logFile, from), traced() - fromTrace);
+
+  print(`Per delivery (${EVENTS} events published, each delivered once)`, delivered, EVENTS);
+  print(`Per five-step run (${RUNS} runs, 4 at a time)`, ran, RUNS);
+} finally {
+  for (const cleanup of cleanups) await cleanup();
+}
