@@ -5,13 +5,15 @@
 // A throwaway cluster (scripts/pg-cluster.mjs) is started with log_statement = 'all', a daemon
 // on it with the real CLI. After a warm-up, BENCH_TRIPS_EVENTS (200) agent.created events are
 // published to one webhook and delivered, then BENCH_TRIPS_RUNS (50) five-step runs are made
-// (bench/cases/workflows.ts's workflow), and the log lines each phase wrote are read:
+// (bench/cases/workflows.ts's workflow), then BENCH_TRIPS_READS (100) of each of the stores
+// case's two reads (GET /v1/agents/{id}, GET /v1/events?limit=20), and the log lines and the
+// worker's requests of each phase are counted:
 //   - statements: the SQL statements in PostgreSQL's log (a simple query's split at `;`), each
 //     counted by its verb and table (`INSERT deliveries`, `BEGIN`, ...);
 //   - round trips: the requests the daemon's thread sent its PostgreSQL worker and waited for
 //     (Atomics.wait), from the worker's trace (SVC_STORE_TRACE, one line per request); the
 //     worker pipelines what a request carries, so each is also one round trip to PostgreSQL.
-// Per delivery or per run. The team-mode heartbeat (`daemons`) is in the round trips (a few
+// Per operation. The team-mode heartbeat (`daemons`) is in the round trips (a few
 // per 2 s) but left out of the statements: it runs on a timer, not per operation.
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,6 +21,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import {
   api,
   apiHeaders,
+  benchAgent,
   numberSetting,
   startBenchDaemon,
   startReceiver,
@@ -30,6 +33,7 @@ import { probe, setUpWorkflow, type Target } from './cases/workflows.js';
 
 const EVENTS = Math.round(numberSetting('BENCH_TRIPS_EVENTS', 200));
 const RUNS = Math.round(numberSetting('BENCH_TRIPS_RUNS', 50));
+const READS = Math.round(numberSetting('BENCH_TRIPS_READS', 100));
 
 interface Cluster {
   url: string;
@@ -82,11 +86,11 @@ function label(statement: string): string {
 }
 
 interface Count {
-  roundTrips: number;
+  roundTrips: Map<string, number>;
   statements: Map<string, number>;
 }
 
-function count(entries: Entry[], roundTrips: number): Count {
+function count(entries: Entry[], roundTrips: Map<string, number>): Count {
   const result: Count = { roundTrips, statements: new Map() };
   for (const entry of entries) {
     const statements = entry.sql
@@ -103,14 +107,23 @@ function count(entries: Entry[], roundTrips: number): Count {
 }
 
 function print(title: string, figures: Count, per: number): void {
-  const total = [...figures.statements.values()].reduce((sum, n) => sum + n, 0);
+  const sum = (counts: Map<string, number>) => [...counts.values()].reduce((a, n) => a + n, 0);
   const f = (n: number) => (n / per).toFixed(2);
   console.log(
-    `\n${title}: ${f(total)} statements in ${f(figures.roundTrips)} round trips ` +
-      `(daemon thread -> worker -> PostgreSQL and back)`,
+    `\n${title}: ${f(sum(figures.statements))} statements in ${f(sum(figures.roundTrips))} ` +
+      `round trips (daemon thread -> worker -> PostgreSQL and back)`,
   );
-  const rows = [...figures.statements].sort((a, b) => b[1] - a[1]);
-  for (const [name, n] of rows) console.log(`  ${f(n).padStart(6)}  ${name}`);
+  const names = [...new Set([...figures.roundTrips.keys(), ...figures.statements.keys()])];
+  const rows = names
+    .map(
+      (name) =>
+        [name, figures.roundTrips.get(name) ?? 0, figures.statements.get(name) ?? 0] as const,
+    )
+    .sort((a, b) => b[1] - a[1] || b[2] - a[2]);
+  console.log('  round trips  statements');
+  for (const [name, trips, statements] of rows) {
+    console.log(`  ${f(trips).padStart(11)}  ${f(statements).padStart(10)}  ${name}`);
+  }
 }
 
 /** Waits until the log has not grown for `quietMs` (the last commits are in). */
@@ -130,9 +143,19 @@ const module = (await import(new URL('../scripts/pg-cluster.mjs', import.meta.ur
 const cluster = await module.startCluster();
 const logFile = join(cluster.dir, 'postgres.log');
 const traceFile = join(cluster.dir, 'worker-trace');
-/** The worker's requests traced since line `from`. */
-const traced = () =>
-  existsSync(traceFile) ? readFileSync(traceFile, 'utf8').split('\n').length - 1 : 0;
+/** The worker's requests traced so far: one line each, `statements <tab> its last statement`. */
+const traceLines = () =>
+  existsSync(traceFile) ? readFileSync(traceFile, 'utf8').split('\n').slice(0, -1) : [];
+const traced = () => traceLines().length;
+/** The round trips since line `from`, by the statement each waited for (verb and table). */
+const tripsSince = (from: number): Map<string, number> => {
+  const trips = new Map<string, number>();
+  for (const line of traceLines().slice(from)) {
+    const name = label(line.slice(line.indexOf('\t') + 1));
+    trips.set(name, (trips.get(name) ?? 0) + 1);
+  }
+  return trips;
+};
 const cleanups: (() => Promise<void> | void)[] = [() => cluster.stop()];
 try {
   cluster.sql("ALTER SYSTEM SET log_statement = 'all'");
@@ -151,6 +174,7 @@ try {
     () => stopChild(deliveries.child),
     () => stopChild(calls.child),
   );
+  await benchAgent(daemon);
   await api(daemon, 'POST', '/v1/webhooks', { url: deliveries.url, events: ['agent.created'] });
   const target: Target = {
     label: 'daemon',
@@ -170,7 +194,7 @@ try {
   await publishEvents(daemon, EVENTS, 20);
   await waitForDeliveries(deliveries, 20 + EVENTS);
   await quiet(logFile);
-  const delivered = count(entriesSince(logFile, from), traced() - fromTrace);
+  const delivered = count(entriesSince(logFile, from), tripsSince(fromTrace));
 
   from = statSync(logFile).size;
   fromTrace = traced();
@@ -181,10 +205,22 @@ try {
     );
   }
   await quiet(logFile);
-  const ran = count(entriesSince(logFile, from), traced() - fromTrace);
+  const ran = count(entriesSince(logFile, from), tripsSince(fromTrace));
+
+  // The two reads of the stores case, one request at a time.
+  const reads: [string, Count][] = [];
+  for (const path of [`/v1/agents/${daemon.agentId}`, '/v1/events?limit=20']) {
+    from = statSync(logFile).size;
+    fromTrace = traced();
+    for (let index = 0; index < READS; index += 1) await api(daemon, 'GET', path);
+    await quiet(logFile);
+    reads.push([path, count(entriesSince(logFile, from), tripsSince(fromTrace))]);
+  }
 
   print(`Per delivery (${EVENTS} events published, each delivered once)`, delivered, EVENTS);
   print(`Per five-step run (${RUNS} runs, 4 at a time)`, ran, RUNS);
+  for (const [path, figures] of reads)
+    print(`Per GET ${path} (${READS}, one at a time)`, figures, READS);
 } finally {
   for (const cleanup of cleanups) await cleanup();
 }

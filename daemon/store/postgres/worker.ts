@@ -24,10 +24,18 @@ const { config, port, notices } = workerData as {
 const signal = new Int32Array(config.signal);
 
 /**
- * SVC_STORE_TRACE=<file>: one line per request appended to the file, `<op> <statements>` (what
- * the request carried, pipelined), for bench/store-trips.ts, which counts a daemon's round trips.
+ * SVC_STORE_TRACE=<file>: one line per request appended to the file: how many statements it
+ * carried (pipelined), a tab, and the head of its last one (the one whose answer was awaited),
+ * for bench/store-trips.ts, which counts a daemon's round trips and says what they wait for.
  */
 const traceFile = process.env.SVC_STORE_TRACE || undefined;
+
+function trace(request: Request & { op: 'query' | 'exec' }): void {
+  const text =
+    request.op === 'exec' ? request.text.slice(request.text.lastIndexOf(';') + 1) : request.text;
+  const last = text.replace(/\s+/g, ' ').trim().slice(0, 120);
+  appendFileSync(traceFile!, `${request.before.length + 1}\t${last}\n`);
+}
 
 // Numbers as SQLite gives them: BIGINT (int8), COUNT(*) and SUM (numeric) as JS numbers. The
 // schema keeps times in milliseconds and counts: all far below 2^53.
@@ -211,7 +219,7 @@ async function answer(request: Request): Promise<Answer> {
     return { ok: true, fields: [], rows: [], changes: 0, connection };
   }
   const db = await connected();
-  if (traceFile) appendFileSync(traceFile, `${request.op} ${request.before.length + 1}\n`);
+  if (traceFile) trace(request);
   // Everything of the request is submitted before any answer is awaited (pipeline mode).
   const before = request.before.length > 0 ? submitBefore(db, request.before) : [];
   const last =
