@@ -18,29 +18,19 @@
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  api,
-  apiHeaders,
-  benchAgent,
-  numberSetting,
-  startBenchDaemon,
-  startReceiver,
-  stopChild,
-  stopSvcDaemon,
-} from './harness.js';
+import { api, benchAgent, numberSetting, startBenchDaemon, stopSvcDaemon } from './harness.js';
 import { publishEvents, waitForDeliveries } from './cases/delivery.js';
-import { probe, setUpWorkflow, type Target } from './cases/workflows.js';
+import { probe } from './cases/workflows.js';
+import {
+  setUpWorkload,
+  startBenchCluster,
+  stopWorkload,
+  workflowTarget,
+} from './postgres-bench.js';
 
 const EVENTS = Math.round(numberSetting('BENCH_TRIPS_EVENTS', 200));
 const RUNS = Math.round(numberSetting('BENCH_TRIPS_RUNS', 50));
 const READS = Math.round(numberSetting('BENCH_TRIPS_READS', 100));
-
-interface Cluster {
-  url: string;
-  dir: string;
-  sql(text: string): string;
-  stop(): void;
-}
 
 interface Entry {
   kind: 'statement' | 'execute';
@@ -137,10 +127,7 @@ async function quiet(logFile: string, quietMs = 1500): Promise<void> {
   }
 }
 
-const module = (await import(new URL('../scripts/pg-cluster.mjs', import.meta.url).href)) as {
-  startCluster(): Promise<Cluster>;
-};
-const cluster = await module.startCluster();
+const cluster = await startBenchCluster();
 const logFile = join(cluster.dir, 'postgres.log');
 const traceFile = join(cluster.dir, 'worker-trace');
 /** The worker's requests traced so far: one line each, `statements <tab> its last statement`. */
@@ -168,21 +155,12 @@ try {
     await stopSvcDaemon(daemon);
     rmSync(daemon.dataDir, { recursive: true, force: true });
   });
-  const deliveries = await startReceiver();
-  const calls = await startReceiver();
-  cleanups.unshift(
-    () => stopChild(deliveries.child),
-    () => stopChild(calls.child),
-  );
   await benchAgent(daemon);
-  await api(daemon, 'POST', '/v1/webhooks', { url: deliveries.url, events: ['agent.created'] });
-  const target: Target = {
-    label: 'daemon',
-    url: daemon.url,
-    pid: daemon.pid,
-    headers: apiHeaders(daemon),
-  };
-  const runPath = await setUpWorkflow(target, calls.url);
+  const workload = await setUpWorkload(daemon);
+  cleanups.unshift(() => stopWorkload(workload));
+  const deliveries = workload.deliveryReceiver;
+  const target = workflowTarget(daemon);
+  const runPath = workload.runsPath;
   // Warm-up: every statement prepared once, the caches filled.
   await publishEvents(daemon, 20, 0, 4);
   await waitForDeliveries(deliveries, 20);
