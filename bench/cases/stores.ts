@@ -18,10 +18,8 @@
 // Beside req/s: the daemon's CPU µs per request and, for PostgreSQL, the server's (the
 // postmaster and its backends), so the time a request waits on its statements' round trips
 // shows as latency that is neither (docs/performance.md reads these figures).
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import {
-  api,
   apiHeaders,
   benchAgent,
   cpuSeconds,
@@ -30,23 +28,24 @@ import {
   roundOrder,
   settings,
   startBenchDaemon,
-  startReceiver,
   stopChild,
   stopSvcDaemon,
   table,
   type BenchCase,
   type Daemon,
-  type ReceiverProcess,
 } from '../harness.js';
 import { loadWithCpu } from '../load.js';
-import { publishEvents, runClosedLoop, waitForDeliveries } from './delivery.js';
 import {
-  load as loadRuns,
-  probe as probeRun,
-  settle as settleRuns,
-  setUpWorkflow,
-  type Target as WorkflowTarget,
-} from './workflows.js';
+  serverPid,
+  setUpWorkload,
+  startBenchCluster,
+  treeCpuSeconds,
+  workflowTarget,
+  type Cluster,
+  type Workload,
+} from '../postgres-bench.js';
+import { publishEvents, runClosedLoop, waitForDeliveries } from './delivery.js';
+import { load as loadRuns, settle as settleRuns } from './workflows.js';
 
 const EVENTS = Math.round(numberSetting('BENCH_STORE_EVENTS', 2000));
 const RUN_CONNECTIONS = Math.round(numberSetting('BENCH_WORKFLOW_CONNECTIONS', 50));
@@ -54,19 +53,10 @@ const EVENTS_TO_SEED = 200;
 
 type Kind = 'SQLite' | 'PostgreSQL';
 
-interface Cluster {
-  url: string;
-  dataDir: string;
-  stop(): void;
-}
-
 /** One store's daemon and what the measures need on it. */
-interface Subject {
+interface Subject extends Workload {
   kind: Kind;
   daemon: Daemon;
-  runsPath: string;
-  runsReceiver: ReceiverProcess;
-  deliveryReceiver: ReceiverProcess;
   /** PostgreSQL's server processes (the postmaster's pid), for their CPU time. */
   serverPid: number | undefined;
 }
@@ -77,23 +67,6 @@ interface Figures {
   p99: number | undefined;
   daemonCpuUs: number | undefined;
   serverCpuUs: number | undefined;
-}
-
-/** CPU seconds of `pid` and of its children (PostgreSQL's backends), from /proc. */
-function treeCpuSeconds(pid: number): number | undefined {
-  let total = cpuSeconds(pid);
-  if (total === undefined) return undefined;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (parent === pid) total += cpuSeconds(Number(entry)) ?? 0;
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return total;
 }
 
 /** Runs `work` and answers its figures, CPU per operation of the ones it reports. */
@@ -148,12 +121,7 @@ const measures: Measure[] = [
     name: 'five-step runs/s',
     unit: 'run',
     async run(subject) {
-      const target: WorkflowTarget = {
-        label: 'daemon',
-        url: subject.daemon.url,
-        pid: subject.daemon.pid,
-        headers: apiHeaders(subject.daemon),
-      };
+      const target = workflowTarget(subject.daemon);
       await loadRuns(target, subject.runsPath, settings.engineWarmupSeconds, RUN_CONNECTIONS);
       return measured(subject, async () => {
         const figures = await loadRuns(target, subject.runsPath, settings.seconds, RUN_CONNECTIONS);
@@ -208,33 +176,21 @@ const measures: Measure[] = [
 /** A daemon on `kind` with the agent, the five-step workflow, a webhook and seeded events. */
 async function prepare(kind: Kind, cluster: Cluster): Promise<Subject> {
   const daemon = await startBenchDaemon({ SVC_STORE_URL: kind === 'SQLite' ? '' : cluster.url });
-  const subject: Partial<Subject> = { kind, daemon };
+  let workload: Workload | undefined;
   try {
     await benchAgent(daemon);
-    subject.runsReceiver = await startReceiver();
-    subject.deliveryReceiver = await startReceiver();
-    const target: WorkflowTarget = {
-      label: 'daemon',
-      url: daemon.url,
-      pid: daemon.pid,
-      headers: apiHeaders(daemon),
-    };
-    subject.runsPath = await setUpWorkflow(target, subject.runsReceiver.url);
-    await probeRun(target, subject.runsPath);
+    workload = await setUpWorkload(daemon);
     // The events list's rows and the delivery warm-up in one: the webhook hears them all.
-    await api(daemon, 'POST', '/v1/webhooks', {
-      url: subject.deliveryReceiver.url,
-      events: ['agent.created'],
-    });
     await publishEvents(daemon, EVENTS_TO_SEED, 0);
-    await waitForDeliveries(subject.deliveryReceiver, EVENTS_TO_SEED);
-    subject.serverPid =
-      kind === 'PostgreSQL'
-        ? Number(readFileSync(join(cluster.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0])
-        : undefined;
-    return subject as Subject;
+    await waitForDeliveries(workload.deliveryReceiver, EVENTS_TO_SEED);
+    return {
+      kind,
+      daemon,
+      ...workload,
+      serverPid: kind === 'PostgreSQL' ? serverPid(cluster) : undefined,
+    };
   } catch (error) {
-    await release(subject);
+    await release({ daemon, ...workload });
     throw error;
   }
 }
@@ -277,13 +233,11 @@ async function benchStores(cluster: Cluster): Promise<StoresResult> {
     }
     const runs = {} as StoresResult['runs'];
     for (const subject of subjects) {
-      const target: WorkflowTarget = {
-        label: 'daemon',
-        url: subject.daemon.url,
-        pid: subject.daemon.pid,
-        headers: apiHeaders(subject.daemon),
-      };
-      const settled = await settleRuns(target, subject.runsPath, subject.runsReceiver);
+      const settled = await settleRuns(
+        workflowTarget(subject.daemon),
+        subject.runsPath,
+        subject.runsReceiver,
+      );
       if (settled.calls !== settled.runs) {
         throw new Error(
           `${subject.kind}: ${settled.runs} runs completed but the receiver got ${settled.calls} webhook calls`,
@@ -356,12 +310,7 @@ const storesCase: BenchCase = {
       '\nStores: the same daemon on SQLite (its data dir) and on PostgreSQL (a throwaway local cluster, fsync off)';
     let cluster: Cluster;
     try {
-      const module = (await import(
-        new URL('../../scripts/pg-cluster.mjs', import.meta.url).href
-      )) as {
-        startCluster(): Promise<Cluster>;
-      };
-      cluster = await module.startCluster();
+      cluster = await startBenchCluster();
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       return {

@@ -33,7 +33,6 @@ import {
   numberSetting,
   settings,
   startBenchDaemon,
-  startReceiver,
   startSvcDaemon,
   stopChild,
   stopSvcDaemon,
@@ -41,15 +40,18 @@ import {
   wallNow,
   type BenchCase,
   type Daemon,
-  type ReceiverProcess,
 } from '../harness.js';
 import { arrivalsOf, publishEvents, waitForDeliveries } from './delivery.js';
 import {
-  probe as probeRun,
-  settle as settleRuns,
-  setUpWorkflow,
-  type Target as WorkflowTarget,
-} from './workflows.js';
+  serverPid,
+  setUpWorkload,
+  startBenchCluster,
+  treeCpuSeconds,
+  workflowTarget,
+  type Cluster,
+  type Workload,
+} from '../postgres-bench.js';
+import { settle as settleRuns } from './workflows.js';
 
 const EVENTS = Math.round(numberSetting('BENCH_TEAM_EVENTS', 1000));
 const RUN_CONNECTIONS = Math.round(numberSetting('BENCH_WORKFLOW_CONNECTIONS', 50));
@@ -61,28 +63,6 @@ const RUN_BODY = JSON.stringify({
   input: { text: 'Where is my order 1234?', amount: 120 },
   wait_for_completion: true,
 });
-
-interface Cluster {
-  url: string;
-  dataDir: string;
-  stop(): void;
-}
-
-/** CPU seconds of `pid` and of its children (PostgreSQL's backends), from /proc. */
-function treeCpuSeconds(pid: number): number {
-  let total = cpuSeconds(pid) ?? 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (parent === pid) total += cpuSeconds(Number(entry)) ?? 0;
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return total;
-}
 
 /**
  * CPU seconds of a daemon's threads by kind: its main thread (requests, the engine), the
@@ -119,13 +99,10 @@ function taskSeconds(stat: string): number {
 }
 
 /** Everything the measures need: the cluster, the first daemon's sandbox, the receivers. */
-interface Team {
+interface Team extends Workload {
   cluster: Cluster;
   serverPid: number;
   daemons: Daemon[];
-  runsPath: string;
-  runsReceiver: ReceiverProcess;
-  deliveryReceiver: ReceiverProcess;
 }
 
 /** One more daemon on the team's sandbox, with the first one's key file and bench key. */
@@ -171,7 +148,7 @@ function readCpu(team: Team): CpuReading {
   return {
     at: wallNow(),
     daemons: team.daemons.map((daemon) => threadCpuSeconds(daemon.pid)),
-    postgres: treeCpuSeconds(team.serverPid),
+    postgres: treeCpuSeconds(team.serverPid) ?? 0,
     bench: (usage.user + usage.system) / 1e6,
     receivers:
       (cpuSeconds(team.runsReceiver.child.pid!) ?? 0) +
@@ -357,23 +334,8 @@ async function prepare(cluster: Cluster): Promise<Team> {
   const first = await startBenchDaemon({ SVC_STORE_URL: cluster.url, SVC_SANDBOX: SANDBOX });
   const team: Partial<Team> & { daemons: Daemon[] } = { cluster, daemons: [first] };
   try {
-    team.runsReceiver = await startReceiver();
-    team.deliveryReceiver = await startReceiver();
-    const target: WorkflowTarget = {
-      label: 'daemon',
-      url: first.url,
-      pid: first.pid,
-      headers: apiHeaders(first),
-    };
-    team.runsPath = await setUpWorkflow(target, team.runsReceiver.url);
-    await probeRun(target, team.runsPath);
-    await api(first, 'POST', '/v1/webhooks', {
-      url: team.deliveryReceiver.url,
-      events: ['agent.created'],
-    });
-    team.serverPid = Number(
-      readFileSync(join(cluster.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0],
-    );
+    Object.assign(team, await setUpWorkload(first));
+    team.serverPid = serverPid(cluster);
     return team as Team;
   } catch (error) {
     await release(team);
@@ -435,11 +397,7 @@ async function benchTeam(cluster: Cluster): Promise<TeamResult> {
       return result;
     }
     const first = team.daemons[0]!;
-    result.settled = await settleRuns(
-      { label: 'daemon', url: first.url, pid: first.pid, headers: apiHeaders(first) },
-      team.runsPath,
-      team.runsReceiver,
-    );
+    result.settled = await settleRuns(workflowTarget(first), team.runsPath, team.runsReceiver);
     if (result.settled.calls !== result.settled.runs) {
       throw new Error(
         `${result.settled.runs} runs completed but the receiver got ${result.settled.calls} webhook calls`,
@@ -547,10 +505,7 @@ const teamCase: BenchCase = {
       '\nTeam: 1, 2 and 3 daemons serving one PostgreSQL sandbox (a throwaway local cluster, fsync off), requests round robin';
     let cluster: Cluster;
     try {
-      const module = (await import(
-        new URL('../../scripts/pg-cluster.mjs', import.meta.url).href
-      )) as { startCluster(): Promise<Cluster> };
-      cluster = await module.startCluster();
+      cluster = await startBenchCluster();
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       return { print: () => console.log(`${heading}\n  skipped: ${reason}`), missed: 0 };

@@ -3,6 +3,7 @@ import type { ListQueryInput, Page } from '../domain/pages.js';
 import { cacheRows, RowCache } from '../store/row-cache.js';
 import { PendingCounters, type CounterDeferral } from '../store/commit-queue.js';
 import type { Db } from '../store/db.js';
+import { prepareLaterWrite } from '../store/later-writes.js';
 import { ListQuery } from '../store/list-query.js';
 import { prepareInsert } from '../store/object-rows.js';
 
@@ -88,8 +89,10 @@ export class AgentRepository {
          updated_at = @updated_at WHERE id = @id`,
     );
     this.deleteStmt = db.prepare('UPDATE agents SET deleted_at = ? WHERE id = ?');
-    // Running counters, updated in the same transaction as the interaction, so a GET stays one read.
-    this.statsStmt = db.prepare(
+    // Running counters, updated in the same transaction as the interaction, so a GET stays one read
+    // (sent with the transaction's COMMIT on PostgreSQL: store/later-writes.ts).
+    this.statsStmt = prepareLaterWrite<[object]>(
+      db,
       `UPDATE agents SET stat_interactions = stat_interactions + @interactions, stat_finished = stat_finished + @finished,
          stat_succeeded = stat_succeeded + @succeeded, stat_timed = stat_timed + @timed, stat_time_ms = stat_time_ms + @time_ms,
          last_active_at = @at WHERE id = @id`,

@@ -3,7 +3,7 @@ import type { ErrorCode } from '../../shared/errors.js';
 import type { ListQueryInput, Page } from '../domain/pages.js';
 import type { Db } from '../store/db.js';
 import { ListQuery } from '../store/list-query.js';
-import { prepareInsert, prepareRowWrite } from '../store/object-rows.js';
+import { prepareLaterInsert, prepareLaterRowWrite } from '../store/object-rows.js';
 import { SharedTexts } from '../store/shared-texts.js';
 
 export interface ExecutionRow {
@@ -88,7 +88,9 @@ export class ExecutionRepository {
     this.latestStmt = db.prepare<[string], StoredExecutionRow>(
       'SELECT * FROM agent_executions WHERE agent_id = ? ORDER BY created_at DESC, id DESC LIMIT 1',
     );
-    this.insertStmt = prepareInsert(
+    // Writes whose results are not read: sent with their transaction's next statement or COMMIT
+    // on PostgreSQL (store/later-writes.ts).
+    this.insertStmt = prepareLaterInsert(
       db,
       'agent_executions',
       'id, agent_id, workspace_id, status, autonomy_level, input, input_digest, context, action, output, confidence, error_code, error_message, execution_time_ms, needed_approval, decision, decision_notes, created_at, completed_at, decided_at, injected_fault',
@@ -96,7 +98,7 @@ export class ExecutionRepository {
     this.getStmt = db.prepare<[string], StoredExecutionRow>(
       'SELECT * FROM agent_executions WHERE id = ?',
     );
-    this.saveStmt = prepareRowWrite<ExecutionRow>(
+    this.saveStmt = prepareLaterRowWrite<ExecutionRow>(
       db,
       `UPDATE agent_executions SET status = @status, action = @action, output = @output, confidence = @confidence,
          error_code = @error_code, error_message = @error_message, execution_time_ms = @execution_time_ms,

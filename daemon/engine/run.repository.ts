@@ -9,7 +9,7 @@ import { storeKind } from '../store/db.js';
 import { WRITE_AT_ONCE, type CounterDeferral } from '../store/commit-queue.js';
 import { ListCounts, ListCountWrites } from '../store/list-counts.js';
 import { ListQuery } from '../store/list-query.js';
-import { prepareInsert, prepareRows, prepareRowWrite } from '../store/object-rows.js';
+import { prepareLaterInsert, prepareLaterRowWrite, prepareRows } from '../store/object-rows.js';
 import { RUN_STATE_PREFIX } from '../store/run-state.js';
 
 export interface RunListFilter {
@@ -156,7 +156,9 @@ export class RunRepository {
     this.statusCountStmt = db.prepare<[string, number], { status: RunStatus; n: number }>(
       'SELECT status, COUNT(*) AS n FROM workflow_executions WHERE workspace_id = ? AND created_at >= ? GROUP BY status',
     );
-    this.insertStmt = prepareInsert(
+    // Writes whose results are not read: sent with their transaction's next statement or COMMIT
+    // on PostgreSQL (store/later-writes.ts).
+    this.insertStmt = prepareLaterInsert(
       db,
       'workflow_executions',
       'id, workflow_id, workspace_id, version, status, trigger_type, input, frontier, steps_completed, result, error_code, error_message, failed_step, failed_agent_id, deadline_at, created_at, completed_at, cancelled_at, rerun_of, from_step_id, real_started_at',
@@ -177,21 +179,21 @@ export class RunRepository {
     this.statusStmt = db
       .prepare<[string], RunStatus>('SELECT status FROM workflow_executions WHERE id = ?')
       .pluck();
-    this.saveStmt = prepareRowWrite<RunRow>(
+    this.saveStmt = prepareLaterRowWrite<RunRow>(
       db,
       `UPDATE workflow_executions SET status = @status, frontier = @frontier, steps_completed = @steps_completed,
          result = @result, error_code = @error_code, error_message = @error_message, failed_step = @failed_step,
          failed_agent_id = @failed_agent_id, completed_at = @completed_at, cancelled_at = @cancelled_at,
          real_ended_at = @real_ended_at WHERE id = @id`,
     );
-    this.stepStmt = prepareInsert(
+    this.stepStmt = prepareLaterInsert(
       db,
       'workflow_step_runs',
       'execution_id, seq, step_id, attempt, status, result, error_code, error_message, started_at, completed_at, injected_fault, elapsed_ms',
     );
     // What became of an attempt stored before its call (status unknown); `from` is the status
     // it must still have (a late answer does not overwrite a cancel).
-    this.settleStmt = prepareRowWrite<StepRunRow & { from: string }>(
+    this.settleStmt = prepareLaterRowWrite<StepRunRow & { from: string }>(
       db,
       `UPDATE workflow_step_runs SET status = @status, result = @result, error_code = @error_code,
          error_message = @error_message, completed_at = @completed_at, injected_fault = @injected_fault,

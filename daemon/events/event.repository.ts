@@ -5,7 +5,7 @@ import { notIndexed } from '../store/dialect.js';
 import { WRITE_AT_ONCE, type CounterDeferral } from '../store/commit-queue.js';
 import { ListCounts, ListCountWrites } from '../store/list-counts.js';
 import { ListQuery, type Condition } from '../store/list-query.js';
-import { prepareInsert } from '../store/object-rows.js';
+import { prepareLaterInsert } from '../store/object-rows.js';
 
 export interface EventRow {
   id: string;
@@ -75,7 +75,9 @@ export class EventRepository {
     this.storedTypesStmt = db.prepare<[string], StoredType>(
       "SELECT bucket AS type, n FROM list_counts WHERE list = 'events' AND scope = ? AND n > 0",
     );
-    this.insertStmt = prepareInsert(
+    // A new event by a new id: sent with its transaction's next statement or COMMIT on
+    // PostgreSQL (store/later-writes.ts).
+    this.insertStmt = prepareLaterInsert(
       db,
       'events',
       'id, workspace_id, type, created_at, execution_id, envelope',

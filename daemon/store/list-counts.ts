@@ -5,6 +5,7 @@
 import type { Condition } from './list-query.js';
 import { PendingCounters, type CounterDeferral } from './commit-queue.js';
 import type { Db } from './db.js';
+import { prepareLaterWrite } from './later-writes.js';
 import { StatementCache } from './statement-cache.js';
 
 export type CountedList = 'events' | 'runs' | 'deliveries';
@@ -56,7 +57,9 @@ export class ListCountWrites {
   private readonly pending: PendingCounters<{ at: number; n: number }>;
 
   constructor(db: Db, list: CountedList, deferral: CounterDeferral) {
-    const upsert = db.prepare<[CountedList, string, string, number]>(
+    // Sent with the transaction's next statement or its COMMIT on PostgreSQL (later-writes.ts).
+    const upsert = prepareLaterWrite<[CountedList, string, string, number]>(
+      db,
       `INSERT INTO list_counts (list, scope, bucket, n) VALUES (?, ?, ?, ?)
        ON CONFLICT (list, scope, bucket) DO UPDATE SET n = list_counts.n + excluded.n`,
     );

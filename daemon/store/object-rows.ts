@@ -17,6 +17,7 @@
 // statement's text with its names, and binds the object's fields in their order as positional
 // parameters.
 import { storeKind, type Db, type RunResult } from './db.js';
+import { prepareLaterWrite } from './later-writes.js';
 
 export interface RowReader<P extends unknown[], R> {
   /** The first row, or undefined. */
@@ -58,18 +59,38 @@ export interface RowWriter<R> {
 
 /** Prepares an INSERT or UPDATE written with @name parameters, bound by position from `row`. */
 export function prepareRowWrite<R extends object>(db: Db, sql: string): RowWriter<R> {
+  const { text, bind } = rowBinding(sql);
+  const statement = db.prepare(text);
+  return { run: (row) => statement.run(...bind(row)) };
+}
+
+export interface LaterRowWriter<R> {
+  run(row: R): void;
+}
+
+/**
+ * prepareRowWrite for a write whose result is not read: on PostgreSQL, inside a transaction,
+ * sent with the transaction's next statement or its COMMIT (store/later-writes.ts says when).
+ */
+export function prepareLaterRowWrite<R extends object>(db: Db, sql: string): LaterRowWriter<R> {
+  const { text, bind } = rowBinding(sql);
+  const statement = prepareLaterWrite(db, text);
+  return { run: (row) => statement.run(...bind(row)) };
+}
+
+/** The statement's text with each @name a ?, and the binder of a row's fields in that order. */
+function rowBinding(sql: string): { text: string; bind: (row: object) => unknown[] } {
   const names: string[] = [];
   // A string literal is kept as it is (an @ in it is text); each parameter becomes a ?.
-  const statement = db.prepare(
-    sql.replace(/'(?:[^']|'')*'|@([A-Za-z_]\w*)/g, (match, name: string | undefined) => {
-      if (name === undefined) return match;
-      names.push(name);
-      return '?';
-    }),
-  );
+  const text = sql.replace(/'(?:[^']|'')*'|@([A-Za-z_]\w*)/g, (match, name: string | undefined) => {
+    if (name === undefined) return match;
+    names.push(name);
+    return '?';
+  });
   const count = names.length;
   return {
-    run: (row) => {
+    text,
+    bind: (row) => {
       const fields = row as Record<string, unknown>;
       const values = new Array<unknown>(count);
       for (let index = 0; index < count; index += 1) {
@@ -78,7 +99,7 @@ export function prepareRowWrite<R extends object>(db: Db, sql: string): RowWrite
         if (value === undefined) throw new RangeError(`Missing named parameter "${names[index]}"`);
         values[index] = value;
       }
-      return statement.run(...values);
+      return values;
     },
   };
 }
@@ -98,6 +119,19 @@ export function prepareInsert<const S extends string>(
   table: string,
   columns: S,
 ): RowWriter<Record<ColumnNames<S>, unknown>> {
+  return prepareRowWrite(db, insertSql(table, columns));
+}
+
+/** prepareInsert of a row whose insert's result is not read (see prepareLaterRowWrite). */
+export function prepareLaterInsert<const S extends string>(
+  db: Db,
+  table: string,
+  columns: S,
+): LaterRowWriter<Record<ColumnNames<S>, unknown>> {
+  return prepareLaterRowWrite(db, insertSql(table, columns));
+}
+
+function insertSql(table: string, columns: string): string {
   const values = columns.replace(/\w+/g, (column) => `@${column}`);
-  return prepareRowWrite(db, `INSERT INTO ${table} (${columns}) VALUES (${values})`);
+  return `INSERT INTO ${table} (${columns}) VALUES (${values})`;
 }

@@ -3,14 +3,19 @@
 // on every read, so callers must not mutate it.
 //
 // Team mode (PostgreSQL): other daemons write the same rows, counters included, so nothing is
-// kept (`keeps` false): every read loads the row. Told-on invalidation would save those reads;
-// not built yet (docs/team-mode.md, "Several daemons").
+// kept across turns of the event loop (`keeps` false): get() loads the row each time, and
+// configured() keeps it only for the synchronous stretch it was read in (TickMemo: the timers of
+// one pass, the changes of one group commit read it once). Told-on invalidation would save the
+// rest; not built yet (docs/team-mode.md, "Several daemons").
 import { storeKind, type Db } from './db.js';
+import { TickMemo } from './tick-memo.js';
 
 export class RowCache<Row> {
   private readonly rows = new Map<string, Row>();
   /** Rows whose running counters (stats) changed in the store since they were cached. */
   private readonly countersMoved = new Set<string>();
+  /** `keeps` false: rows read by configured() in this synchronous stretch. */
+  private readonly stretch = new TickMemo<Row | undefined>();
 
   /** `keeps` false: a pass-through (a store other daemons write too). */
   constructor(private readonly keeps = true) {}
@@ -27,7 +32,7 @@ export class RowCache<Row> {
    * read the row again each time one of them counts an interaction.
    */
   configured(key: string, load: () => Row | undefined): Row | undefined {
-    if (!this.keeps) return load();
+    if (!this.keeps) return this.stretch.get(key, load);
     let row = this.rows.get(key);
     if (!row) {
       row = load();
@@ -44,6 +49,7 @@ export class RowCache<Row> {
   /** Drops the row: the next read loads it again (call it before or after writing it). */
   forget(key: string): void {
     this.rows.delete(key);
+    this.stretch.forget(key);
   }
 }
 

@@ -27,6 +27,13 @@ export interface TimerContext {
    * for it. A handler parked at stop() never finishes here; its timer runs again after a restart.
    */
   untilDue<T>(waiting: Promise<T>): Promise<T>;
+  /**
+   * Deletes the timer in the caller's transaction, the handler's last one: the timer is done
+   * when that commits, atomically with the work (else it is deleted after the handler returns,
+   * with the others of its pass: one transaction less). Only where the handler lets that
+   * transaction's failure through: a handler that threw is retried, its timer still stored.
+   */
+  finish(): void;
 }
 
 /** A timer due now, as svc settle names it. */
@@ -69,6 +76,8 @@ export class TimerService {
   private readonly ready = new Map<string, TimerRow>();
   /** Due-now timers stored in a transaction that may not have committed yet. */
   private readonly staged = new Set<string>();
+  /** The staged timers of this synchronous stretch, looked up together once it ends. */
+  private handOff: TimerRow[] = [];
   /** Timers whose handlers succeeded, not yet deleted. */
   private readonly done: string[] = [];
   private readonly wakeUp: WakeUp;
@@ -135,12 +144,8 @@ export class TimerService {
       // runs after the commit or rollback). A rolled-back timer, e.g. from a group commit that
       // was retried change by change, is gone from the table and never fires.
       this.staged.add(row.id);
-      queueMicrotask(() => {
-        // Not staged any more: a pass already found it in the table.
-        if (!this.staged.delete(row.id) || this.closing || !this.repo.exists(row.id)) return;
-        this.ready.set(row.id, row);
-        void this.kick();
-      });
+      this.handOff.push(row);
+      if (this.handOff.length === 1) queueMicrotask(() => this.handOver());
     } else {
       this.dirty = true;
       if (this.armed) this.arm();
@@ -148,6 +153,26 @@ export class TimerService {
       this.notices?.notify('timer', String(dueAt));
     }
     return row.id;
+  }
+
+  /**
+   * The due-now timers scheduled in the synchronous stretch that just ended (its transactions
+   * have committed or rolled back): the stored ones go to the loop. One read for all of them.
+   */
+  private handOver(): void {
+    const rows = this.handOff;
+    this.handOff = [];
+    // Not staged any more: a pass already found it in the table.
+    const staged = rows.filter((row) => this.staged.delete(row.id));
+    if (this.closing || staged.length === 0) return;
+    const stored = this.repo.existing(staged.map((row) => row.id));
+    let handed = 0;
+    for (const row of staged) {
+      if (!stored.has(row.id)) continue;
+      this.ready.set(row.id, row);
+      handed += 1;
+    }
+    if (handed > 0) void this.kick();
   }
 
   /** Another daemon stored a timer due at `dueAt`: wake for it if that is sooner than planned. */
@@ -347,6 +372,7 @@ export class TimerService {
 
   private async fire(row: TimerRow): Promise<void> {
     const handler = this.handlers.get(row.kind);
+    let finished = false;
     try {
       if (!handler) throw new Error(`no handler registered for timer kind ${row.kind}`);
       await handler(JSON.parse(row.payload), {
@@ -361,9 +387,13 @@ export class TimerService {
             this.parkedElsewhere.tell(row.id, false);
           });
         },
+        finish: () => {
+          this.repo.deleteLater(row.id);
+          finished = true;
+        },
       });
       // Deleted with the others of this pass; a crash before that runs it again (at-least-once).
-      this.done.push(row.id);
+      if (!finished) this.done.push(row.id);
       if (this.spaceRetry === undefined && this.refused.size === 0) this.spaceTries = 0;
     } catch (error) {
       if (isStorageFull(error)) {

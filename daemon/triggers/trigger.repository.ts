@@ -3,6 +3,7 @@
 import type { Db } from '../store/db.js';
 import { cacheRows } from '../store/row-cache.js';
 import { forUpdate } from '../store/dialect.js';
+import { TickMemo } from '../store/tick-memo.js';
 
 export interface TriggerRow {
   workflow_id: string;
@@ -58,6 +59,10 @@ export class TriggerRepository {
    * write them too (a hook paused or given a new secret there): nothing is kept then.
    */
   readonly keepsRows: boolean;
+  /** The active event triggers of a workspace read in this synchronous stretch. */
+  private readonly eventTriggers = new TickMemo<
+    readonly Pick<TriggerRow, 'workflow_id' | 'event_patterns'>[]
+  >();
 
   constructor(private readonly db: Db) {
     this.keepsRows = cacheRows(db);
@@ -116,11 +121,13 @@ export class TriggerRepository {
 
   upsert(row: TriggerRow): void {
     this.hooks.clear();
+    this.eventTriggers.forget();
     this.upsertStmt.run(row);
   }
 
   delete(workflowId: string): void {
     this.hooks.clear();
+    this.eventTriggers.forget();
     this.deleteStmt.run(workflowId);
   }
 
@@ -142,8 +149,14 @@ export class TriggerRepository {
     return this.anyEventStmt.get()!.found === 1;
   }
 
-  activeEventTriggers(workspaceId: string): Pick<TriggerRow, 'workflow_id' | 'event_patterns'>[] {
-    return this.eventStmt.all(workspaceId);
+  /**
+   * Read once per synchronous stretch (store/tick-memo.ts): every event a run's transition or a
+   * group commit publishes asks it, and the ones of one stretch get the same answer.
+   */
+  activeEventTriggers(
+    workspaceId: string,
+  ): readonly Pick<TriggerRow, 'workflow_id' | 'event_patterns'>[] {
+    return this.eventTriggers.get(workspaceId, () => this.eventStmt.all(workspaceId));
   }
 
   /** Active schedules whose next fire time is at or before the instant (missed ones at start). */

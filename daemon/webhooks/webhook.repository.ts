@@ -2,6 +2,7 @@
 import type { ListQueryInput, Page } from '../domain/pages.js';
 import { PendingCounters, WRITE_AT_ONCE, type CounterDeferral } from '../store/commit-queue.js';
 import type { Db } from '../store/db.js';
+import { prepareLaterWrite } from '../store/later-writes.js';
 import { ListQuery } from '../store/list-query.js';
 import { prepareInsert, prepareRows } from '../store/object-rows.js';
 import { cacheRows, RowCache } from '../store/row-cache.js';
@@ -78,7 +79,9 @@ export class WebhookRepository {
          backoff_multiplier = @backoff_multiplier, timeout_seconds = @timeout_seconds, updated_at = @updated_at WHERE id = @id`,
     );
     this.deleteStmt = db.prepare('DELETE FROM webhooks WHERE id = ?');
-    this.triggeredStmt = db.prepare(
+    // Counters added to: sent with the transaction's COMMIT on PostgreSQL (later-writes.ts).
+    this.triggeredStmt = prepareLaterWrite<[{ id: string; at: number; deliveries: number }]>(
+      db,
       'UPDATE webhooks SET last_triggered_at = @at, total_deliveries = total_deliveries + @deliveries WHERE id = @id',
     );
     this.triggers = new PendingCounters(deferral, (id, triggered) => {
@@ -89,7 +92,10 @@ export class WebhookRepository {
     // at: the latest failed attempt's time, 0 when none of the outcomes added up was a failure.
     // CAST: PostgreSQL would type the parameter by the literal beside it (NULLIF(?, 0): an
     // integer, too small for a time in ms); SQLite reads it the same either way.
-    this.outcomeStmt = db.prepare(
+    this.outcomeStmt = prepareLaterWrite<
+      [{ id: string; at: number; delivered: number; failed: number }]
+    >(
+      db,
       `UPDATE webhooks SET delivered_count = delivered_count + @delivered, failed_count = failed_count + @failed,
          last_failure_at = COALESCE(NULLIF(CAST(@at AS BIGINT), 0), last_failure_at) WHERE id = @id`,
     );

@@ -17,6 +17,7 @@ import type { Transactions } from '../domain/transactions.js';
 import { ownedRow } from '../domain/workspace.js';
 import type { Hooks } from '../domain/hooks.js';
 import type { SecretBox } from '../platform/secret-box.js';
+import { TickMemo } from '../store/tick-memo.js';
 import type { WebhookRepository, WebhookRow } from './webhook.repository.js';
 
 /** An active webhook and the event types it receives. */
@@ -49,6 +50,8 @@ export interface WebhookServiceDeps {
 export class WebhookService {
   /** Active webhooks per workspace, read on every published event; dropped on any change. */
   private readonly activeCache = new Map<string, ActiveHook[]>();
+  /** Team mode: the active webhooks read in this synchronous stretch (store/tick-memo.ts). */
+  private readonly activeStretch = new TickMemo<ActiveHook[]>();
   /** Opened signing secrets per webhook, used while the stored (sealed) value is the same. */
   private readonly openedSecrets = new Map<string, { sealed: string; secret: string }>();
 
@@ -94,7 +97,7 @@ export class WebhookService {
       failed_count: 0,
     };
     this.repo.insert(row);
-    this.activeCache.delete(workspaceId);
+    this.forgetActive(workspaceId);
     return { ...toWebhookView(row), secret };
   }
 
@@ -153,7 +156,7 @@ export class WebhookService {
       // The deliveries it held go out again (the delivery module hears it).
       if (resuming) this.hooks.run('webhookResumed', row.id, row.updated_at);
     })();
-    this.activeCache.delete(workspaceId);
+    this.forgetActive(workspaceId);
     return toWebhookView(row);
   }
 
@@ -161,13 +164,13 @@ export class WebhookService {
   setSecret(workspaceId: string, id: string, secret: string): void {
     this.row(workspaceId, id);
     this.repo.setSecret(id, this.secretBox.seal(secret), this.clock.now());
-    this.activeCache.delete(workspaceId);
+    this.forgetActive(workspaceId);
   }
 
   delete(workspaceId: string, id: string): { id: string; deleted: true } {
     this.row(workspaceId, id);
     this.repo.delete(id);
-    this.activeCache.delete(workspaceId);
+    this.forgetActive(workspaceId);
     this.openedSecrets.delete(id);
     return { id, deleted: true };
   }
@@ -182,25 +185,38 @@ export class WebhookService {
     this.repo.recordOutcome(row.id, outcome);
     if (outcome.exhausted) {
       this.repo.setStatus(row.id, 'failed', this.clock.now());
-      this.activeCache.delete(row.workspace_id);
+      this.forgetActive(row.workspace_id);
       this.hooks.run('webhookFailed', row);
     }
   }
 
   /**
    * The active webhooks of a workspace (read on every published event, so kept until a change
-   * here). In team mode they are read from the store each time: a webhook another daemon
-   * created, paused or failed changes which deliveries an event of this one makes.
+   * here). In team mode they are read from the store once per synchronous stretch (the events
+   * of one group commit share the read): a webhook another daemon created, paused or failed
+   * changes which deliveries an event of this one makes.
    */
   active(workspaceId: string): readonly ActiveHook[] {
-    let hooks = this.repo.keepsRows ? this.activeCache.get(workspaceId) : undefined;
+    if (!this.repo.keepsRows) {
+      return this.activeStretch.get(workspaceId, () => this.readActive(workspaceId));
+    }
+    let hooks = this.activeCache.get(workspaceId);
     if (!hooks) {
-      hooks = this.repo
-        .activeInWorkspace(workspaceId)
-        .map((row) => ({ row, events: new Set(JSON.parse(row.events) as string[]) }));
-      if (this.repo.keepsRows) this.activeCache.set(workspaceId, hooks);
+      hooks = this.readActive(workspaceId);
+      this.activeCache.set(workspaceId, hooks);
     }
     return hooks;
+  }
+
+  private forgetActive(workspaceId: string): void {
+    this.activeCache.delete(workspaceId);
+    this.activeStretch.forget(workspaceId);
+  }
+
+  private readActive(workspaceId: string): ActiveHook[] {
+    return this.repo
+      .activeInWorkspace(workspaceId)
+      .map((row) => ({ row, events: new Set(JSON.parse(row.events) as string[]) }));
   }
 }
 

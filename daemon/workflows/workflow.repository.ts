@@ -4,6 +4,7 @@ import type { ListQueryInput, Page } from '../domain/pages.js';
 import { cacheRows, RowCache } from '../store/row-cache.js';
 import { PendingCounters, type CounterDeferral } from '../store/commit-queue.js';
 import type { Db } from '../store/db.js';
+import { prepareLaterWrite } from '../store/later-writes.js';
 import { ListQuery } from '../store/list-query.js';
 import { prepareInsert } from '../store/object-rows.js';
 
@@ -91,7 +92,9 @@ export class WorkflowRepository {
          version = @version, updated_at = @updated_at WHERE id = @id`,
     );
     this.deleteStmt = db.prepare('DELETE FROM workflows WHERE id = ?');
-    this.statsStmt = db.prepare(
+    // Sent with the transaction's COMMIT on PostgreSQL (store/later-writes.ts).
+    this.statsStmt = prepareLaterWrite<[object]>(
+      db,
       `UPDATE workflows SET stat_total = stat_total + @started,
          last_executed_at = CASE WHEN @started > 0 THEN @at ELSE last_executed_at END,
          stat_ended = stat_ended + @ended, stat_succeeded = stat_succeeded + @succeeded,

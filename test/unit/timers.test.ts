@@ -276,6 +276,39 @@ for (const kind of STORE_KINDS) {
     t.is(timers.pending(), 0);
   });
 
+  test(`${kind}: finish() deletes the timer with the handler's transaction; a rolled-back one keeps it for a retry`, async (t) => {
+    const { started, clock } = await setUp(t, kind);
+    // The retry is 1 s later on the daemon clock: frozen, that holds however slow the store is.
+    clock.freeze();
+    const { db, timers } = await started();
+    const put = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?)');
+    let calls = 0;
+    const seen: number[] = [];
+    timers.register('work', (_payload, timer) => {
+      calls += 1;
+      db.transaction(() => {
+        put.run(`work_${calls}`, 'done');
+        timer.finish();
+        // Inside the transaction, before its commit: still stored.
+        seen.push(rows(db).length);
+        if (calls === 1) throw new Error('refused');
+      })();
+    });
+    timers.schedule('work', clock.now(), null);
+    await timers.runDue();
+    t.is(calls, 1);
+    const [kept] = rows(db);
+    t.is(kept?.attempts, 1, 'the rolled-back finish() left the timer, its attempt recorded');
+    clock.setOffset(kept!.due_at - Date.now() + 1);
+    await timers.runDue();
+    t.is(calls, 2);
+    t.deepEqual(seen, [0, 0], 'deleted in the transaction, as it ran');
+    t.deepEqual(rows(db), [], 'gone with the commit of the work');
+    t.deepEqual(db.prepare("SELECT key FROM settings WHERE key LIKE 'work_%'").pluck().all(), [
+      'work_2',
+    ]);
+  });
+
   test(`${kind}: a timer that fails every attempt becomes dead, is counted and logged, and stops`, async (t) => {
     const { started, clock, logged } = await setUp(t, kind);
     const { db, timers } = await started();

@@ -6,7 +6,12 @@
 //
 // Transactions: BEGIN (or SAVEPOINT when nested) is sent with the transaction's first
 // statement, and RELEASE with the next one, so they cost no round trip of their own; COMMIT
-// does. One transaction at a time on the one connection, as on SQLite's.
+// does. One transaction at a time on the one connection, as on SQLite's. Writes whose results
+// nobody reads (`runLater`, used through store/later-writes.ts) are queued in a transaction and
+// sent with its next statement or its COMMIT: the worker pipelines what a request carries
+// (pg's pipeline mode), so a transaction of five such writes and a COMMIT is one round trip,
+// to the worker and to PostgreSQL, instead of six. Their errors surface at that statement or
+// COMMIT, and roll the transaction back as any error does.
 //
 // Notifications (team mode, db.ts Notifications): NOTIFY on the sandbox's channel, queued in
 // the transaction and sent with its COMMIT (no round trip of their own); heard through the
@@ -33,7 +38,7 @@ import {
 import { StoreUnavailableError } from '../store-errors.js';
 import { postgresError } from './errors.js';
 import { translatePlaceholders } from './placeholders.js';
-import type { Answer, Notice, Request, Rows, WorkerConfig } from './protocol.js';
+import type { Answer, Before, Notice, Request, Rows, WorkerConfig } from './protocol.js';
 
 /** PostgreSQL refuses payloads of 8,000 bytes or more; room left for the topic's framing. */
 const MAX_NOTICE_BYTES = 7000;
@@ -57,8 +62,11 @@ export class PostgresDb implements Db {
   private closed = false;
   /** Open transactions and savepoints. */
   private depth = 0;
-  /** Simple statements to send before the next request (BEGIN, SAVEPOINT, RELEASE). */
-  private prefix: string[] = [];
+  /**
+   * What to send before the next request, in order: simple statements (BEGIN, SAVEPOINT,
+   * RELEASE) and the open transaction's queued writes (runLater).
+   */
+  private queued: Before = [];
   /** The worker's connection number last seen; a change means the previous one was lost. */
   private connection = 0;
   /** Bumped when a connection is lost: a transaction begun before it is gone. */
@@ -119,7 +127,7 @@ export class PostgresDb implements Db {
   }
 
   exec(source: string): this {
-    this.request({ op: 'exec', text: [...this.takePrefix(), source].join(';\n') });
+    this.request({ op: 'exec', before: this.takeQueued(), text: source });
     return this;
   }
 
@@ -128,7 +136,7 @@ export class PostgresDb implements Db {
       const epoch = this.epoch;
       const level = this.depth;
       const savepoint = level === 0 ? undefined : `svc_savepoint_${level}`;
-      this.prefix.push(savepoint ? `SAVEPOINT ${savepoint}` : 'BEGIN');
+      this.queued.push(savepoint ? `SAVEPOINT ${savepoint}` : 'BEGIN');
       this.depth = level + 1;
       let result: unknown;
       try {
@@ -141,19 +149,23 @@ export class PostgresDb implements Db {
       this.depth = level;
       if (savepoint) {
         // Sent with the next statement (or the COMMIT).
-        this.prefix.push(`RELEASE SAVEPOINT ${savepoint}`);
+        this.queued.push(`RELEASE SAVEPOINT ${savepoint}`);
         // Its notifications are the enclosing transaction's now.
         for (const notice of this.notices) if (notice.depth > level) notice.depth = level;
-      } else if (this.prefix[0] === 'BEGIN') {
-        // BEGIN not sent yet: nothing was run in it, nothing to commit.
-        this.prefix = [];
+      } else if (
+        this.queued[0] === 'BEGIN' &&
+        this.queued.every((item) => typeof item === 'string')
+      ) {
+        // BEGIN not sent yet and no write queued: nothing was run in it, nothing to commit.
+        this.queued = [];
         const notices = this.takeNotices();
-        if (notices.length > 0) this.request({ op: 'exec', text: notices.join(';\n') });
+        if (notices.length > 0) this.request({ op: 'exec', before: [], text: notices.join(';\n') });
       } else {
         const notices = this.takeNotices();
         this.request({
           op: 'exec',
-          text: [...this.takePrefix(), ...notices, 'COMMIT'].join(';\n'),
+          before: this.takeQueued(),
+          text: [...notices, 'COMMIT'].join(';\n'),
         });
       }
       return result;
@@ -163,7 +175,7 @@ export class PostgresDb implements Db {
 
   close(): this {
     if (this.closed) return this;
-    this.prefix = [];
+    this.queued = [];
     this.notices = [];
     this.listeners.clear();
     this.noticePort.close();
@@ -178,7 +190,16 @@ export class PostgresDb implements Db {
 
   /** Runs one statement (translated) and answers its rows. */
   query(name: string, text: string, values: unknown[]): Rows {
-    return this.request({ op: 'query', prefix: this.takePrefix().join(';\n'), name, text, values });
+    return this.request({ op: 'query', before: this.takeQueued(), name, text, values });
+  }
+
+  /**
+   * A write whose result is not read: inside a transaction, queued and sent with the next
+   * request (a statement, or the COMMIT); outside one, run at once.
+   */
+  runLater(name: string, text: string, values: unknown[]): void {
+    if (this.depth === 0) this.query(name, text, values);
+    else this.queued.push({ name, text, values });
   }
 
   private notify(topic: string, payload: string): void {
@@ -195,7 +216,7 @@ export class PostgresDb implements Db {
     }
     const sql = `SELECT pg_notify(${literal(this.options.schema)}, ${literal(message)})`;
     if (this.depth > 0) this.notices.push({ depth: this.depth, sql });
-    else this.request({ op: 'exec', text: [...this.takePrefix(), sql].join(';\n') });
+    else this.request({ op: 'exec', before: this.takeQueued(), text: sql });
   }
 
   private onNotification(listener: NotificationListener): () => void {
@@ -227,10 +248,10 @@ export class PostgresDb implements Db {
     return notices;
   }
 
-  private takePrefix(): string[] {
-    const prefix = this.prefix;
-    this.prefix = [];
-    return prefix;
+  private takeQueued(): Before {
+    const queued = this.queued;
+    this.queued = [];
+    return queued;
   }
 
   /** A transaction (or savepoint) at `level` threw: undo it, unless its connection is gone. */
@@ -239,19 +260,20 @@ export class PostgresDb implements Db {
     // What it announced did not happen.
     this.notices = this.notices.filter((notice) => notice.depth <= level);
     if (this.epoch !== epoch) return;
-    // Never sent: nothing to undo on the server.
+    // Never sent: nothing to undo on the server (its queued writes are dropped with it).
     const opener = savepoint ? `SAVEPOINT ${savepoint}` : 'BEGIN';
-    const unsent = this.prefix.indexOf(opener);
+    const unsent = this.queued.indexOf(opener);
     if (unsent >= 0) {
-      this.prefix = this.prefix.slice(0, unsent);
+      this.queued = this.queued.slice(0, unsent);
       return;
     }
     const undo = savepoint
       ? `ROLLBACK TO SAVEPOINT ${savepoint}; RELEASE SAVEPOINT ${savepoint}`
       : 'ROLLBACK';
-    this.prefix = [];
+    // All queued came after the opener, which was sent: this level's (or deeper), undone.
+    this.queued = [];
     try {
-      this.request({ op: 'exec', text: undo });
+      this.request({ op: 'exec', before: [], text: undo });
     } catch (error) {
       // Lost meanwhile: the server rolled it back. The error thrown is the work's own.
       if (!(error instanceof StoreUnavailableError)) throw error;
@@ -298,7 +320,7 @@ export class PostgresDb implements Db {
   private loseTransaction(): void {
     this.epoch += 1;
     this.depth = 0;
-    this.prefix = [];
+    this.queued = [];
     this.notices = [];
   }
 }
@@ -326,6 +348,11 @@ class PostgresStatement implements Statement<unknown[], unknown> {
 
   run(...params: unknown[]): RunResult {
     return { changes: this.execute(params).changes, lastInsertRowid: 0 };
+  }
+
+  /** run() whose result is not read: in a transaction, sent with its next request. */
+  runLater(...params: unknown[]): void {
+    this.db.runLater(this.name, this.text, this.bind(params));
   }
 
   get(...params: unknown[]): unknown {
@@ -399,6 +426,8 @@ class PostgresStatement implements Statement<unknown[], unknown> {
 
 /** Whether a request carries the BEGIN of the transaction it runs in (it is sent first). */
 function beginsTransaction(request: Request): boolean {
-  if (request.op === 'query') return request.prefix.startsWith('BEGIN');
+  if (request.op !== 'query' && request.op !== 'exec') return false;
+  const first = request.before[0];
+  if (first !== undefined) return first === 'BEGIN';
   return request.op === 'exec' && request.text.startsWith('BEGIN');
 }

@@ -14,19 +14,31 @@ export interface WorkerConfig {
   signal: SharedArrayBuffer;
 }
 
-export interface QueryRequest {
-  op: 'query';
-  /** Simple statements run first, in one round trip (BEGIN, SAVEPOINT, RELEASE). */
-  prefix: string;
-  /** The prepared statement's name (parsed once per connection); '' for a one-off. */
+/** A statement with parameters, prepared once per connection under `name` ('' for a one-off). */
+export interface Query {
   name: string;
   text: string;
   values: unknown[];
 }
 
+/**
+ * What is sent before a request, in order and in the same pipeline (one round trip with it):
+ * simple statements (BEGIN, SAVEPOINT, RELEASE) and writes whose results nobody reads
+ * (Db.prepare(...).runLater: queued in a transaction until its next statement or its COMMIT).
+ * The first of them to fail fails the request; what follows it in the pipeline does not run
+ * (the transaction is aborted).
+ */
+export type Before = (string | Query)[];
+
+export interface QueryRequest extends Query {
+  op: 'query';
+  before: Before;
+}
+
 /** SQL text of one or more statements, run as a simple query (no parameters). */
 export interface ExecRequest {
   op: 'exec';
+  before: Before;
   text: string;
 }
 

@@ -7,9 +7,14 @@
 // and posts each notification of another daemon on the notices port, as it arrives: PostgreSQL
 // pushes them, nothing polls. Lost, it connects again (after 1 s, then up to every 5 s) and
 // posts a resync notice, since what was sent meanwhile is gone.
+//
+// The connection is in pg's pipeline mode: what a request carries before its statement (BEGIN,
+// SAVEPOINT, RELEASE, queued writes) is written to the socket with it, and PostgreSQL answers
+// them all in one round trip instead of one each.
+import { appendFileSync } from 'node:fs';
 import { workerData, type MessagePort } from 'node:worker_threads';
 import pg, { type Notification, type QueryResult } from 'pg';
-import type { Answer, Notice, Request, WorkerConfig } from './protocol.js';
+import type { Answer, Before, Notice, Query, Request, WorkerConfig } from './protocol.js';
 
 const { config, port, notices } = workerData as {
   config: WorkerConfig;
@@ -17,6 +22,20 @@ const { config, port, notices } = workerData as {
   notices: MessagePort;
 };
 const signal = new Int32Array(config.signal);
+
+/**
+ * SVC_STORE_TRACE=<file>: one line per request appended to the file: how many statements it
+ * carried (pipelined), a tab, and the head of its last one (the one whose answer was awaited),
+ * for bench/store-trips.ts, which counts a daemon's round trips and says what they wait for.
+ */
+const traceFile = process.env.SVC_STORE_TRACE || undefined;
+
+function trace(request: Request & { op: 'query' | 'exec' }): void {
+  const text =
+    request.op === 'exec' ? request.text.slice(request.text.lastIndexOf(';') + 1) : request.text;
+  const last = text.replace(/\s+/g, ' ').trim().slice(0, 120);
+  appendFileSync(traceFile!, `${request.before.length + 1}\t${last}\n`);
+}
 
 // Numbers as SQLite gives them: BIGINT (int8), COUNT(*) and SUM (numeric) as JS numbers. The
 // schema keeps times in milliseconds and counts: all far below 2^53.
@@ -39,6 +58,7 @@ async function connected(): Promise<pg.Client> {
     keepAlive: true,
     application_name: 'svc',
     types,
+    pipeline: true,
   });
   // A connection that breaks while idle: forget it; the next request connects again.
   fresh.on('error', () => {
@@ -199,12 +219,22 @@ async function answer(request: Request): Promise<Answer> {
     return { ok: true, fields: [], rows: [], changes: 0, connection };
   }
   const db = await connected();
+  if (traceFile) trace(request);
+  // Everything of the request is submitted before any answer is awaited (pipeline mode).
+  const before = request.before.length > 0 ? submitBefore(db, request.before) : [];
+  const last =
+    request.op === 'exec'
+      ? (db.query(request.text) as unknown as Promise<QueryResult | QueryResult[]>)
+      : db.query(preparedQuery(request));
+  const settled = await Promise.allSettled([...before, last]);
+  // The first failure is the cause; what ran after it failed for it (an aborted transaction).
+  for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
+  const results = (settled.at(-1) as PromiseFulfilledResult<QueryResult | QueryResult[]>).value;
   if (request.op === 'exec') {
-    const results = (await db.query(request.text)) as unknown as QueryResult | QueryResult[];
     // PostgreSQL answers COMMIT of a transaction that a failed statement aborted with ROLLBACK,
     // and no error: the work would read as committed although nothing of it was kept.
-    const last = Array.isArray(results) ? results.at(-1) : results;
-    if (/COMMIT$/.test(request.text) && last?.command === 'ROLLBACK') {
+    const final = Array.isArray(results) ? results.at(-1) : results;
+    if (/COMMIT$/.test(request.text) && final?.command === 'ROLLBACK') {
       throw Object.assign(
         new Error(
           'PostgreSQL rolled the transaction back at its commit: a statement in it had failed, which aborts a PostgreSQL transaction.',
@@ -214,24 +244,49 @@ async function answer(request: Request): Promise<Answer> {
     }
     return { ok: true, fields: [], rows: [], changes: 0, connection };
   }
-  if (request.prefix) await db.query(request.prefix);
-  const parameterTypes = request.values.map(parameterType);
-  const name = typedName(request.name, parameterTypes);
-  const result = await db.query({
-    ...(name ? { name } : {}),
-    text: request.text,
-    values: values(request.values),
-    // pg reads a query's `types` both as the Parse message's parameter types (the array) and
-    // as the result's type parsers (getTypeParser): the one object serves as both.
-    types: Object.assign(parameterTypes, { getTypeParser: types.getTypeParser }),
-    rowMode: 'array',
-  });
+  const result = results as QueryResult;
   return {
     ok: true,
     fields: result.fields.map((field) => ({ name: field.name, type: field.dataTypeID })),
     rows: result.rows as unknown[][],
     changes: result.rowCount ?? 0,
     connection,
+  };
+}
+
+/** Submits what goes before a request: runs of simple statements as one simple query each. */
+function submitBefore(db: pg.Client, before: Before): Promise<unknown>[] {
+  const submitted: Promise<unknown>[] = [];
+  let simple: string[] = [];
+  const flushSimple = () => {
+    if (simple.length === 0) return;
+    submitted.push(db.query(simple.join(';\n')));
+    simple = [];
+  };
+  for (const item of before) {
+    if (typeof item === 'string') {
+      simple.push(item);
+    } else {
+      flushSimple();
+      submitted.push(db.query(preparedQuery(item)));
+    }
+  }
+  flushSimple();
+  return submitted;
+}
+
+/** A statement with parameters as pg takes it: prepared once per name and parameter types. */
+function preparedQuery(query: Query) {
+  const parameterTypes = query.values.map(parameterType);
+  const name = typedName(query.name, parameterTypes);
+  return {
+    ...(name ? { name } : {}),
+    text: query.text,
+    values: values(query.values),
+    // pg reads a query's `types` both as the Parse message's parameter types (the array) and
+    // as the result's type parsers (getTypeParser): the one object serves as both.
+    types: Object.assign(parameterTypes, { getTypeParser: types.getTypeParser }),
+    rowMode: 'array' as const,
   };
 }
 

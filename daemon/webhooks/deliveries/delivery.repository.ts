@@ -5,7 +5,8 @@ import { jsonArrayValues } from '../../store/dialect.js';
 import { WRITE_AT_ONCE, type CounterDeferral } from '../../store/commit-queue.js';
 import { ListCounts, ListCountWrites } from '../../store/list-counts.js';
 import { ListQuery } from '../../store/list-query.js';
-import { prepareRows, prepareRowWrite } from '../../store/object-rows.js';
+import { prepareLaterWrite } from '../../store/later-writes.js';
+import { prepareLaterRowWrite, prepareRows, prepareRowWrite } from '../../store/object-rows.js';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
@@ -98,26 +99,32 @@ export class DeliveryRepository {
       count: ({ webhookId, status }) =>
         counts.sum(webhookId, status ? ['bucket = ?', status] : undefined),
     });
-    this.insertStmt = prepareRowWrite<NewDeliveryRow>(
+    // The writes of a delivery's life whose results are not read go with their transaction's
+    // next statement or COMMIT on PostgreSQL (store/later-writes.ts): a new row by a new id,
+    // updates by key. saveResult reads its update's changes: a plain run.
+    this.insertStmt = prepareLaterRowWrite<NewDeliveryRow>(
       db,
       `INSERT INTO deliveries (id, webhook_id, workspace_id, event_id, event_type, body, status, created_at, next_attempt_at)
        VALUES (@id, @webhook_id, @workspace_id, @event_id, @event_type, @body, 'pending', @created_at, @next_attempt_at)`,
     );
     this.getStmt = prepareRows<DeliveryRow, [string]>(db, 'SELECT * FROM deliveries WHERE id = ?');
-    this.attemptStmt = db.prepare<[string, number, number]>(
+    this.attemptStmt = prepareLaterWrite<[string, number, number]>(
+      db,
       `INSERT INTO delivery_attempts (delivery_id, attempt, attempted_at, outcome, response_time_ms)
        VALUES (?, ?, ?, 'unknown', 0)`,
     );
-    this.startStmt = db.prepare<[number, number, string]>(
+    this.startStmt = prepareLaterWrite<[number, number, string]>(
+      db,
       'UPDATE deliveries SET attempts = ?, last_attempt_at = ? WHERE id = ?',
     );
-    this.answerStmt = prepareRowWrite<Omit<AttemptRow, 'attempted_at'>>(
+    this.answerStmt = prepareLaterRowWrite<Omit<AttemptRow, 'attempted_at'>>(
       db,
       `UPDATE delivery_attempts SET outcome = @outcome, http_status = @http_status, response_time_ms = @response_time_ms,
          error = @error, signature = @signature, response_head = @response_head, injected_fault = @injected_fault
        WHERE delivery_id = @delivery_id AND attempt = @attempt`,
     );
-    this.lostStmt = db.prepare<[string, string]>(
+    this.lostStmt = prepareLaterWrite<[string, string]>(
+      db,
       `UPDATE delivery_attempts SET error = ? WHERE delivery_id = ? AND outcome = 'unknown' AND error IS NULL`,
     );
     this.lastAttemptStmt = prepareRows<AttemptRow, [string]>(

@@ -17,8 +17,8 @@ import { ApiError } from '../../domain/errors.js';
 import { mapPage, type ListQueryInput, type Page } from '../../domain/pages.js';
 import type { Transactions } from '../../domain/transactions.js';
 import type { CommitQueue } from '../../store/commit-queue.js';
-import type { CallScope, OutboundHttp } from '../../outbound/http.js';
-import type { TimerService } from '../../time/timer.service.js';
+import type { OutboundHttp } from '../../outbound/http.js';
+import type { TimerContext, TimerService } from '../../time/timer.service.js';
 import type { WebhookRow } from '../webhook.repository.js';
 import type { WebhookService } from '../webhook.service.js';
 import {
@@ -78,7 +78,7 @@ export class DeliveryService {
     this.notices.on('delivery', (id) => this.heard(id));
     this.sender = new DeliverySender(outbound, webhooks);
     timers.register(DELIVERY_TIMER, (payload, timer) =>
-      this.onTimer(payload as { delivery_id: string }, timer.untilDue),
+      this.onTimer(payload as { delivery_id: string }, timer),
     );
   }
 
@@ -298,10 +298,7 @@ export class DeliveryService {
     this.timers.schedule(DELIVERY_TIMER, at, { delivery_id: deliveryId }, deliveryId);
   }
 
-  private async onTimer(
-    payload: { delivery_id: string },
-    untilDue: CallScope['untilDue'],
-  ): Promise<void> {
+  private async onTimer(payload: { delivery_id: string }, timer: TimerContext): Promise<void> {
     // An attempt is in flight (a retry's, or another timer's): it schedules the next one if needed.
     if (this.attempting.has(payload.delivery_id)) return;
     const row = this.repo.get(payload.delivery_id);
@@ -318,16 +315,17 @@ export class DeliveryService {
     // flight (its timer outlived it). It counts toward max_attempts.
     const lost = row.attempts > 0 && this.repo.lastAttempt(row.id)?.outcome === 'unknown';
     if (lost && judgeLostAttempt(row, hook) === 'exhausted') {
-      await this.exhaust(row, hook);
+      await this.exhaust(row, hook, timer);
       return;
     }
-    await this.attempt(row, hook, true, untilDue);
+    await this.attempt(row, hook, true, timer);
   }
 
   /** The schedule's last attempt was lost to a stop: the delivery fails as if it had failed. */
-  private async exhaust(row: DeliveryRow, hook: WebhookRow): Promise<void> {
+  private async exhaust(row: DeliveryRow, hook: WebhookRow, timer: TimerContext): Promise<void> {
     const now = this.clock.now();
     await this.commits.run(() => {
+      timer.finish();
       this.repo.markLost(row.id, LOST_ATTEMPT);
       this.repo.saveResult(
         { ...row, status: 'failed', error: LOST_ATTEMPT, next_attempt_at: null },
@@ -344,16 +342,17 @@ export class DeliveryService {
 
   /**
    * One attempt at a time per delivery (see retryNow); settles when its outcome is stored.
-   * `automatic`: made by the delivery's timer, not a resend; `untilDue`: the timer's parking of
-   * an injected latency (TimerContext.untilDue), so that a clock move or a stop does not wait.
+   * `automatic`: made by the delivery's timer, not a resend; `timer`: that timer, whose parking
+   * of an injected latency (untilDue) keeps a clock move or a stop from waiting, and which is
+   * deleted in the transaction that stores the outcome (finish).
    */
   private attempt(
     row: DeliveryRow,
     hook: WebhookRow,
     automatic: boolean,
-    untilDue?: CallScope['untilDue'],
+    timer?: TimerContext,
   ): Promise<void> {
-    const running = this.attemptOnce(row, hook, automatic, untilDue);
+    const running = this.attemptOnce(row, hook, automatic, timer);
     const settled = running.catch(() => undefined);
     this.attempting.set(row.id, settled);
     void settled.then(() => {
@@ -366,7 +365,7 @@ export class DeliveryService {
     row: DeliveryRow,
     hook: WebhookRow,
     automatic: boolean,
-    untilDue?: CallScope['untilDue'],
+    timer?: TimerContext,
   ) {
     const attempts = nextAttempt(row);
     await this.start(row, hook, attempts, automatic);
@@ -379,7 +378,7 @@ export class DeliveryService {
         webhookId: hook.id,
         attempt: attempts,
         matchText: () => row.event_type,
-        untilDue,
+        untilDue: timer?.untilDue,
       },
     );
     const now = this.clock.now();
@@ -398,6 +397,8 @@ export class DeliveryService {
     // In the group commit: the attempts that end in the same tick share one transaction (and one
     // update of the webhook's counters). A crash before it commits leaves the attempt unknown.
     await this.commits.run(() => {
+      // The timer that made this attempt is done with it (deleted in this transaction).
+      timer?.finish();
       this.repo.answerAttempt({
         delivery_id: row.id,
         attempt: attempts,
