@@ -10,6 +10,7 @@ import {
   type WorkflowStep,
 } from '../../cli/workflow-views.js';
 import { CliError } from '../../cli/errors.js';
+import { execution as runExecution, stepResult } from '../helpers/run-views.js';
 
 const yaml = `
 name: Refunds
@@ -85,52 +86,10 @@ const steps: WorkflowStep[] = [
   { id: 'notify', name: 'Notify', type: 'webhook' },
 ];
 
-function execution(partial: Partial<Execution>): Execution {
-  return {
-    execution_id: 'wex_1',
-    workflow_id: 'wfl_1',
-    workflow_name: 'Test',
-    status: 'running',
-    trigger: { type: 'manual' },
-    input: {},
-    current_step: null,
-    steps_completed: 0,
-    steps_total: 3,
-    step_results: [],
-    result: null,
-    error: null,
-    failed_step: null,
-    duration_seconds: null,
-    elapsed_ms: null,
-    created_at: '2030-01-01T00:00:00.000Z',
-    completed_at: null,
-    cancelled_at: null,
-    rerun_of: null,
-    from_step_id: null,
-    reruns: [],
-    ...partial,
-  };
-}
-
-function step(id: string, partial: Partial<StepResult>): StepResult {
-  const known = steps.find((candidate) => candidate.id === id)!;
-  return {
-    step_id: id,
-    step_name: known.name,
-    type: known.type,
-    status: 'running',
-    attempt: 1,
-    result: null,
-    error: null,
-    duration_ms: null,
-    elapsed_ms: null,
-    injected_fault: null,
-    wakes_at: null,
-    started_at: '2030-01-01T00:00:00.000Z',
-    completed_at: null,
-    ...partial,
-  };
-}
+const CREATED = '2030-01-01T00:00:00.000Z';
+const execution = (partial: Partial<Execution>) =>
+  runExecution(CREATED, { steps_total: 3, ...partial });
+const step = (id: string, partial: Partial<StepResult>) => stepResult(steps, id, partial, CREATED);
 
 test('without a terminal the run view prints one plain line per change, never twice', (t) => {
   let out = '';

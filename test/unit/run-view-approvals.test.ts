@@ -4,6 +4,7 @@
 import test from 'ava';
 import { RunView } from '../../cli/run-view.js';
 import type { Execution, StepResult, WorkflowStep } from '../../cli/workflow-views.js';
+import { execution, stepResult } from '../helpers/run-views.js';
 
 const steps: WorkflowStep[] = [
   { id: 'slow', name: 'Slow branch', type: 'wait' },
@@ -12,51 +13,19 @@ const steps: WorkflowStep[] = [
 ];
 const NINE = Date.parse('2026-01-05T09:00:00.000Z');
 
-function result(id: string, partial: Partial<StepResult>): StepResult {
-  const known = steps.find((candidate) => candidate.id === id)!;
-  return {
-    step_id: id,
-    step_name: known.name,
-    type: known.type,
-    status: 'running',
-    attempt: 1,
-    result: null,
-    error: null,
-    duration_ms: null,
-    elapsed_ms: null,
-    injected_fault: null,
-    wakes_at: null,
-    started_at: '2026-01-05T09:00:00.000Z',
-    completed_at: null,
-    ...partial,
-  };
-}
+const STARTED = '2026-01-05T09:00:00.000Z';
+const result = (id: string, partial: Partial<StepResult>) =>
+  stepResult(steps, id, partial, STARTED);
 
-function run(status: string, stepResults: StepResult[]): Execution {
-  return {
-    execution_id: 'wex_1',
-    workflow_id: 'wfl_1',
+function run(status: Execution['status'], stepResults: StepResult[]): Execution {
+  return execution(STARTED, {
     workflow_name: 'Parallel',
     status,
-    trigger: { type: 'manual' },
-    input: {},
     // As the daemon reports it: the first active step, the waiting branch.
     current_step: stepResults.find((step) => step.completed_at === null)?.step_id ?? null,
-    steps_completed: 0,
     steps_total: steps.length,
     step_results: stepResults,
-    result: null,
-    error: null,
-    failed_step: null,
-    duration_seconds: null,
-    elapsed_ms: null,
-    created_at: '2026-01-05T09:00:00.000Z',
-    completed_at: null,
-    cancelled_at: null,
-    rerun_of: null,
-    from_step_id: null,
-    reruns: [],
-  } as Execution;
+  });
 }
 
 const waiting = result('slow', { status: 'waiting', wakes_at: '2026-01-05T09:15:00.000Z' });

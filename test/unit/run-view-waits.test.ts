@@ -4,6 +4,7 @@
 import test from 'ava';
 import { RunView } from '../../cli/run-view.js';
 import type { Execution, StepResult, WorkflowStep } from '../../cli/workflow-views.js';
+import { execution, stepResult } from '../helpers/run-views.js';
 
 const steps: WorkflowStep[] = [
   { id: 'pause', name: 'Pause', type: 'wait' },
@@ -11,50 +12,16 @@ const steps: WorkflowStep[] = [
 ];
 const NINE = Date.parse('2026-01-05T09:00:00.000Z');
 
-function result(id: string, partial: Partial<StepResult>): StepResult {
-  const known = steps.find((candidate) => candidate.id === id)!;
-  return {
-    step_id: id,
-    step_name: known.name,
-    type: known.type,
-    status: 'running',
-    attempt: 1,
-    result: null,
-    error: null,
-    duration_ms: null,
-    elapsed_ms: null,
-    injected_fault: null,
-    wakes_at: null,
-    started_at: '2026-01-05T09:00:00.000Z',
-    completed_at: null,
-    ...partial,
-  };
-}
+const STARTED = '2026-01-05T09:00:00.000Z';
+const result = (id: string, partial: Partial<StepResult>) =>
+  stepResult(steps, id, partial, STARTED);
 
 function run(stepResults: StepResult[]): Execution {
-  return {
-    execution_id: 'wex_1',
-    workflow_id: 'wfl_1',
-    workflow_name: 'Test',
-    status: 'running',
-    trigger: { type: 'manual' },
-    input: {},
+  return execution(STARTED, {
     current_step: stepResults.at(-1)?.step_id ?? null,
-    steps_completed: 0,
     steps_total: 2,
     step_results: stepResults,
-    result: null,
-    error: null,
-    failed_step: null,
-    duration_seconds: null,
-    elapsed_ms: null,
-    created_at: '2026-01-05T09:00:00.000Z',
-    completed_at: null,
-    cancelled_at: null,
-    rerun_of: null,
-    from_step_id: null,
-    reruns: [],
-  };
+  });
 }
 
 function plainLines(clock: number | undefined, updates: StepResult[][]): string[] {
