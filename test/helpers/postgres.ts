@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import type { MessagePort } from 'node:worker_threads';
 import type { Db, StoreKind } from '../../daemon/store/db.js';
 import { openDatabase } from '../../daemon/store/database.js';
 import type { MigrationContext } from '../../daemon/store/migrations.js';
@@ -125,4 +126,19 @@ export async function twoDaemonsOn(
   const b = await startDaemon({ env, args: ['--sandbox', sandbox, '--secret-key-file', key] });
   started.push(b);
   return [a, b];
+}
+
+/**
+ * Counts the messages a PostgreSQL store's thread posts to its worker from now on: each is one
+ * round trip to PostgreSQL, what the adapter's batching is meant to save. `reset()` starts over.
+ */
+export function countWorkerMessages(db: Db): { count(): number; reset(): void } {
+  const port = (db as unknown as { port: MessagePort }).port;
+  const post = port.postMessage.bind(port);
+  let messages = 0;
+  port.postMessage = (message: unknown) => {
+    messages += 1;
+    post(message);
+  };
+  return { count: () => messages, reset: () => (messages = 0) };
 }

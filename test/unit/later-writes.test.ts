@@ -3,11 +3,10 @@
 // the savepoint they were made in, a failure rolls the whole transaction back); on PostgreSQL
 // a transaction of such writes costs one message to the worker, its COMMIT.
 import test from 'ava';
-import type { MessagePort } from 'node:worker_threads';
 import type { Db } from '../../daemon/store/db.js';
 import { prepareLaterWrite } from '../../daemon/store/later-writes.js';
 import { prepareLaterInsert } from '../../daemon/store/object-rows.js';
-import { openTestStore, STORE_KINDS } from '../helpers/postgres.js';
+import { countWorkerMessages, openTestStore, STORE_KINDS } from '../helpers/postgres.js';
 
 async function store(t: import('ava').ExecutionContext, kind: (typeof STORE_KINDS)[number]) {
   const db = await openTestStore(kind);
@@ -116,23 +115,17 @@ test('postgres: a transaction of later writes is one message to the worker; a re
     db,
     'INSERT INTO settings (key, value) VALUES (?, ?)',
   );
-  const port = (db as unknown as { port: MessagePort }).port;
-  const post = port.postMessage.bind(port);
-  let messages = 0;
-  port.postMessage = (message: unknown) => {
-    messages += 1;
-    post(message);
-  };
+  const messages = countWorkerMessages(db);
   db.transaction(() => {
     for (let index = 0; index < 5; index += 1) put.run(`lw_${index}`, String(index));
   })();
-  t.is(messages, 1);
-  messages = 0;
+  t.is(messages.count(), 1);
+  messages.reset();
   db.transaction(() => {
     put.run('lw_x', 'x');
     t.is(setting(db, 'lw_x'), 'x');
     put.run('lw_y', 'y');
   })();
-  t.is(messages, 2);
+  t.is(messages.count(), 2);
   t.is(keys(db).length, 7);
 });

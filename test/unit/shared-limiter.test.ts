@@ -2,12 +2,11 @@
 // bucket counted at once, none if any is full, the tightest reported; and a request's buckets
 // are added to by one statement, so a check is two round trips (the upsert, the COMMIT).
 import test from 'ava';
-import type { MessagePort } from 'node:worker_threads';
 import type { Db } from '../../daemon/store/db.js';
 import { OffsetClock } from '../../daemon/time/clock.js';
 import { FixedWindowLimiter, type BucketSpec } from '../../daemon/ratelimit/limiter.js';
 import { SharedWindowLimiter } from '../../daemon/ratelimit/shared-limiter.js';
-import { openTestStore } from '../helpers/postgres.js';
+import { countWorkerMessages, openTestStore } from '../helpers/postgres.js';
 
 const MINUTE = 60_000;
 const spec = (name: string, limit: number): BucketSpec => ({
@@ -89,15 +88,9 @@ test('postgres: a request of four buckets is two messages to the store worker', 
   const shared = new SharedWindowLimiter(db, clock);
   const buckets = ['a', 'b', 'c', 'd'].map((name) => ({ spec: spec(name, 10), key: 'k' }));
   shared.hit(buckets);
-  const port = (db as unknown as { port: MessagePort }).port;
-  const post = port.postMessage.bind(port);
-  let messages = 0;
-  port.postMessage = (message: unknown) => {
-    messages += 1;
-    post(message);
-  };
+  const messages = countWorkerMessages(db);
   const verdict = shared.hit(buckets);
   t.true(verdict.allowed);
   t.is(verdict.tightest?.remaining, 8);
-  t.is(messages, 2);
+  t.is(messages.count(), 2);
 });
