@@ -6,8 +6,8 @@
 // `svc clock advance` on B stands, just before B fires what fell due), and A starts then: each
 // of the six ticks the move passed starts one run, none skipped, none twice.
 import test from 'ava';
-import type { TestDaemon } from '../helpers/daemon.js';
 import { psql, throwawayPostgres, twoDaemonsOn, type TestPostgres } from '../helpers/postgres.js';
+import { daemonsStoppedAfterFile } from '../helpers/team-daemons.js';
 import { allExecutions, apiFor, createWorkflow } from '../helpers/workflows.js';
 
 let pg: Required<TestPostgres>;
@@ -15,10 +15,7 @@ test.before(async () => {
   pg = await throwawayPostgres();
 });
 
-const started: TestDaemon[] = [];
-test.after.always(async () => {
-  await Promise.all(started.map((daemon) => daemon.stop().catch(() => undefined)));
-});
+const started = daemonsStoppedAfterFile();
 
 const SANDBOX = 'catch_up';
 

@@ -6,11 +6,9 @@ import test from 'ava';
 import { dashboardLoginUrl } from '../helpers/browser.js';
 import type { TestDaemon } from '../helpers/daemon.js';
 import { throwawayPostgres, twoDaemonsOn } from '../helpers/postgres.js';
+import { daemonsStoppedAfterFile } from '../helpers/team-daemons.js';
 
-const started: TestDaemon[] = [];
-test.after.always(async () => {
-  await Promise.all(started.map((daemon) => daemon.stop().catch(() => undefined)));
-});
+const started = daemonsStoppedAfterFile();
 
 /** The dashboard's session answer on `d` with this cookie: its status and CSRF token. */
 async function sessionOn(d: TestDaemon, cookie: string) {

@@ -21,6 +21,7 @@ import { control } from '../helpers/api.js';
 import type { TestDaemon } from '../helpers/daemon.js';
 import { startDaemon } from '../helpers/daemon.js';
 import { throwawayPostgres, twoDaemonsOn, type TestPostgres } from '../helpers/postgres.js';
+import { daemonsStoppedAfterFile } from '../helpers/team-daemons.js';
 import { killHard, running } from '../helpers/processes.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -41,10 +42,7 @@ test.before(async () => {
   pg = await throwawayPostgres();
 });
 
-const started: TestDaemon[] = [];
-test.after.always(async () => {
-  await Promise.all(started.map((daemon) => daemon.stop().catch(() => undefined)));
-});
+const started = daemonsStoppedAfterFile();
 
 const SANDBOX = 'chaos';
 /** How many daemons serve the sandbox (SVC_CHAOS_DAEMONS, 2 to 5; the gate runs two). */

@@ -7,6 +7,7 @@
 import test from 'ava';
 import type { TestDaemon } from '../helpers/daemon.js';
 import { throwawayPostgres, twoDaemonsOn, type TestPostgres } from '../helpers/postgres.js';
+import { daemonsStoppedAfterFile } from '../helpers/team-daemons.js';
 import { killHard } from '../helpers/processes.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { HANG_TIMEOUT_MS, lookUntil } from '../helpers/waiting.js';
@@ -23,10 +24,7 @@ test.before(async () => {
   pg = await throwawayPostgres();
 });
 
-const started: TestDaemon[] = [];
-test.after.always(async () => {
-  await Promise.all(started.map((daemon) => daemon.stop().catch(() => undefined)));
-});
+const started = daemonsStoppedAfterFile();
 
 const RUNS_PER_DAEMON = 4;
 const MAX_ATTEMPTS = 3;
