@@ -43,6 +43,16 @@ import type { Answer, Before, Notice, Request, Rows, WorkerConfig } from './prot
 /** PostgreSQL refuses payloads of 8,000 bytes or more; room left for the topic's framing. */
 const MAX_NOTICE_BYTES = 7000;
 
+/**
+ * How long a statement may take before the worker thread is taken for hung and restarted. Far
+ * past any statement of svc's (lock waits between daemons included): a guard against a thread
+ * that never answers, not a query timeout.
+ */
+const ANSWER_TIMEOUT_MS = 60_000;
+
+/** SQLSTATE of a statement refused because its transaction failed earlier. */
+const ABORTED_TRANSACTION = '25P02';
+
 /** PostgreSQL's oid of bytea. */
 const BYTEA = 17;
 
@@ -55,11 +65,13 @@ export interface PostgresDbOptions {
 
 export class PostgresDb implements Db {
   readonly [STORE_KIND]: StoreKind = 'postgres';
-  private readonly worker: Worker;
-  private readonly port: MessagePort;
-  private readonly signal: Int32Array;
+  private worker!: Worker;
+  private port!: MessagePort;
+  private signal!: Int32Array;
   private readonly names = new Map<string, string>();
   private closed = false;
+  /** The worker thread exited (seen between requests); the next request starts another. */
+  private workerStopped = false;
   /** Open transactions and savepoints. */
   private depth = 0;
   /**
@@ -74,7 +86,7 @@ export class PostgresDb implements Db {
   /** NOTIFY statements of the open transaction, each with the depth it was made at. */
   private notices: { depth: number; sql: string }[] = [];
   private readonly listeners = new Set<NotificationListener>();
-  private readonly noticePort: MessagePort;
+  private noticePort!: MessagePort;
 
   readonly notifications: Notifications = {
     notify: (topic, payload) => this.notify(topic, payload),
@@ -82,13 +94,23 @@ export class PostgresDb implements Db {
   };
 
   constructor(readonly options: PostgresDbOptions) {
+    this.startWorker();
+  }
+
+  /**
+   * Starts the worker thread and its ports. Again after the thread stopped or hung (request()):
+   * the daemon goes on with a new connection rather than answering every later request with an
+   * error. The listening connection comes back with it when somebody listens.
+   */
+  private startWorker(): void {
     const signal = new SharedArrayBuffer(4);
     this.signal = new Int32Array(signal);
     const channel = new MessageChannel();
     this.port = channel.port1;
     const noticeChannel = new MessageChannel();
     this.noticePort = noticeChannel.port1;
-    const config: WorkerConfig = { ...options, signal };
+    const listen = this.listeners.size > 0 ? this.options.schema : undefined;
+    const config: WorkerConfig = { ...this.options, signal, ...(listen ? { listen } : {}) };
     const { script, eval: isEval } = workerScript('worker', import.meta.url);
     this.worker = new Worker(script, {
       eval: isEval,
@@ -97,11 +119,31 @@ export class PostgresDb implements Db {
       workerData: { config, port: channel.port2, notices: noticeChannel.port2 },
       transferList: [channel.port2, noticeChannel.port2],
     });
+    // What the thread dies of is answered as the store being unavailable (request()), and it is
+    // started again: its 'error' must not end the daemon (an EventEmitter's unheard 'error' throws).
+    this.worker.on('error', () => undefined);
+    // Stopped between requests (heard here only then: a request blocks this thread): the next
+    // request starts a new one instead of waiting on it.
+    const worker = this.worker;
+    worker.on('exit', () => {
+      if (this.worker === worker) this.workerStopped = true;
+    });
     // The worker is only waited on synchronously: it must not keep the process alive.
     this.worker.unref();
     this.port.unref();
     this.noticePort.on('message', (notice: Notice) => this.heard(notice));
-    this.noticePort.unref();
+    if (!listen) this.noticePort.unref();
+  }
+
+  /** The thread stopped or hangs: a new one, on a new connection (what was open is lost). */
+  private restartWorker(): void {
+    void this.worker.terminate();
+    this.port.close();
+    this.noticePort.close();
+    this.loseTransaction();
+    this.connection = 0;
+    this.workerStopped = false;
+    this.startWorker();
   }
 
   get open(): boolean {
@@ -161,11 +203,16 @@ export class PostgresDb implements Db {
         const notices = this.takeNotices();
         if (notices.length > 0) this.request({ op: 'exec', before: [], text: notices.join(';\n') });
       } else {
+        // COMMIT goes as a statement of its own after the notices: were it in one text with
+        // them, a failed write before would abort the transaction, the notices' statement fail
+        // and the rest of its text, COMMIT included, be skipped, leaving the connection in an
+        // aborted transaction that failed every later statement (25P02). On its own, COMMIT
+        // of a failed transaction ends it (PostgreSQL answers ROLLBACK; worker.ts throws).
         const notices = this.takeNotices();
         this.request({
           op: 'exec',
-          before: this.takeQueued(),
-          text: [...notices, 'COMMIT'].join(';\n'),
+          before: [...this.takeQueued(), ...notices],
+          text: 'COMMIT',
         });
       }
       return result;
@@ -180,7 +227,7 @@ export class PostgresDb implements Db {
     this.listeners.clear();
     this.noticePort.close();
     try {
-      this.request({ op: 'close' });
+      if (!this.workerStopped) this.request({ op: 'close' });
     } finally {
       this.closed = true;
       void this.worker.terminate();
@@ -291,13 +338,28 @@ export class PostgresDb implements Db {
   private request(request: Request): Rows;
   private request(request: Request): Rows {
     if (this.closed) throw new TypeError('The database connection is not open');
+    if (this.workerStopped && request.op !== 'close') {
+      this.restartWorker();
+      throw new StoreUnavailableError(
+        this.options.where,
+        "the adapter's worker thread stopped; it was restarted",
+      );
+    }
     Atomics.store(this.signal, 0, 0);
     this.port.postMessage(request);
-    Atomics.wait(this.signal, 0, 0);
+    const waited = Atomics.wait(this.signal, 0, 0, ANSWER_TIMEOUT_MS);
     const message = receiveMessageOnPort(this.port);
     if (!message) {
-      this.closed = true;
-      throw new StoreUnavailableError(this.options.where, "the adapter's worker thread stopped");
+      // The thread died (out of memory, or pg threw where worker.ts could not answer) or hangs
+      // (a query whose promise never settles): this request fails as unavailable (503), and the
+      // next one runs on a new thread and connection instead of failing forever.
+      if (request.op !== 'close') this.restartWorker();
+      throw new StoreUnavailableError(
+        this.options.where,
+        waited === 'timed-out'
+          ? `the adapter's worker thread did not answer in ${ANSWER_TIMEOUT_MS / 1000} s; it was restarted`
+          : "the adapter's worker thread stopped; it was restarted",
+      );
     }
     const answer = message.message as Answer;
     if (answer.connection !== this.connection) {
@@ -313,6 +375,12 @@ export class PostgresDb implements Db {
     if (answer.unavailable) {
       if (this.depth > 0) this.loseTransaction();
       throw new StoreUnavailableError(this.options.where, answer.message);
+    }
+    if (answer.code === ABORTED_TRANSACTION && this.depth === 0 && request.op !== 'close') {
+      // The connection is in a failed transaction that nothing here has open: end it, or every
+      // later statement fails the same way. (COMMIT is always sent on its own for this, but a
+      // transaction left open must cost one failed request, never the daemon.)
+      this.request({ op: 'exec', before: [], text: 'ROLLBACK' });
     }
     throw postgresError(answer);
   }

@@ -12,6 +12,11 @@ export interface WorkerConfig {
   where: string;
   /** [0]: 0 while a request runs, 1 once its answer is posted. */
   signal: SharedArrayBuffer;
+  /**
+   * The channel to LISTEN on from the start: given to a thread started again after the one
+   * before stopped, while somebody listens (a first thread is asked with a ListenRequest).
+   */
+  listen?: string;
 }
 
 /** A statement with parameters, prepared once per connection under `name` ('' for a one-off). */

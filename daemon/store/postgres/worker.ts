@@ -311,15 +311,63 @@ function failure(error: unknown): Answer {
   };
 }
 
-function reply(answer: Answer): void {
-  port.postMessage(answer);
+/** The request being answered (the caller sends one at a time and waits for its answer). */
+let current = 0;
+let answered = 0;
+
+/** Answers request `id`, once; an answer of an earlier request, settled late, is dropped. */
+function reply(id: number, answer: Answer): void {
+  if (id !== current || answered === id) return;
+  answered = id;
+  try {
+    port.postMessage(answer);
+  } catch (error) {
+    // Something of the answer could not be copied to the caller: it still gets one.
+    port.postMessage(failure(error));
+  }
   Atomics.store(signal, 0, 1);
   Atomics.notify(signal, 0);
 }
 
 port.on('message', (request: Request) => {
-  answer(request).then(reply, (error: unknown) => reply(failure(error)));
+  const id = ++current;
+  answer(request).then(
+    (done) => reply(id, done),
+    (error: unknown) => reply(id, failure(error)),
+  );
 });
+
+// pg can throw outside any query's promise (in a socket's event, a protocol message it did not
+// expect): the request waiting then would never be answered, and the thread die of it. Instead
+// the connection is dropped, the waiting request answered as unavailable (the caller's 503),
+// and the next request connects again.
+function brokenClient(error: unknown): void {
+  const broken = client;
+  client = undefined;
+  void broken?.end().catch(() => undefined);
+  const message = error instanceof Error ? error.message : String(error);
+  reply(current, {
+    ok: false,
+    unavailable: true,
+    message: `the PostgreSQL client failed (${message}); the next request connects again`,
+    code: undefined,
+    constraint: undefined,
+    connection,
+  });
+}
+process.on('uncaughtException', brokenClient);
+process.on('unhandledRejection', brokenClient);
+
+// A thread started again while somebody listens: it listens from the start, and says "resync"
+// once it hears, since what was sent meanwhile is gone.
+if (config.listen) {
+  const state: Listening = { channel: config.listen, client: undefined };
+  listening = state;
+  connectListener(state).then(
+    () => post({ kind: 'resync' }),
+    () => reconnect(state, RETRY_FIRST_MS),
+  );
+}
 
 // Never leave the caller waiting on a thread that has died.
 process.on('exit', () => {
