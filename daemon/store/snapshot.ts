@@ -4,7 +4,8 @@
 // table that records the format, the svc and schema versions and when it was taken.
 // Everything lives in the store, so the copy holds it all: workspaces, key hashes, agents,
 // knowledge, workflows, runs with their timers, deliveries, events, OAuth apps and grants,
-// sealed secrets, and the sandbox clock offset (settings).
+// sealed secrets, and the sandbox clock offset (settings); less what is the serving daemons'
+// own and not the sandbox's (leaveOutDaemonsOwn), the same from either store.
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -68,6 +69,9 @@ export function writeSnapshot(
     const copy = new Database(temp);
     try {
       copy.pragma('journal_mode = DELETE');
+      // The rows left out below are overwritten, not only unlinked: a token's hash or a daemon's
+      // address must not stay readable in the file's free pages.
+      copy.pragma('secure_delete = ON');
       const info: SnapshotInfo = {
         format: SNAPSHOT_FORMAT,
         format_version: SNAPSHOT_FORMAT_VERSION,
@@ -76,9 +80,7 @@ export function writeSnapshot(
         environment: meta.environment,
         created_at: meta.createdAt,
       };
-      // The secret key's verifier (app/secret-key.ts) is the sandbox's, not the snapshot's: an
-      // import checks the sealed values against the importing daemon's key instead.
-      copy.prepare('DELETE FROM settings WHERE key = ?').run(SECRET_KEY_VERIFIER);
+      leaveOutDaemonsOwn(copy);
       copy.exec(SNAPSHOT_TABLE_SQL);
       const insert = copy.prepare('INSERT INTO svc_snapshot (key, value) VALUES (?, ?)');
       for (const [key, value] of Object.entries(info)) insert.run(key, String(value));
@@ -235,6 +237,20 @@ export function prepareImport(
     rmSync(`${staging}-shm`, { force: true });
     throw error;
   }
+}
+
+/**
+ * What a snapshot never carries, from either store: what belongs to the daemons that serve the
+ * sandbox rather than to the sandbox. The secret key's verifier (app/secret-key.ts): an import
+ * checks the sealed values against the importing daemon's key instead. The operator credentials
+ * the daemons minted (each daemon's own, handed out over its control channel only). And who
+ * served it (leaveOutServing). An import leaves them out again: an older svc's snapshot, or one
+ * changed after export, may hold them.
+ */
+function leaveOutDaemonsOwn(db: Db): void {
+  db.prepare('DELETE FROM settings WHERE key = ?').run(SECRET_KEY_VERIFIER);
+  db.prepare("DELETE FROM api_keys WHERE kind = 'operator'").run();
+  leaveOutServing(db);
 }
 
 /**

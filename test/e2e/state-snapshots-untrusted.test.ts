@@ -4,7 +4,8 @@
 // a recursive query on every write), a planted operator credential, export over an existing file
 // or into the data dir, import of a named pipe, --drop-secrets with a `/` in a secret's name,
 // a lowered user_version and a non-JSON column. And (issue 54) a team sandbox's daemons, their
-// claims, rate windows and dashboard logins, which a snapshot of it carries, are left out.
+// claims, rate windows and dashboard logins, which an older or changed snapshot may carry, are
+// left out.
 import test, { type ExecutionContext } from 'ava';
 import Database from 'better-sqlite3';
 import { execFileSync } from 'node:child_process';

@@ -5,6 +5,7 @@
 // reconnects; an acknowledged write survives SIGKILL; svc state export|import move a sandbox
 // between the stores with the same listings.
 import test from 'ava';
+import Database from 'better-sqlite3';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { assertExit, runCli, startDaemon, type TestDaemon } from '../helpers/daemon.js';
@@ -29,6 +30,41 @@ async function daemonOn(store: string, args: string[] = [], env: NodeJS.ProcessE
   started.push(daemon);
   return daemon;
 }
+
+/**
+ * What a snapshot file holds of the daemons that served its sandbox: their registry rows, what
+ * they held, the rate windows they counted, dashboard logins, the operator credentials they
+ * minted and the secret key's verifier. A snapshot is the sandbox's data, so all are none.
+ */
+function servedBy(file: string): Record<string, number> {
+  const db = new Database(file, { readonly: true });
+  try {
+    const count = (sql: string) => db.prepare<[], { n: number }>(sql).get()!.n;
+    return {
+      daemons: count('SELECT count(*) AS n FROM daemons'),
+      step_claims: count('SELECT count(*) AS n FROM run_step_claims'),
+      claimed_timers: count('SELECT count(*) AS n FROM timers WHERE claimed_by IS NOT NULL'),
+      rate_counters: count('SELECT count(*) AS n FROM rate_counters'),
+      dashboard_login_tokens: count('SELECT count(*) AS n FROM dashboard_login_tokens'),
+      dashboard_sessions: count('SELECT count(*) AS n FROM dashboard_sessions'),
+      operator_keys: count("SELECT count(*) AS n FROM api_keys WHERE kind = 'operator'"),
+      key_verifier: count("SELECT count(*) AS n FROM settings WHERE key = 'secret_key_verifier'"),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+const SERVED_BY_NONE = {
+  daemons: 0,
+  step_claims: 0,
+  claimed_timers: 0,
+  rate_counters: 0,
+  dashboard_login_tokens: 0,
+  dashboard_sessions: 0,
+  operator_keys: 0,
+  key_verifier: 0,
+};
 
 async function agentNames(daemon: TestDaemon): Promise<string[]> {
   const listed = await daemon.cli(['agents', 'list', '--limit', '100', '--json']);
@@ -159,6 +195,8 @@ test.serial(
     t.is(hook.status, 201, JSON.stringify(hook.body));
     const snapshot = join(tempDir('svc-pg-snap-'), 'lite.svc');
     assertExit(t, await lite.cli(['state', 'export', snapshot]), 0);
+    // The SQLite daemon's own registry row and operator credential stay with it.
+    t.deepEqual(servedBy(snapshot), SERVED_BY_NONE, 'the SQLite export carries no daemon rows');
 
     // The PostgreSQL daemon takes the same key (the snapshot's secrets are sealed with it).
     const key = join(tempDir('svc-pg-snapkey-'), 'key');
@@ -202,8 +240,35 @@ test.serial(
     // Deployed now: an agent left training turns active by a timer, at a moment that differs
     // between the two daemons, and its updated_at with it.
     assertExit(t, await team.cli(['agents', 'deploy', created.json().id as string]), 0);
+    // Who serves the team sandbox, in its rows: the daemon's registry row and its operator
+    // credential (there already), a dashboard login (a session and an unused link's token), the
+    // rate windows the requests above counted, and claims a daemon holds mid-step (planted: a
+    // step is claimed only while it runs).
+    const link = await team.cli(['dashboard', '--no-open', '--json']);
+    assertExit(t, link, 0);
+    const login = await fetch(link.json().login_url as string, { redirect: 'manual' });
+    t.is(login.status, 303);
+    assertExit(t, await team.cli(['dashboard', '--no-open']), 0);
+    const sandbox = dataDirSandbox(team.dataDir);
+    psql(
+      pg.url,
+      `INSERT INTO ${sandbox}.run_step_claims (execution_id, act_key, attempt, daemon_id, claimed_at)
+       VALUES ('exe_planted', 'step', 1, 'dmn_planted', 0)`,
+    );
+    const inStore = (table: string) =>
+      Number(psql(pg.url, `SELECT count(*) FROM ${sandbox}.${table}`));
+    for (const table of [
+      'daemons',
+      'dashboard_sessions',
+      'dashboard_login_tokens',
+      'rate_counters',
+    ]) {
+      t.true(inStore(table) > 0, `the team sandbox has ${table} rows to leave out`);
+    }
     const back = join(tempDir('svc-pg-back-'), 'team.svc');
     assertExit(t, await team.cli(['state', 'export', back]), 0);
+    t.deepEqual(servedBy(back), SERVED_BY_NONE, 'the PostgreSQL export carries no daemon rows');
+    t.true(inStore('daemons') > 0, 'the export leaves the live sandbox as it was');
     const local = await daemonOn('', ['--secret-key-file', key]);
     assertExit(t, await local.cli(['state', 'import', back]), 0);
     t.deepEqual(await listings(local), await listings(team));
