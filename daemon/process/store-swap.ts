@@ -2,7 +2,7 @@
 // checked and migrated on a worker thread, so a bad or big snapshot never stops the daemon), then
 // has the host swap it in. Either one replaces the whole sandbox: the daemon log says so at
 // `warn` (counts only: the answer's new secrets and keys are never logged).
-import { renameSync, rmSync } from 'node:fs';
+import { renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { VERSION } from '../../shared/package-info.js';
 import type { ImportAnswer, StoreSwap } from '../control/deps.js';
@@ -11,6 +11,7 @@ import type { StoreSetting } from '../../shared/store-url.js';
 import { MIGRATIONS } from '../store/migrations.js';
 import { fillPostgresSandbox } from '../store/store-copy.js';
 import { prepareImportOffThread } from '../store/import-thread.js';
+import { removeStaged, type PreparedImport } from '../store/snapshot.js';
 import { checkSnapshotWorkflows } from '../workflows/snapshot-check.js';
 import type { AppHost } from './app-host.js';
 
@@ -85,14 +86,16 @@ export function storeSwap(
     drop_secrets: dropSecrets,
   }: Parameters<StoreSwap['importSnapshot']>[0]): Promise<ImportAnswer> {
     const staging = join(dataDir, 'svc.db.importing');
-    const prepared = await prepareImportOffThread({
-      file,
-      staging,
-      secretKeyFile,
-      svcVersion: VERSION,
-      dropSecrets: dropSecrets === true,
-    });
+    let prepared: PreparedImport;
+    // Nothing staged stays in the data dir, imported or refused (also when the thread died).
     try {
+      prepared = await prepareImportOffThread({
+        file,
+        staging,
+        secretKeyFile,
+        svcVersion: VERSION,
+        dropSecrets: dropSecrets === true,
+      });
       // Its workflows as a create checks them; one that breaks a rule refuses the whole import.
       await checkSnapshotWorkflows(staging);
       await host().swap(() => {
@@ -101,7 +104,7 @@ export function storeSwap(
         fillPostgresSandbox({ url: store.url, schema: store.sandbox }, staging);
       });
     } finally {
-      rmSync(staging, { force: true });
+      removeStaged(staging);
     }
     const latest = MIGRATIONS.at(-1)?.version ?? 0;
     return {

@@ -168,7 +168,7 @@ export function prepareImport(
     dropSecrets: boolean;
   },
 ): PreparedImport {
-  rmSync(staging, { force: true });
+  removeStaged(staging);
   copyRegularFile(file, staging);
   let db: Db | undefined;
   try {
@@ -232,11 +232,18 @@ export function prepareImport(
     };
   } catch (error) {
     if (db?.open) db.close();
-    rmSync(staging, { force: true });
-    rmSync(`${staging}-wal`, { force: true });
-    rmSync(`${staging}-shm`, { force: true });
+    removeStaged(staging);
     throw error;
   }
+}
+
+/**
+ * Removes a staged store file and what SQLite keeps beside it: its -wal and -shm (a read of a
+ * file in WAL mode makes them, and a read-only connection leaves them when it closes) and a
+ * rollback -journal.
+ */
+export function removeStaged(staging: string): void {
+  for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(staging + suffix, { force: true });
 }
 
 /**
