@@ -53,11 +53,12 @@ function describe(status: SandboxStatus): string {
 }
 
 /**
- * Team mode: every daemon of the sandbox (address, since when, last heartbeat, what it holds).
- * Nothing more is said for a daemon alone on its store: the first line is about it.
+ * Team mode: every daemon of the sandbox (address, since when, last heartbeat, what it holds),
+ * one alone included: a user checking that a second daemon joined sees the first listed before.
+ * On SQLite, where a daemon is always alone on its store, nothing more: the first line is it.
  */
-function daemonLines({ daemons }: SandboxStatus): string[] {
-  if (daemons.length <= 1 && daemons.every((daemon) => daemon.self)) return [];
+function daemonLines({ daemons, store }: SandboxStatus): string[] {
+  if (store.kind !== 'postgres') return [];
   return [
     `daemons     ${daemons.filter((daemon) => daemon.state === 'live').length} live of ${daemons.length} listed (real time)`,
     ...daemons.map((daemon) => {

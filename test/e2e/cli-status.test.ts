@@ -191,7 +191,12 @@ test.serial(
       lines[7],
       'approvals   1 pending (list them with: svc approvals; decide with: svc approvals approve|reject EXECUTION, or in svc dashboard)',
     );
-    t.is(lines.length, 9, human.stdout);
+    if (store.kind === 'postgres') {
+      // Team mode lists the sandbox's daemons, this one alone included (none on SQLite).
+      t.is(lines[8], 'daemons     1 live of 1 listed (real time)');
+      t.regex(lines[9]!, new RegExp(`^  \\* dmn_\\w+ ${d.url} \\(pid ${seen.pid} on `));
+    }
+    t.is(lines.length, store.kind === 'postgres' ? 11 : 9, human.stdout);
     t.is(human.stderr, '');
 
     // The hint's command is the one that moves the waiting run on.

@@ -85,6 +85,20 @@ test.serial(
     });
     const human = await a.cli(['daemon', 'status']);
     t.regex(human.stdout, new RegExp(`store +PostgreSQL ${pg.url}, sandbox svc_`));
+    // Alone on its sandbox, the daemon is listed all the same (issue 54: svc status lists the
+    // sandbox's daemons), so that a second one joining is seen as the second; --json too.
+    t.like(status.daemons[0], { self: true, state: 'live', address: a.url, pid: a.pid });
+    t.is(status.daemons.length, 1);
+    const overview = await a.cli(['status']);
+    assertExit(t, overview, 0);
+    t.regex(overview.stdout, /^daemons {5}1 live of 1 listed \(real time\)$/m);
+    t.regex(
+      overview.stdout,
+      new RegExp(
+        `^  \\* ${status.daemons[0].id} ${a.url} \\(pid ${a.pid} on .+, since .+\\): live, last heartbeat .+, holds 0 timers and 0 runs$`,
+        'm',
+      ),
+    );
     const { workspaceId } = await a.operator();
     await activeAgent(await apiFor(a, workspaceId), { name: 'Only in A' });
     t.deepEqual(await agentNames(a), ['Only in A']);
