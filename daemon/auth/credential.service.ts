@@ -101,7 +101,9 @@ export class CredentialService {
     if (row.revoked_at !== null) {
       throw new ApiError(
         'invalid_token',
-        `The API key ${row.id} was revoked. Create a new one with: svc keys create`,
+        row.kind === 'operator'
+          ? operatorKeyRevoked(row)
+          : `The API key ${row.id} was revoked. Create a new one with: svc keys create`,
       );
     }
     if (row.expires_at !== null && row.expires_at <= this.clock.now()) {
@@ -199,4 +201,18 @@ function toCredential(row: KeyRow): Credential {
     environment: row.environment,
     expiresAt: row.expires_at,
   };
+}
+
+/**
+ * Team mode: another daemon's `svc keys revoke` of the operator key a live data dir's CLI uses.
+ * That CLI never uses a key from svc keys create, and its daemon keeps handing out the revoked
+ * key until it starts again, when it makes a new one (keys/key.service.ts operatorCredential).
+ */
+function operatorKeyRevoked(row: { id: string; name: string }): string {
+  return (
+    `The API key ${row.id} was revoked: it is the operator credential "${row.name}", which the ` +
+    `CLI of that data dir uses, so a key from svc keys create will not let that CLI in. Its daemon ` +
+    `makes a new one when it starts: on that machine, run svc daemon stop, then svc daemon start ` +
+    `with the options it was started with (--store, --sandbox, --secret-key-file).`
+  );
 }

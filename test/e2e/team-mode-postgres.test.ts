@@ -10,7 +10,7 @@ import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { assertExit, runCli, startDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { control } from '../helpers/api.js';
-import { psql, throwawayPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { psql, throwawayPostgres, twoDaemonsOn, type TestPostgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { activeAgent, apiFor, createWorkflow } from '../helpers/workflows.js';
 import { dataDirSandbox } from '../../shared/store-url.js';
@@ -432,5 +432,46 @@ test.serial(
       [parked, parkedOnTeam].sort(),
       'each parked run completed once',
     );
+  },
+);
+
+test.serial(
+  "revoking a live daemon's operator key: its CLI is refused with how to get a new one (restart it, not svc keys create), which works",
+  async (t) => {
+    const [a, b] = await twoDaemonsOn(pg.url, 'revoked_operator', started);
+    assertExit(t, await b.cli(['agents', 'list']), 0);
+    // svc keys list on A lists B's operator key (never A's own), as docs/team-mode.md says.
+    const listed = await a.cli(['keys', 'list', '--json']);
+    assertExit(t, listed, 0);
+    const others = (listed.json().data as { id: string; name: string }[]).filter((key) =>
+      key.name.startsWith('Local operator (CLI) of '),
+    );
+    t.is(others.length, 1, listed.stdout);
+    const bKey = others[0]!;
+    assertExit(t, await a.cli(['keys', 'revoke', bKey.id]), 0);
+
+    const refused = await b.cli(['agents', 'list']);
+    assertExit(t, refused, 1);
+    t.is(
+      refused.stderr.trim(),
+      `Error: The API key ${bKey.id} was revoked: it is the operator credential "${bKey.name}", which the CLI of that data dir uses, so a key from svc keys create will not let that CLI in. Its daemon makes a new one when it starts: on that machine, run svc daemon stop, then svc daemon start with the options it was started with (--store, --sandbox, --secret-key-file).`,
+    );
+
+    // What it says works: B stopped and started again as it was (its key file copied anew).
+    const key = join(tempDir('svc-pg-revoked-key-'), 'sandbox.key');
+    copyFileSync(join(a.dataDir, 'secret.key'), key);
+    assertExit(t, await b.cli(['daemon', 'stop']), 0);
+    const again = await b.cli([
+      'daemon',
+      'start',
+      '--port',
+      '0',
+      '--sandbox',
+      'revoked_operator',
+      '--secret-key-file',
+      key,
+    ]);
+    assertExit(t, again, 0);
+    assertExit(t, await b.cli(['agents', 'list']), 0);
   },
 );
