@@ -271,6 +271,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     brain: () => ({
       mode: services.brain.mode,
       cassette_dir: services.brain.cassetteDir,
+      cassettes_in: services.brain.cassettesIn,
       recording: services.openaiBrain.recordingTo,
       replay_cassette: services.brain.replayCassette ?? null,
     }),

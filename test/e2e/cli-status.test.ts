@@ -145,6 +145,7 @@ test.serial(
       brain: {
         mode: 'simulated',
         cassette_dir: `${d.dataDir}/cassettes`,
+        cassettes_in: 'folder',
         recording: null,
         replay_cassette: null,
       },
