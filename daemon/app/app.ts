@@ -268,6 +268,7 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     },
     faults: services.faults,
     recorder: services.openaiBrain,
+    cassettes: services.cassettes,
     brain: () => ({
       mode: services.brain.mode,
       cassette_dir: services.brain.cassetteDir,

@@ -160,6 +160,8 @@ export interface Services {
   faults: FaultService;
   /** The openai brain (svc agents record starts and stops its recording). */
   openaiBrain: OpenAiBrain;
+  /** Recorded model answers (svc agents cassette load). */
+  cassettes: Cassettes;
   /** The daemon's default brain and its cassettes (svc status). */
   brain: {
     mode: AgentSettings['brain'];
@@ -557,6 +559,7 @@ export function buildServices(
     outbound,
     faults,
     openaiBrain: openai,
+    cassettes,
     brain: {
       mode: agentSettings.brain,
       cassetteDir: cassettes.dir,

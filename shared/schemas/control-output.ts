@@ -210,6 +210,13 @@ export const StubView = z.object({
 });
 export type StubView = z.infer<typeof StubView>;
 
+/** A cassette file loaded (svc agents cassette load): its name, its interactions, where it is kept. */
+export const CassetteLoaded = z.object({
+  cassette: z.string(),
+  interactions: z.number().int(),
+  cassettes_in: z.enum(['folder', 'store']),
+});
+
 /** Where the openai brain records its requests and answers (a cassette name), null when not. */
 export const RecordingState = z.object({ recording: z.string().nullable() });
 

@@ -132,7 +132,7 @@ for (const kind of STORE_KINDS) {
     const cases: [string, RegExp][] = [
       [
         'bad.json',
-        /^Cassette 'bad\.json' in the sandbox's store is malformed at interactions\[0\]\.request\.model: .*; load a good copy of the file with svc agents cassettes load FILE --name bad\.json, or record it again with svc agents record\.$/,
+        /^Cassette 'bad\.json' in the sandbox's store is malformed at interactions\[0\]\.request\.model: .*; load a good copy of the file with svc agents cassette load FILE --name bad\.json, or record it again with svc agents record\.$/,
       ],
       ['deep.json', /^Cassette 'deep\.json' in the sandbox's store nests .* more than 64 levels/],
       ['text.json', /^Cassette 'text\.json' in the sandbox's store is not a JSON document/],

@@ -64,7 +64,7 @@ export class CassetteFiles {
     return this.replace(id, withInteraction(current, interaction));
   }
 
-  /** Writes `data` as the cassette's file, replacing what it held (svc agents cassettes load). */
+  /** Writes `data` as the cassette's file, replacing what it held (svc agents cassette load). */
   async replace(id: CassetteName, data: CassetteData): Promise<CassetteData> {
     let writer = this.writers.get(id.file);
     if (!writer) {

@@ -84,7 +84,7 @@ export function cassetteError(
     'external_api_error',
     place === 'folder'
       ? `Cassette '${name}' ${why}; fix the file or record it again with svc agents record.`
-      : `Cassette '${name}' in the sandbox's store ${why}; load a good copy of the file with svc agents cassettes load FILE --name ${name}, or record it again with svc agents record.`,
+      : `Cassette '${name}' in the sandbox's store ${why}; load a good copy of the file with svc agents cassette load FILE --name ${name}, or record it again with svc agents record.`,
     { extras: { cassette: name } },
   );
 }

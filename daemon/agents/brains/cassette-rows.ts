@@ -4,7 +4,7 @@
 // (16 MiB, 64 levels, the zod schema: it may come from a snapshot, so it is untrusted too).
 //
 // How a cassette gets there: recorded through any daemon (svc agents record, record_missing);
-// loaded from a file (svc agents cassettes load FILE, which replaces the stored one); or, for a
+// loaded from a file (svc agents cassette load FILE, which replaces the stored one); or, for a
 // name the store does not hold, taken in from the daemon's cassette folder the first time it is
 // used there (a file recorded before the sandbox was shared, or given by a colleague): from
 // then on every daemon answers from the stored copy, and the file is no longer read.
@@ -110,7 +110,7 @@ export class CassetteRows {
     })();
   }
 
-  /** Stores `data` as the cassette `id`, replacing what was stored (svc agents cassettes load). */
+  /** Stores `data` as the cassette `id`, replacing what was stored (svc agents cassette load). */
   async replace(id: CassetteName, data: CassetteData): Promise<CassetteData> {
     this.db.transaction(() => this.write(id, data))();
     return data;

@@ -166,7 +166,7 @@ export class Cassettes {
 
   /**
    * Replaces the cassette with the document `text` (a cassette file's, untrusted: checked as
-   * any cassette is read). svc agents cassettes load.
+   * any cassette is read). svc agents cassette load.
    */
   async replace(name: string, text: string): Promise<{ interactions: number }> {
     const id = this.name(name, 'name');
