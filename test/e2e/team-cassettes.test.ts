@@ -5,8 +5,9 @@
 // answers on A; a file of A's cassette folder is taken into the store the first time A uses
 // it, then B answers from it too; a malformed stored cassette fails the execution with one
 // sentence naming the cassette and the entry, and a good copy loaded mends it. svc status says
-// where cassettes are kept.
+// where cassettes are kept, and a snapshot of the sandbox (svc state export) carries them.
 import test from 'ava';
+import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { assertExit, type TestDaemon } from '../helpers/daemon.js';
@@ -189,3 +190,29 @@ test.serial(
     t.is(answer.body.data.result.output, 'Recorded answer 0');
   },
 );
+
+test.serial('a snapshot of the team sandbox carries its cassettes', async (t) => {
+  const file = join(tempDir('svc-team-snapshot-'), 'team.svc');
+  assertExit(t, await b.cli(['state', 'export', file]), 0);
+  const snapshot = new Database(file, { readonly: true });
+  try {
+    const names = snapshot
+      .prepare('SELECT name FROM cassettes ORDER BY name')
+      .pluck()
+      .all() as string[];
+    t.deepEqual(names, [
+      'broken.json',
+      'colleague.json',
+      'dropped.json',
+      'support.json',
+      'team/given.json',
+    ]);
+    const support = snapshot
+      .prepare("SELECT data FROM cassettes WHERE name = 'support.json'")
+      .pluck()
+      .get() as string;
+    t.is(JSON.parse(support).interactions.length, 2);
+  } finally {
+    snapshot.close();
+  }
+});
