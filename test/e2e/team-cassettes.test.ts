@@ -216,3 +216,28 @@ test.serial('a snapshot of the team sandbox carries its cassettes', async (t) =>
     snapshot.close();
   }
 });
+
+test.serial(
+  'an answer recorded through A after B loaded the cassette is replayed by B',
+  async (t) => {
+    const replaying = await agentWith({ provider: 'replay', cassette: 'support.json' });
+    const known = await execute(onB, replaying, 'Where is my order?');
+    t.is(known.status, 200, JSON.stringify(known.body));
+    // B holds support.json in memory now. A records one more question into it.
+    const recording = await agentWith({ provider: 'openai' });
+    assertExit(t, await a.cli(['agents', 'record', '--cassette', 'support.json']), 0);
+    fake.answerJson({ action: 'answer_late', output: 'Recorded later', confidence: 0.9 });
+    const live = await execute(onA, recording, 'Can I change my address?');
+    t.is(live.status, 200, JSON.stringify(live.body));
+    assertExit(t, await a.cli(['agents', 'record', '--stop']), 0);
+    // Whether or not B has heard of it yet, it looks in the stored cassette before failing.
+    const late = await execute(onB, replaying, 'Can I change my address?');
+    t.is(late.status, 200, JSON.stringify(late.body));
+    t.deepEqual(late.body.data.result, live.body.data.result);
+    t.is(
+      JSON.parse(psql(url, `SELECT data FROM ${SANDBOX}.cassettes WHERE name = 'support.json'`))
+        .interactions.length,
+      3,
+    );
+  },
+);
