@@ -44,12 +44,19 @@ function describe(status: SandboxStatus): string {
     `data dir    ${status.data_dir}`,
     `store       ${storeWords(status.store)}`,
     `clock       ${status.clock.now} (${clockWords(status.clock)})`,
-    `brain       ${brain.mode}${brain.mode === 'replay' && brain.replay_cassette ? ` from ${brain.replay_cassette}` : ''}, cassettes in ${brain.cassette_dir}${brain.recording ? `, recording to ${brain.recording}` : ''}`,
+    `brain       ${brain.mode}${brain.mode === 'replay' && brain.replay_cassette ? ` from ${brain.replay_cassette}` : ''}, ${cassetteWords(brain)}${brain.recording ? `, recording to ${brain.recording}` : ''}`,
     `runs        ${runs.running} running, ${runs.waiting} waiting for the clock, ${runs.awaiting_approval} awaiting approval${wakeHint(status)}`,
     `deliveries  ${deliveries.pending} pending, ${deliveries.held} held${deliveries.held ? ' (by paused or failed webhooks: svc webhooks update HOOK --status active)' : ''}`,
     `approvals   ${approvals.pending} pending${approvals.pending ? ' (list them with: svc approvals; decide with: svc approvals approve|reject EXECUTION, or in svc dashboard)' : ''}`,
     ...daemonLines(status),
   ].join('\n');
+}
+
+/** Where the daemon's cassettes are kept (team mode: the sandbox's store, the folder's files taken in). */
+function cassetteWords(brain: SandboxStatus['brain']): string {
+  return brain.cassettes_in === 'store'
+    ? `cassettes in the sandbox's store (files of ${brain.cassette_dir} taken in when first used)`
+    : `cassettes in ${brain.cassette_dir}`;
 }
 
 /**

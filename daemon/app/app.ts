@@ -268,9 +268,11 @@ export async function buildApp(options: AppOptions): Promise<SvcApp> {
     },
     faults: services.faults,
     recorder: services.openaiBrain,
+    cassettes: services.cassettes,
     brain: () => ({
       mode: services.brain.mode,
       cassette_dir: services.brain.cassetteDir,
+      cassettes_in: services.brain.cassettesIn,
       recording: services.openaiBrain.recordingTo,
       replay_cassette: services.brain.replayCassette ?? null,
     }),

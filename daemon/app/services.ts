@@ -35,6 +35,8 @@ import { TeamNotices } from '../store/team-notices.js';
 import { SimulatedBrain } from '../agents/brains/simulated.js';
 import { ReplayBrain } from '../agents/brains/replay.js';
 import { Cassettes, cassetteDir } from '../agents/brains/cassette.js';
+import { CassetteFiles } from '../agents/brains/cassette-files.js';
+import { CassetteRows } from '../agents/brains/cassette-rows.js';
 import { StubRepository } from '../agents/stub.repository.js';
 import { StubService } from '../agents/stub.service.js';
 import { Thinker } from '../agents/thinker.js';
@@ -66,7 +68,7 @@ import { type WorkflowView } from '../../shared/schemas/workflows.js';
 import { Checkpointer } from '../store/checkpointer.js';
 import { openDatabase, restartWal, sqliteDb, writeCounter } from '../store/database.js';
 import { openPostgresDatabase } from '../store/postgres/open.js';
-import type { Db } from '../store/db.js';
+import { storeKind, type Db } from '../store/db.js';
 import { Housekeeping } from '../time/housekeeping.js';
 import { timeAgenda } from '../time/time-keeper.js';
 import { serverUrls, type ServerUrls } from '../domain/urls.js';
@@ -158,10 +160,14 @@ export interface Services {
   faults: FaultService;
   /** The openai brain (svc agents record starts and stops its recording). */
   openaiBrain: OpenAiBrain;
+  /** Recorded model answers (svc agents cassette load). */
+  cassettes: Cassettes;
   /** The daemon's default brain and its cassettes (svc status). */
   brain: {
     mode: AgentSettings['brain'];
     cassetteDir: string;
+    /** Where cassettes are kept: the folder's files, or the sandbox's store (team mode). */
+    cassettesIn: 'folder' | 'store';
     replayCassette: string | undefined;
   };
 }
@@ -356,8 +362,16 @@ export function buildServices(
   );
   const stubs = new StubService(new StubRepository(db), clock);
   const secrets = new SecretService(new SecretRepository(db), secretBox, clock, notices);
-  // Recorded model answers (svc agents record, the replay brain), one folder for all.
-  const cassettes = new Cassettes(cassetteDir(options.dataDir, options.env));
+  // Recorded model answers (svc agents record, the replay brain): files of one folder for all
+  // agents; in team mode rows of the sandbox, which every daemon of it shares (the folder's
+  // files are taken in when first used).
+  const cassetteFiles = new CassetteFiles(cassetteDir(options.dataDir, options.env));
+  const cassettes = new Cassettes(
+    cassetteFiles.dir,
+    storeKind(db) === 'postgres'
+      ? new CassetteRows(db, notices, cassetteFiles, () => clock.now())
+      : cassetteFiles,
+  );
   // An agent's brain.api_key_secret names a workspace secret (svc secrets set).
   const openai = new OpenAiBrain(
     agentSettings.openai,
@@ -545,9 +559,11 @@ export function buildServices(
     outbound,
     faults,
     openaiBrain: openai,
+    cassettes,
     brain: {
       mode: agentSettings.brain,
       cassetteDir: cassettes.dir,
+      cassettesIn: cassettes.place,
       replayCassette: agentSettings.replay.cassette,
     },
   };

@@ -2,7 +2,12 @@
 // brain's cassette recording.
 import { z } from 'zod';
 import { StubAddInput } from '../../shared/schemas/agents.js';
-import { Cleared, RecordingState, StubView } from '../../shared/schemas/control-output.js';
+import {
+  CassetteLoaded,
+  Cleared,
+  RecordingState,
+  StubView,
+} from '../../shared/schemas/control-output.js';
 import { ApiError } from '../domain/errors.js';
 import type { ControlDeps } from './deps.js';
 import { operator, t } from './procedure.js';
@@ -13,7 +18,16 @@ const AgentRecordInput = z.union([
   z.strictObject({ stop: z.literal(true) }),
 ]);
 
-export function agentProcedures({ agents, stubs, daemon, recorder }: ControlDeps) {
+/**
+ * A cassette file's text under a name: bounded here by characters (each at least a byte), by
+ * bytes (16 MiB) and as a document when it is read (agents/brains/cassette-format.ts).
+ */
+const CassetteLoadInput = z.strictObject({
+  name: z.string().min(1).max(500),
+  text: z.string().max(16 * 1024 * 1024),
+});
+
+export function agentProcedures({ agents, stubs, daemon, recorder, cassettes }: ControlDeps) {
   const requireSandbox = (what: string) => {
     if (daemon.environment !== 'sandbox') {
       throw new ApiError('conflict', `${what} exist only in the sandbox environment.`);
@@ -59,6 +73,20 @@ export function agentProcedures({ agents, stubs, daemon, recorder }: ControlDeps
           recording: recorder.recordTo(input.stop ? undefined : input.cassette),
         })),
       recording: operator.output(RecordingState).query(() => ({ recording: recorder.recordingTo })),
+      /**
+       * svc agents cassette load: a cassette file (recorded elsewhere, given by a colleague) as
+       * the cassette `name`, replacing it: into the folder, or the sandbox's store (team mode).
+       */
+      cassettes: t.router({
+        load: operator
+          .input(CassetteLoadInput)
+          .output(CassetteLoaded)
+          .mutation(async ({ input }) => ({
+            cassette: input.name,
+            ...(await cassettes.replace(input.name, input.text)),
+            cassettes_in: cassettes.place,
+          })),
+      }),
     }),
   };
 }

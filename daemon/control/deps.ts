@@ -88,4 +88,9 @@ export interface ControlDeps {
     recordTo(name: string | undefined): string | null;
     readonly recordingTo: string | null;
   };
+  /** Recorded model answers: a cassette file loaded (svc agents cassette load). */
+  cassettes: {
+    replace(name: string, text: string): Promise<{ interactions: number }>;
+    readonly place: 'folder' | 'store';
+  };
 }

@@ -102,3 +102,8 @@ export function forUpdate(db: Db): string {
 export function forUpdateSkipLocked(db: Db): string {
   return storeKind(db) === 'sqlite' ? '' : 'FOR UPDATE SKIP LOCKED';
 }
+
+/** The length in bytes (UTF-8) of a text column, as an SQL expression. */
+export function byteLength(db: Db, column: string): string {
+  return storeKind(db) === 'sqlite' ? `length(CAST(${column} AS BLOB))` : `octet_length(${column})`;
+}

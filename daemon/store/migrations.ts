@@ -30,6 +30,7 @@ import { realElapsedTimes } from './migrations/026-real-elapsed-times.js';
 import { daemonsAndClaims } from './migrations/027-daemons-and-claims.js';
 import { rateCounters } from './migrations/028-rate-counters.js';
 import { dashboardSessions } from './migrations/029-dashboard-sessions.js';
+import { cassettes } from './migrations/030-cassettes.js';
 import type { Migration } from './migrations/migration.js';
 
 export type { Migration, MigrationContext } from './migrations/migration.js';
@@ -64,4 +65,5 @@ export const MIGRATIONS: readonly Migration[] = [
   daemonsAndClaims,
   rateCounters,
   dashboardSessions,
+  cassettes,
 ];

@@ -49,7 +49,7 @@ const Brain = z
       // once resolved, are left to the service: no lookahead, which generators cannot read).
       pattern: '^[^/\\\\\\u0000][^\\u0000]*\\.json$',
       description:
-        "replay: the cassette to answer from (svc agents record), a .json file named relative to the daemon's cassette folder (SVC_CASSETTE_DIR, default <data dir>/cassettes); absolute paths, .. and symbolic links leading out of the folder are refused (400 invalid_parameter); a cassette over 16 MiB or not matching the cassette format fails the execution with 502 external_api_error naming the file and the entry (interactions[3].response)",
+        "replay: the cassette to answer from (svc agents record, svc agents cassette load), a .json file named relative to the daemon's cassette folder (SVC_CASSETTE_DIR, default <data dir>/cassettes; in team mode a cassette of the sandbox's store, shared by its daemons, into which a file of that folder is taken when first used); absolute paths, .. and symbolic links leading out of the folder are refused (400 invalid_parameter); a cassette over 16 MiB or not matching the cassette format fails the execution with 502 external_api_error naming the file and the entry (interactions[3].response)",
     }),
     record_missing: z.boolean().optional().meta({
       description:

@@ -157,8 +157,14 @@ export const SandboxStatus = DaemonStatus.pick({
   brain: z.object({
     /** The daemon's default brain (SVC_AGENT_BRAIN); an agent's own `brain` overrides it. */
     mode: z.enum(['simulated', 'openai', 'replay']),
-    /** Where cassettes are read and written (SVC_CASSETTE_DIR, else <data dir>/cassettes). */
+    /** The cassette folder (SVC_CASSETTE_DIR, else <data dir>/cassettes). */
     cassette_dir: z.string(),
+    /**
+     * Where cassettes are kept: `folder`, files of cassette_dir (a daemon alone on SQLite);
+     * `store`, rows of the sandbox's store that every daemon of it shares (team mode), into
+     * which a file of cassette_dir is taken the first time it is used.
+     */
+    cassettes_in: z.enum(['folder', 'store']),
     /** The cassette the openai brain records to now (svc agents record), null when not. */
     recording: z.string().nullable(),
     /** The replay brain's daemon-wide cassette (SVC_AGENT_BRAIN_CASSETTE), null when none. */
@@ -203,6 +209,13 @@ export const StubView = z.object({
   created_at: Timestamp,
 });
 export type StubView = z.infer<typeof StubView>;
+
+/** A cassette file loaded (svc agents cassette load): its name, its interactions, where it is kept. */
+export const CassetteLoaded = z.object({
+  cassette: z.string(),
+  interactions: z.number().int(),
+  cassettes_in: z.enum(['folder', 'store']),
+});
 
 /** Where the openai brain records its requests and answers (a cassette name), null when not. */
 export const RecordingState = z.object({ recording: z.string().nullable() });

@@ -13,7 +13,10 @@ import { createServer } from 'node:http';
 import { assertExit, startDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
 import { closeServer, listenLocally } from '../helpers/local-server.js';
+import { trpc } from '../helpers/api.js';
+import { psql } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { resolveStoreSetting } from '../../shared/store-url.js';
 
 const SECRET_KEY = 'sk-cassette-secret-key-123';
 let d: TestDaemon;
@@ -45,6 +48,25 @@ test.before(async () => {
 test.after.always(async () => {
   await Promise.all([d?.stop(), fake?.close()]);
 });
+
+/**
+ * The text of a recorded cassette, undefined when there is none: its file; on the PostgreSQL
+ * pass (SVC_STORE_URL, scripts/test-e2e-pg.mjs) its row in the daemon's sandbox, where a daemon
+ * on PostgreSQL keeps cassettes (team-cassettes.test.ts). Files the tests write in the folder
+ * are read (and there taken into the store) by the daemon alike.
+ */
+function cassetteText(name: string): string | undefined {
+  const store = resolveStoreSetting({ store: process.env.SVC_STORE_URL }, d.dataDir);
+  if (store.kind === 'postgres') {
+    const text = psql(
+      store.url,
+      `SELECT data FROM ${store.sandbox}.cassettes WHERE name = '${name}'`,
+    );
+    return text === '' ? undefined : text;
+  }
+  const file = join(cassetteDir, name);
+  return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+}
 
 /** An id as the daemon makes them: different on every run, so never part of a request key. */
 const runId = () => `wex_${Math.random().toString(36).slice(2, 12).padEnd(20, 'x').slice(0, 20)}`;
@@ -81,7 +103,7 @@ test.serial(
     }
     assertExit(t, await d.cli(['agents', 'record', '--stop']), 0);
 
-    const text = readFileSync(join(cassetteDir, 'support.json'), 'utf8');
+    const text = cassetteText('support.json')!;
     const cassette = JSON.parse(text);
     t.is(cassette.interactions.length, 2);
     t.false(text.includes(SECRET_KEY), 'no key');
@@ -131,10 +153,7 @@ test.serial(
     const second = await execute('Something nobody asked');
     t.is(second.body.data.result.output, 'Asked live once');
     t.is(live.requests.length, 1, 'the appended answer is replayed');
-    t.is(
-      JSON.parse(readFileSync(join(cassetteDir, 'support.json'), 'utf8')).interactions.length,
-      3,
-    );
+    t.is(JSON.parse(cassetteText('support.json')!).interactions.length, 3);
   },
 );
 
@@ -216,7 +235,7 @@ test.serial('a malformed cassette fails with 502 naming the file and the entry',
   }
 
   // An entry that matches the request but whose recorded content is an object, not text.
-  const recorded = JSON.parse(readFileSync(join(cassetteDir, 'support.json'), 'utf8'));
+  const recorded = JSON.parse(cassetteText('support.json')!);
   for (const entry of recorded.interactions)
     entry.response.body.choices[0].message.content = { action: 'x' };
   writeFileSync(join(cassetteDir, 'object-content.json'), JSON.stringify(recorded));
@@ -233,11 +252,60 @@ test.serial('a malformed cassette fails with 502 naming the file and the entry',
 });
 
 test.serial(
+  'svc agents cassette load makes a file the cassette of a name; not a cassette, it is refused',
+  async (t) => {
+    const given = join(tempDir('svc-given-'), 'given.json');
+    writeFileSync(given, cassetteText('support.json')!);
+    const loaded = await d.cli([
+      'agents',
+      'cassette',
+      'load',
+      given,
+      '--name',
+      'team/loaded.json',
+      '--json',
+    ]);
+    assertExit(t, loaded, 0);
+    t.like(loaded.json(), { cassette: 'team/loaded.json', interactions: 3 });
+    t.is(JSON.parse(cassetteText('team/loaded.json')!).interactions.length, 3);
+    await call('PATCH', `/agents/${supportAgent}`, {
+      brain: { provider: 'replay', cassette: 'team/loaded.json' },
+    });
+    const answer = await ask(supportAgent);
+    t.is(answer.status, 200, JSON.stringify(answer.body));
+    t.is(answer.body.data.result.output, 'Recorded answer 0');
+
+    // Not a cassette: refused naming the entry (400), and the cassette is as it was.
+    writeFileSync(given, JSON.stringify({ interactions: [{ key: 'k' }] }));
+    const refused = await d.cli([
+      'agents',
+      'cassette',
+      'load',
+      given,
+      '--name',
+      'team/loaded.json',
+    ]);
+    assertExit(t, refused, 1);
+    t.regex(
+      refused.stderr,
+      /Cassette 'team\/loaded\.json' is malformed at interactions\[0\]\.request: /,
+    );
+    t.is(JSON.parse(cassetteText('team/loaded.json')!).interactions.length, 3);
+    const answered = await trpc(d, 'agents.cassettes.load', { name: 'x.json', text: '[' });
+    t.is(answered.status, 400, answered.text);
+    // A name that leads out of the cassette folder, as brain.cassette's.
+    const out = await d.cli(['agents', 'cassette', 'load', given, '--name', '../out.json']);
+    assertExit(t, out, 1);
+    t.regex(out.stderr, /no \.\. in cassette names/);
+  },
+);
+
+test.serial(
   'a cassette answer nested 100,000 deep fails with 502 naming the file, as a REST body would be refused',
   async (t) => {
     // The recorded support.json, each answer replaced by arrays nested 100,000 deep: the entry
     // matches the request, and the daemon overflowed its stack serialising the answer (a 500).
-    const recorded = JSON.parse(readFileSync(join(cassetteDir, 'support.json'), 'utf8'));
+    const recorded = JSON.parse(cassetteText('support.json')!);
     for (const entry of recorded.interactions) entry.response.body = 'DEEP';
     const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
     const name = 'deep-answer.json';
@@ -285,7 +353,7 @@ test.serial(
     t.is(recording.status, 502, JSON.stringify(recording.body).slice(0, 500));
     t.is(recording.body.error.code, 'external_api_error');
     t.regex(recording.body.error.message, /answered JSON nested more than 64 levels deep/);
-    t.false(existsSync(join(cassetteDir, 'deep-live.json')), 'nothing recorded');
+    t.is(cassetteText('deep-live.json'), undefined, 'nothing recorded');
   },
 );
 
@@ -293,10 +361,7 @@ test.serial(
   'a symbolic link cannot lead reading or record_missing out of the folder',
   async (t) => {
     const outside = tempDir('svc-cassettes-outside-');
-    writeFileSync(
-      join(outside, 'support.json'),
-      readFileSync(join(cassetteDir, 'support.json'), 'utf8'),
-    );
+    writeFileSync(join(outside, 'support.json'), cassetteText('support.json')!);
     symlinkSync(outside, join(cassetteDir, 'elsewhere'));
     // The agent whose questions the linked copy answers: without the check, it would answer.
     await call('PATCH', `/agents/${supportAgent}`, {

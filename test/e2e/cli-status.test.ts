@@ -138,6 +138,8 @@ test.serial(
     const seen = await statusWhen(
       (s) => s.runs.waiting === 1 && s.runs.awaiting_approval === 1 && s.deliveries.held === 1,
     );
+    // On the PostgreSQL pass (SVC_STORE_URL, scripts/test-e2e-pg.mjs): the data dir's sandbox there.
+    const store = resolveStoreSetting({ store: process.env.SVC_STORE_URL }, d.dataDir);
     t.like(seen, {
       running: true,
       data_dir: d.dataDir,
@@ -145,6 +147,7 @@ test.serial(
       brain: {
         mode: 'simulated',
         cassette_dir: `${d.dataDir}/cassettes`,
+        cassettes_in: store.kind === 'postgres' ? 'store' : 'folder',
         recording: null,
         replay_cassette: null,
       },
@@ -163,8 +166,6 @@ test.serial(
       `svc daemon running at ${d.url} (pid ${seen.pid}, sandbox, version ${seen.version})`,
     );
     t.is(lines[1], `data dir    ${d.dataDir}`);
-    // On the PostgreSQL pass (SVC_STORE_URL, scripts/test-e2e-pg.mjs): the data dir's sandbox there.
-    const store = resolveStoreSetting({ store: process.env.SVC_STORE_URL }, d.dataDir);
     t.is(
       lines[2],
       store.kind === 'postgres'
@@ -178,7 +179,12 @@ test.serial(
         `^clock {7}${seen.clock.now.replaceAll('.', '\\.')} \\((real time|[\\d.hms ]+ behind real time), frozen: svc clock resume lets it tick\\)$`,
       ),
     );
-    t.is(lines[4], `brain       simulated, cassettes in ${d.dataDir}/cassettes`);
+    t.is(
+      lines[4],
+      store.kind === 'postgres'
+        ? `brain       simulated, cassettes in the sandbox's store (files of ${d.dataDir}/cassettes taken in when first used)`
+        : `brain       simulated, cassettes in ${d.dataDir}/cassettes`,
+    );
     t.is(
       lines[5],
       `runs        0 running, 1 waiting for the clock, 1 awaiting approval; the next wakes at ${seen.runs.next_wake_at}: svc clock advance 15m`,

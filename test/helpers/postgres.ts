@@ -111,14 +111,16 @@ export async function storeOpener(
 /**
  * Two daemons, each with a data dir of its own, serving one sandbox of the server at `url` (the
  * second given the first's key file): team mode's two members. Each is pushed to `started` as
- * soon as it runs, so a test's teardown stops it even when the other fails to start.
+ * soon as it runs, so a test's teardown stops it even when the other fails to start. `moreEnv`:
+ * more SVC_* settings, the same for both.
  */
 export async function twoDaemonsOn(
   url: string,
   sandbox: string,
   started: TestDaemon[],
+  moreEnv: NodeJS.ProcessEnv = {},
 ): Promise<[TestDaemon, TestDaemon]> {
-  const env = { SVC_STORE_URL: url };
+  const env = { ...moreEnv, SVC_STORE_URL: url };
   const a = await startDaemon({ env, args: ['--sandbox', sandbox] });
   started.push(a);
   const key = join(tempDir('svc-sandbox-key-'), 'sandbox.key');

@@ -1,96 +1,48 @@
 // Cassettes: real model answers recorded once (svc agents record) and replayed offline by the
-// `replay` brain. A cassette is one JSON document kept with lowdb (atomic writes), holding each
-// request the openai brain sent, normalized, and the answer it got. The key of a request is a
-// hash of its normalized form (model, messages, tools), so the same question finds the same
-// answer on any machine, whatever the ids and times in it.
+// `replay` brain. A cassette is one JSON document holding each request the openai brain sent,
+// normalized, and the answer it got. The key of a request is a hash of its normalized form
+// (model, messages, tools), so the same question finds the same answer on any machine, whatever
+// the ids and times in it.
 //
-// Paths: a cassette is named relative to the cassette folder (SVC_CASSETTE_DIR, default
-// <data dir>/cassettes). Absolute names and names that climb out of it (..) are refused: an API
-// key that may set an agent's brain must not make the daemon read or write files elsewhere. The
-// check is made again on real paths (realpath) before reading and writing, so a symbolic link
-// inside the folder cannot lead out of it either.
+// Where: a cassette is named relative to the cassette folder (SVC_CASSETTE_DIR, default
+// <data dir>/cassettes), and kept as a file there (cassette-files.ts) when the daemon serves its
+// sandbox alone (SQLite); in team mode (PostgreSQL) as a row of the sandbox's store
+// (cassette-rows.ts), so every daemon of the sandbox records into and replays from the same one.
+// Absolute names and names that climb out of the folder (..) are refused either way
+// (cassette-format.ts): an API key that may set an agent's brain must not make the daemon read
+// or write files elsewhere.
 //
-// A cassette file is untrusted input: it is bounded in size (checked with stat, read with
-// fs.promises so a large one never blocks the daemon) and in nesting (64 levels, as REST bodies
-// are: measured before it is parsed), and validated with a zod schema, and a malformed one fails
-// the execution with one sentence naming the file and the entry.
+// A cassette is untrusted input, from a file or from the store (a snapshot): bounded in size
+// and nesting, validated, and a malformed one fails the execution with one sentence naming the
+// cassette and the entry (cassette-format.ts).
 // Nothing in a cassette is a path, a key or a secret: keys are never part of a request body,
 // and known key values are replaced by [redacted] wherever they would appear.
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, realpath, stat } from 'node:fs/promises';
-import { dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
-import { Low } from 'lowdb';
-import { JSONFile } from 'lowdb/node';
-import { z } from 'zod';
+import { join, resolve } from 'node:path';
 import { ApiError } from '../../domain/errors.js';
-import { exceedsDepth, MAX_JSON_DEPTH } from '../../domain/json-depth.js';
+import {
+  cassetteName,
+  emptyCassette,
+  MAX_CASSETTE_BYTES,
+  parseCassette,
+  tooLarge,
+  type CassetteData,
+  type CassetteName,
+  type CassettePlace,
+  type CassetteRequest,
+  type Interaction,
+} from './cassette-format.js';
+import { CassetteFiles } from './cassette-files.js';
+import type { CassetteRows } from './cassette-rows.js';
 
-/** What identifies a request: its model, messages and tools, without ids and times. */
-export interface CassetteRequest {
-  model: string;
-  messages: { role: string; content: string }[];
-  tools: unknown;
-}
-
-export interface Interaction {
-  key: string;
-  request: CassetteRequest;
-  /** The endpoint's answer: status and body (parsed JSON, or the text). */
-  response: { status: number; body: unknown };
-}
-
-export interface CassetteData {
-  svc_cassette: 1;
-  interactions: Interaction[];
-}
-
-const EMPTY = (): CassetteData => ({ svc_cassette: 1, interactions: [] });
-
-/** The largest cassette file read: a bigger one is refused rather than held in memory. */
-export const MAX_CASSETTE_BYTES = 16 * 1024 * 1024;
-
-const CassetteSchema = z.object({
-  svc_cassette: z.literal(1).optional(),
-  interactions: z
-    .array(
-      z.object({
-        key: z.string().min(1),
-        request: z.object({
-          model: z.string(),
-          messages: z.array(z.object({ role: z.string(), content: z.string() })),
-          tools: z.unknown().optional(),
-        }),
-        response: z.object({ status: z.number().int().min(100).max(599), body: z.unknown() }),
-      }),
-    )
-    .default([]),
-});
-
-/** A zod issue path as written in JSON terms: interactions[3].response. */
-function issuePath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const part of path)
-    out += typeof part === 'number' ? `[${part}]` : `${out ? '.' : ''}${String(part)}`;
-  return out || 'the top level';
-}
-
-function cassetteError(name: string, why: string): ApiError {
-  return new ApiError(
-    'external_api_error',
-    `Cassette '${name}' ${why}; fix the file or record it again with svc agents record.`,
-    { extras: { cassette: name } },
-  );
-}
-
-function isMissing(error: unknown): boolean {
-  return (error as NodeJS.ErrnoException).code === 'ENOENT';
-}
-
-/** Whether `path` is `root` or inside it. */
-function isInside(root: string, path: string): boolean {
-  const inside = relative(root, path);
-  return inside === '' || (!inside.startsWith('..') && !isAbsolute(inside));
-}
+export {
+  cassetteFile,
+  checkCassetteName,
+  MAX_CASSETTE_BYTES,
+  type CassetteData,
+  type CassetteRequest,
+  type Interaction,
+} from './cassette-format.js';
 
 /** svc ids (prefix_ + 20 base62) and ISO 8601 instants: different on every run. */
 const ID = /\b[a-z]{2,5}_[0-9A-Za-z]{20}\b/g;
@@ -130,70 +82,70 @@ export function redact<T>(value: T, secrets: readonly string[]): T {
   return out === text ? value : (JSON.parse(out) as T);
 }
 
-/**
- * The file of a cassette name, inside `dir`. `param` names the field in errors
- * (brain.cassette, cassette).
- */
-export function cassetteFile(dir: string, name: string, param = 'brain.cassette'): string {
-  const refuse = (why: string) =>
-    new ApiError('invalid_parameter', `Cassette '${name}': ${why}`, { param });
-  if (name.trim() === '' || name.includes('\0'))
-    throw refuse('give a file name such as support.json.');
-  if (isAbsolute(name) || /^[A-Za-z]:/.test(name)) {
-    throw refuse(
-      'a cassette is named relative to the cassette folder (SVC_CASSETTE_DIR, default <data dir>/cassettes), not by an absolute path.',
-    );
-  }
-  if (!name.endsWith('.json')) throw refuse('a cassette is a .json file.');
-  const base = resolve(dir);
-  const file = resolve(base, normalize(name));
-  const inside = relative(base, file);
-  if (
-    inside === '' ||
-    inside.startsWith('..') ||
-    isAbsolute(inside) ||
-    inside.split(sep).includes('..')
-  ) {
-    throw refuse('the name leads out of the cassette folder (no .. in cassette names).');
-  }
-  return file;
-}
-
-/** Refuses a cassette name that is absolute, climbs out of the folder, or is not .json. */
-export function checkCassetteName(name: string, param = 'brain.cassette'): void {
-  cassetteFile(sep === '/' ? '/cassettes' : 'C:\\cassettes', name, param);
-}
-
 /** A loaded cassette: its document and each interaction by key, with its index for errors. */
 interface Loaded {
   data: CassetteData;
   byKey: Map<string, { interaction: Interaction; index: number }>;
 }
 
+function indexed(data: CassetteData): Loaded {
+  return {
+    data,
+    byKey: new Map(
+      data.interactions.map((interaction, index) => [interaction.key, { interaction, index }]),
+    ),
+  };
+}
+
+/** Where a daemon keeps its cassettes: its folder's files, or the sandbox's store. */
+export type CassetteStorage = CassetteFiles | CassetteRows;
+
 /**
  * The cassettes of this daemon, each read once (asynchronously, by load()) and then kept: the
- * replay brain answers inline from a loaded cassette, like the simulated brain; appends are
- * written atomically through lowdb.
+ * replay brain answers inline from a loaded cassette, like the simulated brain. In team mode a
+ * cassette another daemon changed is dropped here (and read again when next asked).
  */
 export class Cassettes {
   private readonly loaded = new Map<string, Loaded>();
   private readonly loading = new Map<string, Promise<Loaded>>();
-  private readonly writers = new Map<string, Low<CassetteData>>();
+  private readonly storage: CassetteStorage;
 
-  constructor(readonly dir: string) {}
+  /** `storage` defaults to the files of `dir`. */
+  constructor(
+    readonly dir: string,
+    storage?: CassetteStorage,
+  ) {
+    this.storage = storage ?? new CassetteFiles(dir);
+    if (this.storage.place === 'store') {
+      this.storage.onChange((key) => {
+        if (key === undefined) this.loaded.clear();
+        else this.loaded.delete(key);
+      });
+    }
+  }
+
+  /** Where this daemon's cassettes are kept: its folder, or the sandbox's store (team mode). */
+  get place(): CassettePlace {
+    return this.storage.place;
+  }
+
+  /** The name checked (see cassette-format.ts): refused if it may not name a cassette. */
+  name(name: string, param?: string): CassetteName {
+    return cassetteName(this.dir, name, param);
+  }
 
   file(name: string, param?: string): string {
-    return cassetteFile(this.dir, name, param);
+    return this.name(name, param).file;
   }
 
   /** Whether the cassette is in memory, so findLoaded() answers without reading. */
   isLoaded(name: string): boolean {
-    return this.loaded.has(this.file(name));
+    return this.loaded.has(this.name(name).key);
   }
 
   /** The recorded answer for this key in a loaded cassette (see isLoaded), if it has one. */
   findLoaded(name: string, key: string): { interaction: Interaction; index: number } | undefined {
-    return this.loaded.get(this.file(name))?.byKey.get(key);
+    return this.loaded.get(this.name(name).key)?.byKey.get(key);
   }
 
   /** The recorded answer for this key, reading the cassette first if needed. */
@@ -201,138 +153,74 @@ export class Cassettes {
     return (await this.load(name)).byKey.get(key)?.interaction;
   }
 
-  /** Adds (or replaces) the answer of a request and writes the cassette. */
+  /**
+   * Adds (or replaces) the answer of a request and writes the cassette. In the store, it is
+   * added to the cassette as stored (other daemons may have recorded into it meanwhile).
+   */
   async record(name: string, interaction: Interaction): Promise<void> {
-    const file = this.file(name, 'cassette');
+    const id = this.name(name, 'cassette');
     const cached = await this.load(name, 'cassette');
-    let writer = this.writers.get(file);
-    if (!writer) {
-      // The folders are made only where the real path stays inside the cassette folder.
-      await mkdir(this.dir, { recursive: true });
-      await this.checkRealPath(name, file, 'cassette');
-      await mkdir(dirname(file), { recursive: true });
-      await this.checkRealPath(name, file, 'cassette');
-      writer = new Low<CassetteData>(new JSONFile<CassetteData>(file), EMPTY());
-      writer.data = cached.data;
-      this.writers.set(file, writer);
-    }
-    const existing = cached.byKey.get(interaction.key);
-    if (existing) Object.assign(existing.interaction, interaction);
-    else {
-      cached.data.interactions.push(interaction);
-      cached.byKey.set(interaction.key, {
-        interaction,
-        index: cached.data.interactions.length - 1,
-      });
-    }
-    await writer.write();
-  }
-
-  /** Reads a cassette once (concurrent callers share the read); a missing file is empty. */
-  async load(name: string, param = 'brain.cassette'): Promise<Loaded> {
-    const file = this.file(name, param);
-    const cached = this.loaded.get(file);
-    if (cached) return cached;
-    let pending = this.loading.get(file);
-    if (!pending) {
-      pending = this.read(name, file, param).finally(() => this.loading.delete(file));
-      this.loading.set(file, pending);
-    }
-    const loaded = await pending;
-    this.loaded.set(file, loaded);
-    return loaded;
-  }
-
-  private async read(name: string, file: string, param: string): Promise<Loaded> {
-    const data = await this.readData(name, file, param);
-    return {
-      data,
-      byKey: new Map(
-        data.interactions.map((interaction, index) => [interaction.key, { interaction, index }]),
-      ),
-    };
-  }
-
-  private async readData(name: string, file: string, param: string): Promise<CassetteData> {
-    const real = await this.checkRealPath(name, file, param);
-    if (real === undefined) return EMPTY();
-    let text: string;
-    try {
-      const info = await stat(real);
-      if (!info.isFile()) throw cassetteError(name, 'is not a file');
-      if (info.size > MAX_CASSETTE_BYTES) {
-        throw cassetteError(
-          name,
-          `is ${info.size} bytes, more than the ${MAX_CASSETTE_BYTES} bytes (16 MiB) a cassette may hold: split it into several cassettes`,
-        );
-      }
-      text = await readFile(real, 'utf8');
-    } catch (error) {
-      if (isMissing(error)) return EMPTY();
-      throw error;
-    }
-    // Bounded as REST bodies are: a document nested thousands deep parses, then overflows the
-    // stack of whatever walks it (JSON.stringify of a recorded answer: a 500).
-    if (exceedsDepth(text)) {
-      throw cassetteError(
-        name,
-        `nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep, as no recorded answer does`,
-      );
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      throw cassetteError(name, 'is not a JSON document');
-    }
-    const parsed = CassetteSchema.safeParse(json);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw cassetteError(name, `is malformed at ${issuePath(issue.path)}: ${issue.message}`);
-    }
-    return { svc_cassette: 1, interactions: parsed.data.interactions as Interaction[] };
+    const data = await this.storage.record(id, cached.data, interaction);
+    this.loaded.set(id.key, indexed(data));
   }
 
   /**
-   * Refuses a cassette whose real path (symbolic links resolved) leaves the real cassette
-   * folder. For a file not there yet, its nearest existing folder is checked. Returns the
-   * real path of the file, or undefined when it does not exist.
+   * Replaces the cassette with the document `text` (a cassette file's, untrusted: checked as
+   * any cassette is read). svc agents cassette load.
    */
-  private async checkRealPath(
-    name: string,
-    file: string,
-    param: string,
-  ): Promise<string | undefined> {
-    let root: string;
+  async replace(name: string, text: string): Promise<{ interactions: number }> {
+    const id = this.name(name, 'name');
+    const bytes = Buffer.byteLength(text);
+    let parsed: CassetteData;
     try {
-      root = await realpath(this.dir);
+      if (bytes > MAX_CASSETTE_BYTES) throw tooLarge(id.name, bytes, 'folder');
+      parsed = parseCassette(id.name, text, 'folder');
     } catch (error) {
-      if (isMissing(error)) return undefined; // No folder: no cassette in it yet.
-      throw error;
+      // The file given is the request's: a 400, not a failed call of a model.
+      if (!(error instanceof ApiError)) throw error;
+      throw new ApiError('invalid_parameter', error.message, { param: 'text' });
     }
-    let probe = file;
-    let real: string | undefined;
-    for (;;) {
-      try {
-        real = await realpath(probe);
-        break;
-      } catch (error) {
-        if (!isMissing(error) || dirname(probe) === probe) throw error;
-        probe = dirname(probe);
-      }
+    const data = await this.storage.replace(id, parsed);
+    this.loaded.set(id.key, indexed(data));
+    return { interactions: data.interactions.length };
+  }
+
+  /** Reads a cassette once (concurrent callers share the read); a missing one is empty. */
+  async load(name: string, param = 'brain.cassette'): Promise<Loaded> {
+    const id = this.name(name, param);
+    const cached = this.loaded.get(id.key);
+    if (cached) return cached;
+    let pending = this.loading.get(id.key);
+    if (!pending) {
+      pending = this.read(id).finally(() => this.loading.delete(id.key));
+      this.loading.set(id.key, pending);
     }
-    if (!isInside(root, real)) {
-      throw new ApiError(
-        'invalid_parameter',
-        `Cassette '${name}': the file leads out of the cassette folder through a symbolic link; cassettes are read and written only inside the cassette folder.`,
-        { param },
-      );
-    }
-    return probe === file ? real : undefined;
+    const loaded = await pending;
+    this.loaded.set(id.key, loaded);
+    return loaded;
+  }
+
+  /**
+   * Reads the cassette again if another daemon may have recorded into it since it was loaded
+   * (team mode: a request this daemon's copy lacks is looked up in the stored one before it is
+   * called missing). Answers whether it was read again.
+   */
+  async refresh(name: string, param = 'brain.cassette'): Promise<boolean> {
+    if (this.storage.place !== 'store') return false;
+    this.loaded.delete(this.name(name, param).key);
+    await this.load(name, param);
+    return true;
+  }
+
+  private async read(id: CassetteName): Promise<Loaded> {
+    const text = await this.storage.read(id);
+    return indexed(
+      text === undefined ? emptyCassette() : parseCassette(id.name, text, this.storage.place),
+    );
   }
 }
 
-/** Where cassettes live: SVC_CASSETTE_DIR, else <data dir>/cassettes. */
+/** Where cassette files live: SVC_CASSETTE_DIR, else <data dir>/cassettes. */
 export function cassetteDir(dataDir: string, env: NodeJS.ProcessEnv = process.env): string {
   return env.SVC_CASSETTE_DIR ? resolve(env.SVC_CASSETTE_DIR) : join(dataDir, 'cassettes');
 }

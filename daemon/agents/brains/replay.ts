@@ -35,7 +35,9 @@ export class ReplayBrain implements Brain {
   async think(input: BrainInput): Promise<BrainResult> {
     const cassette = this.cassetteOf(input);
     await this.cassettes.load(cassette);
-    const found = this.answerFrom(input);
+    let found = this.answerFrom(input);
+    // Team mode: another daemon may have recorded it since this one loaded the cassette.
+    if (!found.answer && (await this.cassettes.refresh(cassette))) found = this.answerFrom(input);
     if (found.answer) return found.answer;
     if (!this.recordMissing(input)) throw this.missing(input, found.key, found.cassette);
     return this.live.ask(input, found.cassette);
@@ -43,12 +45,14 @@ export class ReplayBrain implements Brain {
 
   /**
    * Whether an input is answered without the network (the thinker runs such steps inline): a
-   * cassette not read yet is read by think(), off the event loop, the first time.
+   * cassette not read yet is read by think(), off the event loop, the first time. In team mode
+   * an input the loaded copy lacks goes to think() too, which reads the stored one again.
    */
   answersLocally(input: BrainInput): boolean {
     if (!this.cassettes.isLoaded(this.cassetteOf(input))) return false;
     const found = this.answerFrom(input);
-    return found.answer !== undefined || !this.recordMissing(input);
+    if (found.answer !== undefined) return true;
+    return !this.recordMissing(input) && this.cassettes.place === 'folder';
   }
 
   /** The answer the loaded cassette holds for this input, if any. */

@@ -105,6 +105,18 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX dashboard_sessions_by_last_seen ON dashboard_sessions(last_seen_at);
     `,
   },
+  {
+    version: 30,
+    name: 'cassettes',
+    // ../migrations/030-cassettes.ts: every daemon records into and replays from one cassette.
+    sql: `
+      CREATE TABLE cassettes (
+        name TEXT COLLATE "C" PRIMARY KEY,
+        data TEXT COLLATE "C" NOT NULL,
+        updated_at BIGINT NOT NULL
+      );
+    `,
+  },
 ];
 
 /** The version that made the `daemons` table (team mode). */
