@@ -1,6 +1,7 @@
 // Where a daemon keeps its state. The CLI and the daemon agree on these names.
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import type { RecordedStore } from './store-url.js';
 
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.SVC_DATA_DIR) return resolve(env.SVC_DATA_DIR);
@@ -34,6 +35,10 @@ export interface RuntimeInfo {
   started_at: string;
   /** Random at each start; the daemon proves it before the CLI sends the control token. */
   daemon_id?: string;
+  /** The PostgreSQL store it serves (absent on SQLite), for `svc daemon restart`. */
+  store?: RecordedStore;
+  /** The file of the key that seals the sandbox's secrets, for `svc daemon restart`. */
+  secret_key_file?: string;
 }
 
 export const DEFAULT_PORT = 7717;

@@ -22,6 +22,29 @@ export type StoreSetting =
 
 export class StoreSettingError extends Error {}
 
+/**
+ * How a daemon was told its PostgreSQL store, as its runtime file keeps it for `svc daemon
+ * restart` (which otherwise would start it again on the data dir's SQLite file). Never the
+ * password: a URL that carried one says so, and restart asks for the store again.
+ */
+export interface RecordedStore {
+  /** The URL without its password. */
+  url: string;
+  /** The sandbox --sandbox (or ?sandbox=) named; absent for the data dir's private one. */
+  sandbox?: string;
+  /** The URL given carried a password, which is not kept. */
+  password: boolean;
+}
+
+export function recordedStore(store: StoreSetting): RecordedStore | undefined {
+  if (store.kind !== 'postgres') return undefined;
+  return {
+    url: store.display,
+    ...(store.private ? {} : { sandbox: store.sandbox }),
+    password: new URL(store.url).password !== '',
+  };
+}
+
 /** PostgreSQL keeps identifiers to 63 bytes. */
 const MAX_IDENTIFIER = 63;
 const SANDBOX_NAME = /^[a-z_][a-z0-9_]*$/;

@@ -4,6 +4,7 @@ import { passEarlySignals } from '../early-signals.js';
 import { command, defineCommands, group, stringOption, type Options } from '../command.js';
 import type { CliContext } from '../context.js';
 import type { Started } from '../daemon-process.js';
+import type { RuntimeInfo } from '../../shared/paths.js';
 import { CliError } from '../errors.js';
 import { LOG_LEVELS } from '../logs-levels.js';
 import { chalk } from '../output.js';
@@ -42,6 +43,55 @@ function checkStore(ctx: CliContext, flags: ReturnType<typeof daemonFlags>): voi
   }
 }
 
+/** Where the sandbox is kept: start's options, and restart's (default there: as it was started). */
+const STORE_OPTIONS = [
+  {
+    flags: '--store <url>',
+    description:
+      'keep the sandbox in PostgreSQL: postgres://user@host:5432/db (env SVC_STORE_URL; default: SQLite in the data dir)',
+  },
+  {
+    flags: '--sandbox <name>',
+    description:
+      "with --store: the sandbox (schema) to open (env SVC_SANDBOX, or ?sandbox= in the URL; default: the data dir's own)",
+  },
+  {
+    flags: '--secret-key-file <file>',
+    description:
+      'the key that seals the sandbox secrets (env SVC_SECRET_KEY_FILE; default <data dir>/secret.key, created for a new sandbox)',
+  },
+];
+
+/**
+ * restart: the store, sandbox and key file the running daemon was started with, where neither
+ * an option nor a variable gives them again, so it comes back on the same sandbox rather than on
+ * the data dir's SQLite file. A store URL's password is never written down: a daemon started
+ * with one is refused here, before it is stopped, with how to give it again.
+ */
+function keepStoreOf(before: RuntimeInfo, flags: ReturnType<typeof daemonFlags>): void {
+  const env = process.env;
+  if (before.store && flags.store === undefined && !env.SVC_STORE_URL) {
+    if (before.store.password) {
+      throw new CliError(
+        `The daemon serves the PostgreSQL store ${before.store.url}${before.store.sandbox ? ` (sandbox ${before.store.sandbox})` : ''}, whose URL was given with a password, and svc does not keep passwords. Give the store again: svc daemon restart --store postgres://user:PASSWORD@host:5432/db (or SVC_STORE_URL), or keep the password in PGPASSWORD or ~/.pgpass and leave it out of the URL. The daemon was not stopped.`,
+        2,
+        'usage_error',
+      );
+    }
+    flags.store = before.store.url;
+  }
+  // The sandbox stays the one it served, also when the store URL is given again (its password).
+  const store = flags.store ?? env.SVC_STORE_URL;
+  const sandboxGiven =
+    flags.sandbox !== undefined || !!env.SVC_SANDBOX || /[?&]sandbox=/.test(store ?? '');
+  if (before.store?.sandbox !== undefined && store && !sandboxGiven) {
+    flags.sandbox = before.store.sandbox;
+  }
+  if (before.secret_key_file && flags.secretKeyFile === undefined && !env.SVC_SECRET_KEY_FILE) {
+    flags.secretKeyFile = before.secret_key_file;
+  }
+}
+
 export default defineCommands([
   group(['daemon'], 'Start, stop and inspect the local daemon'),
   command({
@@ -62,21 +112,7 @@ export default defineCommands([
         flags: '--allow-private-network',
         description: 'production: allow outbound calls to loopback/private addresses',
       },
-      {
-        flags: '--store <url>',
-        description:
-          'keep the sandbox in PostgreSQL: postgres://user@host:5432/db (env SVC_STORE_URL; default: SQLite in the data dir)',
-      },
-      {
-        flags: '--sandbox <name>',
-        description:
-          "with --store: the sandbox (schema) to open (env SVC_SANDBOX, or ?sandbox= in the URL; default: the data dir's own)",
-      },
-      {
-        flags: '--secret-key-file <file>',
-        description:
-          'the key that seals the sandbox secrets (env SVC_SECRET_KEY_FILE; default <data dir>/secret.key, created for a new sandbox)',
-      },
+      ...STORE_OPTIONS,
       {
         flags: '--fixtures <file>',
         description: 'apply this fixture file once the daemon is up, before returning',
@@ -129,7 +165,7 @@ export default defineCommands([
   command({
     path: ['daemon', 'restart'],
     description:
-      'Stop the daemon (if it runs) and start it again, at the same address and environment unless given',
+      'Stop the daemon (if it runs) and start it again, at the same address, environment and store unless given',
     options: [
       {
         flags: '--env <env>',
@@ -144,6 +180,7 @@ export default defineCommands([
         flags: '--allow-private-network',
         description: 'production: allow outbound calls to loopback/private addresses',
       },
+      ...STORE_OPTIONS,
     ],
     examples: ['svc daemon restart', 'svc daemon restart --env production'],
     async run(ctx, _args, options) {
@@ -156,7 +193,9 @@ export default defineCommands([
         flags.port ??= String(before.port);
         flags.host ??= before.host;
         flags.env ??= before.environment;
+        keepStoreOf(before, flags);
       }
+      checkStore(ctx, flags);
       await stopDaemon(ctx);
       await reportStart(ctx, await startInBackground(ctx, flags), undefined, wasRunning);
     },

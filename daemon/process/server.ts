@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { VERSION } from '../../shared/package-info.js';
 import { newDaemonId } from '../../shared/daemon-identity.js';
 import { dataDirFiles, type RuntimeInfo } from '../../shared/paths.js';
+import { recordedStore } from '../../shared/store-url.js';
 import type { SvcApp } from '../app/app.js';
 import { AppHost } from './app-host.js';
 import { storeSwap } from './store-swap.js';
@@ -112,6 +113,8 @@ export async function startDaemon(config: DaemonConfig, logger: Logger): Promise
       version: VERSION,
       started_at: new Date().toISOString(),
       daemon_id: daemonId,
+      ...(config.store.kind === 'postgres' ? { store: recordedStore(config.store) } : {}),
+      secret_key_file: config.secretKeyFile,
     };
     writeFileSync(files.runtime, JSON.stringify(runtime, null, 2) + '\n', { mode: 0o600 });
     svc.start();

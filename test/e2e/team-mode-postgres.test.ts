@@ -475,3 +475,36 @@ test.serial(
     assertExit(t, await b.cli(['agents', 'list']), 0);
   },
 );
+
+test.serial(
+  'svc daemon restart comes back on the store, sandbox and key it was started with',
+  async (t) => {
+    // Given as options, not variables: restart used to start it again on the data dir's SQLite.
+    const key = join(tempDir('svc-pg-restart-key-'), 'team.key');
+    const daemon = await startDaemon({
+      args: ['--store', pg.url, '--sandbox', 'restarts', '--secret-key-file', key],
+    });
+    started.push(daemon);
+    const { workspaceId } = await daemon.operator();
+    await activeAgent(await apiFor(daemon, workspaceId), { name: 'Kept' });
+
+    const restarted = await daemon.cli(['daemon', 'restart', '--json']);
+    assertExit(t, restarted, 0);
+    const status = (await daemon.cli(['status', '--json'])).json();
+    t.deepEqual(status.store, { kind: 'postgres', location: pg.url, sandbox: 'restarts' });
+    t.deepEqual(await agentNames(daemon), ['Kept']);
+
+    // A URL with a password: it is not written down, so restart asks for the store again, and
+    // leaves the daemon running. (This throwaway cluster trusts, so the password is not checked.)
+    const withPassword = new URL(pg.url);
+    withPassword.password = 'not-kept';
+    const again = await daemon.cli(['daemon', 'restart', '--store', withPassword.href]);
+    assertExit(t, again, 0);
+    const refused = await daemon.cli(['daemon', 'restart']);
+    assertExit(t, refused, 2);
+    t.regex(refused.stderr, /whose URL was given with a password, and svc does not keep passwords/);
+    t.regex(refused.stderr, /svc daemon restart --store postgres:\/\/user:PASSWORD@/);
+    t.notRegex(refused.stderr, /not-kept/);
+    t.deepEqual(await agentNames(daemon), ['Kept'], 'the daemon was not stopped');
+  },
+);
