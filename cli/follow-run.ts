@@ -71,8 +71,16 @@ export async function followRun(options: FollowOptions): Promise<FollowOutcome> 
     const path = apiPath('workflows', workflowId, 'executions', executionId);
     for (;;) {
       if (interrupt.interrupted) return { type: 'detached', execution: latest, executionId };
-      if (options.deadline !== undefined && Date.now() >= options.deadline)
+      if (options.deadline !== undefined && Date.now() >= options.deadline) {
+        // Passed before the run was read (its start took the whole --timeout, on a busy
+        // machine): read it once, so what is printed (--json: the execution) has its state
+        // whatever the machine's speed, and a run that ended meanwhile is reported ended.
+        if (latest === undefined) {
+          latest = await api.data<Execution>('GET', path);
+          if (isTerminal(latest)) return { type: 'ended', execution: latest };
+        }
         return { type: 'timeout', execution: latest, executionId };
+      }
       if (dirty) {
         dirty = false;
         latest = await api.data<Execution>('GET', path);
