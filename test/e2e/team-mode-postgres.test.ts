@@ -488,7 +488,10 @@ test.serial(
     const { workspaceId } = await daemon.operator();
     await activeAgent(await apiFor(daemon, workspaceId), { name: 'Kept' });
 
-    const restarted = await daemon.cli(['daemon', 'restart', '--json']);
+    // No SVC_STORE_URL either (the PostgreSQL pass sets one for every CLI it runs): a variable
+    // given again would be followed, as an option would.
+    const noStoreVariable = { env: { SVC_STORE_URL: undefined } };
+    const restarted = await daemon.cli(['daemon', 'restart', '--json'], noStoreVariable);
     assertExit(t, restarted, 0);
     const status = (await daemon.cli(['status', '--json'])).json();
     t.deepEqual(status.store, { kind: 'postgres', location: pg.url, sandbox: 'restarts' });
@@ -498,9 +501,12 @@ test.serial(
     // leaves the daemon running. (This throwaway cluster trusts, so the password is not checked.)
     const withPassword = new URL(pg.url);
     withPassword.password = 'not-kept';
-    const again = await daemon.cli(['daemon', 'restart', '--store', withPassword.href]);
+    const again = await daemon.cli(
+      ['daemon', 'restart', '--store', withPassword.href],
+      noStoreVariable,
+    );
     assertExit(t, again, 0);
-    const refused = await daemon.cli(['daemon', 'restart']);
+    const refused = await daemon.cli(['daemon', 'restart'], noStoreVariable);
     assertExit(t, refused, 2);
     t.regex(refused.stderr, /whose URL was given with a password, and svc does not keep passwords/);
     t.regex(refused.stderr, /svc daemon restart --store postgres:\/\/user:PASSWORD@/);
