@@ -135,8 +135,11 @@ export class PostgresDb implements Db {
     if (!listen) this.noticePort.unref();
   }
 
-  /** The thread stopped or hangs: a new one, on a new connection (what was open is lost). */
-  private restartWorker(): void {
+  /**
+   * The thread stopped or hangs: a new one, on a new connection (what was open is lost).
+   * Answers the error the request that found it fails with (503).
+   */
+  private restartWorker(why: 'stopped' | 'hung'): StoreUnavailableError {
     void this.worker.terminate();
     this.port.close();
     this.noticePort.close();
@@ -144,6 +147,12 @@ export class PostgresDb implements Db {
     this.connection = 0;
     this.workerStopped = false;
     this.startWorker();
+    return new StoreUnavailableError(
+      this.options.where,
+      why === 'hung'
+        ? `the adapter's worker thread did not answer in ${ANSWER_TIMEOUT_MS / 1000} s; it was restarted`
+        : "the adapter's worker thread stopped; it was restarted",
+    );
   }
 
   get open(): boolean {
@@ -338,13 +347,7 @@ export class PostgresDb implements Db {
   private request(request: Request): Rows;
   private request(request: Request): Rows {
     if (this.closed) throw new TypeError('The database connection is not open');
-    if (this.workerStopped && request.op !== 'close') {
-      this.restartWorker();
-      throw new StoreUnavailableError(
-        this.options.where,
-        "the adapter's worker thread stopped; it was restarted",
-      );
-    }
+    if (this.workerStopped && request.op !== 'close') throw this.restartWorker('stopped');
     Atomics.store(this.signal, 0, 0);
     this.port.postMessage(request);
     const waited = Atomics.wait(this.signal, 0, 0, ANSWER_TIMEOUT_MS);
@@ -353,13 +356,10 @@ export class PostgresDb implements Db {
       // The thread died (out of memory, or pg threw where worker.ts could not answer) or hangs
       // (a query whose promise never settles): this request fails as unavailable (503), and the
       // next one runs on a new thread and connection instead of failing forever.
-      if (request.op !== 'close') this.restartWorker();
-      throw new StoreUnavailableError(
-        this.options.where,
-        waited === 'timed-out'
-          ? `the adapter's worker thread did not answer in ${ANSWER_TIMEOUT_MS / 1000} s; it was restarted`
-          : "the adapter's worker thread stopped; it was restarted",
-      );
+      if (request.op === 'close') {
+        throw new StoreUnavailableError(this.options.where, "the adapter's worker thread stopped");
+      }
+      throw this.restartWorker(waited === 'timed-out' ? 'hung' : 'stopped');
     }
     const answer = message.message as Answer;
     if (answer.connection !== this.connection) {
