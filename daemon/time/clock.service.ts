@@ -116,17 +116,26 @@ export class ClockService {
     // a run whose wait ends before its deadline goes on (and may finish) before the deadline
     // is reached, as it would have in real time.
     let used = 0;
+    // The instant up to which what fell due has been fired. A ticking clock goes on while due
+    // work runs: what fell due meanwhile is fired before the next jump, not with it (a wait that
+    // ended during the last step's work goes on before a deadline further on is reached).
+    let fired = this.clock.now();
     for (; this.agenda; used++) {
+      const next = this.agenda.nextDueAfter(fired);
+      if (next === undefined) break;
       const now = this.clock.now();
-      const next = this.agenda.nextDueAfter(now);
-      if (next === undefined || next - now >= left) break;
+      const jump = Math.max(0, next - now);
+      if (jump >= left) break;
       if (used >= maxSteps) {
         if (atLimit === 'stop') return { state: await this.apply(() => {}), used, done: false };
         break;
       }
-      // Stored first: refused, the move ends here (507), the clock where the last step left it.
-      this.change(() => this.clock.shift(Math.round(next - now)));
-      left -= next - now;
+      if (jump > 0) {
+        // Stored first: refused, the move ends here (507), the clock where the last step left it.
+        this.change(() => this.clock.shift(Math.round(jump)));
+        left -= jump;
+      }
+      fired = this.clock.now();
       await this.agenda.runDue();
     }
     return {

@@ -70,6 +70,37 @@ test('advance on a frozen clock goes through each due time and lands exactly', a
   t.true(state.frozen);
 });
 
+test('advance on a ticking clock: what fell due while a due time was worked on fires before the next jump', async (t) => {
+  // Found by CI under Node 26: a run's wait ending 40 ms of real time after another run's fired
+  // with that run's deadline, after the next jump, so the run timed out in the wait.
+  const clock = new OffsetClock();
+  const start = clock.now();
+  const due = [start + 10 * 60_000, start + 10 * 60_000 + 40, start + 20 * 60_000];
+  const done = new Set<number>();
+  const passes: number[][] = [];
+  const service = new ClockService({
+    clock,
+    settings: memorySettings(),
+    environment: 'sandbox',
+    agenda: {
+      nextDueAfter: (time) => due.find((at) => at > time),
+      runDue: async () => {
+        const now = clock.now();
+        const fired = due.filter((at) => at <= now && !done.has(at));
+        for (const at of fired) done.add(at);
+        passes.push(fired);
+        await delay(80); // the work takes longer than the gap to the next due time
+      },
+    },
+  });
+  await service.advance(HOUR);
+  t.deepEqual(
+    passes.filter((fired) => fired.length > 0),
+    due.map((at) => [at]),
+    'each due time fired in a pass of its own, in order',
+  );
+});
+
 test('freeze, set and resume persist; load restores a frozen clock', async (t) => {
   const settings = memorySettings();
   const service = new ClockService({ clock: new OffsetClock(), settings, environment: 'sandbox' });
