@@ -2,7 +2,7 @@
 // the CLI, and shuts down gracefully on SIGTERM/SIGINT (in-flight requests finish, timers stop
 // between jobs, the store closes cleanly).
 import { randomBytes } from 'node:crypto';
-import { chmodSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { VERSION } from '../../shared/package-info.js';
 import { newDaemonId } from '../../shared/daemon-identity.js';
@@ -116,7 +116,11 @@ export async function startDaemon(config: DaemonConfig, logger: Logger): Promise
       ...(config.store.kind === 'postgres' ? { store: recordedStore(config.store) } : {}),
       secret_key_file: config.secretKeyFile,
     };
-    writeFileSync(files.runtime, JSON.stringify(runtime, null, 2) + '\n', { mode: 0o600 });
+    // Written whole or not at all (a file beside it, renamed over): the CLI, scripts and tests
+    // read it as soon as it exists, and a half-written record read as no daemon at all.
+    const written = `${files.runtime}.${process.pid}.tmp`;
+    writeFileSync(written, JSON.stringify(runtime, null, 2) + '\n', { mode: 0o600 });
+    renameSync(written, files.runtime);
     svc.start();
     logger.info(
       { url: runtime.url, environment: config.environment, data_dir: config.dataDir },
