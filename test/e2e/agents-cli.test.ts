@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAgent as createAgentOverApi } from '../helpers/agents.js';
-import { apiCaller } from '../helpers/api.js';
+import { apiCaller, control } from '../helpers/api.js';
 import { startDaemon, type CliResult, type TestDaemon } from '../helpers/daemon.js';
 import { buildDocx, buildPdf } from '../helpers/documents.js';
 import type { AgentView as Agent } from '../../shared/schemas/agents.js';
@@ -63,25 +63,33 @@ function usage(t: ExecutionContext, result: CliResult): void {
  * command (`svc agents create` and `deploy` are the first test's, which keeps them on the CLI).
  */
 async function agentOverApi(ws: string, autonomy: string, deploy = true): Promise<{ id: string }> {
-  const { key } = await d.operator();
-  const call = apiCaller(() => ({ daemon: d, key, tenant: ws }));
   const fields = { name: 'CLI Agent', type: 'custom', autonomy_level: autonomy };
-  return { id: await createAgentOverApi(call, fields, deploy) };
+  return { id: await createAgentOverApi(await rest(ws), fields, deploy) };
 }
 
-async function createAgent(ws: string, ...extra: string[]): Promise<Agent> {
-  const result = await svc(
-    ws,
-    'agents',
-    'create',
-    '--name',
-    'CLI Agent',
-    '--ontology',
-    'retail-v1',
-    ...extra,
-  );
-  if (result.code !== 0) throw new Error(`agents create: ${result.stdout}${result.stderr}`);
-  return result.json<Agent>();
+/** REST with the operator key in `ws`: for setup and for state read back after the command. */
+async function rest(ws: string): Promise<ReturnType<typeof apiCaller>> {
+  const { key } = await d.operator();
+  return apiCaller(() => ({ daemon: d, key, tenant: ws }));
+}
+
+/** GET `path` in `ws` over REST, answering the body (a list's total_count, data ...). */
+async function restGet(ws: string, path: string): Promise<any> {
+  const answer = await (await rest(ws))('GET', path);
+  if (answer.status !== 200) throw new Error(`GET ${path}: ${answer.status} ${answer.text}`);
+  return answer.body;
+}
+
+/**
+ * `POST /v1/agents/ID/execute` with wait_for_completion, as `svc agents execute --wait` sends it
+ * (the command itself is tested in 'execute --wait, execution, approve and reject'): answers
+ * the HTTP status and the execution.
+ */
+async function executeOverApi(ws: string, agentId: string, input: string) {
+  const answer = await (
+    await rest(ws)
+  )('POST', `/v1/agents/${agentId}/execute`, { input, wait_for_completion: true });
+  return { status: answer.status, execution: answer.body?.data, text: answer.text };
 }
 
 test('create, get, list, update, deploy and delete with --json', async (t) => {
@@ -146,7 +154,7 @@ test('create, get, list, update, deploy and delete with --json', async (t) => {
   failed(t, await svc(ws, 'agents', 'delete', agent.id), 'agent_not_found');
 
   // Human output (no --json) names the agent.
-  const other = await createAgent(ws);
+  const other = await agentOverApi(ws, 'L2', false);
   const human = await d.cli(['agents', 'get', other.id, '--workspace', ws]);
   t.is(human.code, 0, human.stderr);
   t.true(human.stdout.includes(other.id));
@@ -192,7 +200,7 @@ test('create from -f FILE with flags overriding it; API errors exit 1 with the e
     await svc(ws, 'agents', 'update', 'agt_doesnotexist000000', '--name', 'X'),
     'agent_not_found',
   );
-  t.is(ok(t, await svc(ws, 'agents', 'list')).total_count, 1, 'nothing else was created');
+  t.is((await restGet(ws, '/v1/agents')).total_count, 1, 'nothing else was created');
 });
 
 test('usage errors exit 2: missing flags, bad JSON flags, missing arguments, unknown subcommands', async (t) => {
@@ -224,7 +232,7 @@ test('usage errors exit 2: missing flags, bad JSON flags, missing arguments, unk
   usage(t, await svc(ws, 'agents', 'stub', 'add', agent.id, '--result', '{"output":"x"}'));
   usage(t, await svc(ws, 'agents', 'stub', 'add', agent.id, '--match', 'x'));
   usage(t, await svc(ws, 'agents', 'stub', 'add', agent.id, '--match', 'x', '--delay', 'soon'));
-  t.is(ok(t, await svc(ws, 'agents', 'list')).total_count, 1);
+  t.is((await restGet(ws, '/v1/agents')).total_count, 1);
 });
 
 test('execute --wait, execution, approve and reject', async (t) => {
@@ -236,7 +244,8 @@ test('execute --wait, execution, approve and reject', async (t) => {
     'agent_not_active',
   );
   t.is(training.agent_status, 'training');
-  ok(t, await svc(ws, 'agents', 'deploy', agent.id));
+  const deployed = await (await rest(ws))('POST', '/v1/agents/deploy', { agent_id: agent.id });
+  t.is(deployed.status, 200, deployed.text);
 
   const waiting = ok(t, await execute(ws, agent.id, 'Where is my order?', '--wait'));
   t.regex(waiting.execution_id, /^exec_/);
@@ -252,8 +261,13 @@ test('execute --wait, execution, approve and reject', async (t) => {
   t.like(approved, { status: 'completed', approval: { decision: 'approve', notes: 'fine' } });
   failed(t, await svc(ws, 'agents', 'reject', agent.id, waiting.execution_id), 'conflict');
 
-  const second = ok(t, await execute(ws, agent.id, 'Cancel my order', '--wait'));
-  const rejected = ok(t, await svc(ws, 'agents', 'reject', agent.id, second.execution_id));
+  const second = await executeOverApi(ws, agent.id, 'Cancel my order');
+  t.is(second.status, 202, second.text);
+  t.is(second.execution.status, 'awaiting_approval');
+  const rejected = ok(
+    t,
+    await svc(ws, 'agents', 'reject', agent.id, second.execution.execution_id),
+  );
   t.like(rejected, { status: 'cancelled', approval: { decision: 'reject' } });
 
   // Without --wait: processing.
@@ -335,7 +349,8 @@ test('messages --send, messages (history) and analytics', async (t) => {
   t.is(limited.data.length, 2);
   t.true(limited.has_more);
 
-  ok(t, await execute(ws, agent.id, 'Where is my order?', '--wait'));
+  const executed = await executeOverApi(ws, agent.id, 'Where is my order?');
+  t.is(executed.status, 200, executed.text);
   const analytics = ok(
     t,
     await svc(
@@ -404,18 +419,16 @@ test('knowledge upload, list and delete; the uploaded passage is quoted', async 
   t.is(list.total_count, 2);
   t.deepEqual(list.data.map((x: { id: string }) => x.id).sort(), [doc.id, word.id].sort());
 
-  const answered = ok(
-    t,
-    await execute(ws, agent.id, 'Are returns accepted within thirty days?', '--wait'),
-  );
-  t.is(answered.result.output, passage);
+  const answered = await executeOverApi(ws, agent.id, 'Are returns accepted within thirty days?');
+  t.is(answered.status, 200, answered.text);
+  t.is(answered.execution.result.output, passage);
 
   t.deepEqual(ok(t, await svc(ws, 'agents', 'knowledge', 'delete', agent.id, doc.id)), {
     id: doc.id,
     deleted: true,
   });
   failed(t, await svc(ws, 'agents', 'knowledge', 'delete', agent.id, doc.id), 'not_found');
-  t.is(ok(t, await svc(ws, 'agents', 'knowledge', 'list', agent.id)).total_count, 1);
+  t.is((await restGet(ws, `/v1/agents/${agent.id}/knowledge`)).total_count, 1);
 });
 
 test('stub add (result, fail, delay), list and clear', async (t) => {
@@ -454,8 +467,9 @@ test('stub add (result, fail, delay), list and clear', async (t) => {
     [stub.id, failing.id, slow.id],
   );
 
-  const hit = ok(t, await execute(ws, agent.id, 'Where is ORDER 9?', '--wait'));
-  t.deepEqual(hit.result, result);
+  const hit = await executeOverApi(ws, agent.id, 'Where is ORDER 9?');
+  t.is(hit.status, 200, hit.text);
+  t.deepEqual(hit.execution.result, result);
   const error = failed(
     t,
     await execute(ws, agent.id, 'Check the CRM', '--wait'),
@@ -464,7 +478,8 @@ test('stub add (result, fail, delay), list and clear', async (t) => {
   t.is(error.status, 502);
 
   t.deepEqual(ok(t, await svc(ws, 'agents', 'stub', 'clear', agent.id)), { cleared: 3 });
-  t.deepEqual(ok(t, await svc(ws, 'agents', 'stub', 'list', agent.id)).data, []);
-  const plain = ok(t, await execute(ws, agent.id, 'Check the CRM', '--wait'));
-  t.is(plain.status, 'completed');
+  t.deepEqual(await control(d, 'agents.stubs.list', { agent_id: agent.id }, 'query'), []);
+  const plain = await executeOverApi(ws, agent.id, 'Check the CRM');
+  t.is(plain.status, 200, plain.text);
+  t.is(plain.execution.status, 'completed');
 });

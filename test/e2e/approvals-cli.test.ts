@@ -3,6 +3,7 @@
 // reject by the execution id alone; svc agents approve|reject AGENT EXECUTION still works; the
 // run views and svc status name the new commands with whole ids.
 import test from 'ava';
+import { control } from '../helpers/api.js';
 import { assertExit } from '../helpers/daemon.js';
 import { sharedDaemon } from '../helpers/setup.js';
 import {
@@ -43,7 +44,9 @@ async function parkedRun(api: Api, workflowId: string, text: string) {
 test.serial(
   'lists pending approvals with run, step, proposal and time waited; decides them by execution id alone',
   async (t) => {
-    assertExit(t, await d.cli(['clock', 'set', '2026-01-05T09:00:00Z', '--frozen']), 0);
+    // The clock over the control channel, as `svc clock set|advance|reset` move it (tested in
+    // cli-operator and waits-cli): a known time for the time waited.
+    await control(d, 'clock.set', { to: '2026-01-05T09:00:00Z', frozen: true });
     const ws = await d.createWorkspace('approvals-list');
     const svc = (...args: string[]) => d.cli([...args, '--workspace', ws]);
     const api = await apiFor(d, ws);
@@ -68,7 +71,7 @@ test.serial(
       wait_for_completion: true,
     });
     t.is(direct.body.data.status, 'awaiting_approval', JSON.stringify(direct.body));
-    assertExit(t, await d.cli(['clock', 'advance', '5m']), 0);
+    await d.advance('5m');
 
     const listed = await svc('approvals', '--json');
     assertExit(t, listed, 0);
@@ -168,7 +171,7 @@ test.serial(
       unknown.stderr,
       /No agent execution exec_nope\. List those waiting for a decision with: svc approvals/,
     );
-    assertExit(t, await d.cli(['clock', 'reset']), 0);
+    await control(d, 'clock.reset', undefined, 'mutation');
   },
 );
 

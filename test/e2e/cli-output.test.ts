@@ -5,6 +5,7 @@
 import test from 'ava';
 import { spawn } from 'node:child_process';
 import { assertExit, ROOT, SVC_BIN, type CliResult } from '../helpers/daemon.js';
+import { control } from '../helpers/api.js';
 import { svcEnv } from '../helpers/env.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { sharedDaemon } from '../helpers/setup.js';
@@ -93,17 +94,15 @@ test('a failed run says what failed in words on stderr, not a raw JSON details l
 test('every --json list is the envelope {data, has_more, total_count, meta}', async (t) => {
   const { ws, api } = await workspace('out-lists');
   const agent = await activeAgent(api);
-  assertExit(t, await svc(ws, 'secrets', 'set', 'TOKEN', 'value-1'), 0);
-  assertExit(
-    t,
-    await svc(ws, 'agents', 'stub', 'add', agent.id, '--match', 'x', '--delay', '1s'),
-    0,
-  );
-  assertExit(
-    t,
-    await svc(ws, 'faults', 'add', '--agent', agent.id, '--fail', 'external_api_error'),
-    0,
-  );
+  // One of each listed thing, over the control channel as `svc secrets set`, `svc agents stub
+  // add` and `svc faults add` make them (those commands are tested in their own files).
+  await control(d, 'secrets.set', { name: 'TOKEN', value: 'value-1', workspace_id: ws });
+  await control(d, 'agents.stubs.add', { agent_id: agent.id, match: 'x', delay_ms: 1000 });
+  await control(d, 'faults.add', {
+    workspace_id: ws,
+    agent_id: agent.id,
+    fail: 'external_api_error',
+  });
   const lists: [string[], number | undefined][] = [
     [['keys', 'list'], undefined],
     [['workspaces', 'list'], undefined],
@@ -154,7 +153,8 @@ test('hints name svc commands; the REST API keeps its own wording', async (t) =>
 
   // Paused, not training: a training agent may turn active (2 s) before the CLI calls.
   const agent = await activeAgent(api);
-  assertExit(t, await svc(ws, 'agents', 'update', agent.id, '--status', 'paused'), 0);
+  const pausedAgent = await api('PATCH', `/agents/${agent.id}`, { status: 'paused' });
+  t.is(pausedAgent.status, 200, JSON.stringify(pausedAgent.body));
   const notActive = await svc(ws, 'agents', 'execute', agent.id, '--input', 'hi');
   assertExit(t, notActive, 1);
   t.regex(
@@ -262,7 +262,13 @@ test.serial('svc clock alone shows the clock; its offset reads +1h, not 3600000 
 
 // Serial: svc logs reads the log file, which the file's other tests would grow meanwhile.
 test.serial('svc logs is svc daemon logs; --level warn keeps warnings and worse', async (t) => {
-  assertExit(t, await d.cli(['agents', 'get', 'agt_not_there']), 1);
+  // A request that fails, for the log (over REST: what `svc agents get agt_not_there` sends).
+  const { key, workspaceId } = await d.operator();
+  const missing = await d.callJson('GET', '/v1/agents/agt_not_there', undefined, {
+    key,
+    tenant: workspaceId,
+  });
+  t.is(missing.status, 404, missing.text);
   const lines = (out: string) =>
     out
       .split('\n')
@@ -289,7 +295,9 @@ test.serial('svc logs is svc daemon logs; --level warn keeps warnings and worse'
 });
 
 test('agents record --stop says which cassette was recorded and where', async (t) => {
-  assertExit(t, await d.cli(['agents', 'record', '--cassette', 'first-hour.json']), 0);
+  // Recording starts over the control channel as `svc agents record --cassette` starts it
+  // (tested in agent-brain-cassette); the subject here is what --stop prints.
+  await control(d, 'agents.record', { cassette: 'first-hour.json' });
   const stopped = await d.cli(['agents', 'record', '--stop']);
   assertExit(t, stopped, 0);
   t.regex(

@@ -82,8 +82,10 @@ test('without a daemon: says so, names the command that starts one, exit 1, no s
 test.serial(
   'a run waiting for the clock, one awaiting approval, a pending and a held delivery: counted, each with its command',
   async (t) => {
-    // Frozen: the wait's wake-up is then exactly 15 minutes of sandbox time away.
-    assertExit(t, await d.cli(['clock', 'freeze']), 0);
+    // Frozen: the wait's wake-up is then exactly 15 minutes of sandbox time away. (The clock
+    // over the control channel, as `svc clock freeze|reset|advance` move it: tested in
+    // cli-operator; the hint's `svc clock advance 15m` below stays a CLI call.)
+    await control(d, 'clock.freeze', undefined, 'mutation');
     const ws = await d.createWorkspace('status-counts');
     const api = await apiFor(d, ws);
 
@@ -216,8 +218,8 @@ test.serial(
 test.serial(
   'a ticking clock says how far ahead of real time it is; the advance hint is in whole minutes',
   async (t) => {
-    assertExit(t, await d.cli(['clock', 'reset']), 0);
-    assertExit(t, await d.cli(['clock', 'advance', '2h']), 0);
+    await control(d, 'clock.reset', undefined, 'mutation');
+    await d.advance('2h');
     const ws = await d.createWorkspace('status-ticking');
     const api = await apiFor(d, ws);
     const waiting = await createWorkflow(api, { name: 'Waits', steps: [waitStep('pause', 600)] });

@@ -6,7 +6,9 @@ import test, { type ExecutionContext } from 'ava';
 import { assertExit, type CliResult } from '../helpers/daemon.js';
 import { sharedDaemon } from '../helpers/setup.js';
 import { startReceiver } from '../helpers/receiver.js';
+import { control } from '../helpers/api.js';
 import { dueTimersRun } from '../helpers/events.js';
+import { apiFor, type Api } from '../helpers/workflows.js';
 import type { WebhookView } from '../../shared/schemas/webhooks.js';
 
 const d = sharedDaemon(test);
@@ -21,25 +23,46 @@ async function ok(t: ExecutionContext, pending: Promise<CliResult>): Promise<Cli
   return result;
 }
 
+/**
+ * The setup of these tests goes over REST and the control channel, as the CLI commands that do
+ * the same send it (`svc webhooks create|update`, `svc events trigger`, `svc faults add`, `svc
+ * webhooks deliveries`: each tested in its own file); the subjects here are delivery, retry and
+ * replay.
+ */
+async function rest(ws: string): Promise<Api> {
+  return apiFor(d, ws);
+}
+
+/** A webhook on agent.updated, as `svc webhooks create --url URL --events agent.updated` makes it. */
 async function createHook(
-  t: ExecutionContext,
   ws: string,
   url: string,
-  ...more: string[]
+  settings?: Record<string, unknown>,
 ): Promise<WebhookView> {
-  const created = await ok(
-    t,
-    svc(ws, 'webhooks', 'create', '--url', url, '--events', 'agent.updated', '--json', ...more),
-  );
-  return created.json<WebhookView>();
+  const created = await (
+    await rest(ws)
+  )('POST', '/webhooks', {
+    url,
+    events: ['agent.updated'],
+    ...(settings ? { settings } : {}),
+  });
+  if (created.status !== 201) throw new Error(`create webhook: ${JSON.stringify(created.body)}`);
+  return created.body.data as WebhookView;
+}
+
+/** PATCH /webhooks/ID, as `svc webhooks update` sends it. */
+async function updateHook(ws: string, hookId: string, body: Record<string, unknown>) {
+  const updated = await (await rest(ws))('PATCH', `/webhooks/${hookId}`, body);
+  if (updated.status !== 200) throw new Error(`update webhook: ${JSON.stringify(updated.body)}`);
 }
 
 /** Publishes agent.updated once and waits until the webhook's `count` deliveries had an attempt. */
 async function publishAndAttempt(ws: string, hookId: string, count: number): Promise<any[]> {
-  assertOk(await svc(ws, 'events', 'trigger', 'agent.updated', '--json'));
+  await control(d, 'events.trigger', { workspace_id: ws, type: 'agent.updated' });
+  const api = await rest(ws);
   for (let tries = 0; tries < 100; tries++) {
     await dueTimersRun(d);
-    const list = (await svc(ws, 'webhooks', 'deliveries', hookId, '--json')).json();
+    const list = (await api('GET', `/webhooks/${hookId}/deliveries`)).body;
     if (list.data.length === count && list.data.every((x: any) => x.attempts >= 1))
       return list.data;
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -47,31 +70,17 @@ async function publishAndAttempt(ws: string, hookId: string, count: number): Pro
   throw new Error('the deliveries did not have their first attempt');
 }
 
-function assertOk(result: CliResult): void {
-  if (result.code !== 0) throw new Error(`exit ${result.code}: ${result.stderr}`);
-}
-
 test('webhooks delivery shows every attempt; retry --wait exits 1 unless the receiver took it', async (t) => {
   const ws = await d.createWorkspace('delivery-attempts');
   const receiver = await startReceiver(t);
-  const hook = await createHook(t, ws, receiver.url);
-  const fault = (
-    await ok(
-      t,
-      svc(
-        ws,
-        'faults',
-        'add',
-        '--webhook',
-        hook.id,
-        '--attempts',
-        '1',
-        '--status',
-        '503',
-        '--json',
-      ),
-    )
-  ).json<{ id: string }>();
+  const hook = await createHook(ws, receiver.url);
+  const fault = await control<{ id: string }>(d, 'faults.add', {
+    workspace_id: ws,
+    webhook_id: hook.id,
+    attempts_from: 1,
+    attempts_to: 1,
+    status: 503,
+  });
   const [delivery] = await publishAndAttempt(ws, hook.id, 1);
   const deliveryId = delivery.id as string;
 
@@ -133,10 +142,10 @@ test('replay --wait returns once the replayed deliveries had their attempt, with
   const receiver = await startReceiver(t);
   receiver.respondWith(500);
   // One attempt each: a delivery fails, and its webhook with it (resumed for the next event).
-  const hook = await createHook(t, ws, receiver.url, '--max-attempts', '1');
+  const hook = await createHook(ws, receiver.url, { retry_policy: { max_attempts: 1 } });
   for (let count = 1; count <= 3; count++) {
     await publishAndAttempt(ws, hook.id, count);
-    await ok(t, svc(ws, 'webhooks', 'update', hook.id, '--status', 'active'));
+    await updateHook(ws, hook.id, { status: 'active' });
   }
 
   receiver.respondWith(200);
@@ -153,7 +162,7 @@ test('replay --wait returns once the replayed deliveries had their attempt, with
     t.like(delivery, { status: 'delivered', attempts: 1, http_status: 200 });
 
   // Attempts left but the receiver fails: each is pending with its next attempt scheduled.
-  await ok(t, svc(ws, 'webhooks', 'update', hook.id, '--max-attempts', '3'));
+  await updateHook(ws, hook.id, { settings: { retry_policy: { max_attempts: 3 } } });
   receiver.respondWith(503);
   const failing = await svc(
     ws,

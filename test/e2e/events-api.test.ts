@@ -253,13 +253,12 @@ test.serial('after 30 days the events are gone from the list and from get', asyn
   t.is(before.status, 200);
 
   // 29 days later they are still there.
-  const nearly = await daemon.cli(['clock', 'advance', '29d', '--json']);
-  t.is(nearly.code, 0, nearly.stderr);
+  // The clock over the control channel, as `svc clock advance` moves it (tested in cli-operator).
+  await daemon.advance('29d');
   const stillThere = await list('?limit=100');
   t.is(stillThere.body.total_count, TOTAL);
 
-  const advanced = await daemon.cli(['clock', 'advance', '2d', '--json']);
-  t.is(advanced.code, 0, advanced.stderr);
+  await daemon.advance('2d');
 
   const after = await list();
   t.is(after.status, 200, after.text);

@@ -7,7 +7,7 @@ import { assertExit, startDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { control } from '../helpers/api.js';
 import { readLog, waitForLog } from '../helpers/logs.js';
-import { restart } from '../helpers/processes.js';
+import { restart, running } from '../helpers/processes.js';
 import {
   answerStep,
   apiFor,
@@ -35,6 +35,22 @@ async function addFault(...args: string[]): Promise<any> {
   const result = await d.cli(['faults', 'add', ...args, '--workspace', ws, '--json']);
   if (result.code !== 0) throw new Error(`faults add: ${result.stderr}`);
   return result.json();
+}
+
+/**
+ * The workspace's rules, removing one, removing all: over the control channel of the daemon
+ * running now (tests restart it, which moves it), as `svc faults list|remove|clear` do (each
+ * command is tested through the CLI once in this file: list and remove in the first test,
+ * clear in 'rules are stored').
+ */
+function listFaults(): Promise<any[]> {
+  return control(running(d), 'faults.list', { workspace_id: ws }, 'query');
+}
+async function removeFault(id: string): Promise<void> {
+  await control(running(d), 'faults.remove', { id, workspace_id: ws });
+}
+async function clearFaults(): Promise<void> {
+  await control(running(d), 'faults.clear', { workspace_id: ws });
 }
 
 /** A rule on the step `charge` of webhookFlow's workflow, for the given attempts. */
@@ -157,7 +173,7 @@ test.serial(
     t.regex(done.step_results[0].error.message, /No answer within 30 s/);
     t.like(done.step_results[1], { attempt: 2, status: 'completed', injected_fault: null });
     t.is(receiver.requests.length, 1, 'only the second attempt reached the receiver');
-    await d.cli(['faults', 'clear', '--workspace', ws]);
+    await clearFaults();
   },
 );
 
@@ -179,7 +195,7 @@ test.serial('--latency holds a webhook step until the daemon clock has moved on'
   t.like(done.step_results[0], { status: 'completed', injected_fault: fault.id });
   t.true(done.step_results[0].duration_ms >= 600_000, String(done.step_results[0].duration_ms));
   t.is(receiver.requests.length, 1, 'then the real call');
-  await d.cli(['faults', 'clear', '--workspace', ws]);
+  await clearFaults();
 });
 
 test.serial('a seeded 30% rule gives the same outcomes over two identical runs', async (t) => {
@@ -204,7 +220,7 @@ test.serial('a seeded 30% rule gives the same outcomes over two identical runs',
       });
       statuses.push(run.body.data?.status ?? run.body.error?.code);
     }
-    assertExit(t, await d.cli(['faults', 'remove', fault.id, '--workspace', ws]), 0);
+    await removeFault(fault.id);
     return statuses;
   };
   const first = await outcomes();
@@ -235,7 +251,7 @@ test.serial(
     t.like(failed.body.error, { code: 'external_api_error', injected_fault: fault.id });
     const ok = await execute();
     t.is(ok.status, 200, JSON.stringify(ok.body));
-    const listed = (await d.cli(['faults', 'list', '--workspace', ws, '--json'])).json().data;
+    const listed = await listFaults();
     t.like(
       listed.find((f: any) => f.id === fault.id),
       { hits: 1, retired: true },
@@ -299,7 +315,7 @@ test.serial(
         [3, 'completed', null, null],
       ],
     );
-    await d.cli(['faults', 'clear', '--workspace', ws]);
+    await clearFaults();
   },
 );
 
@@ -327,7 +343,7 @@ test.serial(
     );
     t.like(done.error, { code: 'invalid_expression', details: { step_id: 'charge' } });
     t.is(receiver.requests.length, 0, 'a failed step never made its call');
-    await d.cli(['faults', 'clear', '--workspace', ws]);
+    await clearFaults();
   },
 );
 
@@ -398,9 +414,9 @@ test.serial(
     await receiver.waitForCount(1);
     const listed = await d.cli(['webhooks', 'deliveries', hook, '--workspace', ws, '--json']);
     t.like(listed.json().data[0], { status: 'delivered', attempts: 2 });
-    const rules = (await d.cli(['faults', 'list', '--workspace', ws, '--json'])).json().data;
+    const rules = await listFaults();
     t.true(rules.find((f: any) => f.id === fault.id).hits >= 1);
-    assertExit(t, await d.cli(['faults', 'clear', '--workspace', ws]), 0);
+    await clearFaults();
   },
 );
 

@@ -7,7 +7,7 @@
 import test from 'ava';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { trpc } from '../helpers/api.js';
+import { control, trpc } from '../helpers/api.js';
 import { runCli } from '../helpers/daemon.js';
 import { sharedDaemon } from '../helpers/setup.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -41,10 +41,14 @@ function write(name: string, text: string): string {
   return file;
 }
 
+/**
+ * What exists, over the control channel and REST (what `svc workspaces list` and `svc agents
+ * list` read; those commands are tested in their own files): checked before and after a
+ * refused fixture.
+ */
 async function counts(): Promise<{ workspaces: number; agents: number }> {
   const { key, workspaceId } = await d.operator();
-  const workspaces = (await d.cli(['workspaces', 'list', '--json'])).json<{ data: unknown[] }>()
-    .data.length;
+  const workspaces = (await control<unknown[]>(d, 'workspaces.list')).length;
   const agents = await d.callJson('GET', '/v1/agents?limit=100', undefined, {
     key,
     tenant: workspaceId,
@@ -236,8 +240,9 @@ test.serial(
   },
 );
 
+/** The clock's offset, over the control channel as `svc clock show` reads it. */
 async function clockOffset(): Promise<number> {
-  return (await d.cli(['clock', 'show', '--json'])).json<{ offset_ms: number }>().offset_ms;
+  return (await control<{ offset_ms: number }>(d, 'clock.show')).offset_ms;
 }
 
 test.serial('a fixture moves the clock one day at most in all', async (t) => {

@@ -2,6 +2,7 @@
 // executions older than 30 days. Purged, not only hidden: moving the clock back (reset) does
 // not bring them back, and the log says what went.
 import test from 'ava';
+import { control } from '../helpers/api.js';
 import { sharedDaemon } from '../helpers/setup.js';
 
 const daemon = sharedDaemon(test);
@@ -26,21 +27,23 @@ test('clock advance 31d purges events and executions older than 30 days', async 
   });
   t.is(executed.status, 200, executed.text);
   const executionId = executed.body.data.execution_id as string;
-  const triggered = await daemon.cli(['events', 'trigger', 'integration.connected', '--json']);
-  t.is(triggered.code, 0, triggered.stderr);
-  const eventId = triggered.json().id as string;
+  // Published by the control call `svc events trigger` makes (tested in cli-operator).
+  const triggered = await control<{ id: string }>(daemon, 'events.trigger', {
+    type: 'integration.connected',
+  });
+  const eventId = triggered.id;
   const executionPath = `/v1/agents/${agentId}/executions/${executionId}`;
   t.is((await call('GET', `/v1/events/${eventId}`)).status, 200);
   t.is((await call('GET', executionPath)).status, 200);
 
-  const advanced = await daemon.cli(['clock', 'advance', '31d', '--json']);
-  t.is(advanced.code, 0, advanced.stderr);
+  // The clock over the control channel, as `svc clock advance|reset` move it (tested in
+  // cli-operator).
+  await daemon.advance('31d');
   t.is((await call('GET', `/v1/events/${eventId}`)).status, 404);
   t.is((await call('GET', executionPath)).status, 404);
 
   // Back to real time: within 30 days of it again, but the rows are gone.
-  const reset = await daemon.cli(['clock', 'reset', '--json']);
-  t.is(reset.code, 0, reset.stderr);
+  await control(daemon, 'clock.reset', undefined, 'mutation');
   const event = await call('GET', `/v1/events/${eventId}`);
   t.is(event.status, 404, event.text);
   t.is(event.body.error.code, 'not_found');

@@ -436,10 +436,16 @@ test('svc oauth apps create|list|get|delete and grants list|revoke (delete revok
 test('svc oauth grants revoke ends the tokens of that grant at once', async (t) => {
   const { app, tokens } = await signedInApp();
   t.is((await daemon.request('/v1/auth/me', { key: tokens.access_token })).status, 200);
-  const [grant] = (
-    await daemon.cli(['oauth', 'grants', 'list', '--client', app.client_id, '--json'])
-  ).json().data;
-  const revoked = await daemon.cli(['oauth', 'grants', 'revoke', grant.id, '--json']);
+  // The grant over the control channel, as `svc oauth grants list --client` reads it (tested
+  // in the test above); `revoke` is the subject.
+  const grants = await control<{ id: string }[]>(
+    daemon,
+    'oauth.grants.list',
+    { client_id: app.client_id },
+    'query',
+  );
+  t.is(grants.length, 1);
+  const revoked = await daemon.cli(['oauth', 'grants', 'revoke', grants[0]!.id, '--json']);
   t.is(revoked.code, 0, revoked.stderr);
   t.is(revoked.json().status, 'revoked');
   t.is((await daemon.request('/v1/auth/me', { key: tokens.access_token })).status, 401);

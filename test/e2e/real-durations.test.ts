@@ -4,6 +4,7 @@
 // "completed in" reads elapsed_ms. A receiver that answers after 80 ms gives a lower bound that
 // no machine can beat, so nothing here depends on the machine's speed.
 import test from 'ava';
+import { control } from '../helpers/api.js';
 import { assertExit } from '../helpers/daemon.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { sharedDaemon } from '../helpers/setup.js';
@@ -26,8 +27,10 @@ interface Run {
 test.serial(
   'a frozen clock: duration_ms 0, elapsed_ms the real time; the CLI reports real time',
   async (t) => {
-    assertExit(t, await d.cli(['clock', 'set', '2026-01-05T09:00:00Z', '--frozen']), 0);
-    t.teardown(() => d.cli(['clock', 'reset']));
+    // The clock over the control channel, as `svc clock set --frozen|reset|advance` move it
+    // (tested in cli-operator); the subjects are the durations and how the CLI shows them.
+    await control(d, 'clock.set', { to: '2026-01-05T09:00:00Z', frozen: true });
+    t.teardown(() => control(d, 'clock.reset', undefined, 'mutation'));
     const ws = await d.createWorkspace('real-durations');
     const api = await apiFor(d, ws);
     const receiver = await startReceiver(t);
@@ -78,7 +81,7 @@ test.serial(
     });
     const started = await api('POST', `/workflows/${waiting}/execute`, { input: {} });
     const runId = started.body.data.execution_id as string;
-    assertExit(t, await d.cli(['clock', 'advance', '15m']), 0);
+    await d.advance('15m');
     const done = await d.cli(['workflows', 'wait', runId, '--json', '--workspace', ws]);
     assertExit(t, done, 0);
     const waited = done.json<Run>();

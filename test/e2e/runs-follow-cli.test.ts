@@ -12,6 +12,7 @@ import {
   activeAgent,
   allEvents,
   apiFor,
+  cancelRun,
   createWorkflow,
   getExecution,
   hookPoster,
@@ -142,7 +143,8 @@ test('rerun --wait holds at an approval with the command that decides it, then e
   });
   const original = started.body.data.execution_id as string;
   await waitForExecution(api, workflowId, original, (e) => e.status === 'awaiting_approval');
-  assertExit(t, await svc(ws, 'workflows', 'cancel', original), 0);
+  // Cancelled over REST: `svc workflows cancel RUN` is tested below ('watch --json ...').
+  t.is((await cancelRun(api, workflowId, original)).status, 'cancelled');
 
   const rerun = follow(t, ws, 'workflows', 'rerun', workflowId, original, '--wait', '--json');
   const [, newId] = await stderrMatch(rerun, /^run (wex_\w+) is a re-run of /m);
@@ -156,7 +158,14 @@ test('rerun --wait holds at an approval with the command that decides it, then e
   await new Promise((resolve) => setTimeout(resolve, 1_500));
   t.true(running(rerun), 'still waiting for the decision');
 
-  assertExit(t, await svc(ws, 'agents', 'approve', reviewer.id, agentExecution!), 0);
+  // Approved over REST (`svc agents approve` and `svc approvals approve` are tested in
+  // agents-cli and approvals-cli).
+  const approved = await api(
+    'POST',
+    `/agents/${reviewer.id}/executions/${agentExecution!}/approve`,
+    { decision: 'approve' },
+  );
+  t.is(approved.status, 200, JSON.stringify(approved.body));
   const result = await exitOf(rerun);
   assertExit(t, result, 0);
   t.like(result.json(), { execution_id: newId, status: 'completed', rerun_of: original });

@@ -3,6 +3,7 @@
 // action), and that agent answers the README's question from the FAQ the fixture uploads.
 import test from 'ava';
 import { join } from 'node:path';
+import { control } from '../helpers/api.js';
 import { ROOT } from '../helpers/daemon.js';
 import { sharedDaemon } from '../helpers/setup.js';
 
@@ -50,17 +51,19 @@ test('the triage workflow completes when the printed hint skips its hour-long wa
   t.is(applied.code, 0, applied.stderr);
   const { workspaces, workflows } = applied.json().ids;
   const svc = (...args: string[]) => d.cli([...args, '--workspace', workspaces.acme]);
-  t.is((await d.cli(['clock', 'freeze'])).code, 0);
-  const started = await svc(
-    'workflows',
-    'run',
-    workflows.triage,
-    '--input',
-    '{"question": "When do orders ship?"}',
-    '--json',
+  // The clock and the run over the control channel and REST, as `svc clock freeze` and `svc
+  // workflows run` do (tested in cli-operator and workflows-cli): the subjects are the fixture
+  // and the printed hint.
+  await control(d, 'clock.freeze', undefined, 'mutation');
+  const { key } = await d.operator();
+  const started = await d.callJson(
+    'POST',
+    `/v1/workflows/${workflows.triage}/execute`,
+    { input: { question: 'When do orders ship?' } },
+    { key, tenant: workspaces.acme },
   );
-  t.is(started.code, 0, started.stderr);
-  const runId = started.json<{ execution_id: string }>().execution_id;
+  t.is(started.status, 202, started.text);
+  const runId = started.body.data.execution_id as string;
   const parked = await svc('workflows', 'wait', runId, '--status', 'completed', '--timeout', '1m');
   // The run waits for the clock: the wait says so at once, with the command that moves it.
   const hint = /svc clock advance (\w+)/.exec(parked.stderr + parked.stdout);
@@ -69,5 +72,5 @@ test('the triage workflow completes when the printed hint skips its hour-long wa
   const done = await svc('workflows', 'wait', runId, '--status', 'completed', '--json');
   t.is(done.code, 0, done.stderr);
   t.is(done.json<{ status: string }>().status, 'completed');
-  t.is((await d.cli(['clock', 'reset'])).code, 0);
+  await control(d, 'clock.reset', undefined, 'mutation');
 });

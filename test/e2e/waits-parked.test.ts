@@ -3,6 +3,7 @@
 // run timeout; a wait on a run parked on the frozen sandbox clock ends at once with when it
 // wakes and the command that moves it on; --timeout on every --wait.
 import test from 'ava';
+import { control } from '../helpers/api.js';
 import { assertExit } from '../helpers/daemon.js';
 import { sharedDaemon } from '../helpers/setup.js';
 import {
@@ -30,8 +31,17 @@ async function execute(api: Api, workflowId: string): Promise<string> {
   return started.body.data.execution_id as string;
 }
 
+/**
+ * The sandbox clock over the control channel, as `svc clock set --frozen` and `svc clock reset`
+ * move it (those commands are tested in cli-operator and waits-cli; the subjects here are the
+ * waits and the hints that name `svc clock advance`).
+ */
+async function frozenAt(iso: string): Promise<void> {
+  await control(d, 'clock.set', { to: iso, frozen: true });
+}
+
 test.afterEach.always(async () => {
-  await d.cli(['clock', 'reset']);
+  await control(d, 'clock.reset', undefined, 'mutation');
 });
 
 test.serial(
@@ -82,7 +92,7 @@ test.serial(
   'on a frozen clock, a wake-up at the deadline ends the run timeout, every time',
   async (t) => {
     const { api } = await setup('wait-tie');
-    assertExit(t, await d.cli(['clock', 'set', '2026-01-05T09:00:00Z', '--frozen']), 0);
+    await frozenAt('2026-01-05T09:00:00Z');
     // Two waits of 60 s under a 120 s timeout: the second wakes exactly at the deadline.
     const workflowId = await createWorkflow(api, {
       name: 'Tie',
@@ -95,7 +105,7 @@ test.serial(
     const runs = [await execute(api, workflowId), await execute(api, workflowId)];
     for (const run of runs)
       await waitForExecution(api, workflowId, run, (e) => e.current_step === 'first');
-    assertExit(t, await d.cli(['clock', 'advance', '2m']), 0);
+    await d.advance('2m');
     for (const run of runs) {
       const ended = await waitForExecution(api, workflowId, run, (e) => e.status !== 'running');
       t.like(ended, { status: 'timeout', failed_step: 'second' });
@@ -107,7 +117,7 @@ test.serial(
   'workflows wait on a run parked on the frozen clock ends at once, with when it wakes and the advance',
   async (t) => {
     const { api, svc } = await setup('wait-parked');
-    assertExit(t, await d.cli(['clock', 'set', '2026-01-05T09:00:00Z', '--frozen']), 0);
+    await frozenAt('2026-01-05T09:00:00Z');
     const workflowId = await createWorkflow(api, {
       name: 'Pause',
       steps: [waitStep('pause', 900)],
@@ -135,7 +145,7 @@ test.serial(
   'run --wait and rerun --wait end at once on a parked run: the wait, or the approval to decide',
   async (t) => {
     const { api, svc } = await setup('run-wait-parked');
-    assertExit(t, await d.cli(['clock', 'set', '2026-01-05T09:00:00Z', '--frozen']), 0);
+    await frozenAt('2026-01-05T09:00:00Z');
     const workflowId = await createWorkflow(api, {
       name: 'Pause',
       steps: [waitStep('pause', 900)],
@@ -174,7 +184,12 @@ test.serial(
       );
     t.truthy(decide, held.stderr);
     t.is(decide![1], decide![2]);
-    assertExit(t, await d.cli(['approvals', 'approve', decide![1]!]), 0);
+    // The execution named is the reviewer's, awaiting a decision (`svc approvals approve` is
+    // tested in approvals-cli).
+    const approved = await api('POST', `/agents/${reviewer.id}/executions/${decide![1]!}/approve`, {
+      decision: 'approve',
+    });
+    t.is(approved.status, 200, JSON.stringify(approved.body));
   },
 );
 

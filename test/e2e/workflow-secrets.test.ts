@@ -6,6 +6,7 @@ import test from 'ava';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
+import { control } from '../helpers/api.js';
 import { assertExit, type CliResult } from '../helpers/daemon.js';
 import { scopedKeys, sharedDaemon } from '../helpers/setup.js';
 import { closeServer, listenLocally } from '../helpers/local-server.js';
@@ -16,6 +17,14 @@ const d = sharedDaemon(test);
 
 function svc(ws: string, ...args: string[]): Promise<CliResult> {
   return d.cli([...args, '--workspace', ws]);
+}
+
+/**
+ * Sets a secret over the control channel, as `svc secrets set` does (the command is the first
+ * test's): setup for the tests whose subject is where the value goes.
+ */
+async function setSecret(ws: string, name: string, value: string): Promise<void> {
+  await control(d, 'secrets.set', { name, value, workspace_id: ws });
 }
 
 /** A value that cannot appear by chance, so that finding it anywhere is a leak. */
@@ -95,7 +104,7 @@ test('a secret reaches the receiver and nothing else', async (t) => {
   const api: Api = await apiFor(d, ws);
   const receiver = await startReceiver(t);
   const value = secretValue('use');
-  assertExit(t, await svc(ws, 'secrets', 'set', 'PAYMENTS_TOKEN', value), 0);
+  await setSecret(ws, 'PAYMENTS_TOKEN', value);
   // Every event of the workspace also goes to a webhook: deliveries must not carry the value.
   const hooks = await startReceiver(t);
   const hook = await api('POST', '/webhooks', {
@@ -169,7 +178,7 @@ test('a missing secret fails the step with a message naming it', async (t) => {
 
   // Set it in another workspace only: still missing here.
   const other = await d.createWorkspace('secrets-missing-other');
-  assertExit(t, await svc(other, 'secrets', 'set', 'NOT_SET', 'x'), 0);
+  await setSecret(other, 'NOT_SET', 'x');
   const json = await svc(ws, 'workflows', 'run', workflowId, '--wait', '--json');
   assertExit(t, json, 1);
   t.is(json.json().status, 'failed');
@@ -215,7 +224,7 @@ const LEAKS: Array<{ name: string; step: Record<string, unknown>; field: string 
 test('any use of a secret but the whole value is refused on create and on update (400, step, field, rule)', async (t) => {
   const ws = await d.createWorkspace('secrets-whole');
   const api = await apiFor(d, ws);
-  assertExit(t, await svc(ws, 'secrets', 'set', 'K', 'SUPERSECRET123'), 0);
+  await setSecret(ws, 'K', 'SUPERSECRET123');
   const agent = await activeAgent(api);
   const { writer } = await scopedKeys(d, { writer: 'workflows:read workflows:write' }, ws);
   const asWriter = (method: string, path: string, body: unknown) =>
@@ -297,7 +306,7 @@ test('a secret with characters that get encoded is masked in every stored or sho
   const api = await apiFor(d, ws);
   const echo = await echoServer(t);
   for (const [label, value] of Object.entries(ENCODED)) {
-    assertExit(t, await svc(ws, 'secrets', 'set', `K_${label}`, value), 0);
+    await setSecret(ws, `K_${label}`, value);
     const workflowId = await createWorkflow(api, {
       name: `Encoded ${label}`,
       steps: [

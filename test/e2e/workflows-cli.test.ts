@@ -7,15 +7,19 @@ import test from 'ava';
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { assertExit, SVC_BIN, ROOT, type CliResult } from '../helpers/daemon.js';
+import { CliStream } from '../helpers/cli-stream.js';
 import { svcEnv } from '../helpers/env.js';
+import { HANG_TIMEOUT_MS } from '../helpers/waiting.js';
 import { sharedDaemon } from '../helpers/setup.js';
 import { startReceiver } from '../helpers/receiver.js';
 import {
   activeAgent,
   allEvents,
   apiFor,
+  cancelRun,
   createWorkflow,
   firstExecution,
+  startRun,
   waitForExecution,
   workflowFile,
   type Api,
@@ -249,9 +253,10 @@ test('run --wait prints each step and the result; the webhook step got the inter
   t.regex(shown.stdout, /completed/);
   t.regex(shown.stdout, /thank\s+agent_action\s+completed/);
 
-  const stats = await svc(ws, 'workflows', 'get', workflowId, '--json');
-  t.like(stats.json().stats, { total_executions: 2, success_rate: 1 });
-  t.truthy(stats.json().last_executed_at);
+  // The stats as stored (REST; `svc workflows get` is the first test's).
+  const stats = (await api('GET', `/workflows/${workflowId}`)).body.data;
+  t.like(stats.stats, { total_executions: 2, success_rate: 1 });
+  t.truthy(stats.last_executed_at);
 });
 
 test('run --wait exits 1 naming the failed step and its error', async (t) => {
@@ -302,7 +307,7 @@ test('a wait parks the run until the clock moves; cancel stops a parked run', as
   t.regex(run.execution_id, /^wex_/);
   await waitForExecution(api, workflowId, run.execution_id, (e) => e.current_step === 'pause');
 
-  const other = (await svc(ws, 'workflows', 'run', workflowId, '--json')).json();
+  const other = await startRun(api, workflowId);
   await waitForExecution(api, workflowId, other.execution_id, (e) => e.current_step === 'pause');
   const cancelled = await svc(ws, 'workflows', 'cancel', workflowId, other.execution_id, '--json');
   assertExit(t, cancelled, 0);
@@ -312,10 +317,10 @@ test('a wait parks the run until the clock moves; cancel stops a parked run', as
   assertExit(t, again, 1);
   t.is(again.json().error.code, 'execution_not_cancellable');
 
-  const early = await d.cli(['clock', 'advance', '30m']);
-  assertExit(t, early, 0);
+  // The clock over the control channel, as `svc clock advance` moves it (tested in cli-operator).
+  await d.advance('30m');
   t.is((await waitForExecution(api, workflowId, run.execution_id, () => true)).status, 'running');
-  assertExit(t, await d.cli(['clock', 'advance', '31m']), 0);
+  await d.advance('31m');
   const done = await waitForExecution(
     api,
     workflowId,
@@ -337,8 +342,8 @@ test('run --wait follows a parked run to its end and exits 1 when it is cancelle
   const waiting = d.cli(['workflows', 'run', workflowId, '--wait', '--workspace', ws]);
   const execution = await firstExecution(d, api, workflowId);
   await waitForExecution(api, workflowId, execution, (e) => e.current_step === 'pause');
-  const cancelled = await svc(ws, 'workflows', 'cancel', workflowId, execution);
-  assertExit(t, cancelled, 0);
+  // Cancelled over REST: `svc workflows cancel` is the test before's.
+  t.is((await cancelRun(api, workflowId, execution)).status, 'cancelled');
   const result = await waiting;
   assertExit(t, result, 1);
   t.regex(result.stdout + result.stderr, /was cancelled/);
@@ -358,7 +363,7 @@ test('run --wait exits 1 on a timeout moved by the clock', async (t) => {
   const waiting = d.cli(['workflows', 'run', workflowId, '--wait', '--json', '--workspace', ws]);
   const execution = await firstExecution(d, api, workflowId);
   await waitForExecution(api, workflowId, execution, (e) => e.current_step === 'warm_up');
-  assertExit(t, await d.cli(['clock', 'advance', '2m']), 0);
+  await d.advance('2m');
   const result = await waiting;
   assertExit(t, result, 1);
   t.like(result.json(), { status: 'timeout', failed_step: 'pause' });
@@ -379,27 +384,44 @@ test('an agent step awaiting approval holds run --wait until approved', async (t
       },
     ],
   });
-  const waiting = runAndWait(ws, workflowId, '{"text": "refund 40 EUR"}', '--json');
+  // Followed as it runs: the decision is made once run --wait has printed the command that
+  // makes it (a decision made before the CLI looked would end the run before any hint).
+  const waiting = new CliStream(
+    [
+      'workflows',
+      'run',
+      workflowId,
+      '--input',
+      '{"text": "refund 40 EUR"}',
+      '--wait',
+      '--json',
+      '--workspace',
+      ws,
+    ],
+    d.env,
+  );
+  t.teardown(() => waiting.kill());
+  let stdout = '';
+  waiting.child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
   const executionId = await firstExecution(d, api, workflowId);
   await waitForExecution(api, workflowId, executionId, (e) => e.status === 'awaiting_approval');
   const pause = (await allEvents(api, 'agent.execution.awaiting_approval')).at(-1);
   t.truthy(pause, 'the agent execution announced it awaits approval');
-  const approved = await svc(
-    ws,
-    'agents',
-    'approve',
-    pause.data.agent_id,
-    pause.data.execution_id,
-    '--json',
-  );
-  assertExit(t, approved, 0);
-  const result = await waiting;
-  assertExit(t, result, 0);
-  t.like(result.json(), { execution_id: executionId, status: 'completed' });
+  const hint = `decide with: svc approvals approve|reject ${pause.data.execution_id}`;
   t.true(
-    result.stderr.includes(`decide with: svc approvals approve|reject ${pause.data.execution_id}`),
-    result.stderr,
+    await waiting.waitFor(() => waiting.stderr.includes(hint), HANG_TIMEOUT_MS),
+    waiting.stderr,
   );
+  // Approved over REST (`svc agents approve` is tested in agents-cli.test.ts).
+  const approved = await api(
+    'POST',
+    `/agents/${pause.data.agent_id}/executions/${pause.data.execution_id}/approve`,
+    { decision: 'approve' },
+  );
+  t.is(approved.status, 200, JSON.stringify(approved.body));
+  const { code } = await waiting.exited;
+  t.is(code, 0, waiting.stderr);
+  t.like(JSON.parse(stdout), { execution_id: executionId, status: 'completed' });
 });
 
 test('in a terminal, run --wait draws a live view on stderr; stdout keeps the result', async (t) => {

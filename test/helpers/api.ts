@@ -93,13 +93,24 @@ export async function trpc<T = any>(
   return { status: response.status, data: parsed.result?.data, error: parsed.error, text };
 }
 
-/** A control-channel call that must succeed: its data, or an error naming the procedure. */
+/**
+ * A control-channel call that must succeed: its data, or an error naming the procedure. Sent
+ * as a query (GET) without input and as a mutation (POST) with one, unless `kind` says which:
+ * a query with input (`faults.list`, `agents.stubs.list`) or a mutation without one
+ * (`clock.reset`, `clock.freeze`).
+ */
 export async function control<T = any>(
   target: ControlTarget,
   procedure: string,
   input?: unknown,
+  kind?: 'query' | 'mutation',
 ): Promise<T> {
-  const answer = await trpc<T>(target, procedure, input);
+  const answer = await trpc<T>(
+    target,
+    procedure,
+    input,
+    kind === undefined ? {} : { method: kind === 'query' ? 'GET' : 'POST' },
+  );
   if (answer.status !== 200 || answer.data === undefined) {
     throw new Error(`${procedure}: ${answer.status} ${answer.text}`);
   }

@@ -56,6 +56,37 @@ export async function createWorkflow(api: Api, body: Record<string, unknown>): P
   return created.body.data.id;
 }
 
+/**
+ * Starts a run in the background as `svc workflows run ID --json` does (POST .../execute,
+ * wait_for_completion false); answers the started run (execution_id, status). For tests whose
+ * subject is another command: the CLI's `run` is tested in workflows-cli.test.ts.
+ */
+export async function startRun(
+  api: Api,
+  workflowId: string,
+  input: Record<string, unknown> = {},
+): Promise<{ execution_id: string; status: string }> {
+  const started = await api('POST', `/workflows/${workflowId}/execute`, {
+    input,
+    wait_for_completion: false,
+  });
+  if (started.status !== 202 && started.status !== 200)
+    throw new Error(`start run: ${started.status} ${JSON.stringify(started.body)}`);
+  return started.body.data;
+}
+
+/** Cancels a run as `svc workflows cancel` does; answers the cancelled run. */
+export async function cancelRun(
+  api: Api,
+  workflowId: string,
+  executionId: string,
+): Promise<{ execution_id: string; status: string; cancelled_at: string }> {
+  const answer = await api('POST', `/workflows/${workflowId}/executions/${executionId}/cancel`);
+  if (answer.status !== 200)
+    throw new Error(`cancel run: ${answer.status} ${JSON.stringify(answer.body)}`);
+  return answer.body.data;
+}
+
 export async function getExecution(api: Api, workflowId: string, executionId: string) {
   const answer = await api('GET', `/workflows/${workflowId}/executions/${executionId}`);
   if (answer.status !== 200)
