@@ -5,6 +5,7 @@
 // when the bundle runs; the compiled files stay, for tests, workers and a build without this step.
 import { build } from 'esbuild';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -69,6 +70,39 @@ const ownUrls = {
   },
 };
 
+/**
+ * Node 24's node:http has getters (WebSocket, CloseEvent, MessageEvent) that load Node's own
+ * undici, and an ESM import of a built-in module reads every export to build its facade: one
+ * `import { createServer } from 'node:http'` (app-host.ts; @trpc/server's adapter) cost the daemon
+ * about 0.1 CPU-s of its start loading an undici it never uses (the outbound worker has its own).
+ * A require() builds no facade, so those imports become one of a module that requires node:http
+ * and exports its plain values; the getters stay lazy on the module itself.
+ */
+const HTTP_SHIM = 'node-http-without-facade';
+const httpShim = {
+  name: 'node-http-without-facade',
+  setup(context) {
+    context.onResolve({ filter: /^(node:)?http$/ }, (args) =>
+      args.kind === 'import-statement' ? { path: HTTP_SHIM, namespace: HTTP_SHIM } : undefined,
+    );
+    context.onLoad({ filter: /.*/, namespace: HTTP_SHIM }, () => {
+      const http = createRequire(import.meta.url)('node:http');
+      const plain = Object.entries(Object.getOwnPropertyDescriptors(http))
+        .filter(([name, descriptor]) => !descriptor.get && /^[A-Za-z_$][\w$]*$/.test(name))
+        .map(([name]) => name);
+      return {
+        contents: [
+          "import { createRequire } from 'node:module';",
+          "const http = createRequire(import.meta.url)('node:http');",
+          'export default http;',
+          `export const { ${plain.join(', ')} } = http;`,
+        ].join('\n'),
+        loader: 'js',
+      };
+    });
+  },
+};
+
 rmSync(outdir, { recursive: true, force: true });
 const result = await build({
   entryPoints: Object.fromEntries(
@@ -85,7 +119,7 @@ const result = await build({
   // Where two modules' top-level names meet, the bundle renames one (Request2): svc reads no
   // class's or function's own name (errors set theirs), and keeping them cost 0.1 s a daemon start.
   keepNames: false,
-  plugins: [ownUrls],
+  plugins: [ownUrls, httpShim],
   // CommonJS packages bundled into ESM call require() for Node's modules.
   banner: {
     js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);",
