@@ -462,7 +462,7 @@ export function buildServices(
     commits,
     box: secretBox,
   });
-  const templates = new TemplateService(loadTemplates(), agents, {
+  const templates = new TemplateService(() => loadTemplates(), agents, {
     create: (workspace, body) => workflows.create(workspace.id, body),
   });
   const housekeeping = new Housekeeping(
