@@ -16,7 +16,8 @@
 // A worker is a V8 isolate of its own (about 9 MB resident). An idle daemon does not need one:
 // once every frame is copied and no write has come for QUIET_MS, the worker runs its last
 // checkpoint and exits; the next write the daemon's connection makes starts a new one (the
-// daemon's total_changes(), read every interval, says when).
+// daemon's total_changes(), read every interval, says when). A daemon starts without one: its
+// first write after start starts it (firstWorkerOnWrite), so a daemon that only reads has none.
 import { Worker } from 'node:worker_threads';
 import { workerScript } from '../platform/worker-script.js';
 import type { CheckpointReport, CheckpointWorkerData } from './checkpoint-worker.js';
@@ -38,6 +39,13 @@ export interface CheckpointerOptions {
    */
   writes?: () => number;
   quietMs?: number;
+  /**
+   * With `writes`: start() starts no worker, the first write after it does (the watch). What was
+   * written before start() (a new store's migrations) stays in the WAL until then, or until the
+   * store closes, which checkpoints it: a daemon that only reads never pays for a worker
+   * (about 0.18 CPU-s to start one).
+   */
+  firstWorkerOnWrite?: boolean;
 }
 
 export class Checkpointer {
@@ -69,8 +77,9 @@ export class Checkpointer {
 
   start(): void {
     if (this.watch || this.worker) return;
-    this.spawn();
     const writes = this.options.writes;
+    if (writes && this.options.firstWorkerOnWrite) this.writesSeen = writes();
+    else this.spawn();
     if (!writes) return;
     this.watch = setInterval(() => {
       if (!this.worker && !this.retiring && writes() !== this.writesSeen) this.spawn();
@@ -78,7 +87,10 @@ export class Checkpointer {
     this.watch.unref();
   }
 
-  /** Worker threads started so far: one at start(), one more each time writes follow a quiet spell. */
+  /**
+   * Worker threads started so far: one at start() (or at the first write after it, with
+   * firstWorkerOnWrite), one more each time writes follow a quiet spell.
+   */
   get workersStarted(): number {
     return this.starts;
   }
