@@ -103,6 +103,49 @@ const httpShim = {
   },
 };
 
+/**
+ * Modules a bundled package require()s as it loads but uses only on a path svc rarely or never
+ * takes: each such require() gets a stand-in that loads the module at its first use (a read of
+ * a property, or a call). Measured per daemon start: node:http2 (with node:https), which
+ * fastify's server.js loads for its http2 and https options (svc sets neither), about 0.05
+ * CPU-s; type-is, which @node-oauth/oauth2-server's request.js needs only in a token or
+ * authorize request and which builds mime-db's tables as it loads, about 0.03.
+ */
+const LAZY_REQUIRES = [
+  { importer: /[\\/]fastify[\\/]lib[\\/]server\.js$/, modules: ['node:http2', 'node:https'] },
+  { importer: /[\\/]@node-oauth[\\/]oauth2-server[\\/]lib[\\/]request\.js$/, modules: ['type-is'] },
+];
+const LAZY = 'lazy-require';
+const lazyRequires = {
+  name: LAZY,
+  setup(context) {
+    context.onResolve({ filter: /.*/ }, (args) => {
+      if (args.kind !== 'require-call') return undefined;
+      const lazy = LAZY_REQUIRES.some(
+        (entry) => entry.importer.test(args.importer) && entry.modules.includes(args.path),
+      );
+      if (!lazy) return undefined;
+      return {
+        path: `${args.path} (lazy, for ${relative(join(dist, '..'), args.importer)})`,
+        namespace: LAZY,
+        pluginData: { module: args.path, resolveDir: dirname(args.importer) },
+      };
+    });
+    context.onLoad({ filter: /.*/, namespace: LAZY }, ({ pluginData }) => ({
+      // A function target, so that a module that is a function (type-is) can be called too.
+      contents: `let loaded;
+const load = () => (loaded ??= require(${JSON.stringify(pluginData.module)}));
+module.exports = new Proxy(function lazyModule() {}, {
+  apply: (_target, self, args) => Reflect.apply(load(), self, args),
+  get: (_target, key) => load()[key],
+  has: (_target, key) => key in load(),
+});`,
+      loader: 'js',
+      resolveDir: pluginData.resolveDir,
+    }));
+  },
+};
+
 rmSync(outdir, { recursive: true, force: true });
 const result = await build({
   entryPoints: Object.fromEntries(
@@ -119,7 +162,7 @@ const result = await build({
   // Where two modules' top-level names meet, the bundle renames one (Request2): svc reads no
   // class's or function's own name (errors set theirs), and keeping them cost 0.1 s a daemon start.
   keepNames: false,
-  plugins: [ownUrls, httpShim],
+  plugins: [ownUrls, httpShim, lazyRequires],
   // CommonJS packages bundled into ESM call require() for Node's modules.
   banner: {
     js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);",
