@@ -5,6 +5,7 @@
 // when the bundle runs; the compiled files stay, for tests, workers and a build without this step.
 import { build } from 'esbuild';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -69,6 +70,107 @@ const ownUrls = {
   },
 };
 
+/**
+ * Node 24's node:http has getters (WebSocket, CloseEvent, MessageEvent) that load Node's own
+ * undici, and an ESM import of a built-in module reads every export to build its facade: one
+ * `import { createServer } from 'node:http'` (app-host.ts; @trpc/server's adapter) cost the daemon
+ * about 0.1 CPU-s of its start loading an undici it never uses (the outbound worker has its own).
+ * A require() builds no facade, so those imports become one of a module that requires node:http
+ * and exports its plain values; the getters stay lazy on the module itself.
+ */
+const HTTP_SHIM = 'node-http-without-facade';
+const httpShim = {
+  name: 'node-http-without-facade',
+  setup(context) {
+    context.onResolve({ filter: /^(node:)?http$/ }, (args) =>
+      args.kind === 'import-statement' ? { path: HTTP_SHIM, namespace: HTTP_SHIM } : undefined,
+    );
+    context.onLoad({ filter: /.*/, namespace: HTTP_SHIM }, () => {
+      const http = createRequire(import.meta.url)('node:http');
+      const plain = Object.entries(Object.getOwnPropertyDescriptors(http))
+        .filter(([name, descriptor]) => !descriptor.get && /^[A-Za-z_$][\w$]*$/.test(name))
+        .map(([name]) => name);
+      return {
+        contents: [
+          "import { createRequire } from 'node:module';",
+          "const http = createRequire(import.meta.url)('node:http');",
+          'export default http;',
+          `export const { ${plain.join(', ')} } = http;`,
+        ].join('\n'),
+        loader: 'js',
+      };
+    });
+  },
+};
+
+/**
+ * Modules a bundled package require()s as it loads but uses only on a path svc rarely or never
+ * takes: each such require() gets a stand-in that loads the module at its first use (a read of
+ * a property, or a call). Measured per daemon start: node:http2 (with node:https), which
+ * fastify's server.js loads for its http2 and https options (svc sets neither), about 0.05
+ * CPU-s; type-is, which @node-oauth/oauth2-server's request.js needs only in a token or
+ * authorize request and which builds mime-db's tables as it loads, about 0.03.
+ */
+const LAZY_REQUIRES = [
+  { importer: /[\\/]fastify[\\/]lib[\\/]server\.js$/, modules: ['node:http2', 'node:https'] },
+  { importer: /[\\/]@node-oauth[\\/]oauth2-server[\\/]lib[\\/]request\.js$/, modules: ['type-is'] },
+];
+const LAZY = 'lazy-require';
+const lazyRequires = {
+  name: LAZY,
+  setup(context) {
+    context.onResolve({ filter: /.*/ }, (args) => {
+      if (args.kind !== 'require-call') return undefined;
+      const lazy = LAZY_REQUIRES.some(
+        (entry) => entry.importer.test(args.importer) && entry.modules.includes(args.path),
+      );
+      if (!lazy) return undefined;
+      return {
+        path: `${args.path} (lazy, for ${relative(join(dist, '..'), args.importer)})`,
+        namespace: LAZY,
+        pluginData: { module: args.path, resolveDir: dirname(args.importer) },
+      };
+    });
+    context.onLoad({ filter: /.*/, namespace: LAZY }, ({ pluginData }) => ({
+      // A function target, so that a module that is a function (type-is) can be called too.
+      contents: `let loaded;
+const load = () => (loaded ??= require(${JSON.stringify(pluginData.module)}));
+module.exports = new Proxy(function lazyModule() {}, {
+  apply: (_target, self, args) => Reflect.apply(load(), self, args),
+  get: (_target, key) => load()[key],
+  has: (_target, key) => key in load(),
+});`,
+      loader: 'js',
+      resolveDir: pluginData.resolveDir,
+    }));
+  },
+};
+
+/**
+ * zod's namespace (`z`, and `z.core`) re-exports every locale of its error messages, half of the
+ * zod chunk (366 of 751 KB) that each daemon start and CLI call parsed; svc speaks English only
+ * (zod's default, which its schemas module imports itself). The locales' barrel becomes `en`
+ * alone: about 0.04 CPU-s a daemon start. (z.locales.fr would read undefined: svc calls none.)
+ */
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(context) {
+    context.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]v4[\\/]/.test(args.importer)
+        ? {
+            path: join(dirname(args.importer), '..', 'locales', 'english only'),
+            namespace: 'zod-en',
+          }
+        : undefined,
+    );
+    context.onLoad({ filter: /.*/, namespace: 'zod-en' }, (args) => ({
+      contents: `export { default as en } from './en.js';`,
+      loader: 'js',
+      resolveDir: dirname(args.path),
+    }));
+  },
+};
+
 rmSync(outdir, { recursive: true, force: true });
 const result = await build({
   entryPoints: Object.fromEntries(
@@ -85,7 +187,7 @@ const result = await build({
   // Where two modules' top-level names meet, the bundle renames one (Request2): svc reads no
   // class's or function's own name (errors set theirs), and keeping them cost 0.1 s a daemon start.
   keepNames: false,
-  plugins: [ownUrls],
+  plugins: [ownUrls, httpShim, lazyRequires, zodEnglishOnly],
   // CommonJS packages bundled into ESM call require() for Node's modules.
   banner: {
     js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);",

@@ -210,6 +210,7 @@ export function buildServices(
       : new Checkpointer(databaseFile, log, {
           catchUp: () => restartWal(db),
           writes: writeCounter(db),
+          firstWorkerOnWrite: true,
         });
   // openDatabase leaves checkpoints to the worker; without one, SQLite's default (1000 pages).
   if (!checkpointer && sqliteFile) sqliteDb(db).pragma('wal_autocheckpoint = 1000');
@@ -462,7 +463,7 @@ export function buildServices(
     commits,
     box: secretBox,
   });
-  const templates = new TemplateService(loadTemplates(), agents, {
+  const templates = new TemplateService(() => loadTemplates(), agents, {
     create: (workspace, body) => workflows.create(workspace.id, body),
   });
   const housekeeping = new Housekeeping(

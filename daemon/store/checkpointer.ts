@@ -16,7 +16,12 @@
 // A worker is a V8 isolate of its own (about 9 MB resident). An idle daemon does not need one:
 // once every frame is copied and no write has come for QUIET_MS, the worker runs its last
 // checkpoint and exits; the next write the daemon's connection makes starts a new one (the
-// daemon's total_changes(), read every interval, says when).
+// daemon's total_changes(), read every interval, says when). Starting one costs about 0.2
+// CPU-s, so QUIET_MS is 10 s, not the 3 s it was: a daemon written to every few seconds (a
+// test file's, a script's) started a worker after nearly every pause (10-11 times in one
+// e2e file's daemon; 1-2 with 10 s), and the worker is still gone before the memory bench reads
+// a resting daemon (15 s in, after the trims at 2 and 9 s: memory-trim.ts). A daemon starts without one: its
+// first write after start starts it (firstWorkerOnWrite), so a daemon that only reads has none.
 import { Worker } from 'node:worker_threads';
 import { workerScript } from '../platform/worker-script.js';
 import type { CheckpointReport, CheckpointWorkerData } from './checkpoint-worker.js';
@@ -25,7 +30,7 @@ export const CHECKPOINT_INTERVAL_MS = 250;
 /** Frames in the WAL past which the writer's connection restarts it (64 MiB of 4 KiB pages). */
 export const MAX_WAL_FRAMES = 16_384;
 /** Time without a write, everything checkpointed, after which the worker exits until the next. */
-export const QUIET_MS = 3_000;
+export const QUIET_MS = 10_000;
 
 export interface CheckpointerOptions {
   intervalMs?: number;
@@ -38,6 +43,13 @@ export interface CheckpointerOptions {
    */
   writes?: () => number;
   quietMs?: number;
+  /**
+   * With `writes`: start() starts no worker, the first write after it does (the watch). What was
+   * written before start() (a new store's migrations) stays in the WAL until then, or until the
+   * store closes, which checkpoints it: a daemon that only reads never pays for a worker
+   * (about 0.18 CPU-s to start one).
+   */
+  firstWorkerOnWrite?: boolean;
 }
 
 export class Checkpointer {
@@ -69,8 +81,9 @@ export class Checkpointer {
 
   start(): void {
     if (this.watch || this.worker) return;
-    this.spawn();
     const writes = this.options.writes;
+    if (writes && this.options.firstWorkerOnWrite) this.writesSeen = writes();
+    else this.spawn();
     if (!writes) return;
     this.watch = setInterval(() => {
       if (!this.worker && !this.retiring && writes() !== this.writesSeen) this.spawn();
@@ -78,7 +91,10 @@ export class Checkpointer {
     this.watch.unref();
   }
 
-  /** Worker threads started so far: one at start(), one more each time writes follow a quiet spell. */
+  /**
+   * Worker threads started so far: one at start() (or at the first write after it, with
+   * firstWorkerOnWrite), one more each time writes follow a quiet spell.
+   */
   get workersStarted(): number {
     return this.starts;
   }

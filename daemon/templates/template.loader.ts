@@ -1,5 +1,7 @@
 // Reads the workflow templates from templates/ (one YAML or JSON file each) and checks their
-// shape once at start-up: a broken template file stops the daemon instead of failing a request.
+// shape, once per process, when a template is first asked for (TemplateService): not at start,
+// where their YAML was a tenth of a daemon start's CPU. The shipped files are checked by
+// test/unit/templates.test.ts, so a broken one fails the tests, not a user's request.
 import { readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';

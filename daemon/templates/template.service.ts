@@ -21,23 +21,33 @@ export interface WorkflowCreator<W> {
 }
 
 export class TemplateService<W> {
-  private readonly byId: Map<string, WorkflowTemplate>;
+  private catalogue: Map<string, WorkflowTemplate> | undefined;
 
+  /**
+   * `load` reads the templates (loadTemplates) at their first use, not at start: parsing their
+   * YAML was about a tenth of a daemon start's CPU, and most daemons never list a template.
+   */
   constructor(
-    private readonly templates: readonly WorkflowTemplate[],
+    private readonly load: () => readonly WorkflowTemplate[],
     private readonly agents: AgentLookup,
     private readonly workflows: WorkflowCreator<W>,
-  ) {
-    this.byId = new Map(templates.map((template) => [template.id, template]));
+  ) {}
+
+  /** The templates by id, in the order read. */
+  private byId(): Map<string, WorkflowTemplate> {
+    this.catalogue ??= new Map(this.load().map((template) => [template.id, template]));
+    return this.catalogue;
   }
 
   list(industry?: string): WorkflowTemplate[] {
     const wanted = industry?.toLowerCase();
-    return this.templates.filter((template) => !wanted || template.industry === wanted);
+    return [...this.byId().values()].filter(
+      (template) => !wanted || template.industry === wanted,
+    );
   }
 
   get(id: string): WorkflowTemplate {
-    const template = this.byId.get(id);
+    const template = this.byId().get(id);
     if (!template) {
       throw new ApiError(
         'not_found',
