@@ -15,6 +15,13 @@
 // 177 MB held, RSS 361 MB, where Node 20 had given them back); the last-resort flavour, the one
 // V8 runs under memory pressure, also releases those pages.
 //
+// A burst that left the process about as large as the last trims left it has nothing to give
+// back, and a collection costs 0.1 CPU-s or more: a daemon that answers a request now and then (a
+// developer's script, a test file's CLI calls a second apart) ran two after nearly every one,
+// 7-9 a test daemon, up to 1 CPU-s of its life. So after the first burst (the start-up), a
+// burst's trims run only once the resident size has grown TRIM_GROWTH_BYTES past what it was
+// after the last collection (the worker threads' heaps count: they live in the same process).
+//
 // Busy and quiet are the event loop's utilisation over each check (no per-request cost). It
 // needs --expose-gc, which the CLI gives the daemon process (DAEMON_NODE_FLAGS); without it
 // (the daemon started by other means, the tests' in-process apps) it does nothing.
@@ -36,6 +43,12 @@ const BUSY = 0.05;
 const QUIET = 0.02;
 /** Quiet checks in a row after which each trim runs, once per burst. */
 const TRIM_AFTER_QUIET_CHECKS = [2, 9];
+/**
+ * Growth of the resident size since the last collection below which a burst is not trimmed:
+ * well above what a few requests leave (a few MB), well below what a load leaves (30,000 runs:
+ * 350 MB against 100 MB idle).
+ */
+export const TRIM_GROWTH_BYTES = 64 * 1024 * 1024;
 
 /** A worker thread that can collect its garbage when asked. */
 export interface Trimmable {
@@ -48,10 +61,13 @@ export class MemoryTrimmer {
   /** Trims run since the daemon was last busy (the start-up counts as busy). */
   private trims = 0;
   private quietChecks = 0;
+  /** The resident size after the last collection (none yet: the start-up is trimmed). */
+  private floor: number | undefined;
 
   constructor(
     private readonly workers: readonly Trimmable[],
     private readonly collect: (() => void) | undefined = heapReleaser(),
+    private readonly residentBytes: () => number = () => process.memoryUsage.rss(),
   ) {}
 
   start(): void {
@@ -81,12 +97,23 @@ export class MemoryTrimmer {
     this.quietChecks = utilization < QUIET ? this.quietChecks + 1 : 0;
     const due = TRIM_AFTER_QUIET_CHECKS[this.trims];
     if (due === undefined || this.quietChecks < due) return false;
+    // Decided at a burst's first trim; its second follows it (the young generation shrinks then).
+    if (this.trims === 0 && !this.grown()) {
+      this.trims = TRIM_AFTER_QUIET_CHECKS.length;
+      return false;
+    }
     this.trims += 1;
     this.collect?.();
     for (const worker of this.workers) worker.trim();
+    this.floor = this.residentBytes();
     // The collection's own time (30-40 ms) is not the daemon being busy.
     this.last = performance.eventLoopUtilization();
     return true;
+  }
+
+  /** Whether the process grew enough since the last collection for one to be worth its cost. */
+  private grown(): boolean {
+    return this.floor === undefined || this.residentBytes() >= this.floor + TRIM_GROWTH_BYTES;
   }
 
   private utilizationSinceLast(): number {

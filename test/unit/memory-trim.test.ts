@@ -1,13 +1,16 @@
 // The daemon gives memory back once a burst is over: a full collection on the main thread and a
 // trim message to each worker, after 2 and again after 9 quiet checks that follow busy ones,
-// and not again until it has been busy since.
+// and not again until it has been busy since and has grown TRIM_GROWTH_BYTES.
 import test from 'ava';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { MemoryTrimmer } from '../../daemon/platform/memory-trim.js';
+import { MemoryTrimmer, TRIM_GROWTH_BYTES } from '../../daemon/platform/memory-trim.js';
 
 const MODULE = fileURLToPath(new URL('../../daemon/platform/memory-trim.ts', import.meta.url));
 
+const MB = 1024 * 1024;
+
+/** A trimmer whose process has `memory.resident` bytes (grown by a test, shrunk by a collection). */
 function trimmer() {
   const calls = { collected: 0, workers: [0, 0] };
   const workers = calls.workers.map((_, index) => ({
@@ -15,10 +18,16 @@ function trimmer() {
       calls.workers[index]! += 1;
     },
   }));
-  const memory = new MemoryTrimmer(workers, () => {
-    calls.collected += 1;
-  });
-  return { memory, calls };
+  const size = { resident: 300 * MB };
+  const memory = new MemoryTrimmer(
+    workers,
+    () => {
+      calls.collected += 1;
+      size.resident = 100 * MB;
+    },
+    () => size.resident,
+  );
+  return { memory, calls, size };
 }
 
 test('quiet checks after a busy one collect on the main thread and in every worker, twice', (t) => {
@@ -35,16 +44,35 @@ test('quiet checks after a busy one collect on the main thread and in every work
 });
 
 test('a check between quiet and busy starts the quiet count over; a new burst trims again', (t) => {
-  const { memory, calls } = trimmer();
+  const { memory, calls, size } = trimmer();
   memory.check(0.5);
   memory.check(0.001);
   t.false(memory.check(0.03), 'neither quiet nor busy: the count starts over');
   t.false(memory.check(0.001));
   t.true(memory.check(0.001));
   memory.check(0.9);
+  size.resident += TRIM_GROWTH_BYTES;
   memory.check(0.001);
-  t.true(memory.check(0.001), 'busy again, then quiet: trimmed again');
+  t.true(memory.check(0.001), 'busy again and grown, then quiet: trimmed again');
   t.deepEqual(calls, { collected: 2, workers: [2, 2] });
+});
+
+test('a burst that left the process about as large as the last collection did is not trimmed', (t) => {
+  const { memory, calls, size } = trimmer();
+  for (let i = 0; i < 10; i += 1) memory.check(0.001);
+  t.is(calls.collected, 2, 'the start-up is trimmed twice');
+  // A request now and then: a few MB each time, never collected for.
+  for (let burst = 0; burst < 5; burst += 1) {
+    memory.check(0.5);
+    size.resident += 10 * MB;
+    for (let i = 0; i < 10; i += 1) t.false(memory.check(0.001), `burst ${burst}, check ${i}`);
+  }
+  t.deepEqual(calls, { collected: 2, workers: [2, 2] });
+  // 170 MB now, past 100 + 64 since the last collection: the next burst has both its trims.
+  memory.check(0.5);
+  size.resident += 20 * MB;
+  for (let i = 0; i < 10; i += 1) memory.check(0.001);
+  t.deepEqual(calls, { collected: 4, workers: [4, 4] });
 });
 
 test('the start-up counts as busy: a daemon that stays quiet from the start trims twice', (t) => {
