@@ -98,7 +98,7 @@ test('postgres: a worker thread that stopped is started again; the request meanw
   await new Promise((resolve) => setImmediate(resolve)); // its 'exit' heard
   t.throws(() => keys(db), {
     instanceOf: StoreUnavailableError,
-    message: /worker thread stopped; it was restarted/,
+    message: /worker thread stopped \(exit code 1\); it was restarted/,
   });
   t.true(db.open);
   t.deepEqual(keys(db), ['a'], 'the next statement runs on a new thread and connection');

@@ -72,6 +72,8 @@ export class PostgresDb implements Db {
   private closed = false;
   /** The worker thread exited (seen between requests); the next request starts another. */
   private workerStopped = false;
+  /** What the worker thread was last heard to die of (its error, its exit code), for the message. */
+  private stoppedBy: string | undefined;
   /** Open transactions and savepoints. */
   private depth = 0;
   /**
@@ -121,12 +123,19 @@ export class PostgresDb implements Db {
     });
     // What the thread dies of is answered as the store being unavailable (request()), and it is
     // started again: its 'error' must not end the daemon (an EventEmitter's unheard 'error' throws).
-    this.worker.on('error', () => undefined);
+    // What it died of is kept for the message that says it was restarted.
+    const worker = this.worker;
+    worker.on('error', (error) => {
+      if (this.worker === worker) this.stoppedBy = error.message;
+    });
     // Stopped between requests (heard here only then: a request blocks this thread): the next
     // request starts a new one instead of waiting on it.
-    const worker = this.worker;
-    worker.on('exit', () => {
-      if (this.worker === worker) this.workerStopped = true;
+    worker.on('exit', (code) => {
+      if (this.worker !== worker) return;
+      this.workerStopped = true;
+      this.stoppedBy = this.stoppedBy
+        ? `${this.stoppedBy}, exit code ${code}`
+        : `exit code ${code}`;
     });
     // The worker is only waited on synchronously: it must not keep the process alive.
     this.worker.unref();
@@ -140,6 +149,9 @@ export class PostgresDb implements Db {
    * Answers the error the request that found it fails with (503).
    */
   private restartWorker(why: 'stopped' | 'hung'): StoreUnavailableError {
+    // Not heard yet when the thread died during this request (its events wait for this thread).
+    const stoppedBy = this.stoppedBy ? ` (${this.stoppedBy})` : '';
+    this.stoppedBy = undefined;
     void this.worker.terminate();
     this.port.close();
     this.noticePort.close();
@@ -151,7 +163,7 @@ export class PostgresDb implements Db {
       this.options.where,
       why === 'hung'
         ? `the adapter's worker thread did not answer in ${ANSWER_TIMEOUT_MS / 1000} s; it was restarted`
-        : "the adapter's worker thread stopped; it was restarted",
+        : `the adapter's worker thread stopped${stoppedBy}; it was restarted`,
     );
   }
 
