@@ -1,10 +1,10 @@
-// `npm test`: the whole gate: first what it needs from the machine (Chromium, jq: it stops at
-// once, naming the command that installs them), then build, then the checks that only read
-// (typecheck of sources and tests, lint, import layers (.dependency-cruiser.cjs), format check,
-// OpenAPI lint) side by side, then the ava suites. Closes with the slowest test files, the wall
-// time and the CPU seconds the gate used (its whole process tree, detached daemons included:
-// scripts/cpu-accounting.mjs), and one line `tests: N passed, N failed` (what CI reads); exits
-// non-zero when any step failed.
+// `npm test`: the whole gate: first what it needs from the machine (Chromium, jq, PostgreSQL's
+// server binaries: it stops at once, naming the command that installs them), then build, then
+// the checks that only read (typecheck of sources and tests, lint, import layers
+// (.dependency-cruiser.cjs), format check, OpenAPI lint) side by side, then the ava suites.
+// Closes with the slowest test files, the wall time and the CPU seconds the gate used (its whole
+// process tree, detached daemons included: scripts/cpu-accounting.mjs), and one line
+// `tests: N passed, N failed` (what CI reads); exits non-zero when any step failed.
 //
 // The checks are independent single-threaded programs, so they share the cores: one at a time
 // they took 150 s of CPU end to end, side by side about half that on 2 cores. Each one's output
@@ -15,10 +15,13 @@ import { availableParallelism } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { avaCounts } from './ava-counts.mjs';
 import { startCpuAccounting } from './cpu-accounting.mjs';
+import { postgresBin } from './pg-cluster.mjs';
 
 // What the tests need from the machine: Chromium for the dashboard's browser tests (found as
 // test/helpers/browser.ts finds it: SVC_CHROMIUM, then these paths) and jq for the README tour
-// (test/e2e/readme-tour.test.ts runs the README's commands, which use it).
+// (test/e2e/readme-tour.test.ts runs the README's commands, which use it); PostgreSQL's initdb and
+// pg_ctl for the store's tests on PostgreSQL and the team-mode e2e files (a throwaway cluster:
+// scripts/pg-cluster.mjs finds them as it does here).
 const CHROMIUM_PATHS = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 const onPath = (name) =>
   (process.env.PATH ?? '').split(delimiter).some((dir) => dir && existsSync(join(dir, name)));
@@ -28,6 +31,11 @@ function missingTools() {
   const chromium = [process.env.SVC_CHROMIUM, ...CHROMIUM_PATHS].some((p) => p && existsSync(p));
   if (!chromium) missing.push(['chromium', "the dashboard's browser tests"]);
   if (!onPath('jq')) missing.push(['jq', 'the README tour, test/e2e/readme-tour']);
+  try {
+    postgresBin();
+  } catch {
+    missing.push(['postgresql', "team mode's tests, on a throwaway PostgreSQL cluster"]);
+  }
   return missing;
 }
 
