@@ -28,6 +28,16 @@ function memorySettings(): SettingsRepository & { full: boolean } {
   return settings as unknown as SettingsRepository & { full: boolean };
 }
 
+/** A sandbox ClockService whose agenda has the due times `due` (sorted), fired by `runDue`. */
+function serviceDueAt(clock: OffsetClock, due: number[], runDue: () => Promise<void>) {
+  return new ClockService({
+    clock,
+    settings: memorySettings(),
+    environment: 'sandbox',
+    agenda: { nextDueAfter: (time) => due.find((at) => at > time), runDue },
+  });
+}
+
 test('a frozen OffsetClock stands still; shift moves it; resume ticks from there', async (t) => {
   const clock = new OffsetClock(HOUR);
   clock.freeze();
@@ -52,17 +62,9 @@ test('advance on a frozen clock goes through each due time and lands exactly', a
   const start = clock.now();
   const due = [start + 10 * 60_000, start + 20 * 60_000];
   const seen: number[] = [];
-  const service = new ClockService({
-    clock,
-    settings: memorySettings(),
-    environment: 'sandbox',
-    agenda: {
-      nextDueAfter: (time) => due.find((at) => at > time),
-      runDue: async () => {
-        seen.push(clock.now());
-        await delay(15); // real time passing while due work runs does not move a frozen clock
-      },
-    },
+  const service = serviceDueAt(clock, due, async () => {
+    seen.push(clock.now());
+    await delay(15); // real time passing while due work runs does not move a frozen clock
   });
   const state = await service.advance(HOUR);
   t.deepEqual(seen, due, 'stopped at each due time, in order');
@@ -78,20 +80,12 @@ test('advance on a ticking clock: what fell due while a due time was worked on f
   const due = [start + 10 * 60_000, start + 10 * 60_000 + 40, start + 20 * 60_000];
   const done = new Set<number>();
   const passes: number[][] = [];
-  const service = new ClockService({
-    clock,
-    settings: memorySettings(),
-    environment: 'sandbox',
-    agenda: {
-      nextDueAfter: (time) => due.find((at) => at > time),
-      runDue: async () => {
-        const now = clock.now();
-        const fired = due.filter((at) => at <= now && !done.has(at));
-        for (const at of fired) done.add(at);
-        passes.push(fired);
-        await delay(80); // the work takes longer than the gap to the next due time
-      },
-    },
+  const service = serviceDueAt(clock, due, async () => {
+    const now = clock.now();
+    const fired = due.filter((at) => at <= now && !done.has(at));
+    for (const at of fired) done.add(at);
+    passes.push(fired);
+    await delay(80); // the work takes longer than the gap to the next due time
   });
   await service.advance(HOUR);
   t.deepEqual(
