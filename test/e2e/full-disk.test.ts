@@ -158,8 +158,17 @@ test('a full disk: writes answer 507, reads answer, the daemon stays up and reco
   const first = await api('GET', `/workflows/${big}/executions/${acknowledged[0]}`);
   t.is(first.status, 200);
   t.is(first.body.data.input.big.length, BIG.length);
+  // Its 60 KB outcome is refused, unless room opened meanwhile (seen under load: the run had
+  // completed here; most likely a checkpoint copied the WAL into the database file, which may
+  // still grow under the limit, and SQLite started the WAL over). That is the checkpoint
+  // thread's timing, not a promise of the daemon's; the promise is that the run is neither
+  // lost nor failed, either way.
   const heldRun = await api('GET', `/workflows/${held}/executions/${heldId}`);
-  t.is(heldRun.body.data.status, 'running', 'the held run is neither lost nor failed');
+  t.true(
+    ['running', 'completed'].includes(heldRun.body.data.status),
+    `the held run is neither lost nor failed: ${JSON.stringify(heldRun.body.data)}`,
+  );
+  t.log(`the held run while the disk was full: ${heldRun.body.data.status}`);
   const cli = await d.cli(['workflows', 'list', '--json']);
   t.is(cli.code, 0, cli.stderr);
 
