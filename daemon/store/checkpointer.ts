@@ -20,8 +20,9 @@
 // CPU-s, so QUIET_MS is 10 s, not the 3 s it was: a daemon written to every few seconds (a
 // test file's, a script's) started a worker after nearly every pause (10-11 times in one
 // e2e file's daemon; 1-2 with 10 s), and the worker is still gone before the memory bench reads
-// a resting daemon (15 s in, after the trims at 2 and 9 s: memory-trim.ts). A daemon starts without one: its
-// first write after start starts it (firstWorkerOnWrite), so a daemon that only reads has none.
+// a resting daemon (15 s in, after the trims at 2 and 9 s: memory-trim.ts). A daemon starts
+// without one: its first write after start starts it (firstWorkerOnWrite), so a daemon that
+// only reads has none.
 import { Worker } from 'node:worker_threads';
 import { workerScript } from '../platform/worker-script.js';
 import type { CheckpointReport, CheckpointWorkerData } from './checkpoint-worker.js';

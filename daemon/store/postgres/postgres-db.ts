@@ -122,8 +122,8 @@ export class PostgresDb implements Db {
       transferList: [channel.port2, noticeChannel.port2],
     });
     // What the thread dies of is answered as the store being unavailable (request()), and it is
-    // started again: its 'error' must not end the daemon (an EventEmitter's unheard 'error' throws).
-    // What it died of is kept for the message that says it was restarted.
+    // started again: its 'error' must not end the daemon (an EventEmitter's unheard 'error' throws),
+    // and is kept for the message that says it was restarted.
     const worker = this.worker;
     worker.on('error', (error) => {
       if (this.worker === worker) this.stoppedBy = error.message;
